@@ -1,0 +1,59 @@
+"""Solitaire Arena's rules engine: pure, deterministic, free of I/O.
+
+Entry points: ``new_game`` and ``from_text`` to get a ``Game``; ``GAMES``
+to list what exists; ``diff`` / ``apply_diff`` to move views over a wire.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import notation
+from .errors import ActionUnavailable, BadNotation, BadOption, EngineError, IllegalMove, UnknownGame
+from .game import LOST, PLAYING, WON, Game, Move, Option, Position
+from .games import GAMES
+from .views import apply_diff, diff
+
+__all__ = [
+    "GAMES",
+    "LOST",
+    "PLAYING",
+    "WON",
+    "ActionUnavailable",
+    "BadNotation",
+    "BadOption",
+    "EngineError",
+    "Game",
+    "IllegalMove",
+    "Move",
+    "Option",
+    "Position",
+    "UnknownGame",
+    "apply_diff",
+    "diff",
+    "from_text",
+    "game_class",
+    "new_game",
+]
+
+
+def game_class(game_id: str) -> type[Game]:
+    """The class registered under ``game_id``; raises ``UnknownGame``."""
+    try:
+        return GAMES[game_id]
+    except KeyError:
+        raise UnknownGame(f"unknown game {game_id!r}; games are: {', '.join(GAMES)}") from None
+
+
+def new_game(game_id: str, deal: int = 1, **options: Any) -> Game:
+    """A new game of ``deal``; raises ``UnknownGame`` or ``BadOption``."""
+    return game_class(game_id)(deal, **options)
+
+
+def from_text(game_id: str, text: str) -> Game:
+    """A game at the position written in ``text`` (see ``engine.notation``)."""
+    game_class(game_id)
+    written = text.strip().split(maxsplit=1)[0] if text.strip() else ""
+    if written != game_id:
+        raise BadNotation(f"the position is of {written!r}, not {game_id!r}")
+    return notation.from_text(GAMES, text)

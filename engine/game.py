@@ -1,0 +1,565 @@
+"""The game interface every solitaire implements, and the machinery they share.
+
+A game is rules (pure functions of a ``Position``) plus a small amount of
+session state around them: the undo and redo stacks, counters and options.
+The rules hooks are the underscore methods a subclass fills in (``_deal``,
+``_moves``, ``_apply``, ``_refusal``, ``_won`` …); everything public is
+written once here so that the server, the solver, the notation and the
+views stay generic over games.
+
+Positions are immutable (tuples of tuples of card ints), so undo is a
+snapshot restore that cannot be subtly wrong, and the solver can use the
+same positions as transposition-table keys.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, ClassVar, Iterable, NamedTuple
+
+from .cards import CODE, describe, parse_card
+from .errors import ActionUnavailable, BadNotation, BadOption, IllegalMove
+from .rng import SplitMix64, deal_rng
+
+PLAYING = "playing"
+WON = "won"
+LOST = "lost"
+
+
+class Move(NamedTuple):
+    """One player intention, in pile terms.
+
+    ``src-dst`` moves the top card of ``src`` to ``dst``; ``src-dstxN``
+    moves the top ``N`` cards as a group; a lone word (``draw``) is an
+    action on the game as a whole.  ``str(move)`` is the notation used on
+    the wire and in logs; ``Game.parse_move`` reads it back.
+    """
+
+    src: str
+    dst: str = ""
+    count: int = 1
+
+    def __str__(self) -> str:
+        if not self.dst:
+            return self.src
+        return f"{self.src}-{self.dst}" + (f"x{self.count}" if self.count != 1 else "")
+
+    def __repr__(self) -> str:
+        return f"Move.from_text({str(self)!r})"
+
+    @classmethod
+    def from_text(cls, text: str) -> Move:
+        """Parse the notation's syntax only; a game checks the pile names."""
+        cleaned = text.strip().lower()
+        if not cleaned or any(ch.isspace() for ch in cleaned):
+            raise BadNotation(f"{text!r} is not a move (expected e.g. t3-t5, w-f, draw)")
+        if "-" not in cleaned:
+            return cls(cleaned)
+        src, _, rest = cleaned.partition("-")
+        dst, sep, count_text = rest.partition("x")
+        count = 1
+        if sep:
+            if not count_text.isdigit() or int(count_text) < 1:
+                raise BadNotation(f"{text!r}: the count after 'x' must be a positive whole number")
+            count = int(count_text)
+        if not src or not dst:
+            raise BadNotation(f"{text!r} is not a move (expected e.g. t3-t5, w-f, draw)")
+        return cls(src, dst, count)
+
+
+class Position(NamedTuple):
+    """Everything the rules need, and nothing else.
+
+    ``piles[i]`` lists the cards of pile ``i`` bottom to top; the bottom
+    ``down[i]`` of them are face down.  ``aux`` holds the few integers a
+    game needs beyond piles (named by ``Game.AUX_FIELDS``).
+    """
+
+    piles: tuple[tuple[int, ...], ...]
+    down: tuple[int, ...]
+    aux: tuple[int, ...] = ()
+
+
+class Snapshot(NamedTuple):
+    """What undo restores: the position and the counters that belong to it."""
+
+    position: Position
+    moves: int
+    score: int
+
+
+@dataclass(frozen=True)
+class Option:
+    """One game option: its default, and either a closed set of choices or
+    a minimum for an open integer (``None`` allowed when ``optional``)."""
+
+    name: str
+    default: Any
+    choices: tuple[Any, ...] | None = None
+    minimum: int | None = None
+    optional: bool = False
+    doc: str = ""
+
+    def validate(self, value: Any) -> Any:
+        if value is None and self.optional:
+            return None
+        if self.choices is not None:
+            for choice in self.choices:
+                if value == choice and type(value) is type(choice):
+                    return choice
+            shown = ", ".join(repr(c) for c in self.choices)
+            raise BadOption(f"option {self.name}={value!r} is not valid; choose one of {shown}")
+        if isinstance(value, bool) or not isinstance(value, int) or (
+            self.minimum is not None and value < self.minimum
+        ):
+            lowest = self.minimum if self.minimum is not None else "any"
+            extra = " or none" if self.optional else ""
+            raise BadOption(f"option {self.name}={value!r} is not valid; give a whole number from {lowest}{extra}")
+        return value
+
+
+def _format_option(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def replace_pile(piles: tuple[tuple[int, ...], ...], index: int, cards: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """A copy of ``piles`` with one pile replaced."""
+    return piles[:index] + (cards,) + piles[index + 1 :]
+
+
+class Game:
+    """Base class of the four games; see the module docstring for the split
+    between rules hooks and the shared public API."""
+
+    id: ClassVar[str]
+    title: ClassVar[str]
+    OPTIONS: ClassVar[tuple[Option, ...]] = ()
+    PILES: ClassVar[tuple[str, ...]]
+    ALIASES: ClassVar[dict[str, tuple[str, ...]]] = {}
+    ACTIONS: ClassVar[frozenset[str]] = frozenset()
+    AUX_FIELDS: ClassVar[tuple[str, ...]] = ()
+    FIRST_DEAL: ClassVar[int] = 1
+    LAST_DEAL: ClassVar[int] = (1 << 63) - 1
+    HISTORY_LIMIT: ClassVar[int | None] = None
+    HAS_SCORE: ClassVar[bool] = False
+
+    def __init__(self, deal: int = 1, **options: Any) -> None:
+        if isinstance(deal, bool) or not isinstance(deal, int) or not self.FIRST_DEAL <= deal <= self.LAST_DEAL:
+            raise BadOption(
+                f"deal {deal!r} is not valid for {self.title}; numbered deals run from "
+                f"{self.FIRST_DEAL} to {self.LAST_DEAL}"
+            )
+        self.deal = deal
+        self.options = self._validate_options(options)
+        self._index = {name: i for i, name in enumerate(self.PILES)}
+        self._configure()
+        self._initial = self._deal(deal_rng(self.id, self._seed_for_deal(deal)))
+        self._start(self._initial)
+
+    # ----------------------------------------------------------- rules hooks
+
+    def _configure(self) -> None:
+        """Derive per-instance settings from ``self.options`` (hook)."""
+
+    def _seed_for_deal(self, deal: int) -> int:
+        """The shuffle seed behind a deal number (a table can remap it)."""
+        return deal
+
+    def _deal(self, rng: SplitMix64) -> Position:
+        raise NotImplementedError
+
+    def _moves(self, pos: Position) -> list[Move]:
+        """Every legal move in ``pos`` (the position is not over)."""
+        raise NotImplementedError
+
+    def _apply(self, pos: Position, move: Move) -> Position:
+        """The position after a move already known to be legal."""
+        raise NotImplementedError
+
+    def _refusal(self, pos: Position, move: Move) -> IllegalMove:
+        """Why ``move`` is not legal in ``pos``, as the player should hear it."""
+        raise NotImplementedError
+
+    def _won(self, pos: Position) -> bool:
+        raise NotImplementedError
+
+    def _lost(self, pos: Position) -> bool:
+        """Default: lost when no legal move remains."""
+        return not self._legal(pos)
+
+    def _score_delta(self, before: Position, move: Move, after: Position) -> int:
+        return 0
+
+    def _auto_move(self, pos: Position) -> Move | None:
+        """A move the game makes by itself after each action (autoplay); none by default."""
+        return None
+
+    def _destination_order(self, pos: Position, move: Move) -> int | None:
+        """Sort key for ``auto_move`` candidates: lower is preferred, None
+        means the helper never chooses this move."""
+        return 0
+
+    def _hint_order(self, pos: Position, move: Move) -> int | None:
+        """Sort key for the heuristic hint: lower is more useful, None
+        means pointless (never suggested)."""
+        return 0
+
+    def _extra_counters(self, pos: Position) -> dict[str, int]:
+        return {}
+
+    def _view_extra(self, pos: Position) -> dict[str, Any]:
+        return {}
+
+    @property
+    def assists(self) -> bool:
+        """Whether hint, undo, redo and destination highlights are offered."""
+        return True
+
+    # ----------------------------------------------------------- session state
+
+    def _start(self, position: Position) -> None:
+        self.position = position
+        self.moves = 0
+        self.score = 0
+        self.undos = 0
+        self.redos = 0
+        self.hints = 0
+        self.last_move: Move | None = None
+        self._history: deque[Snapshot] = deque(maxlen=self.HISTORY_LIMIT)
+        self._future: list[Snapshot] = []
+        self._status_of: tuple[Position, str] | None = None
+        self._moves_of: tuple[Position, list[Move]] | None = None
+
+    def _legal(self, pos: Position) -> list[Move]:
+        """``_moves`` with a one-entry cache: status, legal_moves and play
+        all ask about the same position in turn."""
+        cached = self._moves_of
+        if cached is not None and cached[0] is pos:
+            return cached[1]
+        moves = self._moves(pos)
+        self._moves_of = (pos, moves)
+        return moves
+
+    def _snapshot(self) -> Snapshot:
+        return Snapshot(self.position, self.moves, self.score)
+
+    def _restore(self, snap: Snapshot) -> None:
+        self.position, self.moves, self.score = snap
+
+    def _advance(self, move: Move) -> None:
+        before = self.position
+        after = self._apply(before, move)
+        self.score += self._score_delta(before, move, after)
+        self.moves += 1
+        self.position = after
+        self.last_move = move
+
+    # ----------------------------------------------------------- public API
+
+    @property
+    def status(self) -> str:
+        """``"playing"``, ``"won"`` or ``"lost"``, derived from the position."""
+        cached = self._status_of
+        if cached is not None and cached[0] is self.position:
+            return cached[1]
+        pos = self.position
+        result = WON if self._won(pos) else LOST if self._lost(pos) else PLAYING
+        self._status_of = (pos, result)
+        return result
+
+    @property
+    def counters(self) -> dict[str, int]:
+        """Moves, undos, hints and what this game counts besides."""
+        result = {"moves": self.moves, "undos": self.undos, "redos": self.redos, "hints": self.hints}
+        if self.HAS_SCORE:
+            result["score"] = self.score
+        result.update(self._extra_counters(self.position))
+        return result
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal move now; empty once the game is won or lost."""
+        if self.status != PLAYING:
+            return []
+        return list(self._legal(self.position))
+
+    def parse_move(self, text: str) -> Move:
+        """Read a move in this game's notation; raises ``BadNotation``.
+
+        A destination alias (``f`` for "my foundation") resolves to the
+        single pile where the move is legal, so people can type less.
+        """
+        move = Move.from_text(text)
+        if not move.dst:
+            if move.src not in self.ACTIONS:
+                raise BadNotation(f"{text!r}: unknown action; {self.title} has {self._action_list()}")
+            return move
+        if move.src not in self._index:
+            raise BadNotation(f"{text!r}: there is no pile {move.src!r} in {self.title}")
+        if move.dst in self.ALIASES:
+            return self._resolve_alias(move)
+        if move.dst not in self._index:
+            raise BadNotation(f"{text!r}: there is no pile {move.dst!r} in {self.title}")
+        return move
+
+    def _action_list(self) -> str:
+        return ", ".join(sorted(self.ACTIONS)) or "no actions"
+
+    def _resolve_alias(self, move: Move) -> Move:
+        candidates = [Move(move.src, dst, move.count) for dst in self.ALIASES[move.dst]]
+        legal = set(self._legal(self.position)) if self.status == PLAYING else set()
+        for candidate in candidates:
+            if candidate in legal:
+                return candidate
+        return candidates[0]
+
+    def play(self, move: Move | str) -> Move:
+        """Apply a move if the rules allow it; else raise and change nothing.
+
+        Raises ``BadNotation`` for text that is not a move of this game and
+        ``IllegalMove`` (with a specific ``code``) for a move the rules
+        refuse.  Autoplay moves, if the game has them on, follow inside the
+        same action, so one undo takes them all back.
+        """
+        if isinstance(move, str):
+            move = self.parse_move(move)
+        if self.status != PLAYING:
+            raise IllegalMove(f"the game is already {self.status}", code="game_over")
+        pos = self.position
+        if move not in self._legal(pos):
+            raise self._refusal(pos, move)
+        self._history.append(self._snapshot())
+        self._future.clear()
+        self._advance(move)
+        self._autoplay()
+        return move
+
+    def _autoplay(self) -> None:
+        while self.status == PLAYING:
+            follow = self._auto_move(self.position)
+            if follow is None:
+                return
+            self._advance(follow)
+
+    def _check_assists(self, what: str) -> None:
+        if not self.assists:
+            raise ActionUnavailable(f"{what} is not available at this difficulty", code="assist_disabled")
+
+    def can_undo(self) -> bool:
+        return self.assists and bool(self._history) and self._undo_budget_left()
+
+    def _undo_budget_left(self) -> bool:
+        return True
+
+    def undo(self) -> None:
+        """Take back the last action; lowers moves, raises the undo count."""
+        self._check_assists("Undo")
+        if not self._history:
+            raise ActionUnavailable("there is nothing to undo", code="nothing_to_undo")
+        if not self._undo_budget_left():
+            raise ActionUnavailable("no undos are left in this game", code="undo_limit")
+        self._future.append(self._snapshot())
+        self._restore(self._history.pop())
+        self.undos += 1
+        self.last_move = None
+
+    def redo(self) -> None:
+        """Play again the action the last undo took back."""
+        self._check_assists("Redo")
+        if not self._future:
+            raise ActionUnavailable("there is nothing to redo", code="nothing_to_redo")
+        self._history.append(self._snapshot())
+        self._restore(self._future.pop())
+        self.redos += 1
+        self.last_move = None
+
+    def restart(self) -> None:
+        """Back to the first position of this deal; the counters start again."""
+        self._start(self._initial)
+
+    def suggest(self) -> Move | None:
+        """A useful legal move, without counting it as a hint.
+
+        The heuristic here orders legal moves by the game's ``_hint_order``
+        and never suggests undoing the previous move.
+        """
+        moves = self.legal_moves()
+        last = self.last_move
+        if last is not None and last.dst:
+            moves = [m for m in moves if not (m.src == last.dst and m.dst == last.src)]
+        pos = self.position
+        ranked = [(order, i) for i, m in enumerate(moves) if (order := self._hint_order(pos, m)) is not None]
+        return moves[min(ranked)[1]] if ranked else None
+
+    def _hint_budget_left(self) -> bool:
+        return True
+
+    def _hint_penalty(self) -> int:
+        return 0
+
+    def hint(self) -> Move | None:
+        """A suggested move, counted as a hint (and charged where the game charges)."""
+        self._check_assists("Hint")
+        if not self._hint_budget_left():
+            raise ActionUnavailable("no hints are left in this game", code="hint_limit")
+        move = self.suggest()
+        if move is not None:
+            self.hints += 1
+            self.score -= self._hint_penalty()
+        return move
+
+    def auto_move(self, src: str, count: int = 1) -> Move | None:
+        """The best legal move of the top ``count`` cards of ``src``, or None.
+
+        This is the tap / double-click helper: the game's
+        ``_destination_order`` says which destination is best.
+        """
+        if src not in self._index:
+            raise BadNotation(f"there is no pile {src!r} in {self.title}")
+        pos = self.position
+        ranked = []
+        for move in self.legal_moves():
+            if move.src == src and move.count == count and move.dst:
+                order = self._destination_order(pos, move)
+                if order is not None:
+                    ranked.append((order, move))
+        return min(ranked)[1] if ranked else None
+
+    def destinations(self) -> list[str]:
+        """Legal moves as notation, for destination highlights; empty where
+        the difficulty disables assists."""
+        if not self.assists:
+            return []
+        return [str(m) for m in self.legal_moves()]
+
+    def view(self) -> dict[str, Any]:
+        """Exactly what the player may see, as JSON-safe data.
+
+        Face-down cards appear only as a count per pile, so nothing here
+        (nor any diff computed from views) can reveal them.
+        """
+        pos = self.position
+        piles = {
+            name: {"down": down, "up": [CODE[c] for c in cards[down:]]}
+            for name, cards, down in zip(self.PILES, pos.piles, pos.down)
+        }
+        result: dict[str, Any] = {
+            "game": self.id,
+            "deal": self.deal,
+            "options": dict(self.options),
+            "piles": piles,
+        }
+        result.update(self._view_extra(pos))
+        return result
+
+    def score_at(self, elapsed_seconds: float) -> int | None:
+        """The score shown after ``elapsed_seconds`` of play (None if the game
+        keeps no score); the engine has no clock, the server passes it in."""
+        return self.score if self.HAS_SCORE else None
+
+    def with_options(self, **changes: Any) -> Game:
+        """A fresh game of the same deal with some options changed (Broken
+        Deck's difficulty change restarts the same deal this way)."""
+        return type(self)(self.deal, **{**self.options, **changes})
+
+    def to_text(self) -> str:
+        """The position notation of the current position (see ``engine.notation``)."""
+        header = [self.id, f"deal={self.deal}"] + [f"{k}={_format_option(v)}" for k, v in self.options.items()]
+        pos = self.position
+        state = [f"moves={self.moves}"]
+        if self.HAS_SCORE:
+            state.append(f"score={self.score}")
+        state += [f"{name}={value}" for name, value in zip(self.AUX_FIELDS, pos.aux)]
+        lines = [" ".join(header), " ".join(state)]
+        for name, cards, down in zip(self.PILES, pos.piles, pos.down):
+            parts = ["[" + " ".join(CODE[c] for c in cards[:down]) + "]"] if down else []
+            parts += [CODE[c] for c in cards[down:]]
+            lines.append(f"{name}: {' '.join(parts)}".rstrip())
+        return "\n".join(lines) + "\n"
+
+    def load_position(self, position: Position, moves: int = 0, score: int = 0) -> None:
+        """Start this game from ``position`` instead of its deal.
+
+        The position is checked (``_check_position``) so that a typo in a
+        practice position or bug report fails here, not mid-game.  Restart
+        returns to it.
+        """
+        if len(position.piles) != len(self.PILES) or len(position.down) != len(self.PILES):
+            raise BadNotation(f"{self.title} has {len(self.PILES)} piles")
+        if len(position.aux) != len(self.AUX_FIELDS):
+            raise BadNotation(f"{self.title} keeps {len(self.AUX_FIELDS)} extra state fields")
+        self._check_position(position)
+        self._initial = position
+        self._start(position)
+        self.moves = moves
+        self.score = score
+
+    def census(self, pos: Position) -> list[int]:
+        """The sorted multiset of cards in ``pos``; moves never change it
+        (Broken Deck counts a torn card's two halves as that card)."""
+        return sorted(c for pile in pos.piles for c in pile)
+
+    def _check_position(self, pos: Position) -> None:
+        """Raise ``BadNotation`` unless ``pos`` is one this game can be in."""
+        if self.census(pos) != self.census(self._initial):
+            raise BadNotation(f"the position does not hold exactly the cards of {self.title}")
+        for name, cards, down in zip(self.PILES, pos.piles, pos.down):
+            if not 0 <= down <= len(cards):
+                raise BadNotation(f"pile {name!r} has {down} face-down cards but only {len(cards)} cards")
+
+    # ----------------------------------------------------- solver interface
+
+    def moves_from(self, pos: Position) -> list[Move]:
+        """Legal moves of any position (for search; no session state)."""
+        return self._moves(pos)
+
+    def successor(self, pos: Position, move: Move) -> Position:
+        """The position after a legal move (unchecked, for search)."""
+        return self._apply(pos, move)
+
+    def is_won(self, pos: Position) -> bool:
+        return self._won(pos)
+
+    def search_key(self, pos: Position) -> Any:
+        """A hashable key equal for positions the search may treat as one."""
+        return pos
+
+    # ----------------------------------------------------------- options
+
+    @classmethod
+    def _validate_options(cls, given: dict[str, Any]) -> dict[str, Any]:
+        known = {opt.name: opt for opt in cls.OPTIONS}
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            valid = ", ".join(known) or "none"
+            raise BadOption(f"{cls.title} has no option {unknown[0]!r}; its options are: {valid}")
+        return {name: opt.validate(given.get(name, opt.default)) for name, opt in known.items()}
+
+    # ----------------------------------------------------------- helpers
+
+    def pile(self, name: str) -> int:
+        """Index of a pile by name."""
+        return self._index[name]
+
+    def cards_of(self, pos: Position, name: str) -> tuple[int, ...]:
+        return pos.piles[self._index[name]]
+
+    @staticmethod
+    def illegal(code: str, message: str) -> IllegalMove:
+        return IllegalMove(message, code=code)
+
+    @staticmethod
+    def card_name(card: int) -> str:
+        return describe(card)
+
+    def position_from_piles(self, piles: dict[str, Iterable[str]], down: dict[str, int]) -> Position:
+        """Build a position from card codes by pile (for notation and tests)."""
+        missing = [name for name in piles if name not in self._index]
+        if missing:
+            raise BadNotation(f"there is no pile {missing[0]!r} in {self.title}")
+        cards = tuple(tuple(parse_card(code) for code in piles.get(name, ())) for name in self.PILES)
+        return Position(cards, tuple(down.get(name, 0) for name in self.PILES))

@@ -1,0 +1,307 @@
+"""WordLink: Klondike as the seed ``003_…`` describes it.
+
+Piles: ``s`` stock, ``w`` waste, ``fs fh fd fc`` the foundations (one per
+suit, so "the" foundation of a card is never ambiguous), ``t1``..``t7``
+the tableau.  Actions: ``draw`` taps the stock (and, when the stock is
+empty, turns the waste over into a new stock: unlimited passes).
+
+Decisions where the seed is silent (also in ``docs/rules.md``):
+- "Flip / Move a card: +5" gives +5 for each tableau card turned face up
+  and +5 for each card moved from the waste to the tableau; tableau to
+  tableau moves score nothing, else shuttling a King between empty
+  columns would print points.
+- Vegas earns +5 per card that reaches a foundation and gives the 5 back
+  if the card leaves it, so the total is 5 × cards on the foundations.
+- Scores may go below zero; the time penalty is whole minutes elapsed.
+- The game is lost when, through a whole cycle of the stock, no move
+  other than drawing and recycling is legal.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ..cards import RANK, RED, SUIT, describe, full_deck
+from ..errors import IllegalMove
+from ..game import Game, Move, Option, Position
+from ..rng import SplitMix64, shuffled
+
+STOCK, WASTE = 0, 1
+FOUNDATIONS = (2, 3, 4, 5)
+TABLEAU = tuple(range(6, 13))
+DRAW = Move("draw")
+
+FOUNDATION_NAMES = ("fs", "fh", "fd", "fc")
+TABLEAU_NAMES = tuple(f"t{i}" for i in range(1, 8))
+
+
+class Klondike(Game):
+    id = "klondike"
+    title = "WordLink"
+    PILES = ("s", "w", *FOUNDATION_NAMES, *TABLEAU_NAMES)
+    ALIASES: ClassVar[dict[str, tuple[str, ...]]] = {"f": FOUNDATION_NAMES}
+    ACTIONS = frozenset({"draw"})
+    HAS_SCORE = True
+    OPTIONS = (
+        Option("draw", 1, choices=(1, 3), doc="cards turned per tap of the stock"),
+        Option("scoring", "standard", choices=("standard", "vegas"), doc="standard points or Vegas earnings"),
+        Option("auto_collect", False, choices=(False, True), doc="move safe cards to the foundations by themselves"),
+        Option("undo_limit", None, minimum=0, optional=True, doc="undos allowed per game (none: unlimited)"),
+        Option("hint_limit", None, minimum=0, optional=True, doc="hints allowed per game (none: unlimited)"),
+    )
+
+    def _configure(self) -> None:
+        self._draw_count: int = self.options["draw"]
+        self._vegas = self.options["scoring"] == "vegas"
+
+    # ------------------------------------------------------------- deal
+
+    def _deal(self, rng: SplitMix64) -> Position:
+        """Row by row, left to right: row r gives one card to columns r..7;
+        the last card of each column is face up; 24 cards stay in the stock
+        (the last card of the shuffle is the stock's top)."""
+        cards = shuffled(full_deck(), rng)
+        columns: list[list[int]] = [[] for _ in TABLEAU]
+        position = 0
+        for row in range(7):
+            for column in range(row, 7):
+                columns[column].append(cards[position])
+                position += 1
+        stock = tuple(cards[position:])
+        piles = (stock, (), (), (), (), ()) + tuple(tuple(column) for column in columns)
+        down = (len(stock), 0, 0, 0, 0, 0) + tuple(len(column) - 1 for column in columns)
+        return Position(piles, down)
+
+    # ------------------------------------------------------------- moves
+
+    @staticmethod
+    def _targets(pos: Position) -> tuple[dict[tuple[int, bool], list[int]], list[int]]:
+        """Tableau columns by the card they accept: (rank, red) → columns,
+        and the empty columns (which accept Kings)."""
+        wanted: dict[tuple[int, bool], list[int]] = {}
+        empty: list[int] = []
+        piles, down = pos.piles, pos.down
+        for i in TABLEAU:
+            cards = piles[i]
+            if not cards:
+                empty.append(i)
+            elif down[i] < len(cards):
+                top = cards[-1]
+                wanted.setdefault((RANK[top] - 1, not RED[top]), []).append(i)
+        return wanted, empty
+
+    def _moves(self, pos: Position) -> list[Move]:
+        piles, down = pos.piles, pos.down
+        names = self.PILES
+        moves: list[Move] = []
+        heights = [len(piles[f]) for f in FOUNDATIONS]
+        wanted, empty = self._targets(pos)
+
+        def to_tableau(src: int, card: int, count: int) -> None:
+            for dst in wanted.get((RANK[card], RED[card]), ()):
+                if dst != src:
+                    moves.append(Move(names[src], names[dst], count))
+            if RANK[card] == 13:
+                for dst in empty:
+                    if dst != src:
+                        moves.append(Move(names[src], names[dst], count))
+
+        waste = piles[WASTE]
+        if waste:
+            card = waste[-1]
+            if RANK[card] == heights[SUIT[card]] + 1:
+                moves.append(Move("w", FOUNDATION_NAMES[SUIT[card]]))
+            to_tableau(WASTE, card, 1)
+        for src in TABLEAU:
+            cards = piles[src]
+            first_up = down[src]
+            if first_up >= len(cards):
+                continue
+            top = cards[-1]
+            if RANK[top] == heights[SUIT[top]] + 1:
+                moves.append(Move(names[src], FOUNDATION_NAMES[SUIT[top]]))
+            index = len(cards) - 1
+            while True:
+                to_tableau(src, cards[index], len(cards) - index)
+                if index == first_up:
+                    break
+                below, above = cards[index - 1], cards[index]
+                if RANK[below] != RANK[above] + 1 or RED[below] == RED[above]:
+                    break
+                index -= 1
+        for suit, f in enumerate(FOUNDATIONS):
+            if heights[suit]:
+                to_tableau(f, piles[f][-1], 1)
+        if piles[STOCK] or waste:
+            moves.append(DRAW)
+        return moves
+
+    def _apply(self, pos: Position, move: Move) -> Position:
+        piles = list(pos.piles)
+        down = list(pos.down)
+        if move.src == "draw":
+            stock = piles[STOCK]
+            if stock:
+                taken = stock[-self._draw_count :]
+                piles[STOCK] = stock[: len(stock) - len(taken)]
+                piles[WASTE] = piles[WASTE] + taken[::-1]
+            else:
+                piles[STOCK] = piles[WASTE][::-1]
+                piles[WASTE] = ()
+            down[STOCK] = len(piles[STOCK])
+            return Position(tuple(piles), tuple(down))
+        src = self._index[move.src]
+        dst = self._index[move.dst]
+        cards = piles[src]
+        moving = cards[len(cards) - move.count :]
+        remaining = cards[: len(cards) - move.count]
+        piles[src] = remaining
+        piles[dst] = piles[dst] + moving
+        if remaining and down[src] >= len(remaining) and src in TABLEAU:
+            down[src] = len(remaining) - 1
+        return Position(tuple(piles), tuple(down))
+
+    def _score_delta(self, before: Position, move: Move, after: Position) -> int:
+        if not move.dst:
+            return 0
+        src = self._index[move.src]
+        dst = self._index[move.dst]
+        to_foundation = dst in FOUNDATIONS
+        from_foundation = src in FOUNDATIONS
+        if self._vegas:
+            return 5 * (to_foundation - from_foundation)
+        delta = 10 * to_foundation - 20 * from_foundation
+        if src == WASTE and dst in TABLEAU:
+            delta += 5
+        if src in TABLEAU and after.down[src] < before.down[src]:
+            delta += 5
+        return delta
+
+    def _refusal(self, pos: Position, move: Move) -> IllegalMove:
+        if move.src == "draw":
+            return self.illegal("stock_empty", "the stock and the waste are both empty")
+        src, dst = self._index[move.src], self._index[move.dst]
+        cards = pos.piles[src]
+        if src == STOCK:
+            return self.illegal("stock_not_playable", "tap the stock to draw; its cards cannot be moved directly")
+        if dst in (STOCK, WASTE):
+            return self.illegal("bad_destination", "cards cannot be placed on the stock or the waste")
+        if src == dst:
+            return self.illegal("same_pile", "a card must move to another pile")
+        if not cards:
+            return self.illegal("empty_source", f"{move.src} is empty")
+        if move.count > 1 and src not in TABLEAU:
+            return self.illegal("single_card_only", "only one card at a time can leave the waste or a foundation")
+        if move.count > len(cards) - pos.down[src]:
+            return self.illegal("face_down", "face-down cards cannot be moved")
+        moving = cards[len(cards) - move.count :]
+        for below, above in zip(moving, moving[1:]):
+            if RANK[below] != RANK[above] + 1 or RED[below] == RED[above]:
+                return self.illegal("not_a_sequence", "only a run descending in alternating colours moves together")
+        card = moving[0]
+        if dst in FOUNDATIONS:
+            if move.count > 1:
+                return self.illegal("single_card_only", "foundations take one card at a time")
+            if FOUNDATIONS.index(dst) != SUIT[card]:
+                return self.illegal("wrong_suit", f"{describe(card)} belongs on its own suit's foundation")
+            return self.illegal("foundation_order", f"foundations build up by suit from Ace to King; {describe(card)} does not fit")
+        target = pos.piles[dst]
+        if not target:
+            return self.illegal("empty_column_needs_king", "only a King (or a run starting with a King) can fill an empty column")
+        top = target[-1]
+        if RANK[top] != RANK[card] + 1:
+            return self.illegal("not_descending", f"{describe(card)} must go on a card one rank higher")
+        return self.illegal("not_alternating", f"{describe(card)} must go on a card of the other colour")
+
+    # ------------------------------------------------------------- status
+
+    def _won(self, pos: Position) -> bool:
+        return all(len(pos.piles[f]) == 13 for f in FOUNDATIONS)
+
+    def _lost(self, pos: Position) -> bool:
+        if any(m.dst for m in self._legal(pos)):
+            return False
+        total = len(pos.piles[STOCK]) + len(pos.piles[WASTE])
+        if total == 0:
+            return True
+        heights = [len(pos.piles[f]) for f in FOUNDATIONS]
+        wanted, empty = self._targets(pos)
+        passes = -(-total // self._draw_count)
+        probe = pos
+        for _ in range(2 * passes + 2):
+            probe = self._apply(probe, DRAW)
+            waste = probe.piles[WASTE]
+            if waste:
+                card = waste[-1]
+                if RANK[card] == heights[SUIT[card]] + 1 or (RANK[card], RED[card]) in wanted:
+                    return False
+                if RANK[card] == 13 and empty:
+                    return False
+        return True
+
+    # ------------------------------------------------------------- assists
+
+    def _undo_budget_left(self) -> bool:
+        limit = self.options["undo_limit"]
+        return limit is None or self.undos < limit
+
+    def _hint_budget_left(self) -> bool:
+        limit = self.options["hint_limit"]
+        return limit is None or self.hints < limit
+
+    def _hint_penalty(self) -> int:
+        return 0 if self._vegas else 5
+
+    def score_at(self, elapsed_seconds: float) -> int | None:
+        if self._vegas:
+            return self.score
+        return self.score - 5 * self.hints - 5 * int(elapsed_seconds // 60)
+
+    def _auto_move(self, pos: Position) -> Move | None:
+        """Auto-collect: a card goes up only when no card that could still
+        need it (the two opposite-coloured cards one rank lower) is out."""
+        if not self.options["auto_collect"]:
+            return None
+        heights = [len(pos.piles[f]) for f in FOUNDATIONS]
+        for src in (WASTE, *TABLEAU):
+            cards = pos.piles[src]
+            if not cards or pos.down[src] >= len(cards):
+                continue
+            card = cards[-1]
+            rank, suit = RANK[card], SUIT[card]
+            if rank != heights[suit] + 1:
+                continue
+            opposite = [heights[s] for s in range(4) if RED[s * 16 + 1] != RED[card]]
+            if rank <= 2 or min(opposite) >= rank - 1:
+                return Move(self.PILES[src], FOUNDATION_NAMES[suit])
+        return None
+
+    def _destination_order(self, pos: Position, move: Move) -> int | None:
+        """Tap: foundation first, then a column with cards, then an empty column."""
+        src, dst = self._index[move.src], self._index[move.dst]
+        if src in FOUNDATIONS:
+            return None
+        if dst in FOUNDATIONS:
+            return 0
+        return 1 if pos.piles[dst] else 2
+
+    def _hint_order(self, pos: Position, move: Move) -> int | None:
+        if not move.dst:
+            return 6
+        src, dst = self._index[move.src], self._index[move.dst]
+        cards = pos.piles[src]
+        uncovers = src in TABLEAU and len(cards) - move.count == pos.down[src] and pos.down[src] > 0
+        if dst in FOUNDATIONS:
+            return 0 if uncovers or src == WASTE else 1
+        if uncovers:
+            return 2
+        if src == WASTE:
+            return 3
+        if src in FOUNDATIONS:
+            return None
+        if len(cards) == move.count:
+            return None if not pos.piles[dst] else 5
+        return None
+
+    def _extra_counters(self, pos: Position) -> dict[str, int]:
+        return {"foundation": sum(len(pos.piles[f]) for f in FOUNDATIONS)}
