@@ -1,0 +1,281 @@
+"""The store interface: everything the server keeps, behind one API.
+
+Two back ends implement it (``memory`` and ``redis``) and one contract
+test suite runs against both, so the server never knows which it has.
+All methods are coroutines; a back end that cannot reach its database
+raises ``StorageUnavailable`` and the server answers the client with the
+``storage_unavailable`` error code instead of acknowledging anything.
+
+Sessions are logs: a header plus an append-only list of actions.  The
+append is the serialization point between server processes, which is why
+it takes the length the caller believes the log has (see ``append``).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import asdict, dataclass, field
+from typing import Any, AsyncIterator
+
+
+class StorageError(Exception):
+    """Base of storage failures."""
+
+
+class StorageUnavailable(StorageError):
+    """The back end cannot be reached; nothing was written."""
+
+
+class LogConflict(StorageError):
+    """Another writer appended first; reload the log and retry or refuse.
+
+    ``actual_length`` is the log's length in the store.
+    """
+
+    def __init__(self, game_id: str, expected: int, actual: int) -> None:
+        super().__init__(f"log of {game_id} has {actual} entries, writer expected {expected}")
+        self.game_id = game_id
+        self.expected = expected
+        self.actual_length = actual
+
+
+@dataclass
+class PlayerRecord:
+    player_id: str
+    display_name: str
+    token_hash: str
+    created_ms: int
+
+
+@dataclass
+class SessionHeader:
+    """Everything about a game session except its actions.
+
+    ``options`` are the engine options; ``practice`` sessions record
+    nothing; ``race_id`` and ``daily`` tie a session to a race or a daily
+    challenge (``daily`` is the UTC date ``YYYY-MM-DD`` of a ranked attempt).
+    """
+
+    game_id: str
+    game: str
+    deal: int
+    options: dict[str, Any]
+    owner: str
+    created_ms: int
+    practice: bool = False
+    position: str | None = None
+    status: str = "playing"
+    started_ms: int | None = None
+    finished_ms: int | None = None
+    race_id: str | None = None
+    daily: str | None = None
+    ranked: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SessionHeader:
+        return cls(**data)
+
+
+@dataclass
+class Action:
+    """One entry of a session log: ``kind`` is move, undo, redo, hint,
+    restart or resign; ``text`` the move notation (or empty); ``at_ms`` the
+    server's clock when it was accepted."""
+
+    kind: str
+    text: str
+    at_ms: int
+
+    def to_list(self) -> list[Any]:
+        return [self.kind, self.text, self.at_ms]
+
+    @classmethod
+    def from_list(cls, data: list[Any]) -> Action:
+        kind, text, at_ms = data
+        return cls(str(kind), str(text), int(at_ms))
+
+
+@dataclass
+class GameResult:
+    """What one finished (won, lost or resigned) game adds to a record."""
+
+    won: bool
+    moves: int
+    time_ms: int
+    hints: int = 0
+    undos: int = 0
+    repairs: int = 0
+    score: int | None = None
+
+
+@dataclass
+class LeaderEntry:
+    rank: int
+    player_id: str
+    display_name: str
+    time_ms: int
+    moves: int
+    finished_ms: int
+
+
+@dataclass
+class Record:
+    """A player's record for one (game, variant): sums and bests."""
+
+    games: int = 0
+    wins: int = 0
+    moves: int = 0
+    time_ms: int = 0
+    hints: int = 0
+    undos: int = 0
+    repairs: int = 0
+    best_moves: int | None = None
+    best_time_ms: int | None = None
+    extra: dict[str, int] = field(default_factory=dict)
+
+
+class Subscription(ABC):
+    """Messages published on one channel, from any server process."""
+
+    @abstractmethod
+    def __aiter__(self) -> AsyncIterator[bytes]: ...
+
+    @abstractmethod
+    async def close(self) -> None: ...
+
+
+class Store(ABC):
+    """The storage API the server uses; see the module docstring."""
+
+    # ---------------------------------------------------------------- life
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Release connections; the store is not used afterwards."""
+
+    @abstractmethod
+    async def ping(self) -> None:
+        """Return if the back end answers; raise ``StorageUnavailable`` if not."""
+
+    # ---------------------------------------------------------------- players
+
+    @abstractmethod
+    async def create_player(self, player: PlayerRecord) -> None: ...
+
+    @abstractmethod
+    async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None: ...
+
+    @abstractmethod
+    async def get_player(self, player_id: str) -> PlayerRecord | None: ...
+
+    @abstractmethod
+    async def set_display_name(self, player_id: str, name: str) -> None: ...
+
+    # ---------------------------------------------------------------- sessions
+
+    @abstractmethod
+    async def create_session(self, header: SessionHeader) -> None:
+        """Store a new header with an empty log."""
+
+    @abstractmethod
+    async def append(self, game_id: str, expected_length: int, action: Action) -> int:
+        """Append ``action`` if the log has exactly ``expected_length``
+        entries, atomically; return the new length.  Raises ``LogConflict``
+        when another writer got there first: the caller reloads."""
+
+    @abstractmethod
+    async def load_session(self, game_id: str) -> tuple[SessionHeader, list[Action]] | None: ...
+
+    @abstractmethod
+    async def update_session(self, header: SessionHeader) -> None:
+        """Replace a header (status, start and finish times)."""
+
+    @abstractmethod
+    async def live_sessions(self, limit: int = 100) -> list[SessionHeader]:
+        """Unfinished sessions, newest first, for the list of games to watch."""
+
+    @abstractmethod
+    async def sessions_of(self, player_id: str, limit: int = 20) -> list[SessionHeader]:
+        """A player's sessions, newest first (reconnect finds the live one here)."""
+
+    @abstractmethod
+    async def finish_session(self, header: SessionHeader, keep_seconds: int) -> None:
+        """Store the final header and keep the session for ``keep_seconds``
+        more (replays and analysis), after which it may disappear."""
+
+    # ---------------------------------------------------------------- records
+
+    @abstractmethod
+    async def add_result(self, player_id: str, record_key: str, result: GameResult) -> None:
+        """Fold one finished game into the player's record under
+        ``record_key`` (``game/variant``, e.g. ``broken-deck/relaxed``)."""
+
+    @abstractmethod
+    async def records(self, player_id: str) -> dict[str, Record]: ...
+
+    @abstractmethod
+    async def add_vegas(self, player_id: str, amount: int) -> int:
+        """Add to the player's Vegas earnings, which accumulate across
+        games; return the new total."""
+
+    # ---------------------------------------------------------------- leaderboards
+
+    @abstractmethod
+    async def submit(self, board: str, player_id: str, time_ms: int, moves: int, finished_ms: int,
+                     keep_seconds: int) -> None:
+        """Enter a win on ``board`` (``game/variant/YYYY-MM-DD``); only a
+        better entry replaces a player's existing one."""
+
+    @abstractmethod
+    async def leaderboard(self, board: str, offset: int = 0, count: int = 10) -> list[LeaderEntry]: ...
+
+    @abstractmethod
+    async def rank(self, board: str, player_id: str) -> LeaderEntry | None: ...
+
+    # ---------------------------------------------------------------- settings
+
+    @abstractmethod
+    async def setting(self, name: str, default: str) -> str:
+        """The stored value of ``name``, storing ``default`` first if none
+        is set, atomically, so every process agrees on one value."""
+
+    # ---------------------------------------------------------------- documents
+
+    @abstractmethod
+    async def put_document(self, kind: str, key: str, value: dict[str, Any], keep_seconds: int | None = None) -> None:
+        """Store a small JSON document (races, daily commitments)."""
+
+    @abstractmethod
+    async def get_document(self, kind: str, key: str) -> dict[str, Any] | None: ...
+
+    @abstractmethod
+    async def list_documents(self, kind: str, index: str, limit: int = 50) -> list[dict[str, Any]]:
+        """Documents added to ``index`` (e.g. a player's race history), newest first."""
+
+    @abstractmethod
+    async def index_document(self, kind: str, index: str, key: str, score: float) -> None: ...
+
+    # ---------------------------------------------------------------- pub/sub
+
+    @abstractmethod
+    async def publish(self, channel: str, payload: bytes) -> None: ...
+
+    @abstractmethod
+    async def subscribe(self, channel: str) -> Subscription: ...
+
+
+def board_score(time_ms: int, moves: int, finished_ms: int) -> int:
+    """One integer ordering entries by time, then moves, then finish time.
+
+    Exact within 2**53, so a Redis sorted-set score (a double) holds it
+    exactly: time in centiseconds capped at 2**24 (46 hours), moves capped
+    at 4,095 (2**12), and the second of the UTC day the game finished
+    (below 2**17).  Lower is better.
+    """
+    centis = min(time_ms // 10, (1 << 24) - 1)
+    moves_part = min(moves, (1 << 12) - 1)
+    second_of_day = (finished_ms // 1000) % 86400
+    return (centis << 29) | (moves_part << 17) | second_of_day

@@ -1,0 +1,236 @@
+"""The in-memory store: the default, so ``arena serve`` needs nothing else.
+
+It keeps everything in dicts of one process and forgets it on exit; pub/sub
+reaches only subscribers in the same process.  Expiry times are honoured
+lazily, on read, with the store's own clock (injectable for tests).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import time
+from typing import Any, AsyncIterator, Callable
+
+from .base import (
+    Action,
+    GameResult,
+    LeaderEntry,
+    LogConflict,
+    PlayerRecord,
+    Record,
+    SessionHeader,
+    Store,
+    Subscription,
+    board_score,
+)
+
+
+class _MemorySubscription(Subscription):
+    def __init__(self, hub: dict[str, set[asyncio.Queue[bytes | None]]], channel: str) -> None:
+        self._hub = hub
+        self._channel = channel
+        self._queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+        hub.setdefault(channel, set()).add(self._queue)
+
+    async def _iterate(self) -> AsyncIterator[bytes]:
+        while True:
+            item = await self._queue.get()
+            if item is None:
+                return
+            yield item
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return self._iterate()
+
+    async def close(self) -> None:
+        listeners = self._hub.get(self._channel)
+        if listeners is not None:
+            listeners.discard(self._queue)
+            if not listeners:
+                del self._hub[self._channel]
+        self._queue.put_nowait(None)
+
+
+class MemoryStore(Store):
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self._clock = clock
+        self._players: dict[str, PlayerRecord] = {}
+        self._by_token: dict[str, str] = {}
+        self._headers: dict[str, SessionHeader] = {}
+        self._logs: dict[str, list[Action]] = {}
+        self._expires: dict[tuple[str, str], float] = {}
+        self._records: dict[str, dict[str, Record]] = {}
+        self._vegas: dict[str, int] = {}
+        self._boards: dict[str, dict[str, tuple[int, int, int, int]]] = {}
+        self._settings: dict[str, str] = {}
+        self._documents: dict[tuple[str, str], dict[str, Any]] = {}
+        self._indexes: dict[tuple[str, str], dict[str, float]] = {}
+        self._hub: dict[str, set[asyncio.Queue[bytes | None]]] = {}
+
+    def _alive(self, kind: str, key: str) -> bool:
+        deadline = self._expires.get((kind, key))
+        if deadline is not None and deadline <= self._clock():
+            self._expires.pop((kind, key))
+            if kind == "session":
+                self._headers.pop(key, None)
+                self._logs.pop(key, None)
+            elif kind == "board":
+                self._boards.pop(key, None)
+            else:
+                self._documents.pop((kind, key), None)
+            return False
+        return True
+
+    async def close(self) -> None:
+        for channel in list(self._hub):
+            for queue in list(self._hub.get(channel, ())):
+                queue.put_nowait(None)
+        self._hub.clear()
+
+    async def ping(self) -> None:
+        return None
+
+    async def create_player(self, player: PlayerRecord) -> None:
+        self._players[player.player_id] = copy.copy(player)
+        self._by_token[player.token_hash] = player.player_id
+
+    async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
+        player_id = self._by_token.get(token_hash)
+        return copy.copy(self._players[player_id]) if player_id else None
+
+    async def get_player(self, player_id: str) -> PlayerRecord | None:
+        player = self._players.get(player_id)
+        return copy.copy(player) if player else None
+
+    async def set_display_name(self, player_id: str, name: str) -> None:
+        if player_id in self._players:
+            self._players[player_id].display_name = name
+
+    async def create_session(self, header: SessionHeader) -> None:
+        self._headers[header.game_id] = copy.deepcopy(header)
+        self._logs[header.game_id] = []
+
+    async def append(self, game_id: str, expected_length: int, action: Action) -> int:
+        log = self._logs.get(game_id) if self._alive("session", game_id) else None
+        if log is None:
+            raise KeyError(game_id)
+        if len(log) != expected_length:
+            raise LogConflict(game_id, expected_length, len(log))
+        log.append(copy.copy(action))
+        return len(log)
+
+    async def load_session(self, game_id: str) -> tuple[SessionHeader, list[Action]] | None:
+        if not self._alive("session", game_id) or game_id not in self._headers:
+            return None
+        return copy.deepcopy(self._headers[game_id]), [copy.copy(a) for a in self._logs[game_id]]
+
+    async def update_session(self, header: SessionHeader) -> None:
+        if header.game_id in self._headers:
+            self._headers[header.game_id] = copy.deepcopy(header)
+
+    async def live_sessions(self, limit: int = 100) -> list[SessionHeader]:
+        live = [h for key, h in self._headers.items() if h.status == "playing" and self._alive("session", key)]
+        live.sort(key=lambda h: h.created_ms, reverse=True)
+        return [copy.deepcopy(h) for h in live[:limit]]
+
+    async def sessions_of(self, player_id: str, limit: int = 20) -> list[SessionHeader]:
+        mine = [h for key, h in list(self._headers.items()) if h.owner == player_id and self._alive("session", key)]
+        mine.sort(key=lambda h: h.created_ms, reverse=True)
+        return [copy.deepcopy(h) for h in mine[:limit]]
+
+    async def finish_session(self, header: SessionHeader, keep_seconds: int) -> None:
+        await self.update_session(header)
+        self._expires[("session", header.game_id)] = self._clock() + keep_seconds
+
+    async def add_result(self, player_id: str, record_key: str, result: GameResult) -> None:
+        record = self._records.setdefault(player_id, {}).setdefault(record_key, Record())
+        record.games += 1
+        record.wins += int(result.won)
+        record.moves += result.moves
+        record.time_ms += result.time_ms
+        record.hints += result.hints
+        record.undos += result.undos
+        record.repairs += result.repairs
+        if result.won:
+            record.best_moves = result.moves if record.best_moves is None else min(record.best_moves, result.moves)
+            record.best_time_ms = (
+                result.time_ms if record.best_time_ms is None else min(record.best_time_ms, result.time_ms)
+            )
+        if result.score is not None:
+            best = record.extra.get("best_score")
+            record.extra["best_score"] = result.score if best is None else max(best, result.score)
+
+    async def records(self, player_id: str) -> dict[str, Record]:
+        return copy.deepcopy(self._records.get(player_id, {}))
+
+    async def add_vegas(self, player_id: str, amount: int) -> int:
+        self._vegas[player_id] = self._vegas.get(player_id, 0) + amount
+        return self._vegas[player_id]
+
+    async def submit(self, board: str, player_id: str, time_ms: int, moves: int, finished_ms: int,
+                     keep_seconds: int) -> None:
+        self._alive("board", board)
+        entries = self._boards.setdefault(board, {})
+        score = board_score(time_ms, moves, finished_ms)
+        current = entries.get(player_id)
+        if current is None or score < current[0]:
+            entries[player_id] = (score, time_ms, moves, finished_ms)
+        self._expires[("board", board)] = self._clock() + keep_seconds
+
+    def _ordered(self, board: str) -> list[tuple[str, tuple[int, int, int, int]]]:
+        if not self._alive("board", board):
+            return []
+        return sorted(self._boards.get(board, {}).items(), key=lambda item: (item[1][0], item[0]))
+
+    def _entry(self, rank: int, player_id: str, data: tuple[int, int, int, int]) -> LeaderEntry:
+        player = self._players.get(player_id)
+        name = player.display_name if player else player_id
+        return LeaderEntry(rank, player_id, name, data[1], data[2], data[3])
+
+    async def leaderboard(self, board: str, offset: int = 0, count: int = 10) -> list[LeaderEntry]:
+        ordered = self._ordered(board)
+        return [self._entry(offset + i + 1, pid, data) for i, (pid, data) in enumerate(ordered[offset : offset + count])]
+
+    async def rank(self, board: str, player_id: str) -> LeaderEntry | None:
+        for i, (pid, data) in enumerate(self._ordered(board)):
+            if pid == player_id:
+                return self._entry(i + 1, pid, data)
+        return None
+
+    async def setting(self, name: str, default: str) -> str:
+        return self._settings.setdefault(name, default)
+
+    async def put_document(self, kind: str, key: str, value: dict[str, Any], keep_seconds: int | None = None) -> None:
+        self._documents[(kind, key)] = copy.deepcopy(value)
+        if keep_seconds is None:
+            self._expires.pop((kind, key), None)
+        else:
+            self._expires[(kind, key)] = self._clock() + keep_seconds
+
+    async def get_document(self, kind: str, key: str) -> dict[str, Any] | None:
+        if not self._alive(kind, key):
+            return None
+        value = self._documents.get((kind, key))
+        return copy.deepcopy(value) if value is not None else None
+
+    async def index_document(self, kind: str, index: str, key: str, score: float) -> None:
+        self._indexes.setdefault((kind, index), {})[key] = score
+
+    async def list_documents(self, kind: str, index: str, limit: int = 50) -> list[dict[str, Any]]:
+        keys = sorted(self._indexes.get((kind, index), {}).items(), key=lambda item: -item[1])
+        result = []
+        for key, _ in keys:
+            document = await self.get_document(kind, key)
+            if document is not None:
+                result.append(document)
+            if len(result) >= limit:
+                break
+        return result
+
+    async def publish(self, channel: str, payload: bytes) -> None:
+        for queue in list(self._hub.get(channel, ())):
+            queue.put_nowait(payload)
+
+    async def subscribe(self, channel: str) -> Subscription:
+        return _MemorySubscription(self._hub, channel)
