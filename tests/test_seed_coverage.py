@@ -1,0 +1,38 @@
+"""Every sentence of every seed is quoted by some test.
+
+The seeds are the requirements; quoting a sentence in a test's docstring
+is how a test says which rule it checks.  Sentences not yet covered are
+listed in ``PENDING`` with the issue that will cover them, and this test
+also fails when a pending sentence becomes covered, so the list can only
+shrink honestly.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from seed_sentences import SEED_OF_GAME, normalize, sentences
+
+TESTS_DIR = Path(__file__).parent
+
+PENDING: dict[str, str] = {}
+
+
+def _tests_text() -> str:
+    texts = [path.read_text(encoding="utf-8") for path in TESTS_DIR.rglob("*.py") if path.name != Path(__file__).name]
+    return normalize(" ".join(texts))
+
+
+@pytest.mark.parametrize("game_id", sorted(SEED_OF_GAME))
+def test_every_seed_sentence_is_quoted_by_a_test(game_id: str) -> None:
+    corpus = _tests_text()
+    uncovered = [s for s in sentences(game_id) if s not in corpus and s not in PENDING]
+    assert not uncovered, "no test quotes these sentences:\n" + "\n".join(uncovered)
+
+
+def test_pending_sentences_are_really_uncovered() -> None:
+    corpus = _tests_text()
+    covered = [s for s in PENDING if s in corpus]
+    assert not covered, "now covered, remove from PENDING:\n" + "\n".join(covered)
