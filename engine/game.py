@@ -277,7 +277,7 @@ class Game:
         """Moves, undos, hints and what this game counts besides."""
         result = {"moves": self.moves, "undos": self.undos, "redos": self.redos, "hints": self.hints}
         if self.HAS_SCORE:
-            result["score"] = self.score
+            result["score"] = self.score_at(0)
         result.update(self._extra_counters(self.position))
         return result
 
@@ -398,18 +398,19 @@ class Game:
     def _hint_budget_left(self) -> bool:
         return True
 
-    def _hint_penalty(self) -> int:
-        return 0
-
     def hint(self) -> Move | None:
-        """A suggested move, counted as a hint (and charged where the game charges)."""
+        """A suggested move, counted as a hint.
+
+        A game that charges for hints does so in ``score_at`` from the hint
+        count, not by changing ``score``: undo restores ``score``, and an
+        undo must not refund a hint.
+        """
         self._check_assists("Hint")
         if not self._hint_budget_left():
             raise ActionUnavailable("no hints are left in this game", code="hint_limit")
         move = self.suggest()
         if move is not None:
             self.hints += 1
-            self.score -= self._hint_penalty()
         return move
 
     def auto_move(self, src: str, count: int = 1) -> Move | None:

@@ -3,8 +3,8 @@
 A sentence is a run of text ending in ``.``, ``!`` or ``?`` (or a line or
 table-cell end) after bullets, table bars and Markdown marks are removed.
 Headings are not rules: parts that end in ``?`` (the seeds' question
-headings), list numbers, and labels of fewer than three words that do not
-end in a full stop are left out.
+headings), list numbers, Title Case labels, and labels of fewer than
+three words that do not end in a full stop are left out.
 """
 
 from __future__ import annotations
@@ -53,7 +53,18 @@ def sentences(game_id: str) -> list[str]:
     return result
 
 
+_MINOR_WORDS = {"of", "in", "and", "&", "the", "a", "to"}
+
+
+def _is_heading(part: str) -> bool:
+    """Title Case without a full stop: "Tableau Movement Rules", "Definitions of Key Terms:"."""
+    if part.endswith("."):
+        return False
+    words = part.rstrip(":").split()
+    return all(word[0].isupper() or word in _MINOR_WORDS for word in words)
+
+
 def _is_rule(part: str) -> bool:
-    if not part or part.endswith("?") or re.fullmatch(r"\d+\.", part):
+    if not part or part.endswith("?") or re.fullmatch(r"\d+\.", part) or _is_heading(part):
         return False
     return part.endswith(".") or len(part.split()) >= 3

@@ -249,9 +249,6 @@ class Klondike(Game):
         limit = self.options["hint_limit"]
         return limit is None or self.hints < limit
 
-    def _hint_penalty(self) -> int:
-        return 0 if self._vegas else 5
-
     def score_at(self, elapsed_seconds: float) -> int | None:
         if self._vegas:
             return self.score
