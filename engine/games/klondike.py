@@ -32,6 +32,12 @@ TABLEAU = tuple(range(6, 13))
 DRAW = Move("draw")
 
 FOUNDATION_NAMES = ("fs", "fh", "fd", "fc")
+
+# A card fits on a tableau card when FITS_KEY[card] == ACCEPTS_KEY[target]:
+# one rank lower and the other colour, as one int per card so that move
+# generation does a dict look-up instead of building tuples.
+FITS_KEY = [RANK[c] * 2 + RED[c] for c in range(len(RANK))]
+ACCEPTS_KEY = [(RANK[c] - 1) * 2 + (not RED[c]) for c in range(len(RANK))]
 TABLEAU_NAMES = tuple(f"t{i}" for i in range(1, 8))
 
 
@@ -75,10 +81,10 @@ class Klondike(Game):
     # ------------------------------------------------------------- moves
 
     @staticmethod
-    def _targets(pos: Position) -> tuple[dict[tuple[int, bool], list[int]], list[int]]:
-        """Tableau columns by the card they accept: (rank, red) → columns,
-        and the empty columns (which accept Kings)."""
-        wanted: dict[tuple[int, bool], list[int]] = {}
+    def _targets(pos: Position) -> tuple[dict[int, list[int]], list[int]]:
+        """Tableau columns by the card they accept (``FITS_KEY`` of that
+        card → columns), and the empty columns (which accept Kings)."""
+        wanted: dict[int, list[int]] = {}
         empty: list[int] = []
         piles, down = pos.piles, pos.down
         for i in TABLEAU:
@@ -86,8 +92,11 @@ class Klondike(Game):
             if not cards:
                 empty.append(i)
             elif down[i] < len(cards):
-                top = cards[-1]
-                wanted.setdefault((RANK[top] - 1, not RED[top]), []).append(i)
+                key = ACCEPTS_KEY[cards[-1]]
+                if key in wanted:
+                    wanted[key].append(i)
+                else:
+                    wanted[key] = [i]
         return wanted, empty
 
     def _moves(self, pos: Position) -> list[Move]:
@@ -97,41 +106,48 @@ class Klondike(Game):
         heights = [len(piles[f]) for f in FOUNDATIONS]
         wanted, empty = self._targets(pos)
 
-        def to_tableau(src: int, card: int, count: int) -> None:
-            for dst in wanted.get((RANK[card], RED[card]), ()):
-                if dst != src:
-                    moves.append(Move(names[src], names[dst], count))
-            if RANK[card] == 13:
-                for dst in empty:
-                    if dst != src:
-                        moves.append(Move(names[src], names[dst], count))
-
         waste = piles[WASTE]
         if waste:
             card = waste[-1]
             if RANK[card] == heights[SUIT[card]] + 1:
                 moves.append(Move("w", FOUNDATION_NAMES[SUIT[card]]))
-            to_tableau(WASTE, card, 1)
+            for dst in wanted.get(FITS_KEY[card], ()):
+                moves.append(Move("w", names[dst]))
+            if RANK[card] == 13:
+                moves.extend(Move("w", names[dst]) for dst in empty)
         for src in TABLEAU:
             cards = piles[src]
             first_up = down[src]
             if first_up >= len(cards):
                 continue
+            name = names[src]
             top = cards[-1]
             if RANK[top] == heights[SUIT[top]] + 1:
-                moves.append(Move(names[src], FOUNDATION_NAMES[SUIT[top]]))
+                moves.append(Move(name, FOUNDATION_NAMES[SUIT[top]]))
             index = len(cards) - 1
             while True:
-                to_tableau(src, cards[index], len(cards) - index)
+                card = cards[index]
+                count = len(cards) - index
+                targets = wanted.get(FITS_KEY[card])
+                if targets:
+                    for dst in targets:
+                        if dst != src:
+                            moves.append(Move(name, names[dst], count))
+                if RANK[card] == 13 and empty:
+                    moves.extend(Move(name, names[dst], count) for dst in empty)
                 if index == first_up:
                     break
-                below, above = cards[index - 1], cards[index]
-                if RANK[below] != RANK[above] + 1 or RED[below] == RED[above]:
+                below = cards[index - 1]
+                if FITS_KEY[card] != ACCEPTS_KEY[below]:
                     break
                 index -= 1
         for suit, f in enumerate(FOUNDATIONS):
             if heights[suit]:
-                to_tableau(f, piles[f][-1], 1)
+                card = piles[f][-1]
+                for dst in wanted.get(FITS_KEY[card], ()):
+                    moves.append(Move(names[f], names[dst]))
+                if RANK[card] == 13:
+                    moves.extend(Move(names[f], names[dst]) for dst in empty)
         if piles[STOCK] or waste:
             moves.append(DRAW)
         return moves
@@ -233,7 +249,7 @@ class Klondike(Game):
             waste = probe.piles[WASTE]
             if waste:
                 card = waste[-1]
-                if RANK[card] == heights[SUIT[card]] + 1 or (RANK[card], RED[card]) in wanted:
+                if RANK[card] == heights[SUIT[card]] + 1 or FITS_KEY[card] in wanted:
                     return False
                 if RANK[card] == 13 and empty:
                     return False
