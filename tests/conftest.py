@@ -2,7 +2,62 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
+from typing import Callable, Iterator
+from uuid import uuid4
+
+import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+
+from redis_server import RedisServer, RedisServerMissing  # noqa: E402  (needs the path above)
+
+
+def _new_redis_server(*, persistent: bool = False) -> RedisServer:
+    """A stopped server, or a skip (a failure under CI, which installs
+    redis-server, so that a missing binary can never pass as green)."""
+    try:
+        return RedisServer(persistent=persistent)
+    except RedisServerMissing as exc:
+        if os.environ.get("CI"):
+            pytest.fail(str(exc))
+        pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[RedisServer]:
+    """One Redis for the whole run; tests keep apart by key namespace
+    (``redis_namespace``).  Tests that stop Redis use ``own_redis_server``."""
+    server = _new_redis_server()
+    with server:
+        yield server
+
+
+@pytest.fixture
+def redis_server_factory() -> Iterator[Callable[..., RedisServer]]:
+    """Start Redis servers of this test alone (``persistent=True`` for an
+    append-only file that survives a restart); all removed at the end."""
+    servers: list[RedisServer] = []
+
+    def start(*, persistent: bool = False) -> RedisServer:
+        server = _new_redis_server(persistent=persistent)
+        servers.append(server)
+        server.start()
+        return server
+
+    yield start
+    for server in servers:
+        server.remove()
+
+
+@pytest.fixture
+def own_redis_server(redis_server_factory: Callable[..., RedisServer]) -> RedisServer:
+    """A Redis of this test alone, which it may stop and start again."""
+    return redis_server_factory()
+
+
+@pytest.fixture
+def redis_namespace() -> str:
+    return f"test-{uuid4().hex[:12]}"

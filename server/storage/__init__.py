@@ -1,4 +1,11 @@
-"""Storage back ends behind one interface (``base.Store``)."""
+"""Storage back ends behind one interface (``base.Store``).
+
+``open_store`` picks the back end from a URL.  The Redis module is
+imported only when a Redis URL is given, so the default in-memory server
+never loads redis-py.
+"""
+
+from __future__ import annotations
 
 from .base import (
     Action,
@@ -16,6 +23,27 @@ from .base import (
 )
 from .memory import MemoryStore
 
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+MEMORY_URL = "memory://"
+
+
+def open_store(url: str | None = None, *, namespace: str = "arena") -> Store:
+    """The store for ``url``: ``None`` or ``memory://`` for the in-memory
+    store, ``redis://``, ``rediss://`` (TLS) or ``unix://`` for Redis.
+
+    Raises ``ValueError`` for any other URL.  Connecting is lazy: a Redis
+    store that cannot reach its server fails on first use, with
+    ``StorageUnavailable`` (call ``ping`` to check at start-up).
+    """
+    if url is None or url == MEMORY_URL:
+        return MemoryStore()
+    if url.startswith(REDIS_SCHEMES):
+        from .redis import RedisStore
+
+        return RedisStore(url, namespace=namespace)
+    raise ValueError(f"unknown storage URL {url!r}: expected {MEMORY_URL} or a redis:// URL")
+
+
 __all__ = [
     "Action",
     "GameResult",
@@ -30,4 +58,5 @@ __all__ = [
     "Store",
     "Subscription",
     "board_score",
+    "open_store",
 ]

@@ -52,7 +52,14 @@ class _MemorySubscription(Subscription):
         self._queue.put_nowait(None)
 
 
+DOCUMENT_EXPIRY = "document:"
+
+
 class MemoryStore(Store):
+    """Expiry deadlines are keyed by ("session", game id), ("board", board)
+    or ("document:" + kind, key), so no document kind can clash with the
+    other two."""
+
     def __init__(self, clock: Callable[[], float] = time.time) -> None:
         self._clock = clock
         self._players: dict[str, PlayerRecord] = {}
@@ -78,7 +85,7 @@ class MemoryStore(Store):
             elif kind == "board":
                 self._boards.pop(key, None)
             else:
-                self._documents.pop((kind, key), None)
+                self._documents.pop((kind.removeprefix(DOCUMENT_EXPIRY), key), None)
             return False
         return True
 
@@ -110,6 +117,7 @@ class MemoryStore(Store):
     async def create_session(self, header: SessionHeader) -> None:
         self._headers[header.game_id] = copy.deepcopy(header)
         self._logs[header.game_id] = []
+        self._expires.pop(("session", header.game_id), None)
 
     async def append(self, game_id: str, expected_length: int, action: Action) -> int:
         log = self._logs.get(game_id) if self._alive("session", game_id) else None
@@ -130,7 +138,7 @@ class MemoryStore(Store):
             self._headers[header.game_id] = copy.deepcopy(header)
 
     async def live_sessions(self, limit: int = 100) -> list[SessionHeader]:
-        live = [h for key, h in self._headers.items() if h.status == "playing" and self._alive("session", key)]
+        live = [h for key, h in list(self._headers.items()) if h.status == "playing" and self._alive("session", key)]
         live.sort(key=lambda h: h.created_ms, reverse=True)
         return [copy.deepcopy(h) for h in live[:limit]]
 
@@ -204,12 +212,12 @@ class MemoryStore(Store):
     async def put_document(self, kind: str, key: str, value: dict[str, Any], keep_seconds: int | None = None) -> None:
         self._documents[(kind, key)] = copy.deepcopy(value)
         if keep_seconds is None:
-            self._expires.pop((kind, key), None)
+            self._expires.pop((DOCUMENT_EXPIRY + kind, key), None)
         else:
-            self._expires[(kind, key)] = self._clock() + keep_seconds
+            self._expires[(DOCUMENT_EXPIRY + kind, key)] = self._clock() + keep_seconds
 
     async def get_document(self, kind: str, key: str) -> dict[str, Any] | None:
-        if not self._alive(kind, key):
+        if not self._alive(DOCUMENT_EXPIRY + kind, key):
             return None
         value = self._documents.get((kind, key))
         return copy.deepcopy(value) if value is not None else None

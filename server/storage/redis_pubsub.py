@@ -1,0 +1,231 @@
+"""Redis pub/sub for one store: one subscriber connection, many subscriptions.
+
+A server process watches many games and races at once; a Redis
+connection per watched channel would not scale, so each ``RedisStore``
+keeps a single subscriber connection and one reader task that hands each
+message to the local queues of that channel.
+
+When the connection drops (Redis restarted, network gone) the reader
+reconnects by itself with exponential backoff and subscribes again to
+every channel that still has listeners; subscriptions keep delivering
+without their owners doing anything.  Messages published while the
+connection was down are lost, as always with Redis pub/sub: the diffs and
+race events that travel here are numbered, so a watcher that sees a gap
+asks for a resync.
+
+``subscribe`` returns only once Redis has confirmed the subscription, so a
+message published (by any process) after it returns is delivered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any, AsyncIterator
+
+from redis.asyncio import Redis
+from redis.asyncio.client import PubSub
+
+from .base import StorageUnavailable, Subscription
+from .redis_errors import REDIS_DOWN, unavailable
+
+logger = logging.getLogger(__name__)
+
+FIRST_BACKOFF_SECONDS = 0.05
+MAX_BACKOFF_SECONDS = 2.0
+
+_Queue = asyncio.Queue[bytes | None]
+
+
+class RedisSubscription(Subscription):
+    """Messages of one channel, delivered in the order Redis sent them."""
+
+    def __init__(self, hub: PubSubHub, channel: bytes, queue: _Queue) -> None:
+        self._hub = hub
+        self._channel = channel
+        self._queue = queue
+        self._closed = False
+
+    async def _iterate(self) -> AsyncIterator[bytes]:
+        while True:
+            payload = await self._queue.get()
+            if payload is None:
+                return
+            yield payload
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return self._iterate()
+
+    async def close(self) -> None:
+        """Stop listening; iteration ends after the messages already received."""
+        if self._closed:
+            return
+        self._closed = True
+        await self._hub.remove(self._channel, self._queue)
+        self._queue.put_nowait(None)
+
+
+class PubSubHub:
+    """The subscriber side of one store; see the module docstring."""
+
+    def __init__(self, client: Redis, *, confirm_timeout: float) -> None:
+        self._client = client
+        self._confirm_timeout = confirm_timeout
+        self._listeners: dict[bytes, set[_Queue]] = {}
+        self._confirmed: set[bytes] = set()
+        self._waiters: dict[bytes, list[asyncio.Future[None]]] = {}
+        self._pubsub: PubSub | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._lock = asyncio.Lock()
+        self._closed = False
+
+    async def subscribe(self, channel: bytes) -> RedisSubscription:
+        """Listen to ``channel``; raises ``StorageUnavailable`` if Redis is down."""
+        queue: _Queue = asyncio.Queue()
+        async with self._lock:
+            if self._closed:
+                raise StorageUnavailable("the store is closed")
+            listeners = self._listeners.setdefault(channel, set())
+            listeners.add(queue)
+            if channel in self._confirmed:
+                return RedisSubscription(self, channel, queue)
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiters.setdefault(channel, []).append(waiter)
+            try:
+                if self._pubsub is None:
+                    await self._open()
+                elif len(listeners) == 1:
+                    await self._pubsub.subscribe(channel)
+            except REDIS_DOWN as exc:
+                self._forget(channel, queue, waiter)
+                raise unavailable(exc) from exc
+            self._start_reader()
+        try:
+            await asyncio.wait_for(waiter, self._confirm_timeout)
+        except BaseException as exc:
+            async with self._lock:
+                self._forget(channel, queue, waiter)
+            if isinstance(exc, (StorageUnavailable, TimeoutError)):
+                raise unavailable(exc) from exc
+            raise
+        return RedisSubscription(self, channel, queue)
+
+    def _forget(self, channel: bytes, queue: _Queue, waiter: asyncio.Future[None]) -> None:
+        """Undo a subscribe that failed (called with the lock held)."""
+        listeners = self._listeners.get(channel, set())
+        listeners.discard(queue)
+        if not listeners:
+            self._listeners.pop(channel, None)
+        waiters = self._waiters.get(channel, [])
+        if waiter in waiters:
+            waiters.remove(waiter)
+        if not waiters:
+            self._waiters.pop(channel, None)
+
+    async def remove(self, channel: bytes, queue: _Queue) -> None:
+        async with self._lock:
+            listeners = self._listeners.get(channel)
+            if listeners is None:
+                return
+            listeners.discard(queue)
+            if listeners:
+                return
+            del self._listeners[channel]
+            self._confirmed.discard(channel)
+            if self._pubsub is not None:
+                # A failed UNSUBSCRIBE is harmless: the reconnect that must
+                # follow subscribes only to channels that still have listeners.
+                with contextlib.suppress(*REDIS_DOWN):
+                    await self._pubsub.unsubscribe(channel)
+
+    async def close(self) -> None:
+        """End every subscription and release the subscriber connection."""
+        async with self._lock:
+            self._closed = True
+            reader, self._reader = self._reader, None
+            if reader is not None:
+                reader.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await reader
+            await self._discard_pubsub()
+            for listeners in self._listeners.values():
+                for queue in listeners:
+                    queue.put_nowait(None)
+            self._listeners.clear()
+            self._fail_waiters(StorageUnavailable("the store is closed"))
+
+    # ------------------------------------------------------------ internals
+
+    async def _open(self) -> None:
+        """A new subscriber connection, subscribed to every listened channel
+        (called with the lock held)."""
+        pubsub = self._client.pubsub()
+        try:
+            if self._listeners:
+                await pubsub.subscribe(*self._listeners)
+            else:
+                await pubsub.connect()
+        except BaseException:
+            await _close_quietly(pubsub)
+            raise
+        self._pubsub = pubsub
+
+    async def _discard_pubsub(self) -> None:
+        pubsub, self._pubsub = self._pubsub, None
+        self._confirmed.clear()
+        if pubsub is not None:
+            await _close_quietly(pubsub)
+
+    def _fail_waiters(self, error: Exception) -> None:
+        for waiters in self._waiters.values():
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.set_exception(error)
+        self._waiters.clear()
+
+    def _start_reader(self) -> None:
+        if self._reader is None or self._reader.done():
+            self._reader = asyncio.create_task(self._read(), name="redis-pubsub-reader")
+
+    async def _read(self) -> None:
+        backoff = FIRST_BACKOFF_SECONDS
+        while True:
+            try:
+                pubsub = await self._connected()
+                message = await pubsub.get_message(timeout=None)
+            except REDIS_DOWN as exc:
+                logger.warning("Redis pub/sub connection lost (%s); retrying in %.2f s", exc, backoff)
+                async with self._lock:
+                    await self._discard_pubsub()
+                    self._fail_waiters(unavailable(exc))
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
+                continue
+            backoff = FIRST_BACKOFF_SECONDS
+            if message is not None:
+                self._dispatch(message)
+
+    async def _connected(self) -> PubSub:
+        async with self._lock:
+            if self._pubsub is None:
+                await self._open()
+                logger.info("Redis pub/sub connection restored (%d channels)", len(self._listeners))
+            assert self._pubsub is not None
+            return self._pubsub
+
+    def _dispatch(self, message: dict[str, Any]) -> None:
+        channel = message["channel"]
+        if message["type"] == "message":
+            for queue in self._listeners.get(channel, ()):
+                queue.put_nowait(message["data"])
+        elif message["type"] == "subscribe" and channel in self._listeners:
+            self._confirmed.add(channel)
+            for waiter in self._waiters.pop(channel, []):
+                if not waiter.done():
+                    waiter.set_result(None)
+
+
+async def _close_quietly(pubsub: PubSub) -> None:
+    with contextlib.suppress(*REDIS_DOWN):
+        await pubsub.aclose()

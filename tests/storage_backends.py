@@ -1,0 +1,56 @@
+"""A store under test plus what the contract suite needs around it:
+a second "process" on the same data and a way to let time pass."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from server.storage import Store
+from server.storage.redis import RedisStore
+
+
+class ManualClock:
+    """The memory store's clock, moved by the test instead of waiting."""
+
+    def __init__(self) -> None:
+        self.now = 1_700_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@dataclass
+class Backend:
+    """A store under test and the means to act like a second process.
+
+    ``peer()`` is another handle on the same data: for Redis a second
+    ``RedisStore`` with its own connections, as another server process
+    would have; the memory store has no other process, so it is itself.
+    ``advance(seconds)`` lets time pass for expiry: the memory store's
+    clock jumps, Redis really waits (keep expiry tests at 1 s).
+    """
+
+    name: str
+    store: Store
+    redis_url: str | None = None
+    namespace: str = "arena"
+    clock: ManualClock | None = None
+    _peers: list[Store] = field(default_factory=list)
+
+    def peer(self) -> Store:
+        if self.redis_url is None:
+            return self.store
+        peer = RedisStore(self.redis_url, namespace=self.namespace)
+        self._peers.append(peer)
+        return peer
+
+    async def advance(self, seconds: float) -> None:
+        if self.clock is not None:
+            self.clock.now += seconds
+        else:
+            await asyncio.sleep(seconds)
+
+    async def close(self) -> None:
+        for store in [*self._peers, self.store]:
+            await store.close()
