@@ -4,8 +4,10 @@ and one line below."""
 from __future__ import annotations
 
 from ..game import Game
+from .broken_deck import BrokenDeck
 from .klondike import Klondike
 
 GAMES: dict[str, type[Game]] = {
+    BrokenDeck.id: BrokenDeck,
     Klondike.id: Klondike,
 }
