@@ -841,15 +841,22 @@ def test_hint_prioritizes_repairs() -> None:
     assert str(starting.hint()) in ("t1-r", "t2-r")
 
 
-def test_hint_never_suggests_a_cell_to_cell_shuffle() -> None:
-    """The heuristic never offers a pointless move: here only cell shuffles
-    and a lone card moving to an empty column are legal besides t1-c*."""
-    game = board("t1: KH\nc1: QS\nt2: KS", fs="J", fh="Q")
-    game.play("c1-t1")
-    game.play("t1-c1")
-    suggestion = game.suggest()
-    assert suggestion is not None and suggestion.src != suggestion.dst
-    assert not (suggestion.src.startswith("c") and suggestion.dst.startswith("c"))
+def test_hint_never_suggests_a_pointless_shuffle() -> None:
+    """Over random play the hint never moves a card between free cells,
+    never parks the slot's waiting half, and never undoes the last move."""
+    chooser = random.Random(4)
+    for deal in (4, 5, 6):
+        game = engine.new_game("broken-deck", deal)
+        for _ in range(80):
+            if game.status != engine.PLAYING:
+                break
+            suggestion = game.suggest()
+            if suggestion is not None:
+                assert not (suggestion.src.startswith("c") and suggestion.dst.startswith("c"))
+                assert not (suggestion.src == "r" and suggestion.dst.startswith("c") and pile(game, "r")[0][-1] in "<>")
+                last = game.last_move
+                assert last is None or (suggestion.src, suggestion.dst) != (last.dst, last.src)
+            game.play(chooser.choice(game.legal_moves()))
 
 
 def test_undo_and_redo_restore_halves_and_repair_counts() -> None:
