@@ -30,11 +30,13 @@ Decisions the interface left open:
 from __future__ import annotations
 
 import json
+import socket
 from typing import Any, Callable
 
 from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
+from redis.maint_notifications import MaintNotificationsConfig
 
 from .base import (
     Action,
@@ -92,6 +94,15 @@ redis.call('EXPIRE', KEYS[1], ARGV[4])
 redis.call('EXPIRE', KEYS[2], ARGV[4])
 """
 
+# A silently dead peer (no FIN, e.g. a lost network) is noticed by the
+# kernel within about 20 s instead of the default two hours, which matters
+# most to the pub/sub connection, idle while it waits for messages.
+KEEPALIVE_OPTIONS = {
+    option: value
+    for name, value in (("TCP_KEEPIDLE", 10), ("TCP_KEEPINTVL", 5), ("TCP_KEEPCNT", 2))
+    if (option := getattr(socket, name, None)) is not None
+}
+
 RECORD_SUMS = ("games", "wins", "moves", "time_ms", "hints", "undos", "repairs")
 EXTRA_PREFIX = "extra:"
 INDEX_PAGE = 100
@@ -131,8 +142,12 @@ class RedisStore(Store):
             socket_timeout=socket_timeout,
             socket_connect_timeout=connect_timeout,
             socket_keepalive=True,
-            health_check_interval=30,
+            socket_keepalive_options=KEEPALIVE_OPTIONS,
             retry=Retry(NoBackoff(), 0),
+            # With maintenance notifications on ("auto" by default) redis-py
+            # hands out pooled connections without checking them, and the
+            # first command after a Redis restart would fail.
+            maint_notifications_config=MaintNotificationsConfig(enabled=False),
             decode_responses=False,
         )
         self._redis = Redis.from_pool(pool)

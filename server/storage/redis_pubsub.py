@@ -195,7 +195,8 @@ class PubSubHub:
                 pubsub = await self._connected()
                 message = await pubsub.get_message(timeout=None)
             except REDIS_DOWN as exc:
-                logger.warning("Redis pub/sub connection lost (%s); retrying in %.2f s", exc, backoff)
+                if backoff == FIRST_BACKOFF_SECONDS:
+                    logger.warning("Redis pub/sub connection lost (%s); reconnecting", exc)
                 async with self._lock:
                     await self._discard_pubsub()
                     self._fail_waiters(unavailable(exc))
