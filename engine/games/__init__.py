@@ -6,8 +6,10 @@ from __future__ import annotations
 from ..game import Game
 from .broken_deck import BrokenDeck
 from .klondike import Klondike
+from .laras_game import LarasGame
 
 GAMES: dict[str, type[Game]] = {
     BrokenDeck.id: BrokenDeck,
     Klondike.id: Klondike,
+    LarasGame.id: LarasGame,
 }
