@@ -18,6 +18,8 @@ Decisions the interface left open:
   direction too: the action is in the log, and the writer's next append
   gets ``LogConflict`` and reloads.  Recovery needs no retry either: the
   pool replaces dead connections when it hands them out.
+- Appends made in the same event-loop turn go to Redis as one pipeline
+  (``redis_batch``): appends are the hot path, one per player action.
 - ``append`` to an unknown (or expired) session raises ``KeyError``, as
   the memory store does.  An append to a finished session inherits the
   session's remaining lifetime, so no log outlives its header.
@@ -50,6 +52,7 @@ from .base import (
     Subscription,
     board_score,
 )
+from .redis_batch import ScriptBatcher
 from .redis_errors import guarded
 from .redis_pubsub import PubSubHub
 
@@ -151,7 +154,7 @@ class RedisStore(Store):
             decode_responses=False,
         )
         self._redis = Redis.from_pool(pool)
-        self._append = self._redis.register_script(APPEND_SCRIPT)
+        self._append = ScriptBatcher(self._redis, self._redis.register_script(APPEND_SCRIPT))
         self._add_result = self._redis.register_script(ADD_RESULT_SCRIPT)
         self._submit = self._redis.register_script(SUBMIT_SCRIPT)
         self._hub = PubSubHub(self._redis, confirm_timeout=socket_timeout)
@@ -244,7 +247,7 @@ class RedisStore(Store):
     @guarded
     async def append(self, game_id: str, expected_length: int, action: Action) -> int:
         keys = [self._session_key(game_id), self._session_key(game_id, "log")]
-        outcome, length = await self._append(keys=keys, args=[expected_length, _dumps(action.to_list())])
+        outcome, length = await self._append(keys, [expected_length, _dumps(action.to_list())])
         if outcome == b"missing":
             raise KeyError(game_id)
         if outcome == b"conflict":

@@ -15,6 +15,7 @@ from redis_server import RedisServer
 from server.storage import (
     Action,
     GameResult,
+    LogConflict,
     MemoryStore,
     PlayerRecord,
     SessionHeader,
@@ -126,6 +127,29 @@ async def test_scripts_are_loaded_again_after_redis_forgets_them(store: RedisSto
     await store.append("g1", 0, Action("move", "a", 1))
     await raw.script_flush()
     assert await store.append("g1", 1, Action("move", "b", 2)) == 2
+
+
+async def test_appends_sent_together_keep_their_own_length_checks(store: RedisStore) -> None:
+    """Appends of one event-loop turn share a pipeline; each is still checked."""
+    for number in range(20):
+        await store.create_session(header(f"g{number}"))
+    outcomes = await asyncio.gather(
+        *(store.append(f"g{number}", 0, Action("move", "a", 1)) for number in range(20)),
+        store.append("g0", 0, Action("move", "rival", 1)),
+        return_exceptions=True,
+    )
+    assert outcomes[:20] == [1] * 20
+    assert isinstance(outcomes[20], LogConflict) and outcomes[20].actual_length == 1
+
+
+async def test_a_batch_of_appends_survives_redis_forgetting_the_script(store: RedisStore, raw: Redis) -> None:
+    for number in range(10):
+        await store.create_session(header(f"g{number}"))
+    await raw.script_flush()
+    lengths = await asyncio.gather(*(store.append(f"g{n}", 0, Action("move", "a", 1)) for n in range(10)))
+    assert lengths == [1] * 10
+    loaded = await store.load_session("g9")
+    assert loaded is not None and loaded[1] == [Action("move", "a", 1)]
 
 
 # ---------------------------------------------------------------- the factory
