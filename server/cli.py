@@ -16,6 +16,7 @@ from typing import Sequence
 
 COMMAND_MODULES = (
     "server.commands.serve",
+    "server.commands.schema",
 )
 
 EXIT_OK = 0

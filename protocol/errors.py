@@ -1,0 +1,96 @@
+"""Error codes: the stable names clients switch on.
+
+A code never changes meaning once published; new situations get new
+codes.  Each code carries the sentence that documents it (``docs/protocol.md``
+is checked against this table), so the list and its documentation cannot
+drift apart.  Engine refusals keep their family code here (``illegal_move``,
+``unavailable`` …) and put the engine's specific code in the error's
+``reason`` field (``not_alternating``, ``nothing_to_undo`` …).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ErrorCode(StrEnum):
+    """Every value of an ``error`` message's ``code``."""
+
+    description: str
+
+    def __new__(cls, value: str, description: str) -> ErrorCode:
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.description = description
+        return member
+
+    BAD_MESSAGE = (
+        "bad_message",
+        "The frame is not a message: it does not decode, its type is unknown, or a field is "
+        "missing, extra or of the wrong type. Nothing happened; the connection stays open.",
+    )
+    HELLO_REQUIRED = (
+        "hello_required",
+        "Starting or playing a game needs an identity: send hello first.",
+    )
+    BAD_TOKEN = (
+        "bad_token",
+        "The token given in hello belongs to no player. Send hello without a token for a new identity.",
+    )
+    UNKNOWN_GAME = (
+        "unknown_game",
+        "new_game names a game that does not exist; the sentence lists the games.",
+    )
+    BAD_OPTION = (
+        "bad_option",
+        "An option name or value, or the deal number, is not accepted; the sentence lists the choices.",
+    )
+    BAD_NOTATION = (
+        "bad_notation",
+        "The move text (or practice position) does not parse in this game's notation.",
+    )
+    ILLEGAL_MOVE = (
+        "illegal_move",
+        "A well-formed move that the rules refuse here; reason names the rule (e.g. not_alternating). "
+        "The game is unchanged.",
+    )
+    UNAVAILABLE = (
+        "unavailable",
+        "Undo, redo or hint refused; reason says why (nothing_to_undo, nothing_to_redo, undo_limit, "
+        "hint_limit, assist_disabled).",
+    )
+    GAME_NOT_FOUND = (
+        "game_not_found",
+        "No game has this id (it never existed, or it finished longer ago than the retention time).",
+    )
+    FORBIDDEN = (
+        "forbidden",
+        "You may not do this: only a game's owner acts on it, a connection says hello once, and "
+        "practice positions are off unless the server allows them.",
+    )
+    GAME_FINISHED = (
+        "game_finished",
+        "The game is over (won, lost without undo, resigned or abandoned); it accepts no more actions.",
+    )
+    STATE_CONFLICT = (
+        "state_conflict",
+        "Another server process changed this game first; your action was not applied and a fresh "
+        "snapshot with the true state precedes this error.",
+    )
+    RATE_LIMITED = (
+        "rate_limited",
+        "Too many messages: this one was dropped unread (so the error has no id). Keep sending this "
+        "fast and the server closes the connection with 1008.",
+    )
+    STORAGE_UNAVAILABLE = (
+        "storage_unavailable",
+        "The server cannot reach its storage, so nothing was recorded or changed. Try again shortly.",
+    )
+    SHUTTING_DOWN = (
+        "shutting_down",
+        "The server is stopping and accepts no new actions; reconnect (with your token) in a moment.",
+    )
+    INTERNAL_ERROR = (
+        "internal_error",
+        "The server failed unexpectedly while handling this message; the game is unchanged.",
+    )

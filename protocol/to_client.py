@@ -1,0 +1,260 @@
+"""Messages the server sends: one model per ``type``, one union to parse them.
+
+A reply to a request carries the request's ``id``; messages nobody asked
+for (the ``diff`` every watcher gets after a move, ``game_over``) have
+none.  Clients should ignore fields they do not know: new fields may be
+added within a protocol version, never removed or changed in meaning.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from .errors import ErrorCode
+from .to_server import GameId, RequestId
+
+Status = Literal["playing", "won", "lost", "resigned", "abandoned"]
+Result = Literal["won", "lost", "resigned", "abandoned"]
+
+
+def _absent(value: object) -> bool:
+    return value is None
+
+
+class Event(BaseModel):
+    """Fields every server message has."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: RequestId | None = Field(default=None, exclude_if=_absent)
+
+
+class Owner(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    player_id: str
+    name: str
+
+
+class PileView(BaseModel):
+    """A pile as a player sees it: how many cards lie face down (their
+    identity is never sent) and the face-up cards bottom to top."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    down: int
+    up: list[str]
+
+
+class GameView(BaseModel):
+    """Everything a player may see of a game.  Games add a few fields of
+    their own (e.g. a repair count), hence ``extra`` fields are allowed.
+    The deal number is absent while the game is live (it would reveal the
+    face-down cards); ``game_over`` tells it."""
+
+    model_config = ConfigDict(extra="allow")
+
+    game: str
+    options: dict[str, Any]
+    piles: dict[str, PileView]
+
+
+class PileOp(BaseModel):
+    """The pile now has ``down`` face-down cards; its face-up cards are the
+    first ``keep`` it had followed by ``add``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    op: Literal["pile"] = "pile"
+    pile: str
+    keep: int
+    down: int
+    add: list[str]
+
+
+class SetOp(BaseModel):
+    """A top-level view field other than ``piles`` changed (``null``: removed)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    op: Literal["set"] = "set"
+    key: str
+    value: Any
+
+
+ViewOp = Annotated[Union[PileOp, SetOp], Field(discriminator="op")]
+
+
+class Clock(BaseModel):
+    """The server's clock for a game, in milliseconds since the Unix epoch.
+    It starts at the first action and stops when the game ends; restart
+    does not reset it.  ``elapsed_ms`` is as of the message."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    started_ms: int | None
+    finished_ms: int | None
+    elapsed_ms: int
+
+
+class ActionDone(BaseModel):
+    """What changed the game: ``kind`` (move, undo, redo, hint, restart,
+    resign) and, for a move, its notation."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str
+    text: str
+
+
+class GameSummary(BaseModel):
+    """A line in a list of games."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    game_id: GameId
+    game: str
+    title: str
+    owner: Owner
+    options: dict[str, Any]
+    practice: bool
+    status: Status
+    created_ms: int
+
+
+class Limits(BaseModel):
+    """The limits this server enforces on each connection."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_frame_bytes: int
+    messages_per_second: float
+    burst: int
+
+
+class Welcome(Event):
+    """Reply to ``hello``.  Keep ``token`` secret: it is your identity.
+    ``games`` are your live games; you watch them from now on, and a
+    ``snapshot`` of each follows."""
+
+    type: Literal["welcome"] = "welcome"
+    player_id: str
+    name: str
+    token: str
+    server_time: int
+    protocol: int
+    games: list[GameSummary]
+    limits: Limits
+
+
+class GameStarted(Event):
+    """Reply to ``new_game``; a ``snapshot`` of the new game follows.
+    ``verified`` says whether the deal comes with a proof that it can be won."""
+
+    type: Literal["game_started"] = "game_started"
+    game_id: GameId
+    game: str
+    title: str
+    options: dict[str, Any]
+    practice: bool
+    deal_kind: str
+    verified: bool
+
+
+class Snapshot(Event):
+    """The whole visible state of a game at ``seq`` (the number of actions
+    so far).  Apply each following ``diff`` whose ``seq`` is one more than
+    the last; on a gap, send ``resync``.  ``legal`` lists the legal moves
+    where the difficulty offers destination highlights, else it is null."""
+
+    type: Literal["snapshot"] = "snapshot"
+    game_id: GameId
+    seq: int
+    game: str
+    title: str
+    owner: Owner
+    practice: bool
+    view: GameView
+    status: Status
+    counters: dict[str, int]
+    score: int | None
+    legal: list[str] | None
+    clock: Clock
+
+
+class Diff(Event):
+    """One action's effect, for every watcher of the game.  Turn the view
+    at ``seq - 1`` into the view at ``seq`` by applying ``ops`` in order."""
+
+    type: Literal["diff"] = "diff"
+    game_id: GameId
+    seq: int
+    action: ActionDone
+    ops: list[ViewOp]
+    status: Status
+    counters: dict[str, int]
+    score: int | None
+    legal: list[str] | None
+    clock: Clock
+
+
+class GameOver(Event):
+    """The game has ended (after its last ``diff``); ``deal`` is revealed now."""
+
+    type: Literal["game_over"] = "game_over"
+    game_id: GameId
+    result: Result
+    deal: int
+    time_ms: int
+    moves: int
+    score: int | None
+    counters: dict[str, int]
+
+
+class HintReply(Event):
+    """Reply to ``hint``: a suggested move, or null when none is useful."""
+
+    type: Literal["hint"] = "hint"
+    game_id: GameId
+    move: str | None
+
+
+class Games(Event):
+    """Reply to ``list_games``."""
+
+    type: Literal["games"] = "games"
+    games: list[GameSummary]
+
+
+class Pong(Event):
+    type: Literal["pong"] = "pong"
+    server_time: int
+
+
+class Ack(Event):
+    """Reply to a request that changed nothing visible (``unwatch``, an
+    ``auto_move`` that found no move)."""
+
+    type: Literal["ack"] = "ack"
+    game_id: GameId | None = None
+
+
+class Error(Event):
+    """A request was refused; nothing changed.  ``code`` is stable (see the
+    table in ``docs/protocol.md``), ``message`` is for people, ``reason``
+    is the engine's specific code for engine refusals."""
+
+    type: Literal["error"] = "error"
+    code: ErrorCode
+    message: str
+    reason: str | None = None
+    game_id: GameId | None = None
+
+
+ServerMessage = Annotated[
+    Union[Welcome, GameStarted, Snapshot, Diff, GameOver, HintReply, Games, Pong, Ack, Error],
+    Field(discriminator="type"),
+]
+SERVER_MESSAGE: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)

@@ -1,0 +1,133 @@
+"""Messages a client sends: one model per ``type``, one union to parse them.
+
+Every message is an object with a ``type`` and an optional ``id`` (a number
+or a short string the client chooses); the server's reply to it carries the
+same ``id``.  Fields are strict: an unknown field, a missing one or a value
+of the wrong type is a ``bad_message`` error, never a guess, so a client
+bug shows up at once instead of as a strange move.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+RequestId = Annotated[int | Annotated[str, Field(max_length=64)], Field(description="echoed in the reply")]
+GameId = Annotated[str, Field(min_length=1, max_length=64, description="a game session id from game_started")]
+DealKind = Literal["random", "winnable", "daily"]
+
+
+class Request(BaseModel):
+    """Fields every client message has."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    id: RequestId | None = None
+
+
+class Hello(Request):
+    """Introduce yourself.  Without a token the server creates a player and
+    returns its token in ``welcome``; keep it to come back as the same
+    player (your live games included).  ``name`` sets the display name."""
+
+    type: Literal["hello"] = "hello"
+    token: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+    name: Annotated[str, Field(min_length=1, max_length=32)] | None = None
+
+
+class NewGame(Request):
+    """Start a game you own.  ``deal`` is a deal number or a kind of deal;
+    ``options`` are the game's options (see ``docs/protocol.md``).  A
+    ``practice`` game records nothing.  ``position`` (engine notation)
+    starts a practice game from a given position, only where the server
+    allows it (``ARENA_ALLOW_POSITIONS``)."""
+
+    type: Literal["new_game"] = "new_game"
+    game: Annotated[str, Field(min_length=1, max_length=40)]
+    deal: int | DealKind = "random"
+    options: dict[str, Any] = Field(default_factory=dict)
+    practice: bool = False
+    position: Annotated[str, Field(max_length=8000)] | None = None
+
+
+class GameRequest(Request):
+    """A request about one game."""
+
+    game_id: GameId
+
+
+class Move(GameRequest):
+    """Play a move in the game's notation, e.g. ``t3-t5``, ``w-f``, ``draw``."""
+
+    type: Literal["move"] = "move"
+    move: Annotated[str, Field(min_length=1, max_length=40)]
+
+
+class AutoMove(GameRequest):
+    """Tap / double-click: move the top ``count`` cards of pile ``src`` to
+    their best legal destination.  If there is none, nothing happens (the
+    reply is an ``ack``)."""
+
+    type: Literal["auto_move"] = "auto_move"
+    src: Annotated[str, Field(min_length=1, max_length=12)]
+    count: Annotated[int, Field(ge=1, le=104)] = 1
+
+
+class Undo(GameRequest):
+    type: Literal["undo"] = "undo"
+
+
+class Redo(GameRequest):
+    type: Literal["redo"] = "redo"
+
+
+class Hint(GameRequest):
+    """Ask for a suggested move (counted as a hint, and charged where the game charges)."""
+
+    type: Literal["hint"] = "hint"
+
+
+class Restart(GameRequest):
+    """Back to the first position of the deal; counters restart, the clock does not."""
+
+    type: Literal["restart"] = "restart"
+
+
+class Resign(GameRequest):
+    type: Literal["resign"] = "resign"
+
+
+class Watch(GameRequest):
+    """Follow a game: a ``snapshot`` now, then every ``diff``."""
+
+    type: Literal["watch"] = "watch"
+
+
+class Unwatch(GameRequest):
+    type: Literal["unwatch"] = "unwatch"
+
+
+class Resync(GameRequest):
+    """Ask for a fresh ``snapshot`` (after a gap in ``seq``); also watches the game."""
+
+    type: Literal["resync"] = "resync"
+
+
+class ListGames(Request):
+    """Live games open to watch, newest first; ``game`` filters by game id."""
+
+    type: Literal["list_games"] = "list_games"
+    game: Annotated[str, Field(min_length=1, max_length=40)] | None = None
+    limit: Annotated[int, Field(ge=1, le=100)] = 50
+
+
+class Ping(Request):
+    type: Literal["ping"] = "ping"
+
+
+ClientMessage = Annotated[
+    Union[Hello, NewGame, Move, AutoMove, Undo, Redo, Hint, Restart, Resign, Watch, Unwatch, Resync, ListGames, Ping],
+    Field(discriminator="type"),
+]
+CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)

@@ -1,0 +1,225 @@
+"""The asyncio adapter: websockets connections in, ``Hub`` calls out.
+
+Everything that decides lives in ``server.core``; this module only
+accepts connections, negotiates the subprotocol, feeds frames to the hub,
+writes frames the hub queued, answers plain HTTP (``/healthz``,
+``/metrics``, the web client's files) and shuts down gracefully:
+stop accepting, let in-flight actions finish and queued frames go out,
+then close every connection with 1001 (going away).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Callable, Sequence
+from urllib.parse import urlsplit
+
+from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+from websockets.protocol import State
+from websockets.typing import Subprotocol
+
+from protocol import CODECS, SUBPROTOCOLS, codec_for
+from server.core import Hub
+from server.peer import Peer
+from server.settings import Settings
+from server.storage.base import StorageError, Store
+from server.stores import open_store
+from server.web import METRICS_CONTENT_TYPE, find_static, respond
+
+log = logging.getLogger("arena.app")
+
+WEBSOCKET_PATH = "/ws"
+FLUSH_POLL_SECONDS = 0.01
+
+
+class WebSocketOutlet:
+    """A peer's frames onto one websockets connection: written at once
+    when the socket is idle, else drained by a writer task in order."""
+
+    def __init__(self, connection: ServerConnection, text: bool) -> None:
+        self.connection = connection
+        self.text = text
+        self.peer: Peer | None = None
+        self._wake = asyncio.Event()
+        self._writing = False
+        self._writer: asyncio.Task[None] | None = None
+        self._closer: asyncio.Task[None] | None = None
+
+    def start(self, peer: Peer) -> None:
+        self.peer = peer
+        self._writer = asyncio.create_task(self._drain(peer), name=f"writer {peer.number}")
+
+    def write_now(self, frame: bytes) -> bool:
+        connection = self.connection
+        if connection.protocol.state is not State.OPEN:
+            return True
+        if self._writing or connection.paused:
+            return False
+        broadcast((connection,), frame, text=self.text)
+        return True
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def close(self, code: int, reason: str) -> None:
+        if self._closer is None:
+            self._closer = asyncio.create_task(self.connection.close(code, reason))
+
+    @property
+    def idle(self) -> bool:
+        """Nothing queued and nothing being written."""
+        return not self._writing and not (self.peer and self.peer.backlog)
+
+    async def _drain(self, peer: Peer) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while peer.backlog and not peer.closed:
+                frame = peer.backlog.popleft()
+                self._writing = True
+                try:
+                    await self.connection.send(frame, text=self.text)
+                except ConnectionClosed:
+                    return
+                finally:
+                    self._writing = False
+
+    async def finish(self) -> None:
+        """Stop writing; wait for a close this outlet started."""
+        if self._writer is not None:
+            self._writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._writer
+        if self._closer is not None:
+            await self._closer
+
+
+def select_subprotocol(connection: ServerConnection, offered: Sequence[Subprotocol]) -> Subprotocol | None:
+    """The client's first offer that we speak; none (JSON) otherwise."""
+    return next((choice for choice in offered if choice in CODECS), None)
+
+
+class ArenaServer:
+    """One server process.  Use ``async with ArenaServer(settings) as server``
+    (tests) or ``await run(settings)`` (the CLI)."""
+
+    def __init__(self, settings: Settings, store: Store | None = None, hub: Hub | None = None) -> None:
+        self.settings = settings
+        self._own_store = store is None and hub is None
+        self.store = hub.store if hub is not None else store if store is not None else open_store(settings)
+        self.hub = hub if hub is not None else Hub(settings, self.store)
+        self._server: Server | None = None
+        self._outlets: set[WebSocketOutlet] = set()
+
+    async def start(self) -> None:
+        settings = self.settings
+        await self.store.ping()
+        self._server = await serve(
+            self._serve_connection,
+            settings.host,
+            settings.port,
+            subprotocols=[Subprotocol(name) for name in SUBPROTOCOLS],
+            select_subprotocol=select_subprotocol,
+            process_request=self._process_request,
+            compression="deflate" if settings.compression else None,
+            max_size=settings.max_frame_bytes,
+            ping_interval=settings.ping_interval,
+            ping_timeout=settings.ping_timeout,
+            write_limit=settings.write_buffer_bytes,
+        )
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None, "start the server first"
+        return int(self._server.sockets[0].getsockname()[1])
+
+    @property
+    def url(self) -> str:
+        return f"ws://{self.settings.host}:{self.port}{WEBSOCKET_PATH}"
+
+    async def __aenter__(self) -> ArenaServer:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.shutdown()
+
+    # ------------------------------------------------------------ connections
+
+    async def _serve_connection(self, connection: ServerConnection) -> None:
+        codec = codec_for(connection.subprotocol)
+        outlet = WebSocketOutlet(connection, codec.text)
+        peer = self.hub.connect(codec, outlet)
+        outlet.start(peer)
+        self._outlets.add(outlet)
+        try:
+            async for frame in connection:
+                await self.hub.handle(peer, frame)
+                if peer.closed:
+                    break
+        except ConnectionClosed:
+            pass
+        finally:
+            self.hub.disconnect(peer)
+            self._outlets.discard(outlet)
+            await outlet.finish()
+
+    async def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        path = urlsplit(request.path).path
+        if request.headers.get("Upgrade", "").lower() == "websocket":
+            if path != WEBSOCKET_PATH:
+                return respond(connection, 404, f"the WebSocket endpoint is {WEBSOCKET_PATH}\n", "text/plain")
+            if self.hub.closing:
+                return respond(connection, 503, "shutting down\n", "text/plain")
+            return None
+        if path == "/healthz":
+            try:
+                await self.store.ping()
+            except StorageError:
+                return respond(connection, 503, "storage unavailable\n", "text/plain")
+            return respond(connection, 503 if self.hub.closing else 200, "ok\n", "text/plain")
+        if path == "/metrics":
+            return respond(connection, 200, self.hub.render_metrics(), METRICS_CONTENT_TYPE)
+        found = find_static(self.settings.static_dir, path)
+        if found is None:
+            return respond(connection, 404, "not found\n", "text/plain")
+        return respond(connection, 200, await asyncio.to_thread(found.path.read_bytes), found.content_type)
+
+    # ------------------------------------------------------------ shutdown
+
+    async def shutdown(self) -> None:
+        """Stop accepting, finish in-flight actions, flush queued frames,
+        close connections with 1001, release the store if we opened it."""
+        server = self._server
+        if server is None:
+            return
+        self._server = None
+        server.server.close()
+        grace = self.settings.shutdown_grace_seconds
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + grace
+        if not await self.hub.drain(grace):
+            log.warning("shutting down with actions still in flight after %.1f s", grace)
+        while not all(outlet.idle for outlet in self._outlets) and loop.time() < deadline:
+            await asyncio.sleep(FLUSH_POLL_SECONDS)
+        server.close()
+        await server.wait_closed()
+        await self.hub.close()
+        if self._own_store:
+            await self.store.close()
+
+
+async def run(settings: Settings, stop: asyncio.Event, on_ready: Callable[[ArenaServer], None] | None = None) -> None:
+    """Serve until ``stop`` is set, then shut down gracefully."""
+    server = ArenaServer(settings)
+    await server.start()
+    try:
+        if on_ready is not None:
+            on_ready(server)
+        await stop.wait()
+    finally:
+        await server.shutdown()

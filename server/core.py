@@ -1,0 +1,578 @@
+"""The server's core: frames in, frames out, no sockets.
+
+``Hub.handle(peer, frame)`` reads one client frame and answers through
+the peers' outlets; the asyncio/websockets adapter (``server.app``) only
+forwards frames and closes connections, so everything here runs in
+tests with in-memory outlets and the memory store.
+
+Rules kept here (ARCHITECTURE.md, "Sessions are logs" and "Identity and
+trust"): only a game's owner acts on it; the engine checks every action;
+an action is in the store's log before anyone hears of it; a refused or
+failed action changes nothing; the server's clock times everything.
+
+Decisions where the issue is silent:
+- Watching needs no identity (anonymous spectators); starting or playing
+  a game needs ``hello``.
+- Every request with an ``id`` gets exactly one reply carrying it: an
+  action's reply is the actor's own copy of the ``diff`` (the other
+  watchers get the same diff without the id); ``hint`` also answers with
+  a ``hint`` message after its diff, because a hint is a counted action.
+- On ``hello`` with a token the player re-watches all of its live games:
+  ``welcome`` lists them and a ``snapshot`` of each follows.
+- A player has at most ``max_live_games`` live games; starting one more
+  abandons the oldest (result ``abandoned``, logged as a resignation).
+- A slow connection whose send queue overflows loses its backlog and gets
+  a fresh snapshot of each game it watches; after ``send_overflows``
+  overflows it is closed with 1013.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import itertools
+import logging
+import secrets
+import time
+from datetime import datetime, timezone
+from typing import Any, Awaitable, Callable
+
+import engine
+from engine import EngineError
+from protocol import CODECS, PROTOCOL_VERSION, ErrorCode, MalformedMessage
+from protocol import to_client as tc
+from protocol import to_server as ts
+from protocol.codec import Codec
+from protocol.to_server import RequestId
+from server.deals import DealChoice, choose_deal
+from server.metrics import Metrics
+from server.peer import Outlet, Peer
+from server.ratelimit import RateLimiter, Verdict
+from server.records import record_finish
+from server.refusal import Refusal, from_engine
+from server.relay import Relay
+from server.room import Room, summarize
+from server.session import ABANDONED, Session
+from server.settings import Settings
+from server.storage.base import (
+    Action,
+    LogConflict,
+    PlayerRecord,
+    SessionHeader,
+    StorageError,
+    StorageUnavailable,
+    Store,
+)
+
+log = logging.getLogger("arena.core")
+
+CLOSE_POLICY_VIOLATION = 1008
+CLOSE_TRY_AGAIN_LATER = 1013
+SESSION_SCAN_LIMIT = 100
+
+
+def wall_clock_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def hash_token(token: str) -> str:
+    """Tokens are stored only as this hash, so a leaked store leaks no identity."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _new_id(prefix: str) -> str:
+    return prefix + secrets.token_urlsafe(9)
+
+
+class Hub:
+    """Every connection and every game this process serves."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        clock: Callable[[], int] = wall_clock_ms,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.clock = clock
+        self.monotonic = monotonic
+        self.metrics = Metrics()
+        self.rooms: dict[str, Room] = {}
+        self.peers: set[Peer] = set()
+        self.relay = Relay(store, secrets.token_hex(8), self._on_relayed)
+        self.closing = False
+        self._loading: dict[str, asyncio.Future[Room]] = {}
+        self._numbers = itertools.count(1)
+        self._inflight = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._rate_limited = {
+            codec: codec.encode(
+                tc.Error(code=ErrorCode.RATE_LIMITED, message="too many messages; this one was dropped unread")
+            )
+            for codec in CODECS.values()
+        }
+        self._handlers: dict[type[Any], Callable[[Peer, Any], Awaitable[None]]] = {
+            ts.Hello: self._hello,
+            ts.NewGame: self._new_game,
+            ts.Move: self._act,
+            ts.AutoMove: self._act,
+            ts.Undo: self._act,
+            ts.Redo: self._act,
+            ts.Hint: self._act,
+            ts.Restart: self._act,
+            ts.Resign: self._act,
+            ts.Watch: self._watch_request,
+            ts.Resync: self._watch_request,
+            ts.Unwatch: self._unwatch,
+            ts.ListGames: self._list_games,
+            ts.Ping: self._ping,
+        }
+
+    # ------------------------------------------------------------ connections
+
+    def connect(self, codec: Codec, outlet: Outlet) -> Peer:
+        """A new connection; call ``disconnect`` when it ends."""
+        settings = self.settings
+        limiter = RateLimiter(settings.rate_per_second, settings.rate_burst, settings.rate_strikes, self.monotonic())
+        peer = Peer(next(self._numbers), codec, outlet, limiter, settings.send_queue)
+        self.peers.add(peer)
+        return peer
+
+    def disconnect(self, peer: Peer) -> None:
+        peer.closed = True
+        peer.backlog.clear()
+        self.peers.discard(peer)
+        for game_id in list(peer.watching):
+            room = self.rooms.get(game_id)
+            if room is not None:
+                room.watchers.discard(peer)
+                self._release(room)
+        peer.watching.clear()
+
+    async def handle(self, peer: Peer, frame: bytes | str) -> None:
+        """Read one frame from ``peer`` and answer it (never raises)."""
+        verdict = peer.limiter.admit(self.monotonic())
+        if verdict is not Verdict.ACCEPT:
+            self.metrics.errors[ErrorCode.RATE_LIMITED.value] += 1
+            if verdict is Verdict.CLOSE:
+                peer.close(CLOSE_POLICY_VIOLATION, "message rate limit exceeded")
+            elif not peer.send(self._rate_limited[peer.codec]):
+                self._overflow(peer)
+            return
+        self._inflight += 1
+        self._idle.clear()
+        try:
+            await self._dispatch(peer, frame)
+        finally:
+            self._inflight -= 1
+            if not self._inflight:
+                self._idle.set()
+
+    async def _dispatch(self, peer: Peer, frame: bytes | str) -> None:
+        request_id: RequestId | None = None
+        try:
+            message = peer.codec.decode(frame)
+            request_id = message.id
+            if self.closing and not isinstance(message, ts.Ping):
+                raise Refusal(ErrorCode.SHUTTING_DOWN, "the server is shutting down; reconnect in a moment")
+            await self._handlers[type(message)](peer, message)
+        except MalformedMessage as error:
+            self._error(peer, Refusal(ErrorCode.BAD_MESSAGE, str(error)), error.request_id)
+        except Refusal as refusal:
+            self._error(peer, refusal, request_id)
+        except StorageUnavailable:
+            self._error(peer, Refusal(ErrorCode.STORAGE_UNAVAILABLE, "storage is unavailable; nothing changed"), request_id)
+        except Exception:
+            log.exception("failed to handle a message from %r", peer)
+            self._error(peer, Refusal(ErrorCode.INTERNAL_ERROR, "the server failed; nothing changed"), request_id)
+
+    # ------------------------------------------------------------ sending
+
+    def _reply(self, peer: Peer, message: tc.Event) -> None:
+        if not peer.send(peer.codec.encode(message)):
+            self._overflow(peer)
+
+    def _error(self, peer: Peer, refusal: Refusal, request_id: RequestId | None) -> None:
+        self.metrics.errors[refusal.code.value] += 1
+        self._reply(
+            peer,
+            tc.Error(
+                id=request_id,
+                code=refusal.code,
+                message=refusal.message,
+                reason=refusal.reason,
+                game_id=refusal.game_id,
+            ),
+        )
+
+    def _overflow(self, peer: Peer) -> None:
+        """The peer's queue is full: replace its backlog by fresh snapshots,
+        or give up on it (1013) when it keeps falling behind."""
+        self.metrics.overflows += 1
+        peer.backlog.clear()
+        peer.overflows += 1
+        if peer.overflows > self.settings.send_overflows:
+            peer.close(CLOSE_TRY_AGAIN_LATER, "too slow to keep up; reconnect and watch again")
+            return
+        now = self.clock()
+        for game_id in peer.watching:
+            room = self.rooms.get(game_id)
+            if room is not None:
+                peer.backlog.append(peer.codec.encode(room.snapshot(now)))
+        if peer.backlog:
+            peer.outlet.wake()
+
+    def _broadcast(self, room: Room, message: tc.Event, skip: Peer | None = None) -> None:
+        for peer in room.broadcast(message, skip):
+            self._overflow(peer)
+
+    # ------------------------------------------------------------ identity
+
+    @staticmethod
+    def _identity(peer: Peer) -> PlayerRecord:
+        if peer.player is None:
+            raise Refusal(ErrorCode.HELLO_REQUIRED, "say hello first: games belong to players")
+        return peer.player
+
+    async def _hello(self, peer: Peer, message: ts.Hello) -> None:
+        if peer.player is not None:
+            raise Refusal(ErrorCode.FORBIDDEN, "this connection has already said hello")
+        if message.token is not None:
+            token = message.token
+            player = await self.store.player_by_token_hash(hash_token(token))
+            if player is None:
+                raise Refusal(ErrorCode.BAD_TOKEN, "no player has this token; say hello without one to start afresh")
+            if message.name is not None and message.name != player.display_name:
+                await self.store.set_display_name(player.player_id, message.name)
+                player.display_name = message.name
+        else:
+            token = secrets.token_urlsafe(32)
+            player_id = _new_id("p_")
+            name = message.name or f"player-{player_id[-4:]}"
+            player = PlayerRecord(player_id, name, hash_token(token), self.clock())
+            await self.store.create_player(player)
+        peer.player = player
+        live = await self._live_headers(player.player_id)
+        owner = tc.Owner(player_id=player.player_id, name=player.display_name)
+        settings = self.settings
+        self._reply(
+            peer,
+            tc.Welcome(
+                id=message.id,
+                player_id=player.player_id,
+                name=player.display_name,
+                token=token,
+                server_time=self.clock(),
+                protocol=PROTOCOL_VERSION,
+                games=[summarize(header, owner) for header in live],
+                limits=tc.Limits(
+                    max_frame_bytes=settings.max_frame_bytes,
+                    messages_per_second=settings.rate_per_second,
+                    burst=settings.rate_burst,
+                ),
+            ),
+        )
+        for header in live:
+            try:
+                room = await self._room(header.game_id)
+            except Refusal:
+                continue
+            await self._watch(peer, room, None)
+
+    async def _live_headers(self, player_id: str) -> list[SessionHeader]:
+        """The player's unfinished games, newest first."""
+        headers = await self.store.sessions_of(player_id, limit=SESSION_SCAN_LIMIT)
+        return [header for header in headers if header.status == "playing"]
+
+    async def _owner(self, player_id: str) -> tc.Owner:
+        player = await self.store.get_player(player_id)
+        return tc.Owner(player_id=player_id, name=player.display_name if player else player_id)
+
+    # ------------------------------------------------------------ games
+
+    async def _new_game(self, peer: Peer, message: ts.NewGame) -> None:
+        player = self._identity(peer)
+        now = self.clock()
+        try:
+            game_cls = engine.game_class(message.game)
+            if message.position is not None:
+                if not self.settings.allow_positions:
+                    raise Refusal(ErrorCode.FORBIDDEN, "this server does not accept practice positions")
+                if message.options:
+                    raise Refusal(ErrorCode.BAD_OPTION, "a practice position carries its own options; send none")
+                game = engine.from_text(message.game, message.position)
+                choice = DealChoice(game.deal, "position", False)
+            else:
+                today = datetime.fromtimestamp(now / 1000, timezone.utc).date()
+                choice = await choose_deal(game_cls, message.deal, message.options, self.store, today)
+                game = engine.new_game(message.game, choice.number, **message.options)
+        except EngineError as error:
+            raise from_engine(error) from None
+        practice = message.practice or message.position is not None or bool(game.options.get("practice"))
+        await self._abandon_beyond_limit(player.player_id)
+        header = SessionHeader(
+            game_id=_new_id("g_"),
+            game=game_cls.id,
+            deal=game.deal,
+            options=dict(game.options),
+            owner=player.player_id,
+            created_ms=now,
+            practice=practice,
+            position=message.position,
+        )
+        subscription = await self.relay.subscribe(header.game_id)
+        try:
+            await self.store.create_session(header)
+        except BaseException:
+            await subscription.close()
+            raise
+        room = Room(Session(header, game), tc.Owner(player_id=player.player_id, name=player.display_name))
+        self.rooms[header.game_id] = room
+        self.relay.follow(header.game_id, subscription)
+        self._reply(
+            peer,
+            tc.GameStarted(
+                id=message.id,
+                game_id=header.game_id,
+                game=header.game,
+                title=room.title,
+                options=header.options,
+                practice=practice,
+                deal_kind=choice.kind,
+                verified=choice.verified,
+            ),
+        )
+        await self._watch(peer, room, None)
+
+    async def _abandon_beyond_limit(self, player_id: str) -> None:
+        """Make room for one more live game by abandoning the oldest ones."""
+        live = await self._live_headers(player_id)
+        for header in live[self.settings.max_live_games - 1 :]:
+            room = await self._room(header.game_id)
+            async with room.lock:
+                if room.session.result is None:
+                    await self._apply(room, "resign", ABANDONED, None, None)
+            self._release(room)
+
+    async def _act(self, peer: Peer, message: ts.GameRequest) -> None:
+        self._identity(peer)
+        room = await self._room(message.game_id)
+        if not room.is_owner(peer):
+            raise Refusal(ErrorCode.FORBIDDEN, "only the game's owner can play it; you can watch", game_id=room.game_id)
+        try:
+            async with room.lock:
+                if isinstance(message, ts.AutoMove):
+                    self._check_live(room)
+                    try:
+                        found = room.session.game.auto_move(message.src, message.count)
+                    except EngineError as error:
+                        raise from_engine(error, room.game_id) from None
+                    if found is None:
+                        self._reply(peer, tc.Ack(id=message.id, game_id=room.game_id))
+                        return
+                    kind, text = "move", str(found)
+                else:
+                    kind = message.type
+                    text = message.move if isinstance(message, ts.Move) else ""
+                diff_id = None if kind == "hint" else message.id
+                suggestion = await self._apply(room, kind, text, peer, diff_id)
+            if kind == "hint":
+                self._reply(peer, tc.HintReply(id=message.id, game_id=room.game_id, move=suggestion))
+        finally:
+            self._release(room)
+
+    @staticmethod
+    def _check_live(room: Room) -> None:
+        result = room.session.result
+        if result is not None:
+            raise Refusal(ErrorCode.GAME_FINISHED, f"this game is over ({result})", game_id=room.game_id)
+
+    async def _apply(
+        self, room: Room, kind: str, text: str, actor: Peer | None, request_id: RequestId | None
+    ) -> str | None:
+        """Perform, persist, commit and broadcast one action (the caller
+        holds ``room.lock``); return a hint's suggestion."""
+        self._check_live(room)
+        session = room.session
+        try:
+            logged, suggestion = session.perform(kind, text)
+        except EngineError as error:
+            raise from_engine(error, room.game_id) from None
+        action = Action(kind, logged, self.clock())
+        try:
+            await self.store.append(room.game_id, session.seq, action)
+        except LogConflict:
+            await self._reload(room)
+            raise Refusal(
+                ErrorCode.STATE_CONFLICT,
+                "the game changed on another server; here is its true state, your action was not applied",
+                game_id=room.game_id,
+            ) from None
+        except BaseException:
+            room.session = session.rebuilt()
+            raise
+        change = session.commit(action)
+        self.metrics.action(self.monotonic())
+        started = time.perf_counter()
+        shared = room.diff(change)
+        self._broadcast(room, shared, skip=actor)
+        if actor is not None:
+            self._reply(actor, shared.model_copy(update={"id": request_id}))
+        self.metrics.broadcast.observe(time.perf_counter() - started)
+        self.metrics.relay_lag.observe(max(0, self.clock() - action.at_ms) / 1000)
+        await self.relay.publish(room.game_id, change.seq, action)
+        if change.finished:
+            self._broadcast(room, room.game_over())
+            await self._record(session)
+        return suggestion
+
+    async def _record(self, session: Session) -> None:
+        try:
+            await record_finish(self.store, session, self.settings.finished_retention_seconds)
+        except StorageError as error:
+            log.warning("could not record the end of %s: %s", session.game_id, error)
+
+    # ------------------------------------------------------------ rooms
+
+    async def _room(self, game_id: str) -> Room:
+        """The room of ``game_id``, loading it from the store (once, however
+        many ask at the same time); raises ``Refusal`` if there is none."""
+        room = self.rooms.get(game_id)
+        if room is not None:
+            return room
+        pending = self._loading.get(game_id)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        future: asyncio.Future[Room] = asyncio.get_running_loop().create_future()
+        self._loading[game_id] = future
+        try:
+            room = await self._load_room(game_id)
+        except BaseException as error:
+            future.set_exception(error)
+            future.exception()
+            raise
+        finally:
+            del self._loading[game_id]
+        future.set_result(room)
+        return room
+
+    async def _load_room(self, game_id: str) -> Room:
+        subscription = await self.relay.subscribe(game_id)
+        try:
+            loaded = await self.store.load_session(game_id)
+            if loaded is None:
+                raise Refusal(ErrorCode.GAME_NOT_FOUND, f"there is no game {game_id!r}", game_id=game_id)
+            header, entries = loaded
+            session = Session.replay(header, entries)
+            owner = await self._owner(header.owner)
+        except BaseException:
+            await subscription.close()
+            raise
+        room = Room(session, owner)
+        self.rooms[game_id] = room
+        self.relay.follow(game_id, subscription)
+        if session.result is not None and header.status == "playing":
+            await self._record(session)
+        return room
+
+    def _release(self, room: Room) -> None:
+        """Forget a room nobody watches (the store still has it)."""
+        if not room.watchers and not room.lock.locked() and self.rooms.get(room.game_id) is room:
+            del self.rooms[room.game_id]
+            self.relay.unfollow(room.game_id)
+
+    async def _reload(self, room: Room) -> None:
+        """Rebuild a room's session from the store and snapshot every watcher
+        (after a log conflict or a gap in relayed entries)."""
+        loaded = await self.store.load_session(room.game_id)
+        if loaded is None:
+            raise Refusal(ErrorCode.GAME_NOT_FOUND, f"there is no game {room.game_id!r}", game_id=room.game_id)
+        room.session = Session.replay(*loaded)
+        self._broadcast(room, room.snapshot(self.clock()))
+
+    async def _on_relayed(self, game_id: str, seq: int, action: Action) -> None:
+        """Another process appended ``action`` as entry ``seq`` of a game we hold."""
+        room = self.rooms.get(game_id)
+        if room is None:
+            return
+        async with room.lock:
+            session = room.session
+            if seq <= session.seq:
+                return
+            try:
+                if seq > session.seq + 1:
+                    raise LookupError(f"missed entries {session.seq + 1}..{seq - 1}")
+                session.perform(action.kind, action.text)
+            except (LookupError, EngineError) as problem:
+                log.info("reloading %s: %s", game_id, problem)
+                await self._reload_quietly(room)
+                return
+            change = session.commit(action)
+            self._broadcast(room, room.diff(change))
+            self.metrics.relay_lag.observe(max(0, self.clock() - action.at_ms) / 1000)
+            if change.finished:
+                self._broadcast(room, room.game_over())
+
+    async def _reload_quietly(self, room: Room) -> None:
+        try:
+            await self._reload(room)
+        except (Refusal, StorageError) as error:
+            log.warning("could not reload %s: %s", room.game_id, error)
+
+    # ------------------------------------------------------------ watching
+
+    async def _watch(self, peer: Peer, room: Room, request_id: RequestId | None) -> None:
+        async with room.lock:
+            room.watchers.add(peer)
+            peer.watching.add(room.game_id)
+            self._reply(peer, room.snapshot(self.clock(), request_id))
+
+    async def _watch_request(self, peer: Peer, message: ts.Watch | ts.Resync) -> None:
+        await self._watch(peer, await self._room(message.game_id), message.id)
+
+    async def _unwatch(self, peer: Peer, message: ts.Unwatch) -> None:
+        peer.watching.discard(message.game_id)
+        room = self.rooms.get(message.game_id)
+        if room is not None:
+            room.watchers.discard(peer)
+            self._release(room)
+        self._reply(peer, tc.Ack(id=message.id, game_id=message.game_id))
+
+    async def _list_games(self, peer: Peer, message: ts.ListGames) -> None:
+        headers = await self.store.live_sessions(limit=SESSION_SCAN_LIMIT)
+        chosen = [header for header in headers if message.game in (None, header.game)][: message.limit]
+        owners = {player_id: await self._owner(player_id) for player_id in {header.owner for header in chosen}}
+        self._reply(peer, tc.Games(id=message.id, games=[summarize(header, owners[header.owner]) for header in chosen]))
+
+    async def _ping(self, peer: Peer, message: ts.Ping) -> None:
+        self._reply(peer, tc.Pong(id=message.id, server_time=self.clock()))
+
+    # ------------------------------------------------------------ life
+
+    def live_games(self) -> int:
+        return sum(1 for room in self.rooms.values() if room.session.result is None)
+
+    def render_metrics(self) -> str:
+        return self.metrics.render(
+            connections=len(self.peers),
+            live_games=self.live_games(),
+            watchers=sum(len(room.watchers) for room in self.rooms.values()),
+            backlog=sum(len(peer.backlog) for peer in self.peers),
+        )
+
+    async def drain(self, timeout: float) -> bool:
+        """Refuse new requests and wait up to ``timeout`` for those in
+        progress; True if they all finished."""
+        self.closing = True
+        try:
+            await asyncio.wait_for(self._idle.wait(), timeout)
+        except TimeoutError:
+            return False
+        return True
+
+    async def close(self) -> None:
+        """Stop following other processes (after ``drain``)."""
+        await self.relay.close()

@@ -1,0 +1,76 @@
+"""Which deal number a new game gets.
+
+This module is the one place that turns ``"random"``, ``"winnable"``,
+``"daily"`` (and WordLink's Vegas mode, "a preset Vegas deal with Vegas
+scoring") into a number.  The verified pools do not exist yet (issue 3
+builds them with certificates; issue 6 builds the daily deal with
+commitments), so for now ``winnable``, ``daily`` and Vegas draw from a
+PLACEHOLDER pool, the first ``PLACEHOLDER_POOL_SIZE`` deal numbers, which
+nobody has proved winnable: every choice says ``verified=False`` and the
+client is told so in ``game_started``.  Replace ``pool_for`` (and nothing
+else) when the pools land.
+
+The daily deal is already keyed: an HMAC of (game, variant, UTC date)
+under a secret kept in the store (``store.setting``, so every process
+agrees), so the code alone does not tell tomorrow's deal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from datetime import date
+from typing import Any, Sequence
+
+from engine import Game
+from server.storage.base import Store
+from server.variants import variant_of
+
+PLACEHOLDER_POOL_SIZE = 10_000
+DAILY_SECRET_SETTING = "daily_secret"
+
+
+@dataclass(frozen=True)
+class DealChoice:
+    number: int
+    kind: str
+    verified: bool
+
+
+def pool_for(game_cls: type[Game], kind: str) -> tuple[Sequence[int], bool]:
+    """The deals to draw ``kind`` ("winnable", "daily", "vegas") from, and
+    whether they are verified.  PLACEHOLDER: see the module docstring."""
+    first = game_cls.FIRST_DEAL
+    last = min(game_cls.LAST_DEAL, first + PLACEHOLDER_POOL_SIZE - 1)
+    return range(first, last + 1), False
+
+
+def _wants_vegas(options: dict[str, Any]) -> bool:
+    return options.get("scoring") == "vegas"
+
+
+def random_deal(game_cls: type[Game]) -> int:
+    return game_cls.FIRST_DEAL + secrets.randbelow(game_cls.LAST_DEAL - game_cls.FIRST_DEAL + 1)
+
+
+async def choose_deal(
+    game_cls: type[Game], requested: int | str, options: dict[str, Any], store: Store, today: date
+) -> DealChoice:
+    """The deal for a ``new_game`` request (a number is taken as given;
+    the engine checks its range)."""
+    if isinstance(requested, int):
+        return DealChoice(requested, "number", False)
+    if requested == "random" and not _wants_vegas(options):
+        return DealChoice(random_deal(game_cls), "random", False)
+    kind = "vegas" if requested == "random" else requested
+    pool, verified = pool_for(game_cls, kind)
+    if kind == "daily":
+        secret = await store.setting(DAILY_SECRET_SETTING, secrets.token_hex(32))
+        message = f"{game_cls.id}/{variant_of(game_cls, options)}/{today.isoformat()}".encode()
+        digest = hmac.new(secret.encode(), message, hashlib.sha256).digest()
+        index = int.from_bytes(digest[:8], "big") % len(pool)
+    else:
+        index = secrets.randbelow(len(pool))
+    return DealChoice(pool[index], kind, verified)

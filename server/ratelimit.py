@@ -1,0 +1,51 @@
+"""Per-connection rate limiting: two token buckets, no clock of its own.
+
+The first bucket admits messages (``rate`` per second, ``burst`` at once).
+A message it refuses costs a token from the second bucket, the strikes,
+which refills at one per second; when the strikes run out the client is
+not merely eager but abusive and the connection is closed (1008).  A
+client that bursts now and then is never closed; one that keeps sending
+faster than allowed is, within about ``strikes`` refused messages.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class Verdict(Enum):
+    ACCEPT = "accept"
+    REJECT = "reject"
+    CLOSE = "close"
+
+
+class TokenBucket:
+    """``capacity`` tokens, refilled at ``rate`` per second of ``now``."""
+
+    def __init__(self, capacity: float, rate: float, now: float) -> None:
+        self.capacity = capacity
+        self.rate = rate
+        self.tokens = capacity
+        self.updated = now
+
+    def take(self, now: float) -> bool:
+        """Spend a token if there is one."""
+        self.tokens = min(self.capacity, self.tokens + (now - self.updated) * self.rate)
+        self.updated = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+
+class RateLimiter:
+    """The verdict on each incoming message of one connection."""
+
+    def __init__(self, rate: float, burst: int, strikes: int, now: float) -> None:
+        self._messages = TokenBucket(burst, rate, now)
+        self._strikes = TokenBucket(strikes, 1.0, now)
+
+    def admit(self, now: float) -> Verdict:
+        if self._messages.take(now):
+            return Verdict.ACCEPT
+        return Verdict.REJECT if self._strikes.take(now) else Verdict.CLOSE

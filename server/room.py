@@ -1,0 +1,124 @@
+"""A game as this process serves it: the session, its watchers, and the
+messages that describe it.
+
+Every watcher of a game sees the same view, so a message about the game
+is encoded at most once per codec and the same bytes go to everyone
+(``broadcast``).  The player who acted gets one more encoding, with its
+request id, instead of the shared one.
+
+``lock`` serializes everything that reads or changes the session across
+an ``await`` (an action waiting for the store, a snapshot, a relayed
+entry), so nobody sees an action that the store has not yet accepted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import engine
+from protocol import Codec
+from protocol import to_client as tc
+from protocol.to_server import RequestId
+from server.peer import Peer
+from server.session import Change, Session
+from server.storage.base import SessionHeader
+
+
+def summarize(header: SessionHeader, owner: tc.Owner) -> tc.GameSummary:
+    """A game's line in ``welcome`` and ``games``, from its header alone."""
+    return tc.GameSummary(
+        game_id=header.game_id,
+        game=header.game,
+        title=engine.game_class(header.game).title,
+        owner=owner,
+        options=header.options,
+        practice=header.practice,
+        status=header.status,
+        created_ms=header.created_ms,
+    )
+
+
+class Room:
+    def __init__(self, session: Session, owner: tc.Owner) -> None:
+        self.session = session
+        self.owner = owner
+        self.title = engine.game_class(session.header.game).title
+        self.watchers: set[Peer] = set()
+        self.lock = asyncio.Lock()
+
+    @property
+    def game_id(self) -> str:
+        return self.session.game_id
+
+    def is_owner(self, peer: Peer) -> bool:
+        return peer.player is not None and peer.player.player_id == self.owner.player_id
+
+    # ----------------------------------------------------------- messages
+
+    def _state(self, at_ms: int) -> dict[str, Any]:
+        """The fields a snapshot and a diff share, as of ``at_ms``."""
+        session = self.session
+        return {
+            "game_id": self.game_id,
+            "status": session.status,
+            "counters": session.counters,
+            "score": session.score(at_ms),
+            "legal": session.legal,
+            "clock": tc.Clock(
+                started_ms=session.started_ms, finished_ms=session.finished_ms, elapsed_ms=session.elapsed_ms(at_ms)
+            ),
+        }
+
+    def snapshot(self, now_ms: int, request_id: RequestId | None = None) -> tc.Snapshot:
+        session = self.session
+        return tc.Snapshot(
+            id=request_id,
+            seq=session.seq,
+            game=session.header.game,
+            title=self.title,
+            owner=self.owner,
+            practice=session.header.practice,
+            view=session.view,
+            **self._state(now_ms),
+        )
+
+    def diff(self, change: Change, request_id: RequestId | None = None) -> tc.Diff:
+        return tc.Diff(
+            id=request_id,
+            seq=change.seq,
+            action=tc.ActionDone(kind=change.action.kind, text=change.action.text),
+            ops=change.ops,
+            **self._state(change.action.at_ms),
+        )
+
+    def game_over(self) -> tc.GameOver:
+        session = self.session
+        finished = session.finished_ms or 0
+        return tc.GameOver(
+            game_id=self.game_id,
+            result=session.result,
+            deal=session.header.deal,
+            time_ms=session.elapsed_ms(finished),
+            moves=session.moves,
+            score=session.score(finished),
+            counters=session.counters,
+        )
+
+    # ----------------------------------------------------------- sending
+
+    def broadcast(self, message: tc.Event, skip: Peer | None = None) -> list[Peer]:
+        """Send ``message`` to every watcher but ``skip``; return the
+        watchers whose queue overflowed (nothing was queued for them)."""
+        frames: dict[Codec, bytes] = {}
+        overflowed: list[Peer] = []
+        for peer in self.watchers:
+            if peer is skip:
+                continue
+            codec = peer.codec
+            frame = frames.get(codec)
+            if frame is None:
+                frame = frames[codec] = codec.encode(message)
+            if not peer.send(frame):
+                overflowed.append(peer)
+        return overflowed

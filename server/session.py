@@ -1,0 +1,178 @@
+"""A game session held in memory: header, action log, and the engine game
+that is their replay.
+
+Sessions are logs (see ARCHITECTURE.md): the state is the deterministic
+replay of the header and the actions, so any server process can rebuild
+any game from the store, and two processes that apply the same log
+entries reach the same views and therefore send the same diffs.
+
+Applying an action is two steps with the store in between:
+``perform`` asks the engine (which raises and changes nothing if the
+action is refused); the caller persists the log entry; ``commit`` then
+records it and returns the ``Change`` to broadcast.  If persisting fails,
+``rebuilt`` gives the session as the log says it is, which undoes the
+performed action without trusting any engine undo.
+
+Decisions: the clock runs from the first action to the last and restart
+does not reset it (a restarted daily deal would otherwise be a free
+retry of the timer); a game whose engine status is ``lost`` is finished
+only when undo cannot rescue it (assisted modes allow undo recovery); a
+live game's view has no ``deal`` number, because with the public shuffle
+the number reveals every face-down card; ``game_over`` reveals it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import engine
+from engine import LOST, WON, Game
+from server.storage.base import Action, SessionHeader
+
+ACTION_KINDS = ("move", "undo", "redo", "hint", "restart", "resign")
+ABANDONED = "abandoned"
+RESIGNED = "resigned"
+FINAL_RESULTS = ("won", "lost", RESIGNED, ABANDONED)
+
+
+@dataclass(frozen=True)
+class Change:
+    """What one committed action did, in terms a watcher can use."""
+
+    seq: int
+    action: Action
+    ops: list[dict[str, Any]]
+    finished: bool
+
+
+def build_game(header: SessionHeader) -> Game:
+    """The engine game at the start of a session; raises ``EngineError``."""
+    if header.position is not None:
+        return engine.from_text(header.game, header.position)
+    return engine.new_game(header.game, header.deal, **header.options)
+
+
+def public_view(game: Game) -> dict[str, Any]:
+    """The engine's view minus the deal number (see the module docstring)."""
+    view = game.view()
+    view.pop("deal", None)
+    return view
+
+
+class Session:
+    """One game session; see the module docstring."""
+
+    def __init__(self, header: SessionHeader, game: Game) -> None:
+        self.header = header
+        self.game = game
+        self.log: list[Action] = []
+        self.result: str | None = header.status if header.status in FINAL_RESULTS else None
+        self.pending = False
+        self._publish_state()
+
+    @classmethod
+    def replay(cls, header: SessionHeader, log: list[Action]) -> Session:
+        """The session as ``log`` leaves it."""
+        session = cls(header, build_game(header))
+        for action in log:
+            session.perform(action.kind, action.text)
+            session.log.append(action)
+            session.result = session.result or session._outcome(action)
+        session.pending = False
+        session._publish_state()
+        return session
+
+    def rebuilt(self) -> Session:
+        """A fresh replay of this session's own log (drops anything performed
+        but not committed)."""
+        return Session.replay(self.header, self.log)
+
+    # ----------------------------------------------------------- actions
+
+    def perform(self, kind: str, text: str) -> tuple[str, str | None]:
+        """Apply an action to the engine; return the text to log and, for a
+        hint, the suggestion.  Raises ``EngineError`` (state unchanged).
+        Until ``commit``, readers keep seeing the state before the action."""
+        logged, suggestion = self._engine_action(kind, text)
+        self.pending = True
+        return logged, suggestion
+
+    def _engine_action(self, kind: str, text: str) -> tuple[str, str | None]:
+        game = self.game
+        if kind == "move":
+            return str(game.play(text)), None
+        if kind == "hint":
+            suggestion = game.hint()
+            shown = str(suggestion) if suggestion is not None else None
+            return shown or "", shown
+        if kind == "undo":
+            game.undo()
+        elif kind == "redo":
+            game.redo()
+        elif kind == "restart":
+            game.restart()
+        elif kind != "resign":
+            raise ValueError(f"unknown action kind {kind!r}")
+        return text, None
+
+    def commit(self, action: Action) -> Change:
+        """Record a performed action that the store has accepted."""
+        self.log.append(action)
+        old_view = self.view
+        if self.result is None:
+            self.result = self._outcome(action)
+        self.pending = False
+        self._publish_state()
+        return Change(len(self.log), action, engine.diff(old_view, self.view), self.result is not None)
+
+    def _publish_state(self) -> None:
+        """Cache what watchers may read, so a reader between ``perform`` and
+        ``commit`` never sees an action the store has not accepted."""
+        game = self.game
+        self.view = public_view(game)
+        self.legal = game.destinations() if game.assists else None
+        self.counters = game.counters
+        self.moves = game.moves
+        self.status = self.result or game.status
+        self._score_at_commit = game.score_at(self.elapsed_ms(self.log[-1].at_ms) / 1000 if self.log else 0)
+
+    def _outcome(self, action: Action) -> str | None:
+        if action.kind == "resign":
+            return ABANDONED if action.text == ABANDONED else RESIGNED
+        status = self.game.status
+        if status == WON or status == LOST and not self.game.can_undo():
+            return status
+        return None
+
+    # ----------------------------------------------------------- reading
+
+    @property
+    def game_id(self) -> str:
+        return self.header.game_id
+
+    @property
+    def seq(self) -> int:
+        return len(self.log)
+
+    @property
+    def started_ms(self) -> int | None:
+        return self.log[0].at_ms if self.log else None
+
+    @property
+    def finished_ms(self) -> int | None:
+        return self.log[-1].at_ms if self.result is not None and self.log else None
+
+    def elapsed_ms(self, now_ms: int) -> int:
+        """Time on the server's clock, as of ``now_ms`` (stopped at the end)."""
+        start = self.started_ms
+        if start is None:
+            return 0
+        end = self.finished_ms
+        return max(0, (end if end is not None else now_ms) - start)
+
+    def score(self, now_ms: int) -> int | None:
+        """The score shown at ``now_ms`` (WordLink's falls with time)."""
+        if self.pending:
+            return self._score_at_commit
+        return self.game.score_at(self.elapsed_ms(now_ms) / 1000)

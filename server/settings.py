@@ -1,0 +1,68 @@
+"""The server's settings: one model, every field also an ``ARENA_*`` variable.
+
+Each option is written once, here, with its default and the sentence that
+documents it; ``arena serve --help`` and ``docs/protocol.md`` (limits)
+read from this model, and ``Settings.from_env`` reads ``ARENA_<NAME>``
+(upper case) for every field, so a new option needs no other edit.
+Precedence: command-line flags, then environment, then defaults.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ENV_PREFIX = "ARENA_"
+DEFAULT_STATIC_DIR = Path(__file__).resolve().parent.parent / "client" / "web"
+
+
+class Settings(BaseModel):
+    """Everything an operator can set; see the module docstring."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    host: str = Field("127.0.0.1", description="interface to listen on")
+    port: int = Field(8765, ge=0, le=65535, description="TCP port (0: any free port)")
+    redis_url: str | None = Field(None, description="Redis URL for the shared store; none: in-memory store")
+    max_frame_bytes: int = Field(65536, ge=1024, description="largest message accepted; bigger closes with 1009")
+    rate_per_second: float = Field(20.0, gt=0, description="messages a connection may send per second, sustained")
+    rate_burst: int = Field(40, ge=1, description="messages a connection may send at once before rate limiting")
+    rate_strikes: int = Field(60, ge=1, description="rate-limited messages (recovering one per second) before close 1008")
+    send_queue: int = Field(256, ge=4, description="frames queued for a slow connection before it gets a fresh snapshot")
+    send_overflows: int = Field(3, ge=1, description="queue overflows a connection may have before close 1013")
+    write_buffer_bytes: int = Field(65536, ge=4096, description="socket write buffer above which frames wait in the queue")
+    ping_interval: float | None = Field(20.0, gt=0, description="seconds between keepalive pings (none: off)")
+    ping_timeout: float | None = Field(20.0, gt=0, description="seconds to wait for a pong before closing")
+    finished_retention_seconds: int = Field(7 * 86400, ge=0, description="how long finished games stay for replays")
+    max_live_games: int = Field(5, ge=1, description="live games per player; a new one abandons the oldest")
+    allow_positions: bool = Field(False, description="accept new_game with a practice position (tests, tutorials)")
+    compression: bool = Field(False, description="permessage-deflate (costs CPU per watcher on every broadcast)")
+    shutdown_grace_seconds: float = Field(10.0, ge=0, description="time to finish in-flight actions on SIGTERM")
+    static_dir: Path = Field(DEFAULT_STATIC_DIR, description="web client files served at /")
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+        """Settings from ``ARENA_*`` variables, then ``overrides`` (flags
+        left unset are passed as None and ignored).  Raises pydantic's
+        ``ValidationError`` naming the bad variable's field."""
+        source = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for name, field in cls.model_fields.items():
+            raw = source.get(ENV_PREFIX + name.upper())
+            if raw is None:
+                continue
+            values[name] = None if raw.strip().lower() in ("", "none") and _accepts_none(field.annotation) else raw
+        values.update({name: value for name, value in overrides.items() if value is not None})
+        return cls.model_validate(values)
+
+
+def _accepts_none(annotation: Any) -> bool:
+    return "None" in str(annotation)
+
+
+def env_name(field: str) -> str:
+    """The environment variable of a settings field."""
+    return ENV_PREFIX + field.upper()

@@ -1,0 +1,130 @@
+"""A small real WebSocket client for the server tests.
+
+It speaks either subprotocol through the real ``websockets`` client,
+keeps every frame it receives (raw and decoded, in order), and matches
+replies to requests by ``id``.  Tests assert on what a third-party client
+would see, nothing more.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from typing import Any, Callable
+
+import engine
+from pydantic import BaseModel
+from websockets.asyncio.client import ClientConnection, connect
+
+from protocol import JSON, MSGPACK_SUBPROTOCOL, ServerMessage, codec_for
+from protocol import to_server as ts
+
+WAIT_SECONDS = 10.0
+
+
+class WireClient:
+    """One connection; ``received`` holds every message in arrival order."""
+
+    def __init__(self, connection: ClientConnection) -> None:
+        self.connection = connection
+        self.codec = codec_for(connection.subprotocol)
+        self.raw: list[bytes | str] = []
+        self.received: list[ServerMessage] = []
+        self._taken: set[int] = set()
+        self._arrived = asyncio.Condition()
+        self._ids = itertools.count(1)
+        self._reader = asyncio.create_task(self._read())
+        self.token: str | None = None
+        self.player_id: str | None = None
+
+    @classmethod
+    async def open(cls, url: str, subprotocol: str | None = MSGPACK_SUBPROTOCOL, **options: Any) -> WireClient:
+        offered = [subprotocol] if subprotocol else None
+        return cls(await connect(url, subprotocols=offered, **options))
+
+    async def _read(self) -> None:
+        async for frame in self.connection:
+            message = self.codec.decode_reply(frame)
+            async with self._arrived:
+                self.raw.append(frame)
+                self.received.append(message)
+                self._arrived.notify_all()
+        async with self._arrived:
+            self._arrived.notify_all()
+
+    async def send(self, message: BaseModel) -> None:
+        await self.connection.send(self.codec.encode(message), text=self.codec.text)
+
+    async def send_raw(self, frame: bytes | str) -> None:
+        await self.connection.send(frame)
+
+    def next_id(self) -> int:
+        return next(self._ids)
+
+    async def request(self, kind: type[ts.Request], **fields: Any) -> ServerMessage:
+        """Send a request with a fresh id and return the reply carrying it."""
+        request_id = self.next_id()
+        await self.send(kind(id=request_id, **fields))
+        return await self.wait_for(lambda m: m.id == request_id)
+
+    async def wait_for(self, predicate: Callable[[Any], bool], timeout: float = WAIT_SECONDS) -> Any:
+        """The first not yet taken message matching ``predicate``."""
+
+        def find() -> Any:
+            for index, message in enumerate(self.received):
+                if index not in self._taken and predicate(message):
+                    self._taken.add(index)
+                    return message
+            return None
+
+        async with asyncio.timeout(timeout):
+            async with self._arrived:
+                while (found := find()) is None:
+                    if self._reader.done():
+                        raise ConnectionError(f"connection closed: {self.connection.close_code}")
+                    await self._arrived.wait()
+        return found
+
+    async def next_of(self, kind: str, timeout: float = WAIT_SECONDS) -> Any:
+        return await self.wait_for(lambda m: m.type == kind, timeout)
+
+    async def hello(self, token: str | None = None, name: str | None = None) -> Any:
+        welcome = await self.request(ts.Hello, token=token, name=name)
+        assert welcome.type == "welcome", welcome
+        self.token, self.player_id = welcome.token, welcome.player_id
+        return welcome
+
+    async def new_game(self, game: str = "klondike", **fields: Any) -> tuple[Any, Any]:
+        """Start a game; return (game_started, its snapshot)."""
+        started = await self.request(ts.NewGame, game=game, **fields)
+        assert started.type == "game_started", started
+        snapshot = await self.wait_for(lambda m: m.type == "snapshot" and m.game_id == started.game_id)
+        return started, snapshot
+
+    async def closed(self, timeout: float = WAIT_SECONDS) -> int | None:
+        """Wait for the server to close the connection; its close code."""
+        async with asyncio.timeout(timeout):
+            await asyncio.shield(self._reader)
+        return self.connection.close_code
+
+    async def close(self) -> None:
+        await self.connection.close()
+        await asyncio.gather(self._reader, return_exceptions=True)
+
+
+class Mirror:
+    """A client's copy of a game: a snapshot, then each diff in order."""
+
+    def __init__(self, snapshot: Any) -> None:
+        self.seq: int = snapshot.seq
+        self.view: dict[str, Any] = snapshot.view.model_dump()
+
+    def apply(self, diff: Any) -> None:
+        assert diff.seq == self.seq + 1, f"gap: have {self.seq}, got {diff.seq}"
+        self.view = engine.apply_diff(self.view, [op.model_dump() for op in diff.ops])
+        self.seq = diff.seq
+
+
+def json_frame(data: Any) -> bytes:
+    """Encode any object the way a JSON client would (for malformed-input tests)."""
+    return JSON._dump(data)
