@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..game import Game
 from .broken_deck import BrokenDeck
+from .chequers import Chequers
 from .klondike import Klondike
 from .laras_game import LarasGame
 
@@ -12,4 +13,5 @@ GAMES: dict[str, type[Game]] = {
     BrokenDeck.id: BrokenDeck,
     Klondike.id: Klondike,
     LarasGame.id: LarasGame,
+    Chequers.id: Chequers,
 }
