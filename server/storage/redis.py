@@ -9,8 +9,10 @@ MULTI transactions.  ``docs/storage.md`` lists every key.
 Decisions the interface left open:
 
 - Keys of one session, one player or one board share a Redis Cluster hash
-  tag (the ``{...}`` part), so the scripts touching several of them stay
-  valid on a Cluster.
+  tag (the ``{...}`` part), so that each Lua script touches one slot.
+  That is a first step only: the store speaks to a single Redis (or a
+  proxy in front of several); a Cluster client would also have to split
+  the MULTI transactions that span a session and the shared indexes.
 - redis-py retries nothing (``retries=0``).  A retried command whose reply
   was lost would run twice, and a record or a Vegas total would count a
   game twice; instead the failure reaches the caller as
@@ -120,7 +122,8 @@ def _text(value: bytes | str) -> str:
 
 
 class RedisStore(Store):
-    """The store on a Redis server (or Sentinel/Cluster front) at ``url``.
+    """The store on the Redis server at ``url`` (``redis://``, ``rediss://``
+    for TLS, ``unix://``).
 
     ``namespace`` prefixes every key and channel, so several deployments
     (or test runs) can share one Redis.  ``socket_timeout`` bounds how long

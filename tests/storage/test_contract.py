@@ -465,3 +465,25 @@ async def test_closing_the_store_ends_its_subscriptions(backend: Backend) -> Non
     subscription = await listener.subscribe("game:g1")
     await listener.close()
     assert [payload async for payload in subscription] == []
+
+
+async def test_many_subscriptions_come_and_go_without_losing_a_listener(backend: Backend) -> None:
+    listener = backend.peer()
+    same = await asyncio.gather(*(listener.subscribe("game:busy") for _ in range(10)))
+    others = await asyncio.gather(*(listener.subscribe(f"game:g{n}") for n in range(10)))
+    await asyncio.gather(*(subscription.close() for subscription in same[:5]))
+    again = await listener.subscribe("game:busy")
+    await backend.store.publish("game:busy", b"busy")
+    for n in range(10):
+        await backend.store.publish(f"game:g{n}", f"g{n}".encode())
+    for subscription in [*same[5:], again]:
+        assert await next_message(subscription) == b"busy"
+    for n, subscription in enumerate(others):
+        assert await next_message(subscription) == f"g{n}".encode()
+    for subscription in [*same, *others, again]:
+        await subscription.close()
+    await asyncio.sleep(0.05)
+    late = await listener.subscribe("game:busy")
+    await backend.store.publish("game:busy", b"still here")
+    assert await next_message(late) == b"still here"
+    await late.close()
