@@ -142,6 +142,7 @@ class Game:
     PILES: ClassVar[tuple[str, ...]]
     ALIASES: ClassVar[dict[str, tuple[str, ...]]] = {}
     ACTIONS: ClassVar[frozenset[str]] = frozenset()
+    MOVE_PLACES: ClassVar[frozenset[str]] = frozenset()
     AUX_FIELDS: ClassVar[tuple[str, ...]] = ()
     FIRST_DEAL: ClassVar[int] = 1
     LAST_DEAL: ClassVar[int] = (1 << 63) - 1
@@ -298,13 +299,18 @@ class Game:
             if move.src not in self.ACTIONS:
                 raise BadNotation(f"{text!r}: unknown action; {self.title} has {self._action_list()}")
             return move
-        if move.src not in self._index:
+        if not self._is_place(move.src):
             raise BadNotation(f"{text!r}: there is no pile {move.src!r} in {self.title}")
         if move.dst in self.ALIASES:
             return self._resolve_alias(move)
-        if move.dst not in self._index:
+        if not self._is_place(move.dst):
             raise BadNotation(f"{text!r}: there is no pile {move.dst!r} in {self.title}")
         return move
+
+    def _is_place(self, name: str) -> bool:
+        """A pile, or one of ``MOVE_PLACES``: names a game's moves use that
+        are not whole piles (Lara's Game's spread positions ``r1``, ``r2`` …)."""
+        return name in self._index or name in self.MOVE_PLACES
 
     def _action_list(self) -> str:
         return ", ".join(sorted(self.ACTIONS)) or "no actions"
@@ -419,7 +425,7 @@ class Game:
         This is the tap / double-click helper: the game's
         ``_destination_order`` says which destination is best.
         """
-        if src not in self._index:
+        if not self._is_place(src):
             raise BadNotation(f"there is no pile {src!r} in {self.title}")
         pos = self.position
         ranked = []

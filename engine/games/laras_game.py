@@ -179,6 +179,7 @@ class LarasGame(Game):
     PILES = (*UP_NAMES, *DOWN_NAMES, *PACK_NAMES, "s", "r")
     ALIASES: ClassVar[dict[str, tuple[str, ...]]] = {"f": UP_NAMES + DOWN_NAMES}
     ACTIONS = frozenset({"draw"})
+    MOVE_PLACES = frozenset(SLOT_NAMES)
     AUX_FIELDS = ("spread",)
     OPTIONS = (
         Option(
@@ -201,26 +202,13 @@ class LarasGame(Game):
         for name in (move.src, move.dst):
             if name == "r":
                 raise BadNotation(f"{text!r}: name a spread card by its place from the left, e.g. r1")
-            if name not in self._index and name not in SLOT and name not in self.ALIASES:
+            if not self._is_place(name) and name not in self.ALIASES:
                 raise BadNotation(f"{text!r}: there is no pile {name!r} in {self.title}")
         if move.src in self.ALIASES:
             raise BadNotation(f"{text!r}: {move.src!r} names a destination, not a card to move")
         if move.dst in self.ALIASES:
             return self._resolve_alias(move)
         return move
-
-    def auto_move(self, src: str, count: int = 1) -> Move | None:
-        """The tap helper, also for spread cards (``r3``), which the base
-        does not know as piles."""
-        if src not in SLOT:
-            return super().auto_move(src, count)
-        pos = self.position
-        ranked = [
-            (order, move)
-            for move in self.legal_moves()
-            if move.src == src and move.count == count and (order := self._destination_order(pos, move)) is not None
-        ]
-        return min(ranked)[1] if ranked else None
 
     # ------------------------------------------------------------- moves
 
