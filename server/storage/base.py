@@ -184,7 +184,12 @@ class Store(ABC):
     async def append(self, game_id: str, expected_length: int, action: Action) -> int:
         """Append ``action`` if the log has exactly ``expected_length``
         entries, atomically; return the new length.  Raises ``LogConflict``
-        when another writer got there first: the caller reloads."""
+        when another writer got there first: the caller reloads.  Raises
+        ``KeyError`` when the session does not exist (or has expired).
+
+        After ``StorageUnavailable`` the action may or may not be in the log
+        (the reply can be lost after Redis wrote it); the next append tells,
+        with ``LogConflict``."""
 
     @abstractmethod
     async def load_session(self, game_id: str) -> tuple[SessionHeader, list[Action]] | None: ...
@@ -264,7 +269,12 @@ class Store(ABC):
     async def publish(self, channel: str, payload: bytes) -> None: ...
 
     @abstractmethod
-    async def subscribe(self, channel: str) -> Subscription: ...
+    async def subscribe(self, channel: str) -> Subscription:
+        """Listen to ``channel``.  Returns once the subscription is in
+        place, so anything published afterwards, by any process, is
+        delivered, in publishing order.  A subscription outlives a lost
+        connection (the Redis store reconnects by itself), but messages
+        published while it was down are lost: number what you publish."""
 
 
 def board_score(time_ms: int, moves: int, finished_ms: int) -> int:
