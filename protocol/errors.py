@@ -84,7 +84,9 @@ class ErrorCode(StrEnum):
     )
     STORAGE_UNAVAILABLE = (
         "storage_unavailable",
-        "The server cannot reach its storage, so nothing was recorded or changed. Try again shortly.",
+        "The server could not reach its storage, so the action was not acknowledged and the game "
+        "shows no change. Rarely the store kept it anyway: your next action (state_conflict) or a "
+        "resync shows the true state. Try again shortly.",
     )
     SHUTTING_DOWN = (
         "shutting_down",

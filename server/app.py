@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 from typing import Callable, Sequence
 from urllib.parse import urlsplit
 
@@ -151,6 +152,9 @@ class ArenaServer:
     # ------------------------------------------------------------ connections
 
     async def _serve_connection(self, connection: ServerConnection) -> None:
+        send_buffer = self.settings.kernel_send_buffer_bytes
+        if send_buffer is not None:
+            connection.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
         codec = codec_for(connection.subprotocol)
         outlet = WebSocketOutlet(connection, codec.text)
         peer = self.hub.connect(codec, outlet)
@@ -158,9 +162,11 @@ class ArenaServer:
         self._outlets.add(outlet)
         try:
             async for frame in connection:
-                await self.hub.handle(peer, frame)
-                if peer.closed:
-                    break
+                # After the core closed this peer (1008, 1013) keep reading and
+                # dropping frames, so the client's close reply is read and the
+                # closing handshake ends now rather than at its timeout.
+                if not peer.closed:
+                    await self.hub.handle(peer, frame)
         except ConnectionClosed:
             pass
         finally:

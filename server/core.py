@@ -411,6 +411,9 @@ class Hub:
                 "the game changed on another server; here is its true state, your action was not applied",
                 game_id=room.game_id,
             ) from None
+        except KeyError:
+            room.session = session.rebuilt()
+            raise Refusal(ErrorCode.GAME_NOT_FOUND, "this game is no longer stored", game_id=room.game_id) from None
         except BaseException:
             room.session = session.rebuilt()
             raise

@@ -34,6 +34,9 @@ class Settings(BaseModel):
     send_queue: int = Field(256, ge=4, description="frames queued for a slow connection before it gets a fresh snapshot")
     send_overflows: int = Field(3, ge=1, description="queue overflows a connection may have before close 1013")
     write_buffer_bytes: int = Field(65536, ge=4096, description="socket write buffer above which frames wait in the queue")
+    kernel_send_buffer_bytes: int | None = Field(
+        None, ge=4096, description="SO_SNDBUF per connection, bounding kernel memory per slow client (none: OS default)"
+    )
     ping_interval: float | None = Field(20.0, gt=0, description="seconds between keepalive pings (none: off)")
     ping_timeout: float | None = Field(20.0, gt=0, description="seconds to wait for a pong before closing")
     finished_retention_seconds: int = Field(7 * 86400, ge=0, description="how long finished games stay for replays")

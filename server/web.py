@@ -49,7 +49,8 @@ def respond(connection: ServerConnection, status: int, body: bytes | str, conten
     data = body.encode() if isinstance(body, str) else body
     response = connection.respond(status, "")
     response.body = data
-    response.headers["Content-Length"] = str(len(data))
-    del response.headers["Content-Type"]
-    response.headers["Content-Type"] = content_type
+    headers = response.headers
+    del headers["Content-Length"], headers["Content-Type"]
+    headers["Content-Length"] = str(len(data))
+    headers["Content-Type"] = content_type
     return response

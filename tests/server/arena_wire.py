@@ -15,6 +15,7 @@ from typing import Any, Callable
 import engine
 from pydantic import BaseModel
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
 
 from protocol import JSON, MSGPACK_SUBPROTOCOL, ServerMessage, codec_for
 from protocol import to_server as ts
@@ -43,12 +44,15 @@ class WireClient:
         return cls(await connect(url, subprotocols=offered, **options))
 
     async def _read(self) -> None:
-        async for frame in self.connection:
-            message = self.codec.decode_reply(frame)
-            async with self._arrived:
-                self.raw.append(frame)
-                self.received.append(message)
-                self._arrived.notify_all()
+        try:
+            async for frame in self.connection:
+                message = self.codec.decode_reply(frame)
+                async with self._arrived:
+                    self.raw.append(frame)
+                    self.received.append(message)
+                    self._arrived.notify_all()
+        except ConnectionClosed:
+            pass
         async with self._arrived:
             self._arrived.notify_all()
 

@@ -2,31 +2,17 @@
 
 from __future__ import annotations
 
-from typing import AsyncIterator, Awaitable, Callable
+from typing import AsyncIterator
 
 import pytest
 
+from arena_servers import ClientFactory, make_settings
 from arena_wire import WireClient
 from protocol import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL
 from server.app import ArenaServer
-from server.settings import Settings
 from server.storage.memory import MemoryStore
 
 SUBPROTOCOL_CHOICES = (JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL)
-
-
-def make_settings(**changes: object) -> Settings:
-    """Loopback, any free port, practice positions allowed, no keepalive
-    noise, and rate limits out of the way (the limits tests set their own)."""
-    base: dict[str, object] = {
-        "port": 0,
-        "allow_positions": True,
-        "ping_interval": None,
-        "shutdown_grace_seconds": 2,
-        "rate_per_second": 100_000,
-        "rate_burst": 100_000,
-    }
-    return Settings(**{**base, **changes})
 
 
 @pytest.fixture
@@ -38,9 +24,6 @@ async def server() -> AsyncIterator[ArenaServer]:
 @pytest.fixture(params=SUBPROTOCOL_CHOICES)
 def subprotocol(request: pytest.FixtureRequest) -> str:
     return str(request.param)
-
-
-ClientFactory = Callable[..., Awaitable[WireClient]]
 
 
 @pytest.fixture

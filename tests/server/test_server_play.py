@@ -10,7 +10,7 @@ from arena_positions import (
     WINNING_MOVES,
 )
 from arena_wire import Mirror
-from conftest import ClientFactory
+from arena_servers import ClientFactory
 
 from protocol import ErrorCode
 from protocol import to_server as ts

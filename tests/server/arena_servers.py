@@ -1,0 +1,26 @@
+"""Server settings and types shared by the server tests (a plain module:
+test modules must not import ``conftest`` by name, several exist)."""
+
+from __future__ import annotations
+
+from typing import Any, Awaitable, Callable
+
+from arena_wire import WireClient
+
+from server.settings import Settings
+
+ClientFactory = Callable[..., Awaitable[WireClient]]
+
+
+def make_settings(**changes: Any) -> Settings:
+    """Loopback, any free port, practice positions allowed, no keepalive
+    noise, and rate limits out of the way (the limits tests set their own)."""
+    base: dict[str, Any] = {
+        "port": 0,
+        "allow_positions": True,
+        "ping_interval": None,
+        "shutdown_grace_seconds": 2,
+        "rate_per_second": 100_000,
+        "rate_burst": 100_000,
+    }
+    return Settings(**{**base, **changes})

@@ -1,0 +1,187 @@
+"""Every error code, each from a real request over a real connection;
+after every error the connection stays open and nothing has changed."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import AsyncIterator
+
+import msgpack
+import pytest
+from arena_stores import FaultyStore
+from arena_wire import WireClient, json_frame
+from arena_servers import ClientFactory, make_settings
+
+from protocol import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL, ErrorCode
+from protocol import to_server as ts
+from server.app import ArenaServer
+from server.storage.base import StorageUnavailable
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[ArenaServer]:
+    async with ArenaServer(make_settings(), store=FaultyStore()) as running:
+        yield running
+
+
+async def _still_open(client: WireClient) -> None:
+    assert (await client.request(ts.Ping)).type == "pong"
+
+
+JSON_GARBAGE = [
+    ("not json", None),
+    ("[1, 2]", None),
+    ('{"id": 4}', 4),
+    ('{"type": "fly", "id": "x"}', "x"),
+    ('{"type": "move", "id": 5, "game_id": "g"}', 5),
+    ('{"type": "ping", "id": 6, "extra": true}', 6),
+    ('{"type": "new_game", "id": 7, "game": "klondike", "deal": "5"}', 7),
+    ('{"type": "auto_move", "id": 8, "game_id": "g", "src": "t1", "count": 0}', 8),
+    (b"\xff\xfe", None),
+    ("[" * 5000 + "]" * 5000, None),
+]
+
+
+@pytest.mark.parametrize(("frame", "request_id"), JSON_GARBAGE)
+async def test_a_malformed_json_frame_gets_bad_message_and_the_connection_stays(
+    connect: ClientFactory, frame: str | bytes, request_id: object
+) -> None:
+    client = await connect(JSON_SUBPROTOCOL)
+    await client.send_raw(frame)
+    error = await client.next_of("error")
+    assert error.code == ErrorCode.BAD_MESSAGE and error.id == request_id and error.message
+    await _still_open(client)
+
+
+MSGPACK_GARBAGE = [
+    "a text frame",
+    b"\xc1",
+    msgpack.packb([1, 2]),
+    msgpack.packb({"type": "watch"}),
+    msgpack.packb({"type": "ping"}) + b"\x00",
+    msgpack.packb({1: 2}),
+]
+
+
+@pytest.mark.parametrize("frame", MSGPACK_GARBAGE)
+async def test_a_malformed_msgpack_frame_gets_bad_message_and_the_connection_stays(
+    connect: ClientFactory, frame: str | bytes
+) -> None:
+    client = await connect(MSGPACK_SUBPROTOCOL)
+    await client.send_raw(frame)
+    assert (await client.next_of("error")).code == ErrorCode.BAD_MESSAGE
+    await _still_open(client)
+
+
+async def test_acting_before_hello_is_refused(connect: ClientFactory) -> None:
+    client = await connect()
+    assert (await client.request(ts.NewGame, game="klondike")).code == ErrorCode.HELLO_REQUIRED
+
+
+async def test_hello_twice_is_forbidden(connect: ClientFactory) -> None:
+    client = await connect()
+    await client.hello()
+    assert (await client.request(ts.Hello)).code == ErrorCode.FORBIDDEN
+
+
+async def test_an_unknown_game_lists_the_games(connect: ClientFactory) -> None:
+    client = await connect()
+    await client.hello()
+    refusal = await client.request(ts.NewGame, game="poker")
+    assert refusal.code == ErrorCode.UNKNOWN_GAME and "klondike" in refusal.message
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [{"options": {"draw": 2}}, {"options": {"colour": "red"}}, {"deal": 0}, {"deal": -3}],
+)
+async def test_bad_options_and_deals_are_refused(connect: ClientFactory, fields: dict[str, object]) -> None:
+    client = await connect()
+    await client.hello()
+    refusal = await client.request(ts.NewGame, game="klondike", **fields)
+    assert refusal.code == ErrorCode.BAD_OPTION and refusal.message
+    assert (await client.request(ts.ListGames)).games == []
+
+
+async def test_unparsable_move_text_is_bad_notation(connect: ClientFactory) -> None:
+    client = await connect()
+    await client.hello()
+    started, _ = await client.new_game(deal=2)
+    for text in ("zz-t1", "t1-", "t1-t2xq", "jump"):
+        refusal = await client.request(ts.Move, game_id=started.game_id, move=text)
+        assert refusal.code == ErrorCode.BAD_NOTATION, (text, refusal)
+    bad_position = await client.request(ts.NewGame, game="klondike", position="klondike deal=1\nnonsense")
+    assert bad_position.code == ErrorCode.BAD_NOTATION
+
+
+async def test_undo_with_nothing_to_undo_and_spent_hints_are_unavailable(connect: ClientFactory) -> None:
+    client = await connect()
+    await client.hello()
+    started, _ = await client.new_game(deal=2, options={"hint_limit": 0})
+    undo = await client.request(ts.Undo, game_id=started.game_id)
+    assert (undo.code, undo.reason) == (ErrorCode.UNAVAILABLE, "nothing_to_undo")
+    hint = await client.request(ts.Hint, game_id=started.game_id)
+    assert (hint.code, hint.reason) == (ErrorCode.UNAVAILABLE, "hint_limit")
+
+
+async def test_an_unknown_game_id_is_not_found(connect: ClientFactory) -> None:
+    client = await connect()
+    await client.hello()
+    for kind in (ts.Watch, ts.Resync, ts.Undo):
+        refusal = await client.request(kind, game_id="g_nothing_here")
+        assert refusal.code == ErrorCode.GAME_NOT_FOUND and refusal.game_id == "g_nothing_here"
+
+
+async def test_positions_are_forbidden_unless_the_server_allows_them() -> None:
+    async with ArenaServer(make_settings(allow_positions=False), store=FaultyStore()) as strict:
+        client = await WireClient.open(strict.url)
+        await client.hello()
+        refusal = await client.request(ts.NewGame, game="klondike", position="klondike deal=1\nmoves=0\n")
+        assert refusal.code == ErrorCode.FORBIDDEN
+        await client.close()
+
+
+async def test_storage_failure_acknowledges_nothing(server: ArenaServer, connect: ClientFactory) -> None:
+    client = await connect()
+    await client.hello()
+    started, snapshot = await client.new_game(deal=2)
+    store = server.store
+    assert isinstance(store, FaultyStore)
+    store.failure = StorageUnavailable("redis is down")
+    refusal = await client.request(ts.Move, game_id=started.game_id, move=snapshot.legal[0])
+    assert refusal.code == ErrorCode.STORAGE_UNAVAILABLE
+    store.failure = None
+    unchanged = await client.request(ts.Resync, game_id=started.game_id)
+    assert unchanged.seq == 0 and unchanged.view == snapshot.view and unchanged.counters == snapshot.counters
+    moved = await client.request(ts.Move, game_id=started.game_id, move=snapshot.legal[0])
+    assert moved.seq == 1
+    assert len((await store.load_session(started.game_id))[1]) == 1
+
+
+async def test_an_unexpected_failure_is_an_internal_error_and_changes_nothing(
+    server: ArenaServer, connect: ClientFactory
+) -> None:
+    client = await connect()
+    await client.hello()
+    started, snapshot = await client.new_game(deal=2)
+    store = server.store
+    assert isinstance(store, FaultyStore)
+    store.failure = RuntimeError("a bug")
+    refusal = await client.request(ts.Move, game_id=started.game_id, move=snapshot.legal[0])
+    assert refusal.code == ErrorCode.INTERNAL_ERROR and "bug" not in refusal.message
+    store.failure = None
+    assert (await client.request(ts.Resync, game_id=started.game_id)).view == snapshot.view
+
+
+def test_every_error_code_is_provoked_by_some_server_test() -> None:
+    sources = " ".join(path.read_text(encoding="utf-8") for path in Path(__file__).parent.glob("test_*.py"))
+    used = set(re.findall(r"ErrorCode\.([A-Z_]+)", sources))
+    missing = [code.name for code in ErrorCode if code.name not in used]
+    assert not missing, f"no server test provokes: {missing}"
+
+
+async def test_json_frames_of_any_object_decode_the_same_as_models(connect: ClientFactory) -> None:
+    client = await connect(JSON_SUBPROTOCOL)
+    await client.send_raw(json_frame({"type": "ping", "id": "raw"}))
+    assert (await client.wait_for(lambda m: m.id == "raw")).type == "pong"

@@ -1,0 +1,100 @@
+"""Plain HTTP on the WebSocket port: health, metrics, the web client's files."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import AsyncIterator
+
+import pytest
+from arena_servers import make_settings
+from arena_wire import WireClient
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
+
+from protocol import to_server as ts
+from server.app import ArenaServer
+from server.storage.memory import MemoryStore
+
+
+async def http_get(port: int, path: str) -> tuple[int, dict[str, str], bytes]:
+    """One raw HTTP/1.1 GET, byte for byte what is sent (no client-side path cleaning)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: arena\r\n\r\n".encode())
+    await writer.drain()
+    data = await reader.read()
+    writer.close()
+    await writer.wait_closed()
+    head, _, body = data.partition(b"\r\n\r\n")
+    status_line, *header_lines = head.decode().split("\r\n")
+    names = [line.partition(":")[0].lower() for line in header_lines]
+    assert len(names) == len(set(names)), f"repeated headers: {header_lines}"
+    headers = {name.lower(): value.strip() for name, _, value in (line.partition(":") for line in header_lines)}
+    assert int(headers["content-length"]) == len(body)
+    return int(status_line.split()[1]), headers, body
+
+
+@pytest.fixture
+async def site(tmp_path: Path) -> AsyncIterator[ArenaServer]:
+    web = tmp_path / "web"
+    (web / "js").mkdir(parents=True)
+    (web / "index.html").write_text("<h1>Arena</h1>", encoding="utf-8")
+    (web / "js" / "app.js").write_text("console.log(1)", encoding="utf-8")
+    (tmp_path / "secret.txt").write_text("the daily secret", encoding="utf-8")
+    (web / "escape").symlink_to(tmp_path / "secret.txt")
+    async with ArenaServer(make_settings(static_dir=web), store=MemoryStore()) as running:
+        yield running
+
+
+async def test_healthz_says_ok(site: ArenaServer) -> None:
+    status, _, body = await http_get(site.port, "/healthz")
+    assert (status, body) == (200, b"ok\n")
+
+
+async def test_metrics_count_connections_games_actions_and_errors(site: ArenaServer) -> None:
+    client = await WireClient.open(site.url)
+    await client.hello()
+    started, snapshot = await client.new_game(deal=3)
+    await client.request(ts.Move, game_id=started.game_id, move=snapshot.legal[0])
+    await client.request(ts.Undo, game_id="g_missing")
+    status, headers, body = await http_get(site.port, "/metrics")
+    text = body.decode()
+    assert status == 200 and headers["content-type"].startswith("text/plain; version=0.0.4")
+    for line in (
+        "arena_connections 1",
+        "arena_live_games 1",
+        "arena_actions_total 1",
+        'arena_errors_total{code="game_not_found"} 1',
+        "arena_broadcast_seconds_count 1",
+    ):
+        assert line in text.splitlines(), line
+    await client.close()
+
+
+async def test_the_web_client_is_served_from_its_directory(site: ArenaServer) -> None:
+    status, headers, body = await http_get(site.port, "/")
+    assert (status, body) == (200, b"<h1>Arena</h1>") and headers["content-type"] == "text/html; charset=utf-8"
+    status, headers, body = await http_get(site.port, "/js/app.js")
+    assert status == 200 and body == b"console.log(1)" and "javascript" in headers["content-type"]
+
+
+@pytest.mark.parametrize(
+    "path", ["/../secret.txt", "/%2e%2e/secret.txt", "/js/..%2f..%2fsecret.txt", "/escape", "/nothing.html", "/%00"]
+)
+async def test_no_path_leads_outside_the_web_directory(site: ArenaServer, path: str) -> None:
+    status, _, body = await http_get(site.port, path)
+    assert status == 404 and b"secret" not in body
+
+
+async def test_websockets_are_accepted_only_at_the_endpoint(site: ArenaServer) -> None:
+    with pytest.raises(InvalidStatus) as refused:
+        await connect(f"ws://127.0.0.1:{site.port}/elsewhere")
+    assert refused.value.response.status_code == 404
+
+
+async def test_a_client_offering_no_subprotocol_speaks_json(site: ArenaServer) -> None:
+    client = await WireClient.open(site.url, None)
+    assert client.connection.subprotocol is None
+    assert (await client.request(ts.Ping)).type == "pong"
+    assert isinstance(client.raw[-1], str)
+    await client.close()

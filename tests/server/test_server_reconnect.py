@@ -1,0 +1,90 @@
+"""Coming back: the token restores the player and its live games; resync
+repairs a client that missed diffs."""
+
+from __future__ import annotations
+
+import pytest
+from arena_wire import Mirror
+from arena_servers import ClientFactory
+
+from protocol import ErrorCode
+from protocol import to_server as ts
+from server.app import ArenaServer
+
+
+async def test_a_player_who_reconnects_with_the_token_continues_the_same_game(
+    connect: ClientFactory, subprotocol: str
+) -> None:
+    first = await connect(subprotocol)
+    await first.hello(name="returning")
+    started, snapshot = await first.new_game(deal=21)
+    last = None
+    for _ in range(3):
+        last = await first.request(ts.Move, game_id=started.game_id, move=(last or snapshot).legal[0])
+    await first.close()
+
+    again = await connect(subprotocol)
+    welcome = await again.hello(token=first.token)
+    assert welcome.player_id == first.player_id and welcome.name == "returning"
+    assert [g.game_id for g in welcome.games] == [started.game_id]
+    resumed = await again.wait_for(lambda m: m.type == "snapshot" and m.game_id == started.game_id)
+    assert resumed.seq == last.seq == 3
+    assert resumed.counters == last.counters and resumed.legal == last.legal
+    assert resumed.clock.started_ms == last.clock.started_ms
+    going_on = await again.request(ts.Move, game_id=started.game_id, move=resumed.legal[0])
+    assert going_on.type == "diff" and going_on.seq == 4
+
+
+async def test_the_token_is_stored_only_as_a_hash(connect: ClientFactory, server: ArenaServer) -> None:
+    client = await connect()
+    welcome = await client.hello()
+    record = await server.store.get_player(welcome.player_id)
+    assert record.token_hash != welcome.token and welcome.token not in repr(record)
+
+
+async def test_a_name_can_change_on_hello(connect: ClientFactory) -> None:
+    first = await connect()
+    await first.hello(name="before")
+    second = await connect()
+    assert (await second.hello(token=first.token, name="after")).name == "after"
+
+
+async def test_an_unknown_token_is_refused_and_the_connection_stays(connect: ClientFactory) -> None:
+    client = await connect()
+    refusal = await client.request(ts.Hello, token="not-a-token")
+    assert refusal.code == ErrorCode.BAD_TOKEN
+    assert (await client.request(ts.Ping)).type == "pong"
+
+
+async def test_resync_after_a_gap_gives_the_current_state(connect: ClientFactory) -> None:
+    player = await connect()
+    await player.hello()
+    started, snapshot = await player.new_game(deal=9)
+    spectator = await connect()
+    mirror = Mirror(await spectator.request(ts.Watch, game_id=started.game_id))
+    legal = snapshot.legal
+    for _ in range(4):
+        legal = (await player.request(ts.Move, game_id=started.game_id, move=legal[0])).legal
+    diffs = [await spectator.wait_for(lambda m, n=n: m.type == "diff" and m.seq == n) for n in range(1, 5)]
+    mirror.apply(diffs[0])
+    with pytest.raises(AssertionError, match="gap"):
+        mirror.apply(diffs[2])
+    mirror = Mirror(await spectator.request(ts.Resync, game_id=started.game_id))
+    assert mirror.seq == 4
+    truth = Mirror(snapshot)
+    for diff in diffs:
+        truth.apply(diff)
+    assert mirror.view == truth.view
+
+
+async def test_a_disconnected_spectator_resyncs_at_the_current_position(connect: ClientFactory) -> None:
+    player = await connect()
+    await player.hello()
+    started, snapshot = await player.new_game(deal=9)
+    spectator = await connect()
+    await spectator.request(ts.Watch, game_id=started.game_id)
+    await spectator.close()
+    reply = await player.request(ts.Move, game_id=started.game_id, move=snapshot.legal[0])
+    back = await connect()
+    fresh = await back.request(ts.Resync, game_id=started.game_id)
+    assert fresh.seq == reply.seq and fresh.counters == reply.counters
