@@ -1,0 +1,83 @@
+"""Solitaire Arena's Python client: an asyncio library, a terminal client
+(``arena play``, ``arena watch``) and the browser client's files (``web/``).
+
+The library in four lines::
+
+    from client import ArenaClient
+
+    async with ArenaClient("ws://127.0.0.1:8765/ws") as client:
+        game = await client.new_game("klondike", deal="daily")
+        await client.move(game.game_id, "draw")
+
+``ArenaClient`` (``client.connection``) correlates requests and replies,
+raises ``ArenaError`` subclasses with the server's codes
+(``client.errors``), mirrors watched games (``client.mirror``) and
+reconnects by itself (``client.backoff``).  ``docs/client.md`` has the
+guide.
+"""
+
+from __future__ import annotations
+
+from .backoff import NO_RECONNECT, Backoff
+from .connection import DEFAULT_URL, ArenaClient, ClientState, connect_client
+from .errors import (
+    ArenaError,
+    BadMessage,
+    BadNotation,
+    BadOption,
+    BadToken,
+    CannotConnect,
+    ClientClosed,
+    ClientError,
+    ConnectionLost,
+    Forbidden,
+    GameFinished,
+    GameNotFound,
+    HelloRequired,
+    IllegalMove,
+    InternalError,
+    ProtocolMismatch,
+    RateLimited,
+    RequestTimeout,
+    ShuttingDown,
+    StateConflict,
+    StorageUnavailable,
+    Unavailable,
+    UnknownGame,
+)
+from .mirror import GameMirror, Update, Updates
+
+__all__ = [
+    "DEFAULT_URL",
+    "NO_RECONNECT",
+    "ArenaClient",
+    "ArenaError",
+    "Backoff",
+    "BadMessage",
+    "BadNotation",
+    "BadOption",
+    "BadToken",
+    "CannotConnect",
+    "ClientClosed",
+    "ClientError",
+    "ClientState",
+    "ConnectionLost",
+    "Forbidden",
+    "GameFinished",
+    "GameMirror",
+    "GameNotFound",
+    "HelloRequired",
+    "IllegalMove",
+    "InternalError",
+    "ProtocolMismatch",
+    "RateLimited",
+    "RequestTimeout",
+    "ShuttingDown",
+    "StateConflict",
+    "StorageUnavailable",
+    "Unavailable",
+    "UnknownGame",
+    "Update",
+    "Updates",
+    "connect_client",
+]

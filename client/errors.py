@@ -1,0 +1,159 @@
+"""What the client library raises.
+
+Two trees under one root, ``ClientError``, because callers react to them
+differently:
+
+- ``ArenaError``: the server refused a request and said why.  ``code`` is
+  the server's stable error code (``protocol.ErrorCode``), ``message`` the
+  sentence for people, ``reason`` the engine's specific code where there
+  is one (``not_alternating``, ``nothing_to_undo`` …).  Nothing changed on
+  the server.  Each code has its own subclass, so ``except IllegalMove``
+  reads like the rule it handles; a code this library does not know (a
+  newer server) still raises ``ArenaError`` with the code preserved.
+- Transport trouble: ``ConnectionLost`` (the connection dropped while a
+  request was in flight: the request may or may not have been applied,
+  so look at the game's mirror before retrying), ``RequestTimeout`` and
+  ``ClientClosed``.
+
+Example::
+
+    try:
+        await client.move(game_id, "t3-t5")
+    except IllegalMove as refusal:
+        print(refusal.message, refusal.reason)
+    except ArenaError as refusal:
+        print("refused:", refusal.code)
+"""
+
+from __future__ import annotations
+
+from protocol import ErrorCode
+
+
+class ClientError(Exception):
+    """Root of everything this library raises on purpose."""
+
+
+class ArenaError(ClientError):
+    """The server refused a request; nothing changed.  See the module docstring."""
+
+    def __init__(self, code: str, message: str, reason: str | None = None, game_id: str | None = None) -> None:
+        super().__init__(f"{message} ({code}{', ' + reason if reason else ''})")
+        self.code = code
+        self.message = message
+        self.reason = reason
+        self.game_id = game_id
+
+
+class BadMessage(ArenaError):
+    """The server could not read a frame this client sent (a client bug)."""
+
+
+class HelloRequired(ArenaError):
+    """Playing needs an identity; connect with ``identify=True``."""
+
+
+class BadToken(ArenaError):
+    """The token belongs to no player on this server."""
+
+
+class UnknownGame(ArenaError):
+    """``new_game`` named a game the server does not have."""
+
+
+class BadOption(ArenaError):
+    """An option or a deal number was not accepted."""
+
+
+class BadNotation(ArenaError):
+    """The move text does not parse in this game's notation."""
+
+
+class IllegalMove(ArenaError):
+    """A well-formed move the rules refuse here; ``reason`` names the rule."""
+
+
+class Unavailable(ArenaError):
+    """Undo, redo or hint refused; ``reason`` says why."""
+
+
+class GameNotFound(ArenaError):
+    """No game has this id (any more)."""
+
+
+class Forbidden(ArenaError):
+    """Only a game's owner acts on it (and a few other rules of the server)."""
+
+
+class GameFinished(ArenaError):
+    """The game is over and accepts no more actions."""
+
+
+class StateConflict(ArenaError):
+    """Another server process changed the game first; the mirror already
+    holds the true state (a snapshot came before this error)."""
+
+
+class RateLimited(ArenaError):
+    """The server dropped the request unread: too many messages."""
+
+
+class StorageUnavailable(ArenaError):
+    """The server cannot reach its storage; try again shortly."""
+
+
+class ShuttingDown(ArenaError):
+    """The server is stopping; the client reconnects by itself, then retry."""
+
+
+class InternalError(ArenaError):
+    """The server failed unexpectedly; the game is unchanged."""
+
+
+ERROR_CLASSES: dict[str, type[ArenaError]] = {
+    ErrorCode.BAD_MESSAGE: BadMessage,
+    ErrorCode.HELLO_REQUIRED: HelloRequired,
+    ErrorCode.BAD_TOKEN: BadToken,
+    ErrorCode.UNKNOWN_GAME: UnknownGame,
+    ErrorCode.BAD_OPTION: BadOption,
+    ErrorCode.BAD_NOTATION: BadNotation,
+    ErrorCode.ILLEGAL_MOVE: IllegalMove,
+    ErrorCode.UNAVAILABLE: Unavailable,
+    ErrorCode.GAME_NOT_FOUND: GameNotFound,
+    ErrorCode.FORBIDDEN: Forbidden,
+    ErrorCode.GAME_FINISHED: GameFinished,
+    ErrorCode.STATE_CONFLICT: StateConflict,
+    ErrorCode.RATE_LIMITED: RateLimited,
+    ErrorCode.STORAGE_UNAVAILABLE: StorageUnavailable,
+    ErrorCode.SHUTTING_DOWN: ShuttingDown,
+    ErrorCode.INTERNAL_ERROR: InternalError,
+}
+
+
+def arena_error(code: str, message: str, reason: str | None = None, game_id: str | None = None) -> ArenaError:
+    """The exception for an ``error`` message: its code's class, or the
+    base class (code kept) for a code this library does not know."""
+    return ERROR_CLASSES.get(str(code), ArenaError)(str(code), message, reason, game_id)
+
+
+class ConnectionLost(ClientError, ConnectionError):
+    """The connection dropped before the reply came.  A request that was
+    sent may have been applied: check the game's mirror, which the client
+    refreshes when it reconnects, before sending it again."""
+
+
+class RequestTimeout(ClientError, TimeoutError):
+    """No reply within the client's timeout."""
+
+
+class ClientClosed(ClientError):
+    """The client was closed (or gave up reconnecting); make a new one."""
+
+
+class ProtocolMismatch(ClientError):
+    """The server replied with a message this library cannot read (a
+    newer protocol); upgrade the client."""
+
+
+class CannotConnect(ClientError, ConnectionError):
+    """The server could not be reached (or refused the WebSocket handshake)."""
