@@ -34,6 +34,9 @@ class MalformedMessage(ValueError):
         self.request_id = request_id
 
 
+_KINDS = {list: "a list", str: "a string", int: "a number", float: "a number", bool: "a boolean", bytes: "bytes"}
+
+
 def _readable_id(data: Any) -> int | str | None:
     if isinstance(data, dict):
         value = data.get("id")
@@ -74,7 +77,7 @@ class Codec:
         except (ValueError, RecursionError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as error:
             raise MalformedMessage(f"the frame is not {self.name}: {error or type(error).__name__}") from None
         if not isinstance(data, dict):
-            raise MalformedMessage(f"a message is an object with a 'type', not a {type(data).__name__}")
+            raise MalformedMessage(f"a message is an object with a 'type', not {_KINDS.get(type(data), 'that')}")
         try:
             return adapter.validate_python(data)
         except ValidationError as error:

@@ -131,7 +131,7 @@ class Session:
         ``commit`` never sees an action the store has not accepted."""
         game = self.game
         self.view = public_view(game)
-        self.legal = game.destinations() if game.assists else None
+        self.legal = None if not game.assists else [] if self.result is not None else game.destinations()
         self.counters = game.counters
         self.moves = game.moves
         self.status = self.result or game.status

@@ -1,0 +1,182 @@
+"""The generated parts of ``docs/protocol.md``, and the script that writes them.
+
+``python tests/protocol/protocol_doc.py`` runs a real server on a free
+port, plays the example session with real clients, and rewrites the
+marked sections of the document: the session transcript, the error-code
+table and the limits table.  ``test_protocol_doc.py`` regenerates them
+and compares, so the document cannot drift from the code: the tables must
+match exactly, the session frame for frame by sender, type and fields
+(ids, tokens and times differ from run to run).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "protocol.md"
+sys.path.insert(0, str(ROOT))
+
+from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
+
+from protocol import JSON_SUBPROTOCOL, ErrorCode  # noqa: E402
+from server.app import ArenaServer  # noqa: E402
+from server.settings import Settings, env_name  # noqa: E402
+from server.storage.memory import MemoryStore  # noqa: E402
+
+LIMIT_SETTINGS = (
+    "max_frame_bytes",
+    "rate_per_second",
+    "rate_burst",
+    "rate_strikes",
+    "send_queue",
+    "send_overflows",
+    "write_buffer_bytes",
+    "kernel_send_buffer_bytes",
+    "ping_interval",
+    "ping_timeout",
+    "max_live_games",
+    "finished_retention_seconds",
+    "shutdown_grace_seconds",
+)
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One frame of the example session: who, which way (``→`` to the
+    server, ``←`` from it), and the JSON text exactly as it travelled."""
+
+    who: str
+    way: str
+    text: str
+
+    def line(self) -> str:
+        return f"{self.who} {self.way} {self.text}"
+
+    def shape(self) -> tuple[str, str, str, tuple[str, ...]]:
+        data = json.loads(self.text)
+        return self.who, self.way, data["type"], tuple(sorted(data))
+
+
+class Recorder:
+    """A JSON client that writes down everything it sends and receives."""
+
+    def __init__(self, who: str, connection: ClientConnection, frames: list[Frame]) -> None:
+        self.who = who
+        self.connection = connection
+        self.frames = frames
+
+    async def send(self, **message: Any) -> None:
+        text = json.dumps(message, separators=(",", ":"))
+        self.frames.append(Frame(self.who, "→", text))
+        await self.connection.send(text)
+
+    async def receive(self, count: int = 1) -> list[dict[str, Any]]:
+        got = []
+        for _ in range(count):
+            text = await asyncio.wait_for(self.connection.recv(), 10)
+            assert isinstance(text, str)
+            self.frames.append(Frame(self.who, "←", text))
+            got.append(json.loads(text))
+        return got
+
+
+async def record_session() -> list[Frame]:
+    """Hello, a new game, moves (one illegal), a spectator joining, a hint,
+    a resync, a resignation."""
+    frames: list[Frame] = []
+    settings = Settings(port=0, ping_interval=None)
+    async with ArenaServer(settings, store=MemoryStore()) as server:
+        async with connect(server.url, subprotocols=[JSON_SUBPROTOCOL]) as player_socket:
+            player = Recorder("player", player_socket, frames)
+            await player.send(type="hello", id=1, name="ann")
+            await player.receive()
+            await player.send(type="new_game", id=2, game="klondike", deal=7, options={"draw": 1})
+            _, snapshot = await player.receive(2)
+            game_id, legal = snapshot["game_id"], snapshot["legal"]
+            await player.send(type="move", id=3, game_id=game_id, move=legal[0])
+            (diff,) = await player.receive()
+            await player.send(type="move", id=4, game_id=game_id, move="t1-fs")
+            await player.receive()
+            async with connect(server.url, subprotocols=[JSON_SUBPROTOCOL]) as spectator_socket:
+                spectator = Recorder("spectator", spectator_socket, frames)
+                await spectator.send(type="hello", id=1, name="bob")
+                await spectator.receive()
+                await spectator.send(type="watch", id=2, game_id=game_id)
+                await spectator.receive()
+                await player.send(type="move", id=5, game_id=game_id, move=diff["legal"][0])
+                await player.receive()
+                await spectator.receive()
+                await player.send(type="hint", id=6, game_id=game_id)
+                await player.receive(2)
+                await spectator.receive()
+                await spectator.send(type="resync", id=3, game_id=game_id)
+                await spectator.receive()
+                await spectator.send(type="undo", id=4, game_id=game_id)
+                await spectator.receive()
+                await player.send(type="resign", id=7, game_id=game_id)
+                await player.receive(2)
+                await spectator.receive(2)
+    return frames
+
+
+def session_section(frames: list[Frame]) -> str:
+    return "```text\n" + "\n".join(frame.line() for frame in frames) + "\n```"
+
+
+def error_table() -> str:
+    rows = ["| code | meaning |", "|---|---|"]
+    rows += [f"| `{code.value}` | {code.description} |" for code in ErrorCode]
+    return "\n".join(rows)
+
+
+def limits_table() -> str:
+    rows = ["| setting | variable | default | meaning |", "|---|---|---|---|"]
+    for name in LIMIT_SETTINGS:
+        field = Settings.model_fields[name]
+        default = "none" if field.default is None else field.default
+        rows.append(f"| `{name}` | `{env_name(name)}` | {default} | {field.description} |")
+    return "\n".join(rows)
+
+
+def section(text: str, name: str) -> str:
+    """The generated text between the document's markers for ``name``."""
+    match = re.search(rf"<!-- {name}:begin -->\n(.*?)<!-- {name}:end -->", text, re.S)
+    if match is None:
+        raise LookupError(f"docs/protocol.md has no {name} section")
+    return match.group(1).rstrip("\n")
+
+
+def replace_section(text: str, name: str, body: str) -> str:
+    section(text, name)
+    return re.sub(
+        rf"(<!-- {name}:begin -->\n).*?(<!-- {name}:end -->)", lambda m: m.group(1) + body + "\n" + m.group(2), text, flags=re.S
+    )
+
+
+def session_frames(text: str) -> list[Frame]:
+    frames = []
+    for line in section(text, "session").splitlines():
+        match = re.match(r"^(player|spectator) ([→←]) (\{.*\})$", line)
+        if match:
+            frames.append(Frame(*match.groups()))
+    return frames
+
+
+def main() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    text = replace_section(text, "session", session_section(asyncio.run(record_session())))
+    text = replace_section(text, "errors", error_table())
+    text = replace_section(text, "limits", limits_table())
+    DOC.write_text(text, encoding="utf-8")
+    print(f"rewrote the generated sections of {DOC.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

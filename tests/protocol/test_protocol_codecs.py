@@ -1,0 +1,92 @@
+"""Codecs: the same messages in JSON and MessagePack, and every way a
+frame can be wrong reported as one readable sentence."""
+
+from __future__ import annotations
+
+import json
+
+import msgpack
+import pytest
+
+from protocol import JSON, MSGPACK, ErrorCode, MalformedMessage, codec_for
+from protocol import to_client as tc
+from protocol import to_server as ts
+
+REQUESTS = [
+    ts.Hello(id=1, token="abc", name="ann"),
+    ts.NewGame(id="n", game="klondike", deal="daily", options={"draw": 3}, practice=True),
+    ts.NewGame(game="klondike", deal=7),
+    ts.Move(id=2, game_id="g_1", move="t1-t2x3"),
+    ts.AutoMove(game_id="g_1", src="w", count=1),
+    ts.Undo(game_id="g_1"),
+    ts.Redo(game_id="g_1"),
+    ts.Hint(game_id="g_1"),
+    ts.Restart(game_id="g_1"),
+    ts.Resign(game_id="g_1"),
+    ts.Watch(game_id="g_1"),
+    ts.Unwatch(game_id="g_1"),
+    ts.Resync(game_id="g_1"),
+    ts.ListGames(game="chequers", limit=5),
+    ts.Ping(id=99),
+]
+
+
+@pytest.mark.parametrize("codec", [JSON, MSGPACK], ids=["json", "msgpack"])
+@pytest.mark.parametrize("request_message", REQUESTS, ids=lambda m: m.type)
+def test_every_request_survives_both_codecs(codec: object, request_message: ts.Request) -> None:
+    assert codec.decode(codec.encode(request_message)) == request_message  # type: ignore[attr-defined]
+
+
+def test_a_reply_without_an_id_has_no_id_field() -> None:
+    assert "id" not in json.loads(JSON.encode(tc.Pong(server_time=1)))
+    assert json.loads(JSON.encode(tc.Pong(id=3, server_time=1)))["id"] == 3
+    assert "id" not in msgpack.unpackb(MSGPACK.encode(tc.Ack()))
+
+
+def test_json_is_text_and_msgpack_is_binary() -> None:
+    assert JSON.text and not MSGPACK.text
+    assert codec_for("arena.v1.msgpack") is MSGPACK
+    assert codec_for(None) is JSON and codec_for("something.else") is JSON
+
+
+@pytest.mark.parametrize(
+    ("frame", "sentence", "request_id"),
+    [
+        ('{"type":"teleport","id":5}', "unknown message type 'teleport'", 5),
+        ('{"id":"x"}', "no 'type' field", "x"),
+        ('{"type":"ping","colour":1}', "unexpected field 'colour'", None),
+        ('{"type":"move","game_id":"g"}', "move.move", None),
+        ('{"type":"new_game","game":"klondike","deal":"7"}', "new_game.deal", None),
+        ('{"type":"hello","name":""}', "hello.name", None),
+        ('{"type":"ping","id":true}', "ping.id", None),
+        ("42", "not a number", None),
+        ("[1]", "not a list", None),
+        ("{", "not JSON", None),
+    ],
+)
+def test_malformed_json_is_explained(frame: str, sentence: str, request_id: object) -> None:
+    with pytest.raises(MalformedMessage) as error:
+        JSON.decode(frame)
+    assert sentence in str(error.value)
+    assert error.value.request_id == request_id
+
+
+def test_deeply_nested_frames_are_malformed_not_crashes() -> None:
+    with pytest.raises(MalformedMessage):
+        JSON.decode("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(MalformedMessage):
+        MSGPACK.decode(b"\x91" * 100_000 + b"\x90")
+
+
+def test_msgpack_refuses_text_frames_and_non_string_keys() -> None:
+    with pytest.raises(MalformedMessage, match="binary frames"):
+        MSGPACK.decode('{"type":"ping"}')
+    with pytest.raises(MalformedMessage):
+        MSGPACK.decode(msgpack.packb({1: "ping"}))
+
+
+def test_error_codes_are_unique_and_described() -> None:
+    values = [code.value for code in ErrorCode]
+    assert len(values) == len(set(values))
+    assert all(code.description.endswith(".") for code in ErrorCode)
+    assert ErrorCode("illegal_move") is ErrorCode.ILLEGAL_MOVE

@@ -1,0 +1,80 @@
+"""One settings model: defaults, ARENA_* variables, flags; the store factory."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from pydantic import ValidationError
+
+from server import stores
+from server.settings import ENV_PREFIX, Settings, env_name
+from server.storage.memory import MemoryStore
+
+
+def test_every_setting_has_an_environment_variable_and_a_description() -> None:
+    for name, field in Settings.model_fields.items():
+        assert env_name(name) == ENV_PREFIX + name.upper()
+        assert field.description, name
+
+
+def test_environment_variables_set_every_kind_of_value() -> None:
+    settings = Settings.from_env(
+        {
+            "ARENA_PORT": "9001",
+            "ARENA_ALLOW_POSITIONS": "true",
+            "ARENA_PING_INTERVAL": "none",
+            "ARENA_RATE_PER_SECOND": "2.5",
+            "ARENA_REDIS_URL": "redis://127.0.0.1:6390/0",
+            "ARENA_STATIC_DIR": "/srv/web",
+            "UNRELATED": "x",
+        }
+    )
+    assert (settings.port, settings.allow_positions, settings.ping_interval) == (9001, True, None)
+    assert settings.rate_per_second == 2.5 and settings.redis_url == "redis://127.0.0.1:6390/0"
+    assert str(settings.static_dir) == "/srv/web"
+
+
+def test_flags_override_the_environment_and_unset_flags_do_not() -> None:
+    settings = Settings.from_env({"ARENA_PORT": "9001", "ARENA_HOST": "0.0.0.0"}, port=9002, host=None)
+    assert (settings.port, settings.host) == (9002, "0.0.0.0")
+
+
+@pytest.mark.parametrize(("name", "value"), [("ARENA_PORT", "eighty"), ("ARENA_PORT", "70000"), ("ARENA_SEND_QUEUE", "1")])
+def test_a_bad_variable_is_refused_by_name(name: str, value: str) -> None:
+    with pytest.raises(ValidationError) as refused:
+        Settings.from_env({name: value})
+    assert name.removeprefix(ENV_PREFIX).lower() in str(refused.value)
+
+
+def test_without_redis_the_store_is_in_memory() -> None:
+    assert isinstance(stores.open_store(Settings()), MemoryStore)
+
+
+def test_a_missing_redis_back_end_fails_with_a_sentence(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stores, "REDIS_MODULE", "server.storage.not_written_yet")
+    with pytest.raises(stores.StoreConfigError, match="in-memory store"):
+        stores.open_store(Settings(redis_url="redis://127.0.0.1:1/0"))
+
+
+def test_serve_with_an_unreachable_redis_exits_with_a_message() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "server.cli", "serve", "--port", "0", "--redis", "redis://127.0.0.1:1/0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1 and done.stderr.startswith("arena serve:"), done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_serve_with_a_bad_variable_exits_with_usage() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "server.cli", "serve"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"ARENA_PORT": "eighty", "PATH": ""},
+    )
+    assert done.returncode == 2 and "port" in done.stderr
