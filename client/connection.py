@@ -131,7 +131,8 @@ class ArenaClient:
     for a reconnection, when a request is made during one).
     ``message_filter``: sees every decoded server message first and drops
     it by returning False; it exists to simulate loss (tests, demos of
-    resync) and to log traffic.
+    resync) and to log traffic.  ``pace=False`` turns off the pacing
+    below the server's rate limit (see the module docstring).
     """
 
     def __init__(
@@ -145,6 +146,7 @@ class ArenaClient:
         timeout: float = DEFAULT_TIMEOUT,
         backoff: Backoff | None = None,
         message_filter: MessageFilter | None = None,
+        pace: bool = True,
     ) -> None:
         if subprotocol not in SUBPROTOCOLS:
             raise ValueError(f"subprotocol must be one of {', '.join(SUBPROTOCOLS)}, not {subprotocol!r}")
@@ -156,6 +158,7 @@ class ArenaClient:
         self.timeout = timeout
         self.backoff = backoff if backoff is not None else Backoff()
         self.message_filter = message_filter
+        self.pace = pace
         self.player_id: str | None = None
         self.welcome: tc.Welcome | None = None
         self.games: dict[str, GameMirror] = {}
@@ -213,14 +216,24 @@ class ArenaClient:
     async def wait_open(self, timeout: float | None = None) -> None:
         """Return once the connection is open (at once if it is); raise
         ``ClientClosed`` if the client closed or gave up reconnecting."""
+        if await self.wait_state(ClientState.OPEN, ClientState.CLOSED, timeout=timeout) is ClientState.CLOSED:
+            raise ClientClosed("the client is closed") from self.failure
+
+    async def wait_state(self, *states: ClientState, timeout: float | None = None) -> ClientState:
+        """Return the state once it is one of ``states``; ``RequestTimeout``
+        after ``timeout`` seconds (default: the client's timeout).
+
+        Example: ``await client.wait_state(ClientState.RECONNECTING)``.
+        """
+        limit = self.timeout if timeout is None else timeout
         try:
-            async with asyncio.timeout(self.timeout if timeout is None else timeout):
-                while self.state is not ClientState.OPEN:
-                    if self.state is ClientState.CLOSED:
-                        raise ClientClosed("the client is closed") from self.failure
+            async with asyncio.timeout(limit):
+                while self.state not in states:
                     await self._state_changed.wait()
         except TimeoutError:
-            raise RequestTimeout(f"not connected to {self.url} after {self.timeout} s") from None
+            wanted = " or ".join(state.value for state in states)
+            raise RequestTimeout(f"still {self.state.value}, not {wanted}, after {limit} s") from None
+        return self.state
 
     def _set_state(self, state: ClientState) -> None:
         self.state = state
@@ -254,7 +267,7 @@ class ArenaClient:
         welcome = self._expect(await self._call(ts.Hello(token=self.token, name=self.name), gated=False), tc.Welcome)
         self.welcome = welcome
         self.token, self.player_id, self.name = welcome.token, welcome.player_id, welcome.name
-        self._pacer = _Pacer(welcome.limits)
+        self._pacer = _Pacer(welcome.limits) if self.pace else None
 
     async def _refresh_mirrors(self) -> None:
         """Snapshot every mirrored game again.  The server already sends
@@ -461,7 +474,7 @@ class ArenaClient:
             return
         self._route(message)
         if message.id is not None:
-            future = self._pending.get(message.id) if isinstance(message.id, int) else None
+            future = self._pending.pop(message.id, None) if isinstance(message.id, int) else None
             if future is None or future.done():
                 log.debug("a reply nobody waits for: %s", message.type)
             elif isinstance(message, tc.Error):
@@ -489,9 +502,9 @@ class ArenaClient:
                 mirror.apply_game_over(message)
 
     def _unaddressed_error(self, error: ArenaError) -> None:
-        if error.code == RATE_LIMITED and self._pending:
-            oldest = next(iter(self._pending.values()))
-            if not oldest.done():
+        if error.code == RATE_LIMITED:
+            oldest = next((future for future in self._pending.values() if not future.done()), None)
+            if oldest is not None:
                 oldest.set_exception(error)
                 return
         log.warning("the server reported: %s", error)
@@ -499,7 +512,7 @@ class ArenaClient:
     def _unreadable(self, frame: bytes | str, problem: MalformedMessage) -> None:
         fields = _raw_fields(frame, self._codec) or {}
         request_id = problem.request_id
-        future = self._pending.get(request_id) if isinstance(request_id, int) else None
+        future = self._pending.pop(request_id, None) if isinstance(request_id, int) else None
         if fields.get("type") == "error":
             error = arena_error(
                 str(fields.get("code")), str(fields.get("message", "")), fields.get("reason"), fields.get("game_id")

@@ -38,7 +38,8 @@ class ArenaError(ClientError):
     """The server refused a request; nothing changed.  See the module docstring."""
 
     def __init__(self, code: str, message: str, reason: str | None = None, game_id: str | None = None) -> None:
-        super().__init__(f"{message} ({code}{', ' + reason if reason else ''})")
+        detail = f"{code}, {reason}" if reason and reason != code else code
+        super().__init__(f"{message} ({detail})")
         self.code = code
         self.message = message
         self.reason = reason

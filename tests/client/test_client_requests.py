@@ -1,0 +1,167 @@
+"""Requests and replies: correlation under concurrency, typed refusals."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import AsyncIterator
+
+import pytest
+from arena_restart import RestartableServer
+from websockets.asyncio.server import ServerConnection, serve
+
+from client import (
+    ArenaClient,
+    ArenaError,
+    BadNotation,
+    BadOption,
+    BadToken,
+    Forbidden,
+    GameFinished,
+    GameNotFound,
+    HelloRequired,
+    IllegalMove,
+    ProtocolMismatch,
+    RateLimited,
+    Unavailable,
+    UnknownGame,
+)
+from client.errors import ERROR_CLASSES
+from protocol import ErrorCode, codec_for
+from protocol import to_client as tc
+
+GAMES = ("klondike", "broken-deck", "laras-game", "chequers")
+
+
+@pytest.fixture
+async def player(arena: RestartableServer, subprotocol: str) -> AsyncIterator[ArenaClient]:
+    async with ArenaClient(arena.url, subprotocol=subprotocol, name="ada") as client:
+        yield client
+
+
+async def test_concurrent_requests_each_get_their_own_reply(player: ArenaClient) -> None:
+    games = await asyncio.gather(*(player.new_game(game, deal=7) for game in GAMES))
+    assert [game.game for game in games] == list(GAMES)
+    assert len({game.game_id for game in games}) == len(GAMES)
+
+    first_moves = [game.legal[0] for game in games if game.legal]
+    replies = await asyncio.gather(
+        *(player.move(game.game_id, move) for game, move in zip(games, first_moves)),
+        *(player.list_games(game=name) for name in GAMES),
+        *(player.ping() for _ in range(10)),
+    )
+    diffs, listings = replies[: len(first_moves)], replies[len(first_moves) : len(first_moves) + len(GAMES)]
+    for game, diff, move in zip(games, diffs, first_moves):
+        assert isinstance(diff, tc.Diff)
+        assert diff.game_id == game.game_id and diff.action.text == move and diff.seq == 1 == game.seq
+    for name, listing in zip(GAMES, listings):
+        assert [summary.game for summary in listing] == [name]
+
+
+async def test_a_hint_answers_its_own_request_while_moves_fly(player: ArenaClient) -> None:
+    one, two = await asyncio.gather(player.new_game("klondike", deal=3), player.new_game("klondike", deal=4))
+    hint, diff = await asyncio.gather(player.hint(one.game_id), player.move(two.game_id, "draw"))
+    assert hint in (one.legal or [])
+    assert diff.game_id == two.game_id and diff.action.text == "draw"
+    assert one.counters["hints"] == 1 and two.counters["hints"] == 0
+
+
+async def test_refusals_raise_the_class_of_their_code_and_change_nothing(
+    player: ArenaClient, arena: RestartableServer, subprotocol: str
+) -> None:
+    game = await player.new_game("klondike", deal=11)
+    game_id = game.game_id
+    with pytest.raises(IllegalMove) as refused:
+        await player.move(game_id, "t1-t1")
+    assert refused.value.code == ErrorCode.ILLEGAL_MOVE and refused.value.reason == "same_pile"
+    assert refused.value.game_id == game_id and refused.value.message
+    with pytest.raises(BadNotation):
+        await player.move(game_id, "t9-t1")
+    with pytest.raises(Unavailable) as nothing:
+        await player.undo(game_id)
+    assert nothing.value.reason == "nothing_to_undo"
+    with pytest.raises(UnknownGame):
+        await player.new_game("no-such-game")
+    with pytest.raises(BadOption):
+        await player.new_game("klondike", options={"draw": 2})
+    with pytest.raises(GameNotFound):
+        await player.watch("g_nothing_here")
+    assert game.seq == 0 and game.counters["moves"] == 0
+
+    async with ArenaClient(arena.url, subprotocol=subprotocol) as intruder:
+        await intruder.watch(game_id)
+        with pytest.raises(Forbidden):
+            await intruder.move(game_id, "draw")
+    async with ArenaClient(arena.url, subprotocol=subprotocol, identify=False) as anonymous:
+        with pytest.raises(HelloRequired):
+            await anonymous.new_game("klondike")
+
+    await player.resign(game_id)
+    with pytest.raises(GameFinished):
+        await player.move(game_id, "draw")
+    assert game.finished and game.status == "resigned"
+
+
+async def test_an_unknown_token_is_refused_at_start(arena: RestartableServer) -> None:
+    client = ArenaClient(arena.url, token="nobody-has-this-token")
+    with pytest.raises(BadToken) as refused:
+        await client.start()
+    assert refused.value.code == "bad_token"
+    await client.close()
+
+
+def test_every_error_code_of_the_protocol_has_its_class() -> None:
+    assert set(ERROR_CLASSES) == {code.value for code in ErrorCode}
+    assert all(issubclass(kind, ArenaError) and kind is not ArenaError for kind in ERROR_CLASSES.values())
+    assert len(set(ERROR_CLASSES.values())) == len(ERROR_CLASSES)
+
+
+async def test_a_client_paced_by_the_servers_limits_is_never_rate_limited(arena_factory) -> None:  # type: ignore[no-untyped-def]
+    arena = await arena_factory(rate_per_second=60.0, rate_burst=6)
+    async with ArenaClient(arena.url) as client:
+        times = await asyncio.gather(*(client.ping() for _ in range(30)))
+    assert len(times) == 30
+    assert arena.hub.metrics.errors[ErrorCode.RATE_LIMITED.value] == 0
+
+
+async def test_an_unpaced_burst_gets_rate_limited_on_the_requests_the_server_dropped(arena_factory) -> None:  # type: ignore[no-untyped-def]
+    arena = await arena_factory(rate_per_second=1.0, rate_burst=3, rate_strikes=50)
+    async with ArenaClient(arena.url, pace=False, timeout=5) as client:
+        outcomes = await asyncio.gather(*(client.ping() for _ in range(8)), return_exceptions=True)
+    refused = [outcome for outcome in outcomes if isinstance(outcome, BaseException)]
+    assert refused and all(isinstance(outcome, RateLimited) for outcome in refused)
+    assert len(refused) == arena.hub.metrics.errors[ErrorCode.RATE_LIMITED.value]
+    assert any(isinstance(outcome, int) for outcome in outcomes)
+
+
+async def _future_server(connection: ServerConnection) -> None:
+    """A server from a later protocol version: it welcomes, then answers
+    every request with an error code this client has never heard of, or
+    with a reply type it does not know."""
+    codec = codec_for(connection.subprotocol)
+    async for frame in connection:
+        request = codec.decode(frame)
+        if request.type == "hello":
+            limits = tc.Limits(max_frame_bytes=65536, messages_per_second=100, burst=100)
+            reply: dict[str, object] = tc.Welcome(
+                id=request.id, player_id="p_1", name="ada", token="t", server_time=0, protocol=2, games=[], limits=limits
+            ).model_dump(mode="json")
+        elif request.type == "ping":
+            reply = tc.Pong(id=request.id, server_time=0).model_dump(mode="json")
+        elif request.type == "list_games":
+            reply = {"type": "games_with_news", "id": request.id}
+        else:
+            reply = {"type": "error", "id": request.id, "code": "shiny_new_code", "message": "not today", "extra": 1}
+        await connection.send(codec._dump(reply), text=codec.text)
+
+
+async def test_an_unknown_error_code_still_raises_with_its_code(subprotocol: str) -> None:
+    async with serve(_future_server, "127.0.0.1", 0, subprotocols=[subprotocol]) as future:  # type: ignore[list-item]
+        port = future.sockets[0].getsockname()[1]
+        async with ArenaClient(f"ws://127.0.0.1:{port}/", subprotocol=subprotocol, timeout=3) as client:
+            with pytest.raises(ArenaError) as refused:
+                await client.move("g_1", "draw")
+            assert type(refused.value) is ArenaError
+            assert refused.value.code == "shiny_new_code" and refused.value.message == "not today"
+            with pytest.raises(ProtocolMismatch):
+                await client.list_games()
+            assert await client.ping() == 0
