@@ -1,0 +1,463 @@
+// The board: draws any game's view from its layout (games.js) and turns
+// clicks, drags and keys into intents for the game screen.
+//
+// Three ways to move, one path: a click (or tap, or Enter on a focused
+// card) selects a source, a second one on a destination sends the move; a
+// drag does both in one gesture; a second click on the selected card asks
+// the server for the best move of it (`auto_move`), which is what a
+// double-click or double-tap does.  Pointer events carry mouse, pen and
+// touch alike.  The server decides every move: the board only proposes,
+// and redraws from the view the server sends back.
+//
+// Keyboard: Tab goes from pile to pile, the arrow keys move left/right
+// between piles and up/down within a pile, Enter or Space acts like a
+// click, Escape drops the selection.
+
+import { backElement, faceElement } from "./cards.js";
+import { moveText, parseMove } from "./games.js";
+
+const DRAG_THRESHOLD_PX = 6;
+const MIN_CARD_PX = 28;
+const MAX_CARD_PX = 96;
+
+export class Board {
+  constructor(root, onIntent) {
+    this.root = root;
+    this.onIntent = onIntent;
+    this.selection = null;
+    this.hint = null;
+    this.drag = null;
+    this.suppressClick = false;
+    this.focusKey = null;
+    root.classList.add("board");
+    root.addEventListener("click", (event) => this.clicked(event));
+    root.addEventListener("pointerdown", (event) => this.pointerDown(event));
+    root.addEventListener("pointermove", (event) => this.pointerMove(event));
+    root.addEventListener("pointerup", (event) => this.pointerUp(event));
+    root.addEventListener("pointercancel", () => this.cancelDrag());
+    root.addEventListener("keydown", (event) => this.keyDown(event));
+    root.addEventListener("focusin", (event) => {
+      const spot = event.target.closest("[data-spot]");
+      if (spot) this.focusKey = spot.dataset.spot;
+    });
+  }
+
+  // Draw `view` laid out by `layout`; `legal` is null where the difficulty
+  // offers no highlights.
+  show({ view, layout, legal, interactive }) {
+    this.view = view;
+    this.layout = layout;
+    this.legal = legal;
+    this.interactive = interactive;
+    if (!interactive) this.selection = null;
+    if (this.selection && !this.sourceStillThere(this.selection)) this.selection = null;
+    this.render();
+  }
+
+  setHint(hint) {
+    this.hint = hint;
+    this.render();
+  }
+
+  clearSelection() {
+    this.selection = null;
+    this.render();
+  }
+
+  // ------------------------------------------------------------ drawing
+
+  render() {
+    if (!this.view) return;
+    const hadFocus = this.root.contains(document.activeElement);
+    const { cols, sections } = this.layout;
+    const narrow = this.root.clientWidth < 600;
+    const gap = narrow ? 4 : 8;
+    const width = this.root.clientWidth;
+    const cw = Math.max(MIN_CARD_PX, Math.min(MAX_CARD_PX, Math.floor((width - (cols - 1) * gap) / cols)));
+    const ch = Math.round(cw * 1.4);
+    const style = this.root.style;
+    style.setProperty("--cw", `${cw}px`);
+    style.setProperty("--ch", `${ch}px`);
+    style.setProperty("--gap", `${gap}px`);
+    style.setProperty("--corner", `${Math.max(11, Math.round(cw * 0.28))}px`);
+    this.root.classList.toggle("tiny", cw < 44);
+    this.metrics = { cw, ch, gap };
+    this.slots = new Map();
+    this.spots = [];
+    const fragment = document.createDocumentFragment();
+    for (const section of sections) {
+      const grid = document.createElement("div");
+      grid.className = `section${section.compact ? " compact" : ""}${section.inset ? " inset" : ""}`;
+      const used = Math.min(cols, section.slots.reduce((sum, slot) => sum + (slot.span ?? 1), 0));
+      grid.style.gridTemplateColumns = `repeat(${used}, ${cw}px)`;
+      for (const slot of section.slots) grid.append(this.slotElement(slot, section));
+      fragment.append(grid);
+    }
+    this.root.replaceChildren(fragment);
+    this.markTargets();
+    this.markHint();
+    this.assignTabStops();
+    if (hadFocus) this.restoreFocus();
+  }
+
+  slotElement(slot, section) {
+    const { cw, ch, gap } = this.metrics;
+    const pile = this.view.piles[slot.pile] ?? { down: 0, up: [] };
+    const span = slot.span ?? 1;
+    const element = document.createElement("div");
+    element.className = `pile ${slot.kind}${slot.marked ? " marked" : ""}`;
+    element.dataset.pile = slot.pile;
+    element.style.gridColumn = `span ${span}`;
+    const spanWidth = span * cw + (span - 1) * gap;
+    this.slots.set(slot.pile, { slot, pile, element });
+    const placeholder = document.createElement("div");
+    placeholder.className = "placeholder";
+    placeholder.textContent = slot.label ?? "";
+    element.append(placeholder);
+
+    const placed = this.placeCards(slot, pile, section, spanWidth);
+    let height = ch;
+    for (const { node, x, y } of placed) {
+      node.style.left = `${x}px`;
+      node.style.top = `${y}px`;
+      element.append(node);
+      height = Math.max(height, y + ch);
+    }
+    element.style.height = `${height}px`;
+    const total = pile.down + pile.up.length;
+    if (slot.fan === "stack" && total > 1) {
+      const badge = document.createElement("span");
+      badge.className = "count";
+      badge.textContent = String(total);
+      badge.setAttribute("aria-label", `${total} cards`);
+      element.append(badge);
+    }
+    const pileSpots = this.spotsOf(slot, pile, element);
+    this.spots.push(...pileSpots);
+    return element;
+  }
+
+  // Where each visible card goes inside its pile, as {node, x, y}.
+  placeCards(slot, pile, section, spanWidth) {
+    const { cw, ch } = this.metrics;
+    const placed = [];
+    const face = (index) => this.cardNode(slot, pile, index);
+    if (slot.fan === "stack") {
+      if (pile.up.length) placed.push({ node: face(pile.up.length - 1), x: 0, y: 0 });
+      else if (pile.down) placed.push({ node: backElement(), x: 0, y: 0 });
+    } else if (slot.fan === "waste") {
+      const first = Math.max(0, pile.up.length - 3);
+      for (let i = first; i < pile.up.length; i += 1) placed.push({ node: face(i), x: (i - first) * cw * 0.3, y: 0 });
+    } else if (slot.fan === "right") {
+      const n = pile.up.length;
+      const step = n > 1 ? Math.min(cw * 0.6, (spanWidth - cw) / (n - 1)) : 0;
+      for (let i = 0; i < n; i += 1) placed.push({ node: face(i), x: i * step, y: 0 });
+    } else {
+      const limit = section.compact ? ch * 2.4 : ch * 4.2;
+      let downStep = Math.max(5, ch * 0.1);
+      let upStep = Math.max(15, ch * 0.25);
+      const need = pile.down * downStep + Math.max(0, pile.up.length - 1) * upStep;
+      if (need > limit) {
+        const shrink = limit / need;
+        downStep *= shrink;
+        upStep *= shrink;
+      }
+      for (let i = 0; i < pile.down; i += 1) placed.push({ node: backElement(), x: 0, y: i * downStep });
+      const base = pile.down * downStep;
+      for (let i = 0; i < pile.up.length; i += 1) placed.push({ node: face(i), x: 0, y: base + i * upStep });
+    }
+    return placed;
+  }
+
+  cardNode(slot, pile, index) {
+    const node = faceElement(pile.up[index]);
+    node.dataset.spot = `${slot.pile}:${index}`;
+    if (this.interactive && this.sourceAt(slot, pile, index)) node.classList.add("pickable");
+    const sel = this.selection;
+    if (sel && sel.pile === slot.pile && (slot.pick === "run" ? index >= sel.index : index === sel.index)) {
+      node.classList.add("selected");
+    }
+    return node;
+  }
+
+  // The focusable places of a pile: its pickable cards, or the pile itself.
+  spotsOf(slot, pile, element) {
+    const cards = [...element.querySelectorAll(".card.face")].filter((node) => node.dataset.spot);
+    const pickable = cards.filter((node) => node.classList.contains("pickable"));
+    const spots = pickable.length ? pickable : [element];
+    if (!pickable.length) element.dataset.spot = `${slot.pile}:-1`;
+    for (const node of spots) {
+      node.setAttribute("role", "button");
+      const [, index] = node.dataset.spot.split(":");
+      const words = index === "-1" ? pileWords(slot, pile) : `${node.getAttribute("aria-label")}, ${slot.pile}`;
+      node.setAttribute("aria-label", words);
+    }
+    return spots.map((node) => ({ node, pile: slot.pile }));
+  }
+
+  assignTabStops() {
+    const seen = new Set();
+    for (const { node, pile } of this.spots) {
+      node.tabIndex = -1;
+      if (!this.interactive) continue;
+      seen.add(pile);
+    }
+    if (!this.interactive) return;
+    for (const pile of seen) {
+      const mine = this.spots.filter((spot) => spot.pile === pile);
+      mine[mine.length - 1].node.tabIndex = 0;
+    }
+  }
+
+  restoreFocus() {
+    const key = this.focusKey;
+    const exact = key && this.root.querySelector(`[data-spot="${key}"]`);
+    if (exact && exact.tabIndex >= -1) {
+      exact.focus();
+      return;
+    }
+    const pile = key?.split(":")[0];
+    const mine = this.spots.filter((spot) => spot.pile === pile);
+    (mine[mine.length - 1] ?? this.spots[0])?.node.focus();
+  }
+
+  markTargets() {
+    const sel = this.selection;
+    if (!sel || !this.legal) return;
+    for (const text of this.legal) {
+      const move = parseMove(text);
+      if (move.src !== sel.src || move.count !== sel.count || !move.dst) continue;
+      this.slots.get(move.dst)?.element.classList.add("target");
+    }
+  }
+
+  markHint() {
+    const hint = this.hint;
+    if (!hint) return;
+    if (hint.src === "draw") {
+      this.root.querySelector('.pile.stock')?.classList.add("hint-target");
+      return;
+    }
+    const place = rowPlace(hint.src);
+    if (place !== null) {
+      this.root.querySelector(`[data-spot="r:${place}"]`)?.classList.add("hint");
+    } else {
+      const entry = this.slots.get(hint.src);
+      if (entry) {
+        const from = entry.pile.up.length - hint.count;
+        for (let i = from; i < entry.pile.up.length; i += 1) {
+          this.root.querySelector(`[data-spot="${hint.src}:${i}"]`)?.classList.add("hint");
+        }
+      }
+    }
+    if (hint.dst && !hint.sourceOnly) this.slots.get(hint.dst)?.element.classList.add("hint-target");
+  }
+
+  // ------------------------------------------------------------ choosing moves
+
+  // The move source a card stands for, or null when it cannot be picked up.
+  sourceAt(slot, pile, index) {
+    if (index < 0 || index >= pile.up.length) return null;
+    const top = index === pile.up.length - 1;
+    if (slot.pick === "row") return { pile: slot.pile, index, src: `r${index + 1}`, count: 1 };
+    if (slot.pick === "run") return { pile: slot.pile, index, src: slot.pile, count: pile.up.length - index };
+    if (slot.pick === "top" && top) return { pile: slot.pile, index, src: slot.pile, count: 1 };
+    return null;
+  }
+
+  sourceStillThere(sel) {
+    const pile = this.view.piles[sel.pile];
+    const slot = this.layout.sections.flatMap((s) => s.slots).find((s) => s.pile === sel.pile);
+    const now = slot && pile ? this.sourceAt(slot, pile, sel.index) : null;
+    return now !== null && now.src === sel.src && now.count === sel.count && pile.up[sel.index] === sel.code;
+  }
+
+  spotAt(element) {
+    const node = element?.closest?.("[data-spot]");
+    const pileNode = element?.closest?.("[data-pile]");
+    if (!pileNode || !this.root.contains(pileNode)) return null;
+    const entry = this.slots.get(pileNode.dataset.pile);
+    if (!entry) return null;
+    const index = node && pileNode.contains(node) ? Number(node.dataset.spot.split(":")[1]) : -1;
+    return { ...entry, index };
+  }
+
+  activate(spot) {
+    if (!this.interactive || !spot) return;
+    const { slot, pile, index } = spot;
+    if (slot.pick === "action") {
+      this.selection = null;
+      this.hint = null;
+      this.onIntent({ type: "move", move: slot.action });
+      this.render();
+      return;
+    }
+    const source = this.sourceAt(slot, pile, index);
+    const sel = this.selection;
+    if (!sel) {
+      if (source) this.select(source, pile);
+      return;
+    }
+    if (source && source.src === sel.src && source.count === sel.count) {
+      this.selection = null;
+      this.onIntent({ type: "auto", src: sel.src, count: sel.count });
+      this.render();
+      return;
+    }
+    const dst = this.destinationAt(slot, pile, index, sel);
+    const known = this.legal !== null && this.legal !== undefined;
+    if (dst && !(known && source && !this.legal.includes(moveText(sel.src, dst, sel.count)))) {
+      this.send(sel, dst);
+      return;
+    }
+    if (source) this.select(source, pile);
+    else this.clearSelection();
+  }
+
+  // The destination name for a move of `sel` onto this spot, or null.
+  destinationAt(slot, pile, index, sel) {
+    if (slot.pick === "row") {
+      if (rowPlace(sel.src) === null) return null;
+      const place = index < 0 ? pile.up.length - 1 : index;
+      const dst = `r${place + 1}`;
+      return dst === sel.src ? null : dst;
+    }
+    if (slot.pick === "action" || slot.pile === sel.pile) return null;
+    return slot.pile;
+  }
+
+  select(source, pile) {
+    this.selection = { ...source, code: pile.up[source.index] };
+    this.hint = null;
+    this.render();
+  }
+
+  send(sel, dst) {
+    this.selection = null;
+    this.hint = null;
+    this.onIntent({ type: "move", move: moveText(sel.src, dst, sel.count) });
+    this.render();
+  }
+
+  clicked(event) {
+    if (this.suppressClick) return;
+    const spot = this.spotAt(event.target);
+    if (spot) this.activate(spot);
+    else if (this.selection) this.clearSelection();
+  }
+
+  // ------------------------------------------------------------ dragging
+
+  pointerDown(event) {
+    if (!this.interactive || event.button !== 0) return;
+    const spot = this.spotAt(event.target);
+    if (!spot || !event.target.closest(".card.pickable")) return;
+    const source = this.sourceAt(spot.slot, spot.pile, spot.index);
+    if (!source) return;
+    this.drag = { source, pile: spot.pile, startX: event.clientX, startY: event.clientY, pointerId: event.pointerId, ghost: null };
+  }
+
+  pointerMove(event) {
+    const drag = this.drag;
+    if (!drag || event.pointerId !== drag.pointerId) return;
+    if (!drag.ghost) {
+      if (Math.hypot(event.clientX - drag.startX, event.clientY - drag.startY) < DRAG_THRESHOLD_PX) return;
+      this.startGhost(drag);
+      this.root.setPointerCapture(event.pointerId);
+    }
+    drag.ghost.style.transform = `translate(${event.clientX - drag.offsetX}px, ${event.clientY - drag.offsetY}px)`;
+    const over = this.spotAt(document.elementFromPoint(event.clientX, event.clientY));
+    for (const node of this.root.querySelectorAll(".pile.over")) node.classList.remove("over");
+    over?.element.classList.add("over");
+  }
+
+  startGhost(drag) {
+    const { source } = drag;
+    const nodes = [...this.root.querySelectorAll(`[data-pile="${source.pile}"] .card.face`)].filter((node) => {
+      const index = Number(node.dataset.spot?.split(":")[1]);
+      return source.src === source.pile ? index >= source.index : index === source.index;
+    });
+    const first = nodes[0].getBoundingClientRect();
+    const ghost = document.createElement("div");
+    ghost.className = "ghost";
+    ghost.style.setProperty("--cw", this.root.style.getPropertyValue("--cw"));
+    ghost.style.setProperty("--ch", this.root.style.getPropertyValue("--ch"));
+    ghost.style.setProperty("--corner", this.root.style.getPropertyValue("--corner"));
+    for (const node of nodes) {
+      const rect = node.getBoundingClientRect();
+      const copy = node.cloneNode(true);
+      copy.style.left = `${rect.left - first.left}px`;
+      copy.style.top = `${rect.top - first.top}px`;
+      copy.classList.remove("selected", "hint");
+      ghost.append(copy);
+      node.classList.add("lifted");
+    }
+    drag.offsetX = drag.startX - first.left;
+    drag.offsetY = drag.startY - first.top;
+    drag.ghost = ghost;
+    document.body.append(ghost);
+  }
+
+  pointerUp(event) {
+    const drag = this.drag;
+    if (!drag || event.pointerId !== drag.pointerId) return;
+    this.drag = null;
+    if (!drag.ghost) return;
+    drag.ghost.remove();
+    this.suppressClick = true;
+    setTimeout(() => { this.suppressClick = false; }, 0);
+    const spot = this.spotAt(document.elementFromPoint(event.clientX, event.clientY));
+    const sel = { ...drag.source, code: drag.pile.up[drag.source.index] };
+    const dst = spot ? this.destinationAt(spot.slot, spot.pile, spot.index, sel) : null;
+    if (dst) this.send(sel, dst);
+    else this.render();
+  }
+
+  cancelDrag() {
+    if (this.drag?.ghost) this.drag.ghost.remove();
+    this.drag = null;
+    this.render();
+  }
+
+  // ------------------------------------------------------------ keyboard
+
+  keyDown(event) {
+    if (!this.interactive) return;
+    const current = event.target.closest("[data-spot]");
+    if (!current) return;
+    const at = this.spots.findIndex((spot) => spot.node === current);
+    if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      this.activate(this.spotAt(current));
+    } else if (event.key === "Escape") {
+      this.clearSelection();
+    } else if (event.key === "ArrowLeft" || event.key === "ArrowRight") {
+      event.preventDefault();
+      this.focusPile(at, event.key === "ArrowRight" ? 1 : -1);
+    } else if (event.key === "ArrowUp" || event.key === "ArrowDown") {
+      event.preventDefault();
+      const next = this.spots[at + (event.key === "ArrowDown" ? 1 : -1)];
+      if (next && next.pile === this.spots[at].pile) next.node.focus();
+    }
+  }
+
+  focusPile(at, step) {
+    const piles = [...new Set(this.spots.map((spot) => spot.pile))];
+    const index = piles.indexOf(this.spots[at].pile);
+    const pile = piles[(index + step + piles.length) % piles.length];
+    const mine = this.spots.filter((spot) => spot.pile === pile);
+    mine[mine.length - 1].node.focus();
+  }
+}
+
+function rowPlace(src) {
+  const match = /^r(\d+)$/.exec(src ?? "");
+  return match ? Number(match[1]) - 1 : null;
+}
+
+function pileWords(slot, pile) {
+  const name = slot.label ? `${slot.label} (${slot.pile})` : slot.pile;
+  if (slot.pick === "action") return `${name}: ${pile.down} cards, activate to ${slot.action}`;
+  if (pile.down) return `${name}: ${pile.down} face-down cards`;
+  return `${name}: empty`;
+}

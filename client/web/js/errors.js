@@ -1,0 +1,58 @@
+// A sentence for every error code of the protocol (protocol/errors.py).
+//
+// The server's own sentence is written for developers as much as for
+// players, so each code gets words a player understands; where the
+// server's sentence names the exact rule (an illegal move, a bad option)
+// it is kept as the explanation.  A code this table does not know yet
+// falls back to the server's sentence.  tests/web checks that every code
+// of protocol/errors.py has an entry here.
+
+const WITH_DETAIL = (lead) => (message) => `${lead} ${sentence(message)}`;
+
+const UNAVAILABLE_REASONS = {
+  nothing_to_undo: "There is nothing to undo.",
+  nothing_to_redo: "There is nothing to redo.",
+  undo_limit: "No undos are left in this game.",
+  hint_limit: "No hints are left in this game.",
+  assist_disabled: "Hint, Undo and Redo are off at this difficulty.",
+};
+
+export const ERROR_SENTENCES = {
+  bad_message: () => "The browser sent something the server could not read. Reload the page; if it happens again, please report it.",
+  hello_required: () => "Not signed in yet: wait a moment while the page reconnects.",
+  bad_token: () => "This server does not know your saved identity, so you start as a new player.",
+  unknown_game: () => "This server does not offer that game.",
+  bad_option: WITH_DETAIL("Those game options are not accepted:"),
+  bad_notation: WITH_DETAIL("That move could not be read:"),
+  illegal_move: WITH_DETAIL("Not allowed:"),
+  unavailable: (message, reason) => UNAVAILABLE_REASONS[reason] ?? sentence(message),
+  game_not_found: () => "That game does not exist any more (or never did).",
+  forbidden: WITH_DETAIL("You cannot do that here:"),
+  game_finished: () => "This game is over; start a new one.",
+  state_conflict: () => "The game changed elsewhere first; the board now shows the latest position. Try again.",
+  rate_limited: () => "Too many actions at once; slow down a little.",
+  storage_unavailable: () => "The server cannot save right now, so nothing changed. Try again in a moment.",
+  shutting_down: () => "The server is restarting; the page reconnects by itself in a moment.",
+  internal_error: () => "The server ran into an unexpected problem; the game is unchanged.",
+  offline: () => "Not connected to the server; reconnecting…",
+};
+
+// Close codes the server uses for abuse or overload (docs/protocol.md).
+export const CLOSE_SENTENCES = {
+  1001: "The server is restarting.",
+  1008: "Disconnected for sending too many messages.",
+  1009: "Disconnected: a message was too large.",
+  1013: "Disconnected: the connection was too slow to keep up.",
+};
+
+export function errorSentence(error) {
+  const explain = ERROR_SENTENCES[error.code];
+  return explain ? explain(error.message, error.reason) : sentence(error.message);
+}
+
+function sentence(text) {
+  const trimmed = String(text ?? "").trim();
+  if (!trimmed) return "";
+  const capital = trimmed[0].toUpperCase() + trimmed.slice(1);
+  return /[.!?]$/.test(capital) ? capital : `${capital}.`;
+}

@@ -1,0 +1,143 @@
+// The lobby: choose a game, its options and a deal; see your live games;
+// watch other people's live games.  Races and daily leaderboards join
+// here once the protocol has their messages (issue 6).
+
+import { h } from "./dom.js";
+import { GAMES, describeOptions, gameTitle } from "./games.js";
+
+const CHOICES_KEY = "arena.lobby";
+const DEAL_LABELS = { random: "Random deal", winnable: "Winning deal", daily: "Daily challenge", number: "Deal number" };
+
+function loadChoices() {
+  try {
+    return JSON.parse(localStorage.getItem(CHOICES_KEY) ?? "{}") ?? {};
+  } catch {
+    return {};
+  }
+}
+
+export class Lobby {
+  constructor(root, actions) {
+    this.root = root;
+    this.actions = actions;
+    this.choices = { game: "klondike", deal: "random", number: 1, options: {}, ...loadChoices() };
+    if (!GAMES[this.choices.game]) this.choices.game = "klondike";
+    this.liveGames = null;
+    this.welcome = null;
+  }
+
+  saveChoices() {
+    localStorage.setItem(CHOICES_KEY, JSON.stringify(this.choices));
+  }
+
+  show({ welcome, liveGames }) {
+    this.welcome = welcome;
+    this.liveGames = liveGames;
+    this.render();
+  }
+
+  render() {
+    this.root.replaceChildren(h("div", { class: "lobby" },
+      this.namePanel(), this.newGamePanel(), this.myGamesPanel(), this.livePanel()));
+  }
+
+  namePanel() {
+    const input = h("input", { id: "player-name", maxlength: 32, value: this.actions.name(), placeholder: "Your name",
+      "aria-label": "Your name" });
+    const save = () => { const name = input.value.trim(); if (name) this.actions.rename(name); };
+    return h("section", { class: "panel name" },
+      h("label", { for: "player-name" }, "Playing as"), input,
+      h("button", { type: "button", onclick: save }, "Save name"));
+  }
+
+  newGamePanel() {
+    const chosen = this.choices.game;
+    const tiles = Object.entries(GAMES).map(([id, game]) => h("button", {
+      type: "button", class: `tile${id === chosen ? " chosen" : ""}`, "aria-pressed": id === chosen ? "true" : "false",
+      dataset: { game: id }, onclick: () => { this.choices.game = id; this.saveChoices(); this.render(); },
+    }, h("strong", {}, game.title), h("span", {}, game.blurb)));
+    const game = GAMES[chosen];
+    if (!game.deals.includes(this.choices.deal)) this.choices.deal = "random";
+    return h("section", { class: "panel new-game" },
+      h("h2", {}, "New game"),
+      h("div", { class: "tiles" }, tiles),
+      h("div", { class: "options" }, this.optionFields(chosen), this.dealFields(chosen)),
+      h("div", { class: "actions" },
+        h("button", { type: "button", id: "start-game", class: "primary", onclick: () => this.start() }, `Play ${game.title}`),
+        game.deals.includes("daily") && h("button", { type: "button", id: "daily-challenge",
+          onclick: () => this.start("daily") }, "Daily challenge")));
+  }
+
+  optionFields(gameId) {
+    const saved = (this.choices.options[gameId] ??= {});
+    return GAMES[gameId].lobbyOptions.map((option) => {
+      const id = `option-${option.name}`;
+      if (option.toggle) {
+        return h("label", { class: "switch" }, h("input", { type: "checkbox", id, checked: Boolean(saved[option.name]),
+          onchange: (event) => { saved[option.name] = event.target.checked; this.saveChoices(); } }), ` ${option.label}`);
+      }
+      const select = h("select", { id, onchange: (event) => { saved[option.name] = event.target.value; this.saveChoices(); } },
+        option.choices.map(([value, label]) => h("option", { value }, label)));
+      select.value = saved[option.name] ?? option.choices[0][0];
+      return h("label", { class: "choice" }, option.label, select);
+    });
+  }
+
+  dealFields(gameId) {
+    const game = GAMES[gameId];
+    const select = h("select", { id: "deal-kind", onchange: (event) => {
+      this.choices.deal = event.target.value; this.saveChoices(); this.render();
+    } }, game.deals.map((kind) => h("option", { value: kind }, DEAL_LABELS[kind])));
+    select.value = this.choices.deal;
+    const number = this.choices.deal === "number" && h("input", {
+      id: "deal-number", type: "number", min: game.firstDeal, max: game.lastDeal, value: String(this.choices.number),
+      "aria-label": "Deal number", onchange: (event) => { this.choices.number = Number(event.target.value); this.saveChoices(); },
+    });
+    return h("label", { class: "choice" }, "Deal", select, number);
+  }
+
+  start(dealKind = this.choices.deal) {
+    const gameId = this.choices.game;
+    const options = {};
+    for (const option of GAMES[gameId].lobbyOptions) {
+      const value = this.choices.options[gameId]?.[option.name];
+      options[option.name] = option.toggle ? Boolean(value) : (value ?? option.choices[0][0]);
+    }
+    const deal = dealKind === "number" ? Math.trunc(Number(this.choices.number)) : dealKind;
+    this.actions.start({ game: gameId, deal, options });
+  }
+
+  myGamesPanel() {
+    const mine = this.welcome?.games ?? [];
+    if (!mine.length) return null;
+    return h("section", { class: "panel my-games" }, h("h2", {}, "Your games"),
+      h("ul", { class: "games" }, mine.map((summary) => h("li", {},
+        h("span", {}, `${gameTitle(summary.game)} ${describeOptions(summary.options)}`),
+        h("button", { type: "button", onclick: () => this.actions.resume(summary.game_id) }, "Resume")))));
+  }
+
+  livePanel() {
+    const games = this.liveGames;
+    const myId = this.welcome?.player_id;
+    const others = (games ?? []).filter((summary) => summary.owner.player_id !== myId);
+    const list = games === null
+      ? h("p", { class: "note" }, "Loading live games…")
+      : others.length
+        ? h("ul", { class: "games", id: "live-games" }, others.map((summary) => h("li", {},
+          h("span", {}, h("strong", {}, summary.owner.name), ` plays ${gameTitle(summary.game)}`,
+            h("small", {}, ` ${describeOptions(summary.options)}`)),
+          h("button", { type: "button", dataset: { watch: summary.game_id },
+            onclick: () => this.actions.watch(summary.game_id) }, "Watch"))))
+        : h("p", { class: "note" }, "Nobody else is playing right now.");
+    const idInput = h("input", { id: "watch-id", placeholder: "Game id, e.g. g_…", "aria-label": "Game id to watch" });
+    return h("section", { class: "panel live" },
+      h("h2", {}, "Live games"),
+      h("button", { type: "button", class: "refresh", onclick: () => this.actions.refresh() }, "Refresh"),
+      list,
+      h("form", { class: "watch-by-id", onsubmit: (event) => {
+        event.preventDefault();
+        const id = idInput.value.trim();
+        if (id) this.actions.watch(id);
+      } }, idInput, h("button", { type: "submit" }, "Watch")));
+  }
+}

@@ -1,0 +1,231 @@
+// The game screen: the board plus what surrounds it (counters, timer,
+// Undo/Redo/Hint/Restart, Game Options, the result), for the player and,
+// read-only, for spectators.
+//
+// Every action goes to the server and the board redraws only from the
+// snapshot and diffs that come back, so the player, every spectator and a
+// reloaded page all see the same game.
+
+import { Board } from "./board.js";
+import { h, formatTime } from "./dom.js";
+import { errorSentence } from "./errors.js";
+import { GAMES, describeOptions, parseMove } from "./games.js";
+import { play } from "./sound.js";
+
+const AUTO_HINT_AFTER_MS = 5000;
+const HINT_SHOWN_MS = 4000;
+const NARROW_PX = 600;
+
+export class GameScreen {
+  constructor(root, app) {
+    this.root = root;
+    this.app = app;
+    this.mirror = null;
+    this.over = null;
+    this.boardNode = h("div", { id: "board", class: "board" });
+    this.board = new Board(this.boardNode, (intent) => this.intent(intent));
+    this.stats = h("dl", { class: "stats", "aria-label": "Game counters" });
+    this.message = h("p", { class: "message", role: "status", "aria-live": "polite" });
+    this.heading = h("h1", {});
+    this.who = h("p", { class: "who" });
+    this.toolbar = h("div", { class: "toolbar" });
+    this.result = h("div", { class: "result", hidden: true, role: "dialog", "aria-label": "Result" });
+    root.replaceChildren(h("section", { class: "game" },
+      h("div", { class: "game-head" }, this.heading, this.who), this.stats, this.toolbar, this.message,
+      h("div", { class: "board-wrap" }, this.boardNode), this.result));
+    this.ticker = setInterval(() => this.tick(), 500);
+    this.resized = () => this.board.render();
+    window.addEventListener("resize", this.resized);
+  }
+
+  destroy() {
+    clearInterval(this.ticker);
+    clearTimeout(this.autoHintTimer);
+    clearTimeout(this.hintTimer);
+    window.removeEventListener("resize", this.resized);
+  }
+
+  get playing() {
+    const mirror = this.mirror;
+    return mirror !== null && mirror.owner.player_id === this.app.playerId() && mirror.status === "playing" && !this.over;
+  }
+
+  // A new snapshot or diff of this screen's game.
+  update(mirror) {
+    const first = this.mirror === null || this.mirror.gameId !== mirror.gameId;
+    this.mirror = mirror;
+    if (first) {
+      this.over = null;
+      this.result.hidden = true;
+      this.renderToolbar();
+    }
+    const game = GAMES[mirror.game];
+    this.heading.textContent = mirror.title;
+    const watching = mirror.owner.player_id !== this.app.playerId();
+    this.who.textContent = watching
+      ? `Watching ${mirror.owner.name}${mirror.practice ? " (practice)" : ""}`
+      : `${describeOptions(mirror.view.options)}${mirror.practice ? " · practice" : ""}`;
+    this.root.querySelector(".game").classList.toggle("spectating", watching);
+    const layout = game.layout(mirror.view, {
+      narrow: this.boardNode.clientWidth < NARROW_PX,
+      leftHanded: this.app.settings.leftHanded,
+    });
+    this.board.show({ view: mirror.view, layout, legal: mirror.legal, interactive: this.playing });
+    this.renderStats();
+    this.setButtons();
+    this.armAutoHint();
+  }
+
+  relayout() {
+    if (this.mirror) this.update(this.mirror);
+  }
+
+  renderToolbar() {
+    const game = GAMES[this.mirror.game];
+    const button = (id, label, onclick) => h("button", { type: "button", id, onclick }, label);
+    this.toolbar.replaceChildren(...[
+      button("undo", "Undo", () => this.action("undo")),
+      button("redo", "Redo", () => this.action("redo")),
+      button("hint", "Hint", () => this.askHint(false)),
+      button("restart", "Restart", () => this.action("restart")),
+      button("new-deal", "New deal", () => this.app.newDeal(this.mirror)),
+      game.gameOptions.length ? button("open-game-options", "Game Options", () => this.app.openGameOptions(this.mirror)) : null,
+      button("to-lobby", "Lobby", () => this.app.toLobby()),
+    ].filter(Boolean));
+  }
+
+  setButtons() {
+    const playing = this.playing;
+    const assists = this.mirror.legal !== null;
+    for (const id of ["undo", "redo", "hint"]) {
+      const button = this.toolbar.querySelector(`#${id}`);
+      if (button) button.disabled = !playing || !assists;
+    }
+    for (const id of ["restart", "new-deal", "open-game-options"]) {
+      const button = this.toolbar.querySelector(`#${id}`);
+      if (button) {
+        button.hidden = this.mirror.owner.player_id !== this.app.playerId();
+        button.disabled = id === "restart" && !playing;
+      }
+    }
+  }
+
+  renderStats() {
+    const mirror = this.mirror;
+    const game = GAMES[mirror.game];
+    const rows = [["Moves", mirror.counters.moves ?? 0]];
+    if (this.app.settings.timer) rows.push(["Time", formatTime(mirror.elapsedMs())]);
+    if (mirror.score !== null && mirror.score !== undefined) rows.push(["Score", mirror.score]);
+    rows.push(...game.stats(mirror));
+    if (mirror.counters.hints) rows.push(["Hints", mirror.counters.hints]);
+    if (mirror.counters.undos) rows.push(["Undos", mirror.counters.undos]);
+    if (mirror.status !== "playing") rows.push(["Status", statusWords(mirror)]);
+    this.stats.replaceChildren(...rows.map(([label, value]) => h("div", { dataset: { stat: label.toLowerCase() } },
+      h("dt", {}, label), h("dd", {}, String(value)))));
+  }
+
+  tick() {
+    if (!this.mirror || !this.app.settings.timer) return;
+    const time = this.stats.querySelector('[data-stat="time"] dd');
+    if (time) time.textContent = formatTime(this.mirror.elapsedMs());
+  }
+
+  say(text, kind = "info") {
+    this.message.textContent = text;
+    this.message.dataset.kind = kind;
+  }
+
+  // ------------------------------------------------------------ actions
+
+  async intent(intent) {
+    this.say("");
+    this.armAutoHint();
+    const gameId = this.mirror.gameId;
+    try {
+      if (intent.type === "move") {
+        await this.app.request({ type: "move", game_id: gameId, move: intent.move });
+        play(intent.move === "draw" ? "draw" : "move", this.app.settings);
+      } else {
+        const reply = await this.app.request({ type: "auto_move", game_id: gameId, src: intent.src, count: intent.count });
+        if (reply.type === "ack") this.say("That card has no move right now.");
+        else play("move", this.app.settings);
+      }
+    } catch (error) {
+      this.failed(error);
+    }
+  }
+
+  async action(kind) {
+    this.say("");
+    try {
+      await this.app.request({ type: kind, game_id: this.mirror.gameId });
+    } catch (error) {
+      this.failed(error);
+    }
+  }
+
+  failed(error) {
+    this.say(errorSentence(error), "error");
+    play("error", this.app.settings);
+  }
+
+  async askHint(automatic) {
+    try {
+      const reply = await this.app.request({ type: "hint", game_id: this.mirror.gameId });
+      if (!reply.move) {
+        if (!automatic) this.say("No useful move found.");
+        return;
+      }
+      this.board.setHint({ ...parseMove(reply.move), sourceOnly: automatic });
+      clearTimeout(this.hintTimer);
+      this.hintTimer = setTimeout(() => this.board.setHint(null), HINT_SHOWN_MS);
+    } catch (error) {
+      if (!automatic) this.failed(error);
+    }
+  }
+
+  // Auto hints (WordLink's setting): a movable card lights up after five
+  // seconds without a move.  Each idle spell asks once; the server counts
+  // it as a hint, as the seed charges for it.
+  armAutoHint() {
+    clearTimeout(this.autoHintTimer);
+    if (!this.app.settings.autoHints || !this.playing || this.mirror.legal === null) return;
+    this.autoHintTimer = setTimeout(() => {
+      if (this.playing) this.askHint(true);
+    }, AUTO_HINT_AFTER_MS);
+  }
+
+  // ------------------------------------------------------------ the end
+
+  gameOver(message) {
+    this.over = message;
+    clearTimeout(this.autoHintTimer);
+    this.board.show({ view: this.mirror.view, layout: this.board.layout, legal: null, interactive: false });
+    this.setButtons();
+    const mine = this.mirror.owner.player_id === this.app.playerId();
+    const won = message.result === "won";
+    const headline = won
+      ? (mine ? "You won!" : `${this.mirror.owner.name} won!`)
+      : `Game over: ${message.result}`;
+    const celebrate = won && !this.app.settings.skipCelebration;
+    const facts = [`Deal ${message.deal}`, `${message.moves} moves`, formatTime(message.time_ms)];
+    if (message.score !== null && message.score !== undefined) facts.push(`score ${message.score}`);
+    this.result.replaceChildren(
+      celebrate ? h("div", { class: "celebration", "aria-hidden": "true" },
+        ..."♠♥♦♣♠♥♦♣♠♥♦♣".split("").map((symbol, i) => h("span", { style: `--i:${i}` }, symbol))) : null,
+      h("h2", {}, headline),
+      h("p", {}, facts.join(" · ")),
+      h("div", { class: "actions" },
+        mine ? h("button", { type: "button", class: "primary", onclick: () => this.app.newDeal(this.mirror) }, "New deal") : null,
+        h("button", { type: "button", onclick: () => this.app.toLobby() }, "Lobby")));
+    this.result.hidden = false;
+    if (won && mine) play("win", this.app.settings);
+  }
+}
+
+function statusWords(mirror) {
+  if (mirror.status === "lost") {
+    return mirror.legal !== null ? "no moves left (Undo can recover)" : "no moves left";
+  }
+  return mirror.status;
+}
