@@ -17,6 +17,7 @@ from typing import Sequence
 COMMAND_MODULES = (
     "server.commands.serve",
     "server.commands.schema",
+    "client.commands",
 )
 
 EXIT_OK = 0

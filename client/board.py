@@ -1,0 +1,111 @@
+"""A game's view as plain text, for terminals and pipes.
+
+All four games share the view's shape (named piles, each with a number of
+face-down cards and a list of face-up card codes, plus a few extra
+fields), so one renderer draws them all: one line per pile, face-down
+cards as ``[N]``, face-up cards by their codes, the foundations of the
+games that have them on one line as their top cards.  A game missing from
+``FOUNDATIONS`` (a fifth one, say) is drawn one pile per line, which is
+complete if less compact.
+
+Example (WordLink)::
+
+    WordLink  g_Q2  seq 3  playing  moves 2 undos 0 redos 0 hints 1  score 5  0:12
+    foundations  fs AS  fh --  fd --  fc --
+    s    [21]
+    w    7S 8H 9C
+    t1   KD
+    t2   [1] 5H
+    ...
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from protocol import to_client as tc
+
+from .mirror import GameMirror, Update
+
+FOUR_SUITS = ("fs", "fh", "fd", "fc")
+UP_AND_DOWN = ("us", "uh", "ud", "uc", "ds", "dh", "dd", "dc")
+FOUNDATIONS: dict[str, tuple[str, ...]] = {
+    "klondike": FOUR_SUITS,
+    "broken-deck": FOUR_SUITS,
+    "laras-game": UP_AND_DOWN,
+    "chequers": UP_AND_DOWN,
+}
+SHOWN_ELSEWHERE = frozenset({"game", "options", "piles"})
+LEGAL_SHOWN = 16
+
+
+def clock_text(milliseconds: int) -> str:
+    seconds = milliseconds // 1000
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours}:{rest // 60:02}:{rest % 60:02}" if hours else f"{rest // 60}:{rest % 60:02}"
+
+
+def pile_text(pile: dict[str, Any]) -> str:
+    parts = [f"[{pile['down']}]"] if pile["down"] else []
+    parts += pile["up"]
+    return " ".join(parts) or "--"
+
+
+def top_text(pile: dict[str, Any]) -> str:
+    return pile["up"][-1] if pile["up"] else f"[{pile['down']}]" if pile["down"] else "--"
+
+
+def _value_text(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
+
+
+def header(game: GameMirror) -> str:
+    counters = " ".join(f"{name} {value}" for name, value in game.counters.items() if name != "score")
+    parts = [game.title or game.game, game.game_id, f"seq {game.seq}", game.status, counters]
+    if game.score is not None:
+        parts.append(f"score {game.score}")
+    if game.clock is not None:
+        parts.append(clock_text(game.clock.elapsed_ms))
+    return "  ".join(part for part in parts if part)
+
+
+def render(game: GameMirror) -> str:
+    """The whole board of ``game`` as lines of text (no trailing newline)."""
+    view = game.view
+    lines = [header(game)]
+    options = view.get("options") or {}
+    extras = {key: value for key, value in view.items() if key not in SHOWN_ELSEWHERE}
+    settings = [f"{name}={_value_text(value)}" for name, value in options.items()]
+    settings += [f"{name}: {_value_text(value)}" for name, value in extras.items() if name not in options]
+    if settings:
+        lines.append("  ".join(settings))
+    piles: dict[str, dict[str, Any]] = view.get("piles", {})
+    foundations = [name for name in FOUNDATIONS.get(game.game, ()) if name in piles]
+    if foundations:
+        lines.append("foundations  " + "  ".join(f"{name} {top_text(piles[name])}" for name in foundations))
+    width = max((len(name) for name in piles), default=1) + 1
+    lines += [f"{name:<{width}} {pile_text(pile)}" for name, pile in piles.items() if name not in foundations]
+    if game.legal is not None:
+        shown = " ".join(game.legal[:LEGAL_SHOWN])
+        more = f" (+{len(game.legal) - LEGAL_SHOWN} more: type legal)" if len(game.legal) > LEGAL_SHOWN else ""
+        lines.append(f"legal: {shown or 'none'}{more}")
+    return "\n".join(lines)
+
+
+def describe(update: Update) -> str:
+    """One line saying what an update was."""
+    if isinstance(update, tc.Diff):
+        action = update.action
+        return f"seq {update.seq}: {action.kind}{' ' + action.text if action.text else ''}"
+    if isinstance(update, tc.Snapshot):
+        return f"seq {update.seq}: snapshot"
+    return game_over_text(update)
+
+
+def game_over_text(over: tc.GameOver) -> str:
+    score = f", score {over.score}" if over.score is not None else ""
+    return f"game over: {over.result} after {over.moves} moves in {clock_text(over.time_ms)}{score} (deal {over.deal})"

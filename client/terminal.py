@@ -1,0 +1,258 @@
+"""The terminal client: ``arena play`` and ``arena watch`` in plain text.
+
+Plain lines in, plain lines out, flushed as they are written, so the
+client works the same in a terminal, through a pipe, or driven by a test
+as a subprocess.  Input is read by a daemon thread (standard input cannot
+be awaited portably), which also lets the program exit while a read is
+pending.
+
+Decisions where the issue is silent:
+- A line that is not a command is sent as a move, so the game's notation
+  (``t3-t5``, ``w-f``, ``draw``, ``r3-r1``) needs no prefix; the server
+  checks it and its sentence is printed on refusal.
+- ``quit`` (or the end of input) leaves the game live on the server; the
+  program prints how to come back to it (``--token`` and ``--resume``).
+- ``--json`` selects the JSON subprotocol (MessagePack is the default);
+  the output is the same text either way.
+- The prompt ``>`` is printed only when standard input is a terminal, so
+  piped output holds nothing but boards and messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import threading
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from .board import describe, game_over_text, render
+from protocol.to_server import DealKind
+
+from .connection import ArenaClient, ClientState
+from .errors import ArenaError, ClientError
+from .mirror import GameMirror
+
+HELP = """\
+Type a move in the game's notation, or a command:
+  t3-t5  w-f  t1-t4x3  draw  r3-r1   a move (f: the foundation that takes the card)
+  hint              suggest a move (counted as a hint)
+  auto SRC [N]      move the top N cards of SRC (default 1) to their best place
+  undo  redo        take back / play again the last action
+  restart           back to the start of the deal
+  resign            give up the game
+  legal             list the legal moves (where the difficulty shows them)
+  board             draw the board again
+  help              this text
+  quit              leave (the game stays open; see the line printed on leaving)"""
+
+GAME_OVER_WAIT = 2.0
+
+
+class Console:
+    """Where the terminal client writes: every line flushed at once."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def say(self, text: str = "") -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def prompt(self) -> None:
+        self.out.write("> ")
+        self.out.flush()
+
+
+class InputLines:
+    """Lines of a text stream, read by a daemon thread into a queue."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._queue: asyncio.Queue[str | None] = asyncio.Queue()
+        loop = asyncio.get_running_loop()
+        threading.Thread(target=self._pump, args=(stream, loop), daemon=True, name="stdin reader").start()
+
+    def _pump(self, stream: TextIO, loop: asyncio.AbstractEventLoop) -> None:
+        try:
+            for line in stream:
+                loop.call_soon_threadsafe(self._queue.put_nowait, line)
+            loop.call_soon_threadsafe(self._queue.put_nowait, None)
+        except RuntimeError:
+            return
+
+    async def next(self) -> str | None:
+        """The next line without its newline; None at the end of input."""
+        line = await self._queue.get()
+        return None if line is None else line.rstrip("\r\n")
+
+
+@dataclass
+class PlayRequest:
+    """What ``arena play`` was asked for."""
+
+    url: str
+    game: str
+    deal: int | DealKind = "random"
+    options: dict[str, Any] = field(default_factory=dict)
+    subprotocol: str = "arena.v1.msgpack"
+    token: str | None = None
+    name: str | None = None
+    resume: str | None = None
+    practice: bool = False
+
+
+def refusal_text(error: ClientError) -> str:
+    """The server's sentence, with its code for people who report bugs."""
+    if not isinstance(error, ArenaError):
+        return f"error: {error}"
+    detail = f"{error.code}, {error.reason}" if error.reason and error.reason != error.code else error.code
+    return f"error: {error.message} [{detail}]"
+
+
+async def play(request: PlayRequest, console: Console, stdin: TextIO, interactive: bool) -> int:
+    """Run ``arena play``; the exit code (0: played or left, 1: could not)."""
+    try:
+        async with ArenaClient(
+            request.url, subprotocol=request.subprotocol, token=request.token, name=request.name
+        ) as client:
+            game = await _open_game(client, request)
+            return await _play_game(client, game, console, InputLines(stdin), interactive)
+    except ClientError as error:
+        console.say(refusal_text(error))
+        return 1
+
+
+async def _play_game(
+    client: ArenaClient, game: GameMirror, console: Console, lines: InputLines, interactive: bool
+) -> int:
+    started = game.started
+    if started is not None:
+        verified = "verified" if started.verified else "not verified"
+        console.say(f"new {game.title} game {game.game_id}, {started.deal_kind} deal ({verified})")
+    console.say(render(game))
+    while not game.finished:
+        if interactive:
+            console.prompt()
+        line = await lines.next()
+        if line is None or line.strip().lower() in ("quit", "exit", "q"):
+            resume = f"arena play {game.game} --resume {game.game_id} --token {client.token}"
+            console.say(f"left {game.game_id} open; to resume it: {resume}")
+            return 0
+        await _command(client, game, line.strip(), console)
+        if client.state is ClientState.CLOSED:
+            console.say("error: the connection to the server is lost")
+            return 1
+    if game.result is not None:
+        console.say(game_over_text(game.result))
+    return 0
+
+
+async def _open_game(client: ArenaClient, request: PlayRequest) -> GameMirror:
+    if request.resume is None:
+        return await client.new_game(request.game, request.deal, request.options, practice=request.practice)
+    game = client.games.get(request.resume)
+    if game is None:
+        raise ClientError(f"no live game {request.resume!r} belongs to this token")
+    return game
+
+
+async def _command(client: ArenaClient, game: GameMirror, line: str, console: Console) -> None:
+    """Carry out one line of input and print what happened."""
+    words = line.split()
+    if not words:
+        return
+    verb, game_id = words[0].lower(), game.game_id
+    try:
+        if verb in ("help", "?"):
+            console.say(HELP)
+            return
+        if verb == "board":
+            console.say(render(game))
+            return
+        if verb == "legal":
+            console.say(" ".join(game.legal) if game.legal is not None else "this difficulty shows no legal moves")
+            return
+        if verb == "hint":
+            suggestion = await client.hint(game_id)
+            console.say(f"hint: {suggestion}" if suggestion else "hint: no useful move")
+            return
+        if verb == "auto":
+            if len(words) not in (2, 3) or (len(words) == 3 and not words[2].isdigit()):
+                console.say("usage: auto SRC [N]")
+                return
+            moved = await client.auto_move(game_id, words[1], int(words[2]) if len(words) == 3 else 1)
+            if moved is None:
+                console.say(f"no move for {words[1]}")
+                return
+        elif verb == "undo":
+            await client.undo(game_id)
+        elif verb == "redo":
+            await client.redo(game_id)
+        elif verb == "restart":
+            await client.restart(game_id)
+        elif verb == "resign":
+            await client.resign(game_id)
+        else:
+            await client.move(game_id, line)
+    except ClientError as error:
+        console.say(refusal_text(error))
+        return
+    if game.status != "playing":
+        await _await_game_over(game)
+    console.say(render(game))
+
+
+async def _await_game_over(game: GameMirror) -> None:
+    """The ``game_over`` message follows the last diff; give it a moment
+    (a ``lost`` game that undo can still rescue gets none)."""
+    try:
+        await game.wait_until(lambda mirror: mirror.result is not None, GAME_OVER_WAIT)
+    except TimeoutError:
+        return
+
+
+async def watch(url: str, game_id: str | None, subprotocol: str, console: Console) -> int:
+    """Run ``arena watch``: print the board, then each update, until the
+    game ends.  Without a game id, list the live games instead."""
+    try:
+        async with ArenaClient(url, subprotocol=subprotocol, identify=False) as client:
+            if game_id is None:
+                return await _list(client, console)
+            return await _follow(await client.watch(game_id), console)
+    except ClientError as error:
+        console.say(refusal_text(error))
+        return 1
+
+
+async def _list(client: ArenaClient, console: Console) -> int:
+    games = await client.list_games()
+    for summary in games:
+        console.say(f"{summary.game_id}  {summary.title:<12} {summary.owner.name:<16} {summary.status}")
+    if not games:
+        console.say("no live games")
+    return 0
+
+
+async def _follow(game: GameMirror, console: Console) -> int:
+    console.say(render(game))
+    if game.finished:
+        console.say(f"this game is over: {game.status}")
+        return 0
+    with game.updates() as stream:
+        async for update in stream:
+            console.say(describe(update))
+            if update.type != "game_over":
+                console.say(render(game))
+    if not game.finished:
+        console.say("error: the connection to the server is lost")
+        return 1
+    return 0
+
+
+def run(work: Any) -> int:
+    """Run a coroutine to its exit code; Ctrl-C ends it quietly."""
+    try:
+        return int(asyncio.run(work))
+    except KeyboardInterrupt:
+        sys.stderr.write("\n")
+        return 130

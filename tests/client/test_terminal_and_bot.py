@@ -1,0 +1,131 @@
+"""The terminal client and the example bot, run as real subprocesses
+against a real server, the way a person or a script would run them."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import sys
+
+import engine
+import pytest
+from arena_restart import REPO_ROOT, RestartableServer
+from arena_wire import WireClient
+
+from client import ArenaClient
+from protocol import to_client as tc
+from protocol import to_server as ts
+
+RUN_SECONDS = 60
+GAME_ID = re.compile(r"\bg_[A-Za-z0-9_-]+")
+
+
+async def run(*command: str, stdin: str = "") -> tuple[int, str, str]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *command,
+        cwd=REPO_ROOT,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(stdin.encode()), RUN_SECONDS)
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
+
+
+async def server_snapshot(url: str, game_id: str) -> tc.Snapshot:
+    raw = await WireClient.open(url)
+    try:
+        snapshot = await raw.request(ts.Resync, game_id=game_id)
+    finally:
+        await raw.close()
+    assert isinstance(snapshot, tc.Snapshot)
+    return snapshot
+
+
+def first_pile_move(game: str, deal: int, **options: object) -> str:
+    """A legal move between piles at the start of a deal, from the engine."""
+    return next(str(move) for move in engine.new_game(game, deal, **options).legal_moves() if move.dst)
+
+
+@pytest.mark.parametrize("wire", [[], ["--json"]], ids=["msgpack", "json"])
+async def test_arena_play_takes_moves_and_commands_on_standard_input(arena: RestartableServer, wire: list[str]) -> None:
+    move = first_pile_move("klondike", 5, draw=3)
+    script = "\n".join(["help", move, "t1-t1", "hint", "undo", "redo", "auto t9", "quit"]) + "\n"
+    code, out, err = await run(
+        "-m", "server.cli", "play", "klondike", "--deal", "5", "--draw", "3", "--server", arena.url, *wire, stdin=script
+    )
+    assert code == 0, err
+    game_id = GAME_ID.search(out)
+    assert game_id is not None, out
+    assert "auto SRC [N]" in out
+    assert "error: a card must move to another pile [illegal_move, same_pile]" in out
+    assert "error: there is no pile 't9' in WordLink [bad_notation]" in out
+    assert re.search(r"^hint: \S+", out, re.MULTILINE)
+    assert "foundations  fs" in out and re.search(r"^t7 +\[6\] ", out, re.MULTILINE)
+    snapshot = await server_snapshot(arena.url, game_id.group())
+    assert snapshot.seq == 4 and snapshot.status == "playing"
+    assert snapshot.counters["moves"] == 1 and snapshot.counters["undos"] == 1
+    assert snapshot.counters["redos"] == 1 and snapshot.counters["hints"] == 1
+    assert snapshot.view.options["draw"] == 3
+
+
+async def test_arena_play_resumes_a_game_with_the_token_and_shows_refusals(arena: RestartableServer) -> None:
+    code, out, err = await run("-m", "server.cli", "play", "chequers", "--server", arena.url, stdin="quit\n")
+    assert code == 0, err
+    resume = re.search(r"--resume (\S+) --token (\S+)", out)
+    assert resume is not None, out
+    game_id, token = resume.groups()
+    code, out, err = await run(
+        "-m", "server.cli", "play", "chequers", "--server", arena.url, "--resume", game_id, "--token", token,
+        stdin="restart\nresign\n",
+    )
+    assert code == 0, err
+    assert "game over: resigned after 0 moves" in out
+    assert (await server_snapshot(arena.url, game_id)).status == "resigned"
+
+    code, out, _ = await run("-m", "server.cli", "play", "broken-deck", "--draw", "3", "--server", arena.url)
+    assert code == 1 and "error: Broken Deck has no option 'draw'" in out and "[bad_option]" in out
+
+
+async def test_arena_watch_prints_every_move_until_the_game_ends(arena: RestartableServer) -> None:
+    async with ArenaClient(arena.url) as player:
+        game = await player.new_game("klondike", deal=6)
+        watcher = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "server.cli", "watch", game.game_id, "--server", arena.url,
+            cwd=REPO_ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )
+        assert watcher.stdout is not None
+        first = await asyncio.wait_for(watcher.stdout.readline(), RUN_SECONDS)
+        assert game.game_id in first.decode() and "seq 0" in first.decode()
+        await player.move(game.game_id, "draw")
+        await player.move(game.game_id, "draw")
+        await player.resign(game.game_id)
+        out, err = await asyncio.wait_for(watcher.communicate(), RUN_SECONDS)
+    assert watcher.returncode == 0, err.decode()
+    lines = out.decode().splitlines()
+    events = [line for line in lines if line.startswith(("seq ", "game over"))]
+    assert events == ["seq 1: move draw", "seq 2: move draw", "seq 3: resign", events[-1]]
+    assert events[-1].startswith("game over: resigned after 2 moves") and events[-1].endswith("(deal 6)")
+
+
+async def test_arena_watch_without_a_game_lists_the_live_games(arena: RestartableServer) -> None:
+    async with ArenaClient(arena.url, name="lister") as player:
+        game = await player.new_game("laras-game", deal=2)
+        code, out, err = await run("-m", "server.cli", "watch", "--server", arena.url, "--json")
+    assert code == 0, err
+    assert re.search(rf"^{game.game_id} +Lara's Game +lister +playing$", out, re.MULTILINE)
+
+
+@pytest.mark.parametrize("game", ["klondike", "laras-game"])
+async def test_the_example_bot_plays_the_daily_deal_to_a_result(arena: RestartableServer, game: str) -> None:
+    code, out, err = await run("examples/bot.py", arena.url, game)
+    assert code == 0, err
+    game_id = GAME_ID.search(out)
+    assert game_id is not None and "the daily deal" in out
+    result = out.strip().splitlines()[-1].split(":")[0]
+    assert result in ("won", "lost", "resigned")
+    snapshot = await server_snapshot(arena.url, game_id.group())
+    assert snapshot.status == result and snapshot.counters["hints"] >= 1
+    assert (REPO_ROOT / "examples" / "bot.py").read_text().count("\n") < 80
