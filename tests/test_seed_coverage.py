@@ -18,13 +18,6 @@ from seed_sentences import SEED_OF_GAME, normalize, sentences
 TESTS_DIR = Path(__file__).parent
 
 PENDING: dict[str, str] = {
-    "Click, tap, or press Enter on a piece, then choose its destination.": "issue 7: browser client",
-    "Dragging also works.": "issue 7: browser client",
-    "Toggle sound effects and background music on/off": "issue 7: browser client settings",
-    "Adapt the layout for left-handed operation": "issue 7: browser client settings",
-    "Enable/disable the game timer": "issue 7: browser client settings",
-    "Automatically show movable cards after 5 seconds": "issue 7: browser client settings",
-    "Skip the victory celebration animation": "issue 7: browser client settings",
     "Relaxed and Standard can automatically finish only after all halves are repaired and a complete "
     "foundation path is proven.": "issue 3: solver auto-finish",
     "New Deal chooses another verified layout.": "issue 3: verified deal tables",

@@ -79,7 +79,7 @@ export class Connection {
     if (this.token) message.token = this.token;
     if (this.name) message.name = this.name;
     try {
-      this.welcome = await this.request(message, { beforeWelcome: true });
+      return await this.request(message, { beforeWelcome: true });
     } catch (error) {
       if (error.code !== "bad_token") {
         if (!(error instanceof Offline)) this.emit("error", error);
@@ -89,10 +89,6 @@ export class Connection {
       localStorage.removeItem(TOKEN_KEY);
       return this.hello();
     }
-    localStorage.setItem(TOKEN_KEY, this.welcome.token);
-    this.failures = 0;
-    this.emit("welcome", this.welcome);
-    return this.welcome;
   }
 
   closed(socket, event) {
@@ -115,6 +111,11 @@ export class Connection {
       message = JSON.parse(data);
     } catch {
       return;
+    }
+    if (message.type === "welcome") {
+      this.welcome = message;
+      this.failures = 0;
+      localStorage.setItem(TOKEN_KEY, message.token);
     }
     const waiting = message.id != null ? this.pending.get(message.id) : undefined;
     if (waiting) {

@@ -91,7 +91,7 @@ export class Lobby {
     select.value = this.choices.deal;
     const number = this.choices.deal === "number" && h("input", {
       id: "deal-number", type: "number", min: game.firstDeal, max: game.lastDeal, value: String(this.choices.number),
-      "aria-label": "Deal number", onchange: (event) => { this.choices.number = Number(event.target.value); this.saveChoices(); },
+      "aria-label": "Deal number", oninput: (event) => { this.choices.number = Number(event.target.value); this.saveChoices(); },
     });
     return h("label", { class: "choice" }, "Deal", select, number);
   }

@@ -37,7 +37,7 @@ class App {
       refresh: () => this.refreshLiveGames(),
     });
     this.listen();
-    bindSettingsDialog(document, this.settings, () => this.screen?.relayout());
+    bindSettingsDialog(document, this.settings, () => this.screen?.relayout?.());
     document.getElementById("open-settings").addEventListener("click", () => {
       document.getElementById("settings").showModal();
     });
@@ -163,13 +163,18 @@ class App {
 
   // ------------------------------------------------------------ starting games
 
-  async startGame({ game, deal, options }) {
+  // A deal with options, or a practice position (engine notation, for
+  // tutorials; only where the server allows positions).
+  async startGame({ game, deal = "random", options = {}, position = null }) {
     const meta = GAMES[game];
     const chosen = deal === "random" && meta.chooseRandomDeal ? randomDeal(meta) : deal;
     const settingsOptions = meta.settingsOptions ? meta.settingsOptions(this.settings) : {};
+    const request = position
+      ? { type: "new_game", game, position, practice: true }
+      : { type: "new_game", game, deal: chosen, options: { ...options, ...settingsOptions } };
     try {
-      const started = await this.request({ type: "new_game", game, deal: chosen, options: { ...options, ...settingsOptions } });
-      rememberDeal(started.game_id, { game, deal: chosen, options });
+      const started = await this.request(request);
+      if (!position) rememberDeal(started.game_id, { game, deal: chosen, options });
       window.location.hash = `#play/${started.game_id}`;
     } catch (error) {
       this.toast(errorSentence(error));

@@ -1,0 +1,341 @@
+"""The browser client (client/web/) driven by headless Chromium against a real server.
+
+Each test starts the real server on a free loopback port and Debian's
+Chromium (see ``web_harness``), plays through the page as a person would
+(clicks, taps, drags, keys) and checks what the page shows.  The two-page
+race test waits for the race messages of issue 6.
+"""
+
+from __future__ import annotations
+
+from typing import Any, AsyncIterator
+
+import pytest
+from playwright.async_api import Page
+
+import engine
+from web_harness import PHONE, Site, open_site
+
+pytestmark = pytest.mark.browser
+
+# Broken Deck deal 3 rearranged so that both halves of the torn Ace of
+# hearts are exposed (t1 and t2) and the Ace of clubs tops t8.
+TWO_HALVES_EXPOSED = """broken-deck deal=3 difficulty=relaxed practice=false
+moves=0
+t1: 8C 2C> 2S 5D KS TS AH<
+t2: JH TC QC 3C< 3S 5H> 6D 6H AH>
+t3: AS 9C KC 9S JD 4S 4D
+t4: AD 3D TH 7S 5C 7D KD
+t5: JS 5H< 9H TD QH JC< 9D
+t6: 5S> 7C JC> 3C> 2D QS 6S
+t7: 6C 8D 8S 8H 3H KH 4H
+t8: 7H 5S< 2C< 2H 4C QD AC
+"""
+
+# WordLink two cards from a win: the Queen and King of clubs on t1, the
+# King of diamonds in the stock.
+NEARLY_WON = """klondike deal=1 draw=1 scoring=standard auto_collect=false undo_limit=none hint_limit=none
+moves=0 score=0
+s: [KD]
+w:
+fs: AS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS
+fh: AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH
+fd: AD 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD
+fc: AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC
+t1: [KC] QC
+"""
+
+
+@pytest.fixture
+async def site() -> AsyncIterator[Site]:
+    async with open_site() as running:
+        yield running
+        assert not running.page_errors, running.page_errors
+
+
+def pile(name: str) -> str:
+    return f'#board .pile[data-pile="{name}"]'
+
+
+def top_card(name: str) -> str:
+    return f"{pile(name)} .card.face >> nth=-1"
+
+
+async def codes(page: Page, name: str) -> list[str]:
+    """The face-up card codes the page shows in a pile, bottom to top."""
+    return await page.eval_on_selector_all(f"{pile(name)} .card.face", "cards => cards.map(c => c.dataset.code)")
+
+
+async def wait_for_codes(page: Page, name: str, expected: list[str]) -> None:
+    await page.wait_for_function(
+        """([name, expected]) => JSON.stringify([...document.querySelectorAll(
+               `#board .pile[data-pile="${name}"] .card.face`)].map(c => c.dataset.code)) === JSON.stringify(expected)""",
+        arg=[name, expected],
+    )
+
+
+async def stat(page: Page, label: str) -> str:
+    return (await page.inner_text(f'.stats [data-stat="{label}"] dd')).strip()
+
+
+async def start_from_lobby(page: Page, game: str, deal: int | None = None) -> str:
+    """Start a game through the lobby; its game id."""
+    before = await page.evaluate("location.hash")
+    await page.click(f'.tile[data-game="{game}"]')
+    if deal is not None:
+        await page.select_option("#deal-kind", "number")
+        await page.fill("#deal-number", str(deal))
+    await page.click("#start-game")
+    return await board_shown(page, before)
+
+
+async def start_position(page: Page, game: str, position: str) -> str:
+    """Start a practice position (the server in the tests allows them)."""
+    before = await page.evaluate("location.hash")
+    await page.evaluate("([game, position]) => window.arena.startGame({game, position})", [game, position])
+    return await board_shown(page, before)
+
+
+async def board_shown(page: Page, previous_hash: str) -> str:
+    """Wait for the page to show a new game of the player; its id."""
+    await page.wait_for_function("previous => location.hash.startsWith('#play/') && location.hash !== previous", arg=previous_hash)
+    await page.wait_for_selector("#board .pile")
+    return str(await page.evaluate("location.hash.split('/')[1]"))
+
+
+async def drag(page: Page, source: str, target: str) -> None:
+    """A real pointer drag: press on ``source``, move in steps, release on ``target``."""
+    start = await page.locator(source).bounding_box()
+    end = await page.locator(target).bounding_box()
+    assert start is not None and end is not None
+    await page.mouse.move(start["x"] + start["width"] / 2, start["y"] + 10)
+    await page.mouse.down()
+    await page.mouse.move(end["x"] + end["width"] / 2, end["y"] + 12, steps=8)
+    await page.mouse.up()
+
+
+def first_waste_move_of_deal_1() -> str:
+    game = engine.new_game("klondike", 1, draw=1)
+    game.play("draw")
+    return next(str(move) for move in game.legal_moves() if move.src == "w")
+
+
+async def test_a_wordlink_move_made_by_clicking_is_seen_by_a_spectator(site: Site) -> None:
+    """Tap the stock, then click the waste card and its foundation; a second
+    page watching the game by its id sees each move, read-only."""
+    player = await site.page()
+    game_id = await start_from_lobby(player, "klondike", deal=1)
+    await player.click(pile("s"))
+    await player.wait_for_function("document.querySelector('.stats [data-stat=\"moves\"] dd').textContent === '1'")
+    waste = await codes(player, "w")
+    assert len(waste) == 1
+
+    spectator = await site.page(fragment=f"#watch/{game_id}")
+    await wait_for_codes(spectator, "w", waste)
+    assert await spectator.locator(".card.pickable").count() == 0
+    assert not await spectator.is_visible("#undo")
+    assert "Watching" in await spectator.inner_text(".who")
+
+    destination = first_waste_move_of_deal_1().split("-")[1]
+    await player.click(top_card("w"))
+    await player.click(pile(destination))
+    await wait_for_codes(player, destination, waste)
+    await wait_for_codes(spectator, destination, waste)
+    assert await stat(spectator, "moves") == "2"
+
+
+async def test_a_piece_moves_by_keyboard_and_by_drag(site: Site) -> None:
+    """Click, tap, or press Enter on a piece, then choose its destination.
+    Dragging also works."""
+    page = await site.page()
+    await start_position(page, "broken-deck", TWO_HALVES_EXPOSED)
+    await page.focus(top_card("t1"))
+    await page.keyboard.press("Enter")
+    assert await page.locator(f"{pile('t1')} .card.selected").count() == 1
+    for _ in range(5):  # t1 → fc, fd, fh, fs, r: arrows walk the piles in layout order
+        await page.keyboard.press("ArrowLeft")
+    focused = await page.evaluate("document.activeElement.closest('[data-pile]').dataset.pile")
+    assert focused == "r"
+    await page.keyboard.press("Enter")
+    await wait_for_codes(page, "r", ["AH<"])
+
+    await drag(page, top_card("t8"), pile("fc"))
+    await wait_for_codes(page, "fc", ["AC"])
+    assert await stat(page, "moves") == "2"
+
+
+async def test_double_click_repairs_a_card_then_sends_it_to_its_foundation(site: Site) -> None:
+    """Double-click a fragment to try the Repair Slot; double-click a whole
+    card to try its foundation, then an empty free cell when moving from a column."""
+    page = await site.page()
+    await start_position(page, "broken-deck", TWO_HALVES_EXPOSED)
+    await page.dblclick(top_card("t1"))
+    await wait_for_codes(page, "r", ["AH<"])
+    await page.dblclick(top_card("t2"))
+    await wait_for_codes(page, "r", ["AH"])
+    assert await stat(page, "repairs") == "1/6"
+    await page.dblclick(top_card("r"))
+    await wait_for_codes(page, "fh", ["AH"])
+    await page.dblclick(top_card("t3"))
+    await wait_for_codes(page, "c1", ["4D"])
+
+
+async def test_broken_deck_difficulty_in_game_options_restarts_the_same_deal(site: Site) -> None:
+    """Change difficulty in Game Options; it restarts the same deal number."""
+    page = await site.page()
+    first_id = await start_from_lobby(page, "broken-deck", deal=17)
+    before = {name: await codes(page, name) for name in ("t1", "t5", "t8")}
+    await page.click("#open-game-options")
+    assert "deal 17" in await page.inner_text("#game-options-note")
+    await page.select_option("#game-option-difficulty", "challenge")
+    await page.click("#game-options-apply")
+    await page.wait_for_function("id => !location.hash.endsWith(id)", arg=first_id)
+    await page.wait_for_function("document.querySelector('.stats [data-stat=\"difficulty\"] dd').textContent === 'Challenge'")
+    assert {name: await codes(page, name) for name in ("t1", "t5", "t8")} == before
+    assert await page.is_disabled("#undo") and await page.is_disabled("#hint")
+
+
+async def test_laras_spread_row_is_reordered_by_drag(site: Site) -> None:
+    """The order of the cards can be changed (the cards may be rearranged in the bottom row)."""
+    page = await site.page()
+    await start_from_lobby(page, "laras-game", deal=1)
+    await page.click(pile("s"))
+    await page.wait_for_function("document.querySelectorAll('#board .pile[data-pile=\"r\"] .card').length > 2")
+    row = await codes(page, "r")
+    await drag(page, f"{pile('r')} .card >> nth=0", f"{pile('r')} .card >> nth=-1")
+    await wait_for_codes(page, "r", row[1:] + row[:1])
+
+
+async def test_an_illegal_move_gets_a_clear_message(site: Site) -> None:
+    page = await site.page()
+    await start_from_lobby(page, "klondike", deal=1)
+    card = (await codes(page, "t1"))[-1]
+    symbol = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}[card[1]]
+    wrong = "fs" if card[1] != "S" else "fh"
+    await page.click(top_card("t1"))
+    await page.click(pile(wrong))
+    message = page.locator('.message[data-kind="error"]')
+    await message.wait_for()
+    text = await message.inner_text()
+    assert text.startswith("Not allowed:") and symbol in text, text
+    assert await codes(page, wrong) == []
+    assert await stat(page, "moves") == "0"
+
+
+async def _settings_state(page: Page) -> dict[str, Any]:
+    return await page.evaluate("JSON.parse(localStorage.getItem('arena.settings'))")
+
+
+async def test_wordlink_settings_persist_across_reload_and_take_effect(site: Site) -> None:
+    """Toggle sound effects and background music on/off. Draw 1 card or 3
+    cards at a time. Adapt the layout for left-handed operation. Enable/disable
+    the game timer. Automatically collect eligible cards to the foundation.
+    Skip the victory celebration animation."""
+    page = await site.page()
+    await page.click("#open-settings")
+    for control in ("#setting-sound", "#setting-left-handed", "#setting-timer", "#setting-auto-collect",
+                    "#setting-skip-celebration"):
+        await page.click(control)
+    await page.select_option("#setting-draw", "3")
+    await page.click("#settings button[value=close]")
+    expected = {"sound": False, "draw": 3, "leftHanded": True, "timer": False, "autoHints": False,
+                "autoCollect": True, "skipCelebration": True}
+    assert await _settings_state(page) == expected
+
+    await page.reload()
+    await page.wait_for_selector('#connection[data-state="online"]')
+    assert await _settings_state(page) == expected
+    assert not await page.is_checked("#setting-sound")
+    assert await page.is_checked("#setting-left-handed") and await page.is_checked("#setting-skip-celebration")
+    assert await page.input_value("#setting-draw") == "3"
+
+    await start_from_lobby(page, "klondike")
+    assert "draw 3" in await page.inner_text(".who") and "auto collect" in await page.inner_text(".who")
+    assert await page.locator('.stats [data-stat="time"]').count() == 0
+    stock = await page.locator(pile("s")).bounding_box()
+    spades = await page.locator(pile("fs")).bounding_box()
+    assert stock is not None and spades is not None and stock["x"] < spades["x"]
+
+
+async def test_sound_plays_only_when_switched_on(site: Site) -> None:
+    """Toggle sound effects and background music on/off (sound effects: there is no music)."""
+    page = await site.page()
+    await page.add_init_script(
+        """window.__tones = 0;
+        const Real = window.AudioContext;
+        window.AudioContext = class extends Real {
+          createOscillator() {
+            const oscillator = super.createOscillator();
+            const start = oscillator.start.bind(oscillator);
+            oscillator.start = (...args) => { window.__tones += 1; return start(...args); };
+            return oscillator;
+          }
+        };"""
+    )
+    await page.reload()
+    await page.wait_for_selector('#connection[data-state="online"]')
+    await start_from_lobby(page, "klondike")
+    await page.click(pile("s"))
+    await page.wait_for_function("window.__tones > 0")
+    await page.click("#open-settings")
+    await page.click("#setting-sound")
+    await page.click("#settings button[value=close]")
+    heard = await page.evaluate("window.__tones")
+    await page.click(pile("s"))
+    await page.wait_for_function("document.querySelector('.stats [data-stat=\"moves\"] dd').textContent === '2'")
+    assert await page.evaluate("window.__tones") == heard
+
+
+async def test_a_win_celebrates_unless_the_celebration_is_skipped(site: Site) -> None:
+    """Skip the victory celebration animation."""
+    page = await site.page()
+    for skip in (False, True):
+        if skip:
+            await page.click("#open-settings")
+            await page.click("#setting-skip-celebration")
+            await page.click("#settings button[value=close]")
+        await start_position(page, "klondike", NEARLY_WON)
+        await page.dblclick(top_card("t1"))
+        await wait_for_codes(page, "t1", ["KC"])
+        await page.dblclick(top_card("t1"))
+        await page.click(pile("s"))
+        await page.dblclick(top_card("w"))
+        await page.wait_for_selector(".result:not([hidden])")
+        assert await page.inner_text(".result h2") == "You won!"
+        assert await page.locator(".result .celebration").count() == (0 if skip else 1)
+
+
+async def test_auto_hints_show_a_movable_card_after_five_seconds(site: Site) -> None:
+    """Automatically show movable cards after 5 seconds."""
+    page = await site.page()
+    await page.click("#open-settings")
+    await page.click("#setting-auto-hints")
+    await page.click("#settings button[value=close]")
+    await start_from_lobby(page, "klondike", deal=1)
+    await page.wait_for_timeout(3500)
+    assert await page.locator("#board .hint, #board .hint-target").count() == 0
+    await page.wait_for_selector("#board .hint, #board .hint-target", timeout=4000)
+    assert await stat(page, "hints") == "1"
+
+
+async def test_phone_width_has_no_horizontal_overflow_and_taps_play(site: Site) -> None:
+    page = await site.page(PHONE, has_touch=True, is_mobile=True)
+    for game in ("klondike", "broken-deck", "laras-game", "chequers"):
+        await page.goto(site.base_url + "#lobby")
+        await start_from_lobby(page, game)
+        widths = await page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert widths[0] <= widths[1] == PHONE["width"], (game, widths)
+    await page.tap(pile("t1") + " .card.face >> nth=-1")
+    assert await page.locator(f"{pile('t1')} .card.selected").count() == 1
+
+
+async def test_the_page_reconnects_by_itself_and_keeps_its_game(site: Site) -> None:
+    page = await site.page()
+    await start_from_lobby(page, "klondike", deal=1)
+    player = await page.evaluate("window.arena.playerId()")
+    await page.evaluate("window.arena.connection.socket.close()")
+    await page.wait_for_selector('#connection[data-state="offline"]')
+    await page.wait_for_selector('#connection[data-state="online"]')
+    assert await page.evaluate("window.arena.playerId()") == player
+    await page.click(pile("s"))
+    await page.wait_for_function("document.querySelector('.stats [data-stat=\"moves\"] dd').textContent === '1'")
