@@ -370,7 +370,7 @@ class ArenaClient:
         except ConnectionClosed:
             raise ConnectionLost("the connection closed while sending") from None
         except TimeoutError:
-            raise RequestTimeout(f"no reply to {message.type} within {self.timeout} s") from None
+            raise RequestTimeout(f"no reply to {type(message).__name__} within {self.timeout} s") from None
         finally:
             self._pending.pop(request_id, None)
 
@@ -487,19 +487,18 @@ class ArenaClient:
     def _route(self, message: ServerMessage) -> None:
         """Feed the mirrors (before any request hears of the message)."""
         if isinstance(message, tc.GameStarted):
-            mirror = self.games.setdefault(message.game_id, GameMirror(message.game_id, message))
-            mirror.started = message
+            self.games.setdefault(message.game_id, GameMirror(message.game_id, message)).started = message
         elif isinstance(message, tc.Snapshot):
             self.games.setdefault(message.game_id, GameMirror(message.game_id)).apply_snapshot(message)
-        elif isinstance(message, tc.Diff):
+        elif isinstance(message, (tc.Diff, tc.GameOver)):
             mirror = self.games.get(message.game_id)
-            if mirror is not None and mirror.apply_diff(message) is DiffOutcome.GAP:
+            if mirror is None:
+                return
+            if isinstance(message, tc.GameOver):
+                mirror.apply_game_over(message)
+            elif mirror.apply_diff(message) is DiffOutcome.GAP:
                 log.info("gap in %s after seq %d (got %d): resyncing", mirror.game_id, mirror.seq, message.seq)
                 self._in_background(self._resync_quietly(mirror.game_id))
-        elif isinstance(message, tc.GameOver):
-            mirror = self.games.get(message.game_id)
-            if mirror is not None:
-                mirror.apply_game_over(message)
 
     def _unaddressed_error(self, error: ArenaError) -> None:
         if error.code == RATE_LIMITED:

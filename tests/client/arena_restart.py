@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
+from typing import Awaitable, Callable
 
 from server.app import ArenaServer
 from server.core import Hub
@@ -44,3 +44,6 @@ class RestartableServer:
         return self.running.hub
 
 
+
+
+ServerFactory = Callable[..., Awaitable[RestartableServer]]

@@ -15,7 +15,7 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import AsyncIterator, Awaitable, Callable
+from typing import AsyncIterator
 
 import pytest
 
@@ -38,9 +38,7 @@ _helpers = _server_test_helpers()
 make_settings = _helpers.make_settings
 subprotocol = _helpers.subprotocol
 
-from arena_restart import RestartableServer  # noqa: E402  (pytest put this directory on the path)
-
-ServerFactory = Callable[..., Awaitable[RestartableServer]]
+from arena_restart import RestartableServer, ServerFactory  # noqa: E402  (pytest put this directory on the path)
 
 
 @pytest.fixture
