@@ -34,6 +34,10 @@ Decisions where the protocol is silent:
 - A ``rate_limited`` error has no id because the server dropped the frame
   unread; the server answers one connection's frames in order, so it is
   the reply to the oldest request still waiting, which fails with it.
+- While reconnecting, a refusal that means "not now" (``shutting_down``,
+  ``storage_unavailable``, ``rate_limited``, ``internal_error``) is
+  retried after the next delay; any other (``bad_token``) closes the
+  client, since trying again cannot help.
 - A frame the shared models cannot read (a newer server) does not stop
   the client: an ``error`` with an unknown code still fails its request
   with ``ArenaError`` (code kept), a reply of an unknown type fails its
@@ -67,8 +71,12 @@ from .errors import (
     ClientError,
     ConnectionLost,
     GameNotFound,
+    InternalError,
     ProtocolMismatch,
+    RateLimited,
     RequestTimeout,
+    ShuttingDown,
+    StorageUnavailable,
     arena_error,
 )
 from .mirror import DiffOutcome, GameMirror
@@ -79,6 +87,7 @@ DEFAULT_URL = "ws://127.0.0.1:8765/ws"
 DEFAULT_TIMEOUT = 10.0
 PACING_SHARE = 0.9
 RATE_LIMITED = "rate_limited"
+TRANSIENT_REFUSALS = (ShuttingDown, StorageUnavailable, RateLimited, InternalError)
 
 Reply = TypeVar("Reply", bound=tc.Event)
 MessageFilter = Callable[[ServerMessage], bool]
@@ -317,6 +326,9 @@ class ArenaClient:
             try:
                 await self._establish()
             except ArenaError as error:
+                if isinstance(error, TRANSIENT_REFUSALS):
+                    log.info("the server is not ready for us yet: %s", error)
+                    continue
                 self.failure = error
                 log.warning("the server refused the reconnection: %s", error)
                 return False
@@ -399,7 +411,10 @@ class ArenaClient:
         request = ts.NewGame(game=game, deal=deal, options=options or {}, practice=practice, position=position)
         started = self._expect(await self._call(request), tc.GameStarted)
         mirror = self.games[started.game_id]
-        await mirror.wait_until(lambda m: m.ready, self.timeout)
+        try:
+            await mirror.wait_until(lambda m: m.ready, self.timeout)
+        except TimeoutError:
+            raise RequestTimeout(f"no snapshot of the new game {started.game_id} within {self.timeout} s") from None
         return mirror
 
     async def move(self, game_id: str, move: str) -> tc.Diff:

@@ -7,9 +7,11 @@ import random
 
 import pytest
 from arena_restart import RestartableServer
+from websockets.asyncio.server import ServerConnection, serve
+from websockets.typing import Subprotocol
 
 from client import ArenaClient, Backoff, ClientClosed, ClientState, ConnectionLost
-from protocol import ServerMessage
+from protocol import MSGPACK_SUBPROTOCOL, ErrorCode, ServerMessage, codec_for
 from protocol import to_client as tc
 
 FAST = Backoff(first=0.05, cap=0.2)
@@ -139,3 +141,43 @@ def test_backoff_doubles_up_to_its_cap_with_jitter_in_the_upper_half() -> None:
     assert all(step / 2 <= delay <= step for delay, step in zip(delays, steps))
     assert len(set(delays)) == len(delays)
     assert list(Backoff(attempts=0).delays()) == []
+
+
+class FlakyServer:
+    """A scripted peer on a real socket: the first connection is dropped
+    after welcome, the second is refused with ``shutting_down`` (the
+    server is restarting), the third works."""
+
+    def __init__(self) -> None:
+        self.connections = 0
+
+    async def handle(self, connection: ServerConnection) -> None:
+        self.connections += 1
+        codec = codec_for(connection.subprotocol)
+        async for frame in connection:
+            request = codec.decode(frame)
+            if request.type == "hello" and self.connections == 2:
+                refusal = tc.Error(id=request.id, code=ErrorCode.SHUTTING_DOWN, message="restarting")
+                await connection.send(codec.encode(refusal), text=codec.text)
+                return
+            if request.type == "hello":
+                limits = tc.Limits(max_frame_bytes=65536, messages_per_second=100, burst=100)
+                reply: tc.Event = tc.Welcome(
+                    id=request.id, player_id="p_1", name="ada", token="t", server_time=0, protocol=1, games=[], limits=limits
+                )
+            else:
+                reply = tc.Pong(id=request.id, server_time=self.connections)
+            await connection.send(codec.encode(reply), text=codec.text)
+            if self.connections == 1 and request.type == "ping":
+                return
+
+
+async def test_a_server_that_says_not_now_during_a_reconnection_is_tried_again() -> None:
+    flaky = FlakyServer()
+    async with serve(flaky.handle, "127.0.0.1", 0, subprotocols=[Subprotocol(MSGPACK_SUBPROTOCOL)]) as running:
+        url = f"ws://127.0.0.1:{running.sockets[0].getsockname()[1]}/"
+        async with ArenaClient(url, backoff=FAST) as client:
+            await client.wait_state(ClientState.RECONNECTING)
+            await client.wait_open()
+            assert flaky.connections == 3 and client.reconnects == 1
+            assert await client.ping() == 3
