@@ -185,6 +185,9 @@ async def test_broken_deck_difficulty_in_game_options_restarts_the_same_deal(sit
     page = await site.page()
     first_id = await start_from_lobby(page, "broken-deck", deal=17)
     before = {name: await codes(page, name) for name in ("t1", "t5", "t8")}
+    await page.click(top_card("t1"))
+    assert await page.locator("#board .pile.target").count() >= 4  # relaxed: highlights, at least the free cells
+    await page.keyboard.press("Escape")
     await page.click("#open-game-options")
     assert "deal 17" in await page.inner_text("#game-options-note")
     await page.select_option("#game-option-difficulty", "challenge")
@@ -193,6 +196,26 @@ async def test_broken_deck_difficulty_in_game_options_restarts_the_same_deal(sit
     await page.wait_for_function("document.querySelector('.stats [data-stat=\"difficulty\"] dd').textContent === 'Challenge'")
     assert {name: await codes(page, name) for name in ("t1", "t5", "t8")} == before
     assert await page.is_disabled("#undo") and await page.is_disabled("#hint")
+    await page.click(top_card("t1"))
+    assert await page.locator(f"{pile('t1')} .card.selected").count() == 1
+    assert await page.locator("#board .pile.target").count() == 0  # challenge: no highlights
+
+
+async def test_hint_undo_redo_and_restart_buttons(site: Site) -> None:
+    page = await site.page()
+    await start_from_lobby(page, "klondike", deal=1)
+    await page.click("#hint")
+    await page.wait_for_selector("#board .hint, #board .hint-target")
+    await page.click(pile("s"))
+    await page.wait_for_function("document.querySelector('.stats [data-stat=\"moves\"] dd').textContent === '1'")
+    drawn = await codes(page, "w")
+    await page.click("#undo")
+    await wait_for_codes(page, "w", [])
+    await page.click("#redo")
+    await wait_for_codes(page, "w", drawn)
+    await page.click("#restart")
+    await wait_for_codes(page, "w", [])
+    assert await stat(page, "moves") == "0"
 
 
 async def test_laras_spread_row_is_reordered_by_drag(site: Site) -> None:

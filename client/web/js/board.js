@@ -125,12 +125,21 @@ export class Board {
     }
     element.style.height = `${height}px`;
     const total = pile.down + pile.up.length;
-    if (slot.fan === "stack" && total > 1) {
+    const last = placed[placed.length - 1];
+    if ((slot.fan === "stack" || slot.fan === "waste") && total > 1 && last) {
       const badge = document.createElement("span");
       badge.className = "count";
       badge.textContent = String(total);
       badge.setAttribute("aria-label", `${total} cards`);
+      badge.style.left = `${last.x + cw - 14}px`;
+      badge.style.top = `${last.y + ch - 14}px`;
       element.append(badge);
+    }
+    if (slot.caption) {
+      const caption = document.createElement("span");
+      caption.className = "caption";
+      caption.textContent = slot.caption;
+      element.append(caption);
     }
     const pileSpots = this.spotsOf(slot, pile, element);
     this.spots.push(...pileSpots);

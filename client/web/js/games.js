@@ -27,8 +27,8 @@ function upAndDownFoundations() {
   ];
 }
 
-function columns(count, pick, prefix = "t") {
-  return Array.from({ length: count }, (_, i) => ({ pile: `${prefix}${i + 1}`, pick, fan: "down", kind: "tableau" }));
+function columns(count, pick, label = "") {
+  return Array.from({ length: count }, (_, i) => ({ pile: `t${i + 1}`, pick, fan: "down", kind: "tableau", label }));
 }
 
 const DEAL_KINDS = ["random", "winnable", "daily", "number"];
@@ -36,7 +36,7 @@ const DEAL_KINDS = ["random", "winnable", "daily", "number"];
 export const GAMES = {
   klondike: {
     title: "WordLink",
-    blurb: "Klondike: build four suits from Ace to King; tap the stock to draw.",
+    blurb: "Classic solitaire: build four suits from Ace to King; tap the stock to draw.",
     deals: DEAL_KINDS,
     firstDeal: 1,
     lobbyOptions: [
@@ -52,7 +52,7 @@ export const GAMES = {
       const top = leftHanded
         ? [stock, waste, ...foundations]
         : [...foundations, waste, stock];
-      return { cols: 7, sections: [{ slots: top }, { slots: columns(7, "run") }] };
+      return { cols: 7, sections: [{ slots: top }, { slots: columns(7, "run", "K") }] };
     },
     stats: (m) => [["Foundation", `${foundationCards(m.view, ["fs", "fh", "fd", "fc"])}/52`]],
   },
@@ -74,7 +74,7 @@ export const GAMES = {
     gameOptions: ["difficulty"],
     layout() {
       const cells = ["c1", "c2", "c3", "c4"].map((pile) => ({ pile, pick: "top", fan: "stack", kind: "cell" }));
-      const slot = { pile: "r", pick: "top", fan: "stack", kind: "repair", label: "Repair" };
+      const slot = { pile: "r", pick: "top", fan: "stack", kind: "repair", label: "Repair", caption: "Repair Slot" };
       return { cols: 9, sections: [
         { slots: [...cells, slot, ...suitFoundations()] },
         { slots: columns(8, "run"), inset: true },
@@ -120,7 +120,7 @@ export const GAMES = {
     lobbyOptions: [],
     gameOptions: [],
     layout(view, { narrow }) {
-      const reserve = { pile: "v", pick: "top", fan: "stack", kind: "reserve", label: "Reserve" };
+      const reserve = { pile: "v", pick: "top", fan: "stack", kind: "reserve", label: "Reserve", caption: "Reserve" };
       return { cols: narrow ? 9 : 13, sections: [
         { slots: [...upAndDownFoundations(), reserve] },
         { slots: columns(25, "top"), compact: true },

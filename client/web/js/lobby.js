@@ -108,7 +108,8 @@ export class Lobby {
   }
 
   myGamesPanel() {
-    const mine = this.welcome?.games ?? [];
+    const myId = this.welcome?.player_id;
+    const mine = this.liveGames ? this.liveGames.filter((summary) => summary.owner.player_id === myId) : this.welcome?.games ?? [];
     if (!mine.length) return null;
     return h("section", { class: "panel my-games" }, h("h2", {}, "Your games"),
       h("ul", { class: "games" }, mine.map((summary) => h("li", {},
