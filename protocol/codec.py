@@ -60,7 +60,7 @@ def _explain(error: ValidationError) -> str:
 
 class Codec:
     """One wire format.  Subclasses set ``subprotocol`` and ``text`` and
-    fill ``_load`` / ``_dump``."""
+    fill ``_load`` / ``encode_data``."""
 
     subprotocol: str
     text: bool
@@ -68,7 +68,8 @@ class Codec:
     def _load(self, frame: bytes | str) -> Any:
         raise NotImplementedError
 
-    def _dump(self, data: Any) -> bytes:
+    def encode_data(self, data: Any) -> bytes:
+        """The frame for a message already turned into plain data (JSON types)."""
         raise NotImplementedError
 
     def _parse(self, frame: bytes | str, adapter: TypeAdapter[Any]) -> Any:
@@ -97,7 +98,7 @@ class Codec:
 
     def encode(self, message: BaseModel) -> bytes:
         """The frame for ``message`` (a server or a client message)."""
-        return self._dump(message.model_dump(mode="json"))
+        return self.encode_data(message.model_dump(mode="json"))
 
 
 class JsonCodec(Codec):
@@ -107,7 +108,7 @@ class JsonCodec(Codec):
     def _load(self, frame: bytes | str) -> Any:
         return json.loads(frame)
 
-    def _dump(self, data: Any) -> bytes:
+    def encode_data(self, data: Any) -> bytes:
         return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
 
     def encode(self, message: BaseModel) -> bytes:
@@ -123,7 +124,7 @@ class MsgpackCodec(Codec):
             raise ValueError("MessagePack travels in binary frames, this was a text frame")
         return msgpack.unpackb(frame, raw=False, strict_map_key=True)
 
-    def _dump(self, data: Any) -> bytes:
+    def encode_data(self, data: Any) -> bytes:
         return msgpack.packb(data, use_bin_type=True)
 
 

@@ -225,8 +225,9 @@ class Hub:
         if peer.backlog:
             peer.outlet.wake()
 
-    def _broadcast(self, room: Room, message: tc.Event, skip: Peer | None = None) -> None:
-        for peer in room.broadcast(message, skip):
+    def _broadcast(self, room: Room, message: tc.Event | dict[str, Any], skip: Peer | None = None) -> None:
+        data = message if isinstance(message, dict) else message.model_dump(mode="json")
+        for peer in room.broadcast(data, skip):
             self._overflow(peer)
 
     # ------------------------------------------------------------ identity
@@ -423,7 +424,9 @@ class Hub:
         shared = room.diff(change)
         self._broadcast(room, shared, skip=actor)
         if actor is not None:
-            self._reply(actor, shared.model_copy(update={"id": request_id}))
+            reply = shared if request_id is None else {"id": request_id, **shared}
+            if not actor.send(actor.codec.encode_data(reply)):
+                self._overflow(actor)
         self.metrics.broadcast.observe(time.perf_counter() - started)
         self.metrics.relay_lag.observe(max(0, self.clock() - action.at_ms) / 1000)
         await self.relay.publish(room.game_id, change.seq, action)

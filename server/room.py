@@ -83,14 +83,30 @@ class Room:
             **self._state(now_ms),
         )
 
-    def diff(self, change: Change, request_id: RequestId | None = None) -> tc.Diff:
-        return tc.Diff(
-            id=request_id,
-            seq=change.seq,
-            action=tc.ActionDone(kind=change.action.kind, text=change.action.text),
-            ops=change.ops,
-            **self._state(change.action.at_ms),
-        )
+    def diff(self, change: Change) -> dict[str, Any]:
+        """The ``diff`` message (``protocol.to_client.Diff``) as plain data,
+        ready to encode.  A diff goes to every watcher after every action,
+        so it skips building a validated model (the one hot path where that
+        shows); its fields come from the engine's view diff and the session,
+        and the tests validate every frame their clients receive."""
+        session = self.session
+        at_ms = change.action.at_ms
+        return {
+            "type": "diff",
+            "game_id": self.game_id,
+            "seq": change.seq,
+            "action": {"kind": change.action.kind, "text": change.action.text},
+            "ops": change.ops,
+            "status": session.status,
+            "counters": session.counters,
+            "score": session.score(at_ms),
+            "legal": session.legal,
+            "clock": {
+                "started_ms": session.started_ms,
+                "finished_ms": session.finished_ms,
+                "elapsed_ms": session.elapsed_ms(at_ms),
+            },
+        }
 
     def game_over(self) -> tc.GameOver:
         session = self.session
@@ -107,9 +123,10 @@ class Room:
 
     # ----------------------------------------------------------- sending
 
-    def broadcast(self, message: tc.Event, skip: Peer | None = None) -> list[Peer]:
-        """Send ``message`` to every watcher but ``skip``; return the
-        watchers whose queue overflowed (nothing was queued for them)."""
+    def broadcast(self, data: dict[str, Any], skip: Peer | None = None) -> list[Peer]:
+        """Send a message (as plain data) to every watcher but ``skip``,
+        encoded once per codec; return the watchers whose queue overflowed
+        (nothing was queued for them)."""
         frames: dict[Codec, bytes] = {}
         overflowed: list[Peer] = []
         for peer in self.watchers:
@@ -118,7 +135,7 @@ class Room:
             codec = peer.codec
             frame = frames.get(codec)
             if frame is None:
-                frame = frames[codec] = codec.encode(message)
+                frame = frames[codec] = codec.encode_data(data)
             if not peer.send(frame):
                 overflowed.append(peer)
         return overflowed

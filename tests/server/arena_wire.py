@@ -131,4 +131,4 @@ class Mirror:
 
 def json_frame(data: Any) -> bytes:
     """Encode any object the way a JSON client would (for malformed-input tests)."""
-    return JSON._dump(data)
+    return JSON.encode_data(data)

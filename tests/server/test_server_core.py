@@ -12,6 +12,7 @@ from arena_servers import make_settings
 
 import engine
 from protocol import JSON, MSGPACK, ErrorCode, ServerMessage
+from protocol import to_client as tc
 from protocol import to_server as ts
 from protocol.codec import Codec
 from server.core import Hub
@@ -92,6 +93,17 @@ async def test_the_core_answers_into_outlets_without_sockets(hub: Hub, clock: Fa
     assert owner_got[-1].id == 3 and watcher_got[-1].id is None
     assert owner_got[-1].clock.started_ms == clock.ms and owner_got[-1].clock.elapsed_ms == 0
     assert owner_got[-1].model_copy(update={"id": None}) == watcher_got[-1]
+
+
+async def test_a_diff_built_as_data_is_byte_for_byte_the_diff_model(hub: Hub) -> None:
+    owner, out = _join(hub)
+    await _say(hub, owner, ts.Hello())
+    await _say(hub, owner, ts.NewGame(game="klondike", deal=5))
+    room = hub.rooms[next(iter(owner.watching))]
+    logged, _ = room.session.perform("move", room.session.legal[0])
+    data = room.diff(room.session.commit(Action("move", logged, hub.clock())))
+    for codec in (JSON, MSGPACK):
+        assert codec.encode_data(data) == codec.encode(tc.Diff.model_validate(data))
 
 
 async def test_the_clock_is_the_servers_and_runs_from_the_first_action(hub: Hub, clock: FakeClock) -> None:

@@ -58,7 +58,7 @@ async def _round_trips(client: WireClient, count: int, pause: float) -> list[flo
 
 async def test_an_oversized_frame_closes_the_connection_with_1009(limited: ArenaServer) -> None:
     client = await WireClient.open(limited.url)
-    await client.send_raw(MSGPACK._dump({"type": "hello", "name": "x" * 4000}))
+    await client.send_raw(MSGPACK.encode_data({"type": "hello", "name": "x" * 4000}))
     assert await client.closed() == 1009
 
 
