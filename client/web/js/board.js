@@ -156,7 +156,7 @@ export class Board {
       else if (pile.down) placed.push({ node: backElement(), x: 0, y: 0 });
     } else if (slot.fan === "waste") {
       const first = Math.max(0, pile.up.length - 3);
-      for (let i = first; i < pile.up.length; i += 1) placed.push({ node: face(i), x: (i - first) * cw * 0.3, y: 0 });
+      for (let i = first; i < pile.up.length; i += 1) placed.push({ node: face(i), x: (i - first) * cw * 0.42, y: 0 });
     } else if (slot.fan === "right") {
       const n = pile.up.length;
       const step = n > 1 ? Math.min(cw * 0.6, (spanWidth - cw) / (n - 1)) : 0;

@@ -93,7 +93,7 @@ export const GAMES = {
     deals: DEAL_KINDS,
     firstDeal: 1,
     lobbyOptions: [{ name: "autoplay", label: "AutoPlay", toggle: true }],
-    gameOptions: ["autoplay"],
+    gameOptions: [],
     layout(view, { narrow }) {
       const packs = Array.from({ length: 13 }, (_, i) => ({
         pile: `p${i + 1}`, pick: "top", fan: "stack", kind: "pack", label: rankText(i + 1),

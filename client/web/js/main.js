@@ -187,8 +187,8 @@ class App {
     this.startGame({ game: mirror.game, deal, options: lobbyOptions(mirror) });
   }
 
-  // Game Options (Broken Deck's difficulty, Lara's Game's AutoPlay): a
-  // change restarts the same deal number with the new options.
+  // Game Options (Broken Deck's difficulty): a change restarts the same
+  // deal number with the new options.
   openGameOptions(mirror) {
     const dialog = document.getElementById("game-options");
     const fields = document.getElementById("game-options-fields");
@@ -214,7 +214,9 @@ class App {
     const known = spec && typeof spec.deal === "number";
     document.getElementById("game-options-note").textContent = known
       ? `Changing an option restarts deal ${spec.deal}.`
-      : "This deal's number is not known yet (a daily or winning deal), so a change starts a new deal of the same kind.";
+      : spec?.deal === "daily"
+        ? "The daily deal's number stays secret until the game ends, so a change starts the daily deal of the new options."
+        : "This browser did not start this game, so it does not know the deal number: a change starts a new deal.";
     dialog.onclose = () => {
       if (dialog.returnValue !== "apply") return;
       const options = lobbyOptions(mirror);

@@ -15,7 +15,6 @@ export class Mirror {
     this.practice = snapshot.practice;
     this.seq = snapshot.seq;
     this.view = structuredClone(snapshot.view);
-    this.lastAction = null;
     this.update(snapshot);
   }
 
@@ -38,7 +37,6 @@ export class Mirror {
       return "gap";
     }
     this.seq = diff.seq;
-    this.lastAction = diff.action;
     this.update(diff);
     return "applied";
   }

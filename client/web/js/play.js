@@ -34,7 +34,7 @@ export class GameScreen {
       h("div", { class: "game-head" }, this.heading, this.who), this.stats, this.toolbar, this.message,
       h("div", { class: "board-wrap" }, this.boardNode), this.result));
     this.ticker = setInterval(() => this.tick(), 500);
-    this.resized = () => this.board.render();
+    this.resized = () => this.relayout();
     window.addEventListener("resize", this.resized);
   }
 
