@@ -85,6 +85,7 @@ log = logging.getLogger("arena.client")
 
 DEFAULT_URL = "ws://127.0.0.1:8765/ws"
 DEFAULT_TIMEOUT = 10.0
+MAX_FRAME_BYTES = 1 << 24
 PACING_SHARE = 0.9
 RATE_LIMITED = "rate_limited"
 TRANSIENT_REFUSALS = (ShuttingDown, StorageUnavailable, RateLimited, InternalError)
@@ -256,7 +257,7 @@ class ArenaClient:
                 self.url,
                 subprotocols=[Subprotocol(self.subprotocol)],
                 open_timeout=self.timeout,
-                max_size=None,
+                max_size=MAX_FRAME_BYTES,
             )
         except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as error:
             raise CannotConnect(f"cannot connect to {self.url}: {error}") from error
@@ -311,12 +312,12 @@ class ArenaClient:
             reader = self._reader
             if reader is not None:
                 await asyncio.wait({reader})
+            await self._drop_connection()
             self._fail_pending(ConnectionLost("the connection to the server was lost"))
             self._set_state(ClientState.RECONNECTING)
             if not await self._reconnect():
                 self._supervisor = None
                 self._set_state(ClientState.CLOSED)
-                await self._drop_connection()
                 self._shut(ClientClosed(f"gave up reconnecting to {self.url}"))
                 return
 
