@@ -65,8 +65,8 @@ class ErrorCode(StrEnum):
     )
     FORBIDDEN = (
         "forbidden",
-        "You may not do this: only a game's owner acts on it, a connection says hello once, and "
-        "practice positions are off unless the server allows them.",
+        "You may not do this: only a game's owner acts on it, a connection says hello once and "
+        "watches at most watch_limit games, and practice positions are off unless the server allows them.",
     )
     GAME_FINISHED = (
         "game_finished",

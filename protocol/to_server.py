@@ -11,11 +11,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter
 
 RequestId = Annotated[int | Annotated[str, Field(max_length=64)], Field(description="echoed in the reply")]
 GameId = Annotated[str, Field(min_length=1, max_length=64, description="a game session id from game_started")]
 DealKind = Literal["random", "winnable", "daily"]
+DisplayName = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=32, pattern=r"^[^\x00-\x1f\x7f]+$"),
+    Field(description="shown to others; no control characters"),
+]
 
 
 class Request(BaseModel):
@@ -33,7 +38,7 @@ class Hello(Request):
 
     type: Literal["hello"] = "hello"
     token: Annotated[str, Field(min_length=1, max_length=200)] | None = None
-    name: Annotated[str, Field(min_length=1, max_length=32)] | None = None
+    name: DisplayName | None = None
 
 
 class NewGame(Request):

@@ -130,6 +130,7 @@ class ArenaServer:
             max_size=settings.max_frame_bytes,
             ping_interval=settings.ping_interval,
             ping_timeout=settings.ping_timeout,
+            close_timeout=settings.close_timeout,
             write_limit=settings.write_buffer_bytes,
         )
 

@@ -105,6 +105,7 @@ class Hub:
         self.closing = False
         self._loading: dict[str, asyncio.Future[Room]] = {}
         self._numbers = itertools.count(1)
+        self._last_created = 0
         self._inflight = 0
         self._idle = asyncio.Event()
         self._idle.set()
@@ -184,7 +185,8 @@ class Hub:
         except Refusal as refusal:
             self._error(peer, refusal, request_id)
         except StorageUnavailable:
-            self._error(peer, Refusal(ErrorCode.STORAGE_UNAVAILABLE, "storage is unavailable; nothing changed"), request_id)
+            refusal = Refusal(ErrorCode.STORAGE_UNAVAILABLE, "storage is unavailable, so this was not done; try again shortly")
+            self._error(peer, refusal, request_id)
         except Exception:
             log.exception("failed to handle a message from %r", peer)
             self._error(peer, Refusal(ErrorCode.INTERNAL_ERROR, "the server failed; nothing changed"), request_id)
@@ -296,7 +298,9 @@ class Hub:
 
     async def _new_game(self, peer: Peer, message: ts.NewGame) -> None:
         player = self._identity(peer)
-        now = self.clock()
+        # Strictly increasing creation times, so "the oldest live game" is
+        # never a tie between games started in the same millisecond.
+        now = self._last_created = max(self.clock(), self._last_created + 1)
         try:
             game_cls = engine.game_class(message.game)
             if message.position is not None:
@@ -350,7 +354,7 @@ class Hub:
 
     async def _abandon_beyond_limit(self, player_id: str) -> None:
         """Make room for one more live game by abandoning the oldest ones."""
-        live = await self._live_headers(player_id)
+        live = sorted(await self._live_headers(player_id), key=lambda header: header.created_ms, reverse=True)
         for header in live[self.settings.max_live_games - 1 :]:
             room = await self._room(header.game_id)
             async with room.lock:
@@ -531,6 +535,13 @@ class Hub:
     # ------------------------------------------------------------ watching
 
     async def _watch(self, peer: Peer, room: Room, request_id: RequestId | None) -> None:
+        if room.game_id not in peer.watching and len(peer.watching) >= self.settings.watch_limit:
+            self._release(room)
+            raise Refusal(
+                ErrorCode.FORBIDDEN,
+                f"a connection watches at most {self.settings.watch_limit} games; unwatch one first",
+                game_id=room.game_id,
+            )
         async with room.lock:
             room.watchers.add(peer)
             peer.watching.add(room.game_id)

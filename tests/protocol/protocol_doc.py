@@ -41,6 +41,8 @@ LIMIT_SETTINGS = (
     "kernel_send_buffer_bytes",
     "ping_interval",
     "ping_timeout",
+    "close_timeout",
+    "watch_limit",
     "max_live_games",
     "finished_retention_seconds",
     "shutdown_grace_seconds",

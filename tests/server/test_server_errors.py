@@ -13,7 +13,7 @@ from arena_stores import FaultyStore
 from arena_wire import WireClient, json_frame
 from arena_servers import ClientFactory, make_settings
 
-from protocol import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL, ErrorCode
+from protocol import JSON_SUBPROTOCOL, MSGPACK, MSGPACK_SUBPROTOCOL, ErrorCode
 from protocol import to_server as ts
 from server.app import ArenaServer
 from server.storage.base import StorageUnavailable
@@ -185,3 +185,11 @@ async def test_json_frames_of_any_object_decode_the_same_as_models(connect: Clie
     client = await connect(JSON_SUBPROTOCOL)
     await client.send_raw(json_frame({"type": "ping", "id": "raw"}))
     assert (await client.wait_for(lambda m: m.id == "raw")).type == "pong"
+
+
+@pytest.mark.parametrize("name", ["", "   ", "tab\there", "x" * 33])
+async def test_a_display_name_must_be_printable_and_short(connect: ClientFactory, name: str) -> None:
+    client = await connect()
+    await client.send_raw(MSGPACK.encode_data({"type": "hello", "id": 1, "name": name}))
+    assert (await client.next_of("error")).code == ErrorCode.BAD_MESSAGE
+    assert (await client.hello(name=" spaced ")).name == "spaced"

@@ -145,3 +145,23 @@ async def test_a_spectator_that_never_reads_delays_nobody_and_is_dropped(small_b
     assert closed.value.rcvd is None or closed.value.rcvd.code == 1013
     await player.close()
     await keen.close()
+
+
+async def test_a_client_that_stops_answering_pings_is_dropped() -> None:
+    settings = make_settings(ping_interval=0.1, ping_timeout=0.2, close_timeout=0.2)
+    async with ArenaServer(settings, store=MemoryStore()) as running:
+        reader, writer = await asyncio.open_connection("127.0.0.1", running.port)
+        writer.write(
+            b"GET /ws HTTP/1.1\r\nHost: arena\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        )
+        await writer.drain()
+        assert (await reader.readline()).startswith(b"HTTP/1.1 101")
+        assert len(running.hub.peers) == 1
+        async with asyncio.timeout(5):
+            while running.hub.peers:
+                await asyncio.sleep(0.05)
+            while await reader.read(4096):
+                pass
+        writer.close()
+        await writer.wait_closed()

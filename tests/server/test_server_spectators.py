@@ -121,3 +121,22 @@ async def test_unwatching_stops_the_diffs(connect: ClientFactory) -> None:
     await player.request(ts.Move, game_id=started.game_id, move=snapshot.legal[0])
     await spectator.request(ts.Ping)
     assert not [m for m in spectator.received if m.type == "diff"]
+
+
+async def test_a_connection_watches_a_bounded_number_of_games(server: ArenaServer, connect: ClientFactory) -> None:
+    player = await connect()
+    await player.hello()
+    games = [(await player.new_game(deal=deal))[0].game_id for deal in range(1, 4)]
+    limit = server.settings.watch_limit
+    spectator = await connect()
+    server.hub.settings = server.settings.model_copy(update={"watch_limit": 2})
+    try:
+        assert (await spectator.request(ts.Watch, game_id=games[0])).type == "snapshot"
+        assert (await spectator.request(ts.Watch, game_id=games[1])).type == "snapshot"
+        refusal = await spectator.request(ts.Watch, game_id=games[2])
+        assert refusal.code == ErrorCode.FORBIDDEN and "unwatch" in refusal.message
+        assert (await spectator.request(ts.Resync, game_id=games[1])).type == "snapshot"
+        await spectator.request(ts.Unwatch, game_id=games[0])
+        assert (await spectator.request(ts.Watch, game_id=games[2])).type == "snapshot"
+    finally:
+        server.hub.settings = server.settings.model_copy(update={"watch_limit": limit})
