@@ -6,6 +6,11 @@ writes frames the hub queued, answers plain HTTP (``/healthz``,
 ``/metrics``, the web client's files) and shuts down gracefully:
 stop accepting, let in-flight actions finish and queued frames go out,
 then close every connection with 1001 (going away).
+
+Decisions: the WebSocket endpoint is ``/ws`` (other paths are HTTP, and
+an upgrade elsewhere gets 404); permessage-deflate is off by default
+(``compression``), because it would compress each broadcast frame once
+per watcher instead of once per codec.
 """
 
 from __future__ import annotations
@@ -108,11 +113,11 @@ class ArenaServer:
     """One server process.  Use ``async with ArenaServer(settings) as server``
     (tests) or ``await run(settings)`` (the CLI)."""
 
-    def __init__(self, settings: Settings, store: Store | None = None, hub: Hub | None = None) -> None:
+    def __init__(self, settings: Settings, store: Store | None = None) -> None:
         self.settings = settings
-        self._own_store = store is None and hub is None
-        self.store = hub.store if hub is not None else store if store is not None else open_store(settings)
-        self.hub = hub if hub is not None else Hub(settings, self.store)
+        self._own_store = store is None
+        self.store = store if store is not None else open_store(settings)
+        self.hub = Hub(settings, self.store)
         self._server: Server | None = None
         self._outlets: set[WebSocketOutlet] = set()
 
