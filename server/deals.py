@@ -39,9 +39,11 @@ class DealChoice:
     verified: bool
 
 
-def pool_for(game_cls: type[Game], kind: str) -> tuple[Sequence[int], bool]:
-    """The deals to draw ``kind`` ("winnable", "daily", "vegas") from, and
-    whether they are verified.  PLACEHOLDER: see the module docstring."""
+def pool_for(game_cls: type[Game], options: dict[str, Any], kind: str) -> tuple[Sequence[int], bool]:
+    """The deals to draw ``kind`` ("winnable", "daily", "vegas") from for a
+    game with these options, and whether they are verified.  PLACEHOLDER:
+    see the module docstring (``server.pools.verified_deals`` is meant to
+    replace the body)."""
     first = game_cls.FIRST_DEAL
     last = min(game_cls.LAST_DEAL, first + PLACEHOLDER_POOL_SIZE - 1)
     return range(first, last + 1), False
@@ -65,7 +67,7 @@ async def choose_deal(
     if requested == "random" and not _wants_vegas(options):
         return DealChoice(random_deal(game_cls), "random", False)
     kind = "vegas" if requested == "random" else requested
-    pool, verified = pool_for(game_cls, kind)
+    pool, verified = pool_for(game_cls, options, kind)
     if kind == "daily":
         secret = await store.setting(DAILY_SECRET_SETTING, secrets.token_hex(32))
         message = f"{game_cls.id}/{variant_of(game_cls, options)}/{today.isoformat()}".encode()
