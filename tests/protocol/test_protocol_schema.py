@@ -8,13 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jsonschema
 import protocol_doc
 import pytest
 
 from protocol import PROTOCOL_VERSION, ErrorCode
 from protocol.schema import protocol_schema
-
-jsonschema = pytest.importorskip("jsonschema")
 
 
 def test_the_schema_names_both_unions_and_every_error_code() -> None:
