@@ -32,8 +32,7 @@ from protocol import CODECS, SUBPROTOCOLS, codec_for
 from server.core import Hub
 from server.peer import Peer
 from server.settings import Settings
-from server.storage.base import StorageError, Store
-from server.stores import open_store
+from server.storage import StorageError, Store, open_store
 from server.web import METRICS_CONTENT_TYPE, find_static, respond
 
 log = logging.getLogger("arena.app")
@@ -116,7 +115,7 @@ class ArenaServer:
     def __init__(self, settings: Settings, store: Store | None = None) -> None:
         self.settings = settings
         self._own_store = store is None
-        self.store = store if store is not None else open_store(settings)
+        self.store = store if store is not None else open_store(settings.redis_url)
         self.hub = Hub(settings, self.store)
         self._server: Server | None = None
         self._outlets: set[WebSocketOutlet] = set()

@@ -18,8 +18,7 @@ from pydantic import ValidationError
 
 from server.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from server.settings import Settings, env_name
-from server.stores import StoreConfigError
-from server.storage.base import StorageError
+from server.storage import StorageError, UnknownStorageURL
 
 
 def register(subparsers: Any) -> None:
@@ -44,7 +43,10 @@ def _serve(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     try:
         asyncio.run(_main(settings))
-    except (StoreConfigError, StorageError, OSError) as error:
+    except UnknownStorageURL as error:
+        print(f"arena serve: bad setting: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except (StorageError, OSError) as error:
         print(f"arena serve: {error}", file=sys.stderr)
         return EXIT_FAILURE
     return EXIT_OK

@@ -1,8 +1,9 @@
 """Storage back ends behind one interface (``base.Store``).
 
-``open_store`` picks the back end from a URL.  The Redis module is
-imported only when a Redis URL is given, so the default in-memory server
-never loads redis-py.
+``open_store`` picks the back end from a URL; it is the one store
+factory (the server calls it with ``Settings.redis_url``).  The Redis
+module is imported only when a Redis URL is given, so the default
+in-memory server never loads redis-py.
 """
 
 from __future__ import annotations
@@ -27,11 +28,15 @@ REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 MEMORY_URL = "memory://"
 
 
+class UnknownStorageURL(ValueError):
+    """The storage URL names no back end we have (a usage error)."""
+
+
 def open_store(url: str | None = None, *, namespace: str = "arena") -> Store:
     """The store for ``url``: ``None`` or ``memory://`` for the in-memory
     store, ``redis://``, ``rediss://`` (TLS) or ``unix://`` for Redis.
 
-    Raises ``ValueError`` for any other URL.  Connecting is lazy: a Redis
+    Raises ``UnknownStorageURL`` (a ``ValueError``) for any other URL.  Connecting is lazy: a Redis
     store that cannot reach its server fails on first use, with
     ``StorageUnavailable`` (call ``ping`` to check at start-up).
     """
@@ -41,7 +46,7 @@ def open_store(url: str | None = None, *, namespace: str = "arena") -> Store:
         from .redis import RedisStore
 
         return RedisStore(url, namespace=namespace)
-    raise ValueError(f"unknown storage URL {url!r}: expected {MEMORY_URL} or a redis:// URL")
+    raise UnknownStorageURL(f"unknown storage URL {url!r}: expected {MEMORY_URL} or a redis:// URL")
 
 
 __all__ = [
@@ -57,6 +62,7 @@ __all__ = [
     "StorageUnavailable",
     "Store",
     "Subscription",
+    "UnknownStorageURL",
     "board_score",
     "open_store",
 ]

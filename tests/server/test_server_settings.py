@@ -8,8 +8,8 @@ import sys
 import pytest
 from pydantic import ValidationError
 
-from server import stores
 from server.settings import ENV_PREFIX, Settings, env_name
+from server.storage import open_store
 from server.storage.memory import MemoryStore
 
 
@@ -49,22 +49,26 @@ def test_a_bad_variable_is_refused_by_name(name: str, value: str) -> None:
 
 
 def test_without_redis_the_store_is_in_memory() -> None:
-    assert isinstance(stores.open_store(Settings()), MemoryStore)
+    assert isinstance(open_store(Settings().redis_url), MemoryStore)
 
 
-def test_a_missing_redis_back_end_fails_with_a_sentence(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(stores, "REDIS_MODULE", "server.storage.not_written_yet")
-    with pytest.raises(stores.StoreConfigError, match="in-memory store"):
-        stores.open_store(Settings(redis_url="redis://127.0.0.1:1/0"))
-
-
-def test_serve_with_an_unreachable_redis_exits_with_a_message() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "server.cli", "serve", "--port", "0", "--redis", "redis://127.0.0.1:1/0"],
+def _serve_with_redis(url: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "server.cli", "serve", "--port", "0", "--redis", url],
         capture_output=True,
         text=True,
         timeout=60,
     )
+
+
+def test_serve_with_an_unknown_store_url_exits_with_usage() -> None:
+    done = _serve_with_redis("postgres://127.0.0.1/arena")
+    assert done.returncode == 2 and "unknown storage URL" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_serve_with_an_unreachable_redis_exits_with_a_message() -> None:
+    done = _serve_with_redis("redis://127.0.0.1:1/0")
     assert done.returncode == 1 and done.stderr.startswith("arena serve:"), done.stderr
     assert "Traceback" not in done.stderr
 
