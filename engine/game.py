@@ -415,9 +415,18 @@ class Game:
         if not self._hint_budget_left():
             raise ActionUnavailable("no hints are left in this game", code="hint_limit")
         move = self.suggest()
+        self.note_hint(move)
+        return move
+
+    def note_hint(self, move: Move | None) -> None:
+        """Count a hint whose suggestion is already known, without searching.
+
+        Replaying a session log calls this with the logged suggestion: the
+        search behind ``hint`` may be costly, and a replay must reach the
+        same counters whatever the search would say today.
+        """
         if move is not None:
             self.hints += 1
-        return move
 
     def auto_move(self, src: str, count: int = 1) -> Move | None:
         """The best legal move of the top ``count`` cards of ``src``, or None.

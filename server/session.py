@@ -76,7 +76,10 @@ class Session:
         """The session as ``log`` leaves it."""
         session = cls(header, build_game(header))
         for action in log:
-            session.perform(action.kind, action.text)
+            if action.kind == "hint":
+                session.game.note_hint(session.game.parse_move(action.text) if action.text else None)
+            else:
+                session.perform(action.kind, action.text)
             session.log.append(action)
             session.result = session.result or session._outcome(action)
         session.pending = False
