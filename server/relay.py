@@ -8,6 +8,11 @@ published payload tiny, lets a process that did not make the move serve
 snapshots and even the next move, and needs no trust in bytes relayed
 from elsewhere.  Pub/sub may drop a message (Redis does on reconnect):
 a process that sees a gap in ``seq`` reloads the log from the store.
+A gap shows only when a later entry comes, so when a subscription comes
+back after a lost connection the relay reads the game's log and passes
+its last entry on as if relayed: the holder ignores it if it has it,
+applies it if it is the next one, and reloads on a gap, which covers
+every entry lost while the subscription was down.
 
 Each process tags what it publishes with its ``origin`` and ignores its
 own messages, since it has already applied them.
@@ -53,7 +58,23 @@ class Relay:
     async def subscribe(self, game_id: str) -> Subscription:
         """Subscribe before loading a game, so nothing published while it
         loads is missed; then ``follow`` with the subscription."""
-        return await self._store.subscribe(channel_of(game_id))
+
+        async def catch_up() -> None:
+            await self._catch_up(game_id)
+
+        return await self._store.subscribe(channel_of(game_id), catch_up)
+
+    async def _catch_up(self, game_id: str) -> None:
+        """Pass on the log's last entry (see the module docstring)."""
+        try:
+            loaded = await self._store.load_session(game_id)
+        except StorageError as error:
+            # The store is gone again; it will resume the subscription again.
+            log.warning("could not catch up with %s after a pub/sub outage: %s", game_id, error)
+            return
+        if loaded is not None and loaded[1]:
+            entries = loaded[1]
+            await self._on_action(game_id, len(entries), entries[-1])
 
     def follow(self, game_id: str, subscription: Subscription) -> None:
         """Start passing other processes' entries for ``game_id`` to ``on_action``."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Awaitable, Callable
 
 
 class StorageError(Exception):
@@ -135,6 +135,10 @@ class Record:
     best_moves: int | None = None
     best_time_ms: int | None = None
     extra: dict[str, int] = field(default_factory=dict)
+
+
+OnResume = Callable[[], Awaitable[None]]
+"""Called when a subscription is back after its connection was lost."""
 
 
 class Subscription(ABC):
@@ -269,12 +273,19 @@ class Store(ABC):
     async def publish(self, channel: str, payload: bytes) -> None: ...
 
     @abstractmethod
-    async def subscribe(self, channel: str) -> Subscription:
+    async def subscribe(self, channel: str, on_resume: OnResume | None = None) -> Subscription:
         """Listen to ``channel``.  Returns once the subscription is in
         place, so anything published afterwards, by any process, is
         delivered, in publishing order.  A subscription outlives a lost
         connection (the Redis store reconnects by itself), but messages
-        published while it was down are lost: number what you publish."""
+        published while it was down are lost: number what you publish.
+
+        Numbering finds a gap only when a later message comes, so a
+        watcher whose last message was lost would wait for ever: once the
+        subscription is in place again, ``on_resume`` is awaited, inside
+        the iteration, after the messages received before the loss and
+        before any received after it; reload there what the channel
+        follows.  (The memory store never loses messages and never calls it.)"""
 
 
 def board_score(time_ms: int, moves: int, finished_ms: int) -> int:

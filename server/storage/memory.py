@@ -17,6 +17,7 @@ from .base import (
     GameResult,
     LeaderEntry,
     LogConflict,
+    OnResume,
     PlayerRecord,
     Record,
     SessionHeader,
@@ -240,5 +241,5 @@ class MemoryStore(Store):
         for queue in list(self._hub.get(channel, ())):
             queue.put_nowait(payload)
 
-    async def subscribe(self, channel: str) -> Subscription:
+    async def subscribe(self, channel: str, on_resume: OnResume | None = None) -> Subscription:
         return _MemorySubscription(self._hub, channel)

@@ -47,6 +47,7 @@ from .base import (
     GameResult,
     LeaderEntry,
     LogConflict,
+    OnResume,
     PlayerRecord,
     Record,
     SessionHeader,
@@ -430,8 +431,8 @@ class RedisStore(Store):
         await self._redis.publish(self._channel(channel), payload)
 
     @guarded
-    async def subscribe(self, channel: str) -> Subscription:
-        return await self._hub.subscribe(self._channel(channel))
+    async def subscribe(self, channel: str, on_resume: OnResume | None = None) -> Subscription:
+        return await self._hub.subscribe(self._channel(channel), on_resume)
 
 
 def _record(fields: dict[bytes, bytes]) -> Record:

@@ -11,7 +11,10 @@ every channel that still has listeners; subscriptions keep delivering
 without their owners doing anything.  Messages published while the
 connection was down are lost, as always with Redis pub/sub: the diffs and
 race events that travel here are numbered, so a watcher that sees a gap
-asks for a resync.
+asks for a resync.  A gap shows only when a later message comes, so each
+subscription that was listening when the connection dropped gets a
+``RESUMED`` marker in its queue once Redis confirms it again; iterating
+the subscription turns the marker into a call of its ``on_resume``.
 
 ``subscribe`` returns only once Redis has confirmed the subscription, so a
 message published (by any process) after it returns is delivered.
@@ -22,12 +25,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Final
 
 from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
 
-from .base import StorageUnavailable, Subscription
+from .base import OnResume, StorageUnavailable, Subscription
 from .redis_errors import REDIS_DOWN, unavailable
 
 logger = logging.getLogger(__name__)
@@ -35,16 +38,24 @@ logger = logging.getLogger(__name__)
 FIRST_BACKOFF_SECONDS = 0.05
 MAX_BACKOFF_SECONDS = 2.0
 
-_Queue = asyncio.Queue[bytes | None]
+
+
+class _Resumed:
+    """The type of ``RESUMED``, a queue item no payload can equal."""
+
+
+RESUMED: Final = _Resumed()
+_Queue = asyncio.Queue[bytes | _Resumed | None]
 
 
 class RedisSubscription(Subscription):
     """Messages of one channel, delivered in the order Redis sent them."""
 
-    def __init__(self, hub: PubSubHub, channel: bytes, queue: _Queue) -> None:
+    def __init__(self, hub: PubSubHub, channel: bytes, queue: _Queue, on_resume: OnResume | None) -> None:
         self._hub = hub
         self._channel = channel
         self._queue = queue
+        self._on_resume = on_resume
         self._closed = False
 
     async def _iterate(self) -> AsyncIterator[bytes]:
@@ -52,6 +63,10 @@ class RedisSubscription(Subscription):
             payload = await self._queue.get()
             if payload is None:
                 return
+            if isinstance(payload, _Resumed):
+                if self._on_resume is not None:
+                    await self._on_resume()
+                continue
             yield payload
 
     def __aiter__(self) -> AsyncIterator[bytes]:
@@ -74,13 +89,14 @@ class PubSubHub:
         self._confirm_timeout = confirm_timeout
         self._listeners: dict[bytes, set[_Queue]] = {}
         self._confirmed: set[bytes] = set()
+        self._interrupted: set[_Queue] = set()
         self._waiters: dict[bytes, list[asyncio.Future[None]]] = {}
         self._pubsub: PubSub | None = None
         self._reader: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
         self._closed = False
 
-    async def subscribe(self, channel: bytes) -> RedisSubscription:
+    async def subscribe(self, channel: bytes, on_resume: OnResume | None = None) -> RedisSubscription:
         """Listen to ``channel``; raises ``StorageUnavailable`` if Redis is down."""
         queue: _Queue = asyncio.Queue()
         async with self._lock:
@@ -89,7 +105,7 @@ class PubSubHub:
             listeners = self._listeners.setdefault(channel, set())
             listeners.add(queue)
             if channel in self._confirmed:
-                return RedisSubscription(self, channel, queue)
+                return RedisSubscription(self, channel, queue, on_resume)
             waiter = asyncio.get_running_loop().create_future()
             self._waiters.setdefault(channel, []).append(waiter)
             try:
@@ -109,12 +125,13 @@ class PubSubHub:
             if isinstance(exc, (StorageUnavailable, TimeoutError)):
                 raise unavailable(exc) from exc
             raise
-        return RedisSubscription(self, channel, queue)
+        return RedisSubscription(self, channel, queue, on_resume)
 
     def _forget(self, channel: bytes, queue: _Queue, waiter: asyncio.Future[None]) -> None:
         """Undo a subscribe that failed (called with the lock held)."""
         listeners = self._listeners.get(channel, set())
         listeners.discard(queue)
+        self._interrupted.discard(queue)
         if not listeners:
             self._listeners.pop(channel, None)
         waiters = self._waiters.get(channel, [])
@@ -129,6 +146,7 @@ class PubSubHub:
             if listeners is None:
                 return
             listeners.discard(queue)
+            self._interrupted.discard(queue)
             if listeners:
                 return
             del self._listeners[channel]
@@ -153,6 +171,7 @@ class PubSubHub:
                 for queue in listeners:
                     queue.put_nowait(None)
             self._listeners.clear()
+            self._interrupted.clear()
             self._fail_waiters(StorageUnavailable("the store is closed"))
 
     # ------------------------------------------------------------ internals
@@ -172,7 +191,11 @@ class PubSubHub:
         self._pubsub = pubsub
 
     async def _discard_pubsub(self) -> None:
+        """Drop the connection; the subscriptions it carried may lose
+        messages from now until Redis confirms them again."""
         pubsub, self._pubsub = self._pubsub, None
+        for channel in self._confirmed:
+            self._interrupted.update(self._listeners.get(channel, ()))
         self._confirmed.clear()
         if pubsub is not None:
             await _close_quietly(pubsub)
@@ -222,6 +245,9 @@ class PubSubHub:
                 queue.put_nowait(message["data"])
         elif message["type"] == "subscribe" and channel in self._listeners:
             self._confirmed.add(channel)
+            for queue in self._listeners[channel] & self._interrupted:
+                self._interrupted.discard(queue)
+                queue.put_nowait(RESUMED)
             for waiter in self._waiters.pop(channel, []):
                 if not waiter.done():
                     waiter.set_result(None)
