@@ -1,0 +1,114 @@
+"""Two ``arena serve`` processes on one Redis serve the same players.
+
+A spectator connected to process B sees the moves made through process
+A, in order, as the very diffs the player got; a player who reconnects
+through the other process finds its game there and plays on, and the
+spectators of the first process see those moves in turn.  Everything
+crosses processes through Redis only (the log, and pub/sub for the
+relay), as in production.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from arena_processes import (  # noqa: F401  (fixtures)
+    ClientOpener,
+    Mirror,
+    ServerProcess,
+    ServerStarter,
+    WireClient,
+    arena_processes,
+    clients,
+    view_of,
+)
+
+from protocol import to_server as ts
+from redis_server import RedisServer
+
+pytestmark = pytest.mark.redis
+
+MOVES = 12
+
+
+@pytest.fixture
+async def a_and_b(own_redis_server: RedisServer, arena_processes: ServerStarter) -> tuple[ServerProcess, ServerProcess]:
+    """Two server processes on one Redis."""
+    return await arena_processes(own_redis_server.url), await arena_processes(own_redis_server.url)
+
+
+async def play(player: WireClient, game_id: str, legal: list[str] | None, count: int) -> list[Any]:
+    """Make ``count`` moves, each the first legal one, each acknowledged
+    before the next; the replies (the player's diffs), in order."""
+    replies = []
+    for _ in range(count):
+        assert legal, "the deal ran out of legal moves"
+        reply = await player.request(ts.Move, game_id=game_id, move=legal[0])
+        assert reply.type == "diff", reply
+        replies.append(reply)
+        legal = reply.legal
+    return replies
+
+
+async def diffs_until(watcher: WireClient, game_id: str, last_seq: int) -> list[Any]:
+    """The diffs of ``game_id`` numbered up to ``last_seq``, in arrival order."""
+    await watcher.wait_for(lambda m: m.type == "diff" and m.game_id == game_id and m.seq == last_seq)
+    return [m for m in watcher.received if m.type == "diff" and m.game_id == game_id]
+
+
+def shared_part(diff: Any) -> dict[str, Any]:
+    """A diff without the request id, which only the actor's copy carries."""
+    return dict(diff.model_dump(exclude={"id"}))
+
+
+async def test_a_spectator_on_process_b_sees_every_move_made_through_process_a(
+    a_and_b: tuple[ServerProcess, ServerProcess], clients: ClientOpener
+) -> None:
+    a, b = a_and_b
+    player = await clients(a.url)
+    await player.hello()
+    started, snapshot = await player.new_game(deal=12)
+    spectator = await clients(b.url, "arena.v1.json")
+    watched = await spectator.request(ts.Watch, game_id=started.game_id)
+    assert view_of(watched) == view_of(snapshot)
+    spectators_copy, players_copy = Mirror(watched), Mirror(snapshot)
+
+    replies = await play(player, started.game_id, snapshot.legal, MOVES)
+    seen = await diffs_until(spectator, started.game_id, MOVES)
+
+    assert [diff.seq for diff in seen] == list(range(1, MOVES + 1)), "in order, none missing, none twice"
+    assert [shared_part(diff) for diff in seen] == [shared_part(reply) for reply in replies]
+    for diff, reply in zip(seen, replies):
+        spectators_copy.apply(diff)
+        players_copy.apply(reply)
+    assert spectators_copy.view == players_copy.view
+    resynced = await spectator.request(ts.Resync, game_id=started.game_id)
+    assert resynced.seq == MOVES and view_of(resynced) == players_copy.view
+
+
+async def test_a_player_resumes_its_game_through_the_other_process(
+    a_and_b: tuple[ServerProcess, ServerProcess], clients: ClientOpener
+) -> None:
+    a, b = a_and_b
+    player = await clients(a.url)
+    await player.hello(name="Ada")
+    started, snapshot = await player.new_game(deal=12)
+    mirror = Mirror(snapshot)
+    for reply in await play(player, started.game_id, snapshot.legal, MOVES // 2):
+        mirror.apply(reply)
+    spectator_on_a = await clients(a.url)
+    await spectator_on_a.request(ts.Watch, game_id=started.game_id)
+    await player.close()
+
+    again = await clients(b.url)
+    welcome = await again.hello(token=player.token)
+    assert welcome.player_id == player.player_id and welcome.name == "Ada"
+    assert [game.game_id for game in welcome.games] == [started.game_id]
+    resumed = await again.wait_for(lambda m: m.type == "snapshot" and m.game_id == started.game_id)
+    assert resumed.seq == MOVES // 2 and view_of(resumed) == mirror.view
+
+    onward = await play(again, started.game_id, resumed.legal, MOVES // 2)
+    assert [reply.seq for reply in onward] == list(range(MOVES // 2 + 1, MOVES + 1))
+    seen_on_a = await diffs_until(spectator_on_a, started.game_id, MOVES)
+    assert [shared_part(diff) for diff in seen_on_a] == [shared_part(reply) for reply in onward]
