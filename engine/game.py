@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from typing import Any, ClassVar, Iterable, NamedTuple
+from typing import Any, ClassVar, Iterable, Mapping, NamedTuple
 
 from .cards import CODE, describe, parse_card
 from .errors import ActionUnavailable, BadNotation, BadOption, IllegalMove
@@ -38,7 +38,7 @@ class Move(NamedTuple):
 
     src: str
     dst: str = ""
-    count: int = 1
+    count: int = 1  # type: ignore[assignment]  # the field shadows tuple.count, which moves never use
 
     def __str__(self) -> str:
         if not self.dst:
@@ -277,8 +277,9 @@ class Game:
     def counters(self) -> dict[str, int]:
         """Moves, undos, hints and what this game counts besides."""
         result = {"moves": self.moves, "undos": self.undos, "redos": self.redos, "hints": self.hints}
-        if self.HAS_SCORE:
-            result["score"] = self.score_at(0)
+        score = self.score_at(0)
+        if score is not None:
+            result["score"] = score
         result.update(self._extra_counters(self.position))
         return result
 
@@ -572,7 +573,7 @@ class Game:
     def card_name(card: int) -> str:
         return describe(card)
 
-    def position_from_piles(self, piles: dict[str, Iterable[str]], down: dict[str, int]) -> Position:
+    def position_from_piles(self, piles: Mapping[str, Iterable[str]], down: Mapping[str, int]) -> Position:
         """Build a position from card codes by pile (for notation and tests)."""
         missing = [name for name in piles if name not in self._index]
         if missing:

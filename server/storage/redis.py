@@ -21,7 +21,8 @@ Decisions the interface left open:
   gets ``LogConflict`` and reloads.  Recovery needs no retry either: the
   pool replaces dead connections when it hands them out.
 - Appends made in the same event-loop turn go to Redis as one pipeline
-  (``redis_batch``): appends are the hot path, one per player action.
+  (``redis_batch``), and so do publishes: appends are the hot path, one
+  per player action, each followed by a publish.
 - ``append`` to an unknown (or expired) session raises ``KeyError``, as
   the memory store does.  An append to a finished session inherits the
   session's remaining lifetime, so no log outlives its header.
@@ -55,7 +56,7 @@ from .base import (
     Subscription,
     board_score,
 )
-from .redis_batch import ScriptBatcher
+from .redis_batch import PublishBatcher, ScriptBatcher
 from .redis_errors import guarded
 from .redis_pubsub import PubSubHub
 
@@ -118,8 +119,13 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
+def _text(value: object) -> str:
+    """A reply item as text; redis-py types replies loosely, so check here."""
+    if isinstance(value, bytes):
+        return value.decode()
+    if isinstance(value, str):
+        return value
+    raise TypeError(f"expected a bulk string from Redis, got {type(value).__name__}")
 
 
 class RedisStore(Store):
@@ -161,6 +167,7 @@ class RedisStore(Store):
         self._append = ScriptBatcher(self._redis, self._redis.register_script(APPEND_SCRIPT))
         self._add_result = self._redis.register_script(ADD_RESULT_SCRIPT)
         self._submit = self._redis.register_script(SUBMIT_SCRIPT)
+        self._publish = PublishBatcher(self._redis)
         self._hub = PubSubHub(self._redis, confirm_timeout=socket_timeout)
 
     # ------------------------------------------------------------ key names
@@ -319,7 +326,7 @@ class RedisStore(Store):
             if gone:
                 await self._redis.zrem(index_key, *gone)
             start += len(members) - len(gone)
-            found += [document for document in map(json.loads, filter(None, values)) if accept(document)]
+            found += [document for document in (json.loads(value) for value in values if value) if accept(document)]
         return found[:limit]
 
     # ------------------------------------------------------------ records
@@ -327,7 +334,7 @@ class RedisStore(Store):
     @guarded
     async def add_result(self, player_id: str, record_key: str, result: GameResult) -> None:
         keys = [self._player_key(player_id, "record", record_key), self._player_key(player_id, "records")]
-        args = [
+        args: list[str | int] = [
             record_key,
             int(result.won),
             result.moves,
@@ -371,7 +378,7 @@ class RedisStore(Store):
     @guarded
     async def rank(self, board: str, player_id: str) -> LeaderEntry | None:
         position = await self._redis.zrank(self._board_key(board), player_id)
-        if position is None:
+        if not isinstance(position, int):
             return None
         entries = await self._entries(board, position + 1, [player_id])
         return entries[0] if entries else None
@@ -428,7 +435,7 @@ class RedisStore(Store):
 
     @guarded
     async def publish(self, channel: str, payload: bytes) -> None:
-        await self._redis.publish(self._channel(channel), payload)
+        await self._publish(self._channel(channel), payload)
 
     @guarded
     async def subscribe(self, channel: str, on_resume: OnResume | None = None) -> Subscription:

@@ -10,7 +10,7 @@ Redis errors are programming errors and propagate unchanged.
 from __future__ import annotations
 
 import functools
-from typing import Awaitable, Callable, ParamSpec, TypeVar
+from typing import Any, Callable, Coroutine, ParamSpec, TypeVar
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -29,7 +29,7 @@ def unavailable(error: BaseException) -> StorageUnavailable:
     return StorageUnavailable(f"Redis is unavailable: {error}")
 
 
-def guarded(method: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+def guarded(method: Callable[P, Coroutine[Any, Any, R]]) -> Callable[P, Coroutine[Any, Any, R]]:
     """Turn the failures in ``REDIS_DOWN`` into ``StorageUnavailable``."""
 
     @functools.wraps(method)
