@@ -66,7 +66,9 @@ class ErrorCode(StrEnum):
     FORBIDDEN = (
         "forbidden",
         "You may not do this: only a game's owner acts on it, a connection says hello once and "
-        "watches at most watch_limit games, and practice positions are off unless the server allows them.",
+        "watches at most watch_limit games, practice positions are off unless the server allows them, "
+        "only a race's host starts it, only its racers ask for a rematch, a racer may not watch a rival's "
+        "board while the race runs, and a future daily deal is secret.",
     )
     GAME_FINISHED = (
         "game_finished",
@@ -76,6 +78,26 @@ class ErrorCode(StrEnum):
         "state_conflict",
         "Another server process changed this game first; your action was not applied and a fresh "
         "snapshot with the true state precedes this error.",
+    )
+    RACE_NOT_FOUND = (
+        "race_not_found",
+        "No race has this invite code or race id (check the code: it has 8 characters, "
+        "without 0, 1, I, L or O), or the race is older than the retention time.",
+    )
+    INVITE_EXPIRED = (
+        "invite_expired",
+        "The invite code was right but has expired (race_invite_seconds after the race was created); "
+        "ask the host for a new race.",
+    )
+    RACE_FULL = (
+        "race_full",
+        "The race already has race_limit racers.",
+    )
+    RACE_STATE = (
+        "race_state",
+        "The race is not at the stage this needs: joining or starting after the start, playing or watching "
+        "a race game before the countdown ends, a rematch before the end, or acting in a race that is over. "
+        "Nothing changed; the sentence says when it will be possible, if ever.",
     )
     RATE_LIMITED = (
         "rate_limited",

@@ -161,6 +161,7 @@ class GameStarted(Event):
     practice: bool
     deal_kind: str
     verified: bool
+    ranked: bool = False
 
 
 class Snapshot(Event):
@@ -201,12 +202,13 @@ class Diff(Event):
 
 
 class GameOver(Event):
-    """The game has ended (after its last ``diff``); ``deal`` is revealed now."""
+    """The game has ended (after its last ``diff``); ``deal`` is revealed
+    now, except in a race still running (null: rivals play the same deal)."""
 
     type: Literal["game_over"] = "game_over"
     game_id: GameId
     result: Result
-    deal: int
+    deal: int | None
     time_ms: int
     moves: int
     score: int | None
@@ -253,8 +255,164 @@ class Error(Event):
     game_id: GameId | None = None
 
 
+RacePhase = Literal["lobby", "expired", "countdown", "running", "finished"]
+RacerState = Literal["waiting", "playing", "disconnected", "won", "lost", "resigned", "abandoned"]
+RaceEvent = Literal["snapshot", "created", "joined", "started", "presence", "finished", "rematch"]
+
+
+class Racer(BaseModel):
+    """One racer as everyone may see them: progress, never the board.
+    ``state`` is ``disconnected`` while a playing racer has no connection
+    (their clock runs on); ``elapsed_ms`` is as of the message."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    player_id: str
+    name: str
+    game_id: GameId | None
+    state: RacerState
+    ranked: bool
+    moves: int
+    foundation: int
+    repairs: int
+    elapsed_ms: int
+
+
+class RaceResult(BaseModel):
+    """A line of the results table: winners by time, then moves (``place``);
+    the others after them by cards on the foundations (``place`` null)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    place: int | None
+    player_id: str
+    name: str
+    result: Result
+    time_ms: int
+    moves: int
+    foundation: int
+    ranked: bool
+
+
+class RaceInfo(BaseModel):
+    """Everything about a race but the boards.  ``code`` (the invite) is
+    shown to its racers only; ``deal`` is null until the race is over;
+    times are the server's clock in ms since the Unix epoch."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    race_id: str
+    code: str | None
+    host: Owner
+    game: str
+    title: str
+    options: dict[str, Any]
+    deal_kind: Literal["daily", "winnable", "number"]
+    daily: str | None
+    verified: bool | None
+    deal: int | None
+    phase: RacePhase
+    limit: int
+    created_ms: int
+    invite_expires_ms: int
+    starts_at: int | None
+    ends_at: int | None
+    finished_ms: int | None
+    racers: list[Racer]
+    results: list[RaceResult] | None
+    rematch: str | None
+
+
+class Race(Event):
+    """A race as it is now, and what just happened to it (``event``)."""
+
+    type: Literal["race"] = "race"
+    event: RaceEvent
+    server_time: int
+    race: RaceInfo
+
+
+class RaceProgress(Event):
+    """One racer's progress changed (a move, the end of their game, a
+    disconnect or a return)."""
+
+    type: Literal["race_progress"] = "race_progress"
+    race_id: str
+    server_time: int
+    racer: Racer
+
+
+class Races(Event):
+    """Reply to ``list_races``: a player's races, newest first."""
+
+    type: Literal["races"] = "races"
+    player_id: str
+    races: list[RaceInfo]
+
+
+class DailyDeal(BaseModel):
+    """One variant's daily deal for a date.  ``commitment`` is
+    ``sha256("GAME/VARIANT/DATE/DEAL/NONCE")`` in hex, fixed at
+    ``committed_ms``; ``deal`` and ``nonce`` are null until ``reveals_at``,
+    after which anyone can check the commitment."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    game: str
+    title: str
+    variant: str
+    options: dict[str, Any]
+    board: str
+    date: str
+    commitment: str
+    committed_ms: int
+    reveals_at: int
+    deal: int | None
+    nonce: str | None
+    verified: bool
+
+
+class DailyInfo(Event):
+    """Reply to ``daily``."""
+
+    type: Literal["daily_info"] = "daily_info"
+    date: str
+    today: str
+    server_time: int
+    deals: list[DailyDeal]
+
+
+class LeaderboardEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    rank: int
+    player_id: str
+    name: str
+    time_ms: int
+    moves: int
+    finished_ms: int
+
+
+class LeaderboardPage(Event):
+    """Reply to ``leaderboard``: ``entries`` from rank ``offset + 1``;
+    ``me`` is your own entry wherever it is (null if none or anonymous)."""
+
+    type: Literal["leaderboard"] = "leaderboard"
+    board: str
+    game: str
+    title: str
+    variant: str
+    date: str
+    offset: int
+    entries: list[LeaderboardEntry]
+    me: LeaderboardEntry | None
+
+
 ServerMessage = Annotated[
-    Union[Welcome, GameStarted, Snapshot, Diff, GameOver, HintReply, Games, Pong, Ack, Error],
+    Union[
+        Welcome, GameStarted, Snapshot, Diff, GameOver, HintReply, Games, Pong, Ack, Error,
+        Race, RaceProgress, Races, DailyInfo, LeaderboardPage,
+    ],
     Field(discriminator="type"),
 ]
 SERVER_MESSAGE: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)

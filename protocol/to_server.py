@@ -16,6 +16,9 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapte
 RequestId = Annotated[int | Annotated[str, Field(max_length=64)], Field(description="echoed in the reply")]
 GameId = Annotated[str, Field(min_length=1, max_length=64, description="a game session id from game_started")]
 DealKind = Literal["random", "winnable", "daily"]
+GameName = Annotated[str, Field(min_length=1, max_length=40, description="a game id, e.g. klondike")]
+RaceId = Annotated[str, Field(min_length=1, max_length=64, description="a race id from a race message")]
+IsoDate = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="a UTC date, YYYY-MM-DD")]
 DisplayName = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=32, pattern=r"^[^\x00-\x1f\x7f]+$"),
@@ -49,7 +52,7 @@ class NewGame(Request):
     allows it (``ARENA_ALLOW_POSITIONS``)."""
 
     type: Literal["new_game"] = "new_game"
-    game: Annotated[str, Field(min_length=1, max_length=40)]
+    game: GameName
     deal: int | DealKind = "random"
     options: dict[str, Any] = Field(default_factory=dict)
     practice: bool = False
@@ -131,8 +134,91 @@ class Ping(Request):
     type: Literal["ping"] = "ping"
 
 
+class CreateRace(Request):
+    """Host a race: you join it at once and get its invite ``code`` in the
+    ``race`` reply.  ``deal`` is ``"daily"`` (the day's deal, fixed when
+    the race starts), ``"winnable"`` (a deal drawn from the verified pool
+    when it starts) or a deal number."""
+
+    type: Literal["create_race"] = "create_race"
+    game: GameName
+    options: dict[str, Any] = Field(default_factory=dict)
+    deal: int | Literal["daily", "winnable"] = "daily"
+
+
+class JoinRace(Request):
+    """Join a race by its invite code (case and dashes do not matter)."""
+
+    type: Literal["join_race"] = "join_race"
+    code: Annotated[str, Field(min_length=1, max_length=20)]
+
+
+class RaceRequest(Request):
+    """A request about one race."""
+
+    race_id: RaceId
+
+
+class StartRace(RaceRequest):
+    """The host starts the countdown; every racer gets a game of the same deal."""
+
+    type: Literal["start_race"] = "start_race"
+
+
+class WatchRace(RaceRequest):
+    """Follow a race: a ``race`` message now, then its events and every
+    racer's progress.  Needs no ``hello``."""
+
+    type: Literal["watch_race"] = "watch_race"
+
+
+class UnwatchRace(RaceRequest):
+    type: Literal["unwatch_race"] = "unwatch_race"
+
+
+class Rematch(RaceRequest):
+    """After a race: a new race with the same racers, game and options, a
+    new deal and a new code; whoever asks first hosts it."""
+
+    type: Literal["rematch"] = "rematch"
+
+
+class ListRaces(Request):
+    """The races a player took part in, newest first (yours without ``player_id``)."""
+
+    type: Literal["list_races"] = "list_races"
+    player_id: Annotated[str, Field(min_length=1, max_length=64)] | None = None
+    limit: Annotated[int, Field(ge=1, le=50)] = 20
+
+
+class Daily(Request):
+    """The daily deals of a UTC ``date`` (default today): a commitment to
+    each while its day lasts, the deal and the nonce once it is revealed."""
+
+    type: Literal["daily"] = "daily"
+    date: IsoDate | None = None
+    game: GameName | None = None
+
+
+class Leaderboard(Request):
+    """A day's leaderboard of one game and variant (``options`` pick the
+    variant, e.g. ``{"draw": 3}`` or ``{"difficulty": "challenge"}``).
+    ``around_me`` centres the page on your own entry."""
+
+    type: Literal["leaderboard"] = "leaderboard"
+    game: GameName
+    options: dict[str, Any] = Field(default_factory=dict)
+    date: IsoDate | None = None
+    offset: Annotated[int, Field(ge=0, le=1_000_000)] = 0
+    limit: Annotated[int, Field(ge=1, le=100)] = 10
+    around_me: bool = False
+
+
 ClientMessage = Annotated[
-    Union[Hello, NewGame, Move, AutoMove, Undo, Redo, Hint, Restart, Resign, Watch, Unwatch, Resync, ListGames, Ping],
+    Union[
+        Hello, NewGame, Move, AutoMove, Undo, Redo, Hint, Restart, Resign, Watch, Unwatch, Resync, ListGames, Ping,
+        CreateRace, JoinRace, StartRace, WatchRace, UnwatchRace, Rematch, ListRaces, Daily, Leaderboard,
+    ],
     Field(discriminator="type"),
 ]
 CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)

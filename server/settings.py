@@ -44,6 +44,18 @@ class Settings(BaseModel):
     watch_limit: int = Field(20, ge=1, description="games one connection may watch at once")
     max_live_games: int = Field(5, ge=1, description="live games per player; a new one abandons the oldest")
     allow_positions: bool = Field(False, description="accept new_game with a practice position (tests, tutorials)")
+    race_limit: int = Field(8, ge=1, le=64, description="racers one race may have, the host included")
+    race_countdown_seconds: float = Field(10.0, ge=0, description="seconds from start_race to the race's first move")
+    race_spectator_delay_seconds: float = Field(
+        15.0, ge=0, description="how far behind a running race spectators see a racer's board"
+    )
+    race_invite_seconds: int = Field(3600, ge=1, description="how long an invite code lets friends join")
+    race_time_limit_seconds: int = Field(3600, ge=1, description="a race ends this long after its start, finished or not")
+    daily_grace_seconds: int = Field(
+        3600, ge=0, description="after a UTC day ends, ranked attempts of its deal may finish this long; then it is revealed"
+    )
+    daily_secret: str | None = Field(None, description="key of the daily deal hash (none: generated once, kept in the store)")
+    leaderboard_retention_seconds: int = Field(90 * 86400, ge=1, description="how long daily leaderboards are kept")
     compression: bool = Field(False, description="permessage-deflate (costs CPU per watcher on every broadcast)")
     shutdown_grace_seconds: float = Field(10.0, ge=0, description="time to finish in-flight actions on SIGTERM")
     static_dir: Path = Field(DEFAULT_STATIC_DIR, description="web client files served at /")
