@@ -22,8 +22,22 @@ Decisions where the issue is silent:
 - A player has at most ``max_live_games`` live games; starting one more
   abandons the oldest (result ``abandoned``, logged as a resignation).
 - A slow connection whose send queue overflows loses its backlog and gets
-  a fresh snapshot of each game it watches; after ``send_overflows``
-  overflows it is closed with 1013.
+  a fresh snapshot of each game it watches (and a ``race`` message of each
+  race it follows); after ``send_overflows`` overflows it is closed with 1013.
+
+Races and the daily challenge (``server.race_desk``, ``server.daily``):
+- A race game (``race_id`` set) follows the race's rules here: nobody
+  acts on it or watches it before the countdown ends; while the race
+  runs its owner watches it live, rivals may not watch it (``forbidden``),
+  and everyone else watches a ``DelayedBoard`` (``server.delay``) that
+  stays ``race_spectator_delay_seconds`` behind; when the race ends the
+  delayed watchers catch up and become ordinary watchers.  A race game's
+  ``game_over`` hides the deal while the race runs (rivals play it too).
+- ``new_game`` with ``"daily"`` takes the day's committed deal; the first
+  non-practice attempt per game, variant and day is ranked, later ones
+  are practice.  A ranked win enters the day's leaderboard when the game
+  is recorded.
+- ``hello`` with a token also follows the player's unfinished races again.
 """
 
 from __future__ import annotations
@@ -34,7 +48,6 @@ import itertools
 import logging
 import secrets
 import time
-from datetime import datetime, timezone
 from typing import Any, Awaitable, Callable
 
 import engine
@@ -44,10 +57,15 @@ from protocol import to_client as tc
 from protocol import to_server as ts
 from protocol.codec import Codec
 from protocol.to_server import RequestId
+from server.daily import claim_ranked, daily_info, enter_leaderboard, leaderboard_page, todays_record
 from server.deals import DealChoice, choose_deal
+from server.delay import DelayedBoard
 from server.metrics import Metrics
+from server.once import load_once
 from server.peer import Outlet, Peer
 from server.ratelimit import RateLimiter, Verdict
+from server.race_desk import RaceDesk
+from server.races import LEDGER_STATUS, new_id, replay_session
 from server.records import record_finish
 from server.refusal import Refusal, from_engine
 from server.relay import Relay
@@ -80,10 +98,6 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def _new_id(prefix: str) -> str:
-    return prefix + secrets.token_urlsafe(9)
-
-
 class Hub:
     """Every connection and every game this process serves."""
 
@@ -102,6 +116,9 @@ class Hub:
         self.rooms: dict[str, Room] = {}
         self.peers: set[Peer] = set()
         self.relay = Relay(store, secrets.token_hex(8), self._on_relayed)
+        self.races = RaceDesk(self)
+        self.delayed: dict[str, DelayedBoard] = {}
+        self._delay_timers: dict[str, asyncio.TimerHandle] = {}
         self.closing = False
         self._loading: dict[str, asyncio.Future[Room]] = {}
         self._numbers = itertools.count(1)
@@ -130,6 +147,15 @@ class Hub:
             ts.Unwatch: self._unwatch,
             ts.ListGames: self._list_games,
             ts.Ping: self._ping,
+            ts.CreateRace: self.races.create,
+            ts.JoinRace: self.races.join,
+            ts.StartRace: self.races.start,
+            ts.WatchRace: self.races.watch,
+            ts.UnwatchRace: self.races.unwatch,
+            ts.Rematch: self.races.rematch,
+            ts.ListRaces: self.races.history,
+            ts.Daily: self._daily,
+            ts.Leaderboard: self._leaderboard,
         }
 
     # ------------------------------------------------------------ connections
@@ -147,11 +173,9 @@ class Hub:
         peer.backlog.clear()
         self.peers.discard(peer)
         for game_id in list(peer.watching):
-            room = self.rooms.get(game_id)
-            if room is not None:
-                room.watchers.discard(peer)
-                self._release(room)
+            self._stop_watching(peer, game_id)
         peer.watching.clear()
+        self.races.disconnect(peer)
 
     async def handle(self, peer: Peer, frame: bytes | str) -> None:
         """Read one frame from ``peer`` and answer it (never raises)."""
@@ -185,21 +209,21 @@ class Hub:
         except Refusal as refusal:
             self._error(peer, refusal, request_id)
         except StorageUnavailable:
-            refusal = Refusal(ErrorCode.STORAGE_UNAVAILABLE, "storage is unavailable, so this was not done; try again shortly")
-            self._error(peer, refusal, request_id)
+            unavailable = Refusal(ErrorCode.STORAGE_UNAVAILABLE, "storage is unavailable, so this was not done; try again shortly")
+            self._error(peer, unavailable, request_id)
         except Exception:
             log.exception("failed to handle a message from %r", peer)
             self._error(peer, Refusal(ErrorCode.INTERNAL_ERROR, "the server failed; nothing changed"), request_id)
 
     # ------------------------------------------------------------ sending
 
-    def _reply(self, peer: Peer, message: tc.Event) -> None:
+    def send(self, peer: Peer, message: tc.Event) -> None:
         if not peer.send(peer.codec.encode(message)):
             self._overflow(peer)
 
     def _error(self, peer: Peer, refusal: Refusal, request_id: RequestId | None) -> None:
         self.metrics.errors[refusal.code.value] += 1
-        self._reply(
+        self.send(
             peer,
             tc.Error(
                 id=request_id,
@@ -209,6 +233,11 @@ class Hub:
                 game_id=refusal.game_id,
             ),
         )
+
+    def send_frame(self, peer: Peer, frame: bytes) -> None:
+        """Send bytes already encoded with ``peer``'s codec."""
+        if not peer.send(frame):
+            self._overflow(peer)
 
     def _overflow(self, peer: Peer) -> None:
         """The peer's queue is full: replace its backlog by fresh snapshots,
@@ -221,9 +250,13 @@ class Hub:
             return
         now = self.clock()
         for game_id in peer.watching:
+            board = self.delayed.get(game_id)
             room = self.rooms.get(game_id)
-            if room is not None:
+            if board is not None and peer in board.watchers:
+                peer.backlog.append(peer.codec.encode(board.snapshot(now)))
+            elif room is not None:
                 peer.backlog.append(peer.codec.encode(room.snapshot(now)))
+        self.races.overflowed(peer)
         if peer.backlog:
             peer.outlet.wake()
 
@@ -235,7 +268,7 @@ class Hub:
     # ------------------------------------------------------------ identity
 
     @staticmethod
-    def _identity(peer: Peer) -> PlayerRecord:
+    def identity(peer: Peer) -> PlayerRecord:
         if peer.player is None:
             raise Refusal(ErrorCode.HELLO_REQUIRED, "say hello first: games belong to players")
         return peer.player
@@ -253,7 +286,7 @@ class Hub:
                 player.display_name = message.name
         else:
             token = secrets.token_urlsafe(32)
-            player_id = _new_id("p_")
+            player_id = new_id("p_")
             name = message.name or f"player-{player_id[-4:]}"
             player = PlayerRecord(player_id, name, hash_token(token), self.clock())
             await self.store.create_player(player)
@@ -261,7 +294,7 @@ class Hub:
         live = await self._live_headers(player.player_id)
         owner = tc.Owner(player_id=player.player_id, name=player.display_name)
         settings = self.settings
-        self._reply(
+        self.send(
             peer,
             tc.Welcome(
                 id=message.id,
@@ -280,10 +313,10 @@ class Hub:
         )
         for header in live:
             try:
-                room = await self._room(header.game_id)
+                await self.watch_game(peer, header.game_id)
             except Refusal:
                 continue
-            await self._watch(peer, room, None)
+        await self.races.rejoin(peer, player.player_id)
 
     async def _live_headers(self, player_id: str) -> list[SessionHeader]:
         """The player's unfinished games, newest first."""
@@ -297,10 +330,12 @@ class Hub:
     # ------------------------------------------------------------ games
 
     async def _new_game(self, peer: Peer, message: ts.NewGame) -> None:
-        player = self._identity(peer)
+        player = self.identity(peer)
         # Strictly increasing creation times, so "the oldest live game" is
         # never a tie between games started in the same millisecond.
         now = self._last_created = max(self.clock(), self._last_created + 1)
+        game_id = new_id("g_")
+        record = None
         try:
             game_cls = engine.game_class(message.game)
             if message.position is not None:
@@ -310,23 +345,29 @@ class Hub:
                     raise Refusal(ErrorCode.BAD_OPTION, "a practice position carries its own options; send none")
                 game = engine.from_text(message.game, message.position)
                 choice = DealChoice(game.deal, "position", False)
+            elif message.deal == "daily":
+                record = await todays_record(self.store, self.settings, game_cls, message.options, now)
+                choice = DealChoice(record.deal, "daily", record.verified)
+                game = engine.new_game(message.game, choice.number, **message.options)
             else:
-                today = datetime.fromtimestamp(now / 1000, timezone.utc).date()
-                choice = await choose_deal(game_cls, message.deal, message.options, self.store, today)
+                choice = choose_deal(game_cls, message.deal, message.options)
                 game = engine.new_game(message.game, choice.number, **message.options)
         except EngineError as error:
             raise from_engine(error) from None
         practice = message.practice or message.position is not None or bool(game.options.get("practice"))
-        await self._abandon_beyond_limit(player.player_id)
+        ranked = record is not None and not practice and await claim_ranked(self.store, record, player.player_id, game_id)
+        await self.abandon_beyond_limit(player.player_id)
         header = SessionHeader(
-            game_id=_new_id("g_"),
+            game_id=game_id,
             game=game_cls.id,
             deal=game.deal,
             options=dict(game.options),
             owner=player.player_id,
             created_ms=now,
-            practice=practice,
+            practice=practice or record is not None and not ranked,
             position=message.position,
+            daily=record.date if ranked and record is not None else None,
+            ranked=ranked,
         )
         subscription = await self.relay.subscribe(header.game_id)
         try:
@@ -337,7 +378,7 @@ class Hub:
         room = Room(Session(header, game), tc.Owner(player_id=player.player_id, name=player.display_name))
         self.rooms[header.game_id] = room
         self.relay.follow(header.game_id, subscription)
-        self._reply(
+        self.send(
             peer,
             tc.GameStarted(
                 id=message.id,
@@ -345,29 +386,38 @@ class Hub:
                 game=header.game,
                 title=room.title,
                 options=header.options,
-                practice=practice,
+                practice=header.practice,
                 deal_kind=choice.kind,
                 verified=choice.verified,
+                ranked=ranked,
             ),
         )
         await self._watch(peer, room, None)
 
-    async def _abandon_beyond_limit(self, player_id: str) -> None:
+    async def abandon_beyond_limit(self, player_id: str) -> None:
         """Make room for one more live game by abandoning the oldest ones."""
         live = sorted(await self._live_headers(player_id), key=lambda header: header.created_ms, reverse=True)
         for header in live[self.settings.max_live_games - 1 :]:
-            room = await self._room(header.game_id)
+            await self.abandon(header.game_id)
+
+    async def abandon(self, game_id: str) -> None:
+        """End a game without its owner (result ``abandoned``), if it is live."""
+        room = await self._room(game_id)
+        try:
             async with room.lock:
                 if room.session.result is None:
                     await self._apply(room, "resign", ABANDONED, None, None)
+        finally:
             self._release(room)
 
     async def _act(self, peer: Peer, message: ts.GameRequest) -> None:
-        self._identity(peer)
+        self.identity(peer)
         room = await self._room(message.game_id)
         if not room.is_owner(peer):
             raise Refusal(ErrorCode.FORBIDDEN, "only the game's owner can play it; you can watch", game_id=room.game_id)
         try:
+            if room.session.header.race_id is not None and room.session.result is None:
+                await self.races.check_action(room.session)
             async with room.lock:
                 if isinstance(message, ts.AutoMove):
                     self._check_live(room)
@@ -376,16 +426,16 @@ class Hub:
                     except EngineError as error:
                         raise from_engine(error, room.game_id) from None
                     if found is None:
-                        self._reply(peer, tc.Ack(id=message.id, game_id=room.game_id))
+                        self.send(peer, tc.Ack(id=message.id, game_id=room.game_id))
                         return
                     kind, text = "move", str(found)
                 else:
-                    kind = message.type
+                    kind = str(getattr(message, "type"))
                     text = message.move if isinstance(message, ts.Move) else ""
                 diff_id = None if kind == "hint" else message.id
                 suggestion = await self._apply(room, kind, text, peer, diff_id)
             if kind == "hint":
-                self._reply(peer, tc.HintReply(id=message.id, game_id=room.game_id, move=suggestion))
+                self.send(peer, tc.HintReply(id=message.id, game_id=room.game_id, move=suggestion))
         finally:
             self._release(room)
 
@@ -417,10 +467,10 @@ class Hub:
                 game_id=room.game_id,
             ) from None
         except KeyError:
-            room.session = session.rebuilt()
+            room.session = replay_session(session.header, session.log)
             raise Refusal(ErrorCode.GAME_NOT_FOUND, "this game is no longer stored", game_id=room.game_id) from None
         except BaseException:
-            room.session = session.rebuilt()
+            room.session = replay_session(session.header, session.log)
             raise
         change = session.commit(action)
         self.metrics.action(self.monotonic())
@@ -434,14 +484,28 @@ class Hub:
         self.metrics.broadcast.observe(time.perf_counter() - started)
         self.metrics.relay_lag.observe(max(0, self.clock() - action.at_ms) / 1000)
         await self.relay.publish(room.game_id, change.seq, action)
+        self._advance_delayed(room.game_id)
         if change.finished:
-            self._broadcast(room, room.game_over())
+            self._broadcast(room, self._game_over(room))
             await self._record(session)
+        if session.header.race_id is not None:
+            await self.races.progressed(session)
         return suggestion
 
+    def _game_over(self, room: Room) -> tc.GameOver:
+        """The game's ``game_over``, without the deal in a race still running."""
+        message = room.game_over()
+        race_id = room.session.header.race_id
+        if race_id is not None and self.races.hides_deal(race_id):
+            return message.model_copy(update={"deal": None})
+        return message
+
     async def _record(self, session: Session) -> None:
+        """Fold a finished game into its owner's record (and a ranked daily
+        win into its leaderboard)."""
         try:
             await record_finish(self.store, session, self.settings.finished_retention_seconds)
+            await enter_leaderboard(self.store, self.settings, session)
         except StorageError as error:
             log.warning("could not record the end of %s: %s", session.game_id, error)
 
@@ -453,21 +517,7 @@ class Hub:
         room = self.rooms.get(game_id)
         if room is not None:
             return room
-        pending = self._loading.get(game_id)
-        if pending is not None:
-            return await asyncio.shield(pending)
-        future: asyncio.Future[Room] = asyncio.get_running_loop().create_future()
-        self._loading[game_id] = future
-        try:
-            room = await self._load_room(game_id)
-        except BaseException as error:
-            future.set_exception(error)
-            future.exception()
-            raise
-        finally:
-            del self._loading[game_id]
-        future.set_result(room)
-        return room
+        return await load_once(self._loading, game_id, lambda: self._load_room(game_id))
 
     async def _load_room(self, game_id: str) -> Room:
         subscription = await self.relay.subscribe(game_id)
@@ -476,7 +526,9 @@ class Hub:
             if loaded is None:
                 raise Refusal(ErrorCode.GAME_NOT_FOUND, f"there is no game {game_id!r}", game_id=game_id)
             header, entries = loaded
-            session = Session.replay(header, entries)
+            if header.status == LEDGER_STATUS:
+                raise Refusal(ErrorCode.GAME_NOT_FOUND, f"{game_id!r} is a race; send watch_race", game_id=game_id)
+            session = replay_session(header, entries)
             owner = await self._owner(header.owner)
         except BaseException:
             await subscription.close()
@@ -490,9 +542,11 @@ class Hub:
 
     def _release(self, room: Room) -> None:
         """Forget a room nobody watches (the store still has it)."""
-        if not room.watchers and not room.lock.locked() and self.rooms.get(room.game_id) is room:
-            del self.rooms[room.game_id]
-            self.relay.unfollow(room.game_id)
+        if room.watchers or room.game_id in self.delayed or room.lock.locked() or self.rooms.get(room.game_id) is not room:
+            return
+        del self.rooms[room.game_id]
+        self.relay.unfollow(room.game_id)
+        self.races.release_if_idle(room.session.header.race_id)
 
     async def _reload(self, room: Room) -> None:
         """Rebuild a room's session from the store and snapshot every watcher
@@ -500,8 +554,9 @@ class Hub:
         loaded = await self.store.load_session(room.game_id)
         if loaded is None:
             raise Refusal(ErrorCode.GAME_NOT_FOUND, f"there is no game {room.game_id!r}", game_id=room.game_id)
-        room.session = Session.replay(*loaded)
+        room.session = replay_session(*loaded)
         self._broadcast(room, room.snapshot(self.clock()))
+        self._advance_delayed(room.game_id)
 
     async def _on_relayed(self, game_id: str, seq: int, action: Action) -> None:
         """Another process appended ``action`` as entry ``seq`` of a game we hold."""
@@ -523,8 +578,9 @@ class Hub:
             change = session.commit(action)
             self._broadcast(room, room.diff(change))
             self.metrics.relay_lag.observe(max(0, self.clock() - action.at_ms) / 1000)
+            self._advance_delayed(game_id)
             if change.finished:
-                self._broadcast(room, room.game_over())
+                self._broadcast(room, self._game_over(room))
 
     async def _reload_quietly(self, room: Room) -> None:
         try:
@@ -542,30 +598,111 @@ class Hub:
                 f"a connection watches at most {self.settings.watch_limit} games; unwatch one first",
                 game_id=room.game_id,
             )
+        live = True
+        if room.session.header.race_id is not None:
+            try:
+                live = await self.races.watch_mode(peer, room.session)
+            except Refusal:
+                self._release(room)
+                raise
         async with room.lock:
-            room.watchers.add(peer)
             peer.watching.add(room.game_id)
-            self._reply(peer, room.snapshot(self.clock(), request_id))
+            now = self.clock()
+            if live:
+                room.watchers.add(peer)
+                self.send(peer, room.snapshot(now, request_id))
+                return
+            board = self.delayed.get(room.game_id)
+            if board is None:
+                delay_ms = round(self.settings.race_spectator_delay_seconds * 1000)
+                board = self.delayed[room.game_id] = DelayedBoard(room, delay_ms, now)
+            board.watchers.add(peer)
+            self.send(peer, board.snapshot(now, request_id))
+            self._advance_delayed(room.game_id)
+
+    async def watch_game(self, peer: Peer, game_id: str) -> None:
+        """Watch a game as ``watch`` does, without a request id."""
+        await self._watch(peer, await self._room(game_id), None)
 
     async def _watch_request(self, peer: Peer, message: ts.Watch | ts.Resync) -> None:
         await self._watch(peer, await self._room(message.game_id), message.id)
 
     async def _unwatch(self, peer: Peer, message: ts.Unwatch) -> None:
         peer.watching.discard(message.game_id)
-        room = self.rooms.get(message.game_id)
+        self._stop_watching(peer, message.game_id)
+        self.send(peer, tc.Ack(id=message.id, game_id=message.game_id))
+
+    def _stop_watching(self, peer: Peer, game_id: str) -> None:
+        board = self.delayed.get(game_id)
+        if board is not None:
+            board.watchers.discard(peer)
+            if not board.watchers:
+                self._drop_delayed(game_id)
+        room = self.rooms.get(game_id)
         if room is not None:
             room.watchers.discard(peer)
             self._release(room)
-        self._reply(peer, tc.Ack(id=message.id, game_id=message.game_id))
+
+    # ------------------------------------------------------------ delayed boards
+
+    def _advance_delayed(self, game_id: str) -> None:
+        """Send delayed watchers what has become old enough, and come back
+        when the next entry will be."""
+        board = self.delayed.get(game_id)
+        if board is None:
+            return
+        timer = self._delay_timers.pop(game_id, None)
+        if timer is not None:
+            timer.cancel()
+        now = self.clock()
+        self._send_delayed(board, board.due(now))
+        due = board.next_due_ms()
+        if due is not None:
+            self._delay_timers[game_id] = asyncio.get_running_loop().call_later(
+                max(0, due - now) / 1000, self._advance_delayed, game_id
+            )
+
+    def _send_delayed(self, board: DelayedBoard, messages: list[dict[str, Any] | tc.GameOver]) -> None:
+        for message in messages:
+            if isinstance(message, tc.GameOver):
+                message = self._game_over(board.mirror)
+            self._broadcast(board.mirror, message)
+
+    def _drop_delayed(self, game_id: str) -> DelayedBoard | None:
+        board = self.delayed.pop(game_id, None)
+        timer = self._delay_timers.pop(game_id, None)
+        if timer is not None:
+            timer.cancel()
+        if board is not None:
+            self._release(board.room)
+        return board
+
+    def race_over(self, game_ids: list[str]) -> None:
+        """A race has ended: its delayed watchers catch up and watch live."""
+        for game_id in game_ids:
+            board = self.delayed.get(game_id)
+            if board is None:
+                continue
+            self._send_delayed(board, board.drain())
+            board.room.watchers.update(board.watchers)
+            board.watchers.clear()
+            self._drop_delayed(game_id)
 
     async def _list_games(self, peer: Peer, message: ts.ListGames) -> None:
         headers = await self.store.live_sessions(limit=SESSION_SCAN_LIMIT)
         chosen = [header for header in headers if message.game in (None, header.game)][: message.limit]
         owners = {player_id: await self._owner(player_id) for player_id in {header.owner for header in chosen}}
-        self._reply(peer, tc.Games(id=message.id, games=[summarize(header, owners[header.owner]) for header in chosen]))
+        self.send(peer, tc.Games(id=message.id, games=[summarize(header, owners[header.owner]) for header in chosen]))
 
     async def _ping(self, peer: Peer, message: ts.Ping) -> None:
-        self._reply(peer, tc.Pong(id=message.id, server_time=self.clock()))
+        self.send(peer, tc.Pong(id=message.id, server_time=self.clock()))
+
+    async def _daily(self, peer: Peer, message: ts.Daily) -> None:
+        self.send(peer, await daily_info(self.store, self.settings, message, self.clock()))
+
+    async def _leaderboard(self, peer: Peer, message: ts.Leaderboard) -> None:
+        player_id = peer.player.player_id if peer.player is not None else None
+        self.send(peer, await leaderboard_page(self.store, message, player_id, self.clock()))
 
     # ------------------------------------------------------------ life
 
@@ -591,5 +728,10 @@ class Hub:
         return True
 
     async def close(self) -> None:
-        """Stop following other processes (after ``drain``)."""
+        """Stop following other processes and the clocks of races and
+        delayed boards (after ``drain``)."""
+        for timer in self._delay_timers.values():
+            timer.cancel()
+        self._delay_timers.clear()
+        await self.races.close()
         await self.relay.close()

@@ -10,9 +10,12 @@ nobody has proved winnable: every choice says ``verified=False`` and the
 client is told so in ``game_started``.  Replace ``pool_for`` (and nothing
 else) when the pools land.
 
-The daily deal is already keyed: an HMAC of (game, variant, UTC date)
-under a secret kept in the store (``store.setting``, so every process
-agrees), so the code alone does not tell tomorrow's deal.
+The daily deal is keyed: ``daily_pick`` is an HMAC of (game, variant,
+UTC date) under a secret (``Settings.daily_secret``, or one generated once
+and kept in the store with ``store.setting`` so every process agrees), so
+the code alone does not tell tomorrow's deal.  ``server.daily`` fixes each
+day's pick with a commitment and asks for it; ``choose_deal`` refuses
+``"daily"`` so that no path can skip the commitment.
 """
 
 from __future__ import annotations
@@ -26,7 +29,6 @@ from typing import Any, Sequence
 
 from engine import Game
 from server.storage.base import Store
-from server.variants import variant_of
 
 PLACEHOLDER_POOL_SIZE = 10_000
 DAILY_SECRET_SETTING = "daily_secret"
@@ -57,22 +59,30 @@ def random_deal(game_cls: type[Game]) -> int:
     return game_cls.FIRST_DEAL + secrets.randbelow(game_cls.LAST_DEAL - game_cls.FIRST_DEAL + 1)
 
 
-async def choose_deal(
-    game_cls: type[Game], requested: int | str, options: dict[str, Any], store: Store, today: date
-) -> DealChoice:
-    """The deal for a ``new_game`` request (a number is taken as given;
-    the engine checks its range)."""
+def daily_pick(secret: str, game_id: str, variant: str, day: date, pool: Sequence[int]) -> int:
+    """The pool's deal for ``day``: an HMAC under ``secret``, so without the
+    secret the code does not tell it.  ``pool`` must not be empty."""
+    message = f"{game_id}/{variant}/{day.isoformat()}".encode()
+    digest = hmac.new(secret.encode(), message, hashlib.sha256).digest()
+    return pool[int.from_bytes(digest[:8], "big") % len(pool)]
+
+
+async def daily_secret(store: Store, configured: str | None) -> str:
+    """The configured secret, else the one the store keeps (made once)."""
+    if configured is not None:
+        return configured
+    return await store.setting(DAILY_SECRET_SETTING, secrets.token_hex(32))
+
+
+def choose_deal(game_cls: type[Game], requested: int | str, options: dict[str, Any]) -> DealChoice:
+    """The deal for a ``new_game`` request other than ``"daily"`` (a
+    number is taken as given; the engine checks its range)."""
     if isinstance(requested, int):
         return DealChoice(requested, "number", False)
+    if requested == "daily":
+        raise ValueError("the daily deal comes from server.daily, with its commitment")
     if requested == "random" and not _wants_vegas(options):
         return DealChoice(random_deal(game_cls), "random", False)
     kind = "vegas" if requested == "random" else requested
     pool, verified = pool_for(game_cls, options, kind)
-    if kind == "daily":
-        secret = await store.setting(DAILY_SECRET_SETTING, secrets.token_hex(32))
-        message = f"{game_cls.id}/{variant_of(game_cls, options)}/{today.isoformat()}".encode()
-        digest = hmac.new(secret.encode(), message, hashlib.sha256).digest()
-        index = int.from_bytes(digest[:8], "big") % len(pool)
-    else:
-        index = secrets.randbelow(len(pool))
-    return DealChoice(pool[index], kind, verified)
+    return DealChoice(pool[secrets.randbelow(len(pool))], kind, verified)

@@ -1,0 +1,784 @@
+"""Races as one server process serves them: the I/O around ``server.races``.
+
+The hub hands race requests here; this module keeps, for each race this
+process follows, its replayed ledger, every racer's progress and the
+connections that follow it, and talks to the store:
+
+- The ledger (see ``server.races``) is the race's truth, so any process
+  can serve any racer: a change is appended with the ledger's expected
+  length; a process that lost the race re-reads the ledger and checks the
+  request again.
+- Every appended entry and every racer's progress (published by the
+  process where the racer acted) go out on the race's channel,
+  ``race:<race_id>``, tagged with the sender's origin; each process that
+  follows the race applies what others send and forwards it to its own
+  connections.  A gap in the ledger's numbering, or a subscription back
+  after an outage, makes the process re-read the ledger and the racers'
+  games from the store.
+- Timers: at ``starts_at`` each process gives its connected racers their
+  boards; at ``ends_at`` it settles the race (abandoning games still
+  playing, then appending ``finish``; the log decides who appends it).
+  A race nobody follows is settled when someone next loads it.
+- Documents: ``race_code`` (code -> race id) and ``race`` (one per race,
+  indexed under ``player/<id>`` for each racer: the race history), both
+  kept as long as the ledger.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import TYPE_CHECKING, Any, Callable, Coroutine
+
+import msgpack
+
+import engine
+from engine import EngineError
+from protocol import ErrorCode
+from protocol import to_client as tc
+from protocol import to_server as ts
+from protocol.codec import Codec
+from protocol.to_server import RequestId
+from server.daily import DailyRecord, claim_ranked, daily_variant, known_game, todays_record
+from server.deals import choose_deal, pool_for
+from server.once import load_once
+from server.peer import Peer
+from server.races import (
+    EVENT_OF_ENTRY,
+    FINISHED,
+    LEDGER_STATUS,
+    RUNNING,
+    Progress,
+    RaceState,
+    RosterChanged,
+    create_entry,
+    ledger_header,
+    new_code,
+    new_id,
+    normalize_code,
+    replay_session,
+)
+from server.refusal import Refusal, from_engine
+from server.session import ABANDONED, Session
+from server.storage.base import Action, LogConflict, SessionHeader, StorageError, Subscription
+
+if TYPE_CHECKING:
+    from server.core import Hub
+
+log = logging.getLogger("arena.races")
+
+RACE_DOCUMENT = "race"
+CODE_DOCUMENT = "race_code"
+LEDGER_RETRIES = 5
+CODE_ATTEMPTS = 5
+REJOIN_SCAN = 10
+
+Make = Callable[[RaceState, int], Action | None]
+
+
+def channel_of(race_id: str) -> str:
+    return f"race:{race_id}"
+
+
+def history_index(player_id: str) -> str:
+    return f"player/{player_id}"
+
+
+class RaceRoom:
+    """A race this process follows: its ledger's state, the racers'
+    progress and the connections following it.  ``lock`` serializes
+    changes to the state (appends, relayed entries, reloads)."""
+
+    def __init__(self, state: RaceState) -> None:
+        self.state = state
+        self.progress: dict[str, Progress] = {}
+        self.watchers: set[Peer] = set()
+        self.lock = asyncio.Lock()
+        self.settling = asyncio.Lock()
+        self.timers: list[asyncio.TimerHandle] = []
+
+    @property
+    def race_id(self) -> str:
+        return self.state.race_id
+
+    def member(self, peer: Peer) -> bool:
+        return peer.player is not None and peer.player.player_id in self.state.racers
+
+    def connected_here(self, player_id: str) -> bool:
+        return any(peer.player is not None and peer.player.player_id == player_id for peer in self.watchers)
+
+
+class RaceDesk:
+    """Every race this process follows; see the module docstring."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.rooms: dict[str, RaceRoom] = {}
+        self.watching: dict[Peer, set[str]] = {}
+        self._loading: dict[str, asyncio.Future[RaceRoom]] = {}
+        self._followers: dict[str, asyncio.Task[None]] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    @property
+    def _store(self) -> Any:
+        return self.hub.store
+
+    def _now(self) -> int:
+        return self.hub.clock()
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # ------------------------------------------------------------ requests
+
+    async def create(self, peer: Peer, message: ts.CreateRace) -> None:
+        player = self.hub.identity(peer)
+        game_cls = known_game(message.game)
+        try:
+            probe = engine.new_game(
+                game_cls.id, message.deal if isinstance(message.deal, int) else game_cls.FIRST_DEAL, **message.options
+            )
+        except EngineError as error:
+            raise from_engine(error) from None
+        options = dict(probe.options)
+        if message.deal == "daily":
+            daily_variant(game_cls, options)
+        host = tc.Owner(player_id=player.player_id, name=player.display_name)
+        self._check_watch_limit(peer)
+        room = await self._create(game_cls.id, options, message.deal, host, [host])
+        self._add_watcher(peer, room)
+        self._reply(peer, room, "created", message.id)
+
+    async def join(self, peer: Peer, message: ts.JoinRace) -> None:
+        player = self.hub.identity(peer)
+        code = normalize_code(message.code)
+        found = await self._store.get_document(CODE_DOCUMENT, code) if code is not None else None
+        if found is None:
+            raise Refusal(ErrorCode.RACE_NOT_FOUND, f"no race has the invite code {message.code!r}")
+        room = await self.room(found["race_id"])
+        self._check_watch_limit(peer, room)
+        player_id = player.player_id
+        joined = await self._change(
+            room, lambda state, now: state.join_entry(player_id, player.display_name, now), peer, message.id
+        )
+        await self._store.index_document(RACE_DOCUMENT, history_index(player_id), room.race_id, room.state.created_ms)
+        if joined is None:
+            await self._follow_as(peer, room, message.id)
+
+    async def start(self, peer: Peer, message: ts.StartRace) -> None:
+        player_id = self.hub.identity(peer).player_id
+        room = await self.room(message.race_id)
+        now = self._now()
+        room.state.check_start(player_id, now)
+        deal, verified, record = await self._deal_for(room.state, now)
+        starts_at = now + room.state.countdown_ms
+        prepared: dict[str, tuple[str, bool]] = {}
+        headers: list[SessionHeader] = []
+        try:
+            for _ in range(LEDGER_RETRIES):
+                for racer_id in [racer for racer in room.state.racers if racer not in prepared]:
+                    header = await self._prepare_game(room.state, racer_id, deal, record, starts_at, now)
+                    prepared[racer_id] = (header.game_id, header.ranked)
+                    headers.append(header)
+                try:
+                    await self._change(
+                        room,
+                        lambda state, at: state.start_entry(
+                            player_id, at, starts_at=starts_at, deal=deal, verified=verified,
+                            daily=record.date if record is not None else None, games=prepared,
+                        ),
+                        peer,
+                        message.id,
+                    )
+                    return
+                except RosterChanged:
+                    continue
+            raise Refusal(ErrorCode.STATE_CONFLICT, "racers kept joining while the race started; start it again")
+        except Refusal:
+            await self._discard_games(headers)
+            raise
+
+    async def watch(self, peer: Peer, message: ts.WatchRace) -> None:
+        room = await self.room(message.race_id)
+        self._check_watch_limit(peer, room)
+        await self._follow_as(peer, room, message.id)
+
+    async def unwatch(self, peer: Peer, message: ts.UnwatchRace) -> None:
+        room = self.rooms.get(message.race_id)
+        if room is not None:
+            self._drop_watcher(peer, room)
+        self.hub.send(peer, tc.Ack(id=message.id))
+
+    async def rematch(self, peer: Peer, message: ts.Rematch) -> None:
+        player = self.hub.identity(peer)
+        room = await self.room(message.race_id)
+        state = room.state
+        state.check_rematch(player.player_id, self._now())
+        if state.rematch is None:
+            asker = tc.Owner(player_id=player.player_id, name=player.display_name)
+            others = [tc.Owner(player_id=r.player_id, name=r.name) for r in state.racers.values() if r.player_id != asker.player_id]
+            fresh = await self._create(state.game, state.options, "winnable", asker, [asker, *others])
+            try:
+                pointed = await self._change(
+                    room, lambda current, now: current.rematch_entry(player.player_id, fresh.race_id, now), peer
+                )
+            except BaseException:
+                await self._discard_race(fresh)
+                raise
+            if pointed is not None:
+                self._add_watcher(peer, fresh)
+                self._reply(peer, fresh, "created", message.id)
+                return
+            await self._discard_race(fresh)
+        assert room.state.rematch is not None
+        await self._follow_as(peer, await self.room(room.state.rematch), message.id)
+
+    async def history(self, peer: Peer, message: ts.ListRaces) -> None:
+        asker = peer.player.player_id if peer.player is not None else None
+        player_id = message.player_id or self.hub.identity(peer).player_id
+        documents = await self._store.list_documents(RACE_DOCUMENT, history_index(player_id), message.limit)
+        now = self._now()
+        races = []
+        for document in documents:
+            room = self.rooms.get(document["race_id"])
+            state = room.state if room is not None else await self._read(document["race_id"])
+            if state is None:
+                continue
+            progress = room.progress if room is not None else state.final_progress()
+            races.append(state.info(progress, now, member=asker in state.racers))
+        self.hub.send(peer, tc.Races(id=message.id, player_id=player_id, races=races))
+
+    # ------------------------------------------------------------ hub hooks
+
+    async def rejoin(self, peer: Peer, player_id: str) -> None:
+        """After ``hello`` with a token: follow the player's unfinished races again."""
+        documents = await self._store.list_documents(RACE_DOCUMENT, history_index(player_id), REJOIN_SCAN)
+        for document in documents:
+            try:
+                room = await self.room(document["race_id"])
+            except Refusal:
+                continue
+            if room.state.phase(self._now()) != FINISHED and player_id in room.state.racers:
+                await self._follow_as(peer, room, None)
+
+    async def watch_mode(self, peer: Peer, session: Session) -> bool:
+        """Whether ``peer`` may watch this race game live (False: delayed);
+        raises ``Refusal`` when it may not watch it at all."""
+        header = session.header
+        assert header.race_id is not None
+        try:
+            room = await self.room(header.race_id)
+        except Refusal:
+            return True
+        state = room.state
+        phase = state.phase(self._now())
+        viewer = peer.player.player_id if peer.player is not None else None
+        self._release_if_idle(room)
+        if phase == FINISHED:
+            return True
+        if viewer != header.owner and viewer in state.racers:
+            raise Refusal(
+                ErrorCode.FORBIDDEN,
+                "you are in this race: rivals' boards stay hidden until it ends; race_progress tells how they do",
+                game_id=header.game_id,
+            )
+        if phase != RUNNING:
+            raise Refusal(ErrorCode.RACE_STATE, self._wait_sentence(state), game_id=header.game_id)
+        return viewer == header.owner
+
+    async def check_action(self, session: Session) -> None:
+        """Refuse acting on a race game outside the running race."""
+        header = session.header
+        assert header.race_id is not None
+        try:
+            room = await self.room(header.race_id)
+        except Refusal:
+            return
+        self._release_if_idle(room)
+        phase = room.state.phase(self._now())
+        if phase == FINISHED:
+            raise Refusal(ErrorCode.RACE_STATE, "this race is over; it accepts no more moves", game_id=header.game_id)
+        if phase != RUNNING:
+            raise Refusal(ErrorCode.RACE_STATE, self._wait_sentence(room.state), game_id=header.game_id)
+
+    def _wait_sentence(self, state: RaceState) -> str:
+        if state.starts_at is None:
+            return "this race has not started yet"
+        seconds = max(0.0, (state.starts_at - self._now()) / 1000)
+        return f"the race starts in {seconds:.1f} s (starts_at {state.starts_at}); boards arrive then"
+
+    def hides_deal(self, race_id: str) -> bool:
+        """Whether a race game's ``game_over`` must not tell the deal yet
+        (its rivals may still be playing it)."""
+        room = self.rooms.get(race_id)
+        return room is None or room.state.finished_ms is None
+
+    async def progressed(self, session: Session) -> None:
+        """A racer's game changed here: tell everyone following the race."""
+        race_id = session.header.race_id
+        assert race_id is not None
+        progress = Progress.of(session)
+        room = self.rooms.get(race_id)
+        if room is not None:
+            self._on_progress(room, session.header.owner, progress)
+        payload = msgpack.packb(["progress", self.hub.relay.origin, session.header.owner, *progress.to_list()])
+        await self._publish(race_id, payload)
+        if session.result is not None:
+            self._spawn(self.settle(race_id))
+
+    def disconnect(self, peer: Peer) -> None:
+        for race_id in self.watching.pop(peer, set()):
+            room = self.rooms.get(race_id)
+            if room is not None:
+                self._drop_watcher(peer, room, forget=False)
+
+    def overflowed(self, peer: Peer) -> None:
+        """Queue a fresh race message for each race ``peer`` follows (after
+        the hub dropped its backlog)."""
+        for race_id in self.watching.get(peer, ()):
+            room = self.rooms.get(race_id)
+            if room is not None:
+                peer.backlog.append(peer.codec.encode(self._message(room, "snapshot", room.member(peer))))
+
+    def release_if_idle(self, race_id: str | None) -> None:
+        room = self.rooms.get(race_id) if race_id is not None else None
+        if room is not None:
+            self._release_if_idle(room)
+
+    async def close(self) -> None:
+        for room in self.rooms.values():
+            for timer in room.timers:
+                timer.cancel()
+        tasks = [*self._followers.values(), *self._tasks]
+        self._followers.clear()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    # ------------------------------------------------------------ settling
+
+    async def settle(self, race_id: str) -> None:
+        """End the race if every game is over or its time is up (any
+        process may try; the ledger takes one ``finish``)."""
+        try:
+            room = await self.room(race_id)
+            async with room.settling:
+                state = room.state
+                if state.starts_at is None or state.finished_ms is not None:
+                    return
+                sessions = await self._sessions(state)
+                playing = [game_id for game_id, session in sessions.items() if session and session.result is None]
+                if playing and self._now() < (state.ends_at or 0):
+                    return
+                for game_id in playing:
+                    await self._abandon(game_id)
+                if playing:
+                    sessions = await self._sessions(state)
+                by_racer = {state.games[game_id]: session for game_id, session in sessions.items()}
+                results = state.results_of(by_racer)
+                await self._change(room, lambda current, now: current.finish_entry(now, results))
+            self._release_if_idle(room)
+        except (Refusal, StorageError) as error:
+            log.warning("could not settle race %s: %s", race_id, getattr(error, "message", error))
+
+    async def _sessions(self, state: RaceState) -> dict[str, Session | None]:
+        sessions: dict[str, Session | None] = {}
+        for game_id in state.games:
+            loaded = await self._store.load_session(game_id)
+            sessions[game_id] = replay_session(*loaded) if loaded is not None else None
+        return sessions
+
+    async def _abandon(self, game_id: str) -> None:
+        for _ in range(LEDGER_RETRIES):
+            try:
+                await self.hub.abandon(game_id)
+                return
+            except Refusal as refusal:
+                if refusal.code is not ErrorCode.STATE_CONFLICT:
+                    raise
+
+    # ------------------------------------------------------------ rooms
+
+    async def room(self, race_id: str) -> RaceRoom:
+        """The race, loaded and followed (once, however many ask at once);
+        ``Refusal`` (race_not_found) if there is none."""
+        room = self.rooms.get(race_id)
+        if room is not None:
+            return room
+        return await load_once(self._loading, race_id, lambda: self._load(race_id))
+
+    async def _subscribe(self, race_id: str) -> Subscription:
+        async def resumed() -> None:
+            room = self.rooms.get(race_id)
+            if room is not None:
+                async with room.lock:
+                    await self._reload(room)
+
+        subscription: Subscription = await self._store.subscribe(channel_of(race_id), on_resume=resumed)
+        return subscription
+
+    async def _load(self, race_id: str) -> RaceRoom:
+        subscription = await self._subscribe(race_id)
+        try:
+            state = await self._read(race_id)
+            if state is None:
+                raise Refusal(ErrorCode.RACE_NOT_FOUND, f"there is no race {race_id!r}")
+            room = RaceRoom(state)
+            room.progress = await self._progress(state)
+        except BaseException:
+            await subscription.close()
+            raise
+        self._hold(room, subscription)
+        if state.starts_at is not None and state.finished_ms is None:
+            self._spawn(self.settle(race_id))
+        return room
+
+    async def _read(self, race_id: str) -> RaceState | None:
+        loaded = await self._store.load_session(race_id)
+        if loaded is None or loaded[0].status != LEDGER_STATUS:
+            return None
+        return RaceState.replay(*loaded)
+
+    async def _progress(self, state: RaceState) -> dict[str, Progress]:
+        if state.finished_ms is not None:
+            return state.final_progress()
+        sessions = await self._sessions(state)
+        return {
+            state.games[game_id]: Progress.of(session) if session else Progress(result=ABANDONED)
+            for game_id, session in sessions.items()
+        }
+
+    def _hold(self, room: RaceRoom, subscription: Subscription) -> None:
+        self.rooms[room.race_id] = room
+        self._followers[room.race_id] = asyncio.create_task(
+            self._consume(room.race_id, subscription), name=f"race {room.race_id}"
+        )
+        self._schedule(room)
+
+    def _release_if_idle(self, room: RaceRoom) -> None:
+        """Stop following a race nobody here watches or plays."""
+        if room.watchers or room.lock.locked() or room.settling.locked() or self.rooms.get(room.race_id) is not room:
+            return
+        if any(game_id in self.hub.rooms for game_id in room.state.games):
+            return
+        del self.rooms[room.race_id]
+        for timer in room.timers:
+            timer.cancel()
+        follower = self._followers.pop(room.race_id, None)
+        if follower is not None:
+            follower.cancel()
+
+    async def _create(
+        self, game: str, options: dict[str, Any], deal: int | str, host: tc.Owner, racers: list[tc.Owner]
+    ) -> RaceRoom:
+        settings = self.hub.settings
+        now = self._now()
+        race_id = new_id("r_")
+        keep = settings.race_invite_seconds + settings.race_time_limit_seconds + settings.finished_retention_seconds
+        code = await self._free_code()
+        header = ledger_header(race_id, game, options, host.player_id, now)
+        entry = create_entry(
+            code=code, host=host, deal=deal, limit=settings.race_limit,
+            countdown_ms=round(settings.race_countdown_seconds * 1000),
+            time_limit_ms=settings.race_time_limit_seconds * 1000,
+            invite_expires_ms=now + settings.race_invite_seconds * 1000, racers=racers, now_ms=now,
+        )
+        subscription = await self._subscribe(race_id)
+        try:
+            await self._store.create_session(header)
+            await self._store.finish_session(header, keep)
+            await self._store.append(race_id, 0, entry)
+            await self._store.put_document(CODE_DOCUMENT, code, {"race_id": race_id}, keep)
+            await self._store.put_document(RACE_DOCUMENT, race_id, {"race_id": race_id, "created_ms": now}, keep)
+            for racer in racers:
+                await self._store.index_document(RACE_DOCUMENT, history_index(racer.player_id), race_id, now)
+        except BaseException:
+            await subscription.close()
+            raise
+        room = RaceRoom(RaceState.replay(header, [entry]))
+        self._hold(room, subscription)
+        return room
+
+    async def _free_code(self) -> str:
+        for _ in range(CODE_ATTEMPTS):
+            code = new_code()
+            if await self._store.get_document(CODE_DOCUMENT, code) is None:
+                return code
+        raise RuntimeError("could not find an unused invite code")
+
+    async def _discard_race(self, room: RaceRoom) -> None:
+        """Remove a race that lost to another (a duplicate rematch)."""
+        header = ledger_header(room.race_id, room.state.game, room.state.options, room.state.host, room.state.created_ms)
+        await self._store.finish_session(header, 0)
+        self.rooms.pop(room.race_id, None)
+        self._release_if_idle(room)
+        follower = self._followers.pop(room.race_id, None)
+        if follower is not None:
+            follower.cancel()
+
+    # ------------------------------------------------------------ starting
+
+    async def _deal_for(self, state: RaceState, now: int) -> tuple[int, bool, DailyRecord | None]:
+        game_cls = engine.game_class(state.game)
+        if state.deal_request == "daily":
+            record = await todays_record(self._store, self.hub.settings, game_cls, state.options, now)
+            return record.deal, record.verified, record
+        if state.deal_request == "winnable":
+            choice = choose_deal(game_cls, "winnable", state.options)
+            return choice.number, choice.verified, None
+        assert isinstance(state.deal_request, int)
+        pool, verified = pool_for(game_cls, state.options, "winnable")
+        return state.deal_request, verified and state.deal_request in pool, None
+
+    async def _prepare_game(
+        self, state: RaceState, racer_id: str, deal: int, record: DailyRecord | None, starts_at: int, now: int
+    ) -> SessionHeader:
+        """A racer's game of the race, stored (claiming the daily ranked
+        attempt for a daily race), not yet playable."""
+        game_id = new_id("g_")
+        ranked = record is not None and await claim_ranked(self._store, record, racer_id, game_id)
+        await self.hub.abandon_beyond_limit(racer_id)
+        game = engine.new_game(state.game, deal, **state.options)
+        header = SessionHeader(
+            game_id=game_id, game=state.game, deal=deal, options=dict(game.options), owner=racer_id, created_ms=now,
+            practice=record is not None and not ranked, race_id=state.race_id,
+            daily=record.date if ranked and record is not None else None, ranked=ranked, started_ms=starts_at,
+        )
+        await self._store.create_session(header)
+        return header
+
+    async def _discard_games(self, headers: list[SessionHeader]) -> None:
+        """Remove games prepared for a start that did not happen."""
+        for header in headers:
+            header.status = ABANDONED
+            try:
+                await self._store.finish_session(header, 0)
+            except StorageError as error:
+                log.warning("could not discard %s: %s", header.game_id, error)
+
+    # ------------------------------------------------------------ changes
+
+    async def _change(
+        self, room: RaceRoom, make: Make, actor: Peer | None = None, request_id: RequestId | None = None
+    ) -> Action | None:
+        """Append the entry ``make`` builds from the current state (None:
+        nothing to do), re-reading the ledger when another process got
+        there first; then tell everyone."""
+        for _ in range(LEDGER_RETRIES):
+            async with room.lock:
+                before = _milestones(room.state)
+                entry = make(room.state, self._now())
+                if entry is None:
+                    return None
+                try:
+                    await self._store.append(room.race_id, room.state.seq, entry)
+                except LogConflict:
+                    await self._reload(room)
+                    continue
+                except KeyError:
+                    raise Refusal(ErrorCode.RACE_NOT_FOUND, "this race is no longer stored") from None
+                room.state.apply(entry)
+                seq = room.state.seq
+            await self._publish(room.race_id, msgpack.packb(["entry", self.hub.relay.origin, seq, *entry.to_list()]))
+            self._after(room, before, entry, actor, request_id)
+            return entry
+        raise Refusal(ErrorCode.STATE_CONFLICT, "the race kept changing on other servers; try again")
+
+    async def _reload(self, room: RaceRoom) -> None:
+        """Re-read the ledger and the racers' games (the caller holds the lock)."""
+        before = _milestones(room.state)
+        state = await self._read(room.race_id)
+        if state is None:
+            return
+        room.state = state
+        room.progress = await self._progress(state)
+        self._after(room, before, None, None, None)
+
+    def _after(
+        self, room: RaceRoom, before: tuple[bool, bool, bool], entry: Action | None, actor: Peer | None,
+        request_id: RequestId | None,
+    ) -> None:
+        """Side effects of the state's change (by ``entry``, or by a reload),
+        then the news to every watcher."""
+        started, finished, rematched = before
+        state = room.state
+        if state.starts_at is not None and not started:
+            room.progress = {player_id: room.progress.get(player_id, Progress()) for player_id in state.racers}
+            self._schedule(room)
+        if state.finished_ms is not None and not finished:
+            room.progress = state.final_progress()
+            for timer in room.timers:
+                timer.cancel()
+            self.hub.race_over(list(state.games))
+        if state.rematch is not None and not rematched:
+            for peer in list(room.watchers):
+                if room.member(peer) and peer is not actor:
+                    self._spawn(self._follow_rematch(peer, state.rematch))
+        if entry is not None and entry.kind == "presence":
+            self._broadcast_progress(room, json.loads(entry.text)["player_id"])
+            return
+        if actor is not None:
+            self._add_watcher(actor, room)
+        self._broadcast(room, EVENT_OF_ENTRY.get(entry.kind if entry else "", "snapshot"), actor, request_id)
+
+    async def _follow_rematch(self, peer: Peer, race_id: str) -> None:
+        try:
+            await self._follow_as(peer, await self.room(race_id), None)
+        except (Refusal, StorageError) as error:
+            log.warning("could not follow rematch %s: %s", race_id, error)
+
+    async def _consume(self, race_id: str, subscription: Subscription) -> None:
+        try:
+            async for payload in subscription:
+                room = self.rooms.get(race_id)
+                try:
+                    kind, origin, *rest = msgpack.unpackb(payload, raw=False)
+                    if room is None or origin == self.hub.relay.origin:
+                        continue
+                    if kind == "entry":
+                        await self._on_entry(room, int(rest[0]), Action.from_list(rest[1:]))
+                    elif kind == "progress":
+                        self._on_progress(room, str(rest[0]), Progress.from_list(rest[1:]))
+                except (ValueError, TypeError, KeyError, msgpack.ExtraData, msgpack.FormatError) as error:
+                    log.warning("ignored a malformed race message for %s: %s", race_id, error)
+                except (Refusal, StorageError) as error:
+                    log.warning("could not follow race %s: %s", race_id, error)
+        finally:
+            await subscription.close()
+
+    async def _on_entry(self, room: RaceRoom, seq: int, entry: Action) -> None:
+        async with room.lock:
+            if seq <= room.state.seq:
+                return
+            if seq > room.state.seq + 1:
+                await self._reload(room)
+                return
+            before = _milestones(room.state)
+            room.state.apply(entry)
+        self._after(room, before, entry, None, None)
+
+    def _on_progress(self, room: RaceRoom, player_id: str, progress: Progress) -> None:
+        current = room.progress.get(player_id)
+        if player_id not in room.state.racers or current is not None and current.seq > progress.seq:
+            return
+        room.progress[player_id] = progress
+        self._broadcast_progress(room, player_id)
+
+    async def _publish(self, race_id: str, payload: bytes) -> None:
+        """Publish to the other processes (failures are logged: the store
+        has the truth, and they re-read it on a gap)."""
+        try:
+            await self._store.publish(channel_of(race_id), payload)
+        except StorageError as error:
+            log.warning("could not publish to race %s: %s", race_id, error)
+
+    # ------------------------------------------------------------ timers
+
+    def _schedule(self, room: RaceRoom) -> None:
+        for timer in room.timers:
+            timer.cancel()
+        room.timers = []
+        state = room.state
+        if state.starts_at is None or state.finished_ms is not None:
+            return
+        loop = asyncio.get_running_loop()
+        now = self._now()
+        room.timers.append(loop.call_later(max(0, state.starts_at - now) / 1000, self._go, room))
+        deadline = (state.ends_at or now) - now
+        room.timers.append(loop.call_later(max(0, deadline) / 1000, lambda: self._spawn(self.settle(room.race_id))))
+
+    def _go(self, room: RaceRoom) -> None:
+        """The countdown is over: each racer following here gets their board."""
+        for peer in list(room.watchers):
+            racer = room.state.racers.get(peer.player.player_id) if peer.player is not None else None
+            if racer is not None and racer.game_id is not None:
+                self._spawn(self._watch_game(peer, racer.game_id))
+
+    async def _watch_game(self, peer: Peer, game_id: str) -> None:
+        try:
+            await self.hub.watch_game(peer, game_id)
+        except (Refusal, StorageError) as error:
+            log.info("could not hand %r its board %s: %s", peer, game_id, error)
+
+    # ------------------------------------------------------------ watchers
+
+    def _check_watch_limit(self, peer: Peer, room: RaceRoom | None = None) -> None:
+        watched = self.watching.get(peer, set())
+        limit = self.hub.settings.watch_limit
+        if (room is None or room.race_id not in watched) and len(watched) >= limit:
+            raise Refusal(ErrorCode.FORBIDDEN, f"a connection follows at most {limit} races; unwatch one first")
+
+    def _add_watcher(self, peer: Peer, room: RaceRoom) -> None:
+        room.watchers.add(peer)
+        self.watching.setdefault(peer, set()).add(room.race_id)
+
+    async def _follow_as(self, peer: Peer, room: RaceRoom, request_id: RequestId | None) -> None:
+        """Follow a race: a snapshot now; a racer coming back is connected again."""
+        self._add_watcher(peer, room)
+        self._reply(peer, room, "snapshot", request_id)
+        if peer.player is not None:
+            player_id = peer.player.player_id
+            await self._change(room, lambda state, now: state.presence_entry(player_id, True, now))
+
+    def _drop_watcher(self, peer: Peer, room: RaceRoom, forget: bool = True) -> None:
+        room.watchers.discard(peer)
+        if forget:
+            self.watching.get(peer, set()).discard(room.race_id)
+        player_id = peer.player.player_id if peer.player is not None else None
+        if player_id in room.state.racers and not room.connected_here(player_id):
+            self._spawn(self._presence(room, player_id, False))
+        else:
+            self._release_if_idle(room)
+
+    async def _presence(self, room: RaceRoom, player_id: str, connected: bool) -> None:
+        try:
+            await self._change(room, lambda state, now: state.presence_entry(player_id, connected, now))
+        except (Refusal, StorageError) as error:
+            log.info("could not record the presence of %s in %s: %s", player_id, room.race_id, error)
+        self._release_if_idle(room)
+
+    # ------------------------------------------------------------ sending
+
+    def _message(self, room: RaceRoom, event: str, member: bool, request_id: RequestId | None = None) -> tc.Race:
+        now = self._now()
+        return tc.Race(
+            id=request_id, event=event, server_time=now, race=room.state.info(room.progress, now, member)
+        )
+
+    def _reply(self, peer: Peer, room: RaceRoom, event: str, request_id: RequestId | None) -> None:
+        self.hub.send(peer, self._message(room, event, room.member(peer), request_id))
+
+    def _broadcast(self, room: RaceRoom, event: str, actor: Peer | None, request_id: RequestId | None) -> None:
+        """The race message to every watcher: one encoding per codec and
+        membership (racers see the code), the actor's with its request id."""
+        frames: dict[tuple[Codec, bool], bytes] = {}
+        for peer in list(room.watchers):
+            member = room.member(peer)
+            if peer is actor:
+                self._reply(peer, room, event, request_id)
+                continue
+            key = (peer.codec, member)
+            if key not in frames:
+                frames[key] = peer.codec.encode(self._message(room, event, member))
+            self.hub.send_frame(peer, frames[key])
+
+    def _broadcast_progress(self, room: RaceRoom, player_id: str) -> None:
+        racer = room.state.racers[player_id]
+        now = self._now()
+        message = tc.RaceProgress(
+            race_id=room.race_id, server_time=now,
+            racer=room.state.racer_view(racer, room.progress.get(player_id), now),
+        )
+        frames: dict[Codec, bytes] = {}
+        for peer in list(room.watchers):
+            if peer.codec not in frames:
+                frames[peer.codec] = peer.codec.encode(message)
+            self.hub.send_frame(peer, frames[peer.codec])
+
+
+def _milestones(state: RaceState) -> tuple[bool, bool, bool]:
+    return state.starts_at is not None, state.finished_ms is not None, state.rematch is not None
+

@@ -1,0 +1,119 @@
+"""Helpers and fixtures for the race and daily tests.
+
+A plain module, not a ``conftest.py``: a second ``conftest.py`` would
+shadow the one other directories load from ``tests/server`` by file
+path, so test modules import the fixtures they use from here.  The wire
+client, the settings and the winning line of WordLink deal 1 come from
+the server tests, imported, not copied.
+"""
+
+from __future__ import annotations
+
+import sys
+from datetime import date
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+import pytest
+
+SERVER_TESTS = Path(__file__).resolve().parents[1] / "server"
+if str(SERVER_TESTS) not in sys.path:
+    sys.path.insert(0, str(SERVER_TESTS))
+
+from arena_positions import DEAL_1_DRAW_1_WIN  # noqa: E402  (needs the path above)
+from arena_servers import make_settings  # noqa: E402
+from arena_wire import Mirror, WireClient  # noqa: E402
+
+from protocol import to_server as ts  # noqa: E402
+from server.app import ArenaServer  # noqa: E402
+from server.daily import DailyRecord  # noqa: E402
+from server.settings import Settings  # noqa: E402
+from server.storage.base import Store  # noqa: E402
+from server.storage.memory import MemoryStore  # noqa: E402
+from server.storage.redis import RedisStore  # noqa: E402
+
+COUNTDOWN_SECONDS = 1.0
+DELAY_SECONDS = 0.5
+KLONDIKE_DRAW_1 = "draw=1,scoring=standard"
+
+
+def race_settings(**changes: Any) -> Settings:
+    """Test settings with a short countdown and a short spectator delay."""
+    base: dict[str, Any] = {
+        "race_countdown_seconds": COUNTDOWN_SECONDS,
+        "race_spectator_delay_seconds": DELAY_SECONDS,
+    }
+    return make_settings(**{**base, **changes})
+
+
+async def pin_daily_deal(store: Store, day: date, deal: int = 1, variant: str = KLONDIKE_DRAW_1) -> DailyRecord:
+    """Fix a day's WordLink deal before anyone asks, as the first write
+    wins: the races then use a deal whose winning line the tests know."""
+    record = DailyRecord("klondike", variant, day.isoformat(), deal, "a" * 32, 0, False)
+    await store.setting(record.setting, record.to_json())
+    return record
+
+
+async def player(url: str, name: str, subprotocol: str = "arena.v1.msgpack") -> WireClient:
+    client = await WireClient.open(url, subprotocol)
+    await client.hello(name=name)
+    return client
+
+
+async def race_event(client: WireClient, event: str, race_id: str | None = None) -> Any:
+    """The next ``race`` message of this kind (for this race)."""
+    return await client.wait_for(
+        lambda m: m.type == "race" and m.event == event and race_id in (None, m.race.race_id)
+    )
+
+
+async def progress(client: WireClient, player_id: str, state: str | None = None, moves: int | None = None) -> Any:
+    """The next progress message about ``player_id`` matching what is given."""
+
+    def matches(message: Any) -> bool:
+        if message.type != "race_progress" or message.racer.player_id != player_id:
+            return False
+        return state in (None, message.racer.state) and moves in (None, message.racer.moves)
+
+    return await client.wait_for(matches)
+
+
+async def play_line(client: WireClient, game_id: str, moves: tuple[str, ...] | list[str]) -> list[Any]:
+    """Play moves in order; return each reply (diffs), failing on a refusal."""
+    replies = []
+    for move in moves:
+        reply = await client.request(ts.Move, game_id=game_id, move=move)
+        assert reply.type == "diff", reply
+        replies.append(reply)
+    return replies
+
+
+@pytest.fixture
+async def memory_arena() -> AsyncIterator[ArenaServer]:
+    async with ArenaServer(race_settings(), store=MemoryStore()) as running:
+        yield running
+
+
+@pytest.fixture
+async def redis_arenas(redis_server: Any, redis_namespace: str) -> AsyncIterator[tuple[ArenaServer, ArenaServer]]:
+    """Two server processes (each with its own Redis connections) on one Redis."""
+    stores = [RedisStore(redis_server.url, namespace=redis_namespace) for _ in range(2)]
+    try:
+        async with ArenaServer(race_settings(), store=stores[0]) as first:
+            async with ArenaServer(race_settings(), store=stores[1]) as second:
+                yield first, second
+    finally:
+        for store in stores:
+            await store.close()
+
+
+__all__ = [
+    "DEAL_1_DRAW_1_WIN",
+    "Mirror",
+    "WireClient",
+    "memory_arena",
+    "player",
+    "progress",
+    "race_event",
+    "redis_arenas",
+]

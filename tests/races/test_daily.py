@@ -1,0 +1,194 @@
+"""The daily challenge through the protocol: commitments and reveals, the
+ranked first attempt, practice afterwards, and the day's leaderboard.
+
+The server runs on real sockets with the memory store; its clock is a
+``FakeClock`` (from the core tests) set on the hub, so a test can end a
+day, or take exactly 90 seconds over a game, without waiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from datetime import date, timedelta
+from typing import AsyncIterator
+
+import pytest
+from arena_races import DEAL_1_DRAW_1_WIN, KLONDIKE_DRAW_1, WireClient, pin_daily_deal, player, race_settings
+from test_server_core import FakeClock
+
+import engine
+from protocol import ErrorCode
+from protocol import to_server as ts
+from server.app import ArenaServer
+from server.daily import day_start_ms
+from server.deals import daily_pick, pool_for
+from server.storage.memory import MemoryStore
+
+DAY = date(2026, 3, 14)
+NOON = day_start_ms(DAY) + 12 * 3_600_000
+GRACE_SECONDS = 3600
+RECYCLE = ("draw",) * 25
+"""24 draws and a recycle: WordLink deal 1 back where it began, 25 moves later."""
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    fake = FakeClock()
+    fake.ms = NOON
+    return fake
+
+
+@pytest.fixture
+async def arena(clock: FakeClock) -> AsyncIterator[ArenaServer]:
+    async with ArenaServer(race_settings(daily_grace_seconds=GRACE_SECONDS), store=MemoryStore()) as server:
+        server.hub.clock = clock
+        yield server
+
+
+async def _daily_deal_of(client: WireClient, options: dict[str, object]) -> int:
+    started, _ = await client.new_game(deal="daily", options=options)
+    await client.request(ts.Resign, game_id=started.game_id)
+    return int((await client.wait_for(lambda m: m.type == "game_over" and m.game_id == started.game_id)).deal)
+
+
+async def test_the_commitment_published_today_matches_the_deal_revealed_after_the_day(
+    arena: ArenaServer, clock: FakeClock
+) -> None:
+    client = await player(arena.url, "ann")
+    today = await client.request(ts.Daily)
+    assert today.date == today.today == DAY.isoformat()
+    assert {(d.game, d.variant) for d in today.deals} == {
+        ("klondike", "draw=1,scoring=standard"), ("klondike", "draw=3,scoring=standard"),
+        ("broken-deck", "difficulty=relaxed"), ("broken-deck", "difficulty=standard"),
+        ("broken-deck", "difficulty=challenge"), ("chequers", "default"), ("laras-game", "default"),
+    }
+    assert all(d.deal is None and d.nonce is None and len(d.commitment) == 64 for d in today.deals)
+    promised = next(d for d in today.deals if d.variant == "draw=3,scoring=standard")
+    played = await _daily_deal_of(client, {"draw": 3})
+
+    clock.ms = day_start_ms(DAY + timedelta(days=1)) + GRACE_SECONDS * 1000 - 1
+    assert all(d.deal is None for d in (await client.request(ts.Daily, date=DAY.isoformat())).deals)
+    clock.ms += 1
+    revealed = await client.request(ts.Daily, date=DAY.isoformat(), game="klondike")
+    assert revealed.today == (DAY + timedelta(days=1)).isoformat() and len(revealed.deals) == 2
+    shown = next(d for d in revealed.deals if d.variant == "draw=3,scoring=standard")
+    assert (shown.commitment, shown.committed_ms, shown.deal) == (promised.commitment, NOON, played)
+    proof = f"klondike/draw=3,scoring=standard/{DAY.isoformat()}/{shown.deal}/{shown.nonce}"
+    assert hashlib.sha256(proof.encode()).hexdigest() == shown.commitment
+
+
+async def test_a_future_daily_deal_is_secret(arena: ArenaServer) -> None:
+    client = await WireClient.open(arena.url)
+    refusal = await client.request(ts.Daily, date=(DAY + timedelta(days=1)).isoformat())
+    assert refusal.code == ErrorCode.FORBIDDEN and "secret" in refusal.message
+    assert (await client.request(ts.Daily, date="2026-02-30")).code == ErrorCode.BAD_OPTION
+    await client.close()
+
+
+def test_without_the_secret_the_code_does_not_tell_the_deal() -> None:
+    """The pick is an HMAC under the secret: another secret, other deals."""
+    pool = range(1, 10_001)
+    days = [DAY + timedelta(days=n) for n in range(7)]
+    ours = [daily_pick("our secret", "klondike", KLONDIKE_DRAW_1, day, pool) for day in days]
+    guessed = [daily_pick("a guessed secret", "klondike", KLONDIKE_DRAW_1, day, pool) for day in days]
+    assert ours == [daily_pick("our secret", "klondike", KLONDIKE_DRAW_1, day, pool) for day in days]
+    assert sum(a == b for a, b in zip(ours, guessed)) <= 1
+
+
+async def test_every_process_serves_the_deal_fixed_first(clock: FakeClock) -> None:
+    """Two processes with different secrets: the second serves the deal the
+    first fixed, not the one its own secret would pick."""
+    store = MemoryStore()
+    secrets = ("one secret", "another secret")
+    settings = [race_settings(daily_secret=secret) for secret in secrets]
+    async with ArenaServer(settings[0], store=store) as first, ArenaServer(settings[1], store=store) as second:
+        for server in (first, second):
+            server.hub.clock = clock
+        here, there = await player(first.url, "ann"), await player(second.url, "bob")
+        fixed = await _daily_deal_of(here, {"draw": 1})
+        pool, _ = pool_for(engine.game_class("klondike"), {"draw": 1}, "daily")
+        assert [daily_pick(secret, "klondike", KLONDIKE_DRAW_1, DAY, pool) for secret in secrets][0] == fixed
+        assert daily_pick(secrets[1], "klondike", KLONDIKE_DRAW_1, DAY, pool) != fixed
+        assert await _daily_deal_of(there, {"draw": 1}) == fixed
+        assert (await here.request(ts.Daily)).deals == (await there.request(ts.Daily)).deals
+
+
+async def test_the_first_daily_attempt_is_ranked_and_later_ones_are_practice(arena: ArenaServer) -> None:
+    client = await player(arena.url, "ann")
+    first, _ = await client.new_game(deal="daily", options={"draw": 1})
+    assert (first.ranked, first.practice, first.deal_kind) == (True, False, "daily")
+    await client.request(ts.Resign, game_id=first.game_id)
+    second, _ = await client.new_game(deal="daily", options={"draw": 1})
+    assert (second.ranked, second.practice) == (False, True)
+    await client.request(ts.Resign, game_id=second.game_id)
+    other_variant, _ = await client.new_game(deal="daily", options={"draw": 3})
+    assert other_variant.ranked
+    records = await arena.store.records(client.player_id)
+    assert records[f"klondike/{KLONDIKE_DRAW_1}"].games == 1, "the practice attempt recorded nothing"
+
+
+async def test_two_connections_starting_the_daily_at_once_get_one_ranked_game(arena: ArenaServer) -> None:
+    first = await player(arena.url, "ann")
+    second = await WireClient.open(arena.url)
+    await second.hello(token=first.token)
+    started = await asyncio.gather(*(c.new_game("chequers", deal="daily") for c in (first, second)))
+    assert sorted(s.ranked for s, _ in started) == [False, True]
+
+
+async def test_a_daily_variant_without_a_daily_deal_is_refused(arena: ArenaServer) -> None:
+    client = await player(arena.url, "ann")
+    refusal = await client.request(ts.NewGame, game="klondike", deal="daily", options={"scoring": "vegas"})
+    assert refusal.code == ErrorCode.BAD_OPTION and "daily variants are" in refusal.message
+
+
+async def _win_daily(arena: ArenaServer, clock: FakeClock, name: str, seconds: int, detour: bool) -> WireClient:
+    """Win the (pinned) daily deal taking exactly ``seconds`` on the
+    server's clock, with 25 more moves when ``detour``."""
+    client = await player(arena.url, name)
+    started, _ = await client.new_game(deal="daily", options={"draw": 1})
+    assert started.ranked
+    moves = (RECYCLE if detour else ()) + DEAL_1_DRAW_1_WIN
+    first_at = clock.ms
+    for number, move in enumerate(moves, start=1):
+        if number == len(moves):
+            clock.ms = first_at + seconds * 1000
+        reply = await client.request(ts.Move, game_id=started.game_id, move=move)
+        assert reply.type == "diff", reply
+    assert reply.status == "won"
+    clock.ms = first_at
+    return client
+
+
+async def test_the_daily_leaderboard_ranks_by_time_then_moves(arena: ArenaServer, clock: FakeClock) -> None:
+    await pin_daily_deal(arena.store, DAY)
+    slow_long = await _win_daily(arena, clock, "slow-long", 100, detour=True)
+    await _win_daily(arena, clock, "slow-short", 100, detour=False)
+    await _win_daily(arena, clock, "fast-long", 90, detour=True)
+    page = await slow_long.request(ts.Leaderboard, game="klondike", options={"draw": 1}, date=DAY.isoformat())
+    assert [(e.rank, e.name, e.time_ms, e.moves) for e in page.entries] == [
+        (1, "fast-long", 90_000, 153),
+        (2, "slow-short", 100_000, 128),
+        (3, "slow-long", 100_000, 153),
+    ]
+    assert page.me is not None and page.me.rank == 3
+    second = await slow_long.request(ts.Leaderboard, game="klondike", options={"draw": 1}, offset=1, limit=1)
+    assert [e.name for e in second.entries] == ["slow-short"] and second.date == DAY.isoformat()
+    around = await slow_long.request(ts.Leaderboard, game="klondike", options={"draw": 1}, limit=2, around_me=True)
+    assert around.offset == 1 and [e.name for e in around.entries] == ["slow-short", "slow-long"]
+    other = await slow_long.request(ts.Leaderboard, game="klondike", options={"draw": 3})
+    assert other.entries == [] and other.board == f"klondike/draw=3,scoring=standard/{DAY.isoformat()}"
+
+
+async def test_a_ranked_win_after_the_reveal_is_recorded_but_not_ranked(arena: ArenaServer, clock: FakeClock) -> None:
+    await pin_daily_deal(arena.store, DAY)
+    client = await player(arena.url, "night owl")
+    started, _ = await client.new_game(deal="daily", options={"draw": 1})
+    clock.ms = day_start_ms(DAY + timedelta(days=1)) + GRACE_SECONDS * 1000
+    for move in DEAL_1_DRAW_1_WIN:
+        reply = await client.request(ts.Move, game_id=started.game_id, move=move)
+    assert reply.status == "won"
+    page = await client.request(ts.Leaderboard, game="klondike", options={"draw": 1}, date=DAY.isoformat())
+    assert page.entries == [] and page.me is None
+    assert (await arena.store.records(client.player_id))[f"klondike/{KLONDIKE_DRAW_1}"].wins == 1
+

@@ -1,0 +1,225 @@
+"""The race without I/O: the ledger's replay, each request's checks, the
+results table, invite codes, and the delayed board a spectator sees."""
+
+from __future__ import annotations
+
+import pytest
+from arena_races import DEAL_1_DRAW_1_WIN
+
+import engine
+from protocol import ErrorCode
+from protocol import to_client as tc
+from server.delay import DelayedBoard
+from server.races import (
+    CODE_ALPHABET,
+    COUNTDOWN,
+    EXPIRED,
+    FINISHED,
+    LOBBY,
+    RUNNING,
+    RaceSession,
+    RaceState,
+    RosterChanged,
+    create_entry,
+    ledger_header,
+    new_code,
+    normalize_code,
+)
+from server.refusal import Refusal
+from server.room import Room
+from server.session import Session
+from server.storage.base import Action, SessionHeader
+
+T0 = 1_800_000_000_000
+ANN = tc.Owner(player_id="p_ann", name="ann")
+
+
+def _created(limit: int = 3) -> Action:
+    return create_entry(
+        code="ABCDEFGH", host=ANN, deal=1, limit=limit, countdown_ms=10_000, time_limit_ms=60_000,
+        invite_expires_ms=T0 + 3_600_000, racers=[ANN], now_ms=T0,
+    )
+
+
+def _lobby(limit: int = 3) -> RaceState:
+    return RaceState.replay(ledger_header("r_1", "klondike", {"draw": 1}, "p_ann", T0), [_created(limit)])
+
+
+def _refused(code: ErrorCode) -> pytest.RaisesExc[Refusal]:
+    return pytest.raises(Refusal, check=lambda refusal: refusal.code is code)
+
+
+def _join(state: RaceState, *names: str, at: int = T0 + 1) -> None:
+    for name in names:
+        entry = state.join_entry(f"p_{name}", name, at)
+        assert entry is not None
+        state.apply(entry)
+
+
+def _start(state: RaceState, at: int = T0 + 2) -> None:
+    games = {player_id: (f"g_{player_id}", False) for player_id in state.racers}
+    state.apply(state.start_entry("p_ann", at, starts_at=at + 10_000, deal=1, verified=False, daily=None, games=games))
+
+
+def test_a_race_moves_from_lobby_to_countdown_to_running_to_finished() -> None:
+    state = _lobby()
+    _join(state, "bob")
+    assert state.phase(T0 + 1) == LOBBY
+    _start(state)
+    assert state.phase(T0 + 3) == COUNTDOWN and state.phase(T0 + 10_002) == RUNNING
+    assert state.ends_at == T0 + 70_002
+    entry = state.finish_entry(T0 + 20_000, [])
+    assert entry is not None
+    state.apply(entry)
+    assert state.phase(T0 + 20_000) == FINISHED and state.seq == 4
+    assert state.finish_entry(T0 + 30_000, []) is None, "a race finishes once"
+
+
+def test_the_ledger_replays_to_the_same_state() -> None:
+    """Any process rebuilds the race from its entries alone."""
+    state = _lobby()
+    header = ledger_header("r_1", "klondike", {"draw": 1}, "p_ann", T0)
+    entries = [_created()]
+    for name in ("bob", "cat"):
+        entry = state.join_entry(f"p_{name}", name, T0 + 1)
+        assert entry is not None
+        entries.append(entry)
+        state.apply(entry)
+    assert RaceState.replay(header, entries) == state
+
+
+def test_joining_checks_the_invite_the_stage_and_the_limit() -> None:
+    state = _lobby(limit=2)
+    assert state.join_entry("p_ann", "ann", T0 + 1) is None, "the host is in already"
+    with _refused(ErrorCode.INVITE_EXPIRED):
+        state.join_entry("p_bob", "bob", T0 + 3_600_000)
+    assert state.phase(T0 + 3_600_000) == EXPIRED
+    _join(state, "bob")
+    with _refused(ErrorCode.RACE_FULL):
+        state.join_entry("p_cat", "cat", T0 + 2)
+    _start(state)
+    with _refused(ErrorCode.RACE_STATE):
+        state.join_entry("p_dan", "dan", T0 + 3)
+
+
+def test_only_the_host_starts_and_only_once() -> None:
+    state = _lobby()
+    _join(state, "bob")
+    with _refused(ErrorCode.FORBIDDEN):
+        state.check_start("p_bob", T0 + 2)
+    _start(state)
+    with _refused(ErrorCode.RACE_STATE):
+        state.check_start("p_ann", T0 + 3)
+
+
+def test_a_start_prepared_for_other_racers_is_refused() -> None:
+    state = _lobby()
+    _join(state, "bob")
+    with pytest.raises(RosterChanged):
+        state.start_entry("p_ann", T0 + 2, starts_at=T0, deal=1, verified=False, daily=None, games={"p_ann": ("g", False)})
+
+
+def test_presence_is_logged_only_when_it_changes() -> None:
+    state = _lobby()
+    assert state.presence_entry("p_ann", True, T0 + 1) is None
+    entry = state.presence_entry("p_ann", False, T0 + 1)
+    assert entry is not None
+    state.apply(entry)
+    assert not state.racers["p_ann"].connected
+    assert state.presence_entry("p_nobody", False, T0 + 1) is None
+
+
+def test_rematch_is_for_racers_of_a_finished_race_and_points_once() -> None:
+    state = _lobby()
+    _join(state, "bob")
+    with _refused(ErrorCode.RACE_STATE):
+        state.check_rematch("p_bob", T0 + 2)
+    _start(state)
+    finish = state.finish_entry(T0 + 20_000, [])
+    assert finish is not None
+    state.apply(finish)
+    with _refused(ErrorCode.FORBIDDEN):
+        state.check_rematch("p_eve", T0 + 20_001)
+    first = state.rematch_entry("p_bob", "r_2", T0 + 20_001)
+    assert first is not None
+    state.apply(first)
+    assert state.rematch_entry("p_ann", "r_3", T0 + 20_002) is None and state.rematch == "r_2"
+
+
+def _session(player_id: str, moves: tuple[str, ...], start: int, step: int, resign: bool = False) -> Session:
+    header = SessionHeader("g_" + player_id, "klondike", 1, {"draw": 1}, player_id, start, race_id="r_1", started_ms=start)
+    log = [Action("move", move, start + step * (n + 1)) for n, move in enumerate(moves)]
+    if resign:
+        log.append(Action("resign", "", start + step * (len(moves) + 1)))
+    return RaceSession.replay(header, log)
+
+
+def test_results_rank_winners_by_time_then_moves_then_the_rest_by_foundations() -> None:
+    state = _lobby(limit=4)
+    _join(state, "bob", "cat", "dan")
+    _start(state, at=T0)
+    start = T0 + 10_000
+    sessions: dict[str, Session | None] = {
+        "p_ann": _session("p_ann", DEAL_1_DRAW_1_WIN, start, 10),
+        "p_bob": _session("p_bob", DEAL_1_DRAW_1_WIN, start, 5),
+        "p_cat": _session("p_cat", DEAL_1_DRAW_1_WIN[:20], start, 5, resign=True),
+        "p_dan": None,
+    }
+    rows = state.results_of(sessions)
+    assert [(r["place"], r["name"], r["result"]) for r in rows] == [
+        (1, "bob", "won"), (2, "ann", "won"), (None, "cat", "resigned"), (None, "dan", "abandoned")
+    ]
+    assert rows[0]["time_ms"] == 5 * len(DEAL_1_DRAW_1_WIN), "time runs from the race start"
+
+
+def test_a_race_session_clock_starts_with_the_race() -> None:
+    session = _session("p_ann", DEAL_1_DRAW_1_WIN[:1], T0, 2500)
+    assert session.started_ms == T0 and session.elapsed_ms(T0 + 4000) == 4000
+    assert Session.replay(session.header, session.log).started_ms == T0 + 2500
+
+
+def test_invite_codes_are_unambiguous_and_forgiving() -> None:
+    codes = {new_code() for _ in range(200)}
+    assert len(codes) == 200 and all(len(code) == 8 and set(code) <= set(CODE_ALPHABET) for code in codes)
+    assert not set("01ILO") & set(CODE_ALPHABET)
+    assert normalize_code("abcd-efgh") == "ABCDEFGH"
+    assert normalize_code("ABCDEFG") is None and normalize_code("ABCDEFG0") is None
+
+
+def _live_room(times: list[int]) -> Room:
+    header = SessionHeader("g_1", "klondike", 1, {"draw": 1}, "p_ann", T0, race_id="r_1", started_ms=T0)
+    log = [Action("move", move, at) for move, at in zip(DEAL_1_DRAW_1_WIN, times)]
+    return Room(RaceSession.replay(header, log), ANN)
+
+
+def test_a_delayed_board_shows_only_what_is_older_than_the_delay() -> None:
+    room = _live_room([T0 + 1000, T0 + 2000, T0 + 3000])
+    board = DelayedBoard(room, 1500, T0 + 3600)
+    snapshot = board.snapshot(T0 + 3600)
+    assert snapshot.seq == 2 and snapshot.clock.elapsed_ms == 2100
+    early = Session.replay(room.session.header, room.session.log[:2])
+    assert snapshot.view.model_dump() == early.view
+    assert board.next_due_ms() == T0 + 4500
+    assert board.due(T0 + 4499) == []
+    (diff,) = board.due(T0 + 4500)
+    assert isinstance(diff, dict) and diff["seq"] == 3 and diff["action"]["text"] == DEAL_1_DRAW_1_WIN[2]
+    assert board.next_due_ms() is None
+
+
+def test_a_delayed_board_catches_up_at_once_when_the_race_ends() -> None:
+    room = _live_room([T0 + 1000, T0 + 2000])
+    board = DelayedBoard(room, 60_000, T0 + 2000)
+    assert board.snapshot(T0 + 2000).seq == 0
+    assert [message["seq"] for message in board.drain() if isinstance(message, dict)] == [1, 2]
+    assert board.mirror.session.view == room.session.view
+
+
+def test_the_game_in_a_delayed_diff_is_the_live_diff() -> None:
+    room = _live_room([T0 + 1000])
+    board = DelayedBoard(room, 10, T0)
+    fresh = engine.new_game("klondike", 1, draw=1)
+    before = fresh.view()
+    fresh.play(DEAL_1_DRAW_1_WIN[0])
+    (diff,) = board.due(T0 + 2000)
+    assert isinstance(diff, dict)
+    assert diff["ops"] == engine.diff({k: v for k, v in before.items() if k != "deal"}, {k: v for k, v in fresh.view().items() if k != "deal"})

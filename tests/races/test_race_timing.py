@@ -1,0 +1,124 @@
+"""The race's clocks: spectators' delay, the time limit, rivals' progress,
+and the race as a ledger that other processes follow (memory store)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from arena_races import (
+    DEAL_1_DRAW_1_WIN,
+    DELAY_SECONDS,
+    Mirror,
+    WireClient,
+    memory_arena,
+    play_line,
+    player,
+    progress,
+    race_event,
+    race_settings,
+)
+
+from protocol import to_server as ts
+from server.app import ArenaServer
+from server.storage.memory import MemoryStore
+
+__all__ = ["memory_arena"]
+
+
+async def _running(server: ArenaServer, *names: str, deal: int | str = 1) -> tuple[list[WireClient], Any]:
+    """A started race of WordLink draw 1 once every racer has its board."""
+    clients = [await player(server.url, name) for name in names]
+    created = await clients[0].request(ts.CreateRace, game="klondike", options={"draw": 1}, deal=deal)
+    for client in clients[1:]:
+        await client.request(ts.JoinRace, code=created.race.code)
+    started = await clients[0].request(ts.StartRace, race_id=created.race.race_id)
+    for client in clients:
+        game_id = next(r.game_id for r in started.race.racers if r.player_id == client.player_id)
+        await client.wait_for(lambda m, g=game_id: m.type == "snapshot" and m.game_id == g)
+    return clients, started
+
+
+def _game(started: Any, client: WireClient) -> str:
+    return str(next(r.game_id for r in started.race.racers if r.player_id == client.player_id))
+
+
+async def test_a_late_spectator_sees_the_board_as_it_was_the_delay_ago(memory_arena: ArenaServer) -> None:
+    (ann, bob), started = await _running(memory_arena, "ann", "bob")
+    board = _game(started, ann)
+    await play_line(ann, board, DEAL_1_DRAW_1_WIN[:5])
+    early = await WireClient.open(memory_arena.url)
+    first = await early.request(ts.Watch, game_id=board)
+    assert first.seq == 0 and first.clock.elapsed_ms <= first.clock.elapsed_ms
+    await asyncio.sleep(DELAY_SECONDS + 0.1)
+    late = await WireClient.open(memory_arena.url, "arena.v1.json")
+    second = await late.request(ts.Watch, game_id=board)
+    assert second.seq == 5
+    mirror = Mirror(first)
+    for seq in range(1, 6):
+        mirror.apply(await early.wait_for(lambda m, n=seq: m.type == "diff" and m.seq == n))
+    assert mirror.view == second.view.model_dump()
+    live = await ann.request(ts.Resync, game_id=board)
+    assert live.seq == 5 and live.view == second.view
+    await play_line(ann, board, DEAL_1_DRAW_1_WIN[5:6])
+    await asyncio.sleep(DELAY_SECONDS / 2)
+    assert not any(m.type == "diff" and m.seq == 6 for m in late.received), "a diff came before the delay"
+    assert (await late.wait_for(lambda m: m.type == "diff" and m.seq == 6)).action.text == DEAL_1_DRAW_1_WIN[5]
+    for client in (early, late):
+        await client.close()
+
+
+async def test_racers_see_each_others_progress_but_not_their_cards(memory_arena: ArenaServer) -> None:
+    (ann, bob), started = await _running(memory_arena, "ann", "bob")
+    await play_line(ann, _game(started, ann), DEAL_1_DRAW_1_WIN[:2])
+    seen = await progress(bob, ann.player_id, moves=2)
+    assert seen.racer.foundation == 1 and seen.racer.state == "playing" and seen.racer.elapsed_ms >= 0
+    shown = seen.racer.model_dump()
+    assert set(shown) == {"player_id", "name", "game_id", "state", "ranked", "moves", "foundation", "repairs", "elapsed_ms"}
+
+
+async def test_the_race_ends_at_its_time_limit_and_abandons_games_still_playing() -> None:
+    async with ArenaServer(race_settings(race_countdown_seconds=0, race_time_limit_seconds=1), store=MemoryStore()) as server:
+        (ann, bob), started = await _running(server, "ann", "bob")
+        await play_line(ann, _game(started, ann), DEAL_1_DRAW_1_WIN[:3])
+        await bob.request(ts.Resign, game_id=_game(started, bob))
+        finished = await race_event(ann, "finished", started.race.race_id)
+        assert finished.race.finished_ms >= started.race.ends_at
+        assert [(r.name, r.result, r.moves, r.place) for r in finished.race.results] == [
+            ("ann", "abandoned", 3, None),
+            ("bob", "resigned", 0, None),
+        ]
+        over = await ann.wait_for(lambda m: m.type == "game_over" and m.game_id == _game(started, ann))
+        assert over.result == "abandoned"
+
+
+async def test_a_disconnected_racer_keeps_running_on_the_clock(memory_arena: ArenaServer) -> None:
+    (ann, bob), started = await _running(memory_arena, "ann", "bob")
+    await bob.close()
+    gone = await progress(ann, bob.player_id, state="disconnected")
+    await asyncio.sleep(0.3)
+    back = await WireClient.open(memory_arena.url)
+    await back.hello(token=bob.token)
+    board = await back.wait_for(lambda m: m.type == "snapshot" and m.game_id == _game(started, bob))
+    assert board.clock.started_ms == started.race.starts_at
+    assert board.clock.elapsed_ms >= gone.racer.elapsed_ms + 300
+    await progress(ann, bob.player_id, state="playing")
+    await back.close()
+
+
+async def test_another_process_follows_the_race_through_the_store() -> None:
+    store = MemoryStore()
+    async with ArenaServer(race_settings(), store=store) as here, ArenaServer(race_settings(), store=store) as there:
+        ann = await player(here.url, "ann")
+        created = await ann.request(ts.CreateRace, game="laras-game", deal="winnable")
+        bob = await player(there.url, "bob")
+        joined = await bob.request(ts.JoinRace, code=created.race.code)
+        heard = await race_event(ann, "joined", created.race.race_id)
+        assert heard.race.racers == joined.race.racers
+        await ann.request(ts.StartRace, race_id=created.race.race_id)
+        started = await race_event(bob, "started", created.race.race_id)
+        board = await bob.wait_for(lambda m: m.type == "snapshot" and m.game_id == _game(started, bob))
+        assert board.game == "laras-game" and time.time() * 1000 >= started.race.starts_at
+        await bob.request(ts.Resign, game_id=_game(started, bob))
+        assert (await progress(ann, bob.player_id, state="resigned")).racer.game_id == _game(started, bob)
