@@ -17,6 +17,7 @@ from typing import Sequence
 COMMAND_MODULES = (
     "server.commands.serve",
     "server.commands.schema",
+    "server.commands.solve",
     "client.commands",
 )
 

@@ -1,0 +1,130 @@
+"""Broken Deck for the search: repairs and safe cards played at once,
+repairs first, interchangeable columns and cells merged.
+
+Forced (played without branching, because they never lose anything):
+- completing a repair: the slot holds a half and its match is exposed.
+  Afterwards the match's old place is free and the slot holds a whole
+  card, which can go anywhere the half could and more;
+- a whole card to its foundation when rank 2 or less, or when both
+  foundations of the other colour hold rank − 1 (foundation cards never
+  come back, and only those cards could ever want to lie on it).
+Never generated (the same position up to the order of columns or cells,
+which the key ignores): a whole card from a cell to another cell, and a
+whole column to an empty column.
+The bold domain also drops what the game's hint order calls pointless
+(parking the slot's half, a cell card to an empty column) and moves from
+a column to an empty one that leave no card behind.
+Order: the game's hint order, in which repairs come first (the seed's
+"Hint suggests a useful move, prioritizing repairs").
+"""
+
+from __future__ import annotations
+
+from typing import Hashable
+
+from ..cards import PART, RANK, SUIT, other_half
+from ..game import Move, Position
+from ..games.broken_deck import CELLS, FOUNDATIONS, KEY, SLOT, TABLEAU, WANTS
+from .klondike import OPPOSITE
+from .search import Domain, Step, undoes
+
+EXPOSED = (*TABLEAU, *CELLS)
+WEIGHTS = (2, 1, 2, 4, 2, 1)
+"""Of ``score``: cards off the foundations, cards on the next cards wanted,
+occupied cells, halves, cards on halves, cards not in sequence."""
+REPAIR_ORDER = 3
+"""The game's hint orders 0..3 are the repair moves (see its ``_hint_order``)."""
+
+
+class BrokenDeckDomain(Domain):
+    HAS_BOLD = True
+    BEST_FIRST = True
+
+    def key(self, pos: Position) -> Hashable:
+        piles = pos.piles
+        return (
+            tuple(sorted(piles[i] for i in TABLEAU)),
+            tuple(sorted(piles[i] for i in CELLS)),
+            piles[SLOT],
+            tuple(len(piles[f]) for f in FOUNDATIONS),
+        )
+
+    def score(self, pos: Position) -> int:
+        """Cards still to go up, plus the cards lying on each suit's next
+        card, plus occupied cells and unrepaired halves."""
+        piles = pos.piles
+        heights = [len(piles[f]) for f in FOUNDATIONS]
+        buried = 0
+        halves = 0
+        covering = 0
+        disorder = 0
+        for i in TABLEAU:
+            cards = piles[i]
+            for below, above in zip(cards, cards[1:]):
+                if PART[below] or PART[above] or WANTS[below] != KEY[above]:
+                    disorder += 1
+            for depth, card in enumerate(reversed(cards)):
+                if PART[card]:
+                    halves += 1
+                    covering += depth
+                elif RANK[card] == heights[SUIT[card]] + 1:
+                    buried += depth
+        occupied = 0
+        for i in CELLS:
+            if piles[i]:
+                occupied += 1
+                halves += PART[piles[i][0]] > 0
+        w = WEIGHTS
+        return w[0] * (52 - sum(heights)) + w[1] * buried + w[2] * occupied + w[3] * halves + w[4] * covering + w[5] * disorder
+
+    def preferred(self, pos: Position, last: Move | None) -> Move | None:
+        """The game's own best repair move ("Hint suggests a useful move,
+        prioritizing repairs"): completing a repair, taking the repaired
+        card out, or a half into the empty slot while its match is exposed."""
+        game = self.game
+        repairs = [
+            (order, index, move)
+            for index, move in enumerate(game.moves_from(pos))
+            if not undoes(move, last) and (order := game._hint_order(pos, move)) is not None and order <= REPAIR_ORDER
+        ]
+        return min(repairs)[2] if repairs else None
+
+    def forced_move(self, pos: Position) -> Move | None:
+        piles = pos.piles
+        names = self.game.PILES
+        slot = piles[SLOT]
+        if slot and PART[slot[0]]:
+            match = other_half(slot[0])
+            for i in EXPOSED:
+                if piles[i] and piles[i][-1] == match:
+                    return Move(names[i], "r")
+        heights = [len(piles[f]) for f in FOUNDATIONS]
+        for i in (SLOT, *EXPOSED):
+            if not piles[i]:
+                continue
+            card = piles[i][-1]
+            if PART[card] or RANK[card] != heights[SUIT[card]] + 1:
+                continue
+            low, high = OPPOSITE[SUIT[card]]
+            if RANK[card] <= 2 or min(heights[low], heights[high]) >= RANK[card] - 1:
+                return Move(names[i], names[FOUNDATIONS[SUIT[card]]])
+        return None
+
+    def steps(self, pos: Position) -> list[Step]:
+        game = self.game
+        index = game.pile
+        piles = pos.piles
+        ranked = []
+        for order, move in enumerate(game.moves_from(pos)):
+            src, dst = index(move.src), index(move.dst)
+            if src in CELLS and dst in CELLS:
+                continue
+            left = len(piles[src]) - move.count
+            if dst in TABLEAU and not piles[dst] and src in TABLEAU and left == 0:
+                continue
+            rank = game._hint_order(pos, move)
+            if rank is None and self.bold:
+                continue
+            ranked.append((12 if rank is None else rank, order, move))
+        ranked.sort()
+        return [self.step(pos, (move,)) for _, _, move in ranked]

@@ -1,0 +1,73 @@
+"""``solve``: how one node budget is spent across bold and sound searches.
+
+Wins are looked for in the bold domain (rarely needed moves pruned).  A
+depth-first game gets one plain search on an eighth of the budget, then
+restarts with a jittered move order on small budgets: searches of this
+kind have heavy tails, a bad early choice can hide a win behind hundreds
+of thousands of positions while a restart that chose differently finds it
+in a few hundred (on WordLink draw 3, restarts win about a third of the
+deals a single long search gives up on).  A best-first game spends the
+share in one best-first search.  What is left of the budget goes to the
+sound domain, whose exhausted search is the only proof of "unwinnable".
+"""
+
+from __future__ import annotations
+
+from ..game import Game, Move, Position
+from ..rng import SplitMix64
+from .domains import domain_class
+from .search import UNKNOWN, WON, Domain, Solution, best_first, search
+
+DEFAULT_BUDGET = 100_000
+"""Nodes for a full solve (about 8 s of WordLink on the reference machine)."""
+RESTART_NODES = (200, 1_000)
+"""Bounds of one jittered restart's budget (a 1/200 share of the total)."""
+
+
+def solve(
+    game: Game,
+    position: Position | None = None,
+    budget: int = DEFAULT_BUDGET,
+    *,
+    prove: bool = True,
+    after: Move | None = None,
+) -> Solution:
+    """A win from ``position`` (default: the game's current one), a proof
+    that there is none, or ``unknown`` once ``budget`` nodes are spent.
+
+    ``prove=False`` spends everything on finding a win (pool building and
+    hints, where "unwinnable" is worth no more than "unknown").  ``after``
+    is the move that led to the position: the solution never starts by
+    taking it back.
+    """
+    start = game.position if position is None else position
+    domains = domain_class(game)
+    spent = 0
+    if domains.HAS_BOLD:
+        found = _find(domains(game, bold=True), start, budget if not prove else budget // 2, after)
+        if found.result == WON or not prove:
+            return found if found.result == WON else Solution(UNKNOWN, (), found.nodes)
+        spent = found.nodes
+    sound = domains(game)
+    strategy = best_first if sound.BEST_FIRST else search
+    proof = strategy(sound, start, max(budget - spent, 1), after=after)
+    return Solution(proof.result, proof.moves, spent + proof.nodes)
+
+
+def _find(bold: Domain, start: Position, share: int, after: Move | None) -> Solution:
+    """The bold searches; ``nodes`` counts all of them."""
+    if bold.BEST_FIRST:
+        return best_first(bold, start, share, after=after)
+    first = search(bold, start, min(share // 4, bold.FIRST_SEARCH_NODES), after=after)
+    spent = first.nodes
+    if first.result != UNKNOWN:
+        return first
+    per_restart = min(max(share // 100, RESTART_NODES[0]), RESTART_NODES[1])
+    attempt = 0
+    while spent + per_restart <= share:
+        attempt += 1
+        found = search(bold, start, per_restart, jitter=SplitMix64(attempt), after=after)
+        spent += found.nodes
+        if found.result == WON:
+            return Solution(WON, found.moves, spent)
+    return Solution(UNKNOWN, (), spent)

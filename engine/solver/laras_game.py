@@ -1,0 +1,116 @@
+"""Lara's Game for the search: the spread is ordered once, when it goes back.
+
+Rearranging the spread row changes nothing but the order in which its
+cards return to their pack at the next ``draw``, so the bold domain never
+rearranges as a step of its own: its ``draw`` step first puts the row in
+the order the next plays are likely to need (the card nearest to a
+foundation on the right, where it becomes the pack's top, the farthest on
+the left), then draws; and its key ignores the row's order.  That order
+is a guess, so the bold domain is not complete.  The sound domain keeps
+the engine's moves as they are, every rearrangement a step, with the row
+order in its key: its exhausted search is a proof, but only small
+positions can be exhausted.
+
+Forced in both: a card whose twin is already on its suit's other
+foundation goes to the one foundation left for it (the game's AutoPlay
+rule, whose docstring says why no choice is lost).
+"""
+
+from __future__ import annotations
+
+from typing import Hashable
+
+from ..cards import RANK, SUIT
+from ..game import Move, Position
+from ..games.laras_game import DOWN, DRAW, PACK_BASE, ROW, SAME_CARD, SLOT_NAMES, STOCK, UP
+from .search import Domain, Step
+
+FOUNDATION_COUNT = 8
+PACKS = range(PACK_BASE + 1, STOCK)
+FAR = 99
+TOP_CHOICES = 2
+
+
+def urgency(pos: Position, card: int) -> int:
+    """How many cards its foundations still need before ``card`` fits one."""
+    suit, rank = SUIT[card], RANK[card]
+    up, down = len(pos.piles[UP[suit]]), len(pos.piles[DOWN[suit]])
+    upward = rank - up - 1 if rank > up else FAR
+    downward = 13 - down - rank if rank <= 13 - down else FAR
+    return min(upward, downward)
+
+
+def order_moves(row: tuple[int, ...], target: list[int]) -> list[Move]:
+    """Rearrangements (``ri-rj``) that turn ``row`` into ``target``."""
+    current = list(row)
+    moves = []
+    for place, card in enumerate(target):
+        found = current.index(card, place)
+        if found != place:
+            moves.append(Move(SLOT_NAMES[found], SLOT_NAMES[place]))
+            current.insert(place, current.pop(found))
+    return moves
+
+
+class LarasGameDomain(Domain):
+    HAS_BOLD = True
+    FIRST_SEARCH_NODES = 1_000
+
+    def key(self, pos: Position) -> Hashable:
+        piles = pos.piles
+        row = tuple(card & SAME_CARD for card in piles[ROW])
+        return (
+            tuple(len(piles[f]) for f in range(FOUNDATION_COUNT)),
+            tuple(tuple(card & SAME_CARD for card in piles[i]) for i in PACKS),
+            tuple(card & SAME_CARD for card in piles[STOCK]),
+            tuple(sorted(row)) if self.bold else row,
+            pos.aux,
+        )
+
+    def forced_move(self, pos: Position) -> Move | None:
+        piles = pos.piles
+        names = self.game.PILES
+        available = [(names[i], piles[i][-1]) for i in PACKS if piles[i]]
+        available += zip(SLOT_NAMES, piles[ROW])
+        for src, card in available:
+            suit, rank = SUIT[card], RANK[card]
+            up, down = len(piles[UP[suit]]), len(piles[DOWN[suit]])
+            if rank == up + 1 and rank >= 14 - down:
+                return Move(src, names[UP[suit]])
+            if rank == 13 - down and rank <= up:
+                return Move(src, names[DOWN[suit]])
+        return None
+
+    def steps(self, pos: Position) -> list[Step]:
+        game = self.game
+        ranked: list[tuple[int, int, tuple[Move, ...]]] = []
+        for order, move in enumerate(game.moves_from(pos)):
+            rearranging = move.dst in SLOT_NAMES
+            if move is DRAW or (self.bold and rearranging):
+                continue
+            rank = 2 if rearranging else 0 if game.pile(move.dst) < FOUNDATION_COUNT else 1
+            ranked.append((rank, order, (move,)))
+        if pos.piles[STOCK]:
+            ranked.extend((3, variant, moves) for variant, moves in enumerate(self._draws(pos)))
+        ranked.sort()
+        return [self.step(pos, moves) for _, _, moves in ranked]
+
+    def _draws(self, pos: Position) -> list[tuple[Move, ...]]:
+        """The ``draw`` steps: as the row lies (sound), or (bold) after
+        ordering it by urgency, with each of the ``TOP_CHOICES`` most
+        urgent cards tried on top."""
+        row = pos.piles[ROW]
+        if not self.bold or len(row) < 2:
+            return [(DRAW,)]
+        ranked = sorted(row, key=lambda card: -urgency(pos, card))
+        draws = []
+        tops: set[int] = set()
+        for card in reversed(ranked):
+            if len(tops) == TOP_CHOICES:
+                break
+            if card & SAME_CARD in tops:
+                continue
+            tops.add(card & SAME_CARD)
+            target = [other for other in ranked if other != card] + [card]
+            draws.append((*order_moves(row, target), DRAW))
+        return draws

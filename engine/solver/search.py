@@ -1,0 +1,255 @@
+"""The search every game shares: depth-first, a transposition table, a node budget.
+
+Why depth-first: a solitaire deal is won by one long line of play, and a
+good move order finds that line after a few hundred expansions, while a
+breadth-first frontier would hold millions of positions.  The
+transposition table stores each position's key once (``hash`` of the
+domain's key, so a million positions cost tens of megabytes, not
+gigabytes); a key met again is never expanded again, which makes the
+search complete over the positions the domain can reach: "unwinnable"
+means every reachable position was expanded without finding a win.  The
+price of storing hashes is that two different positions with equal 64-bit
+hashes would be merged; with at most a few million positions the chance
+is below one in a million per search, and the claim that matters (a win)
+is checked by replaying its moves through the checked engine anyway.
+
+The budget counts expanded positions, not seconds, so the same position
+and budget always give the same answer (the engine has no clock, and a
+hint must not depend on how busy the machine is).
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Hashable, Iterator, NamedTuple
+
+from ..game import Game, Move, Position
+from ..rng import SplitMix64
+
+WON = "won"
+UNWINNABLE = "unwinnable"
+UNKNOWN = "unknown"
+
+JITTER = 3.0
+"""How far (in places) a jittered search may move a step in the domain's order."""
+
+
+class Step(NamedTuple):
+    """One edge of the search graph: engine moves (often several, e.g. draws
+    and then a play, followed by forced foundation moves) and the position
+    they lead to."""
+
+    moves: tuple[Move, ...]
+    position: Position
+
+
+class Solution(NamedTuple):
+    """What a search found: ``result`` is ``WON`` (and ``moves`` wins the deal
+    from the searched position), ``UNWINNABLE`` (every reachable position was
+    tried) or ``UNKNOWN`` (the budget ran out first)."""
+
+    result: str
+    moves: tuple[Move, ...]
+    nodes: int
+
+    @property
+    def notation(self) -> str:
+        return " ".join(str(move) for move in self.moves)
+
+
+class Domain:
+    """How the search sees one game: the plain engine interface, one move per
+    step, in the game's hint order.
+
+    Game modules of the solver subclass it to bundle forced moves, order
+    the useful moves first and leave out moves that provably cannot matter.
+    A *sound* domain keeps every winnable position reachable, so that its
+    exhausted search proves a deal unwinnable; a *bold* one (``bold=True``)
+    may also drop moves that are rarely needed, to find most wins far
+    faster, and its exhaustion proves nothing.
+    """
+
+    HAS_BOLD = False
+    """Whether ``bold=True`` changes anything (else the driver skips it)."""
+    BEST_FIRST = False
+    """Search by ``score`` (``best_first``) instead of depth-first."""
+    FIRST_SEARCH_NODES = 1 << 62
+    """Cap on the first, unjittered depth-first search before restarts
+    begin (a quarter of the bold share otherwise)."""
+    HINT_BUDGET = 2_000
+    """Nodes a hint may search: about 200 ms on the reference machine
+    (see ``bench/solver.py --calibrate``)."""
+
+    def __init__(self, game: Game, bold: bool = False) -> None:
+        self.game = game
+        self.bold = bold
+
+    def key(self, pos: Position) -> Hashable:
+        return self.game.search_key(pos)
+
+    def won(self, pos: Position) -> bool:
+        return self.game.is_won(pos)
+
+    def steps(self, pos: Position) -> list[Step]:
+        """The moves worth trying from ``pos``, most promising first."""
+        game = self.game
+        ranked = []
+        for index, move in enumerate(game.moves_from(pos)):
+            order = game._hint_order(pos, move)
+            ranked.append((99 if order is None else order, index, move))
+        ranked.sort()
+        return [Step((move,), game.successor(pos, move)) for _, _, move in ranked]
+
+    def forced_move(self, pos: Position) -> Move | None:
+        """A move that can be played from ``pos`` without losing anything
+        (so the search plays it without branching), or None."""
+        return None
+
+    def forced(self, pos: Position) -> tuple[tuple[Move, ...], Position]:
+        """The forced moves from ``pos``, one after another, and where they lead."""
+        moves: list[Move] = []
+        while (move := self.forced_move(pos)) is not None:
+            moves.append(move)
+            pos = self.game.successor(pos, move)
+        return tuple(moves), pos
+
+    def step(self, pos: Position, moves: tuple[Move, ...]) -> Step:
+        """The step that plays ``moves`` from ``pos``, then the forced moves."""
+        for move in moves:
+            pos = self.game.successor(pos, move)
+        extra, settled = self.forced(pos)
+        return Step(moves + extra, settled)
+
+    def preferred(self, pos: Position, last: Move | None) -> Move | None:
+        """A move a hint should name first if the deal stays won after it."""
+        return None
+
+    def score(self, pos: Position) -> int:
+        """How far ``pos`` looks from a win, lower is better; only
+        ``BEST_FIRST`` domains are searched by it."""
+        return 0
+
+
+def undoes(move: Move, last: Move | None) -> bool:
+    """Whether ``move`` takes ``last`` straight back (the same piles, swapped)."""
+    return last is not None and bool(last.dst) and move.src == last.dst and move.dst == last.src
+
+
+def _jittered(steps: list[Step], rng: SplitMix64) -> list[Step]:
+    """The same steps, each shifted by up to ``JITTER`` places at random:
+    a restart explores a different corner of the tree first, which beats
+    one long search on the deals where the first choice was a bad one."""
+    keyed = sorted((index + JITTER * rng.next_u64() / 2**64, index) for index in range(len(steps)))
+    return [steps[index] for _, index in keyed]
+
+
+def search(
+    domain: Domain,
+    root: Position,
+    budget: int,
+    *,
+    jitter: SplitMix64 | None = None,
+    after: Move | None = None,
+) -> Solution:
+    """Find a win from ``root`` expanding at most ``budget`` positions.
+
+    ``jitter`` perturbs the move order (deterministically, from the
+    generator's seed); ``after`` is the move that led to ``root``, which
+    the solution must not start by taking back (hints never undo the
+    player's last move).  Depth-first with an explicit stack: solutions
+    run to hundreds of steps.
+    """
+    prefix, start = domain.forced(root)
+    if prefix and undoes(prefix[0], after):
+        prefix, start = (), root
+    if domain.won(start):
+        return Solution(WON, prefix, 0)
+
+    def expand(steps: list[Step]) -> Iterator[Step]:
+        return iter(_jittered(steps, jitter) if jitter is not None else steps)
+
+    root_steps = domain.steps(start)
+    allowed = root_steps if prefix else [step for step in root_steps if not undoes(step.moves[0], after)]
+    complete = len(allowed) == len(root_steps)
+    seen = {hash(domain.key(start))}
+    path: list[Step] = []
+    frontier = [expand(allowed)]
+    nodes = 1
+    while frontier:
+        step = next(frontier[-1], None)
+        if step is None:
+            frontier.pop()
+            if path:
+                path.pop()
+            continue
+        if domain.won(step.position):
+            moves = prefix + tuple(move for taken in path for move in taken.moves) + step.moves
+            return Solution(WON, moves, nodes)
+        signature = hash(domain.key(step.position))
+        if signature in seen:
+            continue
+        if nodes >= budget:
+            return Solution(UNKNOWN, (), nodes)
+        seen.add(signature)
+        nodes += 1
+        path.append(step)
+        frontier.append(expand(domain.steps(step.position)))
+    return Solution(UNWINNABLE if complete else UNKNOWN, (), nodes)
+
+
+class Trail(NamedTuple):
+    """How a best-first position was reached: its step's moves and the
+    trail of the position it came from (shared, so a frontier of many
+    positions stores each path prefix once)."""
+
+    moves: tuple[Move, ...]
+    parent: Trail | None
+
+    def moves_from_root(self) -> tuple[Move, ...]:
+        steps = []
+        trail: Trail | None = self
+        while trail is not None:
+            steps.append(trail.moves)
+            trail = trail.parent
+        return tuple(move for moves in reversed(steps) for move in moves)
+
+
+FRONTIER_LIMIT = 200_000
+"""Positions a best-first search keeps waiting at most; beyond it the worst
+half is dropped (and exhaustion then proves nothing)."""
+
+
+def best_first(domain: Domain, root: Position, budget: int, *, after: Move | None = None) -> Solution:
+    """Find a win expanding the position with the lowest ``domain.score``
+    first; for games where a depth-first line wanders (free-cell games
+    reach the same few cards by countless paths), the score pulls the
+    search straight towards the foundations.  ``after`` as in ``search``."""
+    prefix, start = domain.forced(root)
+    if prefix and undoes(prefix[0], after):
+        prefix, start = (), root
+    if domain.won(start):
+        return Solution(WON, prefix, 0)
+    seen = {hash(domain.key(start))}
+    frontier: list[tuple[int, int, Position, Trail | None]] = [(domain.score(start), 0, start, None)]
+    complete, counter, nodes = True, 1, 0
+    while frontier:
+        if nodes >= budget:
+            return Solution(UNKNOWN, (), nodes)
+        _, _, pos, link = heapq.heappop(frontier)
+        nodes += 1
+        for step in domain.steps(pos):
+            if link is None and not prefix and undoes(step.moves[0], after):
+                complete = False
+                continue
+            if domain.won(step.position):
+                return Solution(WON, prefix + Trail(step.moves, link).moves_from_root(), nodes)
+            signature = hash(domain.key(step.position))
+            if signature in seen:
+                continue
+            seen.add(signature)
+            heapq.heappush(frontier, (domain.score(step.position), -counter, step.position, Trail(step.moves, link)))
+            counter += 1
+        if len(frontier) > FRONTIER_LIMIT:
+            frontier = heapq.nsmallest(FRONTIER_LIMIT // 2, frontier)
+            complete = False
+    return Solution(UNWINNABLE if complete else UNKNOWN, (), nodes)

@@ -1,0 +1,83 @@
+"""The search finds wins that replay through the checked engine, proves
+small lost positions lost, and answers the same every time."""
+
+from __future__ import annotations
+
+import pytest
+
+import engine
+
+from engine.game import WON as GAME_WON
+from engine.solver import UNKNOWN, UNWINNABLE, WON, solve
+from solver.positions import (
+    broken_deck_near_win,
+    broken_deck_repaired,
+    chequers_near_win,
+    klondike_hearts_locked,
+    klondike_near_win,
+    laras_near_win,
+    play_all,
+)
+
+NEAR_WINS = {
+    "klondike draw 1": lambda: klondike_near_win(draw=1),
+    "klondike draw 3": klondike_near_win,
+    "klondike spades come down": lambda: klondike_hearts_locked(empty_seventh=True),
+    "broken-deck with a repair": broken_deck_near_win,
+    "broken-deck repaired": broken_deck_repaired,
+    "chequers": chequers_near_win,
+    "laras-game": laras_near_win,
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEAR_WINS))
+def test_the_solver_wins_a_crafted_near_win_and_the_win_replays(name: str) -> None:
+    game = NEAR_WINS[name]()
+    found = solve(game, budget=20_000)
+    assert found.result == WON
+    assert play_all(game, found.moves) == GAME_WON
+
+
+def test_a_position_with_the_two_of_hearts_under_the_three_is_proved_unwinnable() -> None:
+    game = klondike_hearts_locked()
+    assert game.legal_moves(), "not lost by the game's own test: the search has to prove it"
+    found = solve(game, budget=20_000)
+    assert found.result == UNWINNABLE
+    assert found.moves == ()
+
+
+def test_a_budget_too_small_gives_unknown_not_a_false_proof() -> None:
+    game = klondike_hearts_locked()
+    assert solve(game, budget=2).result == UNKNOWN
+
+
+@pytest.mark.parametrize(("game_id", "deal"), [("klondike", 4), ("broken-deck", 6), ("chequers", 2), ("laras-game", 2)])
+def test_the_same_position_and_budget_give_the_same_answer(game_id: str, deal: int) -> None:
+    first = solve(engine.new_game(game_id, deal), budget=3_000)
+    second = solve(engine.new_game(game_id, deal), budget=3_000)
+    assert first == second
+
+
+@pytest.mark.parametrize(("game_id", "deal", "options"), [
+    ("klondike", 2, {"draw": 3}),
+    ("klondike", 5, {"draw": 1}),
+    ("broken-deck", 6, {}),
+    ("chequers", 2, {}),
+    ("laras-game", 2, {}),
+])
+def test_a_whole_deal_is_won_from_its_first_position(game_id: str, deal: int, options: dict) -> None:
+    game = engine.new_game(game_id, deal, **options)
+    found = solve(game, budget=30_000, prove=False)
+    assert found.result == WON
+    assert play_all(game, found.moves) == GAME_WON
+
+
+def test_the_solution_never_starts_by_taking_back_the_move_that_led_here() -> None:
+    game = klondike_near_win()
+    game.play("w-fd")
+    game.play("fc-t1")
+    assert str(solve(game, budget=20_000).moves[0]) == "t1-fc", "the unconstrained search would undo"
+    found = solve(game, budget=20_000, after=game.last_move)
+    assert found.result == WON
+    assert str(found.moves[0]) != "t1-fc"
+    assert play_all(game, found.moves) == GAME_WON
