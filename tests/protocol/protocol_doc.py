@@ -1,12 +1,14 @@
 """The generated parts of ``docs/protocol.md``, and the script that writes them.
 
 ``python tests/protocol/protocol_doc.py`` runs a real server on a free
-port, plays the example session with real clients, and rewrites the
-marked sections of the document: the session transcript, the error-code
-table and the limits table.  ``test_protocol_doc.py`` regenerates them
-and compares, so the document cannot drift from the code: the tables must
-match exactly, the session frame for frame by sender, type and fields
-(ids, tokens and times differ from run to run).
+port, plays the example sessions with real clients, and rewrites the
+marked sections of the document: the two session transcripts (a game,
+and a race), the error-code table, the limits table and the race
+settings table.  ``test_protocol_doc.py`` (and ``tests/races`` for the
+race parts) regenerates them and compares, so the document cannot drift
+from the code: the tables must match exactly, the sessions frame for
+frame by sender, type and fields (ids, tokens and times differ from run
+to run).
 """
 
 from __future__ import annotations
@@ -47,6 +49,18 @@ LIMIT_SETTINGS = (
     "finished_retention_seconds",
     "shutdown_grace_seconds",
 )
+RACE_SETTINGS = (
+    "race_limit",
+    "race_countdown_seconds",
+    "race_spectator_delay_seconds",
+    "race_invite_seconds",
+    "race_time_limit_seconds",
+    "daily_grace_seconds",
+    "daily_secret",
+    "leaderboard_retention_seconds",
+)
+RACE_RECORDING = {"race_countdown_seconds": 0.5, "race_spectator_delay_seconds": 1.0}
+"""Short waits for the recorded race, so the recording takes seconds."""
 
 
 @dataclass(frozen=True)
@@ -128,6 +142,70 @@ async def record_session() -> list[Frame]:
     return frames
 
 
+async def record_race_session() -> list[Frame]:
+    """A host and a friend race on the daily deal; a spectator follows the
+    race and watches the host's board (delayed); the friend cannot watch
+    it; both resign; the results; a rematch; the host's race history; the
+    daily commitments and the leaderboard."""
+    frames: list[Frame] = []
+    settings = Settings(port=0, ping_interval=None, **RACE_RECORDING)
+    async with ArenaServer(settings, store=MemoryStore()) as server:
+        async with (
+            connect(server.url, subprotocols=[JSON_SUBPROTOCOL]) as host_socket,
+            connect(server.url, subprotocols=[JSON_SUBPROTOCOL]) as friend_socket,
+            connect(server.url, subprotocols=[JSON_SUBPROTOCOL]) as spectator_socket,
+        ):
+            host = Recorder("host", host_socket, frames)
+            friend = Recorder("friend", friend_socket, frames)
+            spectator = Recorder("spectator", spectator_socket, frames)
+            await host.send(type="hello", id=1, name="ann")
+            await host.receive()
+            await host.send(type="create_race", id=2, game="klondike", options={"draw": 1}, deal="daily")
+            (created,) = await host.receive()
+            race_id, code = created["race"]["race_id"], created["race"]["code"]
+            await friend.send(type="hello", id=1, name="bob")
+            await friend.receive()
+            await friend.send(type="join_race", id=2, code=code)
+            await friend.receive()
+            await host.receive()
+            await spectator.send(type="watch_race", id=1, race_id=race_id)
+            await spectator.receive()
+            await host.send(type="start_race", id=3, race_id=race_id)
+            (started,) = await host.receive()
+            await friend.receive()
+            await spectator.receive()
+            games = {racer["name"]: racer["game_id"] for racer in started["race"]["racers"]}
+            (board,) = await host.receive()
+            await friend.receive()
+            await host.send(type="move", id=4, game_id=games["ann"], move=board["legal"][0])
+            await host.receive(2)
+            await friend.receive()
+            await spectator.receive()
+            await friend.send(type="watch", id=3, game_id=games["ann"])
+            await friend.receive()
+            await spectator.send(type="watch", id=2, game_id=games["ann"])
+            await spectator.receive(2)
+            await friend.send(type="resign", id=4, game_id=games["bob"])
+            await friend.receive(3)
+            await host.receive()
+            await spectator.receive()
+            await host.send(type="resign", id=5, game_id=games["ann"])
+            await host.receive(4)
+            await friend.receive(2)
+            await spectator.receive(4)
+            await friend.send(type="rematch", id=5, race_id=race_id)
+            await friend.receive(2)
+            await host.receive(2)
+            await spectator.receive()
+            await host.send(type="list_races", id=6, limit=1)
+            await host.receive()
+            await spectator.send(type="daily", id=3, game="laras-game")
+            await spectator.receive()
+            await spectator.send(type="leaderboard", id=4, game="klondike", options={"draw": 1})
+            await spectator.receive()
+    return frames
+
+
 def session_section(frames: list[Frame]) -> str:
     return "```text\n" + "\n".join(frame.line() for frame in frames) + "\n```"
 
@@ -138,9 +216,9 @@ def error_table() -> str:
     return "\n".join(rows)
 
 
-def limits_table() -> str:
+def limits_table(names: tuple[str, ...] = LIMIT_SETTINGS) -> str:
     rows = ["| setting | variable | default | meaning |", "|---|---|---|---|"]
-    for name in LIMIT_SETTINGS:
+    for name in names:
         field = Settings.model_fields[name]
         default = "none" if field.default is None else field.default
         rows.append(f"| `{name}` | `{env_name(name)}` | {default} | {field.description} |")
@@ -162,10 +240,10 @@ def replace_section(text: str, name: str, body: str) -> str:
     )
 
 
-def session_frames(text: str) -> list[Frame]:
+def session_frames(text: str, name: str = "session") -> list[Frame]:
     frames = []
-    for line in section(text, "session").splitlines():
-        match = re.match(r"^(player|spectator) ([→←]) (\{.*\})$", line)
+    for line in section(text, name).splitlines():
+        match = re.match(r"^(\w+) ([→←]) (\{.*\})$", line)
         if match:
             frames.append(Frame(*match.groups()))
     return frames
@@ -174,8 +252,10 @@ def session_frames(text: str) -> list[Frame]:
 def main() -> None:
     text = DOC.read_text(encoding="utf-8")
     text = replace_section(text, "session", session_section(asyncio.run(record_session())))
+    text = replace_section(text, "race-session", session_section(asyncio.run(record_race_session())))
     text = replace_section(text, "errors", error_table())
     text = replace_section(text, "limits", limits_table())
+    text = replace_section(text, "race-settings", limits_table(RACE_SETTINGS))
     DOC.write_text(text, encoding="utf-8")
     print(f"rewrote the generated sections of {DOC.relative_to(ROOT)}")
 
