@@ -31,9 +31,11 @@ def hint(game: Game, budget: int | None = None) -> Move | None:
     preferred = domains(game).preferred(game.position, last)
     if preferred is not None and preferred in legal:
         after = game.successor(game.position, preferred)
-        if solve(game, after, budget // 2, prove=False, after=preferred).result == WON:
+        check = solve(game, after, budget // 2, prove=False, after=preferred)
+        if check.result == WON:
             return preferred
-    found = solve(game, budget=budget, prove=False, after=last)
+        budget -= check.nodes
+    found = solve(game, budget=max(budget, 1), prove=False, after=last)
     if found.result == WON and found.moves and found.moves[0] in legal:
         return found.moves[0]
     return game.suggest()

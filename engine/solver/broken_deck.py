@@ -39,6 +39,7 @@ REPAIR_ORDER = 3
 class BrokenDeckDomain(Domain):
     HAS_BOLD = True
     BEST_FIRST = True
+    HINT_BUDGET = 3_000
 
     def key(self, pos: Position) -> Hashable:
         piles = pos.piles

@@ -55,6 +55,7 @@ def order_moves(row: tuple[int, ...], target: list[int]) -> list[Move]:
 class LarasGameDomain(Domain):
     HAS_BOLD = True
     FIRST_SEARCH_NODES = 1_000
+    HINT_BUDGET = 3_000
 
     def key(self, pos: Position) -> Hashable:
         piles = pos.piles

@@ -148,3 +148,16 @@ def format_pool(pool: Pool, comment: str = "") -> str:
         cert = pool.certificates[deal]
         lines.append(f"{deal}\t{cert.seed}\t{compress(cert.moves)}")
     return "\n".join(lines) + "\n"
+
+
+def seed_table_module(seeds: dict[int, int]) -> str:
+    """The source of ``engine/data/broken_deck_seeds.py``: the remapped
+    seeds as a Python literal, because the engine deals Broken Deck without
+    reading files (a test checks it against the certificate file)."""
+    rows = "".join(f"    {deal}: {seed},\n" for deal, seed in sorted(seeds.items()))
+    return (
+        '"""Broken Deck deal numbers whose own shuffle is not verified, and the\n'
+        "verified seed each is dealt from instead.  Generated with the\n"
+        '``broken-deck.txt`` certificates by ``arena deals verify broken-deck``."""\n\n'
+        f"SEEDS: dict[int, int] = {{\n{rows}}}\n"
+    )

@@ -77,8 +77,11 @@ class Domain:
     """Cap on the first, unjittered depth-first search before restarts
     begin (a quarter of the bold share otherwise)."""
     HINT_BUDGET = 2_000
-    """Nodes a hint may search: about 200 ms on the reference machine
-    (see ``bench/solver.py --calibrate``)."""
+    """Nodes a hint may search: about 200 ms on the reference machine.
+    Calibrated per game with ``python bench/solver.py --calibrate`` (nodes
+    per second from the first positions of 10 deals, times 0.2, rounded
+    down; the 2-core machine was shared while measuring, so an idle one
+    answers a little faster)."""
 
     def __init__(self, game: Game, bold: bool = False) -> None:
         self.game = game

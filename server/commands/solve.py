@@ -20,10 +20,12 @@ from typing import Any
 import engine
 from engine.solver import DEFAULT_BUDGET, solve
 from engine.solver.certify import BUILD_BUDGET, candidate_seeds, certify
-from engine.solver.pools import TARGETS, VARIANTS, Pool, format_pool, parse_pool, variant_of
+from engine.solver.pools import TARGETS, VARIANTS, Pool, deal_seeds, format_pool, parse_pool, seed_table_module, variant_of
 from server.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from server.pools import pool_path
 
+SEED_TABLE = Path(engine.__file__).parent / "data" / "broken_deck_seeds.py"
+"""The engine's copy of Broken Deck's remapped seeds (it may not read files)."""
 SAVE_EVERY = 10
 """Verified deals between two saves of a pool file."""
 REMAPPED_VARIANTS = frozenset({"broken-deck"})
@@ -124,8 +126,14 @@ def _save(path: Path, pool: Pool, next_deal: int, budget: int) -> None:
         f"Built by `arena deals verify` with {budget} nodes per attempt; every line replays to a win "
         "through the checked engine (tests/solver/test_certificates.py)."
     )
+    _write(path, format_pool(saved, comment))
+    if pool.game_id == "broken-deck" and path.parent == SEED_TABLE.parent:
+        _write(SEED_TABLE, seed_table_module(deal_seeds(saved)))
+
+
+def _write(path: Path, text: str) -> None:
     temporary = path.with_suffix(".tmp")
-    temporary.write_text(format_pool(saved, comment), encoding="utf-8")
+    temporary.write_text(text, encoding="utf-8")
     temporary.replace(path)
 
 
