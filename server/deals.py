@@ -28,6 +28,8 @@ from datetime import date
 from typing import Any, Sequence
 
 from engine import Game
+from protocol import ErrorCode
+from server.refusal import Refusal
 from server.storage.base import Store
 
 PLACEHOLDER_POOL_SIZE = 10_000
@@ -85,4 +87,6 @@ def choose_deal(game_cls: type[Game], requested: int | str, options: dict[str, A
         return DealChoice(random_deal(game_cls), "random", False)
     kind = "vegas" if requested == "random" else requested
     pool, verified = pool_for(game_cls, options, kind)
+    if not pool:
+        raise Refusal(ErrorCode.BAD_OPTION, f"{game_cls.title} has no {kind} deals for these options yet")
     return DealChoice(pool[secrets.randbelow(len(pool))], kind, verified)

@@ -1,24 +1,19 @@
-"""Races as one server process serves them: the I/O around ``server.races``.
+"""Races as one server process serves them: the requests, the hub's hooks,
+the race's clocks and what its followers are sent.
 
-The hub hands race requests here; this module keeps, for each race this
-process follows, its replayed ledger, every racer's progress and the
-connections that follow it, and talks to the store:
+Built on ``server.race_rooms`` (the ledgers, the channel); here:
 
-- The ledger (see ``server.races``) is the race's truth, so any process
-  can serve any racer: a change is appended with the ledger's expected
-  length; a process that lost the race re-reads the ledger and checks the
-  request again.
-- Every appended entry and every racer's progress (published by the
-  process where the racer acted) go out on the race's channel,
-  ``race:<race_id>``, tagged with the sender's origin; each process that
-  follows the race applies what others send and forwards it to its own
-  connections.  A gap in the ledger's numbering, or a subscription back
-  after an outage, makes the process re-read the ledger and the racers'
-  games from the store.
-- Timers: at ``starts_at`` each process gives its connected racers their
+- Requests: create, join (by code), start (prepares one game per racer,
+  claiming daily ranked attempts, then appends ``start``), watch, rematch,
+  history; and for the hub: whether a race game may be watched live,
+  delayed or not at all, whether it may be acted on, and the progress to
+  publish after each action.
+- Clocks: at ``starts_at`` each process gives its connected racers their
   boards; at ``ends_at`` it settles the race (abandoning games still
   playing, then appending ``finish``; the log decides who appends it).
   A race nobody follows is settled when someone next loads it.
+- Presence: a racer with no connection following the race here is
+  ``disconnected`` (a ledger entry, so every process agrees).
 - Documents: ``race_code`` (code -> race id) and ``race`` (one per race,
   indexed under ``player/<id>`` for each racer: the race history), both
   kept as long as the ledger.
@@ -29,9 +24,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from typing import TYPE_CHECKING, Any, Callable, Coroutine
-
-import msgpack
+from typing import TYPE_CHECKING, Any, Callable
 
 import engine
 from engine import EngineError
@@ -42,12 +35,11 @@ from protocol.codec import Codec
 from protocol.to_server import RequestId
 from server.daily import DailyRecord, claim_ranked, daily_variant, known_game, todays_record
 from server.deals import choose_deal, pool_for
-from server.once import load_once
 from server.peer import Peer
+from server.race_rooms import LEDGER_RETRIES, Milestones, RaceRoom, RaceRooms
 from server.races import (
     EVENT_OF_ENTRY,
     FINISHED,
-    LEDGER_STATUS,
     RUNNING,
     Progress,
     RaceState,
@@ -57,11 +49,10 @@ from server.races import (
     new_code,
     new_id,
     normalize_code,
-    replay_session,
 )
 from server.refusal import Refusal, from_engine
 from server.session import ABANDONED, Session
-from server.storage.base import Action, LogConflict, SessionHeader, StorageError, Subscription
+from server.storage.base import Action, SessionHeader, StorageError
 
 if TYPE_CHECKING:
     from server.core import Hub
@@ -70,67 +61,20 @@ log = logging.getLogger("arena.races")
 
 RACE_DOCUMENT = "race"
 CODE_DOCUMENT = "race_code"
-LEDGER_RETRIES = 5
 CODE_ATTEMPTS = 5
 REJOIN_SCAN = 10
-
-Make = Callable[[RaceState, int], Action | None]
-
-
-def channel_of(race_id: str) -> str:
-    return f"race:{race_id}"
 
 
 def history_index(player_id: str) -> str:
     return f"player/{player_id}"
 
 
-class RaceRoom:
-    """A race this process follows: its ledger's state, the racers'
-    progress and the connections following it.  ``lock`` serializes
-    changes to the state (appends, relayed entries, reloads)."""
-
-    def __init__(self, state: RaceState) -> None:
-        self.state = state
-        self.progress: dict[str, Progress] = {}
-        self.watchers: set[Peer] = set()
-        self.lock = asyncio.Lock()
-        self.settling = asyncio.Lock()
-        self.timers: list[asyncio.TimerHandle] = []
-
-    @property
-    def race_id(self) -> str:
-        return self.state.race_id
-
-    def member(self, peer: Peer) -> bool:
-        return peer.player is not None and peer.player.player_id in self.state.racers
-
-    def connected_here(self, player_id: str) -> bool:
-        return any(peer.player is not None and peer.player.player_id == player_id for peer in self.watchers)
-
-
-class RaceDesk:
-    """Every race this process follows; see the module docstring."""
+class RaceDesk(RaceRooms):
+    """Race requests and the hub's hooks; see the module docstring."""
 
     def __init__(self, hub: Hub) -> None:
-        self.hub = hub
-        self.rooms: dict[str, RaceRoom] = {}
+        super().__init__(hub)
         self.watching: dict[Peer, set[str]] = {}
-        self._loading: dict[str, asyncio.Future[RaceRoom]] = {}
-        self._followers: dict[str, asyncio.Task[None]] = {}
-        self._tasks: set[asyncio.Task[Any]] = set()
-
-    @property
-    def _store(self) -> Any:
-        return self.hub.store
-
-    def _now(self) -> int:
-        return self.hub.clock()
-
-    def _spawn(self, coroutine: Coroutine[Any, Any, Any]) -> None:
-        task = asyncio.create_task(coroutine)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
 
     # ------------------------------------------------------------ requests
 
@@ -263,19 +207,21 @@ class RaceDesk:
                 continue
             if room.state.phase(self._now()) != FINISHED and player_id in room.state.racers:
                 await self._follow_as(peer, room, None)
+            else:
+                self._release_if_idle(room)
 
     async def watch_mode(self, peer: Peer, session: Session) -> bool:
         """Whether ``peer`` may watch this race game live (False: delayed);
         raises ``Refusal`` when it may not watch it at all."""
         header = session.header
         assert header.race_id is not None
+        viewer = peer.player.player_id if peer.player is not None else None
         try:
             room = await self.room(header.race_id)
         except Refusal:
-            return True
+            return viewer == header.owner or session.result is not None
         state = room.state
         phase = state.phase(self._now())
-        viewer = peer.player.player_id if peer.player is not None else None
         self._release_if_idle(room)
         if phase == FINISHED:
             return True
@@ -321,11 +267,7 @@ class RaceDesk:
         race_id = session.header.race_id
         assert race_id is not None
         progress = Progress.of(session)
-        room = self.rooms.get(race_id)
-        if room is not None:
-            self._on_progress(room, session.header.owner, progress)
-        payload = msgpack.packb(["progress", self.hub.relay.origin, session.header.owner, *progress.to_list()])
-        await self._publish(race_id, payload)
+        await self._share_progress(race_id, session.header.owner, progress)
         if session.result is not None:
             self._spawn(self.settle(race_id))
 
@@ -347,16 +289,6 @@ class RaceDesk:
         room = self.rooms.get(race_id) if race_id is not None else None
         if room is not None:
             self._release_if_idle(room)
-
-    async def close(self) -> None:
-        for room in self.rooms.values():
-            for timer in room.timers:
-                timer.cancel()
-        tasks = [*self._followers.values(), *self._tasks]
-        self._followers.clear()
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
 
     # ------------------------------------------------------------ settling
 
@@ -384,13 +316,6 @@ class RaceDesk:
         except (Refusal, StorageError) as error:
             log.warning("could not settle race %s: %s", race_id, getattr(error, "message", error))
 
-    async def _sessions(self, state: RaceState) -> dict[str, Session | None]:
-        sessions: dict[str, Session | None] = {}
-        for game_id in state.games:
-            loaded = await self._store.load_session(game_id)
-            sessions[game_id] = replay_session(*loaded) if loaded is not None else None
-        return sessions
-
     async def _abandon(self, game_id: str) -> None:
         for _ in range(LEDGER_RETRIES):
             try:
@@ -401,75 +326,6 @@ class RaceDesk:
                     raise
 
     # ------------------------------------------------------------ rooms
-
-    async def room(self, race_id: str) -> RaceRoom:
-        """The race, loaded and followed (once, however many ask at once);
-        ``Refusal`` (race_not_found) if there is none."""
-        room = self.rooms.get(race_id)
-        if room is not None:
-            return room
-        return await load_once(self._loading, race_id, lambda: self._load(race_id))
-
-    async def _subscribe(self, race_id: str) -> Subscription:
-        async def resumed() -> None:
-            room = self.rooms.get(race_id)
-            if room is not None:
-                async with room.lock:
-                    await self._reload(room)
-
-        subscription: Subscription = await self._store.subscribe(channel_of(race_id), on_resume=resumed)
-        return subscription
-
-    async def _load(self, race_id: str) -> RaceRoom:
-        subscription = await self._subscribe(race_id)
-        try:
-            state = await self._read(race_id)
-            if state is None:
-                raise Refusal(ErrorCode.RACE_NOT_FOUND, f"there is no race {race_id!r}")
-            room = RaceRoom(state)
-            room.progress = await self._progress(state)
-        except BaseException:
-            await subscription.close()
-            raise
-        self._hold(room, subscription)
-        if state.starts_at is not None and state.finished_ms is None:
-            self._spawn(self.settle(race_id))
-        return room
-
-    async def _read(self, race_id: str) -> RaceState | None:
-        loaded = await self._store.load_session(race_id)
-        if loaded is None or loaded[0].status != LEDGER_STATUS:
-            return None
-        return RaceState.replay(*loaded)
-
-    async def _progress(self, state: RaceState) -> dict[str, Progress]:
-        if state.finished_ms is not None:
-            return state.final_progress()
-        sessions = await self._sessions(state)
-        return {
-            state.games[game_id]: Progress.of(session) if session else Progress(result=ABANDONED)
-            for game_id, session in sessions.items()
-        }
-
-    def _hold(self, room: RaceRoom, subscription: Subscription) -> None:
-        self.rooms[room.race_id] = room
-        self._followers[room.race_id] = asyncio.create_task(
-            self._consume(room.race_id, subscription), name=f"race {room.race_id}"
-        )
-        self._schedule(room)
-
-    def _release_if_idle(self, room: RaceRoom) -> None:
-        """Stop following a race nobody here watches or plays."""
-        if room.watchers or room.lock.locked() or room.settling.locked() or self.rooms.get(room.race_id) is not room:
-            return
-        if any(game_id in self.hub.rooms for game_id in room.state.games):
-            return
-        del self.rooms[room.race_id]
-        for timer in room.timers:
-            timer.cancel()
-        follower = self._followers.pop(room.race_id, None)
-        if follower is not None:
-            follower.cancel()
 
     async def _create(
         self, game: str, options: dict[str, Any], deal: int | str, host: tc.Owner, racers: list[tc.Owner]
@@ -561,44 +417,8 @@ class RaceDesk:
 
     # ------------------------------------------------------------ changes
 
-    async def _change(
-        self, room: RaceRoom, make: Make, actor: Peer | None = None, request_id: RequestId | None = None
-    ) -> Action | None:
-        """Append the entry ``make`` builds from the current state (None:
-        nothing to do), re-reading the ledger when another process got
-        there first; then tell everyone."""
-        for _ in range(LEDGER_RETRIES):
-            async with room.lock:
-                before = _milestones(room.state)
-                entry = make(room.state, self._now())
-                if entry is None:
-                    return None
-                try:
-                    await self._store.append(room.race_id, room.state.seq, entry)
-                except LogConflict:
-                    await self._reload(room)
-                    continue
-                except KeyError:
-                    raise Refusal(ErrorCode.RACE_NOT_FOUND, "this race is no longer stored") from None
-                room.state.apply(entry)
-                seq = room.state.seq
-            await self._publish(room.race_id, msgpack.packb(["entry", self.hub.relay.origin, seq, *entry.to_list()]))
-            self._after(room, before, entry, actor, request_id)
-            return entry
-        raise Refusal(ErrorCode.STATE_CONFLICT, "the race kept changing on other servers; try again")
-
-    async def _reload(self, room: RaceRoom) -> None:
-        """Re-read the ledger and the racers' games (the caller holds the lock)."""
-        before = _milestones(room.state)
-        state = await self._read(room.race_id)
-        if state is None:
-            return
-        room.state = state
-        room.progress = await self._progress(state)
-        self._after(room, before, None, None, None)
-
     def _after(
-        self, room: RaceRoom, before: tuple[bool, bool, bool], entry: Action | None, actor: Peer | None,
+        self, room: RaceRoom, before: Milestones, entry: Action | None, actor: Peer | None,
         request_id: RequestId | None,
     ) -> None:
         """Side effects of the state's change (by ``entry``, or by a reload),
@@ -630,65 +450,38 @@ class RaceDesk:
         except (Refusal, StorageError) as error:
             log.warning("could not follow rematch %s: %s", race_id, error)
 
-    async def _consume(self, race_id: str, subscription: Subscription) -> None:
-        try:
-            async for payload in subscription:
-                room = self.rooms.get(race_id)
-                try:
-                    kind, origin, *rest = msgpack.unpackb(payload, raw=False)
-                    if room is None or origin == self.hub.relay.origin:
-                        continue
-                    if kind == "entry":
-                        await self._on_entry(room, int(rest[0]), Action.from_list(rest[1:]))
-                    elif kind == "progress":
-                        self._on_progress(room, str(rest[0]), Progress.from_list(rest[1:]))
-                except (ValueError, TypeError, KeyError, msgpack.ExtraData, msgpack.FormatError) as error:
-                    log.warning("ignored a malformed race message for %s: %s", race_id, error)
-                except (Refusal, StorageError) as error:
-                    log.warning("could not follow race %s: %s", race_id, error)
-        finally:
-            await subscription.close()
-
-    async def _on_entry(self, room: RaceRoom, seq: int, entry: Action) -> None:
-        async with room.lock:
-            if seq <= room.state.seq:
-                return
-            if seq > room.state.seq + 1:
-                await self._reload(room)
-                return
-            before = _milestones(room.state)
-            room.state.apply(entry)
-        self._after(room, before, entry, None, None)
-
-    def _on_progress(self, room: RaceRoom, player_id: str, progress: Progress) -> None:
-        current = room.progress.get(player_id)
-        if player_id not in room.state.racers or current is not None and current.seq > progress.seq:
-            return
-        room.progress[player_id] = progress
-        self._broadcast_progress(room, player_id)
-
-    async def _publish(self, race_id: str, payload: bytes) -> None:
-        """Publish to the other processes (failures are logged: the store
-        has the truth, and they re-read it on a gap)."""
-        try:
-            await self._store.publish(channel_of(race_id), payload)
-        except StorageError as error:
-            log.warning("could not publish to race %s: %s", race_id, error)
-
     # ------------------------------------------------------------ timers
 
+    def _arm(self, room: RaceRoom) -> None:
+        """A race followed from now on: its clocks, and a settling in case
+        its end passed while nobody followed it."""
+        self._schedule(room)
+        if room.state.starts_at is not None and room.state.finished_ms is None:
+            self._spawn(self.settle(room.race_id))
+
     def _schedule(self, room: RaceRoom) -> None:
+        """Arm the race's clocks: the boards at ``starts_at``, the settling at ``ends_at``."""
         for timer in room.timers:
             timer.cancel()
         room.timers = []
         state = room.state
-        if state.starts_at is None or state.finished_ms is not None:
+        if state.starts_at is None or state.ends_at is None or state.finished_ms is not None:
             return
-        loop = asyncio.get_running_loop()
-        now = self._now()
-        room.timers.append(loop.call_later(max(0, state.starts_at - now) / 1000, self._go, room))
-        deadline = (state.ends_at or now) - now
-        room.timers.append(loop.call_later(max(0, deadline) / 1000, lambda: self._spawn(self.settle(room.race_id))))
+        self._at(room, state.starts_at, lambda: self._go(room))
+        self._at(room, state.ends_at, lambda: self._spawn(self.settle(room.race_id)))
+
+    def _at(self, room: RaceRoom, when_ms: int, action: Callable[[], None]) -> None:
+        """Run ``action`` once the server's clock reads ``when_ms`` (the
+        event loop's timer may fire a little early: then wait again)."""
+
+        def fire() -> None:
+            if self._now() < when_ms:
+                self._at(room, when_ms, action)
+            else:
+                action()
+
+        delay = max(0, when_ms - self._now()) / 1000
+        room.timers.append(asyncio.get_running_loop().call_later(delay, fire))
 
     def _go(self, room: RaceRoom) -> None:
         """The countdown is over: each racer following here gets their board."""
@@ -778,7 +571,4 @@ class RaceDesk:
                 frames[peer.codec] = peer.codec.encode(message)
             self.hub.send_frame(peer, frames[peer.codec])
 
-
-def _milestones(state: RaceState) -> tuple[bool, bool, bool]:
-    return state.starts_at is not None, state.finished_ms is not None, state.rematch is not None
 

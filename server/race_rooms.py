@@ -1,0 +1,308 @@
+"""Following races from one server process: each race's ledger, loaded
+from the store, changed by compare-and-append, and kept in step with the
+other processes through the race's channel.
+
+- The ledger (see ``server.races``) is the race's truth, so any process
+  can serve any racer: a change is appended with the ledger's expected
+  length; a process that lost the race re-reads the ledger and checks the
+  request again.
+- Every appended entry and every racer's progress (published by the
+  process where the racer acted) go out on the race's channel,
+  ``race:<race_id>``, tagged with the sender's origin; each process that
+  follows the race applies what others send.  A gap in the ledger's
+  numbering, or a subscription back after an outage, makes the process
+  re-read the ledger and the racers' games from the store.
+
+``RaceRooms`` does this bookkeeping; what a change means for the
+connections (``_after``, ``_broadcast_progress``) and the race's clocks
+(``_arm``) are the subclass's (``server.race_desk.RaceDesk``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, Any, Callable, Coroutine
+
+import msgpack
+
+from protocol import ErrorCode
+from protocol.to_server import RequestId
+from server.once import load_once
+from server.peer import Peer
+from server.races import LEDGER_STATUS, Progress, RaceState, replay_session
+from server.refusal import Refusal
+from server.session import ABANDONED, Session
+from server.storage.base import Action, LogConflict, StorageError, Subscription
+
+if TYPE_CHECKING:
+    from server.core import Hub
+
+log = logging.getLogger("arena.races")
+
+LEDGER_RETRIES = 5
+
+Make = Callable[[RaceState, int], Action | None]
+Milestones = tuple[bool, bool, bool]
+
+
+def channel_of(race_id: str) -> str:
+    return f"race:{race_id}"
+
+
+def milestones(state: RaceState) -> Milestones:
+    """Started, finished, rematched: the changes that have side effects."""
+    return state.starts_at is not None, state.finished_ms is not None, state.rematch is not None
+
+
+class RaceRoom:
+    """A race this process follows: its ledger's state, the racers'
+    progress and the connections following it.  ``lock`` serializes
+    changes to the state (appends, relayed entries, reloads)."""
+
+    def __init__(self, state: RaceState) -> None:
+        self.state = state
+        self.progress: dict[str, Progress] = {}
+        self.watchers: set[Peer] = set()
+        self.lock = asyncio.Lock()
+        self.settling = asyncio.Lock()
+        self.timers: list[asyncio.TimerHandle] = []
+
+    @property
+    def race_id(self) -> str:
+        return self.state.race_id
+
+    def member(self, peer: Peer) -> bool:
+        return peer.player is not None and peer.player.player_id in self.state.racers
+
+    def connected_here(self, player_id: str) -> bool:
+        return any(peer.player is not None and peer.player.player_id == player_id for peer in self.watchers)
+
+
+class RaceRooms(ABC):
+    """The races this process follows; see the module docstring."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.rooms: dict[str, RaceRoom] = {}
+        self._loading: dict[str, asyncio.Future[RaceRoom]] = {}
+        self._followers: dict[str, asyncio.Task[None]] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    @abstractmethod
+    def _arm(self, room: RaceRoom) -> None:
+        """A race is followed from now on: set its clocks."""
+
+    @abstractmethod
+    def _after(
+        self, room: RaceRoom, before: Milestones, entry: Action | None, actor: Peer | None,
+        request_id: RequestId | None,
+    ) -> None:
+        """The race changed (by ``entry``, or by a reload when None)."""
+
+    @abstractmethod
+    def _broadcast_progress(self, room: RaceRoom, player_id: str) -> None:
+        """A racer's progress changed."""
+
+    async def close(self) -> None:
+        """Stop every clock, follower and task."""
+        for room in self.rooms.values():
+            for timer in room.timers:
+                timer.cancel()
+        tasks = [*self._followers.values(), *self._tasks]
+        self._followers.clear()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    @property
+    def _store(self) -> Any:
+        return self.hub.store
+
+
+    def _now(self) -> int:
+        return self.hub.clock()
+
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+
+    async def room(self, race_id: str) -> RaceRoom:
+        """The race, loaded and followed (once, however many ask at once);
+        ``Refusal`` (race_not_found) if there is none."""
+        room = self.rooms.get(race_id)
+        if room is not None:
+            return room
+        return await load_once(self._loading, race_id, lambda: self._load(race_id))
+
+
+    async def _subscribe(self, race_id: str) -> Subscription:
+        async def resumed() -> None:
+            room = self.rooms.get(race_id)
+            if room is not None:
+                async with room.lock:
+                    await self._reload(room)
+
+        subscription: Subscription = await self._store.subscribe(channel_of(race_id), on_resume=resumed)
+        return subscription
+
+
+    async def _load(self, race_id: str) -> RaceRoom:
+        subscription = await self._subscribe(race_id)
+        try:
+            state = await self._read(race_id)
+            if state is None:
+                raise Refusal(ErrorCode.RACE_NOT_FOUND, f"there is no race {race_id!r}")
+            room = RaceRoom(state)
+            room.progress = await self._progress(state)
+        except BaseException:
+            await subscription.close()
+            raise
+        self._hold(room, subscription)
+        return room
+
+
+    async def _read(self, race_id: str) -> RaceState | None:
+        loaded = await self._store.load_session(race_id)
+        if loaded is None or loaded[0].status != LEDGER_STATUS:
+            return None
+        return RaceState.replay(*loaded)
+
+
+    async def _progress(self, state: RaceState) -> dict[str, Progress]:
+        if state.finished_ms is not None:
+            return state.final_progress()
+        sessions = await self._sessions(state)
+        return {
+            state.games[game_id]: Progress.of(session) if session else Progress(result=ABANDONED)
+            for game_id, session in sessions.items()
+        }
+
+
+    async def _sessions(self, state: RaceState) -> dict[str, Session | None]:
+        sessions: dict[str, Session | None] = {}
+        for game_id in state.games:
+            loaded = await self._store.load_session(game_id)
+            sessions[game_id] = replay_session(*loaded) if loaded is not None else None
+        return sessions
+
+
+    def _hold(self, room: RaceRoom, subscription: Subscription) -> None:
+        self.rooms[room.race_id] = room
+        self._followers[room.race_id] = asyncio.create_task(
+            self._consume(room.race_id, subscription), name=f"race {room.race_id}"
+        )
+        self._arm(room)
+
+
+    def _release_if_idle(self, room: RaceRoom) -> None:
+        """Stop following a race nobody here watches or plays."""
+        if room.watchers or room.lock.locked() or room.settling.locked() or self.rooms.get(room.race_id) is not room:
+            return
+        if any(game_id in self.hub.rooms for game_id in room.state.games):
+            return
+        del self.rooms[room.race_id]
+        for timer in room.timers:
+            timer.cancel()
+        follower = self._followers.pop(room.race_id, None)
+        if follower is not None:
+            follower.cancel()
+
+
+    async def _change(
+        self, room: RaceRoom, make: Make, actor: Peer | None = None, request_id: RequestId | None = None
+    ) -> Action | None:
+        """Append the entry ``make`` builds from the current state (None:
+        nothing to do), re-reading the ledger when another process got
+        there first; then tell everyone."""
+        for _ in range(LEDGER_RETRIES):
+            async with room.lock:
+                before = milestones(room.state)
+                entry = make(room.state, self._now())
+                if entry is None:
+                    return None
+                try:
+                    await self._store.append(room.race_id, room.state.seq, entry)
+                except LogConflict:
+                    await self._reload(room)
+                    continue
+                except KeyError:
+                    raise Refusal(ErrorCode.RACE_NOT_FOUND, "this race is no longer stored") from None
+                room.state.apply(entry)
+                seq = room.state.seq
+            await self._publish(room.race_id, msgpack.packb(["entry", self.hub.relay.origin, seq, *entry.to_list()]))
+            self._after(room, before, entry, actor, request_id)
+            return entry
+        raise Refusal(ErrorCode.STATE_CONFLICT, "the race kept changing on other servers; try again")
+
+
+    async def _reload(self, room: RaceRoom) -> None:
+        """Re-read the ledger and the racers' games (the caller holds the lock)."""
+        before = milestones(room.state)
+        state = await self._read(room.race_id)
+        if state is None:
+            return
+        room.state = state
+        room.progress = await self._progress(state)
+        self._after(room, before, None, None, None)
+
+
+    async def _consume(self, race_id: str, subscription: Subscription) -> None:
+        try:
+            async for payload in subscription:
+                room = self.rooms.get(race_id)
+                try:
+                    kind, origin, *rest = msgpack.unpackb(payload, raw=False)
+                    if room is None or origin == self.hub.relay.origin:
+                        continue
+                    if kind == "entry":
+                        await self._on_entry(room, int(rest[0]), Action.from_list(rest[1:]))
+                    elif kind == "progress":
+                        self._on_progress(room, str(rest[0]), Progress.from_list(rest[1:]))
+                except (ValueError, TypeError, KeyError, msgpack.ExtraData, msgpack.FormatError) as error:
+                    log.warning("ignored a malformed race message for %s: %s", race_id, error)
+                except (Refusal, StorageError) as error:
+                    log.warning("could not follow race %s: %s", race_id, error)
+        finally:
+            await subscription.close()
+
+
+    async def _on_entry(self, room: RaceRoom, seq: int, entry: Action) -> None:
+        async with room.lock:
+            if seq <= room.state.seq:
+                return
+            if seq > room.state.seq + 1:
+                await self._reload(room)
+                return
+            before = milestones(room.state)
+            room.state.apply(entry)
+        self._after(room, before, entry, None, None)
+
+
+    def _on_progress(self, room: RaceRoom, player_id: str, progress: Progress) -> None:
+        current = room.progress.get(player_id)
+        if player_id not in room.state.racers or current is not None and current.seq > progress.seq:
+            return
+        room.progress[player_id] = progress
+        self._broadcast_progress(room, player_id)
+
+
+    async def _share_progress(self, race_id: str, player_id: str, progress: Progress) -> None:
+        """A racer acted here: tell this process's followers, then the others."""
+        room = self.rooms.get(race_id)
+        if room is not None:
+            self._on_progress(room, player_id, progress)
+        await self._publish(race_id, msgpack.packb(["progress", self.hub.relay.origin, player_id, *progress.to_list()]))
+
+    async def _publish(self, race_id: str, payload: bytes) -> None:
+        """Publish to the other processes (failures are logged: the store
+        has the truth, and they re-read it on a gap)."""
+        try:
+            await self._store.publish(channel_of(race_id), payload)
+        except StorageError as error:
+            log.warning("could not publish to race %s: %s", race_id, error)
+
