@@ -316,7 +316,8 @@ class Hub:
                 await self.watch_game(peer, header.game_id)
             except Refusal:
                 continue
-        await self.races.rejoin(peer, player.player_id)
+        if message.token is not None:
+            await self.races.rejoin(peer, player.player_id)
 
     async def _live_headers(self, player_id: str) -> list[SessionHeader]:
         """The player's unfinished games, newest first."""

@@ -175,7 +175,8 @@ async def test_an_unexpected_failure_is_an_internal_error_and_changes_nothing(
 
 
 def test_every_error_code_is_provoked_by_some_server_test() -> None:
-    sources = " ".join(path.read_text(encoding="utf-8") for path in Path(__file__).parent.glob("test_*.py"))
+    tests = Path(__file__).parents[1]
+    sources = " ".join(path.read_text(encoding="utf-8") for path in [*tests.glob("server/test_*.py"), *tests.glob("races/test_*.py")])
     used = set(re.findall(r"ErrorCode\.([A-Z_]+)", sources))
     missing = [code.name for code in ErrorCode if code.name not in used]
     assert not missing, f"no server test provokes: {missing}"
