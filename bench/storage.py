@@ -1,45 +1,81 @@
-"""Storage throughput: the memory store against Redis, same run.
+"""Storage figures: the memory store against Redis, same run.
 
 Each scenario is measured on every back end, alternating back ends from
 run to run so that a busy machine slows both alike; the table gives the
 median of the runs and the Redis/memory ratio.  In each run, ``--tasks``
 concurrent tasks (100 by default, like 100 players) each perform
-``--ops`` operations on a fresh store:
+``--ops`` operations:
 
 - ``append``: each task appends actions to its own session log, each
-  append carrying the expected length (the Lua script on Redis);
+  append carrying the expected length (the Lua script on Redis), on a
+  fresh store;
 - ``submit``: each task submits wins to one shared daily leaderboard
-  (only-better replacement, the Lua script on Redis).
+  (only-better replacement, the Lua script on Redis), on a fresh store;
+- ``server``: each task is a player on a real WebSocket connection
+  (MessagePack) to an ``arena serve`` child process started for the run,
+  with a Klondike draw-3 game of its own, sending a move ("draw", always
+  legal) as soon as the previous one is answered.  This is the figure
+  issue 5 asks for: with Redis at least half of the memory one.
+
+Then, unless ``--games 0``, memory per live game: ``--games`` players
+connect to a fresh server process and say hello, then each starts a game
+and plays ``MOVES_PER_GAME`` moves; the growth of the process's resident
+set size (``VmRSS``) at each step, per player, is the cost of a
+connection and of a live game (its room, session, engine state, relay
+subscription and, with the memory store, its stored log).  Beside it,
+``tracemalloc`` in this process measures the game state alone: rooms of
+replayed sessions.
 
 Without ``--redis URL`` a throw-away ``redis-server`` is started on a free
 port (the one the tests use; no persistence, so disk speed does not
-count).  Issue 5 asks the *server* figure (actions through the WebSocket
-server) to be at least half the memory one with Redis; a scenario that
-starts the server on ``Backend.url`` and plays through it belongs in
-``SCENARIOS`` beside these and needs nothing else changed.
+count).  The machine's load average is printed at the start and the end:
+the clients, the server and Redis share its cores.
 
-    python bench/storage.py [--redis URL] [--tasks 100] [--ops 200] [--runs 5] [--scenario append]
+    nice -n 10 python bench/storage.py [--redis URL] [--tasks 100] [--ops 200] [--runs 5]
+        [--scenario server] [--games 500]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
+import subprocess
 import sys
 import time
+import tracemalloc
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Awaitable, Callable
+from typing import Any, Awaitable, Callable
 from uuid import uuid4
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
+import msgpack  # noqa: E402
+import engine  # noqa: E402
+from engine import PLAYING  # noqa: E402
+from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
+
+from protocol import MSGPACK_SUBPROTOCOL  # noqa: E402
+from protocol import to_client as tc  # noqa: E402
 from redis_server import RedisServer  # noqa: E402
+from server.room import Room  # noqa: E402
+from server.session import Session  # noqa: E402
 from server.storage import Action, SessionHeader, Store, open_store  # noqa: E402
 
 DAY_MS = 1_714_521_600_000
+SERVER_TARGET = 0.5
+MOVES_PER_GAME = 20
+BATCH = 100
+LISTENING = "arena: listening on "
+SERVER_ENVIRONMENT = {
+    "ARENA_RATE_PER_SECOND": "100000",
+    "ARENA_RATE_BURST": "100000",
+    "ARENA_PING_INTERVAL": "none",
+}
+CLIENT_OPTIONS: dict[str, Any] = {"subprotocols": [MSGPACK_SUBPROTOCOL], "compression": None, "ping_interval": None}
 
 
 @dataclass(frozen=True)
@@ -112,10 +148,175 @@ async def _submit(store: Store, index: int, n: int) -> None:
     await store.submit("wordlink/draw-3/2024-05-01", f"p{index}", time_ms, 90 + n % 50, DAY_MS + n, 86_400)
 
 
+# ---------------------------------------------------------------- through the server
+
+
+class ServerChild:
+    """``arena serve`` in a child process, on ``redis_url`` or in memory."""
+
+    def __init__(self, redis_url: str | None) -> None:
+        command = [sys.executable, "-m", "server.cli", "serve", "--port", "0"]
+        if redis_url is not None:
+            command += ["--redis", redis_url]
+        self.process = subprocess.Popen(
+            command, cwd=ROOT, stdout=subprocess.PIPE, text=True, env={**os.environ, **SERVER_ENVIRONMENT}
+        )
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line.startswith(LISTENING):
+            self.stop()
+            raise RuntimeError(f"arena serve did not start: {line!r}")
+        self.url = line.removeprefix(LISTENING).strip()
+
+    def rss_kib(self) -> int:
+        """The process's resident set size, from ``/proc`` (Linux)."""
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        raise LookupError("VmRSS")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+
+
+async def _request(connection: ClientConnection, message: dict[str, Any]) -> dict[str, Any]:
+    """Send ``message``; its reply (frames without its id, like the
+    snapshot after ``game_started``, are skipped)."""
+    await connection.send(msgpack.packb(message))
+    while True:
+        reply: dict[str, Any] = msgpack.unpackb(await connection.recv())
+        if reply.get("id") == message["id"]:
+            return reply
+
+
+async def _hello(url: str, number: int) -> ClientConnection:
+    connection = await connect(url, **CLIENT_OPTIONS)
+    welcome = await _request(connection, {"type": "hello", "id": 1, "name": f"bench-{number}"})
+    assert welcome["type"] == "welcome", welcome
+    return connection
+
+
+async def _players(url: str, count: int, label: str) -> list[ClientConnection]:
+    """``count`` connections that said hello, opened ``BATCH`` at a time."""
+    connections: list[ClientConnection] = []
+    while len(connections) < count:
+        batch = range(len(connections), min(count, len(connections) + BATCH))
+        connections += await asyncio.gather(*(_hello(url, number) for number in batch))
+        progress(f"{label}: {len(connections)}/{count} players connected")
+    return connections
+
+
+async def _start_game(connection: ClientConnection, deal: int) -> str:
+    """A Klondike draw-3 game at ``deal`` or, if that deal is lost from the
+    start (no move can ever help), at the next deal that is not."""
+    while True:
+        message = {"type": "new_game", "id": 2, "game": "klondike", "deal": deal, "options": {"draw": 3}}
+        started = await _request(connection, message)
+        assert started["type"] == "game_started", started
+        snapshot: dict[str, Any] = msgpack.unpackb(await connection.recv())
+        assert snapshot["type"] == "snapshot", snapshot
+        if snapshot["status"] == "playing":
+            return str(started["game_id"])
+        deal += 1_000_000
+
+
+async def _play(connection: ClientConnection, game_id: str, moves: int) -> None:
+    for number in range(moves):
+        reply = await _request(connection, {"type": "move", "id": 10 + number, "game_id": game_id, "move": "draw"})
+        assert reply["type"] == "diff", reply
+
+
+async def _start_and_play(connection: ClientConnection, deal: int, moves: int) -> None:
+    await _play(connection, await _start_game(connection, deal), moves)
+
+
+async def _close(connections: list[ClientConnection]) -> None:
+    await asyncio.gather(*(connection.close() for connection in connections), return_exceptions=True)
+
+
+async def server_actions(backend: Backend, load: Load) -> float:
+    """Actions per second through a fresh server process (see the module
+    docstring); connecting and starting games are not timed."""
+    child = ServerChild(backend.url)
+    try:
+        players = await _players(child.url, load.tasks, f"server/{backend.name}")
+        games = await asyncio.gather(*(_start_game(player, n + 1) for n, player in enumerate(players)))
+        start = time.perf_counter()
+        await asyncio.gather(*(_play(player, game, load.ops) for player, game in zip(players, games)))
+        rate = load.tasks * load.ops / (time.perf_counter() - start)
+        await _close(players)
+        return rate
+    finally:
+        child.stop()
+
+
 SCENARIOS: dict[str, Scenario] = {
     "append": store_scenario(_create_sessions, _append),
     "submit": store_scenario(_nothing, _submit),
+    "server": server_actions,
 }
+
+
+# ---------------------------------------------------------------- memory per live game
+
+
+@dataclass(frozen=True)
+class Footprint:
+    """Resident memory growth of a server process, per player, in KiB."""
+
+    connection: float
+    live_game: float
+
+
+async def server_footprint(backend: Backend, games: int) -> Footprint:
+    child = ServerChild(backend.url)
+    try:
+        warm = await _players(child.url, 10, f"memory/{backend.name} warm-up")
+        await asyncio.gather(*(_start_and_play(player, 1, MOVES_PER_GAME) for player in warm))
+        await _close(warm)
+        await asyncio.sleep(0.5)
+        empty = child.rss_kib()
+        players = await _players(child.url, games, f"memory/{backend.name}")
+        await asyncio.sleep(0.5)
+        connected = child.rss_kib()
+        for start in range(0, games, BATCH):
+            batch = list(enumerate(players))[start : start + BATCH]
+            await asyncio.gather(*(_start_and_play(player, n + 1, MOVES_PER_GAME) for n, player in batch))
+            progress(f"memory/{backend.name}: {start + len(batch)}/{games} games started and played")
+        await asyncio.sleep(0.5)
+        playing = child.rss_kib()
+        await _close(players)
+        return Footprint((connected - empty) / games, (playing - connected) / games)
+    finally:
+        child.stop()
+
+
+def game_state_bytes(games: int) -> float:
+    """``tracemalloc`` bytes per room of a session replayed from a log of
+    ``MOVES_PER_GAME`` moves: the game state a server process holds."""
+    owner = tc.Owner(player_id="p_bench", name="bench")
+    deals = [deal for deal in range(1, 2 * games + 100) if engine.new_game("klondike", deal, draw=3).status == PLAYING]
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        rooms = []
+        for number, deal in zip(range(games), deals):
+            header = SessionHeader(game_id=f"g_{number:08d}", game="klondike", deal=deal,
+                                   options={"draw": 3}, owner="p_bench", created_ms=DAY_MS)
+            log = [Action("move", "draw", DAY_MS + n) for n in range(MOVES_PER_GAME)]
+            rooms.append(Room(Session.replay(header, log), owner))
+        used = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert len(rooms) == games
+    return used / games
 
 
 async def measure_all(backends: list[Backend], names: list[str], load: Load, runs: int) -> dict[tuple[str, str], list[float]]:
@@ -125,8 +326,29 @@ async def measure_all(backends: list[Backend], names: list[str], load: Load, run
             for backend in backends if run % 2 == 0 else reversed(backends):
                 rate = await SCENARIOS[name](backend, load)
                 figures.setdefault((name, backend.name), []).append(rate)
-                print(f"  {name:<8} {backend.name:<7} run {run + 1}/{runs}: {rate:>12,.0f} ops/s", file=sys.stderr, flush=True)
+                progress(f"{name:<8} {backend.name:<7} run {run + 1}/{runs}: {rate:>12,.0f} ops/s", done=True)
     return figures
+
+
+def progress(line: str, *, done: bool = False) -> None:
+    """A progress line on stderr, rewritten in place until ``done``."""
+    print(f"\r  {line:<70}", end="\n" if done else "", file=sys.stderr, flush=True)
+
+
+def verdict(figures: dict[tuple[str, str], list[float]]) -> str:
+    ratio = statistics.median(figures[("server", "redis")]) / statistics.median(figures[("server", "memory")])
+    met = "met" if ratio >= SERVER_TARGET else "NOT met"
+    return f"through the server, Redis/memory = {ratio:.3f} (target >= {SERVER_TARGET}): {met}"
+
+
+async def measure_memory(backends: list[Backend], games: int) -> list[str]:
+    lines = [f"memory per player, {games} players, each with a live game of {MOVES_PER_GAME} moves (server RSS growth):"]
+    for backend in backends:
+        footprint = await server_footprint(backend, games)
+        progress(f"memory/{backend.name}: done", done=True)
+        lines.append(f"  {backend.name:<7} connection {footprint.connection:7.1f} KiB, live game {footprint.live_game:7.1f} KiB")
+    lines.append(f"  game state alone (room + session + engine, tracemalloc): {game_state_bytes(games) / 1024:.1f} KiB per game")
+    return lines
 
 
 def table(figures: dict[tuple[str, str], list[float]], names: list[str]) -> str:
@@ -163,6 +385,7 @@ def main() -> None:
     parser.add_argument("--ops", type=int, default=200, help="operations per task and run (default 200)")
     parser.add_argument("--runs", type=int, default=5, help="runs per scenario and back end (default 5)")
     parser.add_argument("--scenario", action="append", choices=sorted(SCENARIOS), help="repeatable; default all")
+    parser.add_argument("--games", type=int, default=500, help="players for memory per live game (0: skip)")
     args = parser.parse_args()
     names = args.scenario or list(SCENARIOS)
     load = Load(tasks=args.tasks, ops=args.ops)
@@ -173,9 +396,15 @@ def main() -> None:
             server.start()
         url = args.redis or server.url  # type: ignore[union-attr]
         print(f"{redis_description(url)}; {load.tasks} tasks x {load.ops} ops, {args.runs} runs", flush=True)
+        print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the start", flush=True)
         backends = [Backend("memory", None), Backend("redis", url)]
         figures = asyncio.run(measure_all(backends, names, load, args.runs))
         print(table(figures, names))
+        if "server" in names:
+            print(verdict(figures))
+        if args.games:
+            print("\n".join(asyncio.run(measure_memory(backends, args.games))))
+        print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the end")
     finally:
         if server is not None:
             server.remove()

@@ -88,7 +88,7 @@ async def test_every_move_acknowledged_before_kill_9_is_in_the_replayed_game(
     player = await clients(server.url)
     await player.hello()
     started, snapshot = await player.new_game(deal=7, options={"draw": 3})
-    requests = [ts.Move(id=player.next_id(), game_id=started.game_id, move="draw") for _ in range(200)]
+    requests = [ts.Move(id=player.next_id(), game_id=started.game_id, move="draw") for _ in range(500)]
     for request in requests:
         await player.send(request)
     await player.wait_for(lambda m: m.type == "diff" and m.seq == 20)
