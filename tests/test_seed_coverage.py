@@ -18,11 +18,6 @@ from seed_sentences import SEED_OF_GAME, normalize, sentences
 TESTS_DIR = Path(__file__).parent
 
 PENDING: dict[str, str] = {
-    "Relaxed and Standard can automatically finish only after all halves are repaired and a complete "
-    "foundation path is proven.": "issue 3: solver auto-finish",
-    "New Deal chooses another verified layout.": "issue 3: verified deal tables",
-    "Randomly selected from guaranteed winnable deals": "issue 3: verified pools",
-    "Medium (50%).": "issue 3: solver bench reports the winnable share",
     "A new challenge every day, randomly selected from winnable deals": "issue 6: daily challenge",
 }
 
