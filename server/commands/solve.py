@@ -4,14 +4,15 @@
 unknown), the nodes searched, the time and the winning line in notation.
 ``arena deals verify GAME`` builds (or extends) a pool of verified deals:
 it resumes at the ``next`` deal recorded in the file, shows a progress bar
-on standard error, and saves every few deals and when interrupted, so a
-long build can be stopped and started again at will (run it under
-``nice``: it is hours of CPU).
+on standard error, and saves every few deals and when interrupted (Ctrl-C
+or ``kill PID``), so a long build can be stopped and started again at will
+(run it under ``nice``: it is hours of CPU).
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import time
 from pathlib import Path
@@ -86,29 +87,45 @@ def _verify(args: argparse.Namespace) -> int:
     remap = variant in REMAPPED_VARIANTS
     target = args.count or TARGETS[variant]
     progress = _Progress(target, len(pool.certificates))
-    deal, unsaved = pool.next_deal, 0
+    previous = signal.signal(signal.SIGTERM, _stop)
+    try:
+        deal = _build(pool, pool.next_deal, target, remap, args.budget, path, progress)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    _save(path, pool, deal)
+    progress.finish()
+    print(f"{variant}: {len(pool.certificates)} verified deals in {path} (next deal {deal})")
+    return EXIT_OK if len(pool.certificates) >= target else EXIT_FAILURE
+
+
+def _build(pool: Pool, deal: int, target: int, remap: bool, budget: int, path: Path, progress: _Progress) -> int:
+    """Verify deals from ``deal`` on until ``target`` or an interruption;
+    returns the next deal to try."""
+    game_id, options = pool.game_id, pool.options
+    unsaved = 0
     try:
         while _wanted(pool, deal, target, remap):
             for seed in candidate_seeds(deal, remap):
                 progress.show(deal, seed)
-                certificate = certify(game_id, options, deal, seed, args.budget)
+                certificate = certify(game_id, options, deal, seed, budget)
                 if certificate is not None:
                     pool.certificates[deal] = certificate
                     progress.verified += 1
                     unsaved += 1
                     break
-            else:
-                progress.missed += 1
             deal += 1
             if unsaved >= SAVE_EVERY:
-                _save(path, pool, deal, args.budget)
+                _save(path, pool, deal)
                 unsaved = 0
     except KeyboardInterrupt:
         print(file=sys.stderr)
-    _save(path, pool, deal, args.budget)
-    progress.finish()
-    print(f"{variant}: {len(pool.certificates)} verified deals in {path} (next deal {deal})")
-    return EXIT_OK if len(pool.certificates) >= target else EXIT_FAILURE
+    return deal
+
+
+def _stop(signum: int, frame: object) -> None:
+    """SIGTERM stops a build like Ctrl-C: save, then exit (a build started in
+    the background from a script ignores SIGINT, so ``kill PID`` is the way)."""
+    raise KeyboardInterrupt
 
 
 def _wanted(pool: Pool, deal: int, target: int, remap: bool) -> bool:
@@ -117,13 +134,13 @@ def _wanted(pool: Pool, deal: int, target: int, remap: bool) -> bool:
     return len(pool.certificates) < target
 
 
-def _save(path: Path, pool: Pool, next_deal: int, budget: int) -> None:
+def _save(path: Path, pool: Pool, next_deal: int) -> None:
     """Write the pool atomically (a temporary file renamed over the old one),
     so an interrupted save never leaves half a file."""
     saved = pool._replace(next_deal=next_deal)
     comment = (
         f"Verified {engine.GAMES[pool.game_id].title} deals: DEAL<TAB>SEED<TAB>winning moves (m*N = m repeated N times).\n"
-        f"Built by `arena deals verify` with {budget} nodes per attempt; every line replays to a win "
+        "Built by `arena deals verify` (format: engine/solver/pools.py); every line replays to a win\n"
         "through the checked engine (tests/solver/test_certificates.py)."
     )
     _write(path, format_pool(saved, comment))
@@ -143,7 +160,6 @@ class _Progress:
     def __init__(self, target: int, verified: int) -> None:
         self.target = target
         self.verified = verified
-        self.missed = 0
         self.tried = 0
         self.started = time.perf_counter()
 
