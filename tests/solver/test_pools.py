@@ -16,6 +16,7 @@ from engine.solver.pools import (
     variant_of,
     vegas_presets,
 )
+from server.pools import load_pool, verified_deals
 
 
 def sample_pool() -> Pool:
@@ -66,3 +67,17 @@ def test_the_variant_of_wordlink_is_its_draw_count_and_vegas_presets_are_the_fir
     assert variant_of("klondike", {}) == "klondike-draw1"
     assert variant_of("chequers", {}) == "chequers"
     assert vegas_presets(sample_pool()) == [2, 7]
+
+
+def test_the_server_reads_the_shipped_wordlink_pools_and_their_vegas_presets() -> None:
+    draw3 = verified_deals("klondike", {"draw": 3, "scoring": "standard"})
+    assert len(draw3) >= 2_000 and draw3 == sorted(draw3)
+    assert set(verified_deals("klondike", {"draw": 3}, kind="vegas")) <= set(draw3)
+    assert len(verified_deals("klondike", {"draw": 1}, kind="vegas")) == 500
+    assert load_pool("klondike-draw1").options == {"draw": 1}
+
+
+def test_the_server_knows_no_pool_for_an_unknown_variant() -> None:
+    assert verified_deals("no-such-game", {}) == []
+    with pytest.raises(KeyError):
+        load_pool("no-such-game")
