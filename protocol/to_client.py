@@ -24,15 +24,20 @@ def _absent(value: object) -> bool:
 
 
 class Event(BaseModel):
-    """Fields every server message has."""
+    """Fields every server message has.
 
-    model_config = ConfigDict(extra="forbid")
+    Every server model ignores fields it does not know (``extra="ignore"``):
+    that is what lets a client built today read the frames of a newer
+    server of the same protocol version, as the module docstring promises.
+    """
+
+    model_config = ConfigDict(extra="ignore")
 
     id: RequestId | None = Field(default=None, exclude_if=_absent)
 
 
 class Owner(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore")
 
     player_id: str
     name: str
@@ -42,7 +47,7 @@ class PileView(BaseModel):
     """A pile as a player sees it: how many cards lie face down (their
     identity is never sent) and the face-up cards bottom to top."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore")
 
     down: int
     up: list[str]
@@ -65,7 +70,7 @@ class PileOp(BaseModel):
     """The pile now has ``down`` face-down cards; its face-up cards are the
     first ``keep`` it had followed by ``add``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore")
 
     op: Literal["pile"] = "pile"
     pile: str
@@ -77,7 +82,7 @@ class PileOp(BaseModel):
 class SetOp(BaseModel):
     """A top-level view field other than ``piles`` changed (``null``: removed)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore")
 
     op: Literal["set"] = "set"
     key: str
@@ -92,7 +97,7 @@ class Clock(BaseModel):
     It starts at the first action and stops when the game ends; restart
     does not reset it.  ``elapsed_ms`` is as of the message."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore")
 
     started_ms: int | None
     finished_ms: int | None
@@ -103,7 +108,7 @@ class ActionDone(BaseModel):
     """What changed the game: ``kind`` (move, undo, redo, hint, restart,
     resign) and, for a move, its notation."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore")
 
     kind: str
     text: str
@@ -112,7 +117,7 @@ class ActionDone(BaseModel):
 class GameSummary(BaseModel):
     """A line in a list of games."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore")
 
     game_id: GameId
     game: str
@@ -127,7 +132,7 @@ class GameSummary(BaseModel):
 class Limits(BaseModel):
     """The limits this server enforces on each connection."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore")
 
     max_frame_bytes: int
     messages_per_second: float
@@ -265,7 +270,7 @@ class Racer(BaseModel):
     ``state`` is ``disconnected`` while a playing racer has no connection
     (their clock runs on); ``elapsed_ms`` is as of the message."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore")
 
     player_id: str
     name: str
@@ -282,7 +287,7 @@ class RaceResult(BaseModel):
     """A line of the results table: winners by time, then moves (``place``);
     the others after them by cards on the foundations (``place`` null)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore")
 
     place: int | None
     player_id: str
@@ -299,7 +304,7 @@ class RaceInfo(BaseModel):
     shown to its racers only; ``deal`` is null until the race is over;
     times are the server's clock in ms since the Unix epoch."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore")
 
     race_id: str
     code: str | None
@@ -356,7 +361,7 @@ class DailyDeal(BaseModel):
     ``committed_ms``; ``deal`` and ``nonce`` are null until ``reveals_at``,
     after which anyone can check the commitment."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore")
 
     game: str
     title: str
@@ -383,7 +388,7 @@ class DailyInfo(Event):
 
 
 class LeaderboardEntry(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore")
 
     rank: int
     player_id: str

@@ -43,6 +43,18 @@ def test_a_reply_without_an_id_has_no_id_field() -> None:
     assert "id" not in msgpack.unpackb(MSGPACK.encode(tc.Ack()))
 
 
+@pytest.mark.parametrize("codec", [JSON, MSGPACK], ids=["json", "msgpack"])
+def test_a_client_reads_frames_of_a_newer_server_that_adds_fields(codec: object) -> None:
+    """Within a protocol version fields may be added, never removed: a
+    reply carrying a field this version does not know still parses, and the
+    unknown field is dropped rather than guessed at."""
+    frame = {"type": "pong", "id": 4, "server_time": 5, "added_in_a_later_release": {"x": 1}}
+    raw = json.dumps(frame) if codec is JSON else msgpack.packb(frame)
+    reply = codec.decode_reply(raw)  # type: ignore[attr-defined]
+    assert reply == tc.Pong(id=4, server_time=5)
+    assert not hasattr(reply, "added_in_a_later_release")
+
+
 def test_json_is_text_and_msgpack_is_binary() -> None:
     assert JSON.text and not MSGPACK.text
     assert codec_for("arena.v1.msgpack") is MSGPACK
