@@ -95,6 +95,24 @@ class StateConflict(ArenaError):
     holds the true state (a snapshot came before this error)."""
 
 
+class RaceNotFound(ArenaError):
+    """No race has this invite code or race id (or it is too old)."""
+
+
+class InviteExpired(ArenaError):
+    """The invite code was right but ran out; ask the host for a new race."""
+
+
+class RaceFull(ArenaError):
+    """The race already has as many racers as the server allows."""
+
+
+class RaceState(ArenaError):
+    """The race is not at the stage this needs (joining after the start,
+    moving before the countdown ends, a rematch before the end …); the
+    message says when it will be possible, if ever."""
+
+
 class RateLimited(ArenaError):
     """The server dropped the request unread: too many messages."""
 
@@ -124,6 +142,10 @@ ERROR_CLASSES: dict[str, type[ArenaError]] = {
     ErrorCode.FORBIDDEN: Forbidden,
     ErrorCode.GAME_FINISHED: GameFinished,
     ErrorCode.STATE_CONFLICT: StateConflict,
+    ErrorCode.RACE_NOT_FOUND: RaceNotFound,
+    ErrorCode.INVITE_EXPIRED: InviteExpired,
+    ErrorCode.RACE_FULL: RaceFull,
+    ErrorCode.RACE_STATE: RaceState,
     ErrorCode.RATE_LIMITED: RateLimited,
     ErrorCode.STORAGE_UNAVAILABLE: StorageUnavailable,
     ErrorCode.SHUTTING_DOWN: ShuttingDown,
