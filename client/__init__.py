@@ -1,5 +1,6 @@
 """Solitaire Arena's Python client: an asyncio library, a terminal client
-(``arena play``, ``arena watch``) and the browser client's files (``web/``).
+(``arena play``, ``arena watch``, ``arena race``, ``arena leaderboard``,
+``arena daily``) and the browser client's files (``web/``).
 
 The library in four lines::
 
@@ -12,14 +13,14 @@ The library in four lines::
 ``ArenaClient`` (``client.connection``) correlates requests and replies,
 raises ``ArenaError`` subclasses with the server's codes
 (``client.errors``), mirrors watched games (``client.mirror``) and
-reconnects by itself (``client.backoff``).  ``docs/client.md`` has the
-guide.
+followed races (``client.race_mirror``), and reconnects by itself
+(``client.backoff``).  ``docs/client.md`` has the guide.
 """
 
 from __future__ import annotations
 
 from .backoff import NO_RECONNECT, Backoff
-from .connection import DEFAULT_URL, ArenaClient, ClientState, connect_client
+from .connection import DEFAULT_URL, ArenaClient, ClientState, RaceDeal, connect_client
 from .errors import (
     ArenaError,
     BadMessage,
@@ -49,7 +50,9 @@ from .errors import (
     Unavailable,
     UnknownGame,
 )
-from .mirror import GameMirror, Update, Updates
+from .feed import Updates
+from .mirror import GameMirror, Update
+from .race_mirror import RaceMirror, RaceUpdate
 
 __all__ = [
     "DEFAULT_URL",
@@ -75,9 +78,12 @@ __all__ = [
     "InternalError",
     "InviteExpired",
     "ProtocolMismatch",
+    "RaceDeal",
     "RaceFull",
     "RaceNotFound",
+    "RaceMirror",
     "RaceState",
+    "RaceUpdate",
     "RateLimited",
     "RequestTimeout",
     "ShuttingDown",

@@ -5,15 +5,17 @@ One WebSocket connection, speaking ``arena.v1.msgpack`` (the default) or
 it; the reader task resolves the future with the reply carrying that id,
 or fails it with the ``ArenaError`` subclass of the server's error code,
 so requests may run concurrently and still each get their own answer.
-Every watched game has a ``GameMirror``, fed in arrival order before any
-request's future resolves: when ``await client.move(...)`` returns, the
-mirror already shows the move.
+Every watched game has a ``GameMirror`` and every followed race a
+``RaceMirror``, fed in arrival order before any request's future
+resolves: when ``await client.move(...)`` returns, the mirror already
+shows the move.
 
 When the connection drops without ``close()`` having been called, the
 client reconnects with exponential backoff and jitter (``Backoff``), says
 hello again with its token (the server then re-watches the player's live
-games and sends their snapshots), asks for a fresh snapshot of every other
-game it mirrors, and only then lets waiting requests through.  Requests in
+games and their unfinished races and sends their snapshots), asks for a
+fresh snapshot of every other game it mirrors, follows again every other
+race it mirrors, and only then lets waiting requests through.  Requests in
 flight when the connection dropped fail with ``ConnectionLost`` (they may
 have been applied: the refreshed mirror tells).
 
@@ -38,6 +40,11 @@ Decisions where the protocol is silent:
   ``storage_unavailable``, ``rate_limited``, ``internal_error``) is
   retried after the next delay; any other (``bad_token``) closes the
   client, since trying again cannot help.
+- The server re-follows after ``hello`` only the races the player runs
+  in and that are not over; the client follows again, with
+  ``watch_race``, every mirrored race that did not get a ``race``
+  snapshot by then (races it watches as a spectator, races that ended
+  meanwhile, all races of a client without ``hello``).
 - A frame the shared models cannot read (a newer server) does not stop
   the client: an ``error`` with an unknown code still fails its request
   with ``ArenaError`` (code kept), a reply of an unknown type fails its
@@ -52,7 +59,8 @@ import itertools
 import json
 import logging
 import time
-from typing import Any, Callable, TypeVar
+from datetime import date
+from typing import Any, Callable, Literal, TypeVar
 
 import msgpack
 from websockets.asyncio.client import ClientConnection, connect
@@ -73,6 +81,7 @@ from .errors import (
     GameNotFound,
     InternalError,
     ProtocolMismatch,
+    RaceNotFound,
     RateLimited,
     RequestTimeout,
     ShuttingDown,
@@ -80,6 +89,7 @@ from .errors import (
     arena_error,
 )
 from .mirror import DiffOutcome, GameMirror
+from .race_mirror import RaceMirror
 
 log = logging.getLogger("arena.client")
 
@@ -88,6 +98,7 @@ DEFAULT_TIMEOUT = 10.0
 MAX_FRAME_BYTES = 1 << 24
 PACING_SHARE = 0.9
 RATE_LIMITED = "rate_limited"
+RaceDeal = Literal["daily", "winnable"]
 TRANSIENT_REFUSALS = (ShuttingDown, StorageUnavailable, RateLimited, InternalError)
 
 Reply = TypeVar("Reply", bound=tc.Event)
@@ -172,6 +183,7 @@ class ArenaClient:
         self.player_id: str | None = None
         self.welcome: tc.Welcome | None = None
         self.games: dict[str, GameMirror] = {}
+        self.races: dict[str, RaceMirror] = {}
         self.state = ClientState.CONNECTING
         self.reconnects = 0
         self.failure: BaseException | None = None
@@ -264,10 +276,11 @@ class ArenaClient:
         self._ws = ws
         self._codec = codec_for(ws.subprotocol)
         self._reader = asyncio.create_task(self._read(ws), name="arena client reader")
+        followed = {race_id: race.snapshots for race_id, race in self.races.items()}
         try:
             if self.identify:
                 await self._hello()
-            await self._refresh_mirrors()
+            await self._refresh_mirrors(followed)
         except BaseException:
             await self._drop_connection()
             raise
@@ -279,21 +292,32 @@ class ArenaClient:
         self.token, self.player_id, self.name = welcome.token, welcome.player_id, welcome.name
         self._pacer = _Pacer(welcome.limits) if self.pace else None
 
-    async def _refresh_mirrors(self) -> None:
-        """Snapshot every mirrored game again.  The server already sends
-        one for each live game of the player after ``welcome``; a ping
-        behind them is the barrier that says they have arrived."""
+    async def _refresh_mirrors(self, followed: dict[str, int]) -> None:
+        """Snapshot every mirrored game and race again.  The server already
+        sends one for each live game and unfinished race of the player
+        after ``welcome``; a ping behind them is the barrier that says
+        they have arrived, and the rest are asked for: the games not in
+        ``welcome``, the races whose snapshot count is still the one in
+        ``followed`` (taken before ``hello``)."""
+        await self._call(ts.Ping(), gated=False)
         resent = {game.game_id for game in self._welcome_games()}
-        others = [game_id for game_id, mirror in self.games.items() if game_id not in resent and not mirror.finished]
+        games = [game_id for game_id, mirror in self.games.items() if game_id not in resent and not mirror.finished]
+        races = [race_id for race_id, race in self.races.items() if not race.ended and race.snapshots == followed.get(race_id)]
         results = await asyncio.gather(
-            *(self._call(ts.Resync(game_id=game_id), gated=False) for game_id in others), return_exceptions=True
+            *(self._call(ts.Resync(game_id=game_id), gated=False) for game_id in games),
+            *(self._call(ts.WatchRace(race_id=race_id), gated=False) for race_id in races),
+            return_exceptions=True,
         )
-        for game_id, result in zip(others, results):
+        for game_id, result in zip(games, results):
             if isinstance(result, GameNotFound):
                 self.games.pop(game_id).close()
             elif isinstance(result, BaseException):
                 raise result
-        await self._call(ts.Ping(), gated=False)
+        for race_id, result in zip(races, results[len(games) :]):
+            if isinstance(result, RaceNotFound):
+                self.races.pop(race_id).close()
+            elif isinstance(result, BaseException):
+                raise result
 
     def _welcome_games(self) -> list[tc.GameSummary]:
         return self.welcome.games if self.welcome is not None and self.identify else []
@@ -351,8 +375,10 @@ class ArenaClient:
         self._fail_pending(error)
         for task in list(self._background):
             task.cancel()
-        for mirror in self.games.values():
-            mirror.close()
+        for game in self.games.values():
+            game.close()
+        for race in self.races.values():
+            race.close()
 
     # ------------------------------------------------------------ requests
 
@@ -471,6 +497,89 @@ class ArenaClient:
         """The server's clock (ms since the epoch); a cheap liveness check."""
         return self._expect(await self._call(ts.Ping()), tc.Pong).server_time
 
+    # ------------------------------------------------------------ races
+
+    async def create_race(
+        self, game: str, options: dict[str, Any] | None = None, deal: int | RaceDeal = "daily"
+    ) -> RaceMirror:
+        """Host a race and return its mirror: ``race.code`` is the invite
+        to hand out.  ``deal``: ``"daily"``, ``"winnable"`` or a number."""
+        request = ts.CreateRace(game=game, options=options or {}, deal=deal)
+        return self._race_of(await self._call(request))
+
+    async def join_race(self, code: str) -> RaceMirror:
+        """Join a race by its invite code (case and dashes do not matter);
+        joining a race you are in again just follows it."""
+        return self._race_of(await self._call(ts.JoinRace(code=code)))
+
+    async def start_race(self, race_id: str) -> RaceMirror:
+        """Start the countdown (host only); ``race.countdown_ms()`` tells
+        how long until the boards come (``race_board``)."""
+        return self._race_of(await self._call(ts.StartRace(race_id=race_id)))
+
+    async def watch_race(self, race_id: str) -> RaceMirror:
+        """Follow a race (anyone may, no ``hello`` needed): its mirror, ready."""
+        return self._race_of(await self._call(ts.WatchRace(race_id=race_id)))
+
+    async def unwatch_race(self, race_id: str) -> None:
+        """Stop following a race; its mirror closes and leaves ``races``."""
+        self._expect(await self._call(ts.UnwatchRace(race_id=race_id)), tc.Ack)
+        mirror = self.races.pop(race_id, None)
+        if mirror is not None:
+            mirror.close()
+
+    async def rematch(self, race_id: str) -> RaceMirror:
+        """After a race: the rematch's mirror (a new race in its lobby with
+        the same racers, hosted by whoever asked first)."""
+        return self._race_of(await self._call(ts.Rematch(race_id=race_id)))
+
+    async def list_races(self, player_id: str | None = None, limit: int = 20) -> list[tc.RaceInfo]:
+        """A player's races (yours by default), newest first."""
+        return self._expect(await self._call(ts.ListRaces(player_id=player_id, limit=limit)), tc.Races).races
+
+    async def race_board(self, race_id: str, timeout: float | None = None) -> GameMirror:
+        """Your own game in a race you follow, once its board has come:
+        waits through the lobby and the countdown.  ``timeout`` (seconds,
+        None: as long as it takes) raises ``RequestTimeout``; a race that
+        ends first, or in which you do not race, raises ``ClientError``."""
+        race = self.races.get(race_id)
+        if race is None:
+            raise ClientError(f"this client does not follow race {race_id!r}")
+        try:
+            await race.wait_until(lambda r: r.board is not None or r.ended or r.racer(self.player_id) is None, timeout)
+        except TimeoutError:
+            raise RequestTimeout(f"no board in race {race_id} within {timeout} s") from None
+        if race.board is None:
+            raise ClientError(f"no board for you in race {race_id} ({race.phase})")
+        return race.board
+
+    async def daily(self, day: date | str | None = None, game: str | None = None) -> tc.DailyInfo:
+        """The daily deals of a UTC day (default today): commitments while
+        it lasts, deals and nonces once revealed.  ``game`` filters."""
+        when = day.isoformat() if isinstance(day, date) else day
+        return self._expect(await self._call(ts.Daily(date=when, game=game)), tc.DailyInfo)
+
+    async def leaderboard(
+        self,
+        game: str,
+        options: dict[str, Any] | None = None,
+        day: date | str | None = None,
+        *,
+        offset: int = 0,
+        limit: int = 10,
+        around_me: bool = False,
+    ) -> tc.LeaderboardPage:
+        """A day's leaderboard of one game and variant (``options`` pick
+        it, e.g. ``{"draw": 3}``); ``page.me`` is your own entry."""
+        when = day.isoformat() if isinstance(day, date) else day
+        request = ts.Leaderboard(
+            game=game, options=options or {}, date=when, offset=offset, limit=limit, around_me=around_me
+        )
+        return self._expect(await self._call(request), tc.LeaderboardPage)
+
+    def _race_of(self, reply: ServerMessage) -> RaceMirror:
+        return self.races[self._expect(reply, tc.Race).race.race_id]
+
     # ------------------------------------------------------------ reading
 
     async def _read(self, ws: ClientConnection) -> None:
@@ -506,6 +615,15 @@ class ArenaClient:
             self.games.setdefault(message.game_id, GameMirror(message.game_id, message)).started = message
         elif isinstance(message, tc.Snapshot):
             self.games.setdefault(message.game_id, GameMirror(message.game_id)).apply_snapshot(message)
+            for race in self.races.values():
+                self._link_board(race)
+        elif isinstance(message, tc.Race):
+            race = self.races.setdefault(message.race.race_id, RaceMirror(message.race.race_id))
+            race.apply_race(message)
+            self._link_board(race)
+        elif isinstance(message, tc.RaceProgress):
+            if (followed := self.races.get(message.race_id)) is not None:
+                followed.apply_progress(message)
         elif isinstance(message, (tc.Diff, tc.GameOver)):
             mirror = self.games.get(message.game_id)
             if mirror is None:
@@ -515,6 +633,13 @@ class ArenaClient:
             elif mirror.apply_diff(message) is DiffOutcome.GAP:
                 log.info("gap in %s after seq %d (got %d): resyncing", mirror.game_id, mirror.seq, message.seq)
                 self._in_background(self._resync_quietly(mirror.game_id))
+
+    def _link_board(self, race: RaceMirror) -> None:
+        """Give a race mirror its racer's own game mirror once both exist."""
+        game_id = race.game_of(self.player_id)
+        board = self.games.get(game_id) if game_id is not None else None
+        if board is not None and board.ready and race.board is not board:
+            race.attach_board(board)
 
     def _unaddressed_error(self, error: ArenaError) -> None:
         if error.code == RATE_LIMITED:

@@ -29,12 +29,13 @@ Example::
 
 from __future__ import annotations
 
-import asyncio
 import enum
-from typing import Any, Callable
+from typing import Any
 
 import engine
 from protocol import to_client as tc
+
+from .feed import Feed
 
 Update = tc.Snapshot | tc.Diff | tc.GameOver
 FINAL_STATUSES = frozenset({"won", "resigned", "abandoned"})
@@ -48,53 +49,7 @@ class DiffOutcome(enum.Enum):
     GAP = "gap"
 
 
-class _End:
-    """Marks the end of an update stream."""
-
-
-_END = _End()
-
-
-class Updates:
-    """An async iterator over a mirror's updates, from its creation on.
-
-    It ends after the game's ``game_over`` or when the client closes.
-    Updates queue up until read, so read them or ``close()`` the stream
-    (``with game.updates() as stream`` does that).
-    """
-
-    def __init__(self, mirror: GameMirror) -> None:
-        self._mirror = mirror
-        self._queue: asyncio.Queue[Update | _End] = asyncio.Queue()
-        if mirror.result is not None or mirror.closed:
-            self._queue.put_nowait(_END)
-        else:
-            mirror._streams.add(self)
-
-    def _push(self, item: Update | _End) -> None:
-        self._queue.put_nowait(item)
-
-    def close(self) -> None:
-        self._mirror._streams.discard(self)
-
-    def __aiter__(self) -> Updates:
-        return self
-
-    async def __anext__(self) -> Update:
-        item = await self._queue.get()
-        if isinstance(item, _End):
-            self.close()
-            raise StopAsyncIteration
-        return item
-
-    def __enter__(self) -> Updates:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-
-class GameMirror:
+class GameMirror(Feed[Update]):
     """One game as the server last described it.  The client library
     creates mirrors and feeds them; read their attributes, iterate their
     ``updates()`` or ``wait_until`` a condition.
@@ -104,6 +59,7 @@ class GameMirror:
     """
 
     def __init__(self, game_id: str, started: tc.GameStarted | None = None) -> None:
+        super().__init__()
         self.game_id = game_id
         self.started = started
         self.ready = False
@@ -121,11 +77,8 @@ class GameMirror:
         self.last_action: tc.ActionDone | None = None
         self.result: tc.GameOver | None = None
         self.stale = False
-        self.closed = False
         self.snapshots = 0
         self.gaps = 0
-        self._streams: set[Updates] = set()
-        self._changed = asyncio.Event()
 
     def __repr__(self) -> str:
         return f"<GameMirror {self.game_id} {self.game} seq={self.seq} {self.status}>"
@@ -137,23 +90,14 @@ class GameMirror:
         """True once the game can take no more actions (see the module docstring)."""
         return self.result is not None or self.status in FINAL_STATUSES
 
+    @property
+    def ended(self) -> bool:
+        """No more updates: ``game_over`` came or the client stopped following."""
+        return self.closed or self.result is not None
+
     def pile(self, name: str) -> tc.PileView:
         """One pile of the view (raises ``KeyError`` for an unknown name)."""
         return tc.PileView.model_validate(self.view["piles"][name])
-
-    def updates(self) -> Updates:
-        """A stream of every update from now on (see ``Updates``)."""
-        return Updates(self)
-
-    async def wait_until(self, predicate: Callable[[GameMirror], bool], timeout: float = 10.0) -> None:
-        """Return once ``predicate(self)`` holds (checked now and after each
-        update); raise ``TimeoutError`` after ``timeout`` seconds.
-
-        Example: ``await game.wait_until(lambda g: g.seq >= 5)``.
-        """
-        async with asyncio.timeout(timeout):
-            while not predicate(self):
-                await self._changed.wait()
 
     # ------------------------------------------------------------ feeding
 
@@ -190,17 +134,7 @@ class GameMirror:
         self.result = game_over
         self.status = game_over.result
         self._publish(game_over)
-        for stream in list(self._streams):
-            stream._push(_END)
-        self._streams.clear()
-
-    def close(self) -> None:
-        """The client stopped following this game: end every stream."""
-        self.closed = True
-        for stream in list(self._streams):
-            stream._push(_END)
-        self._streams.clear()
-        self._notify()
+        self._end_streams()
 
     def _gap(self) -> DiffOutcome:
         self.stale = True
@@ -213,12 +147,3 @@ class GameMirror:
         self.score = message.score
         self.legal = list(message.legal) if message.legal is not None else None
         self.clock = message.clock
-
-    def _publish(self, update: Update) -> None:
-        for stream in self._streams:
-            stream._push(update)
-        self._notify()
-
-    def _notify(self) -> None:
-        changed, self._changed = self._changed, asyncio.Event()
-        changed.set()

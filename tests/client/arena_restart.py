@@ -1,4 +1,5 @@
-"""A real server that can go down and come back on the same port."""
+"""A real server that can go down and come back on the same port, and a
+way to cut a player's connections from the server's side."""
 
 from __future__ import annotations
 
@@ -44,6 +45,16 @@ class RestartableServer:
         return self.running.hub
 
 
-
-
 ServerFactory = Callable[..., Awaitable[RestartableServer]]
+
+
+CLOSE_SERVICE_RESTART = 1012
+
+
+def drop_connections(arena: RestartableServer, player_id: str | None) -> None:
+    """Close, from the server's side, every connection of ``player_id``
+    (None: the anonymous ones), as a proxy or a crash would."""
+    peers = [peer for peer in arena.hub.peers if (peer.player.player_id if peer.player else None) == player_id]
+    assert peers, "nobody to disconnect"
+    for peer in peers:
+        peer.close(CLOSE_SERVICE_RESTART, "dropped by the test")

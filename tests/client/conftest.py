@@ -6,7 +6,9 @@ The server tests' helpers are reused, not copied: ``make_settings`` and
 the ``subprotocol`` fixture come from ``tests/server/conftest.py`` (loaded
 under its own module name, since pytest registers every conftest as
 ``conftest``), and ``WireClient`` from ``tests/server/arena_wire.py`` gives
-a raw, independent view of what the server says.
+a raw, independent view of what the server says.  The race tests'
+helpers (``tests/races/arena_races.py``: a pinned daily deal and the
+winning line of WordLink deal 1) are imported the same way, by path.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import AsyncIterator
 import pytest
 
 SERVER_TESTS = Path(__file__).resolve().parent.parent / "server"
+RACE_TESTS = SERVER_TESTS.parent / "races"
 
 
 def _server_test_helpers() -> ModuleType:
@@ -35,6 +38,8 @@ def _server_test_helpers() -> ModuleType:
 
 
 _helpers = _server_test_helpers()
+if str(RACE_TESTS) not in sys.path:
+    sys.path.insert(0, str(RACE_TESTS))
 make_settings = _helpers.make_settings
 subprotocol = _helpers.subprotocol
 

@@ -6,7 +6,7 @@ import asyncio
 import random
 
 import pytest
-from arena_restart import RestartableServer
+from arena_restart import RestartableServer, drop_connections
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.typing import Subprotocol
 
@@ -15,16 +15,6 @@ from protocol import MSGPACK_SUBPROTOCOL, ErrorCode, ServerMessage, codec_for
 from protocol import to_client as tc
 
 FAST = Backoff(first=0.05, cap=0.2)
-CLOSE_SERVICE_RESTART = 1012
-
-
-def drop_connections(arena: RestartableServer, player_id: str | None) -> None:
-    """Close, from the server's side, every connection of ``player_id``
-    (None: the anonymous ones), as a proxy or a crash would."""
-    peers = [peer for peer in arena.hub.peers if (peer.player.player_id if peer.player else None) == player_id]
-    assert peers, "nobody to disconnect"
-    for peer in peers:
-        peer.close(CLOSE_SERVICE_RESTART, "dropped by the test")
 
 
 async def play(client: ArenaClient, game_id: str, count: int) -> None:

@@ -1,0 +1,247 @@
+"""Races, the daily challenge and leaderboards through the client library,
+against a real server with a short countdown."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from arena_races import DEAL_1_DRAW_1_WIN, pin_daily_deal
+from arena_restart import RestartableServer, ServerFactory, drop_connections
+
+from client import (
+    ArenaClient,
+    Backoff,
+    BadOption,
+    ClientState,
+    Forbidden,
+    GameMirror,
+    HelloRequired,
+    InviteExpired,
+    RaceFull,
+    RaceMirror,
+    RaceNotFound,
+    RaceState,
+    UnknownGame,
+)
+from client.connection import MessageFilter
+from protocol import ServerMessage
+from protocol import to_client as tc
+
+COUNTDOWN = {"race_countdown_seconds": 1.0, "race_spectator_delay_seconds": 0.2}
+OPENING = 10
+SLOW_RECONNECT = Backoff(first=0.3, cap=0.3)
+
+
+def state_of(race: RaceMirror, client: ArenaClient) -> str | None:
+    racer = race.racer(client.player_id)
+    return racer.state if racer is not None else None
+
+
+def moves_of(race: RaceMirror, client: ArenaClient) -> int:
+    racer = race.racer(client.player_id)
+    return racer.moves if racer is not None else -1
+
+
+async def play(client: ArenaClient, board: GameMirror, moves: tuple[str, ...]) -> None:
+    for move in moves:
+        await client.move(board.game_id, move)
+
+
+async def test_a_race_between_two_clients_from_the_lobby_to_the_results_and_a_rematch(
+    arena_factory: ServerFactory, subprotocol: str
+) -> None:
+    arena = await arena_factory(**COUNTDOWN)
+    async with (
+        ArenaClient(arena.url, subprotocol=subprotocol, name="ann") as ann,
+        ArenaClient(arena.url, subprotocol=subprotocol, name="bob") as bob,
+        ArenaClient(arena.url, subprotocol=subprotocol, identify=False) as ted,
+    ):
+        race = await ann.create_race("klondike", {"draw": 1}, deal=1)
+        code = race.code
+        assert code is not None and len(code) == 8
+        assert (race.event, race.phase, [r.name for r in race.racers]) == ("created", "lobby", ["ann"])
+        assert ann.races == {race.race_id: race} and race.countdown_ms() is None
+
+        joined = await bob.join_race(f"{code[:4]}-{code[4:]}".lower())
+        assert joined.race_id == race.race_id and [r.name for r in joined.racers] == ["ann", "bob"]
+        await race.wait_until(lambda r: len(r.racers) == 2)
+        assert race.event == "joined"
+        watched = await ted.watch_race(race.race_id)
+        assert watched.code is None and watched.event == "snapshot" and watched.ready
+
+        with joined.updates() as bobs_stream:
+            await ann.start_race(race.race_id)
+            assert race.phase == "countdown" and 0 < (race.countdown_ms() or 0) <= 1000
+            await joined.wait_until(lambda r: r.phase == "countdown")
+            bobs_game = joined.game_of(bob.player_id)
+            assert bobs_game is not None
+            with pytest.raises(RaceState):
+                await bob.move(bobs_game, "draw")
+
+            boards = await asyncio.gather(ann.race_board(race.race_id, 5), bob.race_board(race.race_id, 5))
+            anns_board, bobs_board = boards
+            assert anns_board.seq == bobs_board.seq == 0 and anns_board.view == bobs_board.view
+            assert anns_board.clock is not None and race.info is not None
+            assert anns_board.clock.started_ms == race.info.starts_at and race.countdown_ms() == 0
+            with pytest.raises(Forbidden):
+                await bob.watch(anns_board.game_id)
+
+            await play(ann, anns_board, DEAL_1_DRAW_1_WIN[:OPENING])
+            await joined.wait_until(lambda r: moves_of(r, ann) == OPENING)
+            rival = joined.racer(ann.player_id)
+            assert rival is not None and rival.foundation == anns_board.counters["foundation"] > 0
+
+            await bob.resign(bobs_board.game_id)
+            await race.wait_until(lambda r: state_of(r, bob) == "resigned")
+            await bobs_board.wait_until(lambda b: b.result is not None)
+            assert bobs_board.result is not None and bobs_board.result.deal is None, "the deal stays secret"
+
+            await play(ann, anns_board, DEAL_1_DRAW_1_WIN[OPENING:])
+            await watched.wait_until(lambda r: r.finished)
+            seen = [update async for update in bobs_stream]
+
+        table = [(row.place, row.name, row.result, row.moves) for row in watched.results or []]
+        assert table == [(1, "ann", "won", len(DEAL_1_DRAW_1_WIN)), (None, "bob", "resigned", 0)]
+        await race.wait_until(lambda r: r.finished)
+        await joined.wait_until(lambda r: r.finished)
+        assert race.results == joined.results == watched.results and watched.info is not None
+        assert watched.info.deal == 1
+        assert isinstance(seen[-1], tc.Race) and seen[-1].event == "finished"
+        anns_moves = [u.racer.moves for u in seen if isinstance(u, tc.RaceProgress) and u.racer.name == "ann"]
+        assert anns_moves == sorted(anns_moves) and set(anns_moves) == set(range(1, len(DEAL_1_DRAW_1_WIN) + 1))
+
+        history = await bob.list_races()
+        assert [(info.race_id, info.phase) for info in history] == [(race.race_id, "finished")]
+
+        again = await bob.rematch(race.race_id)
+        assert again.race_id != race.race_id and again.code not in (None, code) and again.phase == "lobby"
+        assert again.info is not None and again.info.host.name == "bob" and again.info.deal_kind == "winnable"
+        assert [r.name for r in again.racers] == ["bob", "ann"]
+        await race.wait_until(lambda r: r.rematch == again.race_id)
+        same = await ann.rematch(race.race_id)
+        assert same.race_id == again.race_id and ann.races[again.race_id] is same
+
+
+async def test_race_refusals_raise_the_class_of_their_code_and_change_nothing(arena_factory: ServerFactory) -> None:
+    arena = await arena_factory(race_limit=2, **COUNTDOWN)
+    async with (
+        ArenaClient(arena.url, name="ann") as ann,
+        ArenaClient(arena.url, name="bob") as bob,
+        ArenaClient(arena.url, name="cat") as cat,
+        ArenaClient(arena.url, identify=False) as anonymous,
+    ):
+        race = await ann.create_race("klondike", {"draw": 1}, deal="winnable")
+        assert race.code is not None
+        with pytest.raises(RaceNotFound):
+            await bob.join_race("ZZZZZZZZ")
+        with pytest.raises(RaceNotFound):
+            await bob.watch_race("r_nothing_here")
+        with pytest.raises(HelloRequired):
+            await anonymous.join_race(race.code)
+        with pytest.raises(RaceState):
+            await ann.rematch(race.race_id)
+        with pytest.raises(UnknownGame):
+            await ann.create_race("no-such-game")
+        with pytest.raises(BadOption):
+            await ann.create_race("klondike", {"draw": 2})
+        await bob.join_race(race.code)
+        with pytest.raises(RaceFull):
+            await cat.join_race(race.code)
+        with pytest.raises(Forbidden):
+            await bob.start_race(race.race_id)
+        assert (race.phase, [r.name for r in race.racers]) == ("lobby", ["ann", "bob"])
+
+        await ann.start_race(race.race_id)
+        with pytest.raises(RaceState):
+            await ann.start_race(race.race_id)
+        with pytest.raises(RaceState):
+            await cat.join_race(race.code)
+        with pytest.raises(RaceState):
+            await cat.watch(race.game_of(ann.player_id) or "")
+        assert race.phase == "countdown" and [r.name for r in race.racers] == ["ann", "bob"]
+
+
+async def test_an_expired_invite_is_refused_with_its_own_class(arena_factory: ServerFactory) -> None:
+    arena = await arena_factory(race_invite_seconds=1)
+    async with ArenaClient(arena.url, name="ann") as ann, ArenaClient(arena.url, name="bob") as bob:
+        race = await ann.create_race("chequers", deal="winnable")
+        await asyncio.sleep(1.05)
+        with pytest.raises(InviteExpired):
+            await bob.join_race(race.code or "")
+        assert [r.name for r in race.racers] == ["ann"]
+
+
+async def test_racers_and_spectators_follow_the_race_again_after_a_dropped_connection(
+    arena_factory: ServerFactory,
+) -> None:
+    arena = await arena_factory(race_countdown_seconds=0.3)
+    addressed: dict[str, list[object]] = {"bob": [], "ted": [], "sue": []}
+
+    def note_race_snapshots(who: str) -> MessageFilter:
+        def note(message: ServerMessage) -> bool:
+            if isinstance(message, tc.Race) and message.event == "snapshot":
+                addressed[who].append(message.id)
+            return True
+
+        return note
+
+    async with (
+        ArenaClient(arena.url, name="ann") as ann,
+        ArenaClient(arena.url, name="bob", backoff=SLOW_RECONNECT, message_filter=note_race_snapshots("bob")) as bob,
+        ArenaClient(arena.url, identify=False, backoff=SLOW_RECONNECT, message_filter=note_race_snapshots("ted")) as ted,
+        ArenaClient(arena.url, name="sue", backoff=SLOW_RECONNECT, message_filter=note_race_snapshots("sue")) as sue,
+    ):
+        race = await ann.create_race("klondike", {"draw": 1}, deal=1)
+        bobs_race = await bob.join_race(race.code or "")
+        teds_race, sues_race = await ted.watch_race(race.race_id), await sue.watch_race(race.race_id)
+        await ann.start_race(race.race_id)
+        anns_board, bobs_board = await asyncio.gather(ann.race_board(race.race_id, 5), bob.race_board(race.race_id, 5))
+        await play(bob, bobs_board, DEAL_1_DRAW_1_WIN[:2])
+
+        with race.updates() as anns_stream:
+            for player_id in (bob.player_id, None, sue.player_id):
+                drop_connections(arena, player_id)
+            await asyncio.gather(*(c.wait_state(ClientState.RECONNECTING) for c in (bob, ted, sue)))
+            await asyncio.gather(*(c.wait_open() for c in (bob, ted, sue)))
+            assert bob.races[race.race_id] is bobs_race and bob.games[bobs_board.game_id] is bobs_board
+            assert bobs_race.board is bobs_board and bobs_board.seq == 2
+            await play(bob, bobs_board, DEAL_1_DRAW_1_WIN[2:3])
+            bobs_states = []
+            async for update in anns_stream:
+                if isinstance(update, tc.RaceProgress) and update.racer.name == "bob":
+                    bobs_states.append((update.racer.state, update.racer.moves))
+                    if update.racer.moves == 3:
+                        break
+        assert bobs_states[0] == ("disconnected", 2) and bobs_states[-2:] == [("playing", 2), ("playing", 3)]
+        for mirror in (teds_race, sues_race):
+            await mirror.wait_until(lambda r: moves_of(r, bob) == 3)
+            assert mirror.snapshots == 2
+        assert addressed["bob"] == [None], "hello itself followed the racer's race again (join said joined)"
+        assert all(isinstance(addressed[who][-1], int) for who in ("ted", "sue")), "spectators sent watch_race"
+
+
+async def test_daily_lists_todays_commitments_and_a_ranked_win_enters_the_leaderboard(arena: RestartableServer) -> None:
+    today = datetime.now(timezone.utc).date()
+    await pin_daily_deal(arena.store, today)
+    async with ArenaClient(arena.url, name="ann") as ann:
+        info = await ann.daily(game="klondike")
+        assert info.date == info.today == today.isoformat()
+        assert {deal.options.get("draw") for deal in info.deals} == {1, 3}
+        assert all(deal.deal is None and len(deal.commitment) == 64 for deal in info.deals)
+        with pytest.raises(Forbidden):
+            await ann.daily(today + timedelta(days=2))
+        with pytest.raises(BadOption):
+            await ann.daily("2026-02-30")
+
+        game = await ann.new_game("klondike", deal="daily", options={"draw": 1})
+        assert game.started is not None and game.started.ranked
+        await play(ann, game, DEAL_1_DRAW_1_WIN)
+        assert game.status == "won"
+        page = await ann.leaderboard("klondike", {"draw": 1}, today)
+        assert [(e.rank, e.name, e.moves) for e in page.entries] == [(1, "ann", len(DEAL_1_DRAW_1_WIN))]
+        assert page.me is not None and page.me.rank == 1 and page.date == today.isoformat()
+        assert (await ann.leaderboard("klondike", {"draw": 3})).entries == []
+        with pytest.raises(BadOption):
+            await ann.leaderboard("klondike", {"draw": 2})
