@@ -356,7 +356,9 @@ class Hub:
         except EngineError as error:
             raise from_engine(error) from None
         practice = message.practice or message.position is not None or bool(game.options.get("practice"))
-        ranked = record is not None and not practice and await claim_ranked(self.store, record, player.player_id, game_id)
+        ranked = record is not None and not practice and await claim_ranked(
+            self.store, self.settings, record, player.player_id, game_id, now
+        )
         await self.abandon_beyond_limit(player.player_id)
         header = SessionHeader(
             game_id=game_id,

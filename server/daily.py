@@ -156,10 +156,16 @@ async def past_record(store: Store, game_id: str, variant: str, day: date) -> Da
     return DailyRecord.from_dict(found) if found is not None else None
 
 
-async def claim_ranked(store: Store, record: DailyRecord, player_id: str, game_id: str) -> bool:
+async def claim_ranked(
+    store: Store, settings: Settings, record: DailyRecord, player_id: str, game_id: str, now_ms: int
+) -> bool:
     """Claim ``game_id`` as the player's ranked attempt at ``record``'s deal;
-    True for the first claim only (see the module docstring)."""
-    owner = await store.setting(f"ranked/{record.key}/{player_id}", game_id)
+    True for the first claim only (see the module docstring).  The claim
+    expires when the day's leaderboard closes: no win is ranked after that,
+    and a claim per player and day must not pile up in the store forever."""
+    closes_ms = reveals_at(date.fromisoformat(record.date), settings)
+    keep_seconds = max(1, (closes_ms - now_ms) // 1000 + 1)
+    owner = await store.setting(f"ranked/{record.key}/{player_id}", game_id, keep_seconds=keep_seconds)
     return owner == game_id
 
 

@@ -395,7 +395,7 @@ class RaceDesk(RaceRooms):
         """A racer's game of the race, stored (claiming the daily ranked
         attempt for a daily race), not yet playable."""
         game_id = new_id("g_")
-        ranked = record is not None and await claim_ranked(self._store, record, racer_id, game_id)
+        ranked = record is not None and await claim_ranked(self._store, self.hub.settings, record, racer_id, game_id, now)
         await self.hub.abandon_beyond_limit(racer_id)
         game = engine.new_game(state.game, deal, **state.options)
         header = SessionHeader(

@@ -247,9 +247,14 @@ class Store(ABC):
     # ---------------------------------------------------------------- settings
 
     @abstractmethod
-    async def setting(self, name: str, default: str) -> str:
+    async def setting(self, name: str, default: str, keep_seconds: int | None = None) -> str:
         """The stored value of ``name``, storing ``default`` first if none
-        is set, atomically, so every process agrees on one value."""
+        is set, atomically, so every process agrees on one value.
+
+        ``keep_seconds`` makes a value stored by this call expire, for
+        first-writer-wins facts that stop mattering (a ranked claim after
+        its day's leaderboard is gone); an existing value keeps its own
+        lifetime."""
 
     # ---------------------------------------------------------------- documents
 

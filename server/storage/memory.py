@@ -54,6 +54,7 @@ class _MemorySubscription(Subscription):
 
 
 DOCUMENT_EXPIRY = "document:"
+SETTING_EXPIRY = "setting"
 
 
 class MemoryStore(Store):
@@ -85,6 +86,8 @@ class MemoryStore(Store):
                 self._logs.pop(key, None)
             elif kind == "board":
                 self._boards.pop(key, None)
+            elif kind == SETTING_EXPIRY:
+                self._settings.pop(key, None)
             else:
                 self._documents.pop((kind.removeprefix(DOCUMENT_EXPIRY), key), None)
             return False
@@ -207,8 +210,13 @@ class MemoryStore(Store):
                 return self._entry(i + 1, pid, data)
         return None
 
-    async def setting(self, name: str, default: str) -> str:
-        return self._settings.setdefault(name, default)
+    async def setting(self, name: str, default: str, keep_seconds: int | None = None) -> str:
+        if self._alive(SETTING_EXPIRY, name) and name in self._settings:
+            return self._settings[name]
+        self._settings[name] = default
+        if keep_seconds is not None:
+            self._expires[(SETTING_EXPIRY, name)] = self._clock() + keep_seconds
+        return default
 
     async def put_document(self, kind: str, key: str, value: dict[str, Any], keep_seconds: int | None = None) -> None:
         self._documents[(kind, key)] = copy.deepcopy(value)

@@ -398,9 +398,9 @@ class RedisStore(Store):
     # ------------------------------------------------------------ settings
 
     @guarded
-    async def setting(self, name: str, default: str) -> str:
+    async def setting(self, name: str, default: str, keep_seconds: int | None = None) -> str:
         async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.set(self._key("setting", name), default, nx=True)
+            pipe.set(self._key("setting", name), default, nx=True, ex=keep_seconds)
             pipe.get(self._key("setting", name))
             _, value = await pipe.execute()
         return _text(value)

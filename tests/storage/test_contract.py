@@ -390,6 +390,16 @@ async def test_concurrent_processes_agree_on_one_setting(backend: Backend) -> No
     assert len(set(values)) == 1 and values[0].startswith("candidate-")
 
 
+async def test_a_setting_stored_with_a_lifetime_expires_and_can_be_claimed_again(backend: Backend) -> None:
+    store = backend.store
+    assert await store.setting("ranked/day/p1", "g_first", keep_seconds=1) == "g_first"
+    assert await store.setting("ranked/day/p1", "g_second", keep_seconds=1) == "g_first"
+    assert await store.setting("forever", "kept") == "kept"
+    await backend.advance(1.2)
+    assert await store.setting("ranked/day/p1", "g_third", keep_seconds=1) == "g_third"
+    assert await store.setting("forever", "other") == "kept"
+
+
 # ---------------------------------------------------------------- documents
 
 
