@@ -22,3 +22,15 @@ export function formatTime(ms) {
   const pad = (n) => String(n).padStart(2, "0");
   return hours ? `${hours}:${pad(minutes % 60)}:${pad(seconds % 60)}` : `${minutes}:${pad(seconds % 60)}`;
 }
+
+// "1:02.4": a time that ranks, where tenths of a second decide.
+export function formatPreciseTime(ms) {
+  return `${formatTime(ms)}.${Math.floor((ms % 1000) / 100)}`;
+}
+
+// "15 s", "1.5 s": whole seconds from ten up, halves below.
+export function formatSeconds(ms) {
+  const seconds = ms / 1000;
+  const shown = seconds >= 10 ? Math.round(seconds) : Math.round(seconds * 2) / 2;
+  return `${shown} s`;
+}

@@ -1,12 +1,17 @@
-// The lobby: choose a game, its options and a deal; see your live games;
-// watch other people's live games.  Races and daily leaderboards join
-// here once the protocol has their messages (issue 6).
+// The lobby: choose a game, its options and a deal; race friends on it
+// (create a race, or join one by its invite code); see your live games
+// and your last races; watch other people's live games or a race by its
+// link; read the daily leaderboards.
 
 import { h } from "./dom.js";
 import { GAMES, describeOptions, gameTitle } from "./games.js";
+import { LeaderboardPanel } from "./leaderboard.js";
+import { resultWords } from "./races.js";
 
 const CHOICES_KEY = "arena.lobby";
 const DEAL_LABELS = { random: "Random deal", winnable: "Winning deal", daily: "Daily challenge", number: "Deal number" };
+const RACE_DEALS = [["daily", "Today's daily deal"], ["winnable", "A winnable deal"]];
+const RACE_PHASE_WORDS = { lobby: "not started", expired: "invite expired", countdown: "starting", running: "running", finished: "finished" };
 
 function loadChoices() {
   try {
@@ -20,25 +25,30 @@ export class Lobby {
   constructor(root, actions) {
     this.root = root;
     this.actions = actions;
-    this.choices = { game: "klondike", deal: "random", number: 1, options: {}, ...loadChoices() };
+    this.choices = { game: "klondike", deal: "random", number: 1, options: {}, raceDeal: "daily", ...loadChoices() };
     if (!GAMES[this.choices.game]) this.choices.game = "klondike";
     this.liveGames = null;
+    this.races = null;
     this.welcome = null;
+    this.raceCode = "";
+    this.leaderboard = new LeaderboardPanel(actions.request);
   }
 
   saveChoices() {
     localStorage.setItem(CHOICES_KEY, JSON.stringify(this.choices));
   }
 
-  show({ welcome, liveGames }) {
+  show({ welcome, liveGames, races }) {
     this.welcome = welcome;
     this.liveGames = liveGames;
+    this.races = races;
     this.render();
   }
 
   render() {
     this.root.replaceChildren(h("div", { class: "lobby" },
-      this.namePanel(), this.newGamePanel(), this.myGamesPanel(), this.livePanel()));
+      this.namePanel(), this.newGamePanel(), this.racePanel(), this.myGamesPanel(), this.livePanel(),
+      this.leaderboard.node));
   }
 
   namePanel() {
@@ -96,15 +106,58 @@ export class Lobby {
     return h("label", { class: "choice" }, "Deal", select, number);
   }
 
-  start(dealKind = this.choices.deal) {
+  // The chosen game's options as the lobby shows them.
+  chosenOptions() {
     const gameId = this.choices.game;
     const options = {};
     for (const option of GAMES[gameId].lobbyOptions) {
       const value = this.choices.options[gameId]?.[option.name];
       options[option.name] = option.toggle ? Boolean(value) : (value ?? option.choices[0][0]);
     }
+    return options;
+  }
+
+  start(dealKind = this.choices.deal) {
     const deal = dealKind === "number" ? Math.trunc(Number(this.choices.number)) : dealKind;
-    this.actions.start({ game: gameId, deal, options });
+    this.actions.start({ game: this.choices.game, deal, options: this.chosenOptions() });
+  }
+
+  // Race friends on the game and options chosen above.
+  racePanel() {
+    const game = GAMES[this.choices.game];
+    const deal = h("select", { id: "race-deal", onchange: (event) => { this.choices.raceDeal = event.target.value; this.saveChoices(); } },
+      RACE_DEALS.map(([value, label]) => h("option", { value }, label)));
+    deal.value = this.choices.raceDeal;
+    const code = h("input", { id: "race-code", value: this.raceCode, maxlength: 20, autocomplete: "off",
+      autocapitalize: "characters", spellcheck: "false", placeholder: "Invite code, e.g. FWRD-BTKR",
+      "aria-label": "Invite code", oninput: (event) => { this.raceCode = event.target.value; } });
+    const create = () => this.actions.createRace({ game: this.choices.game, options: this.chosenOptions(), deal: deal.value });
+    return h("section", { class: "panel races" },
+      h("h2", {}, "Race friends"),
+      h("p", { class: "note" }, `Everyone plays the same ${game.title} deal with the options above; the fastest win takes it.`),
+      h("div", { class: "options" },
+        h("label", { class: "choice" }, "Deal", deal),
+        h("button", { type: "button", id: "create-race", class: "primary", onclick: create }, "Create a race")),
+      h("form", { class: "join-race", onsubmit: (event) => {
+        event.preventDefault();
+        const text = code.value.trim();
+        if (text) this.actions.joinRace(text);
+      } }, code, h("button", { type: "submit", id: "join-race" }, "Join race")),
+      this.raceHistory());
+  }
+
+  raceHistory() {
+    if (!this.races?.length) return null;
+    const myId = this.welcome?.player_id;
+    return h("div", { class: "race-history" }, h("h3", {}, "Your races"),
+      h("ul", { class: "games", id: "race-history" }, this.races.map((race) => {
+        const mine = race.results?.find((row) => row.player_id === myId);
+        const outcome = mine ? (mine.place ? `place ${mine.place}` : resultWords(mine.result)) : RACE_PHASE_WORDS[race.phase];
+        return h("li", {},
+          h("span", {}, h("strong", {}, race.title), ` with ${race.racers.map((racer) => racer.name).join(", ")}`,
+            h("small", {}, ` · ${outcome}`)),
+          h("button", { type: "button", dataset: { race: race.race_id }, onclick: () => this.actions.openRace(race.race_id) }, "Open"));
+      })));
   }
 
   myGamesPanel() {
@@ -130,7 +183,7 @@ export class Lobby {
           h("button", { type: "button", dataset: { watch: summary.game_id },
             onclick: () => this.actions.watch(summary.game_id) }, "Watch"))))
         : h("p", { class: "note" }, "Nobody else is playing right now.");
-    const idInput = h("input", { id: "watch-id", placeholder: "Game id, e.g. g_…", "aria-label": "Game id to watch" });
+    const idInput = h("input", { id: "watch-id", placeholder: "Game id (g_…) or race link", "aria-label": "Game id or race link to watch" });
     return h("section", { class: "panel live" },
       h("h2", {}, "Live games"),
       h("button", { type: "button", class: "refresh", onclick: () => this.actions.refresh() }, "Refresh"),
@@ -138,7 +191,9 @@ export class Lobby {
       h("form", { class: "watch-by-id", onsubmit: (event) => {
         event.preventDefault();
         const id = idInput.value.trim();
-        if (id) this.actions.watch(id);
+        const race = /(?:^|#race\/)(r_[^/?#\s]+)$/.exec(id);
+        if (race) this.actions.openRace(decodeURIComponent(race[1]));
+        else if (id) this.actions.watch(id);
       } }, idInput, h("button", { type: "submit" }, "Watch")));
   }
 }

@@ -1,10 +1,16 @@
-// The page: one connection, the games it mirrors, and which screen shows.
+// The page: one connection, the games and races it mirrors, and which
+// screen shows.
 //
-// Screens follow the address: `#lobby`, `#play/<game id>` (your game) and
-// `#watch/<game id>` (someone else's, read-only), so a reload or a shared
-// link lands on the same game.  After every (re)connection the server
-// sends a snapshot of each of your live games; a watched game is asked
-// for again.  A diff that skips a number triggers a resync.
+// Screens follow the address: `#lobby`, `#play/<game id>` (your game),
+// `#watch/<game id>` (someone else's, read-only) and `#race/<race id>`, so
+// a reload or a shared link lands on the same game or race.  After every
+// (re)connection the server sends a snapshot of each of your live games
+// and of each unfinished race you race in; a watched game or race is
+// asked for again.  A diff that skips a number triggers a resync.
+//
+// A race you only watch is followed while its screen or one of its
+// racers' boards shows, and unwatched when you go elsewhere; a race you
+// race in is never unwatched (the server would mark you disconnected).
 
 import { Connection, serverUrl } from "./connection.js";
 import { CLOSE_SENTENCES, errorSentence } from "./errors.js";
@@ -12,6 +18,9 @@ import { GAMES } from "./games.js";
 import { Lobby } from "./lobby.js";
 import { Mirror } from "./mirror.js";
 import { GameScreen } from "./play.js";
+import { RaceScreen } from "./race.js";
+import { RaceModel } from "./races.js";
+import { ServerClock } from "./servertime.js";
 import { bindSettingsDialog, loadSettings } from "./settings.js";
 
 const DEALS_KEY = "arena.deals";
@@ -22,7 +31,12 @@ class App {
     this.connection = new Connection(serverUrl(window.location));
     this.settings = loadSettings();
     this.mirrors = new Map();
+    this.races = new Map();
+    this.delays = new Map();
+    this.serverClock = new ServerClock();
+    this.spectatedRace = null;
     this.liveGames = null;
+    this.raceHistory = null;
     this.screen = null;
     this.route = null;
     this.main = document.getElementById("screen");
@@ -34,7 +48,11 @@ class App {
       start: (request) => this.startGame(request),
       watch: (gameId) => { window.location.hash = `#watch/${gameId}`; },
       resume: (gameId) => { window.location.hash = `#play/${gameId}`; },
-      refresh: () => this.refreshLiveGames(),
+      refresh: () => this.refreshLobby(),
+      createRace: (request) => this.createRace(request),
+      joinRace: (code) => this.joinRace(code),
+      openRace: (raceId) => this.openRace(raceId),
+      request: (message) => this.request(message),
     });
     this.listen();
     bindSettingsDialog(document, this.settings, () => this.screen?.relayout?.());
@@ -66,10 +84,12 @@ class App {
   listen() {
     const connection = this.connection;
     connection.on("welcome", (welcome) => {
+      this.serverClock.reset();
+      this.serverClock.sample(welcome.server_time);
       this.banner.textContent = `Playing as ${welcome.name}`;
       this.banner.dataset.state = "online";
-      this.refetchShownGame();
-      if (this.route.kind === "lobby") this.refreshLiveGames();
+      this.refetchShown();
+      if (this.route.kind === "lobby") this.refreshLobby();
     });
     connection.on("offline", ({ code, retryMs }) => {
       const why = CLOSE_SENTENCES[code] ? `${CLOSE_SENTENCES[code]} ` : "";
@@ -79,6 +99,7 @@ class App {
     connection.on("snapshot", (snapshot) => {
       const mirror = new Mirror(snapshot);
       this.mirrors.set(snapshot.game_id, mirror);
+      this.measureDelay(mirror);
       this.showIfCurrent(mirror);
     });
     connection.on("diff", (diff) => {
@@ -88,27 +109,82 @@ class App {
       if (outcome === "gap") {
         this.request({ type: "resync", game_id: diff.game_id }).catch((error) => this.toast(errorSentence(error)));
       } else if (outcome === "applied") {
+        this.measureDelay(mirror);
         this.showIfCurrent(mirror);
       }
     });
     connection.on("game_over", (message) => {
-      if (this.isCurrent(message.game_id)) this.screen.gameOver(message);
+      this.gameScreenFor(message.game_id)?.gameOver(message);
     });
+    connection.on("race", (message) => {
+      this.serverClock.sample(message.server_time);
+      const known = this.races.get(message.race.race_id);
+      if (known) known.update(message.race, message.server_time);
+      else this.races.set(message.race.race_id, new RaceModel(message.race, message.server_time));
+      this.showRaceIfCurrent(message.race.race_id);
+    });
+    connection.on("race_progress", (message) => {
+      this.serverClock.sample(message.server_time);
+      const model = this.races.get(message.race_id);
+      if (!model) return;
+      model.progress(message.racer, message.server_time);
+      this.showRaceIfCurrent(message.race_id);
+    });
+    connection.on("pong", (message) => this.serverClock.sample(message.server_time));
     connection.on("error", (error) => this.toast(errorSentence(error)));
   }
 
-  isCurrent(gameId) {
-    return this.route.kind !== "lobby" && this.route.gameId === gameId && this.screen instanceof GameScreen;
+  // The game screen showing `gameId` now (on its own or inside a race), or null.
+  gameScreenFor(gameId) {
+    return this.screen?.gameScreenFor?.(gameId) ?? null;
   }
 
   showIfCurrent(mirror) {
-    if (this.isCurrent(mirror.gameId)) this.screen.update(mirror);
+    this.gameScreenFor(mirror.gameId)?.update(mirror);
   }
 
-  // After (re)connecting: your own live games come by themselves; any
-  // other shown game is asked for.
-  refetchShownGame() {
+  showRaceIfCurrent(raceId) {
+    const model = this.races.get(raceId);
+    if (this.screen instanceof RaceScreen && this.screen.raceId === raceId) {
+      this.screen.update(model);
+    } else if (this.screen instanceof GameScreen && this.screen.mirror && model.ownerOfGame(this.screen.mirror.gameId)) {
+      this.screen.relayout();
+    }
+  }
+
+  raceOfGame(gameId) {
+    for (const model of this.races.values()) {
+      if (model.ownerOfGame(gameId)) return model;
+    }
+    return null;
+  }
+
+  // How far behind the server shows a rival's race board: the server's
+  // now minus the moment the board's clock was read.  A board read
+  // before the start says less than the delay, so the largest estimate
+  // wins.  Null for boards shown live.
+  measureDelay(mirror) {
+    const race = this.raceOfGame(mirror.gameId);
+    const clock = mirror.clock;
+    if (!race || mirror.owner.player_id === this.playerId() || clock.started_ms == null || clock.finished_ms != null) return;
+    if (race.phase(this.serverClock.now()) !== "running") return;
+    const behind = Math.max(0, this.serverClock.now() - clock.started_ms - clock.elapsed_ms);
+    this.delays.set(mirror.gameId, Math.max(this.delays.get(mirror.gameId) ?? 0, behind));
+  }
+
+  delayOf(gameId) {
+    return this.delays.get(gameId) ?? null;
+  }
+
+  // After (re)connecting: your own live games and races come by
+  // themselves; any other shown game or race is asked for.
+  refetchShown() {
     const route = this.route;
+    if (route.kind === "race") {
+      this.followRace(route.raceId);
+      return;
+    }
+    if (this.spectatedRace) this.followRace(this.spectatedRace);
     if (route.kind === "lobby") return;
     const own = this.connection.welcome.games.some((summary) => summary.game_id === route.gameId);
     if (!own) this.watch(route.gameId);
@@ -127,38 +203,112 @@ class App {
   // ------------------------------------------------------------ screens
 
   follow() {
-    const match = /^#(play|watch)\/(.+)$/.exec(window.location.hash);
+    const match = /^#(play|watch|race)\/(.+)$/.exec(window.location.hash);
     const previous = this.route;
-    this.route = match ? { kind: match[1], gameId: decodeURIComponent(match[2]) } : { kind: "lobby" };
+    this.route = parseRoute(match);
     if (previous?.kind === "watch" && previous.gameId !== this.route.gameId && this.connection.online) {
       this.request({ type: "unwatch", game_id: previous.gameId }).catch(() => {});
       this.mirrors.delete(previous.gameId);
+      this.delays.delete(previous.gameId);
     }
+    this.leaveSpectatedRace();
     this.screen?.destroy?.();
     if (this.route.kind === "lobby") {
       this.screen = this.lobby;
-      this.lobby.show({ welcome: this.connection.welcome, liveGames: this.liveGames });
-      if (this.connection.online) this.refreshLiveGames();
+      this.showLobby();
+      if (this.connection.online) this.refreshLobby();
       return;
     }
-    this.screen = new GameScreen(this.main, this);
+    if (this.route.kind === "race") {
+      this.screen = new RaceScreen(this.main, this, this.route.raceId);
+      const model = this.races.get(this.route.raceId);
+      if (model) this.screen.update(model);
+      if (this.connection.online) this.followRace(this.route.raceId);
+      return;
+    }
+    this.screen = new GameScreen(this.main, this, { gameId: this.route.gameId });
     const mirror = this.mirrors.get(this.route.gameId);
     if (mirror) this.screen.update(mirror);
     else if (this.connection.online) this.watch(this.route.gameId);
+  }
+
+  // Stop following a race you only watched once neither it nor one of
+  // its boards shows.
+  leaveSpectatedRace() {
+    const raceId = this.spectatedRace;
+    if (!raceId) return;
+    const route = this.route;
+    const stays = (route.kind === "race" && route.raceId === raceId)
+      || (route.kind === "watch" && this.raceOfGame(route.gameId)?.raceId === raceId);
+    if (stays) return;
+    this.spectatedRace = null;
+    if (this.races.get(raceId)?.isRacer(this.playerId())) return;
+    this.races.delete(raceId);
+    if (this.connection.online) this.request({ type: "unwatch_race", race_id: raceId }).catch(() => {});
   }
 
   toLobby() {
     window.location.hash = "#lobby";
   }
 
-  async refreshLiveGames() {
+  showLobby() {
+    this.lobby.show({ welcome: this.connection.welcome, liveGames: this.liveGames, races: this.raceHistory });
+  }
+
+  async refreshLobby() {
+    const [games, races] = await Promise.allSettled([
+      this.request({ type: "list_games" }),
+      this.request({ type: "list_races", limit: 5 }),
+      this.lobby.leaderboard.refresh(),
+    ]);
+    if (games.status === "fulfilled") this.liveGames = games.value.games;
+    if (races.status === "fulfilled") this.raceHistory = races.value.races;
+    const failed = [games, races].find((outcome) => outcome.status === "rejected" && outcome.reason.code !== "offline");
+    if (failed) this.toast(errorSentence(failed.reason));
+    if (this.route.kind === "lobby") this.showLobby();
+  }
+
+  // ------------------------------------------------------------ races
+
+  openRace(raceId) {
+    window.location.hash = `#race/${encodeURIComponent(raceId)}`;
+  }
+
+  // A racer's board from the race screen: shown live to the racer, late
+  // to spectators while the race runs.
+  watchRaceBoard(gameId) {
+    window.location.hash = `#watch/${gameId}`;
+  }
+
+  async followRace(raceId) {
     try {
-      const reply = await this.request({ type: "list_games" });
-      this.liveGames = reply.games;
+      const reply = await this.request({ type: "watch_race", race_id: raceId });
+      if (!reply.race.racers.some((racer) => racer.player_id === this.playerId())) this.spectatedRace = raceId;
     } catch (error) {
-      if (error.code !== "offline") this.toast(errorSentence(error));
+      if (error.code === "offline") return;
+      this.toast(errorSentence(error));
+      this.toLobby();
     }
-    if (this.route.kind === "lobby") this.lobby.show({ welcome: this.connection.welcome, liveGames: this.liveGames });
+  }
+
+  async createRace({ game, options, deal }) {
+    const meta = GAMES[game];
+    const settingsOptions = meta.settingsOptions ? meta.settingsOptions(this.settings) : {};
+    try {
+      const reply = await this.request({ type: "create_race", game, deal, options: { ...options, ...settingsOptions } });
+      this.openRace(reply.race.race_id);
+    } catch (error) {
+      this.toast(errorSentence(error));
+    }
+  }
+
+  async joinRace(code) {
+    try {
+      const reply = await this.request({ type: "join_race", code });
+      this.openRace(reply.race.race_id);
+    } catch (error) {
+      this.toast(errorSentence(error));
+    }
   }
 
   // ------------------------------------------------------------ starting games
@@ -230,6 +380,12 @@ class App {
 
 // The options a player chose for this game (without the ones that come
 // from settings, which startGame adds afresh).
+function parseRoute(match) {
+  if (!match) return { kind: "lobby" };
+  const id = decodeURIComponent(match[2]);
+  return match[1] === "race" ? { kind: "race", raceId: id } : { kind: match[1], gameId: id };
+}
+
 function lobbyOptions(mirror) {
   const meta = GAMES[mirror.game];
   const options = {};

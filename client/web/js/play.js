@@ -5,9 +5,15 @@
 // Every action goes to the server and the board redraws only from the
 // snapshot and diffs that come back, so the player, every spectator and a
 // reloaded page all see the same game.
+//
+// A race game is the same screen with race manners: no New deal or Game
+// Options (everyone plays the one deal), a Resign button, no result
+// dialog (the race screen has the results table), and for a spectator
+// while the race runs a note that the server shows this board late.  The
+// race screen embeds it for the racer's own board (`embedded`).
 
 import { Board } from "./board.js";
-import { h, formatTime } from "./dom.js";
+import { h, formatSeconds, formatTime } from "./dom.js";
 import { errorSentence } from "./errors.js";
 import { GAMES, describeOptions, parseMove } from "./games.js";
 import { play } from "./sound.js";
@@ -15,13 +21,17 @@ import { play } from "./sound.js";
 const AUTO_HINT_AFTER_MS = 5000;
 const HINT_SHOWN_MS = 4000;
 const NARROW_PX = 600;
+const RESIGN_CONFIRM_MS = 4000;
 
 export class GameScreen {
-  constructor(root, app) {
+  constructor(root, app, { gameId = null, embedded = false } = {}) {
     this.root = root;
     this.app = app;
+    this.gameId = gameId;
+    this.embedded = embedded;
     this.mirror = null;
     this.over = null;
+    this.toolbarKind = null;
     this.boardNode = h("div", { id: "board", class: "board" });
     this.board = new Board(this.boardNode, (intent) => this.intent(intent));
     this.stats = h("dl", { class: "stats", "aria-label": "Game counters" });
@@ -30,8 +40,10 @@ export class GameScreen {
     this.who = h("p", { class: "who" });
     this.toolbar = h("div", { class: "toolbar" });
     this.result = h("div", { class: "result", hidden: true, role: "dialog", "aria-label": "Result" });
-    root.replaceChildren(h("section", { class: "game" },
-      h("div", { class: "game-head" }, this.heading, this.who), this.stats, this.toolbar, this.message,
+    this.delayNote = h("p", { class: "delay-note", id: "delay-note", hidden: true });
+    root.replaceChildren(h("section", { class: `game${embedded ? " embedded" : ""}` },
+      embedded ? null : h("div", { class: "game-head" }, this.heading, this.who), this.delayNote,
+      this.stats, this.toolbar, this.message,
       h("div", { class: "board-wrap" }, this.boardNode), this.result));
     this.ticker = setInterval(() => this.tick(), 500);
     this.resized = () => this.relayout();
@@ -42,12 +54,26 @@ export class GameScreen {
     clearInterval(this.ticker);
     clearTimeout(this.autoHintTimer);
     clearTimeout(this.hintTimer);
+    clearTimeout(this.resignTimer);
     window.removeEventListener("resize", this.resized);
+  }
+
+  gameScreenFor(gameId) {
+    return this.gameId === gameId ? this : null;
+  }
+
+  // The race this game belongs to, once the page knows it (else null).
+  get race() {
+    return this.mirror ? this.app.raceOfGame(this.mirror.gameId) : null;
+  }
+
+  get mine() {
+    return this.mirror !== null && this.mirror.owner.player_id === this.app.playerId();
   }
 
   get playing() {
     const mirror = this.mirror;
-    return mirror !== null && mirror.owner.player_id === this.app.playerId() && mirror.status === "playing" && !this.over;
+    return mirror !== null && this.mine && mirror.status === "playing" && !this.over;
   }
 
   // A new snapshot or diff of this screen's game.
@@ -57,14 +83,16 @@ export class GameScreen {
     if (first) {
       this.over = null;
       this.result.hidden = true;
-      this.renderToolbar();
+      this.toolbarKind = null;
     }
+    this.renderToolbar();
     const game = GAMES[mirror.game];
     this.heading.textContent = mirror.title;
-    const watching = mirror.owner.player_id !== this.app.playerId();
+    const watching = !this.mine;
     this.who.textContent = watching
-      ? `Watching ${mirror.owner.name}${mirror.practice ? " (practice)" : ""}`
+      ? `Watching ${mirror.owner.name}${mirror.practice ? " (practice)" : ""}${this.race ? " in a race" : ""}`
       : `${describeOptions(mirror.view.options)}${mirror.practice ? " · practice" : ""}`;
+    this.showDelay();
     this.root.querySelector(".game").classList.toggle("spectating", watching);
     const layout = game.layout(mirror.view, {
       narrow: this.boardNode.clientWidth < NARROW_PX,
@@ -80,18 +108,61 @@ export class GameScreen {
     if (this.mirror) this.update(this.mirror);
   }
 
+  // The buttons depend on whose game it is and whether it is a race game
+  // (which the page may learn after the first snapshot), so they are
+  // rebuilt when that changes.
   renderToolbar() {
+    const race = this.race;
+    const kind = `${this.mine ? "own" : "other"}-${race ? "race" : "game"}`;
+    if (kind === this.toolbarKind) return;
+    this.toolbarKind = kind;
     const game = GAMES[this.mirror.game];
     const button = (id, label, onclick) => h("button", { type: "button", id, onclick }, label);
+    const raceButton = race && !this.embedded
+      ? button("back-to-race", "Race", () => this.app.openRace(race.raceId)) : null;
     this.toolbar.replaceChildren(...[
       button("undo", "Undo", () => this.action("undo")),
       button("redo", "Redo", () => this.action("redo")),
       button("hint", "Hint", () => this.askHint(false)),
       button("restart", "Restart", () => this.action("restart")),
-      button("new-deal", "New deal", () => this.app.newDeal(this.mirror)),
-      game.gameOptions.length ? button("open-game-options", "Game Options", () => this.app.openGameOptions(this.mirror)) : null,
-      button("to-lobby", "Lobby", () => this.app.toLobby()),
+      race ? button("resign", "Resign", () => this.resign()) : null,
+      race ? null : button("new-deal", "New deal", () => this.app.newDeal(this.mirror)),
+      !race && game.gameOptions.length
+        ? button("open-game-options", "Game Options", () => this.app.openGameOptions(this.mirror)) : null,
+      raceButton,
+      this.embedded ? null : button("to-lobby", "Lobby", () => this.app.toLobby()),
     ].filter(Boolean));
+  }
+
+  // While a race runs, the server shows spectators a racer's board late
+  // (fairness); say by how much, as the page measured it.
+  showDelay() {
+    const race = this.race;
+    const delayMs = this.app.delayOf(this.mirror.gameId);
+    const delayed = race !== null && !this.mine && delayMs !== null
+      && race.phase(this.app.serverClock.now()) === "running";
+    this.delayNote.hidden = !delayed;
+    if (delayed) {
+      this.delayNote.textContent = `Delayed by ${formatSeconds(delayMs)}: while the race runs, spectators see `
+        + "racers' boards late, so nobody can pass moves on to a racer.";
+    }
+  }
+
+  // Resigning ends your race: the first click asks, a second confirms.
+  resign() {
+    const button = this.toolbar.querySelector("#resign");
+    if (!button.classList.contains("confirm")) {
+      button.classList.add("confirm");
+      button.textContent = "Really resign?";
+      clearTimeout(this.resignTimer);
+      this.resignTimer = setTimeout(() => {
+        button.classList.remove("confirm");
+        button.textContent = "Resign";
+      }, RESIGN_CONFIRM_MS);
+      return;
+    }
+    clearTimeout(this.resignTimer);
+    this.action("resign");
   }
 
   setButtons() {
@@ -101,11 +172,11 @@ export class GameScreen {
       const button = this.toolbar.querySelector(`#${id}`);
       if (button) button.disabled = !playing || !assists;
     }
-    for (const id of ["restart", "new-deal", "open-game-options"]) {
+    for (const id of ["restart", "new-deal", "open-game-options", "resign"]) {
       const button = this.toolbar.querySelector(`#${id}`);
       if (button) {
-        button.hidden = this.mirror.owner.player_id !== this.app.playerId();
-        button.disabled = id === "restart" && !playing;
+        button.hidden = !this.mine;
+        button.disabled = (id === "restart" || id === "resign") && !playing;
       }
     }
   }
@@ -125,6 +196,7 @@ export class GameScreen {
   }
 
   tick() {
+    if (this.mirror && !this.delayNote.hidden) this.showDelay();
     if (!this.mirror || !this.app.settings.timer) return;
     const time = this.stats.querySelector('[data-stat="time"] dd');
     if (time) time.textContent = formatTime(this.mirror.elapsedMs());
@@ -202,7 +274,11 @@ export class GameScreen {
     clearTimeout(this.autoHintTimer);
     this.board.show({ view: this.mirror.view, layout: this.board.layout, legal: null, interactive: false });
     this.setButtons();
-    const mine = this.mirror.owner.player_id === this.app.playerId();
+    if (this.race) {
+      this.raceGameOver(message);
+      return;
+    }
+    const mine = this.mine;
     const won = message.result === "won";
     const headline = won
       ? (mine ? "You won!" : `${this.mirror.owner.name} won!`)
@@ -220,6 +296,17 @@ export class GameScreen {
         h("button", { type: "button", onclick: () => this.app.toLobby() }, "Lobby")));
     this.result.hidden = false;
     if (won && mine) play("win", this.app.settings);
+  }
+
+  // In a race the deal stays secret until everyone is done, and the race
+  // screen shows the results table: a line here is enough.
+  raceGameOver(message) {
+    const facts = `${message.moves} moves in ${formatTime(message.time_ms)}`;
+    const who = this.mine ? "You" : this.mirror.owner.name;
+    this.say(message.result === "won"
+      ? `${who} finished the deal: ${facts}.`
+      : `${who} ${message.result === "resigned" ? "resigned" : `ended (${message.result})`} after ${facts}.`);
+    if (message.result === "won" && this.mine) play("win", this.app.settings);
   }
 }
 

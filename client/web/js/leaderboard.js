@@ -1,0 +1,103 @@
+// The daily leaderboards panel of the lobby: one board per game, variant
+// and UTC day, its top entries and your own rank.
+//
+// The variants come from the server (`daily` lists each variant's deal of
+// the day with its options), so a variant added there shows up here
+// without a change.  The panel keeps its own element across the lobby's
+// redraws, so a choice made here survives a refresh of the live games.
+
+import { h, formatPreciseTime } from "./dom.js";
+import { errorSentence } from "./errors.js";
+import { describeOptions } from "./games.js";
+
+const CHOICE_KEY = "arena.leaderboard";
+const TOP = 10;
+
+export class LeaderboardPanel {
+  constructor(request) {
+    this.request = request;
+    this.variants = null;
+    this.today = null;
+    this.date = null;
+    this.variant = localStorage.getItem(CHOICE_KEY);
+    this.page = null;
+    this.problem = null;
+    this.node = h("section", { class: "panel leaderboard", id: "leaderboard" });
+    this.render();
+  }
+
+  // Fetch the variants (once) and the chosen board; never throws.
+  async refresh() {
+    try {
+      if (this.variants === null) {
+        const info = await this.request({ type: "daily" });
+        this.today = info.today;
+        this.variants = info.deals.map((deal) => ({
+          key: `${deal.game}/${deal.variant}`, game: deal.game, options: deal.options,
+          label: [deal.title, describeOptions(deal.options)].filter(Boolean).join(" · "),
+        }));
+      }
+      const chosen = this.chosen();
+      if (!chosen) return;
+      this.page = await this.request({ type: "leaderboard", game: chosen.game, options: chosen.options,
+        date: this.date ?? this.today, limit: TOP });
+      this.problem = null;
+    } catch (error) {
+      if (error.code !== "offline") this.problem = errorSentence(error);
+    } finally {
+      this.render();
+    }
+  }
+
+  chosen() {
+    if (!this.variants?.length) return null;
+    return this.variants.find((variant) => variant.key === this.variant) ?? this.variants[0];
+  }
+
+  choose(key) {
+    this.variant = key;
+    localStorage.setItem(CHOICE_KEY, key);
+    this.page = null;
+    this.refresh();
+  }
+
+  render() {
+    const chosen = this.chosen();
+    const select = h("select", { id: "leaderboard-variant", "aria-label": "Game and variant",
+      onchange: (event) => this.choose(event.target.value) },
+      (this.variants ?? []).map((variant) => h("option", { value: variant.key }, variant.label)));
+    if (chosen) select.value = chosen.key;
+    const date = h("input", { type: "date", id: "leaderboard-date", "aria-label": "Day (UTC)",
+      value: this.date ?? this.today ?? "", max: this.today ?? undefined,
+      onchange: (event) => { this.date = event.target.value || null; this.page = null; this.refresh(); } });
+    this.node.replaceChildren(
+      h("h2", {}, "Daily leaderboards"),
+      h("div", { class: "options" }, select, date,
+        h("button", { type: "button", id: "leaderboard-refresh", onclick: () => this.refresh() }, "Refresh")),
+      this.problem ? h("p", { class: "note", role: "alert" }, this.problem) : this.table());
+  }
+
+  table() {
+    const page = this.page;
+    if (page === null) return h("p", { class: "note" }, "Loading the leaderboard…");
+    const mine = page.me;
+    const rows = page.entries.map((entry) => h("tr", { class: mine?.rank === entry.rank ? "me" : null,
+      dataset: { rank: String(entry.rank) } },
+      h("td", {}, String(entry.rank)),
+      h("th", { scope: "row" }, entry.name),
+      h("td", {}, formatPreciseTime(entry.time_ms)),
+      h("td", {}, String(entry.moves))));
+    const listed = mine !== null && page.entries.some((entry) => entry.rank === mine.rank);
+    const yours = mine === null
+      ? "You have no ranked win on this board."
+      : `Your rank: ${mine.rank} (${formatPreciseTime(mine.time_ms)}, ${mine.moves} moves)${listed ? "" : ", below the top ten"}.`;
+    return h("div", {},
+      page.entries.length
+        ? h("table", { class: "racers ranking", id: "leaderboard-table" },
+          h("caption", {}, `${page.title} · ${page.date} (UTC)`),
+          h("thead", {}, h("tr", {}, ["Rank", "Player", "Time", "Moves"].map((label) => h("th", { scope: "col" }, label)))),
+          h("tbody", {}, rows))
+        : h("p", { class: "note" }, `Nobody has won ${page.title}'s daily deal of ${page.date} yet.`),
+      h("p", { id: "leaderboard-me", class: "note" }, yours));
+  }
+}

@@ -1,0 +1,307 @@
+// The race screen (`#race/<race id>`): the lobby of a race with its invite
+// code and the host's Start button, the countdown, everyone's progress,
+// the racer's own board while the race runs, then the results table and
+// a rematch.
+//
+// Racers and spectators share the screen; what differs is what they may
+// do (the host starts, racers play and ask for a rematch) and what they
+// may see (a racer's own board here; spectators open a racer's board,
+// which the server shows them delayed while the race runs; rivals see no
+// board until the end).  Every time shown is computed on the server's
+// clock (servertime.js): the countdown is `starts_at` minus the server's
+// now, never the local clock alone.
+
+import { h, formatPreciseTime, formatTime } from "./dom.js";
+import { errorSentence } from "./errors.js";
+import { describeOptions } from "./games.js";
+import { GameScreen } from "./play.js";
+import { RACER_STATE_WORDS, raceLink, resultWords, spacedCode } from "./races.js";
+
+const TICK_MS = 200;
+const GO_SHOWN_MS = 1200;
+const BOARD_LATE_MS = 2000;
+const FOUNDATION_CARDS = { klondike: 52, "broken-deck": 52, "laras-game": 104, chequers: 104 };
+const PHASE_WORDS = { lobby: "Lobby", expired: "Invite expired", countdown: "Starting", running: "Racing", finished: "Finished" };
+
+export class RaceScreen {
+  constructor(root, app, raceId) {
+    this.root = root;
+    this.app = app;
+    this.raceId = raceId;
+    this.model = null;
+    this.game = null;
+    this.gameId = null;
+    this.boardAsked = false;
+    this.shownPhase = null;
+    this.heading = h("h1", {}, "Race");
+    this.who = h("p", { class: "who" });
+    this.badge = h("span", { class: "phase", id: "race-phase" });
+    this.bar = h("div", { class: "race-bar" });
+    this.message = h("p", { class: "message", role: "status", "aria-live": "polite" });
+    this.racers = h("table", { class: "racers", id: "racers", "aria-label": "Racers" });
+    this.results = h("div", { class: "results-table", id: "race-results", hidden: true });
+    this.boardArea = h("div", { class: "race-board" });
+    this.countdown = h("div", { class: "countdown", id: "countdown", hidden: true, "aria-live": "assertive" });
+    this.section = h("section", { class: "race" },
+      h("div", { class: "game-head" }, this.heading, this.badge, this.who),
+      this.bar, this.message,
+      h("div", { class: "race-body" }, h("div", { class: "race-side" }, this.results, this.racers), this.boardArea),
+      this.countdown);
+    root.replaceChildren(this.section);
+    this.ticker = setInterval(() => this.tick(), TICK_MS);
+  }
+
+  destroy() {
+    clearInterval(this.ticker);
+    this.game?.destroy();
+  }
+
+  // The embedded board, if it shows `gameId` (main.js routes snapshots,
+  // diffs and game_over here).
+  gameScreenFor(gameId) {
+    return this.game !== null && this.gameId === gameId ? this.game : null;
+  }
+
+  get me() { return this.app.playerId(); }
+  get racing() { return this.model !== null && this.model.isRacer(this.me); }
+  now() { return this.app.serverClock.now(); }
+
+  say(text, kind = "info") {
+    this.message.textContent = text;
+    this.message.dataset.kind = kind;
+  }
+
+  // A new race message or progress line.
+  update(model) {
+    this.model = model;
+    const info = model.info;
+    this.heading.textContent = `${info.title} race`;
+    const facts = [describeOptions(info.options), dealWords(info), `hosted by ${info.host.name}`,
+      this.racing ? "you race" : "you watch"].filter(Boolean);
+    this.who.replaceChildren(...facts.flatMap((fact, i) => [i ? " · " : "", h("span", {}, fact)]));
+    this.render();
+  }
+
+  render() {
+    const phase = this.model.phase(this.now());
+    this.shownPhase = phase;
+    this.section.dataset.phase = phase;
+    this.badge.textContent = PHASE_WORDS[phase] ?? phase;
+    this.renderBar(phase);
+    this.renderRacers(phase);
+    this.renderResults(phase);
+    this.renderBoard(phase);
+    this.tick();
+  }
+
+  // ------------------------------------------------------------ the bar above
+
+  renderBar(phase) {
+    const info = this.model.info;
+    const host = info.host.player_id === this.me;
+    const button = (id, label, onclick, primary = false) =>
+      h("button", { type: "button", id, class: primary ? "primary" : null, onclick }, label);
+    const parts = [];
+    if (phase === "lobby" && this.racing) {
+      parts.push(h("div", { class: "invite" },
+        h("span", { class: "label" }, "Invite code"),
+        h("strong", { id: "race-invite-code", class: "code" }, spacedCode(info.code)),
+        h("small", {}, `Friends join with it in the lobby until ${clockTime(info.invite_expires_ms)}.`)));
+      parts.push(h("label", { class: "choice spectator-link" }, "Link for spectators",
+        h("input", { readonly: true, value: raceLink(info.race_id), onfocus: (event) => event.target.select() })));
+    }
+    if (phase === "lobby") {
+      parts.push(host
+        ? button("start-race", "Start the race", () => this.start(), true)
+        : h("p", { class: "note" }, `Waiting for ${info.host.name} to start the race.`));
+    } else if (phase === "expired") {
+      parts.push(h("p", { class: "note" }, "The invite expired before the race started; create a new race in the lobby."));
+    } else if (phase === "countdown") {
+      parts.push(h("p", { class: "clock-line" }, "Starts in ", h("strong", { id: "race-starts-in" }, "")));
+    } else if (phase === "running") {
+      parts.push(h("p", { class: "clock-line" }, "Time left ", h("strong", { id: "race-time-left" }, "")));
+    } else if (phase === "finished") {
+      const facts = [info.deal !== null ? `Deal ${info.deal}` : null, info.verified ? "a winnable deal" : null];
+      parts.push(h("p", { class: "note" }, ["The race is over.", facts.filter(Boolean).join(", ")].join(" ")));
+      if (info.rematch) {
+        parts.push(button("open-rematch", "Go to the rematch", () => this.app.openRace(info.rematch), true));
+      } else if (this.racing) {
+        parts.push(button("rematch", "Rematch", () => this.rematch(), true));
+      }
+    }
+    parts.push(button("race-to-lobby", "Lobby", () => this.app.toLobby()));
+    this.bar.replaceChildren(...parts);
+  }
+
+  async start() {
+    this.say("");
+    try {
+      await this.app.request({ type: "start_race", race_id: this.raceId });
+    } catch (error) {
+      this.say(errorSentence(error), "error");
+    }
+  }
+
+  async rematch() {
+    this.say("");
+    try {
+      const reply = await this.app.request({ type: "rematch", race_id: this.raceId });
+      this.app.openRace(reply.race.race_id);
+    } catch (error) {
+      this.say(errorSentence(error), "error");
+    }
+  }
+
+  // ------------------------------------------------------------ progress and results
+
+  renderRacers(phase) {
+    const model = this.model;
+    const game = model.info.game;
+    const repairs = game === "broken-deck";
+    const watchable = phase === "finished" || (phase === "running" && !this.racing);
+    const head = ["Racer", "State", "Cards home", repairs ? "Repairs" : null, "Moves", "Time", watchable ? "" : null];
+    this.racers.hidden = phase === "finished";
+    const rows = model.entries().map((entry) => {
+      const { racer } = entry;
+      const state = model.stateOf(entry, this.now());
+      return h("tr", { dataset: { player: racer.player_id, state }, class: racer.player_id === this.me ? "me" : null },
+        h("th", { scope: "row" }, racerName(racer, model.info, this.me)),
+        h("td", { dataset: { col: "state" } }, RACER_STATE_WORDS[state] ?? state),
+        h("td", { dataset: { col: "foundation" } }, `${racer.foundation}/${FOUNDATION_CARDS[game] ?? 52}`),
+        repairs ? h("td", { dataset: { col: "repairs" } }, `${racer.repairs}/6`) : null,
+        h("td", { dataset: { col: "moves" } }, String(racer.moves)),
+        h("td", { dataset: { col: "time" } }, formatTime(model.elapsedMs(entry, this.now()))),
+        watchable ? h("td", {}, this.boardButton(racer)) : null);
+    });
+    this.racers.replaceChildren(
+      h("thead", {}, h("tr", {}, head.filter((label) => label !== null).map((label) => h("th", { scope: "col" }, label)))),
+      h("tbody", {}, rows));
+  }
+
+  boardButton(racer) {
+    if (!racer.game_id || racer.player_id === this.me) return null;
+    return h("button", { type: "button", class: "small", dataset: { watchBoard: racer.player_id },
+      onclick: () => this.app.watchRaceBoard(racer.game_id) }, "Board");
+  }
+
+  renderResults(phase) {
+    const results = this.model.info.results;
+    this.results.hidden = phase !== "finished" || !results;
+    if (this.results.hidden) return;
+    const head = ["Place", "Racer", "Result", "Time", "Moves", "Cards home", ""];
+    const rows = results.map((row) => {
+      const racer = this.model.racers.get(row.player_id)?.racer ?? { player_id: row.player_id, name: row.name, game_id: null };
+      return h("tr", { dataset: { player: row.player_id }, class: row.player_id === this.me ? "me" : null },
+        h("td", { dataset: { col: "place" } }, row.place === null ? "–" : String(row.place)),
+        h("th", { scope: "row" }, racerName(racer, this.model.info, this.me), row.ranked
+          ? h("span", { class: "ranked", title: "Their ranked daily attempt: a win enters the daily leaderboard" }, " ★")
+          : null),
+        h("td", { dataset: { col: "result" } }, resultWords(row.result)),
+        h("td", { dataset: { col: "time" } }, formatPreciseTime(row.time_ms)),
+        h("td", { dataset: { col: "moves" } }, String(row.moves)),
+        h("td", { dataset: { col: "foundation" } }, String(row.foundation)),
+        h("td", {}, this.boardButton(racer)));
+    });
+    this.results.replaceChildren(
+      h("h2", {}, "Results"),
+      h("table", { class: "racers results" },
+        h("thead", {}, h("tr", {}, head.map((label) => h("th", { scope: "col" }, label)))),
+        h("tbody", {}, rows)));
+  }
+
+  // ------------------------------------------------------------ the racer's own board
+
+  renderBoard(phase) {
+    const gameId = this.racing ? this.model.gameOf(this.me) : null;
+    this.section.classList.toggle("with-board", this.racing);
+    if (!this.racing) {
+      this.boardArea.replaceChildren();
+      return;
+    }
+    if (gameId === null || phase === "countdown" || phase === "lobby" || phase === "expired") {
+      this.dropBoard();
+      const waiting = phase === "countdown" ? "Get ready: your board appears when the countdown ends."
+        : phase === "expired" ? "" : "Your board appears here when the race starts.";
+      this.boardArea.replaceChildren(h("p", { class: "note board-waiting" }, waiting));
+      return;
+    }
+    if (this.gameId !== gameId) {
+      this.dropBoard();
+      this.gameId = gameId;
+      this.boardAsked = false;
+      this.game = new GameScreen(this.boardArea, this.app, { gameId, embedded: true });
+    }
+    const mirror = this.app.mirrors.get(gameId);
+    if (mirror) this.game.update(mirror);
+  }
+
+  dropBoard() {
+    this.game?.destroy();
+    this.game = null;
+    this.gameId = null;
+  }
+
+  // The server hands each racer their board at starts_at; ask for it
+  // only if it is late (a reload during the countdown, a lost frame).
+  askForLateBoard(now) {
+    if (this.boardAsked || this.game === null || this.app.mirrors.has(this.gameId)) return;
+    if (now - this.model.info.starts_at < BOARD_LATE_MS || !this.app.connection.online) return;
+    this.boardAsked = true;
+    this.app.request({ type: "watch", game_id: this.gameId }).catch((error) => this.say(errorSentence(error), "error"));
+  }
+
+  // ------------------------------------------------------------ the clock
+
+  tick() {
+    if (!this.model) return;
+    const now = this.now();
+    const phase = this.model.phase(now);
+    if (phase !== this.shownPhase) {
+      this.render();
+      return;
+    }
+    const info = this.model.info;
+    const startsIn = this.section.querySelector("#race-starts-in");
+    if (startsIn) startsIn.textContent = `${Math.ceil(this.model.countdownMs(now) / 1000)} s`;
+    const timeLeft = this.section.querySelector("#race-time-left");
+    if (timeLeft) timeLeft.textContent = formatTime(this.model.timeLeftMs(now) ?? 0);
+    for (const entry of this.model.entries()) {
+      const cell = this.racers.querySelector(`tr[data-player="${CSS.escape(entry.racer.player_id)}"] [data-col="time"]`);
+      if (cell) cell.textContent = formatTime(this.model.elapsedMs(entry, now));
+    }
+    this.showCountdown(phase, now, info.starts_at);
+    if (phase === "running" && this.racing) this.askForLateBoard(now);
+  }
+
+  showCountdown(phase, now, startsAt) {
+    const sinceStart = startsAt === null ? null : now - startsAt;
+    const counting = phase === "countdown";
+    const go = phase === "running" && sinceStart !== null && sinceStart < GO_SHOWN_MS;
+    this.countdown.hidden = !(counting || go);
+    if (counting) {
+      const seconds = Math.ceil(this.model.countdownMs(now) / 1000);
+      this.countdown.textContent = String(seconds);
+      this.countdown.dataset.seconds = String(seconds);
+    } else if (go) {
+      this.countdown.textContent = "Go!";
+      this.countdown.dataset.seconds = "0";
+    }
+  }
+}
+
+function dealWords(info) {
+  if (info.deal_kind === "daily") return info.daily ? `daily deal of ${info.daily}` : "today's daily deal";
+  if (info.deal_kind === "winnable") return "a winnable deal";
+  return "a numbered deal";
+}
+
+// "Ann (you, host)", the marks in small print.
+function racerName(racer, info, me) {
+  const marks = [racer.player_id === me ? "you" : null, racer.player_id === info.host.player_id ? "host" : null];
+  const extra = marks.filter(Boolean).join(", ");
+  return [racer.name, extra ? h("small", { class: "tag" }, ` (${extra})`) : null];
+}
+
+function clockTime(ms) {
+  return new Date(ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+}
