@@ -3,6 +3,11 @@
 Each board is shown a few moves into a real game: the moves are the
 engine's own suggestions for the same deal, sent through the page as a
 player's moves, so the pictures show what a person sees mid-game.
+
+The race and the leaderboard are real too: the day's WordLink deal is
+pinned to deal 1 (as the race tests do), three pages race on it, each a
+different way along its winning line, and four players win it through the
+protocol, one of them as the page's own player, so the panel shows a rank.
 """
 
 from __future__ import annotations
@@ -13,11 +18,15 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-sys.path[:0] = [str(HERE), str(ROOT)]
+sys.path[:0] = [str(HERE), str(ROOT), str(HERE.parent / "races")]
 
 import engine  # noqa: E402  (needs the path above)
+from arena_races import DEAL_1_DRAW_1_WIN, WireClient, pin_daily_deal, player  # noqa: E402
 from playwright.async_api import Page  # noqa: E402
-from web_harness import PHONE, Site, open_site  # noqa: E402
+from test_web_races import win_daily_deal  # noqa: E402
+from web_harness import PHONE, Site, open_site, sign_in  # noqa: E402
+
+from server.daily import utc_day  # noqa: E402
 
 OUT = ROOT / "docs" / "screenshots"
 DESKTOP = {"width": 1000, "height": 720}
@@ -42,18 +51,14 @@ def suggested_moves(game_id: str, deal: int, options: dict[str, object], count: 
     return moves
 
 
-async def play(page: Page, moves: list[str]) -> None:
+async def play(page: Page, moves: list[str] | tuple[str, ...], game_id: str | None = None) -> None:
+    """Send moves as the page's player (in the page's own game, or ``game_id``)."""
     for move in moves:
         await page.evaluate(
-            "move => window.arena.request({type: 'move', game_id: location.hash.split('/')[1], move})", move
+            "([move, id]) => window.arena.request({type: 'move', game_id: id ?? location.hash.split('/')[1], move})",
+            [move, game_id],
         )
     await page.wait_for_timeout(300)
-
-
-async def sign_in(page: Page, name: str) -> None:
-    await page.fill("#player-name", name)
-    await page.click("text=Save name")
-    await page.wait_for_function("name => document.getElementById('connection').textContent.endsWith(name)", arg=name)
 
 
 async def board(site: Site, player: str, game_id: str, deal: int, options: dict[str, object], count: int,
@@ -69,9 +74,70 @@ async def board(site: Site, player: str, game_id: str, deal: int, options: dict[
     return page
 
 
+RACERS = (
+    # name, viewport, moves along deal 1's winning line
+    ("Ann", DESKTOP, 46),
+    ("Bob", PHONE, 31),
+    ("Cal", DESKTOP, 12),
+)
+WINNERS = (("Zed", 0.0), ("Yara", 0.5), ("Xavi", 1.6))
+"""Players who win the pinned daily deal, and how long each pauses after the first move."""
+
+
+async def leaderboard(site: Site) -> None:
+    """Four winners of the daily, the page's player third."""
+    page = await site.page(DESKTOP)
+    await sign_in(page, "Dee")
+    token = await page.evaluate("localStorage.getItem('arena.token')")
+    for name, pause in WINNERS:
+        client = await player(site.server.url, name)
+        await win_daily_deal(client, pause)
+        await client.close()
+        if name == "Yara":
+            own = await WireClient.open(site.server.url)
+            await own.hello(token=token)
+            await win_daily_deal(own, 1.0)
+            await own.close()
+    await page.select_option("#leaderboard-variant", "klondike/draw=1,scoring=standard")
+    await page.click("#leaderboard-refresh")
+    await page.wait_for_selector("#leaderboard-table tr.me")
+    await page.locator("#leaderboard").screenshot(path=OUT / "leaderboard.png")
+
+
+async def race(site: Site) -> None:
+    """Three racers on the daily deal, each some way along its winning line."""
+    pages = []
+    for name, viewport, _ in RACERS:
+        page = await site.page(viewport)
+        await sign_in(page, name)
+        pages.append(page)
+    host = pages[0]
+    await host.click('.tile[data-game="klondike"]')
+    await host.select_option("#race-deal", "daily")
+    await host.click("#create-race")
+    await host.wait_for_selector("#race-invite-code")
+    code = await host.inner_text("#race-invite-code")
+    for page in pages[1:]:
+        await page.fill("#race-code", code)
+        await page.click("#join-race")
+        await page.wait_for_selector("#racers tbody tr")
+    await host.wait_for_function(f"document.querySelectorAll('#racers tbody tr').length === {len(pages)}")
+    await host.click("#start-race")
+    for page, (_, _, count) in zip(pages, RACERS):
+        await page.wait_for_selector("#board .pile")
+        game_id = await page.evaluate("window.arena.screen.gameId")
+        await play(page, DEAL_1_DRAW_1_WIN[:count], game_id)
+    await host.wait_for_timeout(2500)
+    await host.screenshot(path=OUT / "race.png", full_page=True)
+    await pages[1].screenshot(path=OUT / "race-phone.png", full_page=True)
+
+
 async def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
-    async with open_site() as site:
+    async with open_site(race_countdown_seconds=1.0) as site:
+        await pin_daily_deal(site.server.store, utc_day(site.server.hub.clock()))
+        await leaderboard(site)
+        await race(site)
         lobby = await site.page(DESKTOP)
         await sign_in(lobby, "Ann")
         for player, game_id, deal, options, count in BOARDS:

@@ -3,7 +3,8 @@ the screenshot script.
 
 The server is the real ``ArenaServer`` on a free loopback port with the
 settings the server tests use (practice positions allowed, no keepalive
-noise); it serves ``client/web/`` at ``/`` exactly as in production.  The
+noise), plus any changes a test asks for (a short race countdown); it
+serves ``client/web/`` at ``/`` exactly as in production.  The
 browser is the system's Chromium driven by Playwright: nothing is
 downloaded, and without ``/usr/bin/chromium`` the tests skip (or fail
 under CI, where a missing browser must not pass as green).
@@ -11,20 +12,24 @@ under CI, where a missing browser must not pass as green).
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import AsyncIterator
 
 import pytest
 from playwright.async_api import Browser, Page, async_playwright
 
-from server.app import ArenaServer
-from server.storage.memory import MemoryStore
+SERVER_TESTS = Path(__file__).resolve().parents[1] / "server"
+if str(SERVER_TESTS) not in sys.path:
+    sys.path.insert(0, str(SERVER_TESTS))
+
+from arena_servers import make_settings  # noqa: E402  (needs the path above)
+
+from server.app import ArenaServer  # noqa: E402
+from server.storage.memory import MemoryStore  # noqa: E402
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -50,20 +55,6 @@ def require_chromium() -> None:
     pytest.skip(message)
 
 
-def _server_test_helpers() -> ModuleType:
-    """``tests/server/conftest.py``, loaded under a name of its own: pytest
-    owns the module name ``conftest``, so importing it by that name would
-    find whichever conftest pytest loaded last."""
-    path = Path(__file__).resolve().parent.parent / "server" / "conftest.py"
-    if str(path.parent) not in sys.path:
-        sys.path.insert(0, str(path.parent))
-    spec = importlib.util.spec_from_file_location("arena_server_test_helpers", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @dataclass
 class Site:
     """A running server and browser; pages opened here are closed with it."""
@@ -75,10 +66,16 @@ class Site:
     def base_url(self) -> str:
         return f"http://{self.server.settings.host}:{self.server.port}/"
 
-    async def page(self, viewport: dict[str, int] = DESKTOP, fragment: str = "", **context_options: object) -> Page:
-        """A page in a fresh browser profile (its own localStorage, so its own player)."""
+    async def page(
+        self, viewport: dict[str, int] = DESKTOP, fragment: str = "", init_script: str | None = None,
+        **context_options: object,
+    ) -> Page:
+        """A page in a fresh browser profile (its own localStorage, so its
+        own player); ``init_script`` runs before the page's own scripts."""
         context = await self.browser.new_context(viewport=viewport, **context_options)  # type: ignore[arg-type]
         context.set_default_timeout(TIMEOUT_MS)
+        if init_script is not None:
+            await context.add_init_script(init_script)
         page = await context.new_page()
         page.on("pageerror", lambda error: self.page_errors.append(str(error)))
         await page.goto(self.base_url + fragment)
@@ -89,11 +86,18 @@ class Site:
         self.page_errors: list[str] = []
 
 
+async def sign_in(page: Page, name: str) -> None:
+    """Set the display name in the lobby (the page says hello again)."""
+    await page.fill("#player-name", name)
+    await page.click("text=Save name")
+    await page.wait_for_function("name => document.getElementById('connection').textContent.endsWith(name)", arg=name)
+
+
 @asynccontextmanager
-async def open_site() -> AsyncIterator[Site]:
-    """Start the server and the browser; stop both at the end."""
+async def open_site(**setting_changes: object) -> AsyncIterator[Site]:
+    """Start the server (with ``setting_changes``) and the browser; stop both at the end."""
     require_chromium()
-    settings = _server_test_helpers().make_settings()
+    settings = make_settings(**setting_changes)
     async with ArenaServer(settings, store=MemoryStore()) as server:
         async with async_playwright() as playwright:
             browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)

@@ -1,0 +1,229 @@
+"""Races, the daily leaderboard and race errors in the browser client,
+driven by headless Chromium against a real server.
+
+The server runs with a one-second race countdown and a one-second
+spectator delay (``race_countdown_seconds``,
+``race_spectator_delay_seconds``), so a whole race fits in a few seconds.
+Each page is a fresh browser profile, hence its own player.  The daily
+leaderboard test pins the day's WordLink deal to deal 1 before any page
+asks for it (``pin_daily_deal`` from the race tests) and wins it through
+the protocol with the winning line the server tests keep, once as another
+player and once as the page's own player (with the page's token), then
+reads the page's leaderboard panel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import AsyncIterator
+
+import pytest
+from playwright.async_api import Page
+
+from web_harness import Site, open_site, sign_in
+
+RACE_TESTS = Path(__file__).resolve().parents[1] / "races"
+if str(RACE_TESTS) not in sys.path:
+    sys.path.insert(0, str(RACE_TESTS))
+
+from arena_races import DEAL_1_DRAW_1_WIN, WireClient, pin_daily_deal, player  # noqa: E402  (needs the path above)
+
+from protocol import to_server as ts  # noqa: E402
+from server.daily import utc_day  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+COUNTDOWN_SECONDS = 1.0
+DELAY_SECONDS = 1.0
+LAGGING_CLOCK = "const realNow = Date.now; Date.now = () => realNow() - 600000;"
+"""A page whose clock is ten minutes behind the server's."""
+
+
+@pytest.fixture
+async def site() -> AsyncIterator[Site]:
+    async with open_site(
+        race_countdown_seconds=COUNTDOWN_SECONDS, race_spectator_delay_seconds=DELAY_SECONDS
+    ) as running:
+        yield running
+        assert not running.page_errors, running.page_errors
+
+
+async def named_page(site: Site, name: str, **options: object) -> Page:
+    page = await site.page(**options)  # type: ignore[arg-type]
+    await sign_in(page, name)
+    return page
+
+
+async def player_id(page: Page) -> str:
+    return str(await page.evaluate("window.arena.playerId()"))
+
+
+def racer_cell(player: str, column: str) -> str:
+    return f'#racers tr[data-player="{player}"] [data-col="{column}"]'
+
+
+async def wait_for_text(page: Page, selector: str, expected: str) -> None:
+    await page.wait_for_function(
+        "([selector, expected]) => document.querySelector(selector)?.textContent.trim() === expected",
+        arg=[selector, expected],
+    )
+
+
+async def create_race(page: Page, deal: str = "daily") -> str:
+    """Create a WordLink race from the lobby; its invite code as shown."""
+    await page.click('.tile[data-game="klondike"]')
+    await page.select_option("#race-deal", deal)
+    await page.click("#create-race")
+    await page.wait_for_selector("#race-invite-code")
+    return (await page.inner_text("#race-invite-code")).strip()
+
+
+async def join_race(page: Page, code: str) -> None:
+    await page.fill("#race-code", code)
+    await page.click("#join-race")
+    await page.wait_for_selector("#racers tbody tr")
+
+
+async def started_race(site: Site) -> tuple[Page, Page]:
+    """Ann hosts, Bob joins by code, Ann starts; both have their boards."""
+    host = await named_page(site, "Ann")
+    guest = await named_page(site, "Bob")
+    await join_race(guest, await create_race(host, deal="winnable"))
+    await host.wait_for_function("document.querySelectorAll('#racers tbody tr').length === 2")
+    await host.click("#start-race")
+    for page in (host, guest):
+        await page.wait_for_selector("#board .pile")
+    return host, guest
+
+
+async def resign(page: Page) -> None:
+    """Resign asks for a second click before it resigns."""
+    await page.click("#resign")
+    assert (await page.inner_text("#resign")).strip() == "Really resign?"
+    await page.click("#resign")
+
+
+async def test_a_two_page_race_reaches_the_first_progress_update(site: Site) -> None:
+    """Page A creates a race, page B joins by code (lower case, with its
+    dash), A starts it; both count down on the server's clock (B's own
+    clock is ten minutes behind), B moves and A sees B's progress.  A
+    spectator follows the race and sees B's board with its delay."""
+    host = await named_page(site, "Ann")
+    guest = await named_page(site, "Bob", init_script=LAGGING_CLOCK)
+    code = await create_race(host)
+    assert len(code) == 9 and code[4] == "-"
+    race_id = (await host.evaluate("location.hash")).split("/")[1]
+    await join_race(guest, code.lower())
+    assert (await guest.evaluate("location.hash")) == f"#race/{race_id}"
+    bob = await player_id(guest)
+    await wait_for_text(host, racer_cell(bob, "state"), "Waiting")
+    assert await guest.locator("#start-race").count() == 0
+    assert "Waiting for Ann" in await guest.inner_text(".race-bar")
+
+    await host.click("#start-race")
+    for page in (host, guest):
+        await page.wait_for_selector("#countdown:not([hidden])")
+        seconds = int(await page.get_attribute("#countdown", "data-seconds") or "-1")
+        assert 0 <= seconds <= COUNTDOWN_SECONDS, seconds
+    await guest.wait_for_selector("#board .pile")
+    await guest.click('#board .pile[data-pile="s"]')
+    await wait_for_text(host, racer_cell(bob, "moves"), "1")
+    await wait_for_text(host, racer_cell(bob, "state"), "Playing")
+    assert await host.locator("[data-watch-board]").count() == 0, "a racer sees no rival's board while the race runs"
+
+    spectator = await site.page(fragment=f"#race/{race_id}")
+    await wait_for_text(spectator, racer_cell(bob, "moves"), "1")
+    assert await spectator.locator("#race-invite-code").count() == 0
+    await spectator.click(f'[data-watch-board="{bob}"]')
+    await spectator.wait_for_selector("#board .pile")
+    await spectator.wait_for_selector("#delay-note:not([hidden])")
+    assert (await spectator.inner_text("#delay-note")).startswith(f"Delayed by {DELAY_SECONDS:g} s")
+    await spectator.wait_for_function("document.querySelector('.stats [data-stat=\"moves\"] dd').textContent === '1'")
+    assert not await spectator.is_visible("#resign")
+
+
+async def test_the_results_table_follows_the_last_resignation_and_a_rematch_gathers_everyone(site: Site) -> None:
+    """Bob moves and resigns, Ann resigns: both pages show the results
+    table, the boards open to everyone, Ann's rematch is a new race with
+    both in it, and Bob's race history in the lobby lists both races."""
+    host, guest = await started_race(site)
+    bob = await player_id(guest)
+    await guest.click('#board .pile[data-pile="s"]')
+    await resign(guest)
+    await wait_for_text(host, racer_cell(bob, "state"), "Resigned")
+    assert await host.is_hidden("#race-results")
+    await resign(host)
+    for page, names in ((host, {"Ann (you, host)", "Bob"}), (guest, {"Ann (host)", "Bob (you)"})):
+        await page.wait_for_selector("#race-results:not([hidden])")
+        rows = await page.eval_on_selector_all(
+            "#race-results tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent.trim()))"
+        )
+        assert {row[1] for row in rows} == names, rows
+        assert [(row[0], row[2]) for row in rows] == [("–", "Resigned"), ("–", "Resigned")], rows
+        assert await page.is_hidden("#racers")
+        assert "Deal" in await page.inner_text(".race-bar")
+    assert await guest.locator(f'#race-results [data-watch-board="{await player_id(host)}"]').count() == 1, "boards open after the race"
+
+    old_hash = await host.evaluate("location.hash")
+    await host.click("#rematch")
+    await host.wait_for_function("previous => location.hash !== previous", arg=old_hash)
+    await host.wait_for_selector("#race-invite-code")
+    await guest.click("#open-rematch")
+    await guest.wait_for_function("hash => location.hash === hash", arg=await host.evaluate("location.hash"))
+    await guest.wait_for_function("document.querySelectorAll('#racers tbody tr').length === 2")
+    assert await guest.locator("#start-race").count() == 0, "whoever asked first hosts the rematch"
+
+    await guest.click("#race-to-lobby")
+    await guest.wait_for_function("document.querySelectorAll('#race-history li').length === 2")
+    assert "Resigned" in await guest.inner_text("#race-history")
+
+
+async def test_the_leaderboard_panel_ranks_a_daily_win_and_shows_your_rank(site: Site) -> None:
+    day = utc_day(site.server.hub.clock())
+    await pin_daily_deal(site.server.store, day)
+    page = await named_page(site, "Ann")
+    token = await page.evaluate("localStorage.getItem('arena.token')")
+    faster = await player(site.server.url, "Zed")
+    await win_daily_deal(faster)
+    as_page = await WireClient.open(site.server.url)
+    await as_page.hello(token=token)
+    await win_daily_deal(as_page, pause_seconds=1.0)
+    for client in (faster, as_page):
+        await client.close()
+
+    await page.select_option("#leaderboard-variant", "klondike/draw=1,scoring=standard")
+    await page.click("#leaderboard-refresh")
+    await page.wait_for_function("document.querySelectorAll('#leaderboard-table tbody tr').length === 2")
+    rows = await page.eval_on_selector_all(
+        "#leaderboard-table tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent.trim()))"
+    )
+    assert [(row[0], row[1], row[3]) for row in rows] == [("1", "Zed", "128"), ("2", "Ann", "128")]
+    assert await page.get_attribute("#leaderboard-table tr.me", "data-rank") == "2"
+    assert (await page.inner_text("#leaderboard-me")).startswith("Your rank: 2 (")
+    assert day.isoformat() in await page.inner_text("#leaderboard-table caption")
+
+
+async def win_daily_deal(client: WireClient, pause_seconds: float = 0.0) -> None:
+    """Win today's (pinned) WordLink daily as a ranked attempt; a pause
+    after the first move makes the time longer."""
+    started, _ = await client.new_game(deal="daily", options={"draw": 1})
+    assert started.ranked
+    for number, move in enumerate(DEAL_1_DRAW_1_WIN):
+        reply = await client.request(ts.Move, game_id=started.game_id, move=move)
+        assert reply.type == "diff", reply
+        if number == 0:
+            await asyncio.sleep(pause_seconds)
+    assert reply.status == "won"
+
+
+async def test_a_wrong_invite_code_gets_its_sentence_and_changes_nothing(site: Site) -> None:
+    page = await named_page(site, "Ann")
+    await page.fill("#race-code", "ZZZZ-ZZZZ")
+    await page.click("#join-race")
+    toast = page.locator("#toast:not([hidden])")
+    await toast.wait_for()
+    assert (await toast.inner_text()).startswith("No race has that code or link.")
+    assert await page.evaluate("location.hash") in ("", "#lobby")
+    assert await page.input_value("#race-code") == "ZZZZ-ZZZZ"
