@@ -107,9 +107,10 @@ async def resign(page: Page) -> None:
 
 async def test_a_two_page_race_reaches_the_first_progress_update(site: Site) -> None:
     """Page A creates a race, page B joins by code (lower case, with its
-    dash), A starts it; both count down on the server's clock (B's own
-    clock is ten minutes behind), B moves and A sees B's progress.  A
-    spectator follows the race and sees B's board with its delay."""
+    dash) and goes back to the lobby; A starts it, which brings B back to
+    the race; both count down on the server's clock (B's own clock is ten
+    minutes behind), B moves and A sees B's progress.  A spectator
+    follows the race and sees B's board with its delay."""
     host = await named_page(site, "Ann")
     guest = await named_page(site, "Bob", init_script=LAGGING_CLOCK)
     code = await create_race(host)
@@ -121,8 +122,11 @@ async def test_a_two_page_race_reaches_the_first_progress_update(site: Site) -> 
     await wait_for_text(host, racer_cell(bob, "state"), "Waiting")
     assert await guest.locator("#start-race").count() == 0
     assert "Waiting for Ann" in await guest.inner_text(".race-bar")
+    await guest.click("#race-to-lobby")
+    await guest.wait_for_selector(".lobby")
 
     await host.click("#start-race")
+    await guest.wait_for_function("hash => location.hash === hash", arg=f"#race/{race_id}")
     for page in (host, guest):
         await page.wait_for_selector("#countdown:not([hidden])")
         seconds = int(await page.get_attribute("#countdown", "data-seconds") or "-1")

@@ -122,6 +122,7 @@ class App {
       if (known) known.update(message.race, message.server_time);
       else this.races.set(message.race.race_id, new RaceModel(message.race, message.server_time));
       this.showRaceIfCurrent(message.race.race_id);
+      this.callToStart(message);
     });
     connection.on("race_progress", (message) => {
       this.serverClock.sample(message.server_time);
@@ -149,6 +150,17 @@ class App {
       this.screen.update(model);
     } else if (this.screen instanceof GameScreen && this.screen.mirror && model.ownerOfGame(this.screen.mirror.gameId)) {
       this.screen.relayout();
+    }
+  }
+
+  // The host started a race of yours while you were elsewhere: the
+  // countdown is short, so the race screen comes to you.
+  callToStart(message) {
+    const raceId = message.race.race_id;
+    const here = this.route.kind === "race" && this.route.raceId === raceId;
+    if (message.event === "started" && !here && this.races.get(raceId).isRacer(this.playerId())) {
+      this.toast(`${message.race.host.name} started your ${message.race.title} race.`);
+      this.openRace(raceId);
     }
   }
 
