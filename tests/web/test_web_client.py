@@ -2,8 +2,8 @@
 
 Each test starts the real server on a free loopback port and Debian's
 Chromium (see ``web_harness``), plays through the page as a person would
-(clicks, taps, drags, keys) and checks what the page shows.  The two-page
-race test waits for the race messages of issue 6.
+(clicks, taps, drags, keys) and checks what the page shows.  Races and
+the daily leaderboard are in ``test_web_races.py``.
 """
 
 from __future__ import annotations
