@@ -55,7 +55,7 @@ def top_text(pile: dict[str, Any]) -> str:
     return pile["up"][-1] if pile["up"] else f"[{pile['down']}]" if pile["down"] else "--"
 
 
-def _value_text(value: Any) -> str:
+def value_text(value: Any) -> str:
     if value is None:
         return "none"
     if isinstance(value, bool):
@@ -79,8 +79,8 @@ def render(game: GameMirror) -> str:
     lines = [header(game)]
     options = view.get("options") or {}
     extras = {key: value for key, value in view.items() if key not in SHOWN_ELSEWHERE}
-    settings = [f"{name}={_value_text(value)}" for name, value in options.items()]
-    settings += [f"{name}: {_value_text(value)}" for name, value in extras.items() if name not in options]
+    settings = [f"{name}={value_text(value)}" for name, value in options.items()]
+    settings += [f"{name}: {value_text(value)}" for name, value in extras.items() if name not in options]
     if settings:
         lines.append("  ".join(settings))
     piles: dict[str, dict[str, Any]] = view.get("piles", {})

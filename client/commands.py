@@ -1,14 +1,11 @@
-"""``arena play`` and ``arena watch``: the terminal client's commands.
+"""The terminal client's commands: ``arena play``, ``arena watch``,
+``arena race create|join|watch``, ``arena leaderboard``, ``arena daily``.
 
 The server URL comes from ``--server``, else ``ARENA_SERVER``, else the
 local default; the token from ``--token``, else ``ARENA_TOKEN``.  Game
 options have flags for the common ones (``--draw``, ``--scoring``,
 ``--difficulty``) and ``--option NAME=VALUE`` for any other; the server
 checks them all and its sentence explains a refusal.
-
-``arena race`` and ``arena leaderboard`` are not here yet: they need the
-race and leaderboard messages of issue 6, which the protocol does not
-have.
 """
 
 from __future__ import annotations
@@ -16,14 +13,19 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from datetime import date
 from typing import Any
 
 from protocol import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL
 
 from .connection import DEFAULT_URL
-from .terminal import Console, PlayRequest, play, run, watch
+from .race_terminal import RaceRequest, race, watch_race
+from .standings import LeaderboardRequest, daily, leaderboard
+from .terminal import EXIT_USAGE, PlayRequest, play, run, watch
 
 DEAL_KINDS = ("random", "winnable", "daily")
+RACE_DEAL_KINDS = ("daily", "winnable")
+OPTION_FLAGS = ("draw", "scoring", "difficulty")
 
 
 def deal_choice(text: str) -> int | str:
@@ -33,6 +35,22 @@ def deal_choice(text: str) -> int | str:
     if text in DEAL_KINDS:
         return text
     raise argparse.ArgumentTypeError(f"{text!r} is not a deal: give a number or one of {', '.join(DEAL_KINDS)}")
+
+
+def race_deal_choice(text: str) -> int | str:
+    """A race's ``--deal``: a number, ``daily`` or ``winnable``."""
+    if text.isdigit():
+        return int(text)
+    if text in RACE_DEAL_KINDS:
+        return text
+    raise argparse.ArgumentTypeError(f"{text!r} is not a race deal: give a number, daily or winnable")
+
+
+def day_choice(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date: write YYYY-MM-DD") from None
 
 
 def option_value(text: str) -> Any:
@@ -62,6 +80,20 @@ def _connection_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="speak arena.v1.json instead of MessagePack")
 
 
+def _option_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--draw", type=int, choices=(1, 3), help="WordLink: cards per draw")
+    parser.add_argument("--scoring", choices=("standard", "vegas"), help="WordLink: scoring")
+    parser.add_argument("--difficulty", choices=("relaxed", "standard", "challenge"), help="Broken Deck")
+    parser.add_argument(
+        "--option", type=option_pair, action="append", default=[], metavar="NAME=VALUE", help="any game option"
+    )
+
+
+def _identity_flags(parser: argparse.ArgumentParser, token_help: str = "play as this player") -> None:
+    parser.add_argument("--name", help="your display name")
+    parser.add_argument("--token", default=os.environ.get("ARENA_TOKEN"), help=token_help)
+
+
 def register(subparsers: Any) -> None:
     play_parser = subparsers.add_parser(
         "play", help="play a game in the terminal", description="Play a game; type help at the prompt."
@@ -70,15 +102,9 @@ def register(subparsers: Any) -> None:
     play_parser.add_argument(
         "--deal", type=deal_choice, default="random", metavar="N|daily|random|winnable", help="which deal"
     )
-    play_parser.add_argument("--draw", type=int, choices=(1, 3), help="WordLink: cards per draw")
-    play_parser.add_argument("--scoring", choices=("standard", "vegas"), help="WordLink: scoring")
-    play_parser.add_argument("--difficulty", choices=("relaxed", "standard", "challenge"), help="Broken Deck")
-    play_parser.add_argument(
-        "--option", type=option_pair, action="append", default=[], metavar="NAME=VALUE", help="any game option"
-    )
+    _option_flags(play_parser)
     play_parser.add_argument("--practice", action="store_true", help="a practice game (records nothing)")
-    play_parser.add_argument("--name", help="your display name")
-    play_parser.add_argument("--token", default=os.environ.get("ARENA_TOKEN"), help="play as this player")
+    _identity_flags(play_parser)
     play_parser.add_argument("--resume", metavar="GAME_ID", help="continue a live game of --token's player")
     _connection_flags(play_parser)
     play_parser.set_defaults(handler=_play)
@@ -89,30 +115,130 @@ def register(subparsers: Any) -> None:
     watch_parser.add_argument("game_id", nargs="?", metavar="GAME_ID")
     _connection_flags(watch_parser)
     watch_parser.set_defaults(handler=_watch)
+    _register_race(subparsers)
+    _register_standings(subparsers)
+
+
+def _register_race(subparsers: Any) -> None:
+    race_parser = subparsers.add_parser(
+        "race", help="race friends on the same deal", description="Host, join or watch a race."
+    )
+    race_commands = race_parser.add_subparsers(dest="race_command", metavar="create|join|watch", required=True)
+    create = race_commands.add_parser(
+        "create", help="host a race and get its invite code", description="Host a race; type help at the prompt."
+    )
+    create.add_argument("game", help="klondike, broken-deck, laras-game or chequers")
+    create.add_argument(
+        "--deal", type=race_deal_choice, default="daily", metavar="daily|winnable|N", help="which deal (default daily)"
+    )
+    _option_flags(create)
+    _identity_flags(create, "race as this player")
+    _connection_flags(create)
+    create.set_defaults(handler=_race)
+    join = race_commands.add_parser(
+        "join", help="join a race by its invite code", description="Join a race, then play it when it starts."
+    )
+    join.add_argument("code", metavar="CODE", help="the invite code (case and dashes do not matter)")
+    _identity_flags(join, "race as this player (and come back to a race you left)")
+    _connection_flags(join)
+    join.set_defaults(handler=_race, game=None)
+    spectate = race_commands.add_parser(
+        "watch", help="follow a race's progress", description="Follow everyone's progress in a race."
+    )
+    spectate.add_argument("race_id", metavar="RACE_ID")
+    _connection_flags(spectate)
+    spectate.set_defaults(handler=_watch_race)
+
+
+def _register_standings(subparsers: Any) -> None:
+    board = subparsers.add_parser(
+        "leaderboard", help="a day's leaderboard", description="A daily leaderboard of one game and variant."
+    )
+    board.add_argument("game", help="klondike, broken-deck, laras-game or chequers")
+    board.add_argument("--date", type=day_choice, metavar="YYYY-MM-DD", help="the UTC day (default today)")
+    _option_flags(board)
+    board.add_argument("--around-me", action="store_true", help="the page around your own entry (needs --token)")
+    board.add_argument("--offset", type=int, default=0, help="start after this many entries")
+    board.add_argument("--limit", type=int, default=10, help="entries to show (1-100)")
+    board.add_argument("--token", default=os.environ.get("ARENA_TOKEN"), help="show your own entry")
+    _connection_flags(board)
+    board.set_defaults(handler=_leaderboard)
+    deals = subparsers.add_parser(
+        "daily", help="the daily deals' commitments and reveals", description="A day's daily deals."
+    )
+    deals.add_argument("--date", type=day_choice, metavar="YYYY-MM-DD", help="the UTC day (default today)")
+    deals.add_argument("--game", help="only this game")
+    _connection_flags(deals)
+    deals.set_defaults(handler=_daily)
 
 
 def _subprotocol(args: argparse.Namespace) -> str:
     return JSON_SUBPROTOCOL if args.json else MSGPACK_SUBPROTOCOL
 
 
-def _play(args: argparse.Namespace) -> int:
+def _game_options(args: argparse.Namespace) -> dict[str, Any]:
     options = dict(args.option)
-    for name in ("draw", "scoring", "difficulty"):
+    for name in OPTION_FLAGS:
         if getattr(args, name) is not None:
             options[name] = getattr(args, name)
+    return options
+
+
+def _play(args: argparse.Namespace) -> int:
     request = PlayRequest(
         url=args.server,
         game=args.game,
         deal=args.deal,
-        options=options,
+        options=_game_options(args),
         subprotocol=_subprotocol(args),
         token=args.token,
         name=args.name,
         resume=args.resume,
         practice=args.practice,
     )
-    return run(play(request, Console(sys.stdout), sys.stdin, sys.stdin.isatty()))
+    return run(lambda console: play(request, console, sys.stdin, sys.stdin.isatty()))
 
 
 def _watch(args: argparse.Namespace) -> int:
-    return run(watch(args.server, args.game_id, _subprotocol(args), Console(sys.stdout)))
+    return run(lambda console: watch(args.server, args.game_id, _subprotocol(args), console))
+
+
+def _race(args: argparse.Namespace) -> int:
+    creating = args.game is not None
+    request = RaceRequest(
+        url=args.server,
+        subprotocol=_subprotocol(args),
+        token=args.token,
+        name=args.name,
+        code=None if creating else args.code,
+        game=args.game,
+        options=_game_options(args) if creating else {},
+        deal=args.deal if creating else "daily",
+    )
+    return run(lambda console: race(request, console, sys.stdin, sys.stdin.isatty()))
+
+
+def _watch_race(args: argparse.Namespace) -> int:
+    return run(lambda console: watch_race(args.server, args.race_id, _subprotocol(args), console))
+
+
+def _leaderboard(args: argparse.Namespace) -> int:
+    if args.around_me and args.token is None:
+        print("error: --around-me needs --token (or ARENA_TOKEN): the page is centred on your entry")
+        return EXIT_USAGE
+    request = LeaderboardRequest(
+        url=args.server,
+        game=args.game,
+        options=_game_options(args),
+        day=args.date,
+        offset=args.offset,
+        limit=args.limit,
+        around_me=args.around_me,
+        token=args.token,
+        subprotocol=_subprotocol(args),
+    )
+    return run(lambda console: leaderboard(request, console))
+
+
+def _daily(args: argparse.Namespace) -> int:
+    return run(lambda console: daily(args.server, args.date, args.game, _subprotocol(args), console))

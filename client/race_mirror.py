@@ -20,7 +20,10 @@ Decisions where the protocol is silent:
   ``wait_until``.
 - ``countdown_ms()`` reads the local clock corrected by the offset seen
   in the last message (``server_time`` minus the local time it arrived),
-  so it is as good as that message's latency.
+  so it is as good as that message's latency.  ``phase`` uses it to turn
+  ``countdown`` into ``running`` at ``starts_at``, as the server does
+  without sending anything; an invite running out is not guessed
+  (``expired`` only comes from the server).
 
 Example::
 
@@ -77,7 +80,13 @@ class RaceMirror(Feed[RaceUpdate]):
 
     @property
     def phase(self) -> tc.RacePhase:
-        return self.info.phase if self.info is not None else "lobby"
+        """The phase as last told, except that a countdown whose
+        ``starts_at`` has passed is ``running`` (no message says so)."""
+        if self.info is None:
+            return "lobby"
+        if self.info.phase == "countdown" and self.countdown_ms() == 0:
+            return "running"
+        return self.info.phase
 
     @property
     def finished(self) -> bool:

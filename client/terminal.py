@@ -24,11 +24,13 @@ import asyncio
 import sys
 import threading
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import Any, Callable, Coroutine, TextIO
 
-from .board import describe, game_over_text, render
+from pydantic import ValidationError
+
 from protocol.to_server import DealKind
 
+from .board import describe, game_over_text, render
 from .connection import ArenaClient, ClientState
 from .errors import ArenaError, ClientError
 from .mirror import GameMirror
@@ -47,6 +49,9 @@ Type a move in the game's notation, or a command:
   quit              leave (the game stays open; see the line printed on leaving)"""
 
 GAME_OVER_WAIT = 2.0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
 
 
 class Console:
@@ -109,17 +114,20 @@ def refusal_text(error: ClientError) -> str:
     return f"error: {error.message} [{detail}]"
 
 
+def validation_text(error: ValidationError) -> str:
+    """The first thing wrong with a value typed on the command line."""
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    return f"error: {where}: {first['msg']}" if where else f"error: {first['msg']}"
+
+
 async def play(request: PlayRequest, console: Console, stdin: TextIO, interactive: bool) -> int:
     """Run ``arena play``; the exit code (0: played or left, 1: could not)."""
-    try:
-        async with ArenaClient(
-            request.url, subprotocol=request.subprotocol, token=request.token, name=request.name
-        ) as client:
-            game = await _open_game(client, request)
-            return await _play_game(client, game, console, InputLines(stdin), interactive)
-    except ClientError as error:
-        console.say(refusal_text(error))
-        return 1
+    async with ArenaClient(
+        request.url, subprotocol=request.subprotocol, token=request.token, name=request.name
+    ) as client:
+        game = await _open_game(client, request)
+        return await _play_game(client, game, console, InputLines(stdin), interactive)
 
 
 async def _play_game(
@@ -138,7 +146,7 @@ async def _play_game(
             resume = f"arena play {game.game} --resume {game.game_id} --token {client.token}"
             console.say(f"left {game.game_id} open; to resume it: {resume}")
             return 0
-        await _command(client, game, line.strip(), console)
+        await run_command(client, game, line.strip(), console)
         if client.state is ClientState.CLOSED:
             console.say("error: the connection to the server is lost")
             return 1
@@ -156,7 +164,7 @@ async def _open_game(client: ArenaClient, request: PlayRequest) -> GameMirror:
     return game
 
 
-async def _command(client: ArenaClient, game: GameMirror, line: str, console: Console) -> None:
+async def run_command(client: ArenaClient, game: GameMirror, line: str, console: Console) -> None:
     """Carry out one line of input and print what happened."""
     words = line.split()
     if not words:
@@ -214,14 +222,10 @@ async def _await_game_over(game: GameMirror) -> None:
 async def watch(url: str, game_id: str | None, subprotocol: str, console: Console) -> int:
     """Run ``arena watch``: print the board, then each update, until the
     game ends.  Without a game id, list the live games instead."""
-    try:
-        async with ArenaClient(url, subprotocol=subprotocol, identify=False) as client:
-            if game_id is None:
-                return await _list(client, console)
-            return await _follow(await client.watch(game_id), console)
-    except ClientError as error:
-        console.say(refusal_text(error))
-        return 1
+    async with ArenaClient(url, subprotocol=subprotocol, identify=False) as client:
+        if game_id is None:
+            return await _list(client, console)
+        return await _follow(await client.watch(game_id), console)
 
 
 async def _list(client: ArenaClient, console: Console) -> int:
@@ -249,10 +253,24 @@ async def _follow(game: GameMirror, console: Console) -> int:
     return 0
 
 
-def run(work: Any) -> int:
-    """Run a coroutine to its exit code; Ctrl-C ends it quietly."""
+async def _reported(work: Callable[[Console], Coroutine[Any, Any, int]], console: Console) -> int:
     try:
-        return int(asyncio.run(work))
+        return await work(console)
+    except ClientError as error:
+        console.say(refusal_text(error))
+        return EXIT_FAILURE
+    except ValidationError as error:
+        console.say(validation_text(error))
+        return EXIT_USAGE
+
+
+def run(work: Callable[[Console], Coroutine[Any, Any, int]]) -> int:
+    """Run a command, writing to standard output, to its exit code.  A
+    refusal or a lost connection is printed (exit 1), and so is a value
+    the protocol's models refuse before it is sent, such as a display
+    name too long (exit 2); Ctrl-C ends it quietly."""
+    try:
+        return asyncio.run(_reported(work, Console(sys.stdout)))
     except KeyboardInterrupt:
         sys.stderr.write("\n")
-        return 130
+        return EXIT_INTERRUPTED

@@ -1,0 +1,112 @@
+"""Races, leaderboards and daily deals as plain text, for the terminal.
+
+One line per racer (``racer_line``), the race's description, the results
+table, a leaderboard page and the daily deals; ``client/board.py`` draws
+the boards themselves.
+
+Example (a race in progress)::
+
+    ann              playing        12 moves   4 on foundations  0:42
+    bob              disconnected    9 moves   2 on foundations  0:42
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from protocol import to_client as tc
+
+from .board import clock_text, value_text
+from .race_mirror import RaceMirror
+
+CODE_HALF = 4
+NAME_WIDTH = 16
+STATE_WIDTH = 12
+
+
+def invite_text(code: str) -> str:
+    """An invite code the way people read it aloud: ``FWRD-BTKR``."""
+    return f"{code[:CODE_HALF]}-{code[CODE_HALF:]}" if len(code) > CODE_HALF else code
+
+
+def options_text(options: dict[str, Any]) -> str:
+    return " ".join(f"{name}={value_text(value)}" for name, value in options.items())
+
+
+def utc_text(milliseconds: int) -> str:
+    return datetime.fromtimestamp(milliseconds / 1000, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def racer_line(racer: tc.Racer) -> str:
+    repairs = f"  {racer.repairs} repairs" if racer.repairs else ""
+    ranked = "  ranked" if racer.ranked else ""
+    return (
+        f"{racer.name:<{NAME_WIDTH}} {racer.state:<{STATE_WIDTH}} {racer.moves:>4} moves "
+        f"{racer.foundation:>3} on foundations{repairs}  {clock_text(racer.elapsed_ms)}{ranked}"
+    )
+
+
+def deal_text(info: tc.RaceInfo) -> str:
+    if info.deal_kind == "daily":
+        return f"the daily deal{' of ' + info.daily if info.daily else ''}"
+    if info.deal is not None:
+        return f"deal {info.deal}"
+    return "a winnable deal" if info.deal_kind == "winnable" else "a numbered deal"
+
+
+def race_lines(race: RaceMirror) -> list[str]:
+    """What a race is, who hosts it, how to join it, who is in."""
+    info = race.info
+    if info is None:
+        return [f"race {race.race_id}"]
+    lines = [
+        f"race {info.race_id}: {info.title} ({options_text(info.options)}), {deal_text(info)}, "
+        f"hosted by {info.host.name}, {info.phase}"
+    ]
+    if info.code is not None and info.phase == "lobby":
+        code = invite_text(info.code)
+        lines.append(f"invite code {code} (until {utc_text(info.invite_expires_ms)}): arena race join {code}")
+    lines.append(f"racers ({len(info.racers)}/{info.limit}):")
+    lines += ["  " + racer_line(racer) for racer in info.racers]
+    return lines
+
+
+def results_lines(results: list[tc.RaceResult]) -> list[str]:
+    """The results table: winners by place, then the others."""
+    lines = ["results:"]
+    for row in results:
+        place = f"{row.place}." if row.place is not None else "-"
+        lines.append(
+            f"  {place:>3} {row.name:<{NAME_WIDTH}} {row.result:<9} {row.moves:>4} moves "
+            f"{row.foundation:>3} on foundations  {clock_text(row.time_ms)}"
+        )
+    return lines
+
+
+def entry_line(entry: tc.LeaderboardEntry, label: str = "") -> str:
+    rank = f"{label}#{entry.rank}"
+    return f"{rank:>7}  {entry.name:<{NAME_WIDTH}} {clock_text(entry.time_ms):>8}  {entry.moves:>4} moves"
+
+
+def leaderboard_lines(page: tc.LeaderboardPage) -> list[str]:
+    lines = [f"{page.title} {page.variant}, {page.date}"]
+    lines += [entry_line(entry) for entry in page.entries] or ["  no entries"]
+    if page.me is not None:
+        lines.append(entry_line(page.me, "you "))
+    return lines
+
+
+def daily_lines(info: tc.DailyInfo) -> list[str]:
+    lines = [f"daily deals of {info.date} (today is {info.today})"]
+    for deal in info.deals:
+        lines.append(f"{deal.title} {deal.variant}")
+        lines.append(f"  commitment {deal.commitment} (since {utc_text(deal.committed_ms)})")
+        if deal.deal is None:
+            lines.append(f"  revealed at {utc_text(deal.reveals_at)}")
+        else:
+            proof = f"{deal.game}/{deal.variant}/{deal.date}/{deal.deal}/{deal.nonce}"
+            lines.append(f"  deal {deal.deal}, nonce {deal.nonce}: check with  printf '{proof}' | sha256sum")
+    if not info.deals:
+        lines.append("  nobody played that day")
+    return lines

@@ -1,0 +1,55 @@
+"""``arena leaderboard`` and ``arena daily``: the day's standings and deals.
+
+Both are one request and a printout.  ``--token`` (or ``ARENA_TOKEN``)
+makes ``leaderboard`` show your own entry (``--around-me`` centres the
+page on it); without a token the client does not say ``hello``, so it
+needs no identity and creates none.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from .connection import ArenaClient
+from .race_text import daily_lines, leaderboard_lines
+from .terminal import Console
+
+
+@dataclass
+class LeaderboardRequest:
+    """What ``arena leaderboard`` was asked for."""
+
+    url: str
+    game: str
+    options: dict[str, Any] = field(default_factory=dict)
+    day: date | None = None
+    offset: int = 0
+    limit: int = 10
+    around_me: bool = False
+    token: str | None = None
+    subprotocol: str = "arena.v1.msgpack"
+
+
+async def leaderboard(request: LeaderboardRequest, console: Console) -> int:
+    """Print one page of a day's leaderboard; the exit code."""
+    async with ArenaClient(
+        request.url, subprotocol=request.subprotocol, token=request.token, identify=request.token is not None
+    ) as client:
+        page = await client.leaderboard(
+            request.game, request.options, request.day,
+            offset=request.offset, limit=request.limit, around_me=request.around_me,
+        )
+    for line in leaderboard_lines(page):
+        console.say(line)
+    return 0
+
+
+async def daily(url: str, day: date | None, game: str | None, subprotocol: str, console: Console) -> int:
+    """Print a day's daily deals: commitments, or deals once revealed."""
+    async with ArenaClient(url, subprotocol=subprotocol, identify=False) as client:
+        info = await client.daily(day, game)
+    for line in daily_lines(info):
+        console.say(line)
+    return 0

@@ -1,0 +1,182 @@
+"""``arena race``, ``arena leaderboard`` and ``arena daily`` run as real
+subprocesses against a real server with a short countdown, fed line by
+line the way a person types while the race goes on."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import sys
+from datetime import datetime, timedelta, timezone
+
+from arena_races import DEAL_1_DRAW_1_WIN, pin_daily_deal
+from arena_restart import REPO_ROOT, RestartableServer, ServerFactory
+from test_terminal_and_bot import run
+
+from client import ArenaClient
+
+WAIT_SECONDS = 20
+
+
+class Running:
+    """A CLI subprocess whose output is read line by line as it comes."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self.lines: list[str] = []
+
+    @classmethod
+    async def start(cls, *arguments: str) -> Running:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "server.cli", *arguments, cwd=REPO_ROOT,
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )
+        return cls(process)
+
+    async def expect(self, pattern: str) -> re.Match[str]:
+        """Read lines until one matches ``pattern``; its match."""
+        assert self.process.stdout is not None
+        try:
+            async with asyncio.timeout(WAIT_SECONDS):
+                while raw := await self.process.stdout.readline():
+                    line = raw.decode().rstrip("\n")
+                    self.lines.append(line)
+                    if found := re.search(pattern, line):
+                        return found
+        except TimeoutError:
+            pass
+        raise AssertionError(f"no line matched {pattern!r}; the output so far:\n" + "\n".join(self.lines))
+
+    async def send(self, *lines: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write("".join(line + "\n" for line in lines).encode())
+        await self.process.stdin.drain()
+
+    async def finish(self) -> tuple[int, list[str]]:
+        """Wait for the program to end by itself; its exit code and every line."""
+        out, err = await asyncio.wait_for(self.process.communicate(), WAIT_SECONDS)
+        self.lines += out.decode().splitlines()
+        assert self.process.returncode is not None, err.decode()
+        return self.process.returncode, self.lines
+
+
+async def test_a_race_from_the_terminal_with_a_host_a_friend_and_a_spectator(arena_factory: ServerFactory) -> None:
+    arena = await arena_factory(race_countdown_seconds=1.0)
+    host = await Running.start(
+        "race", "create", "klondike", "--deal", "1", "--draw", "1", "--name", "ann", "--server", arena.url
+    )
+    race_id = (await host.expect(r"^race (r_\S+): WordLink \(draw=1 scoring=standard auto_collect=off .*\), a numbered deal, hosted by ann, lobby$")).group(1)
+    code = (await host.expect(r"^invite code (\w{4}-\w{4}) \(until .* UTC\): arena race join \1$")).group(1)
+    await host.expect(r"^  ann +waiting +0 moves +0 on foundations  0:00$")
+    await host.expect("^type start when everyone is in$")
+
+    friend = await Running.start("race", "join", code.lower(), "--name", "bob", "--server", arena.url, "--json")
+    await friend.expect("^waiting for ann to start$")
+    await host.expect(r"^bob joined \(2/8\)$")
+    spectator = await Running.start("race", "watch", race_id, "--server", arena.url)
+    await spectator.expect(r"^racers \(2/8\):$")
+
+    await friend.send("draw", "start")
+    await friend.expect(r"^no board yet: it comes when the race starts \(lobby\); type help$")
+    await friend.expect(r"^error: only the race's host can start it \[forbidden\]$")
+    await host.send("start")
+    for racer in (host, friend):
+        await racer.expect(r"^the race starts in (0\.\d|1\.0) s$")
+        await racer.expect("^go!$")
+        await racer.expect(r"^t7 +\[6\] TH$")
+
+    await friend.send(*DEAL_1_DRAW_1_WIN[:2])
+    await host.expect(r"^» bob +playing +2 moves +1 on foundations  \d:\d\d$")
+    await spectator.expect(r"^» bob +playing +2 moves")
+    await friend.send("resign")
+    await friend.expect("^game over: resigned after 2 moves")
+    await friend.expect("^waiting for the others to finish")
+    await host.expect(r"^» bob +resigned +2 moves")
+    await host.send("racers")
+    await host.expect(r"^  bob +resigned +2 moves")
+    await host.send("resign")
+
+    for watcher in (host, friend, spectator):
+        await watcher.expect(r"^the race is over \(deal 1\)$")
+        code_, lines = await watcher.finish()
+        assert code_ == 0, lines
+        table = lines[lines.index("results:") + 1 :]
+        assert [re.split(r" +", row.strip())[:3] for row in table] == [["-", "bob", "resigned"], ["-", "ann", "resigned"]]
+
+    async with ArenaClient(arena.url, identify=False) as client:
+        race = await client.watch_race(race_id)
+        assert race.finished and [r.name for r in race.racers] == ["ann", "bob"]
+
+
+async def test_leaving_a_race_tells_how_to_come_back_and_coming_back_gives_the_board(
+    arena_factory: ServerFactory,
+) -> None:
+    arena = await arena_factory(race_countdown_seconds=0.3)
+    async with ArenaClient(arena.url, name="ann") as ann:
+        race = await ann.create_race("chequers", deal=3)
+        friend = await Running.start("race", "join", race.code or "", "--name", "bob", "--server", arena.url)
+        await race.wait_until(lambda r: len(r.racers) == 2)
+        await ann.start_race(race.race_id)
+        await friend.expect("^go!$")
+        await friend.send("quit")
+        found = await friend.expect(r"^left race r_\S+ \(your clock runs on\); to come back: arena race join (\S+) --token (\S+)$")
+        assert (await friend.finish())[0] == 0
+        again = await Running.start("race", "join", found.group(1), "--token", found.group(2), "--server", arena.url)
+        await again.expect(r"^race r_\S+: Chequers .*, running$")
+        await again.expect("^your board, as you left it:$")
+        await again.send("resign")
+        await again.expect("^game over: resigned after 0 moves")
+        await ann.resign((await ann.race_board(race.race_id, 5)).game_id)
+        await again.expect(r"^the race is over \(deal 3\)$")
+        assert (await again.finish())[0] == 0
+
+
+async def test_race_commands_print_refusals_with_their_codes(arena: RestartableServer) -> None:
+    code, out, _ = await run("-m", "server.cli", "race", "join", "ZZZZ-ZZZZ", "--server", arena.url)
+    assert code == 1 and "[race_not_found]" in out and "no race has the invite code" in out
+    code, out, _ = await run("-m", "server.cli", "race", "join", "Z" * 30, "--server", arena.url)
+    assert code == 2 and out.startswith("error: code: String should have at most 20 characters")
+    code, out, _ = await run("-m", "server.cli", "race", "create", "klondike", "--draw", "1", "--option", "scoring=vegas", "--server", arena.url)
+    assert code == 1 and "[bad_option]" in out
+    code, out, _ = await run("-m", "server.cli", "race", "watch", "r_nothing", "--server", arena.url)
+    assert code == 1 and "[race_not_found]" in out
+    code, _, err = await run("-m", "server.cli", "race", "create", "klondike", "--deal", "random", "--server", arena.url)
+    assert code == 2 and "is not a race deal" in err
+
+
+async def test_the_leaderboard_and_the_daily_deals_in_the_terminal(arena: RestartableServer) -> None:
+    today = datetime.now(timezone.utc).date()
+    await pin_daily_deal(arena.store, today)
+    async with ArenaClient(arena.url, name="ann") as ann:
+        game = await ann.new_game("klondike", deal="daily", options={"draw": 1})
+        for move in DEAL_1_DRAW_1_WIN:
+            await ann.move(game.game_id, move)
+        assert game.status == "won"
+        token = ann.token or ""
+
+    code, out, err = await run("-m", "server.cli", "leaderboard", "klondike", "--draw", "1", "--server", arena.url)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == f"WordLink draw=1,scoring=standard, {today.isoformat()}"
+    assert re.fullmatch(rf" +#1  ann +\d+:\d\d  +{len(DEAL_1_DRAW_1_WIN)} moves", lines[1]) and len(lines) == 2
+
+    code, out, _ = await run(
+        "-m", "server.cli", "leaderboard", "klondike", "--draw", "1", "--around-me", "--token", token,
+        "--date", today.isoformat(), "--server", arena.url, "--json",
+    )
+    assert code == 0 and re.search(r"^ +you #1  ann ", out, re.MULTILINE)
+    yesterday = (today - timedelta(days=1)).isoformat()
+    code, out, _ = await run("-m", "server.cli", "leaderboard", "klondike", "--date", yesterday, "--server", arena.url)
+    assert code == 0 and out.splitlines()[1:] == ["  no entries"]
+    code, out, _ = await run("-m", "server.cli", "leaderboard", "klondike", "--around-me", "--server", arena.url)
+    assert code == 2 and "--around-me needs --token" in out
+    code, out, _ = await run("-m", "server.cli", "leaderboard", "klondike", "--option", "draw=2", "--server", arena.url)
+    assert code == 1 and "[bad_option]" in out
+
+    code, out, err = await run("-m", "server.cli", "daily", "--game", "klondike", "--server", arena.url)
+    assert code == 0, err
+    assert out.splitlines()[0] == f"daily deals of {today.isoformat()} (today is {today.isoformat()})"
+    assert len(re.findall(r"^  commitment [0-9a-f]{64} \(since ", out, re.MULTILINE)) == 2
+    assert len(re.findall(r"^  revealed at \d{4}-\d\d-\d\d \d\d:\d\d UTC$", out, re.MULTILINE)) == 2
+    code, out, _ = await run("-m", "server.cli", "daily", "--date", (today + timedelta(days=3)).isoformat(), "--server", arena.url)
+    assert code == 1 and "[forbidden]" in out
