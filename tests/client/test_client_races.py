@@ -245,3 +245,35 @@ async def test_daily_lists_todays_commitments_and_a_ranked_win_enters_the_leader
         assert (await ann.leaderboard("klondike", {"draw": 3})).entries == []
         with pytest.raises(BadOption):
             await ann.leaderboard("klondike", {"draw": 2})
+
+
+async def test_a_race_that_ended_during_an_outage_is_seen_finished_after_the_reconnection(
+    arena_factory: ServerFactory,
+) -> None:
+    arena = await arena_factory(race_countdown_seconds=0.2, race_time_limit_seconds=1)
+    away = Backoff(first=3.0, cap=3.0)
+    async with (
+        ArenaClient(arena.url, name="ann") as ann,
+        ArenaClient(arena.url, name="bob", backoff=away) as bob,
+        ArenaClient(arena.url, identify=False, backoff=away) as ted,
+    ):
+        race = await ann.create_race("laras-game", deal=2)
+        bobs_race = await bob.join_race(race.code or "")
+        teds_race = await ted.watch_race(race.race_id)
+        await ann.start_race(race.race_id)
+        anns_board, bobs_board = await asyncio.gather(ann.race_board(race.race_id, 5), bob.race_board(race.race_id, 5))
+        with bobs_race.updates() as bobs_stream, teds_race.updates() as teds_stream:
+            drop_connections(arena, bob.player_id)
+            drop_connections(arena, None)
+            await ann.resign(anns_board.game_id)
+            await race.wait_until(lambda r: r.finished, timeout=5)
+            assert not bobs_race.finished and not teds_race.finished
+            await asyncio.gather(bob.wait_open(timeout=5), ted.wait_open(timeout=5))
+            for stream in (bobs_stream, teds_stream):
+                last = [update async for update in stream][-1]
+                assert isinstance(last, tc.Race) and last.event == "snapshot" and last.race.phase == "finished"
+        for mirror in (bobs_race, teds_race):
+            assert mirror.finished and mirror.results == race.results
+        assert {row.name: row.result for row in race.results or []} == {"ann": "resigned", "bob": "abandoned"}
+        await bobs_board.wait_until(lambda b: b.finished)
+        assert bobs_board.status == "abandoned"
