@@ -107,5 +107,7 @@ def describe(update: Update) -> str:
 
 
 def game_over_text(over: tc.GameOver) -> str:
+    """The result line; a race game's deal stays untold while rivals play it."""
     score = f", score {over.score}" if over.score is not None else ""
-    return f"game over: {over.result} after {over.moves} moves in {clock_text(over.time_ms)}{score} (deal {over.deal})"
+    deal = f"deal {over.deal}" if over.deal is not None else "the deal is told when the race ends"
+    return f"game over: {over.result} after {over.moves} moves in {clock_text(over.time_ms)}{score} ({deal})"

@@ -89,7 +89,7 @@ async def test_a_race_from_the_terminal_with_a_host_a_friend_and_a_spectator(are
     await host.expect(r"^» bob +playing +2 moves +1 on foundations  \d:\d\d$")
     await spectator.expect(r"^» bob +playing +2 moves")
     await friend.send("resign")
-    await friend.expect("^game over: resigned after 2 moves")
+    await friend.expect(r"^game over: resigned after 2 moves in \d:\d\d, score \d+ \(the deal is told when the race ends\)$")
     await friend.expect("^waiting for the others to finish")
     await host.expect(r"^» bob +resigned +2 moves")
     await host.send("racers")
