@@ -122,6 +122,9 @@ class App {
       if (known) known.update(message.race, message.server_time);
       else this.races.set(message.race.race_id, new RaceModel(message.race, message.server_time));
       this.showRaceIfCurrent(message.race.race_id);
+      if (this.screen instanceof GameScreen && this.raceOfGame(this.screen.gameId)?.raceId === message.race.race_id) {
+        this.screen.raceChanged();
+      }
       this.callToStart(message);
     });
     connection.on("race_progress", (message) => {
@@ -145,12 +148,7 @@ class App {
   }
 
   showRaceIfCurrent(raceId) {
-    const model = this.races.get(raceId);
-    if (this.screen instanceof RaceScreen && this.screen.raceId === raceId) {
-      this.screen.update(model);
-    } else if (this.screen instanceof GameScreen && this.screen.mirror && model.ownerOfGame(this.screen.mirror.gameId)) {
-      this.screen.relayout();
-    }
+    if (this.screen instanceof RaceScreen && this.screen.raceId === raceId) this.screen.update(this.races.get(raceId));
   }
 
   // The host started a race of yours while you were elsewhere: the

@@ -85,23 +85,31 @@ export class GameScreen {
       this.result.hidden = true;
       this.toolbarKind = null;
     }
-    this.renderToolbar();
     const game = GAMES[mirror.game];
     this.heading.textContent = mirror.title;
-    const watching = !this.mine;
-    this.who.textContent = watching
-      ? `Watching ${mirror.owner.name}${mirror.practice ? " (practice)" : ""}${this.race ? " in a race" : ""}`
-      : `${describeOptions(mirror.view.options)}${mirror.practice ? " · practice" : ""}`;
-    this.showDelay();
-    this.root.querySelector(".game").classList.toggle("spectating", watching);
+    this.root.querySelector(".game").classList.toggle("spectating", !this.mine);
+    this.raceChanged();
     const layout = game.layout(mirror.view, {
       narrow: this.boardNode.clientWidth < NARROW_PX,
       leftHanded: this.app.settings.leftHanded,
     });
     this.board.show({ view: mirror.view, layout, legal: mirror.legal, interactive: this.playing });
     this.renderStats();
-    this.setButtons();
     this.armAutoHint();
+  }
+
+  // What depends on the game's race (which the page may learn after the
+  // first snapshot, and whose end lifts the delay): the caption, the
+  // buttons and the delay note.  The board is not redrawn.
+  raceChanged() {
+    const mirror = this.mirror;
+    if (!mirror) return;
+    this.who.textContent = this.mine
+      ? `${describeOptions(mirror.view.options)}${mirror.practice ? " · practice" : ""}`
+      : `Watching ${mirror.owner.name}${mirror.practice ? " (practice)" : ""}${this.race ? " in a race" : ""}`;
+    this.renderToolbar();
+    this.setButtons();
+    this.showDelay();
   }
 
   relayout() {

@@ -225,14 +225,16 @@ export class RaceScreen {
       this.boardArea.replaceChildren(h("p", { class: "note board-waiting" }, waiting));
       return;
     }
+    // Once shown, the board redraws from its own snapshot and diffs only:
+    // a redraw for each rival's move would drop a drag in progress.
     if (this.gameId !== gameId) {
       this.dropBoard();
       this.gameId = gameId;
       this.boardAsked = false;
       this.game = new GameScreen(this.boardArea, this.app, { gameId, embedded: true });
+      const mirror = this.app.mirrors.get(gameId);
+      if (mirror) this.game.update(mirror);
     }
-    const mirror = this.app.mirrors.get(gameId);
-    if (mirror) this.game.update(mirror);
   }
 
   dropBoard() {
