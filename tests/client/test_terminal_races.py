@@ -180,3 +180,32 @@ async def test_the_leaderboard_and_the_daily_deals_in_the_terminal(arena: Restar
     assert len(re.findall(r"^  revealed at \d{4}-\d\d-\d\d \d\d:\d\d UTC$", out, re.MULTILINE)) == 2
     code, out, _ = await run("-m", "server.cli", "daily", "--date", (today + timedelta(days=3)).isoformat(), "--server", arena.url)
     assert code == 1 and "[forbidden]" in out
+
+
+async def test_the_example_race_bot_joins_plays_by_hints_and_prints_the_results(arena_factory: ServerFactory) -> None:
+    arena = await arena_factory(race_countdown_seconds=0.3)
+    async with ArenaClient(arena.url, name="ann") as ann:
+        race = await ann.create_race("klondike", {"draw": 1}, deal=1)
+        bot = await asyncio.create_subprocess_exec(
+            sys.executable, "examples/race_bot.py", race.code or "", arena.url, cwd=REPO_ROOT,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )
+        await race.wait_until(lambda r: len(r.racers) == 2, timeout=WAIT_SECONDS)
+        await ann.start_race(race.race_id)
+        board = await ann.race_board(race.race_id, 5)
+        await ann.move(board.game_id, DEAL_1_DRAW_1_WIN[0])
+        await ann.resign(board.game_id)
+        out, err = await asyncio.wait_for(bot.communicate(), WAIT_SECONDS * 3)
+        await race.wait_until(lambda r: r.finished)
+    assert bot.returncode == 0, err.decode()
+    lines = out.decode().splitlines()
+    assert lines[0] == f"joined race {race.race_id} hosted by ann; waiting for the start"
+    assert "ann: resigned, 1 moves, 0 on foundations" in lines
+    results = {row.name: row for row in race.results or []}
+    bots = results["race-bot"]
+    assert f"{bots.result}: {bots.moves} moves" in "\n".join(lines)
+    assert lines[-2:] == [
+        f"{row.place or '-'} {row.name} {row.result} {row.moves} moves {row.time_ms / 1000:.1f} s"
+        for row in race.results or []
+    ]
+    assert (REPO_ROOT / "examples" / "race_bot.py").read_text().count("\n") < 80
