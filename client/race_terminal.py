@@ -115,6 +115,8 @@ class RaceSession:
     async def run(self, lines: InputLines, interactive: bool) -> int:
         """Play the race to its end (or until the racer leaves)."""
         self.introduce()
+        if self.race.ended:
+            return 0
         with self.race.updates() as stream:
             self._spawn(self.narrate(stream))
             self._spawn(self._await_board())
@@ -134,12 +136,15 @@ class RaceSession:
         task.add_done_callback(self._helpers.discard)
 
     def introduce(self) -> None:
+        """The race as it is now (with its results if it is already over)."""
         for line in race_lines(self.race):
             self.console.say(line)
         info = self.race.info
         if info is not None and info.phase == "lobby" and self.client.player_id is not None:
             host = info.host.player_id == self.client.player_id
             self.console.say("type start when everyone is in" if host else f"waiting for {info.host.name} to start")
+        elif info is not None and info.phase == "finished":
+            self._tell_results(info)
 
     async def _read(self, lines: InputLines, interactive: bool) -> int:
         over = asyncio.create_task(self.over.wait())
@@ -232,9 +237,12 @@ class RaceSession:
             if self.client.player_id in self.known:
                 self._spawn(self._count_down())
         elif update.event == "finished":
-            self.console.say(f"the race is over (deal {info.deal})")
-            for line in results_lines(info.results or []):
-                self.console.say(line)
+            self._tell_results(info)
+
+    def _tell_results(self, info: tc.RaceInfo) -> None:
+        self.console.say(f"the race is over (deal {info.deal})")
+        for line in results_lines(info.results or []):
+            self.console.say(line)
 
     async def _count_down(self) -> None:
         """Say 3, 2, 1 as the countdown's last seconds pass."""

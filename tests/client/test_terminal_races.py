@@ -130,6 +130,13 @@ async def test_leaving_a_race_tells_how_to_come_back_and_coming_back_gives_the_b
         await again.expect(r"^the race is over \(deal 3\)$")
         assert (await again.finish())[0] == 0
 
+    after = ("race", "join", found.group(1), "--token", found.group(2), "--server", arena.url)
+    for arguments in (after, ("race", "watch", race.race_id, "--server", arena.url)):
+        code, out, err = await run("-m", "server.cli", *arguments)
+        assert code == 0, err
+        assert out.splitlines()[-4:-2] == ["the race is over (deal 3)", "results:"]
+        assert re.search(r"^ +- bob +resigned +0 moves", out, re.MULTILINE)
+
 
 async def test_race_commands_print_refusals_with_their_codes(arena: RestartableServer) -> None:
     code, out, _ = await run("-m", "server.cli", "race", "join", "ZZZZ-ZZZZ", "--server", arena.url)
