@@ -125,7 +125,7 @@ async def test_a_race_between_two_clients_from_the_lobby_to_the_results_and_a_re
 
 
 async def test_race_refusals_raise_the_class_of_their_code_and_change_nothing(arena_factory: ServerFactory) -> None:
-    arena = await arena_factory(race_limit=2, **COUNTDOWN)
+    arena = await arena_factory(race_limit=2, race_countdown_seconds=30)
     async with (
         ArenaClient(arena.url, name="ann") as ann,
         ArenaClient(arena.url, name="bob") as bob,
