@@ -8,6 +8,9 @@ import asyncio
 import re
 import sys
 from datetime import datetime, timedelta, timezone
+from typing import AsyncIterator, Awaitable, Callable
+
+import pytest
 
 from arena_races import DEAL_1_DRAW_1_WIN, pin_daily_deal
 from arena_restart import REPO_ROOT, RestartableServer, ServerFactory
@@ -27,8 +30,9 @@ class Running:
 
     @classmethod
     async def start(cls, *arguments: str) -> Running:
+        """``python ARGUMENTS`` in the repository, its three streams piped."""
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "server.cli", *arguments, cwd=REPO_ROOT,
+            sys.executable, *arguments, cwd=REPO_ROOT,
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
         )
         return cls(process)
@@ -60,9 +64,32 @@ class Running:
         return self.process.returncode, self.lines
 
 
-async def test_a_race_from_the_terminal_with_a_host_a_friend_and_a_spectator(arena_factory: ServerFactory) -> None:
+Start = Callable[..., Awaitable[Running]]
+
+
+@pytest.fixture
+async def arena_cli() -> AsyncIterator[Start]:
+    """Start ``arena`` commands (``arena_cli("race", "join", ...)``); any
+    still running when the test ends, passed or failed, is killed."""
+    started: list[Running] = []
+
+    async def start(*arguments: str) -> Running:
+        program = await Running.start("-m", "server.cli", *arguments)
+        started.append(program)
+        return program
+
+    yield start
+    for program in started:
+        if program.process.returncode is None:
+            program.process.kill()
+            await program.process.wait()
+
+
+async def test_a_race_from_the_terminal_with_a_host_a_friend_and_a_spectator(
+    arena_factory: ServerFactory, arena_cli: Start
+) -> None:
     arena = await arena_factory(race_countdown_seconds=1.0)
-    host = await Running.start(
+    host = await arena_cli(
         "race", "create", "klondike", "--deal", "1", "--draw", "1", "--name", "ann", "--server", arena.url
     )
     race_id = (await host.expect(r"^race (r_\S+): WordLink \(draw=1 scoring=standard auto_collect=off .*\), a numbered deal, hosted by ann, lobby$")).group(1)
@@ -70,10 +97,10 @@ async def test_a_race_from_the_terminal_with_a_host_a_friend_and_a_spectator(are
     await host.expect(r"^  ann +waiting +0 moves +0 on foundations  0:00$")
     await host.expect("^type start when everyone is in$")
 
-    friend = await Running.start("race", "join", code.lower(), "--name", "bob", "--server", arena.url, "--json")
+    friend = await arena_cli("race", "join", code.lower(), "--name", "bob", "--server", arena.url, "--json")
     await friend.expect("^waiting for ann to start$")
     await host.expect(r"^bob joined \(2/8\)$")
-    spectator = await Running.start("race", "watch", race_id, "--server", arena.url)
+    spectator = await arena_cli("race", "watch", race_id, "--server", arena.url)
     await spectator.expect(r"^racers \(2/8\):$")
 
     await friend.send("draw", "start")
@@ -109,19 +136,19 @@ async def test_a_race_from_the_terminal_with_a_host_a_friend_and_a_spectator(are
 
 
 async def test_leaving_a_race_tells_how_to_come_back_and_coming_back_gives_the_board(
-    arena_factory: ServerFactory,
+    arena_factory: ServerFactory, arena_cli: Start
 ) -> None:
     arena = await arena_factory(race_countdown_seconds=0.3)
     async with ArenaClient(arena.url, name="ann") as ann:
         race = await ann.create_race("chequers", deal=3)
-        friend = await Running.start("race", "join", race.code or "", "--name", "bob", "--server", arena.url)
+        friend = await arena_cli("race", "join", race.code or "", "--name", "bob", "--server", arena.url)
         await race.wait_until(lambda r: len(r.racers) == 2)
         await ann.start_race(race.race_id)
         await friend.expect("^go!$")
         await friend.send("quit")
         found = await friend.expect(r"^left race r_\S+ \(your clock runs on\); to come back: arena race join (\S+) --token (\S+)$")
         assert (await friend.finish())[0] == 0
-        again = await Running.start("race", "join", found.group(1), "--token", found.group(2), "--server", arena.url)
+        again = await arena_cli("race", "join", found.group(1), "--token", found.group(2), "--server", arena.url)
         await again.expect(r"^race r_\S+: Chequers .*, running$")
         await again.expect("^your board, as you left it:$")
         await again.send("resign")
@@ -193,19 +220,19 @@ async def test_the_example_race_bot_joins_plays_by_hints_and_prints_the_results(
     arena = await arena_factory(race_countdown_seconds=0.3)
     async with ArenaClient(arena.url, name="ann") as ann:
         race = await ann.create_race("klondike", {"draw": 1}, deal=1)
-        bot = await asyncio.create_subprocess_exec(
-            sys.executable, "examples/race_bot.py", race.code or "", arena.url, cwd=REPO_ROOT,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        )
+        bot = await Running.start("examples/race_bot.py", race.code or "", arena.url)
         await race.wait_until(lambda r: len(r.racers) == 2, timeout=WAIT_SECONDS)
         await ann.start_race(race.race_id)
         board = await ann.race_board(race.race_id, 5)
         await ann.move(board.game_id, DEAL_1_DRAW_1_WIN[0])
         await ann.resign(board.game_id)
-        out, err = await asyncio.wait_for(bot.communicate(), WAIT_SECONDS * 3)
+        try:
+            code, lines = await bot.finish()
+        finally:
+            if bot.process.returncode is None:
+                bot.process.kill()
         await race.wait_until(lambda r: r.finished)
-    assert bot.returncode == 0, err.decode()
-    lines = out.decode().splitlines()
+    assert code == 0, lines
     assert lines[0] == f"joined race {race.race_id} hosted by ann; waiting for the start"
     assert "ann: resigned, 1 moves, 0 on foundations" in lines
     results = {row.name: row for row in race.results or []}
