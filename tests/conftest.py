@@ -1,4 +1,4 @@
-"""Shared fixtures; the test helpers' modules live beside this file."""
+"""Shared fixtures (a real redis-server) and the import path of the test helpers."""
 
 from __future__ import annotations
 
@@ -10,7 +10,11 @@ from uuid import uuid4
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
+TESTS = Path(__file__).parent
+# Helper modules (``arena_*``, ``protocol_doc`` …) live beside the tests that
+# use them and are imported by name from other directories too; test module
+# names are unique across directories, so one path list serves them all.
+sys.path[:0] = [str(TESTS)] + sorted(str(path) for path in TESTS.iterdir() if path.is_dir() and not path.name.startswith((".", "_")))
 
 from redis_server import RedisServer, RedisServerMissing  # noqa: E402  (needs the path above)
 

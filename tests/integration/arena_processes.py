@@ -26,16 +26,12 @@ from pathlib import Path
 from typing import AsyncIterator, Awaitable, Callable
 
 import pytest
+from arena_wire import Mirror, WireClient
+
+from server.storage import Action
+from server.storage.redis import RedisStore
 
 ROOT = Path(__file__).resolve().parents[2]
-SERVER_TESTS = ROOT / "tests" / "server"
-if str(SERVER_TESTS) not in sys.path:
-    sys.path.insert(0, str(SERVER_TESTS))
-
-from arena_wire import Mirror, WireClient  # noqa: E402  (needs the path above)
-
-from server.storage import Action  # noqa: E402
-from server.storage.redis import RedisStore  # noqa: E402
 
 LISTENING = "arena: listening on "
 START_SECONDS = 20.0

@@ -9,28 +9,21 @@ the server tests, imported, not copied.
 
 from __future__ import annotations
 
-import sys
 from datetime import date
-from pathlib import Path
 from typing import Any, AsyncIterator
 
 import pytest
+from arena_positions import DEAL_1_DRAW_1_WIN
+from arena_servers import make_settings
+from arena_wire import Mirror, WireClient
 
-SERVER_TESTS = Path(__file__).resolve().parents[1] / "server"
-if str(SERVER_TESTS) not in sys.path:
-    sys.path.insert(0, str(SERVER_TESTS))
-
-from arena_positions import DEAL_1_DRAW_1_WIN  # noqa: E402  (needs the path above)
-from arena_servers import make_settings  # noqa: E402
-from arena_wire import Mirror, WireClient  # noqa: E402
-
-from protocol import to_server as ts  # noqa: E402
-from server.app import ArenaServer  # noqa: E402
-from server.daily import DailyRecord  # noqa: E402
-from server.settings import Settings  # noqa: E402
-from server.storage.base import Store  # noqa: E402
-from server.storage.memory import MemoryStore  # noqa: E402
-from server.storage.redis import RedisStore  # noqa: E402
+from protocol import to_server as ts
+from server.app import ArenaServer
+from server.daily import DailyRecord
+from server.settings import Settings
+from server.storage.base import Store
+from server.storage.memory import MemoryStore
+from server.storage.redis import RedisStore
 
 COUNTDOWN_SECONDS = 1.0
 DELAY_SECONDS = 0.5

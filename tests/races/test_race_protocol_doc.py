@@ -3,16 +3,10 @@ a real server says today, and the race settings table is the settings'."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
+import protocol_doc
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
-
-import protocol_doc  # noqa: E402  (needs the path above)
-
-from protocol import CLIENT_MESSAGE, SERVER_MESSAGE  # noqa: E402
+from protocol import CLIENT_MESSAGE, SERVER_MESSAGE
 
 
 @pytest.fixture(scope="module")

@@ -15,23 +15,15 @@ reads the page's leaderboard panel.
 from __future__ import annotations
 
 import asyncio
-import sys
-from pathlib import Path
 from typing import AsyncIterator
 
 import pytest
+from arena_races import DEAL_1_DRAW_1_WIN, WireClient, pin_daily_deal, player
 from playwright.async_api import Page
-
 from web_harness import Site, open_site, sign_in
 
-RACE_TESTS = Path(__file__).resolve().parents[1] / "races"
-if str(RACE_TESTS) not in sys.path:
-    sys.path.insert(0, str(RACE_TESTS))
-
-from arena_races import DEAL_1_DRAW_1_WIN, WireClient, pin_daily_deal, player  # noqa: E402  (needs the path above)
-
-from protocol import to_server as ts  # noqa: E402
-from server.daily import utc_day  # noqa: E402
+from protocol import to_server as ts
+from server.daily import utc_day
 
 pytestmark = pytest.mark.browser
 

@@ -13,23 +13,17 @@ under CI, where a missing browser must not pass as green).
 from __future__ import annotations
 
 import os
-import sys
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import AsyncIterator
 
 import pytest
+from arena_servers import make_settings
 from playwright.async_api import Browser, Page, async_playwright
 
-SERVER_TESTS = Path(__file__).resolve().parents[1] / "server"
-if str(SERVER_TESTS) not in sys.path:
-    sys.path.insert(0, str(SERVER_TESTS))
-
-from arena_servers import make_settings  # noqa: E402  (needs the path above)
-
-from server.app import ArenaServer  # noqa: E402
-from server.storage.memory import MemoryStore  # noqa: E402
+from server.app import ArenaServer
+from server.storage.memory import MemoryStore
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
