@@ -2,13 +2,12 @@
 
 This module is the one place that turns ``"random"``, ``"winnable"``,
 ``"daily"`` (and WordLink's Vegas mode, "a preset Vegas deal with Vegas
-scoring") into a number.  The verified pools do not exist yet (issue 3
-builds them with certificates; issue 6 builds the daily deal with
-commitments), so for now ``winnable``, ``daily`` and Vegas draw from a
-PLACEHOLDER pool, the first ``PLACEHOLDER_POOL_SIZE`` deal numbers, which
-nobody has proved winnable: every choice says ``verified=False`` and the
-client is told so in ``game_started``.  Replace ``pool_for`` (and nothing
-else) when the pools land.
+scoring") into a number.  ``winnable``, ``daily`` and Vegas draw from
+the verified pools (``server.pools``): deals whose winning move list ships
+in ``engine/data`` and is replayed by the tests.  A game and options with
+no pool get no such deal (``bad_option``) rather than an unproven one.
+Vegas presets are a documented subset of WordLink's pool
+(``engine.solver.pools.vegas_presets``).
 
 The daily deal is keyed: ``daily_pick`` is an HMAC of (game, variant,
 UTC date) under a secret (``Settings.daily_secret``, or one generated once
@@ -29,10 +28,10 @@ from typing import Any, Sequence
 
 from engine import Game
 from protocol import ErrorCode
+from server.pools import verified_deals
 from server.refusal import Refusal
 from server.storage.base import Store
 
-PLACEHOLDER_POOL_SIZE = 10_000
 DAILY_SECRET_SETTING = "daily_secret"
 
 
@@ -45,12 +44,9 @@ class DealChoice:
 
 def pool_for(game_cls: type[Game], options: dict[str, Any], kind: str) -> tuple[Sequence[int], bool]:
     """The deals to draw ``kind`` ("winnable", "daily", "vegas") from for a
-    game with these options, and whether they are verified.  PLACEHOLDER:
-    see the module docstring (``server.pools.verified_deals`` is meant to
-    replace the body)."""
-    first = game_cls.FIRST_DEAL
-    last = min(game_cls.LAST_DEAL, first + PLACEHOLDER_POOL_SIZE - 1)
-    return range(first, last + 1), False
+    game with these options, and whether they are verified (always, now:
+    only certified deals are in a pool)."""
+    return verified_deals(game_cls.id, options, "vegas" if kind == "vegas" else "winnable"), True
 
 
 def _wants_vegas(options: dict[str, Any]) -> bool:
@@ -80,7 +76,8 @@ def choose_deal(game_cls: type[Game], requested: int | str, options: dict[str, A
     """The deal for a ``new_game`` request other than ``"daily"`` (a
     number is taken as given; the engine checks its range)."""
     if isinstance(requested, int):
-        return DealChoice(requested, "number", False)
+        pool, verified = pool_for(game_cls, options, "winnable")
+        return DealChoice(requested, "number", verified and requested in pool)
     if requested == "daily":
         raise ValueError("the daily deal comes from server.daily, with its commitment")
     if requested == "random" and not _wants_vegas(options):

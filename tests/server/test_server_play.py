@@ -15,6 +15,7 @@ from arena_servers import ClientFactory
 from protocol import ErrorCode
 from protocol import to_server as ts
 from server.app import ArenaServer
+from server.pools import verified_deals
 from server.variants import record_key
 
 import engine
@@ -166,11 +167,15 @@ async def test_vegas_mode_deals_a_preset_vegas_deal(connect: ClientFactory) -> N
     player = await connect()
     await player.hello()
     started, snapshot = await player.new_game(options={"scoring": "vegas"})
-    assert started.deal_kind == "vegas" and started.verified is False
+    assert started.deal_kind == "vegas" and started.verified is True
     assert snapshot.view.options["scoring"] == "vegas" and "deal" not in snapshot.view.model_dump()
+    await player.request(ts.Resign, game_id=started.game_id)
+    revealed = (await player.next_of("game_over")).deal
+    assert revealed in verified_deals("klondike", {"draw": 1}, "vegas")
 
 
 async def test_the_daily_deal_is_the_same_for_everyone_on_a_day(connect: ClientFactory) -> None:
+    """A new challenge every day, randomly selected from winnable deals"""
     deals = []
     for _ in range(2):
         player = await connect()
@@ -180,6 +185,7 @@ async def test_the_daily_deal_is_the_same_for_everyone_on_a_day(connect: ClientF
         await player.request(ts.Resign, game_id=started.game_id)
         deals.append((await player.next_of("game_over")).deal)
     assert deals[0] == deals[1]
+    assert deals[0] in verified_deals("klondike", {"draw": 3}), "the daily deal comes from the certified pool"
 
 
 async def test_random_deals_differ_and_stay_secret_until_the_end(connect: ClientFactory) -> None:
