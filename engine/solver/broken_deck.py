@@ -9,12 +9,15 @@ Forced (played without branching, because they never lose anything):
   foundations of the other colour hold rank − 1 (foundation cards never
   come back, and only those cards could ever want to lie on it).
 Never generated (the same position up to the order of columns or cells,
-which the key ignores): a whole card from a cell to another cell, and a
-whole column to an empty column.
-The bold domain also drops what the game's hint order calls pointless
-(parking the slot's half, a cell card to an empty column) and moves from
-a column to an empty one that leave no card behind.
-Order: the game's hint order, in which repairs come first (the seed's
+which the key ignores): a whole card from a cell to another cell, a whole
+column to an empty column, and a move to an empty column or cell other
+than the first empty one.
+There is no bold domain: leaving out what the hint order calls pointless
+(parking the slot's half, a cell card to an empty column) lost more wins
+than it saved time (13 of 30 raw deals won in 20,000 nodes against 22 of
+30 with every move kept), so one sound best-first search gets the budget.
+Order: by ``score``; among equal scores the latest position first, and
+moves in the game's hint order, in which repairs come first (the seed's
 "Hint suggests a useful move, prioritizing repairs").
 """
 
@@ -37,7 +40,6 @@ REPAIR_ORDER = 3
 
 
 class BrokenDeckDomain(Domain):
-    HAS_BOLD = True
     BEST_FIRST = True
     HINT_BUDGET = 3_000
 
@@ -116,16 +118,19 @@ class BrokenDeckDomain(Domain):
         index = game.pile
         piles = pos.piles
         ranked = []
+        first_empty = {
+            group: next((i for i in group if not piles[i]), None) for group in (TABLEAU, CELLS)
+        }
         for order, move in enumerate(game.moves_from(pos)):
             src, dst = index(move.src), index(move.dst)
             if src in CELLS and dst in CELLS:
+                continue
+            if not piles[dst] and dst not in (first_empty[TABLEAU], first_empty[CELLS], SLOT, *FOUNDATIONS):
                 continue
             left = len(piles[src]) - move.count
             if dst in TABLEAU and not piles[dst] and src in TABLEAU and left == 0:
                 continue
             rank = game._hint_order(pos, move)
-            if rank is None and self.bold:
-                continue
             ranked.append((12 if rank is None else rank, order, move))
         ranked.sort()
         return [self.step(pos, (move,)) for _, _, move in ranked]
