@@ -59,7 +59,20 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, ClassVar
 
-from ..cards import LEFT_HALF, PART, RANK, RED, RIGHT_HALF, SUIT, describe, full_deck, make_card, other_half, whole
+from ..cards import (
+    LEFT_HALF,
+    PART,
+    RANK,
+    RED,
+    RIGHT_HALF,
+    SUIT,
+    describe,
+    full_deck,
+    make_card,
+    other_half,
+    whole,
+)
+from ..data.broken_deck_seeds import SEEDS as VERIFIED_SEEDS
 from ..errors import BadNotation, IllegalMove
 from ..game import Game, Move, Option, Position
 from ..rng import SplitMix64, shuffled
@@ -106,6 +119,13 @@ class BrokenDeck(Game):
         self._plain = [[Move(a, b) for b in names] for a in names]
 
     # ------------------------------------------------------------- deal
+
+    def _seed_for_deal(self, deal: int) -> int:
+        """Numbered deals are verified layouts: a number whose own shuffle
+        has no certified win is dealt from the seed the deal table names
+        (``engine/data/broken_deck_seeds.py``, built with the certificates
+        by ``arena deals verify broken-deck``)."""
+        return VERIFIED_SEEDS.get(deal, deal)
 
     def _deal(self, rng: SplitMix64) -> Position:
         """See the module docstring: one shuffle, the last six cards torn,

@@ -16,6 +16,7 @@ import pytest
 import engine
 from engine import ActionUnavailable, BadNotation, BadOption, Game, IllegalMove, Move
 from engine.cards import PART, RANKS, SUITS, full_deck, parse_card, whole
+from engine.data.broken_deck_seeds import SEEDS as VERIFIED_SEEDS
 from engine.games.broken_deck import BrokenDeck, group_capacity
 from engine.rng import deal_rng, shuffled
 
@@ -163,19 +164,20 @@ def test_the_deal_has_58_face_up_pieces_in_eight_columns() -> None:
 
 def test_the_torn_cards_are_the_last_six_of_the_first_shuffle() -> None:
     """The documented deal: shuffle the deck, tear its last six cards, shuffle the 58 pieces."""
-    for deal in (1, 77, 1000):
+    for deal in (1, 2, 77, 1000):
         game = engine.new_game("broken-deck", deal)
-        expected = shuffled(full_deck(), deal_rng("broken-deck", deal))[-6:]
+        expected = shuffled(full_deck(), deal_rng("broken-deck", VERIFIED_SEEDS.get(deal, deal)))[-6:]
         halves = [card for cards in game.position.piles for card in cards if PART[card]]
         assert {whole(card) for card in halves} == set(expected)
 
 
 def test_deal_pins() -> None:
     """These literal layouts pin the documented shuffle: a change here
-    changes every deal number, so certificates and records would break."""
+    changes every deal number, so certificates and records would break.
+    Deal 2 is one the verified deal table remaps (to seed 1,002,000)."""
     pins = {
         1: ("3H AC> 5S 3S 9C> AS 4H 6H", "TC 7S 6C< JC KC JH 5C< AD", "3H 7S QS 5S KD TC 5H"),
-        2: ("TC> 5S< 7C KS 5C 6C QS 8D", "4C AS 2C AH 6H 4H 5S> 8C", "2S 6H 6C AH TS 5C KC"),
+        2: ("9H 8S< 6H 7C 3C 3H KD JC", "QC TC 8H 5D 7D 8C QH> 3D", "7C 8H 9D 3S 2S 9C QH"),
         1000: ("TH< 9S 6C 6D 4H AH< TC KS", "3H 5S JH 4C> TH> QH QC 6H", "7S 4H TC JH KH 3S 4S"),
     }
     for deal, (t1, t2, practice_t1) in pins.items():

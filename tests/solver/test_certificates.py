@@ -53,11 +53,6 @@ def test_every_numbered_broken_deck_deal_has_a_verified_layout() -> None:
 
 
 @pytest.mark.skipif("broken-deck" not in SHIPPED, reason="the Broken Deck table is not built yet")
-@pytest.mark.xfail(
-    strict=True,
-    reason="BrokenDeck._seed_for_deal does not read engine/data/broken_deck_seeds.py yet (the lead wires it, "
-    "together with the deal pins in tests/engine/test_broken_deck.py that use remapped numbers)",
-)
 def test_a_numbered_broken_deck_deal_is_dealt_from_its_verified_seed() -> None:
     pool = load("broken-deck")
     for deal, certificate in pool.certificates.items():
