@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from typing import Any, ClassVar, Iterable, Mapping, NamedTuple
+from typing import Any, Callable, ClassVar, Iterable, Mapping, NamedTuple
 
 from .cards import CODE, describe, parse_card
 from .errors import ActionUnavailable, BadNotation, BadOption, IllegalMove
@@ -148,6 +148,7 @@ class Game:
     LAST_DEAL: ClassVar[int] = (1 << 63) - 1
     HISTORY_LIMIT: ClassVar[int | None] = None
     HAS_SCORE: ClassVar[bool] = False
+    hint_search: ClassVar[Callable[[Game], Move | None] | None] = None
 
     def __init__(self, deal: int = 1, **options: Any) -> None:
         if isinstance(deal, bool) or not isinstance(deal, int) or not self.FIRST_DEAL <= deal <= self.LAST_DEAL:
@@ -405,17 +406,30 @@ class Game:
     def _hint_budget_left(self) -> bool:
         return True
 
+    def check_hint(self) -> None:
+        """Raise ``ActionUnavailable`` unless a hint may be given now (the
+        difficulty allows assists and the hint budget is not spent)."""
+        self._check_assists("Hint")
+        if not self._hint_budget_left():
+            raise ActionUnavailable("no hints are left in this game", code="hint_limit")
+
+    def find_hint(self) -> Move | None:
+        """The move a hint would suggest, without counting it: the solver's
+        (``hint_search``, which ``engine`` wires to ``engine.solver.hint``),
+        or the heuristic ``suggest`` where no search is wired."""
+        search = Game.hint_search
+        return search(self) if search is not None else self.suggest()
+
     def hint(self) -> Move | None:
         """A suggested move, counted as a hint.
 
         A game that charges for hints does so in ``score_at`` from the hint
         count, not by changing ``score``: undo restores ``score``, and an
-        undo must not refund a hint.
+        undo must not refund a hint.  A server splits this in three
+        (``check_hint``, ``find_hint`` off its event loop, ``note_hint``).
         """
-        self._check_assists("Hint")
-        if not self._hint_budget_left():
-            raise ActionUnavailable("no hints are left in this game", code="hint_limit")
-        move = self.suggest()
+        self.check_hint()
+        move = self.find_hint()
         self.note_hint(move)
         return move
 

@@ -435,12 +435,28 @@ class Hub:
                 else:
                     kind = str(getattr(message, "type"))
                     text = message.move if isinstance(message, ts.Move) else ""
+                if kind == "hint":
+                    text = await self._find_hint(room)
                 diff_id = None if kind == "hint" else message.id
                 suggestion = await self._apply(room, kind, text, peer, diff_id)
             if kind == "hint":
                 self.send(peer, tc.HintReply(id=message.id, game_id=room.game_id, move=suggestion))
         finally:
             self._release(room)
+
+    async def _find_hint(self, room: Room) -> str:
+        """The hint's move as notation ("" for none), searched in a worker
+        thread: the solver spends its node budget (about 200 ms) there
+        instead of on the event loop every other connection shares.  The
+        caller holds ``room.lock``, so the game cannot change meanwhile."""
+        self._check_live(room)
+        game = room.session.game
+        try:
+            game.check_hint()
+        except EngineError as error:
+            raise from_engine(error, room.game_id) from None
+        found = await asyncio.to_thread(game.find_hint)
+        return str(found) if found is not None else ""
 
     @staticmethod
     def _check_live(room: Room) -> None:

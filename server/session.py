@@ -95,7 +95,8 @@ class Session:
 
     def perform(self, kind: str, text: str) -> tuple[str, str | None]:
         """Apply an action to the engine; return the text to log and, for a
-        hint, the suggestion.  Raises ``EngineError`` (state unchanged).
+        hint, the suggestion (a hint's ``text`` is the move the caller
+        already found with ``Game.find_hint``, or "" for none).  Raises ``EngineError`` (state unchanged).
         Until ``commit``, readers keep seeing the state before the action."""
         logged, suggestion = self._engine_action(kind, text)
         self.pending = True
@@ -106,9 +107,9 @@ class Session:
         if kind == "move":
             return str(game.play(text)), None
         if kind == "hint":
-            suggestion = game.hint()
-            shown = str(suggestion) if suggestion is not None else None
-            return shown or "", shown
+            game.check_hint()
+            game.note_hint(game.parse_move(text) if text else None)
+            return text, text or None
         if kind == "undo":
             game.undo()
         elif kind == "redo":

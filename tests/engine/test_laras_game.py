@@ -574,11 +574,12 @@ def test_the_tap_helper_prefers_a_foundation_then_an_empty_pack() -> None:
     assert str(meeting.auto_move("p3")) == "p3-uh"
 
 
-def test_the_hint_suggests_a_foundation_play_before_the_stock() -> None:
+def test_the_heuristic_hint_suggests_a_foundation_play_before_the_stock() -> None:
+    """The fallback when the solver finds no win within the hint budget."""
     game = crafted(up={"S": 10}, down={"H": 10}, packs={12: "JS 3H"}, stock="AH 2H KS QS")
-    assert str(game.hint()) == "p12-dh"
+    assert str(game.suggest()) == "p12-dh"
     only_rearranging_or_draw = order_decides()
-    assert str(only_rearranging_or_draw.hint()) == "draw"
+    assert str(only_rearranging_or_draw.suggest()) == "draw"
 
 
 def test_random_play_keeps_the_cards_and_undo_restores_the_position() -> None:
