@@ -53,8 +53,8 @@ class BrokenDeckDomain(Domain):
         )
 
     def score(self, pos: Position) -> int:
-        """Cards still to go up, plus the cards lying on each suit's next
-        card, plus occupied cells and unrepaired halves."""
+        """A weighted sum (``WEIGHTS``) of what stands between ``pos`` and a
+        win; the halves weigh most, since each one blocks its column."""
         piles = pos.piles
         heights = [len(piles[f]) for f in FOUNDATIONS]
         buried = 0
@@ -118,14 +118,13 @@ class BrokenDeckDomain(Domain):
         index = game.pile
         piles = pos.piles
         ranked = []
-        first_empty = {
-            group: next((i for i in group if not piles[i]), None) for group in (TABLEAU, CELLS)
-        }
+        empty_column = next((i for i in TABLEAU if not piles[i]), None)
+        empty_cell = next((i for i in CELLS if not piles[i]), None)
         for order, move in enumerate(game.moves_from(pos)):
             src, dst = index(move.src), index(move.dst)
             if src in CELLS and dst in CELLS:
                 continue
-            if not piles[dst] and dst not in (first_empty[TABLEAU], first_empty[CELLS], SLOT, *FOUNDATIONS):
+            if not piles[dst] and dst not in (empty_column, empty_cell, SLOT, *FOUNDATIONS):
                 continue
             left = len(piles[src]) - move.count
             if dst in TABLEAU and not piles[dst] and src in TABLEAU and left == 0:

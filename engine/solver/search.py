@@ -71,6 +71,9 @@ class Domain:
 
     HAS_BOLD = False
     """Whether ``bold=True`` changes anything (else the driver skips it)."""
+    PROOF_SHARE = 0.5
+    """Of a budget that must also try to prove, the share left for the sound
+    search after the bold one (games with a bold domain only)."""
     BEST_FIRST = False
     """Search by ``score`` (``best_first``) instead of depth-first."""
     FIRST_SEARCH_NODES = 1 << 62
@@ -101,7 +104,7 @@ class Domain:
             order = game._hint_order(pos, move)
             ranked.append((99 if order is None else order, index, move))
         ranked.sort()
-        return [Step((move,), game.successor(pos, move)) for _, _, move in ranked]
+        return [self.step(pos, (move,)) for _, _, move in ranked]
 
     def forced_move(self, pos: Position) -> Move | None:
         """A move that can be played from ``pos`` without losing anything
