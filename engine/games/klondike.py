@@ -117,17 +117,18 @@ class Klondike(Game):
                 moves.extend(Move("w", names[dst]) for dst in empty)
         for src in TABLEAU:
             cards = piles[src]
+            size = len(cards)
             first_up = down[src]
-            if first_up >= len(cards):
+            if first_up >= size:
                 continue
             name = names[src]
             top = cards[-1]
             if RANK[top] == heights[SUIT[top]] + 1:
                 moves.append(Move(name, FOUNDATION_NAMES[SUIT[top]]))
-            index = len(cards) - 1
+            index = size - 1
             while True:
                 card = cards[index]
-                count = len(cards) - index
+                count = size - index
                 targets = wanted.get(FITS_KEY[card])
                 if targets:
                     for dst in targets:
