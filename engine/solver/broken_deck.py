@@ -41,7 +41,7 @@ REPAIR_ORDER = 3
 
 class BrokenDeckDomain(Domain):
     BEST_FIRST = True
-    HINT_BUDGET = 3_000
+    HINT_BUDGET = 4_000
 
     def key(self, pos: Position) -> Hashable:
         piles = pos.piles

@@ -56,7 +56,7 @@ def neighbours_done(pos: Position, card: int) -> bool:
 class ChequersDomain(Domain):
     HAS_BOLD = True
     FIRST_SEARCH_NODES = 1_000
-    HINT_BUDGET = 300
+    HINT_BUDGET = 250
 
     def score(self, pos: Position) -> int:
         """Twice the cards still off the foundations, plus, for every card a

@@ -83,6 +83,7 @@ def with_pointer(pos: Position, talon: tuple[int, ...], pointer: int) -> Positio
 
 class KlondikeDomain(Domain):
     HAS_BOLD = True
+    HINT_BUDGET = 4_000
 
     def __init__(self, game: Game, bold: bool = False) -> None:
         super().__init__(game, bold)

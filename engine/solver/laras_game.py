@@ -55,7 +55,7 @@ def order_moves(row: tuple[int, ...], target: list[int]) -> list[Move]:
 class LarasGameDomain(Domain):
     HAS_BOLD = True
     FIRST_SEARCH_NODES = 1_000
-    HINT_BUDGET = 3_000
+    HINT_BUDGET = 3_500
     PROOF_SHARE = 0.1
     """The sound search tries every rearrangement of the row (up to 240
     moves a position), so it exhausts only small positions: a tenth of
