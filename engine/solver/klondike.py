@@ -19,8 +19,9 @@ Pruning keeps every winnable line (so "unwinnable" stays true):
   foundation cards may come back down: a red 3 that can no longer reach
   its foundation would want a black 4 to come back);
 - a run starting with a King at the bottom of a column never moves to an
-  empty column (the same position with two columns swapped), and columns
-  are compared as a set in the search key for the same reason.
+  empty column, and a King from the waste goes only to the first empty
+  column (the same positions with columns swapped); columns are compared
+  as a set in the search key for the same reason.
 The bold domain also drops foundation cards coming back down and moves
 that split a face-up run, unless the card they uncover goes to its
 foundation (both are rarely needed and multiply the positions).

@@ -2,10 +2,12 @@
 
 Rearranging the spread row changes nothing but the order in which its
 cards return to their pack at the next ``draw``, so the bold domain never
-rearranges as a step of its own: its ``draw`` step first puts the row in
+rearranges as a step of its own: its ``draw`` steps first put the row in
 the order the next plays are likely to need (the card nearest to a
 foundation on the right, where it becomes the pack's top, the farthest on
-the left), then draws; and its key ignores the row's order.  That order
+the left; one step for each of the ``TOP_CHOICES`` most needed cards on
+top), then draw; and its key ignores the row's order.  So a hint may well
+be a rearrangement: the first move of a winning line.  That order
 is a guess, so the bold domain is not complete.  The sound domain keeps
 the engine's moves as they are, every rearrangement a step, with the row
 order in its key: its exhausted search is a proof, but only small
