@@ -173,7 +173,7 @@ class RaceSession:
 
     def _leave(self) -> None:
         code = invite_text(self.race.code) if self.race.code else self.race.race_id
-        again = f"arena race join {code} --token {self.client.token}"
+        again = f"arena race join {code} --token={self.client.token}"
         where = "your clock runs on" if self.race.phase == "running" else "you are still in it"
         self.console.say(f"left race {self.race.race_id} ({where}); to come back: {again}")
 

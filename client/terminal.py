@@ -143,7 +143,7 @@ async def _play_game(
             console.prompt()
         line = await lines.next()
         if line is None or line.strip().lower() in ("quit", "exit", "q"):
-            resume = f"arena play {game.game} --resume {game.game_id} --token {client.token}"
+            resume = f"arena play {game.game} --resume {game.game_id} --token={client.token}"
             console.say(f"left {game.game_id} open; to resume it: {resume}")
             return 0
         await run_command(client, game, line.strip(), console)

@@ -146,9 +146,9 @@ async def test_leaving_a_race_tells_how_to_come_back_and_coming_back_gives_the_b
         await ann.start_race(race.race_id)
         await friend.expect("^go!$")
         await friend.send("quit")
-        found = await friend.expect(r"^left race r_\S+ \(your clock runs on\); to come back: arena race join (\S+) --token (\S+)$")
+        found = await friend.expect(r"^left race r_\S+ \(your clock runs on\); to come back: arena race join (\S+) --token=(\S+)$")
         assert (await friend.finish())[0] == 0
-        again = await arena_cli("race", "join", found.group(1), "--token", found.group(2), "--server", arena.url)
+        again = await arena_cli("race", "join", found.group(1), f"--token={found.group(2)}", "--server", arena.url)
         await again.expect(r"^race r_\S+: Chequers .*, running$")
         await again.expect("^your board, as you left it:$")
         await again.send("resign")
@@ -157,7 +157,7 @@ async def test_leaving_a_race_tells_how_to_come_back_and_coming_back_gives_the_b
         await again.expect(r"^the race is over \(deal 3\)$")
         assert (await again.finish())[0] == 0
 
-    after = ("race", "join", found.group(1), "--token", found.group(2), "--server", arena.url)
+    after = ("race", "join", found.group(1), f"--token={found.group(2)}", "--server", arena.url)
     for arguments in (after, ("race", "watch", race.race_id, "--server", arena.url)):
         code, out, err = await run("-m", "server.cli", *arguments)
         assert code == 0, err
@@ -195,7 +195,7 @@ async def test_the_leaderboard_and_the_daily_deals_in_the_terminal(arena: Restar
     assert re.fullmatch(rf" +#1  ann +\d+:\d\d  +{len(DEAL_1_DRAW_1_WIN)} moves", lines[1]) and len(lines) == 2
 
     code, out, _ = await run(
-        "-m", "server.cli", "leaderboard", "klondike", "--draw", "1", "--around-me", "--token", token,
+        "-m", "server.cli", "leaderboard", "klondike", "--draw", "1", "--around-me", f"--token={token}",
         "--date", today.isoformat(), "--server", arena.url, "--json",
     )
     assert code == 0 and re.search(r"^ +you #1  ann ", out, re.MULTILINE)
