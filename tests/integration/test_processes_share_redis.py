@@ -13,19 +13,17 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from arena_processes import (  # noqa: F401  (fixtures)
+from arena_processes import (
     ClientOpener,
     Mirror,
     ServerProcess,
     ServerStarter,
     WireClient,
-    arena_processes,
-    clients,
     view_of,
 )
+from redis_server import RedisServer
 
 from protocol import to_server as ts
-from redis_server import RedisServer
 
 pytestmark = pytest.mark.redis
 

@@ -16,20 +16,18 @@ import asyncio
 from typing import Any, Callable
 
 import pytest
-from arena_processes import (  # noqa: F401  (fixtures)
+from arena_processes import (
     ClientOpener,
     Mirror,
     ServerStarter,
     WireClient,
-    arena_processes,
-    clients,
     stored_log,
     view_of,
 )
+from redis_server import RedisServer
 
 from protocol import ErrorCode
 from protocol import to_server as ts
-from redis_server import RedisServer
 from server.storage.redis import RedisStore
 
 pytestmark = pytest.mark.redis

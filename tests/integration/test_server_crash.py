@@ -14,19 +14,17 @@ import asyncio
 from typing import Any
 
 import pytest
-from arena_processes import (  # noqa: F401  (fixtures)
+from arena_processes import (
     ClientOpener,
     Mirror,
     ServerStarter,
     WireClient,
-    arena_processes,
-    clients,
     stored_log,
     view_of,
 )
+from redis_server import RedisServer
 
 from protocol import to_server as ts
-from redis_server import RedisServer
 
 pytestmark = pytest.mark.redis
 
