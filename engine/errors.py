@@ -53,7 +53,8 @@ class IllegalMove(EngineError):
 
 
 class ActionUnavailable(EngineError):
-    """Undo, redo or hint refused: nothing to undo, budget spent, or the
-    difficulty disables that assist."""
+    """Undo, redo, hint or automatic finishing refused: nothing to undo,
+    budget spent, the difficulty disables that assist, or finishing is not
+    (yet) offered."""
 
     code = "unavailable"

@@ -413,6 +413,13 @@ class Game:
         if not self._hint_budget_left():
             raise ActionUnavailable("no hints are left in this game", code="hint_limit")
 
+    def check_finish(self, pos: Position | None = None) -> None:
+        """Raise ``ActionUnavailable`` unless automatic finishing may be
+        offered in ``pos`` (default: now); whether a path exists is the
+        solver's question (``engine.solver.auto_finish``).  Only games with
+        torn cards finish automatically, so here it never may."""
+        raise ActionUnavailable(f"{self.title} has no automatic finishing", code="finish_not_offered")
+
     def find_hint(self) -> Move | None:
         """The move a hint would suggest, without counting it: the solver's
         (``hint_search``, which ``engine`` wires to ``engine.solver.hint``),

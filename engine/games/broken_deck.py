@@ -73,7 +73,7 @@ from ..cards import (
     whole,
 )
 from ..data.broken_deck_seeds import SEEDS as VERIFIED_SEEDS
-from ..errors import BadNotation, IllegalMove
+from ..errors import ActionUnavailable, BadNotation, IllegalMove
 from ..game import Game, Move, Option, Position
 from ..rng import SplitMix64, shuffled
 
@@ -332,6 +332,13 @@ class BrokenDeck(Game):
         """No half left anywhere (of ``pos``, or of the current position):
         automatic finishing may only start then."""
         return self.halves(self.position if pos is None else pos) == 0
+
+    def check_finish(self, pos: Position | None = None) -> None:
+        """Relaxed and Standard can automatically finish only after all
+        halves are repaired (the seed); the proven path is the solver's part."""
+        self._check_assists("Automatic finishing")
+        if not self.all_repaired(pos):
+            raise ActionUnavailable("automatic finishing waits until every half is repaired", code="halves_unrepaired")
 
     def _won(self, pos: Position) -> bool:
         piles = pos.piles

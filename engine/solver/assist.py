@@ -7,7 +7,8 @@ only the one move or the finishing line the player asked for).
 
 from __future__ import annotations
 
-from ..game import PLAYING, Game, Move
+from ..errors import ActionUnavailable
+from ..game import PLAYING, Game, Move, Position
 from .domains import domain_class
 from .driver import DEFAULT_BUDGET, solve
 from .search import WON
@@ -41,17 +42,23 @@ def hint(game: Game, budget: int | None = None) -> Move | None:
     return game.suggest()
 
 
-def auto_finish(game: Game, budget: int = DEFAULT_BUDGET) -> list[Move] | None:
-    """The moves that finish the game, or None when finishing is not on offer.
+def auto_finish(game: Game, budget: int = DEFAULT_BUDGET, position: Position | None = None) -> list[Move] | None:
+    """The moves that finish the game from ``position`` (default: now), or
+    None when finishing is not on offer.
 
-    Offered only by games that have halves to repair (Broken Deck), only
-    where assists are on (Relaxed and Standard), only once every half is
-    repaired, and only when the solver has found a complete path to the
-    foundations: "safe automatic finishing".  Play the moves with
-    ``game.play`` one by one to finish.
+    Offered only where ``game.check_finish`` allows it (Broken Deck in
+    Relaxed and Standard, once every half is repaired) and only when the
+    solver has found a complete path to the foundations within ``budget``
+    nodes: "safe automatic finishing".  Play the moves with ``game.play``
+    one by one to finish.  The search reads ``position`` alone, so a
+    server may run it in a worker thread while the game goes on.
     """
-    all_repaired = getattr(game, "all_repaired", None)
-    if all_repaired is None or not game.assists or game.status != PLAYING or not all_repaired():
+    start = game.position if position is None else position
+    if game.status != PLAYING:
         return None
-    found = solve(game, budget=budget, prove=False)
+    try:
+        game.check_finish(start)
+    except ActionUnavailable:
+        return None
+    found = solve(game, start, budget, prove=False)
     return list(found.moves) if found.result == WON else None
