@@ -228,6 +228,51 @@ class HintReply(Event):
     move: str | None
 
 
+class FinishOffer(Event):
+    """Automatic finishing is on offer at ``seq``: the server holds a proven
+    path of ``moves`` moves to the foundations.  The offer lapses with the
+    next ``diff`` unless another offer for the new ``seq`` follows it.
+    Sent to every watcher (after the snapshot, too, while it stands)."""
+
+    type: Literal["finish_offer"] = "finish_offer"
+    game_id: GameId
+    seq: int
+    moves: int
+
+
+class FinishReply(Event):
+    """Reply to ``finish``, after the diffs of the moves it played."""
+
+    type: Literal["finish"] = "finish"
+    game_id: GameId
+    moves: list[str]
+
+
+Verdict = Literal["won", "still_winnable", "lost_at", "never_shown_winnable"]
+
+
+class AnalysisReply(Event):
+    """Reply to ``analyse``, over the moves of the line finally played
+    (undone moves left out; a restart starts the line again).
+
+    ``verdict``: ``won``; ``still_winnable`` (the last position could still
+    be won, ``solution`` shows how); ``lost_at`` (after ``last_winnable``
+    moves of the line the deal could still be won, ``solution`` wins from
+    there, and ``losing_move`` lost it); ``never_shown_winnable`` (not
+    even the first position was shown winnable).  ``certain`` is true when
+    the losing side is proven, not only unsolved within the budget."""
+
+    type: Literal["analysis"] = "analysis"
+    game_id: GameId
+    verdict: Verdict
+    line: list[str]
+    last_winnable: int | None
+    losing_move: str | None
+    certain: bool
+    solution: list[str]
+    nodes: int
+
+
 class Games(Event):
     """Reply to ``list_games``."""
 
@@ -415,7 +460,7 @@ class LeaderboardPage(Event):
 
 ServerMessage = Annotated[
     Union[
-        Welcome, GameStarted, Snapshot, Diff, GameOver, HintReply, Games, Pong, Ack, Error,
+        Welcome, GameStarted, Snapshot, Diff, GameOver, HintReply, FinishOffer, FinishReply, AnalysisReply, Games, Pong, Ack, Error,
         Race, RaceProgress, Races, DailyInfo, LeaderboardPage,
     ],
     Field(discriminator="type"),

@@ -96,6 +96,23 @@ class Hint(GameRequest):
     type: Literal["hint"] = "hint"
 
 
+class Finish(GameRequest):
+    """Safe automatic finishing (Broken Deck, Relaxed and Standard, once
+    every half is repaired): the server plays a path to the foundations
+    its solver has proven, one ``move`` diff per move, then replies
+    ``finish``.  Refused (``unavailable``) where no such path is found."""
+
+    type: Literal["finish"] = "finish"
+
+
+class Analyse(GameRequest):
+    """After a game: where it stopped being winnable.  Anyone who may watch
+    the game may ask, once it is over and its deal is no longer secret
+    (a daily deal after its day is revealed, a race game after the race)."""
+
+    type: Literal["analyse"] = "analyse"
+
+
 class Restart(GameRequest):
     """Back to the first position of the deal; counters restart, the clock does not."""
 
@@ -216,7 +233,7 @@ class Leaderboard(Request):
 
 ClientMessage = Annotated[
     Union[
-        Hello, NewGame, Move, AutoMove, Undo, Redo, Hint, Restart, Resign, Watch, Unwatch, Resync, ListGames, Ping,
+        Hello, NewGame, Move, AutoMove, Undo, Redo, Hint, Finish, Analyse, Restart, Resign, Watch, Unwatch, Resync, ListGames, Ping,
         CreateRace, JoinRace, StartRace, WatchRace, UnwatchRace, Rematch, ListRaces, Daily, Leaderboard,
     ],
     Field(discriminator="type"),

@@ -57,6 +57,7 @@ from protocol import to_client as tc
 from protocol import to_server as ts
 from protocol.codec import Codec
 from protocol.to_server import RequestId
+from server.assists import AssistDesk
 from server.daily import claim_ranked, daily_info, enter_leaderboard, leaderboard_page, todays_record
 from server.deals import DealChoice, choose_deal
 from server.delay import DelayedBoard
@@ -117,6 +118,7 @@ class Hub:
         self.peers: set[Peer] = set()
         self.relay = Relay(store, secrets.token_hex(8), self._on_relayed)
         self.races = RaceDesk(self)
+        self.assists = AssistDesk(self)
         self.delayed: dict[str, DelayedBoard] = {}
         self._delay_timers: dict[str, asyncio.TimerHandle] = {}
         self.closing = False
@@ -140,6 +142,8 @@ class Hub:
             ts.Undo: self._act,
             ts.Redo: self._act,
             ts.Hint: self._act,
+            ts.Finish: self._act,
+            ts.Analyse: self.assists.analyse,
             ts.Restart: self._act,
             ts.Resign: self._act,
             ts.Watch: self._watch_request,
@@ -260,7 +264,7 @@ class Hub:
         if peer.backlog:
             peer.outlet.wake()
 
-    def _broadcast(self, room: Room, message: tc.Event | dict[str, Any], skip: Peer | None = None) -> None:
+    def broadcast(self, room: Room, message: tc.Event | dict[str, Any], skip: Peer | None = None) -> None:
         data = message if isinstance(message, dict) else message.model_dump(mode="json")
         for peer in room.broadcast(data, skip):
             self._overflow(peer)
@@ -369,7 +373,7 @@ class Hub:
             created_ms=now,
             practice=practice or record is not None and not ranked,
             position=message.position,
-            daily=record.date if ranked and record is not None else None,
+            daily=record.date if record is not None else None,
             ranked=ranked,
         )
         subscription = await self.relay.subscribe(header.game_id)
@@ -405,17 +409,17 @@ class Hub:
 
     async def abandon(self, game_id: str) -> None:
         """End a game without its owner (result ``abandoned``), if it is live."""
-        room = await self._room(game_id)
+        room = await self.room(game_id)
         try:
             async with room.lock:
                 if room.session.result is None:
-                    await self._apply(room, "resign", ABANDONED, None, None)
+                    await self.apply(room, "resign", ABANDONED, None, None)
         finally:
-            self._release(room)
+            self.release(room)
 
     async def _act(self, peer: Peer, message: ts.GameRequest) -> None:
         self.identity(peer)
-        room = await self._room(message.game_id)
+        room = await self.room(message.game_id)
         if not room.is_owner(peer):
             raise Refusal(ErrorCode.FORBIDDEN, "only the game's owner can play it; you can watch", game_id=room.game_id)
         try:
@@ -435,14 +439,19 @@ class Hub:
                 else:
                     kind = str(getattr(message, "type"))
                     text = message.move if isinstance(message, ts.Move) else ""
+                if isinstance(message, ts.Finish):
+                    self._check_live(room)
+                    await self.assists.finish(room, peer, message)
+                    return
                 if kind == "hint":
                     text = await self._find_hint(room)
                 diff_id = None if kind == "hint" else message.id
-                suggestion = await self._apply(room, kind, text, peer, diff_id)
+                suggestion = await self.apply(room, kind, text, peer, diff_id)
             if kind == "hint":
                 self.send(peer, tc.HintReply(id=message.id, game_id=room.game_id, move=suggestion))
         finally:
-            self._release(room)
+            self.assists.refresh_offer(room)
+            self.release(room)
 
     async def _find_hint(self, room: Room) -> str:
         """The hint's move as notation ("" for none), searched in a worker
@@ -464,7 +473,7 @@ class Hub:
         if result is not None:
             raise Refusal(ErrorCode.GAME_FINISHED, f"this game is over ({result})", game_id=room.game_id)
 
-    async def _apply(
+    async def apply(
         self, room: Room, kind: str, text: str, actor: Peer | None, request_id: RequestId | None
     ) -> str | None:
         """Perform, persist, commit and broadcast one action (the caller
@@ -495,7 +504,7 @@ class Hub:
         self.metrics.action(self.monotonic())
         started = time.perf_counter()
         shared = room.diff(change)
-        self._broadcast(room, shared, skip=actor)
+        self.broadcast(room, shared, skip=actor)
         if actor is not None:
             reply = shared if request_id is None else {"id": request_id, **shared}
             if not actor.send(actor.codec.encode_data(reply)):
@@ -505,7 +514,7 @@ class Hub:
         await self.relay.publish(room.game_id, change.seq, action)
         self._advance_delayed(room.game_id)
         if change.finished:
-            self._broadcast(room, self._game_over(room))
+            self.broadcast(room, self._game_over(room))
             await self._record(session)
         if session.header.race_id is not None:
             await self.races.progressed(session)
@@ -530,7 +539,7 @@ class Hub:
 
     # ------------------------------------------------------------ rooms
 
-    async def _room(self, game_id: str) -> Room:
+    async def room(self, game_id: str) -> Room:
         """The room of ``game_id``, loading it from the store (once, however
         many ask at the same time); raises ``Refusal`` if there is none."""
         room = self.rooms.get(game_id)
@@ -559,7 +568,7 @@ class Hub:
             await self._record(session)
         return room
 
-    def _release(self, room: Room) -> None:
+    def release(self, room: Room) -> None:
         """Forget a room nobody watches (the store still has it)."""
         if room.watchers or room.game_id in self.delayed or room.lock.locked() or self.rooms.get(room.game_id) is not room:
             return
@@ -574,7 +583,7 @@ class Hub:
         if loaded is None:
             raise Refusal(ErrorCode.GAME_NOT_FOUND, f"there is no game {room.game_id!r}", game_id=room.game_id)
         room.session = replay_session(*loaded)
-        self._broadcast(room, room.snapshot(self.clock()))
+        self.broadcast(room, room.snapshot(self.clock()))
         self._advance_delayed(room.game_id)
 
     async def _on_relayed(self, game_id: str, seq: int, action: Action) -> None:
@@ -595,11 +604,12 @@ class Hub:
                 await self._reload_quietly(room)
                 return
             change = session.commit(action)
-            self._broadcast(room, room.diff(change))
+            self.broadcast(room, room.diff(change))
             self.metrics.relay_lag.observe(max(0, self.clock() - action.at_ms) / 1000)
             self._advance_delayed(game_id)
             if change.finished:
-                self._broadcast(room, self._game_over(room))
+                self.broadcast(room, self._game_over(room))
+            self.assists.refresh_offer(room)
 
     async def _reload_quietly(self, room: Room) -> None:
         try:
@@ -611,7 +621,7 @@ class Hub:
 
     async def _watch(self, peer: Peer, room: Room, request_id: RequestId | None) -> None:
         if room.game_id not in peer.watching and len(peer.watching) >= self.settings.watch_limit:
-            self._release(room)
+            self.release(room)
             raise Refusal(
                 ErrorCode.FORBIDDEN,
                 f"a connection watches at most {self.settings.watch_limit} games; unwatch one first",
@@ -622,7 +632,7 @@ class Hub:
             try:
                 live = await self.races.watch_mode(peer, room.session)
             except Refusal:
-                self._release(room)
+                self.release(room)
                 raise
         async with room.lock:
             peer.watching.add(room.game_id)
@@ -630,6 +640,10 @@ class Hub:
             if live:
                 room.watchers.add(peer)
                 self.send(peer, room.snapshot(now, request_id))
+                self.assists.refresh_offer(room)
+                offer = self.assists.standing_offer(room)
+                if offer is not None:
+                    self.send(peer, offer)
                 return
             board = self.delayed.get(room.game_id)
             if board is None:
@@ -641,10 +655,10 @@ class Hub:
 
     async def watch_game(self, peer: Peer, game_id: str) -> None:
         """Watch a game as ``watch`` does, without a request id."""
-        await self._watch(peer, await self._room(game_id), None)
+        await self._watch(peer, await self.room(game_id), None)
 
     async def _watch_request(self, peer: Peer, message: ts.Watch | ts.Resync) -> None:
-        await self._watch(peer, await self._room(message.game_id), message.id)
+        await self._watch(peer, await self.room(message.game_id), message.id)
 
     async def _unwatch(self, peer: Peer, message: ts.Unwatch) -> None:
         peer.watching.discard(message.game_id)
@@ -660,7 +674,7 @@ class Hub:
         room = self.rooms.get(game_id)
         if room is not None:
             room.watchers.discard(peer)
-            self._release(room)
+            self.release(room)
 
     # ------------------------------------------------------------ delayed boards
 
@@ -685,7 +699,7 @@ class Hub:
         for message in messages:
             if isinstance(message, tc.GameOver):
                 message = self._game_over(board.mirror)
-            self._broadcast(board.mirror, message)
+            self.broadcast(board.mirror, message)
 
     def _drop_delayed(self, game_id: str) -> DelayedBoard | None:
         board = self.delayed.pop(game_id, None)
@@ -693,7 +707,7 @@ class Hub:
         if timer is not None:
             timer.cancel()
         if board is not None:
-            self._release(board.room)
+            self.release(board.room)
         return board
 
     def race_over(self, game_ids: list[str]) -> None:
@@ -753,4 +767,5 @@ class Hub:
             timer.cancel()
         self._delay_timers.clear()
         await self.races.close()
+        await self.assists.close()
         await self.relay.close()

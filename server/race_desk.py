@@ -262,6 +262,16 @@ class RaceDesk(RaceRooms):
         room = self.rooms.get(race_id)
         return room is None or room.state.finished_ms is None
 
+    async def deal_public(self, race_id: str) -> bool:
+        """Whether a race's deal may be shown (its race is over, or gone
+        from the store), loading the race if this process does not hold it."""
+        try:
+            room = await self.room(race_id)
+        except Refusal:
+            return True
+        self._release_if_idle(room)
+        return room.state.finished_ms is not None
+
     async def progressed(self, session: Session) -> None:
         """A racer's game changed here: tell everyone following the race."""
         race_id = session.header.race_id
@@ -401,7 +411,7 @@ class RaceDesk(RaceRooms):
         header = SessionHeader(
             game_id=game_id, game=state.game, deal=deal, options=dict(game.options), owner=racer_id, created_ms=now,
             practice=record is not None and not ranked, race_id=state.race_id,
-            daily=record.date if ranked and record is not None else None, ranked=ranked, started_ms=starts_at,
+            daily=record.date if record is not None else None, ranked=ranked, started_ms=starts_at,
         )
         await self._store.create_session(header)
         return header

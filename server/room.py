@@ -14,15 +14,19 @@ entry), so nobody sees an action that the store has not yet accepted.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import engine
 from protocol import Codec
 from protocol import to_client as tc
 from protocol.to_server import RequestId
+from engine.solver import Analysis
 from server.peer import Peer
 from server.session import Change, Session
 from server.storage.base import SessionHeader
+
+if TYPE_CHECKING:
+    from server.assists import FinishPath
 
 
 def summarize(header: SessionHeader, owner: tc.Owner) -> tc.GameSummary:
@@ -46,6 +50,10 @@ class Room:
         self.title = engine.game_class(session.header.game).title
         self.watchers: set[Peer] = set()
         self.lock = asyncio.Lock()
+        self.finish_offer: FinishPath | None = None
+        self.finish_checked = -1
+        self.finish_search: asyncio.Task[None] | None = None
+        self.analysis: Analysis | None = None
 
     @property
     def game_id(self) -> str:

@@ -56,6 +56,13 @@ class Settings(BaseModel):
     )
     daily_secret: str | None = Field(None, description="key of the daily deal hash (none: generated once, kept in the store)")
     leaderboard_retention_seconds: int = Field(90 * 86400, ge=1, description="how long daily leaderboards are kept")
+    finish_search_nodes: int = Field(
+        20_000, ge=1, description="solver nodes spent proving a safe automatic finish (about 0.6 s of Broken Deck)"
+    )
+    analysis_nodes: int = Field(
+        20_000, ge=1, description="solver nodes per position a post-game analysis tries (about log2(moves) + 2 of them)"
+    )
+    analysis_slots: int = Field(1, ge=1, description="post-game analyses searched at once; more wait their turn")
     compression: bool = Field(False, description="permessage-deflate (costs CPU per watcher on every broadcast)")
     shutdown_grace_seconds: float = Field(10.0, ge=0, description="time to finish in-flight actions on SIGTERM")
     static_dir: Path = Field(DEFAULT_STATIC_DIR, description="web client files served at /")

@@ -53,7 +53,9 @@ class SessionHeader:
 
     ``options`` are the engine options; ``practice`` sessions record
     nothing; ``race_id`` and ``daily`` tie a session to a race or a daily
-    challenge (``daily`` is the UTC date ``YYYY-MM-DD`` of a ranked attempt).
+    challenge (``daily`` is the UTC date ``YYYY-MM-DD`` of any attempt at
+    that day's deal, ranked or practice: its deal stays secret until the
+    day is revealed).
     """
 
     game_id: str

@@ -192,3 +192,16 @@ async def test_a_ranked_win_after_the_reveal_is_recorded_but_not_ranked(arena: A
     assert page.entries == [] and page.me is None
     assert (await arena.store.records(client.player_id))[f"klondike/{KLONDIKE_DRAW_1}"].wins == 1
 
+
+
+async def test_a_daily_game_is_analysed_once_its_day_is_revealed(arena: ArenaServer, clock: FakeClock) -> None:
+    await pin_daily_deal(arena.store, DAY)
+    client = await player(arena.url, "curious")
+    started, _ = await client.new_game(deal="daily", options={"draw": 1})
+    await client.request(ts.Move, game_id=started.game_id, move=DEAL_1_DRAW_1_WIN[0])
+    await client.request(ts.Resign, game_id=started.game_id)
+    secret = await client.request(ts.Analyse, game_id=started.game_id)
+    assert secret.type == "error" and secret.reason == "deal_secret"
+    clock.ms = day_start_ms(DAY + timedelta(days=1)) + GRACE_SECONDS * 1000
+    analysis = await client.request(ts.Analyse, game_id=started.game_id)
+    assert analysis.type == "analysis" and analysis.line == [DEAL_1_DRAW_1_WIN[0]]

@@ -35,6 +35,15 @@ async def _lobby(server: ArenaServer, *names: str) -> tuple[list[WireClient], An
     return clients, created
 
 
+async def _started(host: WireClient, friend: WireClient, race_id: str) -> dict[str, str]:
+    """Start the race; each racer's game id, once both boards have come."""
+    started = await host.request(ts.StartRace, race_id=race_id)
+    games = {r.player_id: r.game_id for r in started.race.racers}
+    for client in (host, friend):
+        await client.wait_for(lambda m, c=client: m.type == "snapshot" and m.game_id == games[c.player_id])
+    return games
+
+
 async def test_joining_with_a_wrong_code_is_race_not_found(memory_arena: ArenaServer) -> None:
     (host,), created = await _lobby(memory_arena, "ann")
     stranger = await player(memory_arena.url, "eve")
@@ -116,10 +125,8 @@ async def test_a_racer_may_not_watch_a_rival_while_the_race_runs(memory_arena: A
 async def test_nothing_is_accepted_after_the_race_ended(memory_arena: ArenaServer) -> None:
     (host, friend), created = await _lobby(memory_arena, "ann", "bob")
     race_id = created.race.race_id
-    started = await host.request(ts.StartRace, race_id=race_id)
-    games = {r.player_id: r.game_id for r in started.race.racers}
+    games = await _started(host, friend, race_id)
     for client in (host, friend):
-        await client.wait_for(lambda m, c=client: m.type == "snapshot" and m.game_id == games[c.player_id])
         assert (await client.request(ts.Resign, game_id=games[client.player_id])).type == "diff"
     finished = await race_event(host, "finished", race_id)
     assert finished.race.phase == "finished" and finished.race.deal == 7
@@ -153,3 +160,17 @@ async def test_a_race_ledger_is_not_a_game(memory_arena: ArenaServer) -> None:
     refusal = await host.request(ts.Watch, game_id=created.race.race_id)
     assert refusal.code == ErrorCode.GAME_NOT_FOUND and "watch_race" in refusal.message
     assert (await host.request(ts.ListGames)).games == []
+
+
+async def test_a_race_game_is_analysed_only_after_the_race(memory_arena: ArenaServer) -> None:
+    """Rivals play the same deal: its solution stays untold until the race ends."""
+    (host, friend), created = await _lobby(memory_arena, "ann", "bob")
+    race_id = created.race.race_id
+    games = await _started(host, friend, race_id)
+    await host.request(ts.Resign, game_id=games[host.player_id])
+    secret = await host.request(ts.Analyse, game_id=games[host.player_id])
+    assert secret.code == ErrorCode.UNAVAILABLE and secret.reason == "deal_secret"
+    await friend.request(ts.Resign, game_id=games[friend.player_id])
+    await race_event(host, "finished", race_id)
+    analysis = await host.request(ts.Analyse, game_id=games[host.player_id])
+    assert analysis.type == "analysis" and analysis.line == []

@@ -50,3 +50,25 @@ DEAL_1_DRAW_1_WIN = tuple(
 )
 """A winning line for WordLink deal 1 (draw 1), found by a throwaway depth-first
 search and checked by the test that plays it; a certificate, not a claim."""
+
+
+def _broken_deck(tableau: dict[str, str], foundation_top: str, difficulty: str = "relaxed") -> str:
+    columns = "\n".join(f"t{n}: {tableau.get(f't{n}', '')}".rstrip() for n in range(1, 9))
+    cells = "\n".join(f"c{n}:" for n in range(1, 5))
+    foundations = "\n".join(f"f{suit.lower()}: {_run(suit, foundation_top)}" for suit in "SHDC")
+    return f"""broken-deck deal=1 difficulty={difficulty} practice=false
+moves=0
+{columns}
+{cells}
+r:
+{foundations}
+"""
+
+
+def broken_deck_two_halves_left(difficulty: str = "relaxed") -> str:
+    """Queens and Kings left, the Q♠ torn: its halves lie on t1 and t2."""
+    tableau = {"t1": "QS<", "t2": "KS QS>", "t3": "KH QH", "t4": "QD", "t5": "KD", "t6": "KC QC"}
+    return _broken_deck(tableau, "J", difficulty)
+
+
+REPAIRS = ("t1-r", "t2-r")

@@ -1,0 +1,227 @@
+"""The solver's assists as the server offers them: safe automatic
+finishing and post-game analysis.
+
+Both search with perfect information, so both run in a worker thread on
+an immutable position (the event loop every connection shares never
+searches) and neither ever shows more than the player may know: an offer
+tells only how many moves the proven path has, and a game is analysed
+only once it is over and its deal is no longer secret.
+
+Decisions where the issue is silent:
+- Finishing is offered by a ``finish_offer`` message to every watcher at
+  the ``seq`` where it holds.  After each committed action the server
+  searches again (``finish_search_nodes``), except when the action was
+  the next move of the standing offer's path: then the rest of that path
+  is the new offer, with no search.  A ``finish`` without a standing
+  offer (sent early, or to another process) searches on the spot.
+- The finishing moves are ordinary logged moves, one ``diff`` each, so
+  watchers see them played and replays need no solver; they count as
+  moves, as they would if the player had made them.
+- Analysis follows the line finally played: undone moves are left out
+  and a restart begins the line again.  Its result is kept with the game
+  while this process holds it, and ``analysis_slots`` searches run at
+  once (more wait their turn), so asking again costs nothing and a burst
+  of requests cannot take every core.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from datetime import date
+from typing import TYPE_CHECKING
+
+import engine
+from engine import EngineError
+from engine.solver import Analysis, analyse, auto_finish
+from protocol import ErrorCode
+from protocol import to_client as tc
+from protocol import to_server as ts
+from server.daily import reveals_at
+from server.peer import Peer
+from server.refusal import Refusal, from_engine
+from server.storage.base import Action
+
+if TYPE_CHECKING:
+    from server.core import Hub
+    from server.room import Room
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class FinishPath:
+    """A proven path to the foundations from the position after entry ``seq``."""
+
+    seq: int
+    moves: tuple[str, ...]
+
+    def message(self, game_id: str) -> tc.FinishOffer:
+        return tc.FinishOffer(game_id=game_id, seq=self.seq, moves=len(self.moves))
+
+
+def played_line(log: list[Action]) -> list[str]:
+    """The moves of the line as finally played: what a replay of ``log``
+    from the first position would need without undo, redo or restart."""
+    line: list[str] = []
+    undone: list[str] = []
+    for action in log:
+        if action.kind == "move":
+            line.append(action.text)
+            undone.clear()
+        elif action.kind == "undo" and line:
+            undone.append(line.pop())
+        elif action.kind == "redo" and undone:
+            line.append(undone.pop())
+        elif action.kind == "restart":
+            line.clear()
+            undone.clear()
+    return line
+
+
+class AssistDesk:
+    """Finishing offers and analyses for the hub's games."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self._searches: set[asyncio.Task[None]] = set()
+        self._analysis_slots = asyncio.Semaphore(hub.settings.analysis_slots)
+
+    # ------------------------------------------------------------ finishing
+
+    def standing_offer(self, room: Room) -> tc.FinishOffer | None:
+        """The offer that holds now, to send after a snapshot."""
+        offer = room.finish_offer
+        if offer is None or offer.seq != room.session.seq or room.session.result is not None:
+            return None
+        return offer.message(room.game_id)
+
+    def refresh_offer(self, room: Room) -> None:
+        """Make sure the current position has been looked at once: carry
+        the offer along its path, or search for a new one in a worker
+        thread (the search reads the position, which never changes).  A
+        refused request changes nothing, so it searches nothing."""
+        session = room.session
+        if room.finish_checked == session.seq:
+            return
+        room.finish_checked = session.seq
+        previous, room.finish_offer, room.finish_search = room.finish_offer, None, None
+        if session.result is not None:
+            return
+        try:
+            session.game.check_finish()
+        except EngineError:
+            return
+        last = session.log[-1] if session.log else None
+        if (
+            previous is not None
+            and previous.seq == session.seq - 1
+            and last is not None
+            and last.kind == "move"
+            and previous.moves[0] == last.text
+            and len(previous.moves) > 1
+        ):
+            self._offer(room, FinishPath(session.seq, previous.moves[1:]))
+            return
+        task = asyncio.create_task(self._search_offer(room, session.seq))
+        room.finish_search = task
+        self._searches.add(task)
+        task.add_done_callback(self._searches.discard)
+
+    async def _search_offer(self, room: Room, seq: int) -> None:
+        game = room.session.game
+        budget = self.hub.settings.finish_search_nodes
+        try:
+            found = await asyncio.to_thread(auto_finish, game, budget, game.position)
+        except Exception:
+            log.exception("finishing search failed in %s", room.game_id)
+            return
+        if found is None or room.session.seq != seq or room.session.result is not None:
+            return
+        self._offer(room, FinishPath(seq, tuple(str(move) for move in found)))
+
+    def _offer(self, room: Room, path: FinishPath) -> None:
+        room.finish_offer = path
+        self.hub.broadcast(room, path.message(room.game_id))
+
+    async def finish(self, room: Room, peer: Peer, message: ts.Finish) -> None:
+        """Play the proven path (the caller holds ``room.lock``, so the
+        game cannot move meanwhile, and has checked that ``peer`` owns the
+        game and that it is live).  Waits for the current position's
+        search rather than starting another: sending ``finish`` again and
+        again costs one search, not one each."""
+        session = room.session
+        try:
+            session.game.check_finish()
+        except EngineError as error:
+            raise from_engine(error, room.game_id) from None
+        self.refresh_offer(room)
+        if room.finish_search is not None:
+            await asyncio.shield(room.finish_search)
+        offer = room.finish_offer
+        if offer is None or offer.seq != session.seq:
+            raise Refusal(
+                ErrorCode.UNAVAILABLE,
+                "no complete path to the foundations was found from here; keep playing",
+                reason="no_finish_path",
+                game_id=room.game_id,
+            )
+        for move in offer.moves:
+            await self.hub.apply(room, "move", move, peer, None)
+        self.hub.send(peer, tc.FinishReply(id=message.id, game_id=room.game_id, moves=list(offer.moves)))
+
+    # ------------------------------------------------------------ analysis
+
+    async def analyse(self, peer: Peer, message: ts.Analyse) -> None:
+        """Reply with where the game stopped being winnable (any watcher may ask)."""
+        hub = self.hub
+        room = await hub.room(message.game_id)
+        try:
+            await self._check_analysable(room)
+            line = played_line(room.session.log)
+            analysis = room.analysis
+            if analysis is None:
+                analysis = room.analysis = await self._analyse(room, line)
+            reply = tc.AnalysisReply.model_validate(
+                {"id": message.id, "game_id": room.game_id, "line": line, **analysis.to_dict()}
+            )
+            hub.send(peer, reply)
+        finally:
+            hub.release(room)
+
+    async def _check_analysable(self, room: Room) -> None:
+        session = room.session
+        header = session.header
+        if session.result is None:
+            raise Refusal(
+                ErrorCode.UNAVAILABLE, "a game is analysed once it is over", reason="game_live", game_id=room.game_id
+            )
+        if header.race_id is not None and not await self.hub.races.deal_public(header.race_id):
+            raise Refusal(
+                ErrorCode.UNAVAILABLE,
+                "this race is still running and its racers play the same deal; ask again when it ends",
+                reason="deal_secret",
+                game_id=room.game_id,
+            )
+        if header.daily is not None and self.hub.clock() < reveals_at(date.fromisoformat(header.daily), self.hub.settings):
+            raise Refusal(
+                ErrorCode.UNAVAILABLE,
+                f"this is the daily deal of {header.daily}, secret until it is revealed; ask again then",
+                reason="deal_secret",
+                game_id=room.game_id,
+            )
+
+    async def _analyse(self, room: Room, line: list[str]) -> Analysis:
+        header = room.session.header
+        start = engine.from_text(header.game, header.position).position if header.position is not None else None
+        async with self._analysis_slots:
+            return await asyncio.to_thread(
+                analyse, header.game, header.deal, header.options, line, self.hub.settings.analysis_nodes, start
+            )
+
+    async def close(self) -> None:
+        """Stop the finishing searches still running (at shutdown)."""
+        for task in list(self._searches):
+            task.cancel()
+        await asyncio.gather(*self._searches, return_exceptions=True)

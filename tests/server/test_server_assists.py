@@ -1,0 +1,204 @@
+"""Safe automatic finishing and post-game analysis through the protocol."""
+
+from __future__ import annotations
+
+from typing import AsyncIterator
+
+import pytest
+from arena_positions import REPAIRS, broken_deck_two_halves_left
+from arena_servers import ClientFactory, make_settings
+from arena_wire import Mirror, WireClient
+
+from protocol import ErrorCode
+from protocol import to_server as ts
+from server.app import ArenaServer
+from server.assists import played_line
+from server.storage.base import Action
+from server.storage.memory import MemoryStore
+from solver.positions import broken_deck_needs_search, klondike_hearts_locked
+from solver.test_analysis import BLUNDER_LOG
+
+FINISH_PATH_AFTER_REPAIRS = ("r-fs", "t3-fh", "t4-fd", "t2-fs", "t6-fc", "t3-fh", "t5-fd", "t6-fc")
+"""The solver's path once both halves of the Q♠ are repaired (checked by the tests that play it)."""
+
+
+async def _unchanged(player: WireClient, game_id: str, seq: int) -> None:
+    again = await player.request(ts.Resync, game_id=game_id)
+    assert again.seq == seq
+
+
+async def _repaired_game(connect: ClientFactory, difficulty: str = "relaxed") -> tuple[WireClient, str, Mirror]:
+    player = await connect()
+    await player.hello()
+    started, snapshot = await player.new_game("broken-deck", position=broken_deck_two_halves_left(difficulty))
+    mirror = Mirror(snapshot)
+    for move in REPAIRS:
+        mirror.apply(await player.request(ts.Move, game_id=started.game_id, move=move))
+    return player, started.game_id, mirror
+
+
+async def test_finishing_is_offered_once_every_half_is_repaired_and_plays_the_proven_path(
+    connect: ClientFactory,
+) -> None:
+    """Relaxed and Standard can automatically finish only after all halves
+    are repaired and a complete foundation path is proven."""
+    player = await connect()
+    await player.hello()
+    started, snapshot = await player.new_game("broken-deck", position=broken_deck_two_halves_left())
+    game_id = started.game_id
+    spectator = await connect()
+    watched = await spectator.request(ts.Watch, game_id=game_id)
+    mine, theirs = Mirror(snapshot), Mirror(watched)
+
+    mine.apply(await player.request(ts.Move, game_id=game_id, move=REPAIRS[0]))
+    early = await player.request(ts.Finish, game_id=game_id)
+    assert early.type == "error" and early.code == ErrorCode.UNAVAILABLE and early.reason == "halves_unrepaired"
+    await _unchanged(player, game_id, 1)
+
+    mine.apply(await player.request(ts.Move, game_id=game_id, move=REPAIRS[1]))
+    offer = await player.next_of("finish_offer")
+    assert (offer.seq, offer.moves) == (2, len(FINISH_PATH_AFTER_REPAIRS))
+    seen = await spectator.next_of("finish_offer")
+    assert (seen.seq, seen.moves) == (2, offer.moves)
+    assert not any(m.type == "finish_offer" and m.seq < 2 for m in player.received), "no offer before the last repair"
+
+    finished = await player.request(ts.Finish, game_id=game_id)
+    assert finished.type == "finish" and tuple(finished.moves) == FINISH_PATH_AFTER_REPAIRS
+    for number in range(1, 3 + len(FINISH_PATH_AFTER_REPAIRS)):
+        theirs.apply(await spectator.wait_for(lambda m, n=number: m.type == "diff" and m.seq == n))
+    last = [m for m in player.received if m.type == "diff"][-1]
+    assert last.status == "won" and last.counters["moves"] == 2 + len(FINISH_PATH_AFTER_REPAIRS)
+    over = await spectator.next_of("game_over")
+    assert over.result == "won"
+    assert theirs.seq == 2 + len(FINISH_PATH_AFTER_REPAIRS)
+
+
+async def test_playing_the_offered_path_carries_the_offer_and_straying_from_it_searches_again(
+    connect: ClientFactory,
+) -> None:
+    player, game_id, _ = await _repaired_game(connect)
+    await player.next_of("finish_offer")
+    await player.request(ts.Move, game_id=game_id, move=FINISH_PATH_AFTER_REPAIRS[0])
+    carried = await player.next_of("finish_offer")
+    assert (carried.seq, carried.moves) == (3, len(FINISH_PATH_AFTER_REPAIRS) - 1)
+
+    strayed = await player.request(ts.Move, game_id=game_id, move="t3-c1")
+    assert strayed.type == "diff" and strayed.seq == 4
+    fresh = await player.next_of("finish_offer")
+    assert fresh.seq == 4
+    finished = await player.request(ts.Finish, game_id=game_id)
+    assert finished.type == "finish" and len(finished.moves) == fresh.moves
+    assert (await player.next_of("game_over")).result == "won"
+
+
+async def test_a_watcher_who_arrives_while_an_offer_stands_gets_it_after_the_snapshot(connect: ClientFactory) -> None:
+    player, game_id, _ = await _repaired_game(connect)
+    await player.next_of("finish_offer")
+    late = await connect()
+    snapshot = await late.request(ts.Watch, game_id=game_id)
+    offer = await late.next_of("finish_offer")
+    assert offer.seq == snapshot.seq == 2
+    assert late.received.index(offer) > late.received.index(snapshot)
+
+
+async def test_challenge_disables_automatic_finishing(connect: ClientFactory) -> None:
+    """Challenge keeps the placement rules but disables those assists, including automatic finishing."""
+    player, game_id, _ = await _repaired_game(connect, "challenge")
+    refused = await player.request(ts.Finish, game_id=game_id)
+    assert refused.type == "error" and refused.code == ErrorCode.UNAVAILABLE and refused.reason == "assist_disabled"
+    await _unchanged(player, game_id, 2)
+    assert not any(m.type == "finish_offer" for m in player.received)
+
+
+async def test_games_without_torn_cards_never_finish_automatically(connect: ClientFactory) -> None:
+    player = await connect()
+    await player.hello()
+    started, _ = await player.new_game(deal=3)
+    refused = await player.request(ts.Finish, game_id=started.game_id)
+    assert refused.type == "error" and refused.reason == "finish_not_offered"
+    await _unchanged(player, started.game_id, 0)
+
+
+async def test_only_the_owner_finishes_and_a_finished_game_refuses(connect: ClientFactory) -> None:
+    player, game_id, _ = await _repaired_game(connect)
+    stranger = await connect()
+    await stranger.hello()
+    refused = await stranger.request(ts.Finish, game_id=game_id)
+    assert refused.type == "error" and refused.code == ErrorCode.FORBIDDEN
+    await _unchanged(player, game_id, 2)
+    await player.request(ts.Resign, game_id=game_id)
+    late = await player.request(ts.Finish, game_id=game_id)
+    assert late.type == "error" and late.code == ErrorCode.GAME_FINISHED
+
+
+@pytest.fixture
+async def no_budget_server() -> AsyncIterator[ArenaServer]:
+    async with ArenaServer(make_settings(finish_search_nodes=2), store=MemoryStore()) as running:
+        yield running
+
+
+async def test_without_a_proven_path_nothing_is_offered_and_finish_is_refused(no_budget_server: ArenaServer) -> None:
+    player = await WireClient.open(no_budget_server.url)
+    try:
+        await player.hello()
+        started, _ = await player.new_game("broken-deck", position=broken_deck_needs_search().to_text())
+        for _ in range(3):
+            refused = await player.request(ts.Finish, game_id=started.game_id)
+            assert refused.type == "error" and refused.reason == "no_finish_path"
+        await _unchanged(player, started.game_id, 0)
+        assert not any(m.type == "finish_offer" for m in player.received)
+    finally:
+        await player.close()
+
+
+def test_the_analysed_line_leaves_out_undone_moves_and_starts_again_at_a_restart() -> None:
+    def log(*entries: str) -> list[Action]:
+        return [Action(*entry.split(":"), at_ms=0) if ":" in entry else Action(entry, "", 0) for entry in entries]
+
+    assert played_line(log("move:a", "move:b", "undo", "move:c")) == ["a", "c"]
+    assert played_line(log("move:a", "move:b", "undo", "hint:x", "redo")) == ["a", "b"]
+    assert played_line(log("move:a", "restart", "move:d", "undo", "undo")) == []
+    assert played_line(log("move:a", "undo", "move:b", "redo")) == ["b"]
+
+
+async def test_a_resigned_game_is_analysed_for_anyone_who_may_watch_it(connect: ClientFactory) -> None:
+    player = await connect()
+    await player.hello()
+    position = klondike_hearts_locked(empty_seventh=True).to_text()
+    started, _ = await player.new_game(position=position)
+    game_id = started.game_id
+    live = await player.request(ts.Analyse, game_id=game_id)
+    assert live.type == "error" and live.code == ErrorCode.UNAVAILABLE and live.reason == "game_live"
+
+    await player.request(ts.Move, game_id=game_id, move="draw")
+    await player.request(ts.Undo, game_id=game_id)
+    for move in BLUNDER_LOG:
+        await player.request(ts.Move, game_id=game_id, move=move)
+    await player.request(ts.Resign, game_id=game_id)
+
+    spectator = await connect()
+    analysis = await spectator.request(ts.Analyse, game_id=game_id)
+    assert analysis.type == "analysis" and analysis.verdict == "lost_at"
+    assert analysis.line == BLUNDER_LOG, "the undone draw is not part of the line"
+    assert (analysis.last_winnable, analysis.losing_move, analysis.certain) == (4, "w-t7", True)
+    assert analysis.solution and analysis.nodes > 0
+    again = await player.request(ts.Analyse, game_id=game_id)
+    assert again.model_dump(exclude={"id"}) == analysis.model_dump(exclude={"id"})
+
+
+async def test_a_resigned_game_that_could_still_be_won_shows_the_win(connect: ClientFactory) -> None:
+    player, game_id, _ = await _repaired_game(connect)
+    await player.request(ts.Resign, game_id=game_id)
+    analysis = await player.request(ts.Analyse, game_id=game_id)
+    assert analysis.verdict == "still_winnable" and analysis.last_winnable == 2
+    assert len(analysis.solution) == len(FINISH_PATH_AFTER_REPAIRS)
+
+
+async def test_a_daily_deal_is_not_analysed_before_its_day_is_revealed(connect: ClientFactory) -> None:
+    for practice in (False, True):
+        player = await connect()
+        await player.hello()
+        started, _ = await player.new_game(deal="daily", practice=practice)
+        await player.request(ts.Resign, game_id=started.game_id)
+        refused = await player.request(ts.Analyse, game_id=started.game_id)
+        assert refused.type == "error" and refused.reason == "deal_secret", practice
