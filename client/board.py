@@ -93,7 +93,26 @@ def render(game: GameMirror) -> str:
         shown = " ".join(game.legal[:LEGAL_SHOWN])
         more = f" (+{len(game.legal) - LEGAL_SHOWN} more: type legal)" if len(game.legal) > LEGAL_SHOWN else ""
         lines.append(f"legal: {shown or 'none'}{more}")
+    if game.can_finish and game.finish_offer is not None:
+        lines.append(f"finish: the server has a proven path to the foundations ({game.finish_offer.moves} moves)")
     return "\n".join(lines)
+
+
+def analysis_text(analysis: tc.AnalysisReply) -> str:
+    """Where a game was lost, in a sentence or two."""
+    solution = " ".join(analysis.solution)
+    if analysis.verdict == "won":
+        return "this game was won"
+    if analysis.verdict == "still_winnable":
+        return f"the final position could still be won: {solution}"
+    if analysis.verdict == "never_shown_winnable":
+        proof = "proven unwinnable" if analysis.certain else "not shown winnable within the search budget"
+        return f"the first position was {proof}"
+    when = "" if analysis.certain else " (at the latest)"
+    return (
+        f"lost{when} by move {(analysis.last_winnable or 0) + 1}, {analysis.losing_move}; "
+        f"before it the deal could still be won: {solution}"
+    )
 
 
 def describe(update: Update) -> str:
@@ -103,6 +122,8 @@ def describe(update: Update) -> str:
         return f"seq {update.seq}: {action.kind}{' ' + action.text if action.text else ''}"
     if isinstance(update, tc.Snapshot):
         return f"seq {update.seq}: snapshot"
+    if isinstance(update, tc.FinishOffer):
+        return f"seq {update.seq}: automatic finishing offered ({update.moves} moves)"
     return game_over_text(update)
 
 

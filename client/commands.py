@@ -1,5 +1,5 @@
 """The terminal client's commands: ``arena play``, ``arena watch``,
-``arena race create|join|watch``, ``arena leaderboard``, ``arena daily``.
+``arena analyse``, ``arena race create|join|watch``, ``arena leaderboard``, ``arena daily``.
 
 The server URL comes from ``--server``, else ``ARENA_SERVER``, else the
 local default; the token from ``--token``, else ``ARENA_TOKEN``.  Game
@@ -21,7 +21,7 @@ from protocol import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL
 from .connection import DEFAULT_URL
 from .race_terminal import RaceRequest, race, watch_race
 from .standings import LeaderboardRequest, daily, leaderboard
-from .terminal import EXIT_USAGE, PlayRequest, play, run, watch
+from .terminal import EXIT_USAGE, PlayRequest, analyse, play, run, watch
 
 DEAL_KINDS = ("random", "winnable", "daily")
 RACE_DEAL_KINDS = ("daily", "winnable")
@@ -115,6 +115,15 @@ def register(subparsers: Any) -> None:
     watch_parser.add_argument("game_id", nargs="?", metavar="GAME_ID")
     _connection_flags(watch_parser)
     watch_parser.set_defaults(handler=_watch)
+
+    analyse_parser = subparsers.add_parser(
+        "analyse",
+        help="where a finished game was lost",
+        description="Ask the server's solver where a finished game stopped being winnable.",
+    )
+    analyse_parser.add_argument("game_id", metavar="GAME_ID")
+    _connection_flags(analyse_parser)
+    analyse_parser.set_defaults(handler=_analyse)
     _register_race(subparsers)
     _register_standings(subparsers)
 
@@ -201,6 +210,10 @@ def _play(args: argparse.Namespace) -> int:
 
 def _watch(args: argparse.Namespace) -> int:
     return run(lambda console: watch(args.server, args.game_id, _subprotocol(args), console))
+
+
+def _analyse(args: argparse.Namespace) -> int:
+    return run(lambda console: analyse(args.server, args.game_id, _subprotocol(args), console))
 
 
 def _race(args: argparse.Namespace) -> int:

@@ -471,6 +471,19 @@ class ArenaClient:
         counts it as a hint (and charges it where the game does)."""
         return self._expect(await self._call(ts.Hint(game_id=game_id)), tc.HintReply).move
 
+    async def finish(self, game_id: str) -> list[str]:
+        """Let the server play its proven path to the foundations (Broken
+        Deck, once ``GameMirror.can_finish``); the moves it played, each
+        already applied to the mirror.  ``Unavailable`` when there is no
+        such path (``reason``: ``no_finish_path``, ``halves_unrepaired`` …)."""
+        return self._expect(await self._call(ts.Finish(game_id=game_id)), tc.FinishReply).moves
+
+    async def analyse(self, game_id: str) -> tc.AnalysisReply:
+        """Where a finished game stopped being winnable (any game you may
+        watch, once it is over and its deal is no longer secret).  The
+        server may search for seconds; the client's timeout applies."""
+        return self._expect(await self._call(ts.Analyse(game_id=game_id)), tc.AnalysisReply)
+
     async def watch(self, game_id: str) -> GameMirror:
         """Follow a game (anyone may); returns its mirror, ready."""
         self._expect(await self._call(ts.Watch(game_id=game_id)), tc.Snapshot)
@@ -624,11 +637,13 @@ class ArenaClient:
         elif isinstance(message, tc.RaceProgress):
             if (followed := self.races.get(message.race_id)) is not None:
                 followed.apply_progress(message)
-        elif isinstance(message, (tc.Diff, tc.GameOver)):
+        elif isinstance(message, (tc.Diff, tc.GameOver, tc.FinishOffer)):
             mirror = self.games.get(message.game_id)
             if mirror is None:
                 return
-            if isinstance(message, tc.GameOver):
+            if isinstance(message, tc.FinishOffer):
+                mirror.apply_finish_offer(message)
+            elif isinstance(message, tc.GameOver):
                 mirror.apply_game_over(message)
             elif mirror.apply_diff(message) is DiffOutcome.GAP:
                 log.info("gap in %s after seq %d (got %d): resyncing", mirror.game_id, mirror.seq, message.seq)

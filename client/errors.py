@@ -75,7 +75,7 @@ class IllegalMove(ArenaError):
 
 
 class Unavailable(ArenaError):
-    """Undo, redo or hint refused; ``reason`` says why."""
+    """Undo, redo, hint, finish or analyse refused; ``reason`` says why."""
 
 
 class GameNotFound(ArenaError):

@@ -14,6 +14,9 @@ Decisions where the protocol is silent:
 - A diff whose ``seq`` is not above the mirror's is ignored, not a gap:
   it describes a change the last snapshot already contains (the server
   sends a snapshot and may have queued diffs before it).
+- ``finish_offer`` is the last ``finish_offer`` received; it holds only
+  while its ``seq`` is the mirror's (``can_finish``): the next diff
+  withdraws it unless a new offer follows.
 - ``finished`` is true after ``game_over`` or a snapshot whose status is
   won, resigned or abandoned.  A snapshot saying ``lost`` is not enough:
   the server also reports ``lost`` while an undo could still rescue the
@@ -37,7 +40,7 @@ from protocol import to_client as tc
 
 from .feed import Feed
 
-Update = tc.Snapshot | tc.Diff | tc.GameOver
+Update = tc.Snapshot | tc.Diff | tc.GameOver | tc.FinishOffer
 FINAL_STATUSES = frozenset({"won", "resigned", "abandoned"})
 
 
@@ -76,6 +79,7 @@ class GameMirror(Feed[Update]):
         self.clock: tc.Clock | None = None
         self.last_action: tc.ActionDone | None = None
         self.result: tc.GameOver | None = None
+        self.finish_offer: tc.FinishOffer | None = None
         self.stale = False
         self.snapshots = 0
         self.gaps = 0
@@ -89,6 +93,12 @@ class GameMirror(Feed[Update]):
     def finished(self) -> bool:
         """True once the game can take no more actions (see the module docstring)."""
         return self.result is not None or self.status in FINAL_STATUSES
+
+    @property
+    def can_finish(self) -> bool:
+        """True while the server offers safe automatic finishing here."""
+        offer = self.finish_offer
+        return offer is not None and offer.seq == self.seq and not self.finished and not self.stale
 
     @property
     def ended(self) -> bool:
@@ -129,6 +139,11 @@ class GameMirror(Feed[Update]):
         self._take_state(diff)
         self._publish(diff)
         return DiffOutcome.APPLIED
+
+    def apply_finish_offer(self, offer: tc.FinishOffer) -> None:
+        """Keep an offer of automatic finishing (see ``can_finish``)."""
+        self.finish_offer = offer
+        self._publish(offer)
 
     def apply_game_over(self, game_over: tc.GameOver) -> None:
         self.result = game_over

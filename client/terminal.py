@@ -28,9 +28,10 @@ from typing import Any, Callable, Coroutine, TextIO
 
 from pydantic import ValidationError
 
+from protocol import to_client as tc
 from protocol.to_server import DealKind
 
-from .board import describe, game_over_text, render
+from .board import analysis_text, describe, game_over_text, render
 from .connection import ArenaClient, ClientState
 from .errors import ArenaError, ClientError
 from .mirror import GameMirror
@@ -39,6 +40,7 @@ HELP = """\
 Type a move in the game's notation, or a command:
   t3-t5  w-f  t1-t4x3  draw  r3-r1   a move (f: the foundation that takes the card)
   hint              suggest a move (counted as a hint)
+  finish            let the server finish (when the board says it can)
   auto SRC [N]      move the top N cards of SRC (default 1) to their best place
   undo  redo        take back / play again the last action
   restart           back to the start of the deal
@@ -49,6 +51,8 @@ Type a move in the game's notation, or a command:
   quit              leave (the game stays open; see the line printed on leaving)"""
 
 GAME_OVER_WAIT = 2.0
+ANALYSIS_TIMEOUT = 120.0
+"""Seconds to wait for an analysis: the server searches about log2(moves) + 2 positions."""
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
@@ -138,21 +142,36 @@ async def _play_game(
         verified = "verified" if started.verified else "not verified"
         console.say(f"new {game.title} game {game.game_id}, {started.deal_kind} deal ({verified})")
     console.say(render(game))
-    while not game.finished:
-        if interactive:
-            console.prompt()
-        line = await lines.next()
-        if line is None or line.strip().lower() in ("quit", "exit", "q"):
-            resume = f"arena play {game.game} --resume {game.game_id} --token={client.token}"
-            console.say(f"left {game.game_id} open; to resume it: {resume}")
-            return 0
-        await run_command(client, game, line.strip(), console)
-        if client.state is ClientState.CLOSED:
-            console.say("error: the connection to the server is lost")
-            return 1
+    announcer = asyncio.create_task(_announce_offers(game, console))
+    try:
+        while not game.finished:
+            if interactive:
+                console.prompt()
+            line = await lines.next()
+            if line is None or line.strip().lower() in ("quit", "exit", "q"):
+                resume = f"arena play {game.game} --resume {game.game_id} --token={client.token}"
+                console.say(f"left {game.game_id} open; to resume it: {resume}")
+                return 0
+            await run_command(client, game, line.strip(), console)
+            if client.state is ClientState.CLOSED:
+                console.say("error: the connection to the server is lost")
+                return 1
+    finally:
+        announcer.cancel()
     if game.result is not None:
         console.say(game_over_text(game.result))
+        if game.result.result != "won":
+            console.say(f"where was it lost? arena analyse {game.game_id}")
     return 0
+
+
+async def _announce_offers(game: GameMirror, console: Console) -> None:
+    """Say so when the server offers to finish: the offer comes after the
+    move that made it possible, once the solver has proven a path."""
+    with game.updates() as stream:
+        async for update in stream:
+            if isinstance(update, tc.FinishOffer) and not game.finished:
+                console.say(f"the server can finish this game ({update.moves} moves): type finish")
 
 
 async def _open_game(client: ArenaClient, request: PlayRequest) -> GameMirror:
@@ -184,7 +203,10 @@ async def run_command(client: ArenaClient, game: GameMirror, line: str, console:
             suggestion = await client.hint(game_id)
             console.say(f"hint: {suggestion}" if suggestion else "hint: no useful move")
             return
-        if verb == "auto":
+        if verb == "finish":
+            played = await client.finish(game_id)
+            console.say(f"finished with {len(played)} moves: {' '.join(played)}")
+        elif verb == "auto":
             if len(words) not in (2, 3) or (len(words) == 3 and not words[2].isdigit()):
                 console.say("usage: auto SRC [N]")
                 return
@@ -226,6 +248,13 @@ async def watch(url: str, game_id: str | None, subprotocol: str, console: Consol
         if game_id is None:
             return await _list(client, console)
         return await _follow(await client.watch(game_id), console)
+
+
+async def analyse(url: str, game_id: str, subprotocol: str, console: Console) -> int:
+    """Run ``arena analyse``: where a finished game stopped being winnable."""
+    async with ArenaClient(url, subprotocol=subprotocol, identify=False, timeout=ANALYSIS_TIMEOUT) as client:
+        console.say(analysis_text(await client.analyse(game_id)))
+    return 0
 
 
 async def _list(client: ArenaClient, console: Console) -> int:

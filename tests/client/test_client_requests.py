@@ -8,6 +8,7 @@ from typing import AsyncIterator
 
 import msgpack
 import pytest
+from arena_positions import REPAIRS, broken_deck_two_halves_left
 from arena_restart import RestartableServer, ServerFactory
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.typing import Subprotocol
@@ -169,3 +170,31 @@ async def test_an_unknown_error_code_still_raises_with_its_code(subprotocol: str
             with pytest.raises(ProtocolMismatch):
                 await client.list_games()
             assert await client.ping() == 0
+
+
+async def test_the_mirror_shows_a_finishing_offer_and_finish_plays_it(player: ArenaClient) -> None:
+    game = await player.new_game("broken-deck", position=broken_deck_two_halves_left())
+    for move in REPAIRS:
+        await player.move(game.game_id, move)
+    await game.wait_until(lambda mirror: mirror.can_finish, 10)
+    assert game.finish_offer is not None and game.finish_offer.seq == game.seq == len(REPAIRS)
+    played = await player.finish(game.game_id)
+    assert played and game.seq == len(REPAIRS) + len(played)
+    assert not game.can_finish
+    await game.wait_until(lambda mirror: mirror.result is not None, 10)
+    assert game.result is not None and game.result.result == "won"
+    with pytest.raises(GameFinished):
+        await player.finish(game.game_id)
+
+
+async def test_finish_and_analyse_refusals_are_typed(player: ArenaClient) -> None:
+    game = await player.new_game("broken-deck", position=broken_deck_two_halves_left())
+    with pytest.raises(Unavailable) as early:
+        await player.finish(game.game_id)
+    assert early.value.reason == "halves_unrepaired"
+    with pytest.raises(Unavailable) as live:
+        await player.analyse(game.game_id)
+    assert live.value.reason == "game_live"
+    await player.resign(game.game_id)
+    analysis = await player.analyse(game.game_id)
+    assert analysis.verdict == "still_winnable" and analysis.line == [] and analysis.solution

@@ -9,12 +9,15 @@ import sys
 
 import engine
 import pytest
+from arena_positions import REPAIRS, broken_deck_two_halves_left
 from arena_restart import REPO_ROOT, RestartableServer
 from arena_wire import WireClient
 
 from client import ArenaClient
 from protocol import to_client as tc
 from protocol import to_server as ts
+from solver.positions import klondike_hearts_locked
+from solver.test_analysis import BLUNDER_LOG
 
 RUN_SECONDS = 60
 GAME_ID = re.compile(r"\bg_[A-Za-z0-9_-]+")
@@ -129,3 +132,35 @@ async def test_the_example_bot_plays_the_daily_deal_to_a_result(arena: Restartab
     snapshot = await server_snapshot(arena.url, game_id.group())
     assert snapshot.status == result and snapshot.counters["hints"] >= 1
     assert (REPO_ROOT / "examples" / "bot.py").read_text().count("\n") < 80
+
+
+async def test_arena_play_offers_finishing_and_arena_analyse_explains_a_loss(arena: RestartableServer) -> None:
+    async with ArenaClient(arena.url, name="fin") as player:
+        game = await player.new_game("broken-deck", position=broken_deck_two_halves_left())
+        token = player.token
+    terminal = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "server.cli", "play", "broken-deck", "--server", arena.url, "--resume", game.game_id,
+        f"--token={token}", cwd=REPO_ROOT, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert terminal.stdin is not None and terminal.stdout is not None
+    terminal.stdin.write(("\n".join(REPAIRS) + "\n").encode())
+    announced = ""
+    while "the server can finish" not in announced:
+        line = await asyncio.wait_for(terminal.stdout.readline(), RUN_SECONDS)
+        assert line, "the terminal ended before offering to finish"
+        announced = line.decode()
+    assert announced.strip() == "the server can finish this game (8 moves): type finish"
+    out, err = await asyncio.wait_for(terminal.communicate(b"finish\n"), RUN_SECONDS)
+    assert terminal.returncode == 0, err.decode()
+    assert re.search(r"^finished with 8 moves: r-fs ", out.decode(), re.MULTILINE), out
+    assert "game over: won after 10 moves" in out.decode()
+
+    async with ArenaClient(arena.url, name="blunder") as player:
+        lost = await player.new_game("klondike", position=klondike_hearts_locked(empty_seventh=True).to_text())
+        for move in BLUNDER_LOG:
+            await player.move(lost.game_id, move)
+        await player.resign(lost.game_id)
+    code, out, err = await run("-m", "server.cli", "analyse", lost.game_id, "--server", arena.url)
+    assert code == 0, err
+    assert out.startswith("lost by move 5, w-t7; before it the deal could still be won: "), out
