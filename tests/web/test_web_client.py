@@ -14,6 +14,7 @@ import pytest
 from playwright.async_api import Page
 
 import engine
+from arena_positions import ONE_MOVE_FROM_BLOCKED_KLONDIKE, broken_deck_two_halves_left
 from web_harness import PHONE, Site, open_site
 
 pytestmark = pytest.mark.browser
@@ -362,3 +363,33 @@ async def test_the_page_reconnects_by_itself_and_keeps_its_game(site: Site) -> N
     assert await page.evaluate("window.arena.playerId()") == player
     await page.click(pile("s"))
     await page.wait_for_function("document.querySelector('.stats [data-stat=\"moves\"] dd').textContent === '1'")
+
+
+async def test_finish_appears_once_every_half_is_repaired_and_wins_the_game(site: Site) -> None:
+    """Relaxed and Standard can automatically finish only after all halves
+    are repaired and a complete foundation path is proven."""
+    page = await site.page()
+    await start_position(page, "broken-deck", broken_deck_two_halves_left())
+    assert await page.locator("#finish").is_hidden()
+    await page.dblclick(top_card("t1"))
+    await wait_for_codes(page, "r", ["QS<"])
+    assert await page.locator("#finish").is_hidden(), "one half is still on the board"
+    await page.dblclick(top_card("t2"))
+    await page.wait_for_selector("#finish:not([hidden])")
+    await page.click("#finish")
+    await page.wait_for_selector(".result:not([hidden])")
+    assert await page.inner_text(".result h2") == "You won!"
+    assert await stat(page, "moves") == "10"
+    assert "Finished automatically in 8 moves." in await page.inner_text(".message")
+
+
+async def test_a_lost_game_offers_to_show_where_it_went_wrong(site: Site) -> None:
+    page = await site.page()
+    await start_position(page, "klondike", ONE_MOVE_FROM_BLOCKED_KLONDIKE)
+    await page.dblclick(top_card("t1"))
+    await page.wait_for_selector(".result:not([hidden])")
+    assert await page.inner_text(".result h2") == "Game over: lost"
+    await page.click("#analyse")
+    await page.wait_for_function(
+        "document.querySelector('.result .analysis').textContent === 'This deal could not be won from the start.'"
+    )

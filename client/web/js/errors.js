@@ -14,7 +14,12 @@ const UNAVAILABLE_REASONS = {
   nothing_to_redo: "There is nothing to redo.",
   undo_limit: "No undos are left in this game.",
   hint_limit: "No hints are left in this game.",
-  assist_disabled: "Hint, Undo and Redo are off at this difficulty.",
+  assist_disabled: "Hint, Undo, Redo and automatic finishing are off at this difficulty.",
+  finish_not_offered: "This game does not finish by itself.",
+  halves_unrepaired: "Automatic finishing waits until every torn card is repaired.",
+  no_finish_path: "The server found no sure way to finish from here; keep playing.",
+  game_live: "A game is analysed once it is over.",
+  deal_secret: "This deal is still secret (a daily deal until its day is revealed, a race until it ends).",
 };
 
 export const ERROR_SENTENCES = {

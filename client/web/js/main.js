@@ -113,6 +113,12 @@ class App {
         this.showIfCurrent(mirror);
       }
     });
+    connection.on("finish_offer", (offer) => {
+      const mirror = this.mirrors.get(offer.game_id);
+      if (!mirror) return;
+      mirror.finishOffer = offer;
+      this.gameScreenFor(offer.game_id)?.setButtons();
+    });
     connection.on("game_over", (message) => {
       this.gameScreenFor(message.game_id)?.gameOver(message);
     });

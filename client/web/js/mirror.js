@@ -15,7 +15,15 @@ export class Mirror {
     this.practice = snapshot.practice;
     this.seq = snapshot.seq;
     this.view = structuredClone(snapshot.view);
+    this.finishOffer = null;
     this.update(snapshot);
+  }
+
+  // True while the server offers safe automatic finishing: an offer holds
+  // only at the seq it names (the next diff withdraws it).
+  canFinish() {
+    const offer = this.finishOffer;
+    return offer !== null && offer.seq === this.seq && this.status === "playing";
   }
 
   update(message) {

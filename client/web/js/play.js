@@ -132,6 +132,7 @@ export class GameScreen {
       button("undo", "Undo", () => this.action("undo")),
       button("redo", "Redo", () => this.action("redo")),
       button("hint", "Hint", () => this.askHint(false)),
+      button("finish", "Finish", () => this.finish()),
       button("restart", "Restart", () => this.action("restart")),
       race ? button("resign", "Resign", () => this.resign()) : null,
       race ? null : button("new-deal", "New deal", () => this.app.newDeal(this.mirror)),
@@ -179,6 +180,12 @@ export class GameScreen {
     for (const id of ["undo", "redo", "hint"]) {
       const button = this.toolbar.querySelector(`#${id}`);
       if (button) button.disabled = !playing || !assists;
+    }
+    const finish = this.toolbar.querySelector("#finish");
+    if (finish) {
+      const offered = playing && this.mirror.canFinish();
+      finish.hidden = !offered;
+      finish.title = offered ? `The server has a proven path to the foundations: ${this.mirror.finishOffer.moves} moves` : "";
     }
     for (const id of ["restart", "new-deal", "open-game-options", "resign"]) {
       const button = this.toolbar.querySelector(`#${id}`);
@@ -249,6 +256,30 @@ export class GameScreen {
     play("error", this.app.settings);
   }
 
+  // Safe automatic finishing: the server plays its proven path, and the
+  // board follows the diffs like any other moves.
+  async finish() {
+    this.say("");
+    try {
+      const reply = await this.app.request({ type: "finish", game_id: this.mirror.gameId });
+      this.say(`Finished automatically in ${reply.moves.length} moves.`);
+    } catch (error) {
+      this.failed(error);
+    }
+  }
+
+  // Where did it go wrong: the server's solver replays the finished game.
+  async analyse() {
+    const place = this.result.querySelector(".analysis");
+    place.textContent = "Looking for where the game was lost…";
+    try {
+      const reply = await this.app.request({ type: "analyse", game_id: this.mirror.gameId });
+      place.textContent = analysisSentence(reply);
+    } catch (error) {
+      place.textContent = errorSentence(error);
+    }
+  }
+
   async askHint(automatic) {
     try {
       const reply = await this.app.request({ type: "hint", game_id: this.mirror.gameId });
@@ -299,7 +330,9 @@ export class GameScreen {
         ..."♠♥♦♣♠♥♦♣♠♥♦♣".split("").map((symbol, i) => h("span", { style: `--i:${i}` }, symbol))) : null,
       h("h2", {}, headline),
       h("p", {}, facts.join(" · ")),
+      won ? null : h("p", { class: "analysis", role: "status", "aria-live": "polite" }),
       h("div", { class: "actions" },
+        won ? null : h("button", { type: "button", id: "analyse", onclick: () => this.analyse() }, "Where did it go wrong?"),
         mine ? h("button", { type: "button", class: "primary", onclick: () => this.app.newDeal(this.mirror) }, "New deal") : null,
         h("button", { type: "button", onclick: () => this.app.toLobby() }, "Lobby")));
     this.result.hidden = false;
@@ -315,6 +348,21 @@ export class GameScreen {
       ? `${who} finished the deal: ${facts}.`
       : `${who} ${message.result === "resigned" ? "resigned" : `ended (${message.result})`} after ${facts}.`);
     if (message.result === "won" && this.mine) play("win", this.app.settings);
+  }
+}
+
+function analysisSentence(reply) {
+  const solution = reply.solution.slice(0, 12).join(" ") + (reply.solution.length > 12 ? " …" : "");
+  switch (reply.verdict) {
+    case "won":
+      return "This game was won.";
+    case "still_winnable":
+      return `It could still be won from the last position: ${solution}`;
+    case "lost_at":
+      return `Move ${reply.last_winnable + 1}, ${reply.losing_move}, lost it${reply.certain ? "" : " (at the latest)"}. `
+        + `Before it, this wins: ${solution}`;
+    default:
+      return reply.certain ? "This deal could not be won from the start." : "The solver found no win for this deal within its budget.";
   }
 }
 
