@@ -39,12 +39,18 @@ FOUNDATION_NAMES = ("fs", "fh", "fd", "fc")
 FITS_KEY = [RANK[c] * 2 + RED[c] for c in range(len(RANK))]
 ACCEPTS_KEY = [(RANK[c] - 1) * 2 + (not RED[c]) for c in range(len(RANK))]
 TABLEAU_NAMES = tuple(f"t{i}" for i in range(1, 8))
+PILE_NAMES = ("s", "w", *FOUNDATION_NAMES, *TABLEAU_NAMES)
+
+# Every pile-to-pile move, built once: MOVES[src][dst][count].  Move
+# generation is WordLink's hot path (a new list of moves after every
+# move), and looking a move up costs a fraction of constructing it.
+MOVES = [[[Move(src, dst, count) for count in range(14)] for dst in PILE_NAMES] for src in PILE_NAMES]
 
 
 class Klondike(Game):
     id = "klondike"
     title = "WordLink"
-    PILES = ("s", "w", *FOUNDATION_NAMES, *TABLEAU_NAMES)
+    PILES = PILE_NAMES
     ALIASES: ClassVar[dict[str, tuple[str, ...]]] = {"f": FOUNDATION_NAMES}
     ACTIONS = frozenset({"draw"})
     HAS_SCORE = True
@@ -101,7 +107,6 @@ class Klondike(Game):
 
     def _moves(self, pos: Position) -> list[Move]:
         piles, down = pos.piles, pos.down
-        names = self.PILES
         moves: list[Move] = []
         heights = [len(piles[f]) for f in FOUNDATIONS]
         wanted, empty = self._targets(pos)
@@ -109,46 +114,48 @@ class Klondike(Game):
         waste = piles[WASTE]
         if waste:
             card = waste[-1]
+            from_waste = MOVES[WASTE]
             if RANK[card] == heights[SUIT[card]] + 1:
-                moves.append(Move("w", FOUNDATION_NAMES[SUIT[card]]))
+                moves.append(from_waste[FOUNDATIONS[SUIT[card]]][1])
             for dst in wanted.get(FITS_KEY[card], ()):
-                moves.append(Move("w", names[dst]))
+                moves.append(from_waste[dst][1])
             if RANK[card] == 13:
-                moves.extend(Move("w", names[dst]) for dst in empty)
+                moves.extend(from_waste[dst][1] for dst in empty)
         for src in TABLEAU:
             cards = piles[src]
             size = len(cards)
             first_up = down[src]
             if first_up >= size:
                 continue
-            name = names[src]
+            from_src = MOVES[src]
             top = cards[-1]
             if RANK[top] == heights[SUIT[top]] + 1:
-                moves.append(Move(name, FOUNDATION_NAMES[SUIT[top]]))
+                moves.append(from_src[FOUNDATIONS[SUIT[top]]][1])
             index = size - 1
             while True:
                 card = cards[index]
-                count = size - index
                 targets = wanted.get(FITS_KEY[card])
                 if targets:
+                    count = size - index
                     for dst in targets:
                         if dst != src:
-                            moves.append(Move(name, names[dst], count))
+                            moves.append(from_src[dst][count])
                 if RANK[card] == 13 and empty:
-                    moves.extend(Move(name, names[dst], count) for dst in empty)
+                    count = size - index
+                    moves.extend(from_src[dst][count] for dst in empty)
                 if index == first_up:
                     break
-                below = cards[index - 1]
-                if FITS_KEY[card] != ACCEPTS_KEY[below]:
+                if FITS_KEY[card] != ACCEPTS_KEY[cards[index - 1]]:
                     break
                 index -= 1
         for suit, f in enumerate(FOUNDATIONS):
             if heights[suit]:
                 card = piles[f][-1]
+                from_foundation = MOVES[f]
                 for dst in wanted.get(FITS_KEY[card], ()):
-                    moves.append(Move(names[f], names[dst]))
+                    moves.append(from_foundation[dst][1])
                 if RANK[card] == 13:
-                    moves.extend(Move(names[f], names[dst]) for dst in empty)
+                    moves.extend(from_foundation[dst][1] for dst in empty)
         if piles[STOCK] or waste:
             moves.append(DRAW)
         return moves
