@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 import engine
 from engine import EngineError
+from engine.game import Position
 from engine.solver import Analysis, analyse, auto_finish
 from protocol import ErrorCode
 from protocol import to_client as tc
@@ -124,16 +125,17 @@ class AssistDesk:
         ):
             self._offer(room, FinishPath(session.seq, previous.moves[1:]))
             return
-        task = asyncio.create_task(self._search_offer(room, session.seq))
+        task = asyncio.create_task(self._search_offer(room, session.seq, session.game.position))
         room.finish_search = task
         self._searches.add(task)
         task.add_done_callback(self._searches.discard)
 
-    async def _search_offer(self, room: Room, seq: int) -> None:
-        game = room.session.game
+    async def _search_offer(self, room: Room, seq: int, position: Position) -> None:
+        """Search ``position``, read when the action was committed: by the
+        time this task runs, a later action may be half performed."""
         budget = self.hub.settings.finish_search_nodes
         try:
-            found = await asyncio.to_thread(auto_finish, game, budget, game.position)
+            found = await asyncio.to_thread(auto_finish, room.session.game, budget, position)
         except Exception:
             log.exception("finishing search failed in %s", room.game_id)
             return

@@ -54,7 +54,7 @@ def auto_finish(game: Game, budget: int = DEFAULT_BUDGET, position: Position | N
     server may run it in a worker thread while the game goes on.
     """
     start = game.position if position is None else position
-    if game.status != PLAYING:
+    if game.is_won(start):
         return None
     try:
         game.check_finish(start)
