@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING
@@ -134,11 +135,14 @@ class AssistDesk:
         """Search ``position``, read when the action was committed: by the
         time this task runs, a later action may be half performed."""
         budget = self.hub.settings.finish_search_nodes
+        started = time.perf_counter()
         try:
             found = await asyncio.to_thread(auto_finish, room.session.game, budget, position)
         except Exception:
             log.exception("finishing search failed in %s", room.game_id)
             return
+        finally:
+            self.hub.metrics.finish_searches.observe(time.perf_counter() - started)
         if found is None or room.session.seq != seq or room.session.result is not None:
             return
         self._offer(room, FinishPath(seq, tuple(str(move) for move in found)))
@@ -218,9 +222,13 @@ class AssistDesk:
         header = room.session.header
         start = engine.from_text(header.game, header.position).position if header.position is not None else None
         async with self._analysis_slots:
-            return await asyncio.to_thread(
-                analyse, header.game, header.deal, header.options, line, self.hub.settings.analysis_nodes, start
-            )
+            started = time.perf_counter()
+            try:
+                return await asyncio.to_thread(
+                    analyse, header.game, header.deal, header.options, line, self.hub.settings.analysis_nodes, start
+                )
+            finally:
+                self.hub.metrics.analyses.observe(time.perf_counter() - started)
 
     async def close(self) -> None:
         """Stop the finishing searches still running (at shutdown)."""

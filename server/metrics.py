@@ -34,6 +34,8 @@ class Metrics:
         self.overflows = 0
         self.broadcast = Summary()
         self.relay_lag = Summary()
+        self.finish_searches = Summary()
+        self.analyses = Summary()
         self._recent: deque[float] = deque()
 
     def action(self, now: float | None = None) -> None:
@@ -90,6 +92,12 @@ class Metrics:
             "From an action's timestamp to its diff reaching this process's watchers (includes relay).",
             self.relay_lag,
         )
+        lines += _summary(
+            "arena_finish_search_seconds",
+            "Solver searches for a safe automatic finish (worker threads, off the event loop).",
+            self.finish_searches,
+        )
+        lines += _summary("arena_analysis_seconds", "Post-game analyses (worker threads, one slot each).", self.analyses)
         return "\n".join(lines) + "\n"
 
 

@@ -91,6 +91,16 @@ async def test_playing_the_offered_path_carries_the_offer_and_straying_from_it_s
     assert (await player.next_of("game_over")).result == "won"
 
 
+async def test_solver_searches_are_counted_in_the_metrics(server: ArenaServer, connect: ClientFactory) -> None:
+    player, game_id, _ = await _repaired_game(connect)
+    await player.next_of("finish_offer")
+    await player.request(ts.Resign, game_id=game_id)
+    await player.request(ts.Analyse, game_id=game_id)
+    lines = server.hub.render_metrics().splitlines()
+    assert "arena_finish_search_seconds_count 1" in lines
+    assert "arena_analysis_seconds_count 1" in lines
+
+
 async def test_a_watcher_who_arrives_while_an_offer_stands_gets_it_after_the_snapshot(connect: ClientFactory) -> None:
     player, game_id, _ = await _repaired_game(connect)
     await player.next_of("finish_offer")
