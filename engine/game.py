@@ -159,6 +159,7 @@ class Game:
         self.deal = deal
         self.options = self._validate_options(options)
         self._index = {name: i for i, name in enumerate(self.PILES)}
+        self._pile_views: list[tuple[tuple[int, ...], int, dict[str, Any]] | None] = [None] * len(self.PILES)
         self._configure()
         self._initial = self._deal(deal_rng(self.id, self._seed_for_deal(deal)))
         self._start(self._initial)
@@ -478,13 +479,23 @@ class Game:
         """Exactly what the player may see, as JSON-safe data.
 
         Face-down cards appear only as a count per pile, so nothing here
-        (nor any diff computed from views) can reveal them.
+        (nor any diff computed from views) can reveal them.  A pile whose
+        cards are the same tuple as at the last view (a move changes two
+        piles, the others are shared between positions) gives back the
+        same entry, which saves the server rebuilding and re-comparing
+        every pile after every action; callers must not change a view.
         """
         pos = self.position
-        piles = {
-            name: {"down": down, "up": [CODE[c] for c in cards[down:]]}
-            for name, cards, down in zip(self.PILES, pos.piles, pos.down)
-        }
+        entries = self._pile_views
+        piles = {}
+        for index, (name, cards, down) in enumerate(zip(self.PILES, pos.piles, pos.down)):
+            known = entries[index]
+            if known is not None and known[0] is cards and known[1] == down:
+                piles[name] = known[2]
+            else:
+                entry = {"down": down, "up": [CODE[c] for c in cards[down:]]}
+                entries[index] = (cards, down, entry)
+                piles[name] = entry
         result: dict[str, Any] = {
             "game": self.id,
             "deal": self.deal,

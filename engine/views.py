@@ -36,7 +36,7 @@ def diff(old_view: dict[str, Any], new_view: dict[str, Any]) -> list[ViewOp]:
     old_piles = old_view.get("piles", {})
     for name, pile in new_view.get("piles", {}).items():
         before = old_piles.get(name)
-        if before == pile:
+        if before is pile or before == pile:
             continue
         same_down = before is not None and before["down"] == pile["down"]
         keep = _common_prefix(before["up"], pile["up"]) if same_down else 0

@@ -81,11 +81,12 @@ class SessionHeader:
         return cls(**data)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Action:
     """One entry of a session log: ``kind`` is move, undo, redo, hint,
     restart or resign; ``text`` the move notation (or empty); ``at_ms`` the
-    server's clock when it was accepted."""
+    server's clock when it was accepted.  Frozen: a store and every
+    session may share one entry without copying it."""
 
     kind: str
     text: str

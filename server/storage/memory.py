@@ -129,13 +129,13 @@ class MemoryStore(Store):
             raise KeyError(game_id)
         if len(log) != expected_length:
             raise LogConflict(game_id, expected_length, len(log))
-        log.append(copy.copy(action))
+        log.append(action)
         return len(log)
 
     async def load_session(self, game_id: str) -> tuple[SessionHeader, list[Action]] | None:
         if not self._alive("session", game_id) or game_id not in self._headers:
             return None
-        return copy.deepcopy(self._headers[game_id]), [copy.copy(a) for a in self._logs[game_id]]
+        return copy.deepcopy(self._headers[game_id]), list(self._logs[game_id])
 
     async def update_session(self, header: SessionHeader) -> None:
         if header.game_id in self._headers:
