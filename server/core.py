@@ -748,6 +748,7 @@ class Hub:
             live_games=self.live_games(),
             watchers=sum(len(room.watchers) for room in self.rooms.values()),
             backlog=sum(len(peer.backlog) for peer in self.peers),
+            races=self.races.phases(),
         )
 
     async def drain(self, timeout: float) -> bool:

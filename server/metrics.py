@@ -31,6 +31,7 @@ class Metrics:
     def __init__(self) -> None:
         self.actions = 0
         self.errors: Counter[str] = Counter()
+        self.race_events: Counter[str] = Counter()
         self.overflows = 0
         self.broadcast = Summary()
         self.relay_lag = Summary()
@@ -55,7 +56,11 @@ class Metrics:
         self._trim(time.monotonic() if now is None else now)
         return len(self._recent) / RATE_WINDOW_SECONDS
 
-    def render(self, connections: int, live_games: int, watchers: int, backlog: int) -> str:
+    def render(
+        self, connections: int, live_games: int, watchers: int, backlog: int, races: Counter[str] | None = None
+    ) -> str:
+        """The Prometheus text; ``races`` counts the races this process
+        holds by phase (lobby, countdown, running, finished)."""
         lines = [
             "# HELP arena_connections Open WebSocket connections.",
             "# TYPE arena_connections gauge",
@@ -76,6 +81,16 @@ class Metrics:
             "# TYPE arena_errors_total counter",
         ]
         lines += [f'arena_errors_total{{code="{code}"}} {count}' for code, count in sorted(self.errors.items())]
+        lines += [
+            "# HELP arena_races Races held in this process, by phase.",
+            "# TYPE arena_races gauge",
+        ]
+        lines += [f'arena_races{{phase="{phase}"}} {count}' for phase, count in sorted((races or Counter()).items())]
+        lines += [
+            "# HELP arena_race_events_total Races created, started and finished by this process.",
+            "# TYPE arena_race_events_total counter",
+        ]
+        lines += [f'arena_race_events_total{{event="{event}"}} {count}' for event, count in sorted(self.race_events.items())]
         lines += [
             "# HELP arena_send_queue_frames Frames waiting in connections' send queues.",
             "# TYPE arena_send_queue_frames gauge",

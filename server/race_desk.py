@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections import Counter
 from typing import TYPE_CHECKING, Any, Callable
 
 import engine
@@ -93,6 +94,7 @@ class RaceDesk(RaceRooms):
         host = tc.Owner(player_id=player.player_id, name=player.display_name)
         self._check_watch_limit(peer)
         room = await self._create(game_cls.id, options, message.deal, host, [host])
+        self.hub.metrics.race_events["created"] += 1
         self._add_watcher(peer, room)
         self._reply(peer, room, "created", message.id)
 
@@ -137,6 +139,7 @@ class RaceDesk(RaceRooms):
                         peer,
                         message.id,
                     )
+                    self.hub.metrics.race_events["started"] += 1
                     return
                 except RosterChanged:
                     continue
@@ -295,6 +298,11 @@ class RaceDesk(RaceRooms):
             if room is not None:
                 peer.backlog.append(peer.codec.encode(self._message(room, "snapshot", room.member(peer))))
 
+    def phases(self) -> Counter[str]:
+        """How many races this process holds in each phase (for ``/metrics``)."""
+        now = self._now()
+        return Counter(room.state.phase(now) for room in self.rooms.values())
+
     def release_if_idle(self, race_id: str | None) -> None:
         room = self.rooms.get(race_id) if race_id is not None else None
         if room is not None:
@@ -321,7 +329,8 @@ class RaceDesk(RaceRooms):
                     sessions = await self._sessions(state)
                 by_racer = {state.games[game_id]: session for game_id, session in sessions.items()}
                 results = state.results_of(by_racer)
-                await self._change(room, lambda current, now: current.finish_entry(now, results))
+                if await self._change(room, lambda current, now: current.finish_entry(now, results)) is not None:
+                    self.hub.metrics.race_events["finished"] += 1
             self._release_if_idle(room)
         except (Refusal, StorageError) as error:
             log.warning("could not settle race %s: %s", race_id, getattr(error, "message", error))
