@@ -324,9 +324,10 @@ class Hub:
             await self.races.rejoin(peer, player.player_id)
 
     async def _live_headers(self, player_id: str) -> list[SessionHeader]:
-        """The player's unfinished games, newest first."""
+        """The player's unfinished games, newest first (race games prepared
+        for a start that failed are discarded on the way)."""
         headers = await self.store.sessions_of(player_id, limit=SESSION_SCAN_LIMIT)
-        return [header for header in headers if header.status == "playing"]
+        return await self.races.without_orphans([header for header in headers if header.status == "playing"])
 
     async def _owner(self, player_id: str) -> tc.Owner:
         player = await self.store.get_player(player_id)

@@ -4,7 +4,9 @@ the race's clocks and what its followers are sent.
 Built on ``server.race_rooms`` (the ledgers, the channel); here:
 
 - Requests: create, join (by code), start (prepares one game per racer,
-  claiming daily ranked attempts, then appends ``start``), watch, rematch,
+  claiming daily ranked attempts, then appends ``start``; a start that
+  fails discards its games, and games a failed discard left behind are
+  dropped when their racer next says hello), watch, rematch,
   history; and for the hub: whether a race game may be watched live,
   delayed or not at all, whether it may be acted on, and the progress to
   publish after each action.
@@ -64,6 +66,10 @@ RACE_DOCUMENT = "race"
 CODE_DOCUMENT = "race_code"
 CODE_ATTEMPTS = 5
 REJOIN_SCAN = 10
+ORPHAN_AGE_MS = 60_000
+"""A race game this old that its race does not list was prepared for a
+start that failed (a start takes milliseconds; younger ones may be a
+start still in progress on another process)."""
 
 
 def history_index(player_id: str) -> str:
@@ -144,7 +150,7 @@ class RaceDesk(RaceRooms):
                 except RosterChanged:
                     continue
             raise Refusal(ErrorCode.STATE_CONFLICT, "racers kept joining while the race started; start it again")
-        except Refusal:
+        except (Refusal, StorageError):
             await self._discard_games(headers)
             raise
 
@@ -212,6 +218,28 @@ class RaceDesk(RaceRooms):
                 await self._follow_as(peer, room, None)
             else:
                 self._release_if_idle(room)
+
+    async def without_orphans(self, headers: list[SessionHeader]) -> list[SessionHeader]:
+        """``headers`` less the race games their race never started with,
+        which are discarded: a start whose store failed after preparing
+        games and before the race's ledger took the start (the discard at
+        that moment fails too when the store is down) leaves them behind."""
+        kept: list[SessionHeader] = []
+        now = self._now()
+        for header in headers:
+            if header.race_id is not None and now - header.created_ms > ORPHAN_AGE_MS:
+                try:
+                    room = await self.room(header.race_id)
+                except Refusal:
+                    room = None
+                orphan = room is None or header.game_id not in room.state.games
+                if room is not None:
+                    self._release_if_idle(room)
+                if orphan:
+                    await self._discard_games([header])
+                    continue
+            kept.append(header)
+        return kept
 
     async def watch_mode(self, peer: Peer, session: Session) -> bool:
         """Whether ``peer`` may watch this race game live (False: delayed);

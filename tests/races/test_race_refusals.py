@@ -8,9 +8,11 @@ from typing import Any
 
 from arena_races import WireClient, memory_arena, player, race_event, race_settings
 
+import engine
 from protocol import ErrorCode
 from protocol import to_server as ts
 from server.app import ArenaServer
+from server.storage.base import SessionHeader
 from server.storage.memory import MemoryStore
 
 __all__ = ["memory_arena"]
@@ -192,3 +194,24 @@ async def test_races_are_counted_in_the_metrics(memory_arena: ArenaServer) -> No
         'arena_races{phase="finished"} 1',
     ):
         assert line in lines, line
+
+
+async def test_a_game_left_by_a_start_that_failed_is_discarded_when_its_racer_returns(
+    memory_arena: ArenaServer,
+) -> None:
+    """A store failure between preparing the racers' games and the race's
+    start entry leaves games no race lists; they must not linger as live."""
+    (host, friend), created = await _lobby(memory_arena, "ann", "bob")
+    prepared_long_ago = memory_arena.hub.clock() - 120_000
+    orphan = SessionHeader(
+        game_id="g_orphan", game="klondike", deal=7, options=dict(engine.new_game("klondike", 7).options),
+        owner=host.player_id, created_ms=prepared_long_ago, race_id=created.race.race_id,
+    )
+    await memory_arena.store.create_session(orphan)
+    back = await WireClient.open(memory_arena.url)
+    welcome = await back.hello(token=host.token)
+    await back.close()
+    assert [game.game_id for game in welcome.games] == []
+    assert await memory_arena.store.load_session("g_orphan") is None, "discarded, as a failed start's games are"
+    race = (await _race_of(host, created.race.race_id)).race
+    assert race.phase == "lobby" and [r.player_id for r in race.racers] == [host.player_id, friend.player_id]
