@@ -57,10 +57,11 @@ def _answers_ping(port: int) -> bool:
 class RedisServer:
     """One ``redis-server`` process; ``start`` and ``stop`` may repeat."""
 
-    def __init__(self, *, persistent: bool = False) -> None:
+    def __init__(self, *, persistent: bool = False, replica_of: int | None = None) -> None:
         self.binary = find_redis_server()
         self.port = free_port()
         self.persistent = persistent
+        self.replica_of = replica_of
         self.directory = Path(tempfile.mkdtemp(prefix="arena-redis-"))
         self._process: subprocess.Popen[bytes] | None = None
 
@@ -86,6 +87,8 @@ class RedisServer:
             arguments += ["--appendonly", "yes", "--appendfsync", "always"]
         else:
             arguments += ["--appendonly", "no"]
+        if self.replica_of is not None:
+            arguments += ["--replicaof", "127.0.0.1", str(self.replica_of)]
         return arguments
 
     def start(self) -> None:
@@ -128,3 +131,56 @@ class RedisServer:
 
     def __exit__(self, *exc_info: object) -> None:
         self.remove()
+
+
+class RedisSentinel:
+    """One Sentinel (``redis-server --sentinel``) watching a master as the
+    service ``service``, quick to call it down (``down_after_ms``) so that
+    failover tests take seconds.  Sentinel rewrites its config file, so it
+    gets one of its own in a temporary directory."""
+
+    def __init__(self, master_port: int, service: str = "arena", down_after_ms: int = 500) -> None:
+        self.binary = find_redis_server()
+        self.port = free_port()
+        self.service = service
+        self.directory = Path(tempfile.mkdtemp(prefix="arena-sentinel-"))
+        config = self.directory / "sentinel.conf"
+        config.write_text(
+            f"port {self.port}\n"
+            "bind 127.0.0.1\n"
+            f"dir {self.directory}\n"
+            f"logfile {self.directory / 'sentinel.log'}\n"
+            f"sentinel monitor {service} 127.0.0.1 {master_port} 1\n"
+            f"sentinel down-after-milliseconds {service} {down_after_ms}\n"
+            f"sentinel failover-timeout {service} 2000\n"
+        )
+        self._process = subprocess.Popen(
+            [self.binary, str(config), "--sentinel"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while not _answers_ping(self.port):
+            if self._process.poll() is not None or time.monotonic() > deadline:
+                self.remove()
+                raise RuntimeError(f"redis sentinel did not start on port {self.port}")
+            time.sleep(0.01)
+
+    @property
+    def url(self) -> str:
+        return f"redis+sentinel://127.0.0.1:{self.port}/{self.service}/0"
+
+    def master_port(self) -> int | None:
+        """The master's port as Sentinel knows it now."""
+        with socket.create_connection(("127.0.0.1", self.port), timeout=1) as conn:
+            conn.sendall(f"SENTINEL get-master-addr-by-name {self.service}\r\n".encode())
+            reply = conn.recv(256).decode().split("\r\n")
+        return int(reply[4]) if len(reply) > 4 and reply[0] == "*2" else None
+
+    def remove(self) -> None:
+        if self._process.poll() is None:
+            self._process.terminate()
+            try:
+                self._process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
+        shutil.rmtree(self.directory, ignore_errors=True)

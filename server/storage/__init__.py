@@ -25,7 +25,7 @@ from .base import (
 )
 from .memory import MemoryStore
 
-REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://", "redis+sentinel://")
 MEMORY_URL = "memory://"
 
 
@@ -35,7 +35,9 @@ class UnknownStorageURL(ValueError):
 
 def open_store(url: str | None = None, *, namespace: str = "arena") -> Store:
     """The store for ``url``: ``None`` or ``memory://`` for the in-memory
-    store, ``redis://``, ``rediss://`` (TLS) or ``unix://`` for Redis.
+    store, ``redis://``, ``rediss://`` (TLS) or ``unix://`` for Redis,
+    ``redis+sentinel://`` for a Redis that Sentinel watches
+    (``server.storage.redis_sentinel``).
 
     Raises ``UnknownStorageURL`` (a ``ValueError``) for any other URL.  Connecting is lazy: a Redis
     store that cannot reach its server fails on first use, with

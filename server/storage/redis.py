@@ -13,6 +13,13 @@ Decisions the interface left open:
   That is a first step only: the store speaks to a single Redis (or a
   proxy in front of several); a Cluster client would also have to split
   the MULTI transactions that span a session and the shared indexes.
+- High availability is Redis Sentinel's: a ``redis+sentinel://`` URL
+  (``sentinel_url``) names the sentinels and the service, and the pool
+  asks them for the master before each new connection, so after a
+  failover new connections reach the promoted replica and old ones are
+  dropped.  Replication is asynchronous: an acknowledged action that had
+  not reached a replica when the master died is lost with it, which
+  ``docs/storage.md`` tells operators how to bound.
 - redis-py retries nothing (``retries=0``).  A retried command whose reply
   was lost would run twice, and a record or a Vegas total would count a
   game twice; instead the failure reaches the caller as
@@ -40,6 +47,7 @@ from typing import Any, Callable
 
 from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.retry import Retry
+from redis.asyncio.sentinel import Sentinel
 from redis.backoff import NoBackoff
 from redis.maint_notifications import MaintNotificationsConfig
 
@@ -57,6 +65,7 @@ from .base import (
     board_score,
 )
 from .redis_batch import PublishBatcher, ScriptBatcher
+from .redis_sentinel import SENTINEL_SCHEME, BlockingSentinelPool, sentinel_url
 from .redis_errors import guarded
 from .redis_pubsub import PubSubHub
 
@@ -148,21 +157,40 @@ class RedisStore(Store):
         max_connections: int = 64,
     ) -> None:
         self.namespace = namespace
-        pool = BlockingConnectionPool.from_url(
-            url,
-            max_connections=max_connections,
-            timeout=socket_timeout,
-            socket_timeout=socket_timeout,
-            socket_connect_timeout=connect_timeout,
-            socket_keepalive=True,
-            socket_keepalive_options=KEEPALIVE_OPTIONS,
-            retry=Retry(NoBackoff(), 0),
+        connection_options: dict[str, Any] = {
+            "socket_timeout": socket_timeout,
+            "socket_connect_timeout": connect_timeout,
+            "socket_keepalive": True,
+            "socket_keepalive_options": KEEPALIVE_OPTIONS,
+            "retry": Retry(NoBackoff(), 0),
             # With maintenance notifications on ("auto" by default) redis-py
             # hands out pooled connections without checking them, and the
             # first command after a Redis restart would fail.
-            maint_notifications_config=MaintNotificationsConfig(enabled=False),
-            decode_responses=False,
-        )
+            "maint_notifications_config": MaintNotificationsConfig(enabled=False),
+            "decode_responses": False,
+        }
+        pool: BlockingConnectionPool
+        self._sentinel: Sentinel | None = None
+        if url.startswith(SENTINEL_SCHEME):
+            address = sentinel_url(url)
+            sentinels = Sentinel(
+                address.sentinels,
+                sentinel_kwargs={"socket_timeout": socket_timeout, "socket_connect_timeout": connect_timeout},
+            )
+            self._sentinel = sentinels
+            pool = BlockingSentinelPool(
+                address.service,
+                sentinels,
+                max_connections=max_connections,
+                timeout=socket_timeout,
+                db=address.db,
+                password=address.password,
+                **connection_options,
+            )
+        else:
+            pool = BlockingConnectionPool.from_url(
+                url, max_connections=max_connections, timeout=socket_timeout, **connection_options
+            )
         self._redis = Redis.from_pool(pool)
         self._append = ScriptBatcher(self._redis, self._redis.register_script(APPEND_SCRIPT))
         self._add_result = self._redis.register_script(ADD_RESULT_SCRIPT)
@@ -192,6 +220,9 @@ class RedisStore(Store):
     async def close(self) -> None:
         await self._hub.close()
         await self._redis.aclose()
+        if self._sentinel is not None:
+            for client in self._sentinel.sentinels:
+                await client.aclose()
 
     @guarded
     async def ping(self) -> None:
