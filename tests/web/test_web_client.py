@@ -326,6 +326,7 @@ async def test_a_win_celebrates_unless_the_celebration_is_skipped(site: Site) ->
         await page.dblclick(top_card("w"))
         await page.wait_for_selector(".result:not([hidden])")
         assert await page.inner_text(".result h2") == "You won!"
+        assert "null" not in await page.inner_text(".result")
         assert await page.locator(".result .celebration").count() == (0 if skip else 1)
 
 
@@ -389,6 +390,8 @@ async def test_a_lost_game_offers_to_show_where_it_went_wrong(site: Site) -> Non
     await page.dblclick(top_card("t1"))
     await page.wait_for_selector(".result:not([hidden])")
     assert await page.inner_text(".result h2") == "Game over: lost"
+    assert "null" not in await page.inner_text(".result")
+    assert await stat(page, "status") == "lost", "the game is over: no undo can recover it"
     await page.click("#analyse")
     await page.wait_for_function(
         "document.querySelector('.result .analysis').textContent === 'This deal could not be won from the start.'"

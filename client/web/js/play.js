@@ -205,7 +205,8 @@ export class GameScreen {
     rows.push(...game.stats(mirror));
     if (mirror.counters.hints) rows.push(["Hints", mirror.counters.hints]);
     if (mirror.counters.undos) rows.push(["Undos", mirror.counters.undos]);
-    if (mirror.status !== "playing") rows.push(["Status", statusWords(mirror)]);
+    if (this.over) rows.push(["Status", this.over.result]);
+    else if (mirror.status !== "playing") rows.push(["Status", statusWords(mirror)]);
     this.stats.replaceChildren(...rows.map(([label, value]) => h("div", { dataset: { stat: label.toLowerCase() } },
       h("dt", {}, label), h("dd", {}, String(value)))));
   }
@@ -325,7 +326,8 @@ export class GameScreen {
     const celebrate = won && !this.app.settings.skipCelebration;
     const facts = [`Deal ${message.deal}`, `${message.moves} moves`, formatTime(message.time_ms)];
     if (message.score !== null && message.score !== undefined) facts.push(`score ${message.score}`);
-    this.result.replaceChildren(
+    // replaceChildren, unlike h, would show a null child as the text "null".
+    this.result.replaceChildren(...[
       celebrate ? h("div", { class: "celebration", "aria-hidden": "true" },
         ..."♠♥♦♣♠♥♦♣♠♥♦♣".split("").map((symbol, i) => h("span", { style: `--i:${i}` }, symbol))) : null,
       h("h2", {}, headline),
@@ -334,7 +336,9 @@ export class GameScreen {
       h("div", { class: "actions" },
         won ? null : h("button", { type: "button", id: "analyse", onclick: () => this.analyse() }, "Where did it go wrong?"),
         mine ? h("button", { type: "button", class: "primary", onclick: () => this.app.newDeal(this.mirror) }, "New deal") : null,
-        h("button", { type: "button", onclick: () => this.app.toLobby() }, "Lobby")));
+        h("button", { type: "button", onclick: () => this.app.toLobby() }, "Lobby")),
+    ].filter(Boolean));
+    this.renderStats();
     this.result.hidden = false;
     if (won && mine) play("win", this.app.settings);
   }
