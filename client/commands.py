@@ -1,5 +1,5 @@
 """The terminal client's commands: ``arena play``, ``arena watch``,
-``arena analyse``, ``arena race create|join|watch``, ``arena leaderboard``, ``arena daily``.
+``arena analyse``, ``arena race create|join|rematch|watch``, ``arena leaderboard``, ``arena daily``.
 
 The server URL comes from ``--server``, else ``ARENA_SERVER``, else the
 local default; the token from ``--token``, else ``ARENA_TOKEN``.  Game
@@ -132,7 +132,9 @@ def _register_race(subparsers: Any) -> None:
     race_parser = subparsers.add_parser(
         "race", help="race friends on the same deal", description="Host, join or watch a race."
     )
-    race_commands = race_parser.add_subparsers(dest="race_command", metavar="create|join|watch", required=True)
+    race_commands = race_parser.add_subparsers(
+        dest="race_command", metavar="create|join|rematch|watch", required=True
+    )
     create = race_commands.add_parser(
         "create", help="host a race and get its invite code", description="Host a race; type help at the prompt."
     )
@@ -151,6 +153,15 @@ def _register_race(subparsers: Any) -> None:
     _identity_flags(join, "race as this player (and come back to a race you left)")
     _connection_flags(join)
     join.set_defaults(handler=_race, game=None)
+    rematch = race_commands.add_parser(
+        "rematch",
+        help="race the same friends again",
+        description="After a race: a new race with the same racers and a new deal; whoever asks first hosts it.",
+    )
+    rematch.add_argument("rematch_of", metavar="RACE_ID", help="the race that ended (its results print this command)")
+    _identity_flags(rematch, "the racer asking (the token you raced with)")
+    _connection_flags(rematch)
+    rematch.set_defaults(handler=_race, game=None, code=None)
     spectate = race_commands.add_parser(
         "watch", help="follow a race's progress", description="Follow everyone's progress in a race."
     )
@@ -224,6 +235,7 @@ def _race(args: argparse.Namespace) -> int:
         token=args.token,
         name=args.name,
         code=None if creating else args.code,
+        rematch_of=getattr(args, "rematch_of", None),
         game=args.game,
         options=_game_options(args) if creating else {},
         deal=args.deal if creating else "daily",

@@ -1,5 +1,5 @@
-"""``arena race create``, ``arena race join`` and ``arena race watch``:
-a race in the terminal.
+"""``arena race create``, ``join``, ``rematch`` and ``watch``: a race in
+the terminal.
 
 A racer's session has three stages in one terminal: the lobby (the host
 sees who joins and types ``start``), the countdown, then the racer's own
@@ -19,8 +19,11 @@ Decisions where the issue is silent:
   (a racer's clock does not stop); the program prints how to come back:
   ``arena race join CODE --token TOKEN`` (joining a race one is in just
   follows it again, and ``hello`` gives back the board).
-- There is no rematch command yet: a rematch is a new race, which
-  ``arena race create`` makes just as well.
+- A rematch is its own command, ``arena race rematch RACE_ID``, which the
+  results print for each racer: whoever runs it first hosts the new race
+  (same racers, game and options, a new winnable deal, a new code) and
+  the others join it.  The race that ended stays what it was, so the
+  program still exits with the results, as scripts expect.
 """
 
 from __future__ import annotations
@@ -64,19 +67,22 @@ class RaceRequest:
     token: str | None = None
     name: str | None = None
     code: str | None = None
+    rematch_of: str | None = None
     game: str | None = None
     options: dict[str, Any] = field(default_factory=dict)
     deal: int | RaceDeal = "daily"
 
 
 async def race(request: RaceRequest, console: Console, stdin: TextIO, interactive: bool) -> int:
-    """Run ``arena race create`` or ``join``; the exit code (0: the race
-    ended or the racer left, 1: it could not be joined or the connection
-    was lost)."""
+    """Run ``arena race create``, ``join`` or ``rematch``; the exit code
+    (0: the race ended or the racer left, 1: it could not be joined or
+    the connection was lost)."""
     async with ArenaClient(
         request.url, subprotocol=request.subprotocol, token=request.token, name=request.name
     ) as client:
-        if request.code is not None:
+        if request.rematch_of is not None:
+            followed = await client.rematch(request.rematch_of)
+        elif request.code is not None:
             followed = await client.join_race(request.code)
         else:
             assert request.game is not None, "create needs a game"
@@ -243,6 +249,9 @@ class RaceSession:
         self.console.say(f"the race is over (deal {info.deal})")
         for line in results_lines(info.results or []):
             self.console.say(line)
+        if self.client.player_id in {racer.player_id for racer in info.racers}:
+            again = f"arena race rematch {info.race_id} --token={self.client.token}"
+            self.console.say(f"race them again (a new deal, whoever asks first hosts): {again}")
 
     async def _count_down(self) -> None:
         """Say 3, 2, 1 as the countdown's last seconds pass."""

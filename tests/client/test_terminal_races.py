@@ -127,8 +127,10 @@ async def test_a_race_from_the_terminal_with_a_host_a_friend_and_a_spectator(
         await watcher.expect(r"^the race is over \(deal 1\)$")
         code_, lines = await watcher.finish()
         assert code_ == 0, lines
-        table = lines[lines.index("results:") + 1 :]
+        table = [row for row in lines[lines.index("results:") + 1 :] if row.startswith(" ")]
         assert [re.split(r" +", row.strip())[:3] for row in table] == [["-", "bob", "resigned"], ["-", "ann", "resigned"]]
+        rematch = [line for line in lines if line.startswith("race them again")]
+        assert len(rematch) == (0 if watcher is spectator else 1), lines
 
     async with ArenaClient(arena.url, identify=False) as client:
         race = await client.watch_race(race_id)
@@ -161,8 +163,36 @@ async def test_leaving_a_race_tells_how_to_come_back_and_coming_back_gives_the_b
     for arguments in (after, ("race", "watch", race.race_id, "--server", arena.url)):
         code, out, err = await run("-m", "server.cli", *arguments)
         assert code == 0, err
-        assert out.splitlines()[-4:-2] == ["the race is over (deal 3)", "results:"]
+        lines = out.splitlines()
+        over = lines.index("the race is over (deal 3)")
+        assert lines[over + 1] == "results:"
         assert re.search(r"^ +- bob +resigned +0 moves", out, re.MULTILINE)
+
+
+async def test_the_results_tell_each_racer_how_to_ask_for_a_rematch(
+    arena_factory: ServerFactory, arena_cli: Start
+) -> None:
+    arena = await arena_factory(race_countdown_seconds=0.3)
+    async with ArenaClient(arena.url, name="ann") as ann:
+        race = await ann.create_race("chequers", deal=3)
+        friend = await arena_cli("race", "join", race.code or "", "--name", "bob", "--server", arena.url)
+        await race.wait_until(lambda r: len(r.racers) == 2)
+        await ann.start_race(race.race_id)
+        await friend.expect("^go!$")
+        await friend.send("resign")
+        await ann.resign((await ann.race_board(race.race_id, 5)).game_id)
+        asked = await friend.expect(r"^race them again \(a new deal, whoever asks first hosts\): (arena race rematch .*)$")
+        assert (await friend.finish())[0] == 0
+
+        command = asked.group(1).split()[1:]
+        assert command[:3] == ["race", "rematch", race.race_id]
+        rematch = await arena_cli(*command, "--server", arena.url)
+        found = await rematch.expect(r"^race (r_\S+): Chequers .*, a winnable deal, hosted by bob, lobby$")
+        await rematch.expect("^type start when everyone is in$")
+        joined = await ann.rematch(race.race_id)
+        assert joined.race_id == found.group(1) and sorted(r.name for r in joined.racers) == ["ann", "bob"]
+        await rematch.send("quit")
+        assert (await rematch.finish())[0] == 0
 
 
 async def test_race_commands_print_refusals_with_their_codes(arena: RestartableServer) -> None:
