@@ -16,7 +16,7 @@ from arena_races import DEAL_1_DRAW_1_WIN, pin_daily_deal
 from arena_restart import REPO_ROOT, RestartableServer, ServerFactory
 from test_terminal_and_bot import run
 
-from client import ArenaClient
+from client import ArenaClient, RaceMirror
 
 WAIT_SECONDS = 20
 
@@ -137,16 +137,23 @@ async def test_a_race_from_the_terminal_with_a_host_a_friend_and_a_spectator(
         assert race.finished and [r.name for r in race.racers] == ["ann", "bob"]
 
 
+async def _racing_bob(ann: ArenaClient, arena_cli: Start, url: str) -> tuple[RaceMirror, Running]:
+    """A Chequers race hosted by ``ann`` (the library) that bob joined from
+    the terminal, started, bob's board shown."""
+    race = await ann.create_race("chequers", deal=3)
+    friend = await arena_cli("race", "join", race.code or "", "--name", "bob", "--server", url)
+    await race.wait_until(lambda r: len(r.racers) == 2)
+    await ann.start_race(race.race_id)
+    await friend.expect("^go!$")
+    return race, friend
+
+
 async def test_leaving_a_race_tells_how_to_come_back_and_coming_back_gives_the_board(
     arena_factory: ServerFactory, arena_cli: Start
 ) -> None:
     arena = await arena_factory(race_countdown_seconds=0.3)
     async with ArenaClient(arena.url, name="ann") as ann:
-        race = await ann.create_race("chequers", deal=3)
-        friend = await arena_cli("race", "join", race.code or "", "--name", "bob", "--server", arena.url)
-        await race.wait_until(lambda r: len(r.racers) == 2)
-        await ann.start_race(race.race_id)
-        await friend.expect("^go!$")
+        race, friend = await _racing_bob(ann, arena_cli, arena.url)
         await friend.send("quit")
         found = await friend.expect(r"^left race r_\S+ \(your clock runs on\); to come back: arena race join (\S+) --token=(\S+)$")
         assert (await friend.finish())[0] == 0
@@ -174,11 +181,7 @@ async def test_the_results_tell_each_racer_how_to_ask_for_a_rematch(
 ) -> None:
     arena = await arena_factory(race_countdown_seconds=0.3)
     async with ArenaClient(arena.url, name="ann") as ann:
-        race = await ann.create_race("chequers", deal=3)
-        friend = await arena_cli("race", "join", race.code or "", "--name", "bob", "--server", arena.url)
-        await race.wait_until(lambda r: len(r.racers) == 2)
-        await ann.start_race(race.race_id)
-        await friend.expect("^go!$")
+        race, friend = await _racing_bob(ann, arena_cli, arena.url)
         await friend.send("resign")
         await ann.resign((await ann.race_board(race.race_id, 5)).game_id)
         asked = await friend.expect(r"^race them again \(a new deal, whoever asks first hosts\): (arena race rematch .*)$")
