@@ -2,9 +2,9 @@
 
 ``python tests/protocol/protocol_doc.py`` runs a real server on a free
 port, plays the example sessions with real clients, and rewrites the
-marked sections of the document: the two session transcripts (a game,
-and a race), the error-code table, the limits table and the race
-settings table.  ``test_protocol_doc.py`` (and ``tests/races`` for the
+marked sections of the document: the three session transcripts (a game,
+a race, and the solver's assists), the error-code table, and the tables
+of limits, race settings and assist settings.  ``test_protocol_doc.py`` (and ``tests/races`` for the
 race parts) regenerates them and compares, so the document cannot drift
 from the code: the tables must match exactly, the sessions frame for
 frame by sender, type and fields (ids, tokens and times differ from run
@@ -23,9 +23,13 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "protocol.md"
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "server")]
 
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
+
+from arena_positions import REPAIRS, broken_deck_two_halves_left  # noqa: E402
+from solver.positions import klondike_hearts_locked  # noqa: E402
+from solver.test_analysis import BLUNDER_LOG  # noqa: E402
 
 from protocol import JSON_SUBPROTOCOL, ErrorCode  # noqa: E402
 from server.app import ArenaServer  # noqa: E402
@@ -59,6 +63,7 @@ RACE_SETTINGS = (
     "daily_secret",
     "leaderboard_retention_seconds",
 )
+ASSIST_SETTINGS = ("finish_search_nodes", "analysis_nodes", "analysis_slots")
 RACE_RECORDING = {"race_countdown_seconds": 0.5, "race_spectator_delay_seconds": 1.0}
 """Short waits for the recorded race, so the recording takes seconds."""
 
@@ -206,6 +211,40 @@ async def record_race_session() -> list[Frame]:
     return frames
 
 
+async def record_assists_session() -> list[Frame]:
+    """Broken Deck's automatic finishing after the last repair (a practice
+    position), then a WordLink game lost by one move, resigned and analysed."""
+    frames: list[Frame] = []
+    settings = Settings(port=0, ping_interval=None, allow_positions=True)
+    async with ArenaServer(settings, store=MemoryStore()) as server:
+        async with connect(server.url, subprotocols=[JSON_SUBPROTOCOL]) as player_socket:
+            player = Recorder("player", player_socket, frames)
+            await player.send(type="hello", id=1, name="ann")
+            await player.receive()
+            await player.send(type="new_game", id=2, game="broken-deck", position=broken_deck_two_halves_left())
+            _, snapshot = await player.receive(2)
+            game_id = snapshot["game_id"]
+            await player.send(type="move", id=3, game_id=game_id, move=REPAIRS[0])
+            await player.receive()
+            await player.send(type="move", id=4, game_id=game_id, move=REPAIRS[1])
+            _, offer = await player.receive(2)
+            await player.send(type="finish", id=5, game_id=game_id)
+            await player.receive(offer["moves"] + 2)
+            position = klondike_hearts_locked(empty_seventh=True).to_text()
+            await player.send(type="new_game", id=6, game="klondike", position=position)
+            _, snapshot = await player.receive(2)
+            game_id = snapshot["game_id"]
+            for number, move in enumerate(BLUNDER_LOG, start=7):
+                await player.send(type="move", id=number, game_id=game_id, move=move)
+                await player.receive()
+            request = 7 + len(BLUNDER_LOG)
+            await player.send(type="resign", id=request, game_id=game_id)
+            await player.receive(2)
+            await player.send(type="analyse", id=request + 1, game_id=game_id)
+            await player.receive()
+    return frames
+
+
 def session_section(frames: list[Frame]) -> str:
     return "```text\n" + "\n".join(frame.line() for frame in frames) + "\n```"
 
@@ -253,9 +292,11 @@ def main() -> None:
     text = DOC.read_text(encoding="utf-8")
     text = replace_section(text, "session", session_section(asyncio.run(record_session())))
     text = replace_section(text, "race-session", session_section(asyncio.run(record_race_session())))
+    text = replace_section(text, "assists-session", session_section(asyncio.run(record_assists_session())))
     text = replace_section(text, "errors", error_table())
     text = replace_section(text, "limits", limits_table())
     text = replace_section(text, "race-settings", limits_table(RACE_SETTINGS))
+    text = replace_section(text, "assist-settings", limits_table(ASSIST_SETTINGS))
     DOC.write_text(text, encoding="utf-8")
     print(f"rewrote the generated sections of {DOC.relative_to(ROOT)}")
 

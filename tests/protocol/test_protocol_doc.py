@@ -70,3 +70,15 @@ def test_the_session_frames_parse_in_their_direction(doc: str) -> None:
 async def test_the_session_is_what_a_real_server_says_today(doc: str) -> None:
     recorded = await protocol_doc.record_session()
     assert [frame.shape() for frame in protocol_doc.session_frames(doc)] == [frame.shape() for frame in recorded]
+
+
+def test_the_assist_settings_table_is_generated_from_the_settings(doc: str) -> None:
+    assert protocol_doc.section(doc, "assist-settings") == protocol_doc.limits_table(protocol_doc.ASSIST_SETTINGS)
+
+
+async def test_the_assists_session_is_what_a_real_server_says_today(doc: str) -> None:
+    documented = protocol_doc.session_frames(doc, "assists-session")
+    types = [frame.shape()[2] for frame in documented]
+    assert "finish_offer" in types and types[-1] == "analysis"
+    recorded = await protocol_doc.record_assists_session()
+    assert [frame.shape() for frame in documented] == [frame.shape() for frame in recorded]
