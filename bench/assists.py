@@ -10,7 +10,9 @@ and post-game analysis, at the server's default budgets.
 (b) Analysis: WordLink draw 3 deals from the verified pool, played by a
     random player for ``--moves`` moves (a line that usually loses the
     deal); each line is analysed as the server does (``analysis_nodes``
-    per position tried).  Printed: the verdicts and the seconds per game.
+    per position tried).  Printed: the verdicts (a loss "proven" when the
+    position after the losing move was shown unwinnable, "unproven" when
+    it was only not won within the budget) and the seconds per game.
 
 Both run on one core in this process, as the server's worker thread
 does.  There is no issue target; the figures size the defaults.
@@ -77,7 +79,9 @@ def analyses(games: int, moves: int, budget: int) -> tuple[Counter[str], list[fl
         while len(line) < moves and (legal := game.legal_moves()):
             line.append(str(game.play(chooser.choice(legal))))
         started = time.perf_counter()
-        verdicts[analyse("klondike", deal, {"draw": 3}, line, budget, start=start).verdict] += 1
+        analysis = analyse("klondike", deal, {"draw": 3}, line, budget, start=start)
+        proof = "" if analysis.verdict in ("won", "still_winnable") else " (proven)" if analysis.certain else " (unproven)"
+        verdicts[analysis.verdict + proof] += 1
         seconds.append(time.perf_counter() - started)
         print(f"\r  analysis: {number}/{games} games", end="", flush=True)
     print()
