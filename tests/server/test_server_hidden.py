@@ -68,7 +68,11 @@ def _choose(chooser: random.Random, game: engine.Game) -> tuple[type[ts.GameRequ
         return ts.Hint, {}
     if roll < 0.20:
         return ts.Restart, {}
-    if roll < 0.25:
+    if roll < 0.21:
+        return ts.Finish, {}
+    if roll < 0.22:
+        return ts.Analyse, {}
+    if roll < 0.27:
         return ts.AutoMove, {"src": chooser.choice(game.PILES)}
     legal = game.legal_moves()
     if not legal:
