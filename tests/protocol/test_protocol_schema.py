@@ -10,7 +10,6 @@ from pathlib import Path
 
 import jsonschema
 import protocol_doc
-import pytest
 
 from protocol import PROTOCOL_VERSION, ErrorCode
 from protocol.schema import protocol_schema
