@@ -21,6 +21,7 @@ from arena_processes import (
     WireClient,
     view_of,
 )
+from arena_positions import REPAIRS, broken_deck_two_halves_left
 from redis_server import RedisServer
 
 from protocol import to_server as ts
@@ -110,3 +111,24 @@ async def test_a_player_resumes_its_game_through_the_other_process(
     assert [reply.seq for reply in onward] == list(range(MOVES // 2 + 1, MOVES + 1))
     seen_on_a = await diffs_until(spectator_on_a, started.game_id, MOVES)
     assert [shared_part(diff) for diff in seen_on_a] == [shared_part(reply) for reply in onward]
+
+
+async def test_a_spectator_on_process_b_is_offered_the_finish_and_sees_it_played(
+    a_and_b: tuple[ServerProcess, ServerProcess], clients: ClientOpener
+) -> None:
+    """Each process searches the positions it relays, so a watcher anywhere
+    hears the offer; the finishing moves cross processes as ordinary moves."""
+    a, b = a_and_b
+    player = await clients(a.url)
+    await player.hello()
+    started, _ = await player.new_game("broken-deck", position=broken_deck_two_halves_left())
+    spectator = await clients(b.url, "arena.v1.json")
+    await spectator.request(ts.Watch, game_id=started.game_id)
+    for move in REPAIRS:
+        await player.request(ts.Move, game_id=started.game_id, move=move)
+    offered = await spectator.wait_for(lambda m: m.type == "finish_offer")
+    assert offered.seq == len(REPAIRS)
+    finished = await player.request(ts.Finish, game_id=started.game_id)
+    assert finished.type == "finish" and len(finished.moves) == offered.moves
+    over = await spectator.wait_for(lambda m: m.type == "game_over")
+    assert over.result == "won" and over.moves == len(REPAIRS) + offered.moves
