@@ -19,9 +19,12 @@ Decisions where the issue is silent:
   moves, as they would if the player had made them.
 - Analysis follows the line finally played: undone moves are left out
   and a restart begins the line again.  Its result is kept with the game
-  while this process holds it, and ``analysis_slots`` searches run at
-  once (more wait their turn), so asking again costs nothing and a burst
-  of requests cannot take every core.
+  while this process holds it, and watchers asking while it runs share
+  that one search, so asking again costs nothing.  ``analysis_slots``
+  searches run at once and ``analysis_queue`` more may wait their turn;
+  beyond that a request is refused (``analysis_busy``) rather than queued
+  for ever, so a burst of requests can neither take every core nor pile
+  up work nobody will wait for.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ import logging
 import time
 from dataclasses import dataclass
 from datetime import date
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import engine
 from engine import EngineError
@@ -89,6 +92,7 @@ class AssistDesk:
         self.hub = hub
         self._searches: set[asyncio.Task[None]] = set()
         self._analysis_slots = asyncio.Semaphore(hub.settings.analysis_slots)
+        self._analyses: set[asyncio.Task[Analysis]] = set()
 
     # ------------------------------------------------------------ finishing
 
@@ -188,7 +192,7 @@ class AssistDesk:
             line = played_line(room.session.log)
             analysis = room.analysis
             if analysis is None:
-                analysis = room.analysis = await self._analyse(room, line)
+                analysis = room.analysis = await asyncio.shield(self._analysis_of(room, line))
             reply = tc.AnalysisReply.model_validate(
                 {"id": message.id, "game_id": room.game_id, "line": line, **analysis.to_dict()}
             )
@@ -218,6 +222,31 @@ class AssistDesk:
                 game_id=room.game_id,
             )
 
+    def _analysis_of(self, room: Room, line: list[str]) -> asyncio.Task[Analysis]:
+        """The analysis of ``room`` under way, or a new one if there is room
+        in the queue (else ``Refusal``, reason ``analysis_busy``)."""
+        running = room.analysis_task
+        if running is not None:
+            return running
+        settings = self.hub.settings
+        if len(self._analyses) >= settings.analysis_slots + settings.analysis_queue:
+            raise Refusal(
+                ErrorCode.UNAVAILABLE,
+                f"the server is analysing {len(self._analyses)} other games; ask again in a minute",
+                reason="analysis_busy",
+                game_id=room.game_id,
+            )
+        task = room.analysis_task = asyncio.create_task(self._analyse(room, line))
+        self._analyses.add(task)
+
+        def finished(done: asyncio.Task[Analysis]) -> None:
+            self._analyses.discard(done)
+            if done.cancelled() or done.exception() is not None:
+                room.analysis_task = None
+
+        task.add_done_callback(finished)
+        return task
+
     async def _analyse(self, room: Room, line: list[str]) -> Analysis:
         header = room.session.header
         start = engine.from_text(header.game, header.position).position if header.position is not None else None
@@ -231,7 +260,9 @@ class AssistDesk:
                 self.hub.metrics.analyses.observe(time.perf_counter() - started)
 
     async def close(self) -> None:
-        """Stop the finishing searches still running (at shutdown)."""
-        for task in list(self._searches):
+        """Stop the searches still running (at shutdown; a worker thread
+        finishes its current search, nobody waits for its answer)."""
+        tasks: list[asyncio.Task[Any]] = [*self._searches, *self._analyses]
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self._searches, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)

@@ -54,6 +54,7 @@ class Room:
         self.finish_checked = -1
         self.finish_search: asyncio.Task[None] | None = None
         self.analysis: Analysis | None = None
+        self.analysis_task: asyncio.Task[Analysis] | None = None
 
     @property
     def game_id(self) -> str:

@@ -65,6 +65,9 @@ class Settings(BaseModel):
         20_000, ge=1, description="solver nodes per position a post-game analysis tries (about log2(moves) + 2 of them)"
     )
     analysis_slots: int = Field(1, ge=1, description="post-game analyses searched at once; more wait their turn")
+    analysis_queue: int = Field(
+        16, ge=0, description="analyses that may wait for a slot; beyond them a request is refused (analysis_busy)"
+    )
     compression: bool = Field(False, description="permessage-deflate (costs CPU per watcher on every broadcast)")
     shutdown_grace_seconds: float = Field(10.0, ge=0, description="time to finish in-flight actions on SIGTERM")
     static_dir: Path = Field(DEFAULT_STATIC_DIR, description="web client files served at /")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import random
 from typing import AsyncIterator
 
 import pytest
@@ -9,6 +11,7 @@ from arena_positions import REPAIRS, broken_deck_two_halves_left
 from arena_servers import ClientFactory, make_settings
 from arena_wire import Mirror, WireClient
 
+import engine
 from protocol import ErrorCode
 from protocol import to_server as ts
 from server.app import ArenaServer
@@ -212,3 +215,53 @@ async def test_a_daily_deal_is_not_analysed_before_its_day_is_revealed(connect: 
         await player.request(ts.Resign, game_id=started.game_id)
         refused = await player.request(ts.Analyse, game_id=started.game_id)
         assert refused.type == "error" and refused.reason == "deal_secret", practice
+
+
+def random_line(deal: int, moves: int, seed: int) -> list[str]:
+    """A random player's WordLink draw 3 line (usually a lost one)."""
+    chooser = random.Random(seed)
+    game = engine.new_game("klondike", deal, draw=3)
+    line: list[str] = []
+    while len(line) < moves and (legal := game.legal_moves()):
+        line.append(str(game.play(chooser.choice(legal))))
+    return line
+
+
+@pytest.fixture
+async def one_analysis_server() -> AsyncIterator[ArenaServer]:
+    settings = make_settings(analysis_slots=1, analysis_queue=0, analysis_nodes=20_000)
+    async with ArenaServer(settings, store=MemoryStore()) as running:
+        yield running
+
+
+async def test_watchers_share_a_running_analysis_and_a_full_queue_refuses_more(
+    one_analysis_server: ArenaServer,
+) -> None:
+    """Deal 4 lost by 200 random moves takes seconds to analyse (its losing
+    side is never proven within the budget): long enough for two more
+    requests to arrive while it runs."""
+    player = await WireClient.open(one_analysis_server.url)
+    spectator = await WireClient.open(one_analysis_server.url)
+    try:
+        await player.hello()
+        slow, _ = await player.new_game(deal=4, options={"draw": 3})
+        for move in random_line(4, 200, seed=7):
+            await player.request(ts.Move, game_id=slow.game_id, move=move)
+        await player.request(ts.Resign, game_id=slow.game_id)
+        quick, _ = await player.new_game(deal=5, options={"draw": 1})
+        await player.request(ts.Resign, game_id=quick.game_id)
+
+        first = asyncio.ensure_future(player.request(ts.Analyse, game_id=slow.game_id))
+        await asyncio.sleep(0.2)
+        shared = asyncio.ensure_future(spectator.request(ts.Analyse, game_id=slow.game_id))
+        busy = await spectator.request(ts.Analyse, game_id=quick.game_id)
+        assert busy.type == "error" and busy.code == ErrorCode.UNAVAILABLE and busy.reason == "analysis_busy"
+        mine, theirs = await first, await shared
+        assert mine.type == theirs.type == "analysis" and mine.verdict == "lost_at"
+        assert mine.model_dump(exclude={"id"}) == theirs.model_dump(exclude={"id"})
+        assert "arena_analysis_seconds_count 1" in one_analysis_server.hub.render_metrics().splitlines()
+        after = await spectator.request(ts.Analyse, game_id=quick.game_id)
+        assert after.type == "analysis", "the queue has room again"
+    finally:
+        await player.close()
+        await spectator.close()

@@ -20,6 +20,7 @@ const UNAVAILABLE_REASONS = {
   no_finish_path: "The server found no sure way to finish from here; keep playing.",
   game_live: "A game is analysed once it is over.",
   deal_secret: "This deal is still secret (a daily deal until its day is revealed, a race until it ends).",
+  analysis_busy: "The server is busy analysing other games; try again in a minute.",
 };
 
 export const ERROR_SENTENCES = {
