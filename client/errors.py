@@ -86,6 +86,10 @@ class Forbidden(ArenaError):
     """Only a game's owner acts on it (and a few other rules of the server)."""
 
 
+class PlayerNotFound(ArenaError):
+    """No player has this id (asking for someone's records)."""
+
+
 class GameFinished(ArenaError):
     """The game is over and accepts no more actions."""
 
@@ -140,6 +144,7 @@ ERROR_CLASSES: dict[str, type[ArenaError]] = {
     ErrorCode.UNAVAILABLE: Unavailable,
     ErrorCode.GAME_NOT_FOUND: GameNotFound,
     ErrorCode.FORBIDDEN: Forbidden,
+    ErrorCode.PLAYER_NOT_FOUND: PlayerNotFound,
     ErrorCode.GAME_FINISHED: GameFinished,
     ErrorCode.STATE_CONFLICT: StateConflict,
     ErrorCode.RACE_NOT_FOUND: RaceNotFound,

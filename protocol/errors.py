@@ -71,6 +71,10 @@ class ErrorCode(StrEnum):
         "only a race's host starts it, only its racers ask for a rematch, a racer may not watch a rival's "
         "board while the race runs, and a future daily deal is secret.",
     )
+    PLAYER_NOT_FOUND = (
+        "player_not_found",
+        "No player has this id (records are asked for by the player_id that welcome and game lists show).",
+    )
     GAME_FINISHED = (
         "game_finished",
         "The game is over (won, lost without undo, resigned or abandoned); it accepts no more actions.",

@@ -432,6 +432,39 @@ class DailyInfo(Event):
     deals: list[DailyDeal]
 
 
+class RecordEntry(BaseModel):
+    """A player's record in one game and variant: sums over every
+    finished non-practice game, and bests over the won ones (null before
+    the first win; ``best_score`` only where the game keeps a score)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    game: str
+    title: str
+    variant: str
+    games: int
+    wins: int
+    moves: int
+    time_ms: int
+    hints: int
+    undos: int
+    repairs: int
+    best_moves: int | None
+    best_time_ms: int | None
+    best_score: int | None
+
+
+class RecordsReply(Event):
+    """Reply to ``records``: one entry per game and variant played, by
+    game then variant, and the accumulated Vegas earnings."""
+
+    type: Literal["records"] = "records"
+    player_id: str
+    name: str
+    records: list[RecordEntry]
+    vegas_earnings: int
+
+
 class LeaderboardEntry(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
@@ -461,7 +494,7 @@ class LeaderboardPage(Event):
 ServerMessage = Annotated[
     Union[
         Welcome, GameStarted, Snapshot, Diff, GameOver, HintReply, FinishOffer, FinishReply, AnalysisReply, Games, Pong, Ack, Error,
-        Race, RaceProgress, Races, DailyInfo, LeaderboardPage,
+        Race, RaceProgress, Races, RecordsReply, DailyInfo, LeaderboardPage,
     ],
     Field(discriminator="type"),
 ]

@@ -208,6 +208,15 @@ class ListRaces(Request):
     limit: Annotated[int, Field(ge=1, le=50)] = 20
 
 
+class Records(Request):
+    """A player's records per game and variant (yours without
+    ``player_id``, which needs ``hello``): what every finished
+    non-practice game added, and WordLink's Vegas earnings."""
+
+    type: Literal["records"] = "records"
+    player_id: Annotated[str, Field(min_length=1, max_length=64)] | None = None
+
+
 class Daily(Request):
     """The daily deals of a UTC ``date`` (default today): a commitment to
     each while its day lasts, the deal and the nonce once it is revealed."""
@@ -234,7 +243,7 @@ class Leaderboard(Request):
 ClientMessage = Annotated[
     Union[
         Hello, NewGame, Move, AutoMove, Undo, Redo, Hint, Finish, Analyse, Restart, Resign, Watch, Unwatch, Resync, ListGames, Ping,
-        CreateRace, JoinRace, StartRace, WatchRace, UnwatchRace, Rematch, ListRaces, Daily, Leaderboard,
+        CreateRace, JoinRace, StartRace, WatchRace, UnwatchRace, Rematch, ListRaces, Records, Daily, Leaderboard,
     ],
     Field(discriminator="type"),
 ]

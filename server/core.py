@@ -67,7 +67,7 @@ from server.peer import Outlet, Peer
 from server.ratelimit import RateLimiter, Verdict
 from server.race_desk import RaceDesk
 from server.races import LEDGER_STATUS, new_id, replay_session
-from server.records import record_finish
+from server.records import record_finish, records_reply
 from server.refusal import Refusal, from_engine
 from server.relay import Relay
 from server.room import Room, summarize
@@ -158,6 +158,7 @@ class Hub:
             ts.UnwatchRace: self.races.unwatch,
             ts.Rematch: self.races.rematch,
             ts.ListRaces: self.races.history,
+            ts.Records: self._records,
             ts.Daily: self._daily,
             ts.Leaderboard: self._leaderboard,
         }
@@ -730,6 +731,18 @@ class Hub:
 
     async def _ping(self, peer: Peer, message: ts.Ping) -> None:
         self.send(peer, tc.Pong(id=message.id, server_time=self.clock()))
+
+    async def _records(self, peer: Peer, message: ts.Records) -> None:
+        """A player's records; records are public, like a leaderboard's
+        entries (anyone may ask by ``player_id``; yours need ``hello``)."""
+        if message.player_id is None:
+            player = self.identity(peer)
+        else:
+            found = await self.store.get_player(message.player_id)
+            if found is None:
+                raise Refusal(ErrorCode.PLAYER_NOT_FOUND, f"there is no player {message.player_id!r}")
+            player = found
+        self.send(peer, await records_reply(self.store, player.player_id, player.display_name, message.id))
 
     async def _daily(self, peer: Peer, message: ts.Daily) -> None:
         self.send(peer, await daily_info(self.store, self.settings, message, self.clock()))

@@ -233,6 +233,10 @@ class Store(ABC):
         """Add to the player's Vegas earnings, which accumulate across
         games; return the new total."""
 
+    @abstractmethod
+    async def vegas(self, player_id: str) -> int:
+        """The player's Vegas earnings so far (0 before any Vegas game)."""
+
     # ---------------------------------------------------------------- leaderboards
 
     @abstractmethod

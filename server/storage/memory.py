@@ -180,6 +180,9 @@ class MemoryStore(Store):
         self._vegas[player_id] = self._vegas.get(player_id, 0) + amount
         return self._vegas[player_id]
 
+    async def vegas(self, player_id: str) -> int:
+        return self._vegas.get(player_id, 0)
+
     async def submit(self, board: str, player_id: str, time_ms: int, moves: int, finished_ms: int,
                      keep_seconds: int) -> None:
         self._alive("board", board)

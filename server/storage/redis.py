@@ -390,6 +390,10 @@ class RedisStore(Store):
     async def add_vegas(self, player_id: str, amount: int) -> int:
         return int(await self._redis.incrby(self._player_key(player_id, "vegas"), amount))
 
+    @guarded
+    async def vegas(self, player_id: str) -> int:
+        return int(await self._redis.get(self._player_key(player_id, "vegas")) or 0)
+
     # ------------------------------------------------------------ leaderboards
 
     @guarded

@@ -282,6 +282,7 @@ async def test_vegas_earnings_accumulate_across_games(backend: Backend) -> None:
     await asyncio.gather(*(stores[n % 2].add_vegas("p1", 5) for n in range(20)))
     assert await stores[0].add_vegas("p1", 0) == 178
     assert await stores[0].add_vegas("p2", 10) == 10
+    assert (await stores[1].vegas("p1"), await stores[0].vegas("p2"), await stores[0].vegas("p3")) == (178, 10, 0)
 
 
 # ---------------------------------------------------------------- leaderboards

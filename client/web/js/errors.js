@@ -34,6 +34,7 @@ export const ERROR_SENTENCES = {
   unavailable: (message, reason) => UNAVAILABLE_REASONS[reason] ?? sentence(message),
   game_not_found: () => "That game does not exist any more (or never did).",
   forbidden: WITH_DETAIL("You cannot do that here:"),
+  player_not_found: () => "No player has that id.",
   game_finished: () => "This game is over; start a new one.",
   state_conflict: () => "The game changed elsewhere first; the board now shows the latest position. Try again.",
   race_not_found: () => "No race has that code or link. Check the code with your host: it has 8 letters and digits (no 0, 1, I, L or O).",
