@@ -1,5 +1,6 @@
 """The terminal client's commands: ``arena play``, ``arena watch``,
-``arena analyse``, ``arena race create|join|rematch|watch``, ``arena leaderboard``, ``arena daily``.
+``arena analyse``, ``arena race create|join|rematch|watch``, ``arena leaderboard``, ``arena daily``,
+``arena records``.
 
 The server URL comes from ``--server``, else ``ARENA_SERVER``, else the
 local default; the token from ``--token``, else ``ARENA_TOKEN``.  Game
@@ -20,7 +21,7 @@ from protocol import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL
 
 from .connection import DEFAULT_URL
 from .race_terminal import RaceRequest, race, watch_race
-from .standings import LeaderboardRequest, daily, leaderboard
+from .standings import LeaderboardRequest, daily, leaderboard, records
 from .terminal import EXIT_USAGE, PlayRequest, analyse, play, run, watch
 
 DEAL_KINDS = ("random", "winnable", "daily")
@@ -190,6 +191,13 @@ def _register_standings(subparsers: Any) -> None:
     deals.add_argument("--game", help="only this game")
     _connection_flags(deals)
     deals.set_defaults(handler=_daily)
+    mine = subparsers.add_parser(
+        "records", help="a player's records", description="A player's records per game and variant."
+    )
+    mine.add_argument("--player", metavar="PLAYER_ID", help="someone else's records (default: yours, with --token)")
+    mine.add_argument("--token", default=os.environ.get("ARENA_TOKEN"), help="your identity")
+    _connection_flags(mine)
+    mine.set_defaults(handler=_records)
 
 
 def _subprotocol(args: argparse.Namespace) -> str:
@@ -263,6 +271,13 @@ def _leaderboard(args: argparse.Namespace) -> int:
         subprotocol=_subprotocol(args),
     )
     return run(lambda console: leaderboard(request, console))
+
+
+def _records(args: argparse.Namespace) -> int:
+    if args.player is None and args.token is None:
+        print("error: arena records needs --token (or ARENA_TOKEN) for your own records, or --player PLAYER_ID")
+        return EXIT_USAGE
+    return run(lambda console: records(args.server, args.player, args.token, _subprotocol(args), console))
 
 
 def _daily(args: argparse.Namespace) -> int:

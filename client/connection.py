@@ -566,6 +566,11 @@ class ArenaClient:
             raise ClientError(f"no board for you in race {race_id} ({race.phase})")
         return race.board
 
+    async def records(self, player_id: str | None = None) -> tc.RecordsReply:
+        """A player's records per game and variant, and Vegas earnings
+        (yours without ``player_id``)."""
+        return self._expect(await self._call(ts.Records(player_id=player_id)), tc.RecordsReply)
+
     async def daily(self, day: date | str | None = None, game: str | None = None) -> tc.DailyInfo:
         """The daily deals of a UTC day (default today): commitments while
         it lasts, deals and nonces once revealed.  ``game`` filters."""

@@ -97,6 +97,28 @@ def leaderboard_lines(page: tc.LeaderboardPage) -> list[str]:
     return lines
 
 
+def records_lines(reply: tc.RecordsReply) -> list[str]:
+    """A player's records, one game and variant a line, then Vegas earnings."""
+    lines = [f"records of {reply.name} ({reply.player_id})"]
+    for record in reply.records:
+        best = ""
+        if record.best_time_ms is not None and record.best_moves is not None:
+            best = f", best {clock_text(record.best_time_ms)} and {record.best_moves} moves"
+        if record.best_score is not None:
+            best += f", best score {record.best_score}"
+        lines.append(
+            f"  {record.title} {record.variant}: {record.wins}/{record.games} won, {record.moves} moves, "
+            f"{clock_text(record.time_ms)} played, {record.hints} hints, {record.undos} undos"
+            + (f", {record.repairs} repairs" if record.game == "broken-deck" else "")
+            + best
+        )
+    if not reply.records:
+        lines.append("  no finished games yet (practice games record nothing)")
+    if reply.vegas_earnings:
+        lines.append(f"  Vegas earnings {reply.vegas_earnings:+d}")
+    return lines
+
+
 def daily_lines(info: tc.DailyInfo) -> list[str]:
     lines = [f"daily deals of {info.date} (today is {info.today})"]
     for deal in info.deals:

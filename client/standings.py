@@ -1,4 +1,5 @@
-"""``arena leaderboard`` and ``arena daily``: the day's standings and deals.
+"""``arena leaderboard``, ``arena daily`` and ``arena records``: the day's
+standings and deals, and a player's records.
 
 Both are one request and a printout.  ``--token`` (or ``ARENA_TOKEN``)
 makes ``leaderboard`` show your own entry (``--around-me`` centres the
@@ -13,7 +14,7 @@ from datetime import date
 from typing import Any
 
 from .connection import ArenaClient
-from .race_text import daily_lines, leaderboard_lines
+from .race_text import daily_lines, leaderboard_lines, records_lines
 from .terminal import Console
 
 
@@ -51,5 +52,14 @@ async def daily(url: str, day: date | None, game: str | None, subprotocol: str, 
     async with ArenaClient(url, subprotocol=subprotocol, identify=False) as client:
         info = await client.daily(day, game)
     for line in daily_lines(info):
+        console.say(line)
+    return 0
+
+
+async def records(url: str, player_id: str | None, token: str | None, subprotocol: str, console: Console) -> int:
+    """Print a player's records: yours with ``token``, anyone's by ``player_id``."""
+    async with ArenaClient(url, subprotocol=subprotocol, token=token, identify=token is not None) as client:
+        reply = await client.records(player_id)
+    for line in records_lines(reply):
         console.say(line)
     return 0

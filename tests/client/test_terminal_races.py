@@ -248,6 +248,23 @@ async def test_the_leaderboard_and_the_daily_deals_in_the_terminal(arena: Restar
     code, out, _ = await run("-m", "server.cli", "daily", "--date", (today + timedelta(days=3)).isoformat(), "--server", arena.url)
     assert code == 1 and "[forbidden]" in out
 
+    code, out, err = await run("-m", "server.cli", "records", f"--token={token}", "--server", arena.url)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith("records of ann (p_")
+    assert re.fullmatch(
+        rf"  WordLink draw=1,scoring=standard: 1/1 won, {len(DEAL_1_DRAW_1_WIN)} moves, \d+:\d\d played, 0 hints, "
+        rf"0 undos, best \d+:\d\d and {len(DEAL_1_DRAW_1_WIN)} moves, best score \d+",
+        lines[1],
+    ), lines
+    player_id = lines[0].split("(")[1].rstrip(")")
+    code, again, _ = await run("-m", "server.cli", "records", "--player", player_id, "--server", arena.url, "--json")
+    assert code == 0 and again == out
+    code, out, _ = await run("-m", "server.cli", "records", "--server", arena.url)
+    assert code == 2 and "needs --token" in out
+    code, out, _ = await run("-m", "server.cli", "records", "--player", "p_nobody", "--server", arena.url)
+    assert code == 1 and "[player_not_found]" in out
+
 
 async def test_the_example_race_bot_joins_plays_by_hints_and_prints_the_results(arena_factory: ServerFactory) -> None:
     arena = await arena_factory(race_countdown_seconds=0.3)
