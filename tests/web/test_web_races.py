@@ -200,6 +200,12 @@ async def test_the_leaderboard_panel_ranks_a_daily_win_and_shows_your_rank(site:
     assert (await page.inner_text("#leaderboard-me")).startswith("Your rank: 2 (")
     assert day.isoformat() in await page.inner_text("#leaderboard-table caption")
 
+    await page.reload()
+    row = '#records-table tr[data-record="klondike/draw=1,scoring=standard"]'
+    await page.wait_for_selector(row)
+    cells = await page.eval_on_selector(row, "row => [...row.cells].map(c => c.textContent.trim())")
+    assert cells[:2] == ["WordLink · draw 1, standard", "1/1"] and cells[3] == "128", cells
+
 
 async def win_daily_deal(client: WireClient, pause_seconds: float = 0.0) -> None:
     """Win today's (pinned) WordLink daily as a ranked attempt; a pause

@@ -1,11 +1,12 @@
 // The lobby: choose a game, its options and a deal; race friends on it
 // (create a race, or join one by its invite code); see your live games
 // and your last races; watch other people's live games or a race by its
-// link; read the daily leaderboards.
+// link; read the daily leaderboards and your own records.
 
 import { h } from "./dom.js";
 import { GAMES, describeOptions, gameTitle } from "./games.js";
 import { LeaderboardPanel } from "./leaderboard.js";
+import { RecordsPanel } from "./records.js";
 import { resultWords } from "./races.js";
 
 const CHOICES_KEY = "arena.lobby";
@@ -32,6 +33,7 @@ export class Lobby {
     this.welcome = null;
     this.raceCode = "";
     this.leaderboard = new LeaderboardPanel(actions.request);
+    this.records = new RecordsPanel(actions.request);
   }
 
   saveChoices() {
@@ -48,7 +50,7 @@ export class Lobby {
   render() {
     this.root.replaceChildren(h("div", { class: "lobby" },
       this.namePanel(), this.newGamePanel(), this.racePanel(), this.myGamesPanel(), this.livePanel(),
-      this.leaderboard.node));
+      this.leaderboard.node, this.records.node));
   }
 
   namePanel() {

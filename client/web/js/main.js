@@ -276,6 +276,7 @@ class App {
       this.request({ type: "list_games" }),
       this.request({ type: "list_races", limit: 5 }),
       this.lobby.leaderboard.refresh(),
+      this.lobby.records.refresh(),
     ]);
     if (games.status === "fulfilled") this.liveGames = games.value.games;
     if (races.status === "fulfilled") this.raceHistory = races.value.races;
