@@ -91,6 +91,9 @@ class AssistDesk:
     def __init__(self, hub: Hub) -> None:
         self.hub = hub
         self._searches: set[asyncio.Task[None]] = set()
+        self.search_slots = asyncio.Semaphore(hub.settings.search_slots)
+        """Worker threads for hints and finishing searches; analyses have
+        their own (``analysis_slots``)."""
         self._analysis_slots = asyncio.Semaphore(hub.settings.analysis_slots)
         self._analyses: set[asyncio.Task[Analysis]] = set()
 
@@ -139,14 +142,15 @@ class AssistDesk:
         """Search ``position``, read when the action was committed: by the
         time this task runs, a later action may be half performed."""
         budget = self.hub.settings.finish_search_nodes
-        started = time.perf_counter()
-        try:
-            found = await asyncio.to_thread(auto_finish, room.session.game, budget, position)
-        except Exception:
-            log.exception("finishing search failed in %s", room.game_id)
-            return
-        finally:
-            self.hub.metrics.finish_searches.observe(time.perf_counter() - started)
+        async with self.search_slots:
+            started = time.perf_counter()
+            try:
+                found = await asyncio.to_thread(auto_finish, room.session.game, budget, position)
+            except Exception:
+                log.exception("finishing search failed in %s", room.game_id)
+                return
+            finally:
+                self.hub.metrics.finish_searches.observe(time.perf_counter() - started)
         if found is None or room.session.seq != seq or room.session.result is not None:
             return
         self._offer(room, FinishPath(seq, tuple(str(move) for move in found)))

@@ -466,7 +466,8 @@ class Hub:
             game.check_hint()
         except EngineError as error:
             raise from_engine(error, room.game_id) from None
-        found = await asyncio.to_thread(game.find_hint)
+        async with self.assists.search_slots:
+            found = await asyncio.to_thread(game.find_hint)
         return str(found) if found is not None else ""
 
     @staticmethod

@@ -58,6 +58,9 @@ class Settings(BaseModel):
     )
     daily_secret: str | None = Field(None, description="key of the daily deal hash (none: generated once, kept in the store)")
     leaderboard_retention_seconds: int = Field(90 * 86400, ge=1, description="how long daily leaderboards are kept")
+    search_slots: int = Field(
+        1, ge=1, description="worker threads searching hints and finishes at once; more wait their turn"
+    )
     finish_search_nodes: int = Field(
         20_000, ge=1, description="solver nodes spent proving a safe automatic finish (about 0.6 s of Broken Deck)"
     )
