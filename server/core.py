@@ -504,15 +504,15 @@ class Hub:
             room.session = replay_session(session.header, session.log)
             raise
         change = session.commit(action)
-        self.metrics.action(self.monotonic())
         started = time.perf_counter()
         shared = room.diff(change)
-        self.broadcast(room, shared, skip=actor)
         if actor is not None:
             reply = shared if request_id is None else {"id": request_id, **shared}
             if not actor.send(actor.codec.encode_data(reply)):
                 self._overflow(actor)
+        self.broadcast(room, shared, skip=actor)
         self.metrics.broadcast.observe(time.perf_counter() - started)
+        self.metrics.action(self.monotonic())
         self.metrics.relay_lag.observe(max(0, self.clock() - action.at_ms) / 1000)
         await self.relay.publish(room.game_id, change.seq, action)
         self._advance_delayed(room.game_id)
