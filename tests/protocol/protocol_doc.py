@@ -110,7 +110,7 @@ class Recorder:
 
 async def record_session() -> list[Frame]:
     """Hello, a new game, moves (one illegal), a spectator joining, a hint,
-    a resync, a resignation."""
+    a resync, a resignation, and the player's records afterwards."""
     frames: list[Frame] = []
     settings = Settings(port=0, ping_interval=None)
     async with ArenaServer(settings, store=MemoryStore()) as server:
@@ -144,6 +144,8 @@ async def record_session() -> list[Frame]:
                 await player.send(type="resign", id=7, game_id=game_id)
                 await player.receive(2)
                 await spectator.receive(2)
+                await player.send(type="records", id=8)
+                await player.receive()
     return frames
 
 
