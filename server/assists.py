@@ -12,8 +12,10 @@ Decisions where the issue is silent:
   the ``seq`` where it holds.  After each committed action the server
   searches again (``finish_search_nodes``), except when the action was
   the next move of the standing offer's path: then the rest of that path
-  is the new offer, with no search.  A ``finish`` without a standing
-  offer (sent early, or to another process) searches on the spot.
+  is the new offer, with no search.  A ``finish`` sent before the offer
+  came waits for that search (starting it, in a process that had not yet
+  looked at the position) instead of starting another.  Hints and these
+  searches share ``search_slots`` worker threads.
 - The finishing moves are ordinary logged moves, one ``diff`` each, so
   watchers see them played and replays need no solver; they count as
   moves, as they would if the player had made them.
