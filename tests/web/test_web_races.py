@@ -206,6 +206,13 @@ async def test_the_leaderboard_panel_ranks_a_daily_win_and_shows_your_rank(site:
     cells = await page.eval_on_selector(row, "row => [...row.cells].map(c => c.textContent.trim())")
     assert cells[:2] == ["WordLink · draw 1, standard", "1/1"] and cells[3] == "128", cells
 
+    await page.select_option("#leaderboard-variant", "klondike/draw=1,scoring=standard")
+    await page.click("#leaderboard-table button.link >> text=Zed")
+    await page.wait_for_function("document.querySelector('#records h2').textContent === 'Records of Zed'")
+    await page.wait_for_selector(row)
+    await page.click("#records-mine")
+    await page.wait_for_function("document.querySelector('#records h2').textContent === 'Your records'")
+
 
 async def win_daily_deal(client: WireClient, pause_seconds: float = 0.0) -> None:
     """Win today's (pinned) WordLink daily as a ranked attempt; a pause

@@ -14,8 +14,10 @@ const CHOICE_KEY = "arena.leaderboard";
 const TOP = 10;
 
 export class LeaderboardPanel {
-  constructor(request) {
+  // `showPlayer(playerId)`: a name in the table was clicked.
+  constructor(request, showPlayer) {
     this.request = request;
+    this.showPlayer = showPlayer;
     this.variants = null;
     this.today = null;
     this.date = null;
@@ -84,7 +86,8 @@ export class LeaderboardPanel {
     const rows = page.entries.map((entry) => h("tr", { class: mine?.rank === entry.rank ? "me" : null,
       dataset: { rank: String(entry.rank) } },
       h("td", {}, String(entry.rank)),
-      h("th", { scope: "row" }, entry.name),
+      h("th", { scope: "row" }, h("button", { type: "button", class: "link", title: `${entry.name}'s records`,
+        onclick: () => this.showPlayer(entry.player_id) }, entry.name)),
       h("td", {}, formatPreciseTime(entry.time_ms)),
       h("td", {}, String(entry.moves))));
     const listed = mine !== null && page.entries.some((entry) => entry.rank === mine.rank);

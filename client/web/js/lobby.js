@@ -32,8 +32,8 @@ export class Lobby {
     this.races = null;
     this.welcome = null;
     this.raceCode = "";
-    this.leaderboard = new LeaderboardPanel(actions.request);
     this.records = new RecordsPanel(actions.request);
+    this.leaderboard = new LeaderboardPanel(actions.request, (playerId) => this.records.show(playerId));
   }
 
   saveChoices() {

@@ -1,5 +1,6 @@
-// The lobby's "Your records" panel: every game and variant you finished
-// outside practice, with wins, bests and WordLink's Vegas earnings.
+// The lobby's records panel: every game and variant you finished outside
+// practice, with wins, bests and WordLink's Vegas earnings; or, after a
+// click on a name in the leaderboard, that player's (records are public).
 //
 // Like the leaderboard panel it keeps its own element across the lobby's
 // redraws and is refreshed with the lobby (after each game you come back
@@ -13,14 +14,24 @@ export class RecordsPanel {
     this.request = request;
     this.reply = null;
     this.problem = null;
+    this.playerId = null;
     this.node = h("section", { class: "panel records", id: "records" });
     this.render();
   }
 
-  // Fetch your records; never throws.
+  // Show someone's records (null: yours) and bring the panel into view.
+  show(playerId) {
+    this.playerId = playerId;
+    this.reply = null;
+    this.refresh();
+    this.node.scrollIntoView?.({ block: "nearest" });
+  }
+
+  // Fetch the records shown; never throws.
   async refresh() {
     try {
-      this.reply = await this.request({ type: "records" });
+      this.reply = await this.request(this.playerId === null
+        ? { type: "records" } : { type: "records", player_id: this.playerId });
       this.problem = null;
     } catch (error) {
       if (error.code !== "offline") this.problem = errorSentence(error);
@@ -30,14 +41,16 @@ export class RecordsPanel {
   }
 
   render() {
-    this.node.replaceChildren(h("h2", {}, "Your records"), this.problem
-      ? h("p", { class: "note", role: "alert" }, this.problem)
-      : this.table());
+    const heading = this.playerId === null ? "Your records" : `Records of ${this.reply?.name ?? "…"}`;
+    this.node.replaceChildren(h("h2", {}, heading),
+      this.playerId === null ? null
+        : h("button", { type: "button", id: "records-mine", onclick: () => this.show(null) }, "Your records"),
+      this.problem ? h("p", { class: "note", role: "alert" }, this.problem) : this.table());
   }
 
   table() {
     const reply = this.reply;
-    if (reply === null) return h("p", { class: "note" }, "Loading your records…");
+    if (reply === null) return h("p", { class: "note" }, "Loading the records…");
     if (!reply.records.length) {
       return h("p", { class: "note" }, "No finished games yet: records count every game but practice.");
     }
