@@ -40,11 +40,11 @@ def test_a_sentinel_url_names_the_sentinels_the_service_and_the_database() -> No
 
 
 class Replicated:
-    """A master, its replica and one sentinel watching them."""
+    """A master (``own_redis_server``, which skips without a redis-server
+    binary, or fails under CI), its replica and one sentinel watching them."""
 
-    def __init__(self) -> None:
-        self.master = RedisServer()
-        self.master.start()
+    def __init__(self, master: RedisServer) -> None:
+        self.master = master
         self.replica = RedisServer(replica_of=self.master.port)
         self.replica.start()
         self.sentinel = RedisSentinel(self.master.port)
@@ -52,12 +52,11 @@ class Replicated:
     def remove(self) -> None:
         self.sentinel.remove()
         self.replica.remove()
-        self.master.remove()
 
 
 @pytest.fixture
-def replicated() -> Iterator[Replicated]:
-    servers = Replicated()
+def replicated(own_redis_server: RedisServer) -> Iterator[Replicated]:
+    servers = Replicated(own_redis_server)
     yield servers
     servers.remove()
 
