@@ -14,7 +14,9 @@ import pytest
 from playwright.async_api import Page
 
 import engine
+from protocol import to_server as ts
 from arena_positions import ONE_MOVE_FROM_BLOCKED_KLONDIKE, broken_deck_two_halves_left
+from arena_wire import WireClient
 from web_harness import PHONE, Site, open_site
 
 pytestmark = pytest.mark.browser
@@ -343,8 +345,24 @@ async def test_auto_hints_show_a_movable_card_after_five_seconds(site: Site) -> 
     assert await stat(page, "hints") == "1"
 
 
+async def resign_a_game_as(site: Site, page: Page) -> None:
+    """Give the page's player a record: a game resigned through the protocol with its token."""
+    client = await WireClient.open(site.server.url)
+    try:
+        await client.hello(token=await page.evaluate("localStorage.getItem('arena.token')"))
+        started, _ = await client.new_game(deal=2)
+        await client.request(ts.Resign, game_id=started.game_id)
+    finally:
+        await client.close()
+
+
 async def test_phone_width_has_no_horizontal_overflow_and_taps_play(site: Site) -> None:
     page = await site.page(PHONE, has_touch=True, is_mobile=True)
+    await resign_a_game_as(site, page)
+    await page.reload()
+    await page.wait_for_selector("#records-table")
+    rights = await page.eval_on_selector_all(".lobby > *", "panels => panels.map(p => p.getBoundingClientRect().right)")
+    assert max(rights) <= PHONE["width"], rights
     for game in ("klondike", "broken-deck", "laras-game", "chequers"):
         await page.goto(site.base_url + "#lobby")
         await start_from_lobby(page, game)

@@ -42,10 +42,10 @@ export class RecordsPanel {
 
   render() {
     const heading = this.playerId === null ? "Your records" : `Records of ${this.reply?.name ?? "…"}`;
-    this.node.replaceChildren(h("h2", {}, heading),
+    this.node.replaceChildren(h("div", {}, h("h2", {}, heading),
       this.playerId === null ? null
         : h("button", { type: "button", id: "records-mine", onclick: () => this.show(null) }, "Your records"),
-      this.problem ? h("p", { class: "note", role: "alert" }, this.problem) : this.table());
+      this.problem ? h("p", { class: "note", role: "alert" }, this.problem) : this.table()));
   }
 
   table() {
@@ -61,10 +61,10 @@ export class RecordsPanel {
       h("td", {}, record.best_moves === null ? "–" : String(record.best_moves)),
       h("td", {}, record.best_score === null ? "–" : String(record.best_score))));
     return h("div", {},
-      h("table", { class: "racers", id: "records-table" },
+      h("div", { class: "table-scroll" }, h("table", { class: "racers", id: "records-table" },
         h("thead", {}, h("tr", {}, ["Game", "Won", "Best time", "Best moves", "Best score"]
           .map((label) => h("th", { scope: "col" }, label)))),
-        h("tbody", {}, rows)),
+        h("tbody", {}, rows))),
       reply.vegas_earnings ? h("p", { class: "note", id: "vegas-earnings" },
         `WordLink Vegas earnings: ${reply.vegas_earnings}`) : null);
   }
