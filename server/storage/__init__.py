@@ -39,7 +39,8 @@ def open_store(url: str | None = None, *, namespace: str = "arena") -> Store:
     ``redis+sentinel://`` for a Redis that Sentinel watches
     (``server.storage.redis_sentinel``).
 
-    Raises ``UnknownStorageURL`` (a ``ValueError``) for any other URL.  Connecting is lazy: a Redis
+    Raises ``UnknownStorageURL`` (a ``ValueError``) for any other URL, or
+    one of these schemes that does not parse.  Connecting is lazy: a Redis
     store that cannot reach its server fails on first use, with
     ``StorageUnavailable`` (call ``ping`` to check at start-up).
     """
@@ -48,8 +49,12 @@ def open_store(url: str | None = None, *, namespace: str = "arena") -> Store:
     if url.startswith(REDIS_SCHEMES):
         from .redis import RedisStore
 
-        return RedisStore(url, namespace=namespace)
-    raise UnknownStorageURL(f"unknown storage URL {url!r}: expected {MEMORY_URL} or a redis:// URL")
+        try:
+            return RedisStore(url, namespace=namespace)
+        except ValueError as error:
+            raise UnknownStorageURL(f"bad storage URL {url!r}: {error}") from None
+    schemes = ", ".join((MEMORY_URL, *REDIS_SCHEMES))
+    raise UnknownStorageURL(f"unknown storage URL {url!r}: expected one of {schemes}")
 
 
 __all__ = [

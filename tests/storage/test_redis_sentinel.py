@@ -14,29 +14,10 @@ from redis.asyncio import Redis
 from redis_server import RedisSentinel, RedisServer
 from server.storage import Action, SessionHeader, StorageUnavailable, open_store
 from server.storage.redis import RedisStore
-from server.storage.redis_sentinel import SentinelAddress, sentinel_url
 
 pytestmark = pytest.mark.redis
 
 FAILOVER_SECONDS = 30
-
-
-def test_a_sentinel_url_names_the_sentinels_the_service_and_the_database() -> None:
-    assert sentinel_url("redis+sentinel://10.0.0.1,10.0.0.2:26380/arena") == SentinelAddress(
-        [("10.0.0.1", 26379), ("10.0.0.2", 26380)], "arena", 0, None
-    )
-    assert sentinel_url("redis+sentinel://:pa%40ss@sentinel:5000/games/2") == SentinelAddress(
-        [("sentinel", 5000)], "games", 2, "pa@ss"
-    )
-    for wrong in (
-        "redis+sentinel://host:port/arena",
-        "redis+sentinel://host/",
-        "redis+sentinel:///arena",
-        "redis+sentinel://host/arena/zero",
-        "redis+sentinel://host/arena/0/extra",
-    ):
-        with pytest.raises(ValueError):
-            sentinel_url(wrong)
 
 
 class Replicated:
