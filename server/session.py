@@ -10,8 +10,8 @@ Applying an action is two steps with the store in between:
 ``perform`` asks the engine (which raises and changes nothing if the
 action is refused); the caller persists the log entry; ``commit`` then
 records it and returns the ``Change`` to broadcast.  If persisting fails,
-``rebuilt`` gives the session as the log says it is, which undoes the
-performed action without trusting any engine undo.
+a replay of the log (``replay``) gives the session as the log says it is,
+which undoes the performed action without trusting any engine undo.
 
 Decisions: the clock runs from the first action to the last and restart
 does not reset it (a restarted daily deal would otherwise be a free
@@ -85,11 +85,6 @@ class Session:
         session.pending = False
         session._publish_state()
         return session
-
-    def rebuilt(self) -> Session:
-        """A fresh replay of this session's own log (drops anything performed
-        but not committed)."""
-        return Session.replay(self.header, self.log)
 
     # ----------------------------------------------------------- actions
 
