@@ -21,7 +21,9 @@ Decisions where the issue is silent:
   ``committed_ms`` says when; nobody can see a deal before it is fixed,
   so this is as binding as publishing at midnight.  Past records are read
   from a document copy, never created, so asking about old dates stores
-  nothing; a date nobody played has no record and is left out.
+  nothing; a date nobody played has no record and is left out.  A fixed
+  record never changes, so each process keeps the ones it has seen (and
+  copied to their document) and asks the store no more about them.
 - A ranked attempt is the first non-practice daily game a player starts
   for a game, variant and day (a daily race counts when it starts).  The
   claim is ``store.setting`` too (first writer wins, atomically, across
@@ -42,6 +44,7 @@ import secrets
 from dataclasses import asdict, dataclass
 from datetime import date, datetime, timezone
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import engine
 from engine import EngineError, Game
@@ -66,6 +69,8 @@ DAILY_VARIANTS: tuple[tuple[str, dict[str, Any]], ...] = (
 )
 DAY_MS = 86_400_000
 RECORD_KIND = "daily"
+_SEEN: WeakKeyDictionary[Store, dict[str, DailyRecord]] = WeakKeyDictionary()
+"""Per store, the records this process has fixed or read, by setting."""
 
 
 def utc_day(at_ms: int) -> date:
@@ -140,6 +145,10 @@ async def todays_record(store: Store, settings: Settings, game_cls: type[Game], 
     """Today's record for this game and variant, fixing it if nobody has."""
     variant = daily_variant(game_cls, options)
     day = utc_day(now_ms)
+    seen = _SEEN.setdefault(store, {})
+    known = seen.get(f"daily/{game_cls.id}/{variant}/{day.isoformat()}")
+    if known is not None:
+        return known
     pool, verified = pool_for(game_cls, options, "daily")
     if not pool:
         raise Refusal(ErrorCode.BAD_OPTION, f"there are no verified deals for {game_cls.title} {variant} yet")
@@ -148,6 +157,7 @@ async def todays_record(store: Store, settings: Settings, game_cls: type[Game], 
     candidate = DailyRecord(game_cls.id, variant, day.isoformat(), deal, secrets.token_hex(16), now_ms, verified)
     stored = DailyRecord.from_dict(json.loads(await store.setting(candidate.setting, candidate.to_json())))
     await store.put_document(RECORD_KIND, stored.key, asdict(stored))
+    seen[stored.setting] = stored
     return stored
 
 
