@@ -37,7 +37,7 @@ from protocol import to_server as ts
 from protocol.codec import Codec
 from protocol.to_server import RequestId
 from server.daily import DailyRecord, claim_ranked, daily_variant, known_game, todays_record
-from server.deals import choose_deal, pool_for
+from server.deals import choose_deal
 from server.peer import Peer
 from server.race_rooms import LEDGER_RETRIES, Milestones, RaceRoom, RaceRooms
 from server.races import (
@@ -182,6 +182,7 @@ class RaceDesk(RaceRooms):
                 await self._discard_race(fresh)
                 raise
             if pointed is not None:
+                self.hub.metrics.race_events["created"] += 1
                 self._add_watcher(peer, fresh)
                 self._reply(peer, fresh, "created", message.id)
                 return
@@ -416,11 +417,7 @@ class RaceDesk(RaceRooms):
         """Remove a race that lost to another (a duplicate rematch)."""
         header = ledger_header(room.race_id, room.state.game, room.state.options, room.state.host, room.state.created_ms)
         await self._store.finish_session(header, 0)
-        self.rooms.pop(room.race_id, None)
-        self._release_if_idle(room)
-        follower = self._followers.pop(room.race_id, None)
-        if follower is not None:
-            follower.cancel()
+        self._forget(room)
 
     # ------------------------------------------------------------ starting
 
@@ -429,12 +426,8 @@ class RaceDesk(RaceRooms):
         if state.deal_request == "daily":
             record = await todays_record(self._store, self.hub.settings, game_cls, state.options, now)
             return record.deal, record.verified, record
-        if state.deal_request == "winnable":
-            choice = choose_deal(game_cls, "winnable", state.options)
-            return choice.number, choice.verified, None
-        assert isinstance(state.deal_request, int)
-        pool, verified = pool_for(game_cls, state.options, "winnable")
-        return state.deal_request, verified and state.deal_request in pool, None
+        choice = choose_deal(game_cls, state.deal_request, state.options)
+        return choice.number, choice.verified, None
 
     async def _prepare_game(
         self, state: RaceState, racer_id: str, deal: int, record: DailyRecord | None, starts_at: int, now: int

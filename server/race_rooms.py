@@ -205,7 +205,12 @@ class RaceRooms(ABC):
             return
         if any(game_id in self.hub.rooms for game_id in room.state.games):
             return
-        del self.rooms[room.race_id]
+        self._forget(room)
+
+    def _forget(self, room: RaceRoom) -> None:
+        """Drop a race from this process: its room, clocks and channel."""
+        if self.rooms.get(room.race_id) is room:
+            del self.rooms[room.race_id]
         for timer in room.timers:
             timer.cancel()
         follower = self._followers.pop(room.race_id, None)

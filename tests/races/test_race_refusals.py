@@ -194,6 +194,9 @@ async def test_races_are_counted_in_the_metrics(memory_arena: ArenaServer) -> No
         'arena_races{phase="finished"} 1',
     ):
         assert line in lines, line
+    await friend.request(ts.Rematch, race_id=race_id)
+    lines = memory_arena.hub.render_metrics().splitlines()
+    assert 'arena_race_events_total{event="created"} 2' in lines, "a rematch is a race created"
 
 
 async def test_a_game_left_by_a_start_that_failed_is_discarded_when_its_racer_returns(
