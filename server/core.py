@@ -405,7 +405,7 @@ class Hub:
 
     async def abandon_beyond_limit(self, player_id: str) -> None:
         """Make room for one more live game by abandoning the oldest ones."""
-        live = sorted(await self._live_headers(player_id), key=lambda header: header.created_ms, reverse=True)
+        live = await self._live_headers(player_id)
         for header in live[self.settings.max_live_games - 1 :]:
             await self.abandon(header.game_id)
 
@@ -508,8 +508,7 @@ class Hub:
         shared = room.diff(change)
         if actor is not None:
             reply = shared if request_id is None else {"id": request_id, **shared}
-            if not actor.send(actor.codec.encode_data(reply)):
-                self._overflow(actor)
+            self.send_frame(actor, actor.codec.encode_data(reply))
         self.broadcast(room, shared, skip=actor)
         self.metrics.broadcast.observe(time.perf_counter() - started)
         self.metrics.action(self.monotonic())

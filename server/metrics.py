@@ -57,7 +57,7 @@ class Metrics:
         return len(self._recent) / RATE_WINDOW_SECONDS
 
     def render(
-        self, connections: int, live_games: int, watchers: int, backlog: int, races: Counter[str] | None = None
+        self, connections: int, live_games: int, watchers: int, backlog: int, races: Counter[str]
     ) -> str:
         """The Prometheus text; ``races`` counts the races this process
         holds by phase (lobby, countdown, running, finished)."""
@@ -85,7 +85,7 @@ class Metrics:
             "# HELP arena_races Races held in this process, by phase.",
             "# TYPE arena_races gauge",
         ]
-        lines += [f'arena_races{{phase="{phase}"}} {count}' for phase, count in sorted((races or Counter()).items())]
+        lines += [f'arena_races{{phase="{phase}"}} {count}' for phase, count in sorted(races.items())]
         lines += [
             "# HELP arena_race_events_total Races created, started and finished by this process.",
             "# TYPE arena_race_events_total counter",
