@@ -494,9 +494,18 @@ class RaceDesk(RaceRooms):
 
     def _arm(self, room: RaceRoom) -> None:
         """A race followed from now on: its clocks, and a settling in case
-        its end passed while nobody followed it."""
+        its end passed while nobody followed it (every game over, or the
+        time limit gone by).  A race still under way is settled by its
+        clock or its last game's end, so loading it reads no log twice."""
         self._schedule(room)
-        if room.state.starts_at is not None and room.state.finished_ms is None:
+        state = room.state
+        if state.starts_at is None or state.finished_ms is not None:
+            return
+        every_game_over = all(
+            (progress := room.progress.get(racer)) is not None and progress.result is not None
+            for racer in state.games.values()
+        )
+        if every_game_over or self._now() >= (state.ends_at or 0):
             self._spawn(self.settle(room.race_id))
 
     def _schedule(self, room: RaceRoom) -> None:
