@@ -244,6 +244,8 @@ async def test_an_illegal_move_gets_a_clear_message(site: Site) -> None:
     await message.wait_for()
     text = await message.inner_text()
     assert text.startswith("Not allowed:") and symbol in text, text
+    # The sentence is said once, inline: the toast stays hidden.
+    assert await page.get_attribute("#toast", "hidden") is not None
     assert await codes(page, wrong) == []
     assert await stat(page, "moves") == "0"
 

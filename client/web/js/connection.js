@@ -118,12 +118,16 @@ export class Connection {
       localStorage.setItem(TOKEN_KEY, message.token);
     }
     const waiting = message.id != null ? this.pending.get(message.id) : undefined;
-    if (waiting) {
-      this.pending.delete(message.id);
-      if (message.type === "error") waiting.reject(new ServerError(message));
-      else waiting.resolve(message);
+    if (waiting) this.pending.delete(message.id);
+    if (message.type === "error") {
+      // An error a request waits for belongs to that request alone (its
+      // caller shows it); only an error nobody waits for reaches the
+      // "error" listeners, once.
+      if (waiting) waiting.reject(new ServerError(message));
+      else this.emit("error", new ServerError(message));
+      return;
     }
-    if (message.type === "error" && !waiting) this.emit("error", new ServerError(message));
+    if (waiting) waiting.resolve(message);
     this.emit(message.type, message);
   }
 
