@@ -1,7 +1,7 @@
 """``arena leaderboard``, ``arena daily`` and ``arena records``: the day's
 standings and deals, and a player's records.
 
-Both are one request and a printout.  ``--token`` (or ``ARENA_TOKEN``)
+Each is one request and a printout.  ``--token`` (or ``ARENA_TOKEN``)
 makes ``leaderboard`` show your own entry (``--around-me`` centres the
 page on it); without a token the client does not say ``hello``, so it
 needs no identity and creates none.

@@ -67,7 +67,7 @@ class ErrorCode(StrEnum):
     FORBIDDEN = (
         "forbidden",
         "You may not do this: only a game's owner acts on it, a connection says hello once and "
-        "watches at most watch_limit games, practice positions are off unless the server allows them, "
+        "watches at most watch_limit games (and follows at most watch_limit races), practice positions are off unless the server allows them, "
         "only a race's host starts it, only its racers ask for a rematch, a racer may not watch a rival's "
         "board while the race runs, and a future daily deal is secret.",
     )

@@ -420,7 +420,8 @@ class LarasGame(Game):
 
     def _hint_order(self, pos: Position, move: Move) -> int | None:
         """Foundation plays first, then filling a pack, then the stock;
-        rearranging is the player's planning and is never hinted."""
+        rearranging is the player's planning, which this heuristic leaves
+        alone (a solver's hint may still start with one)."""
         if not move.dst:
             return 2
         if _is_rearrangement(move):
