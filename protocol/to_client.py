@@ -23,37 +23,36 @@ def _absent(value: object) -> bool:
     return value is None
 
 
-class Event(BaseModel):
-    """Fields every server message has.
-
-    Every server model ignores fields it does not know (``extra="ignore"``):
-    that is what lets a client built today read the frames of a newer
-    server of the same protocol version, as the module docstring promises.
-    """
+class Part(BaseModel):
+    """Every server model: it ignores fields it does not know
+    (``extra="ignore"``, said once here rather than left to pydantic's
+    default), which is what lets a client built today read the frames of
+    a newer server of the same protocol version, as the module docstring
+    promises."""
 
     model_config = ConfigDict(extra="ignore")
+
+
+class Event(Part):
+    """Fields every server message has."""
 
     id: RequestId | None = Field(default=None, exclude_if=_absent)
 
 
-class Owner(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
+class Owner(Part):
     player_id: str
     name: str
 
 
-class PileView(BaseModel):
+class PileView(Part):
     """A pile as a player sees it: how many cards lie face down (their
     identity is never sent) and the face-up cards bottom to top."""
-
-    model_config = ConfigDict(extra="ignore")
 
     down: int
     up: list[str]
 
 
-class GameView(BaseModel):
+class GameView(Part):
     """Everything a player may see of a game.  Games add a few fields of
     their own (e.g. a repair count), hence ``extra`` fields are allowed.
     The deal number is absent while the game is live (it would reveal the
@@ -66,11 +65,9 @@ class GameView(BaseModel):
     piles: dict[str, PileView]
 
 
-class PileOp(BaseModel):
+class PileOp(Part):
     """The pile now has ``down`` face-down cards; its face-up cards are the
     first ``keep`` it had followed by ``add``."""
-
-    model_config = ConfigDict(extra="ignore")
 
     op: Literal["pile"] = "pile"
     pile: str
@@ -79,10 +76,8 @@ class PileOp(BaseModel):
     add: list[str]
 
 
-class SetOp(BaseModel):
+class SetOp(Part):
     """A top-level view field other than ``piles`` changed (``null``: removed)."""
-
-    model_config = ConfigDict(extra="ignore")
 
     op: Literal["set"] = "set"
     key: str
@@ -92,32 +87,26 @@ class SetOp(BaseModel):
 ViewOp = Annotated[Union[PileOp, SetOp], Field(discriminator="op")]
 
 
-class Clock(BaseModel):
+class Clock(Part):
     """The server's clock for a game, in milliseconds since the Unix epoch.
     It starts at the first action and stops when the game ends; restart
     does not reset it.  ``elapsed_ms`` is as of the message."""
-
-    model_config = ConfigDict(extra="ignore")
 
     started_ms: int | None
     finished_ms: int | None
     elapsed_ms: int
 
 
-class ActionDone(BaseModel):
+class ActionDone(Part):
     """What changed the game: ``kind`` (move, undo, redo, hint, restart,
     resign) and, for a move, its notation."""
-
-    model_config = ConfigDict(extra="ignore")
 
     kind: str
     text: str
 
 
-class GameSummary(BaseModel):
+class GameSummary(Part):
     """A line in a list of games."""
-
-    model_config = ConfigDict(extra="ignore")
 
     game_id: GameId
     game: str
@@ -129,10 +118,8 @@ class GameSummary(BaseModel):
     created_ms: int
 
 
-class Limits(BaseModel):
+class Limits(Part):
     """The limits this server enforces on each connection."""
-
-    model_config = ConfigDict(extra="ignore")
 
     max_frame_bytes: int
     messages_per_second: float
@@ -307,15 +294,13 @@ class Error(Event):
 
 RacePhase = Literal["lobby", "expired", "countdown", "running", "finished"]
 RacerState = Literal["waiting", "playing", "disconnected", "won", "lost", "resigned", "abandoned"]
-RaceEvent = Literal["snapshot", "created", "joined", "started", "presence", "finished", "rematch"]
+RaceEvent = Literal["snapshot", "created", "joined", "started", "finished", "rematch"]
 
 
-class Racer(BaseModel):
+class Racer(Part):
     """One racer as everyone may see them: progress, never the board.
     ``state`` is ``disconnected`` while a playing racer has no connection
     (their clock runs on); ``elapsed_ms`` is as of the message."""
-
-    model_config = ConfigDict(extra="ignore")
 
     player_id: str
     name: str
@@ -328,11 +313,9 @@ class Racer(BaseModel):
     elapsed_ms: int
 
 
-class RaceResult(BaseModel):
+class RaceResult(Part):
     """A line of the results table: winners by time, then moves (``place``);
     the others after them by cards on the foundations (``place`` null)."""
-
-    model_config = ConfigDict(extra="ignore")
 
     place: int | None
     player_id: str
@@ -344,12 +327,10 @@ class RaceResult(BaseModel):
     ranked: bool
 
 
-class RaceInfo(BaseModel):
+class RaceInfo(Part):
     """Everything about a race but the boards.  ``code`` (the invite) is
     shown to its racers only; ``deal`` is null until the race is over;
     times are the server's clock in ms since the Unix epoch."""
-
-    model_config = ConfigDict(extra="ignore")
 
     race_id: str
     code: str | None
@@ -400,13 +381,11 @@ class Races(Event):
     races: list[RaceInfo]
 
 
-class DailyDeal(BaseModel):
+class DailyDeal(Part):
     """One variant's daily deal for a date.  ``commitment`` is
     ``sha256("GAME/VARIANT/DATE/DEAL/NONCE")`` in hex, fixed at
     ``committed_ms``; ``deal`` and ``nonce`` are null until ``reveals_at``,
     after which anyone can check the commitment."""
-
-    model_config = ConfigDict(extra="ignore")
 
     game: str
     title: str
@@ -432,12 +411,10 @@ class DailyInfo(Event):
     deals: list[DailyDeal]
 
 
-class RecordEntry(BaseModel):
+class RecordEntry(Part):
     """A player's record in one game and variant: sums over every
     finished non-practice game, and bests over the won ones (null before
     the first win; ``best_score`` only where the game keeps a score)."""
-
-    model_config = ConfigDict(extra="ignore")
 
     game: str
     title: str
@@ -465,9 +442,7 @@ class RecordsReply(Event):
     vegas_earnings: int
 
 
-class LeaderboardEntry(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
+class LeaderboardEntry(Part):
     rank: int
     player_id: str
     name: str

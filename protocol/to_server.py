@@ -18,6 +18,7 @@ GameId = Annotated[str, Field(min_length=1, max_length=64, description="a game s
 DealKind = Literal["random", "winnable", "daily"]
 GameName = Annotated[str, Field(min_length=1, max_length=40, description="a game id, e.g. klondike")]
 RaceId = Annotated[str, Field(min_length=1, max_length=64, description="a race id from a race message")]
+PlayerId = Annotated[str, Field(min_length=1, max_length=64, description="a player id from welcome or a game list")]
 IsoDate = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="a UTC date, YYYY-MM-DD")]
 DisplayName = Annotated[
     str,
@@ -143,7 +144,7 @@ class ListGames(Request):
     """Live games open to watch, newest first; ``game`` filters by game id."""
 
     type: Literal["list_games"] = "list_games"
-    game: Annotated[str, Field(min_length=1, max_length=40)] | None = None
+    game: GameName | None = None
     limit: Annotated[int, Field(ge=1, le=100)] = 50
 
 
@@ -204,7 +205,7 @@ class ListRaces(Request):
     """The races a player took part in, newest first (yours without ``player_id``)."""
 
     type: Literal["list_races"] = "list_races"
-    player_id: Annotated[str, Field(min_length=1, max_length=64)] | None = None
+    player_id: PlayerId | None = None
     limit: Annotated[int, Field(ge=1, le=50)] = 20
 
 
@@ -214,7 +215,7 @@ class Records(Request):
     non-practice game added, and WordLink's Vegas earnings."""
 
     type: Literal["records"] = "records"
-    player_id: Annotated[str, Field(min_length=1, max_length=64)] | None = None
+    player_id: PlayerId | None = None
 
 
 class Daily(Request):
