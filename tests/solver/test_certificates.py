@@ -14,24 +14,25 @@ import pytest
 
 import engine
 from engine.solver.certify import replays, seeded_game
-from engine.solver.pools import TARGETS, VARIANTS, parse_pool, remap_seed_base
+from engine.solver.pools import TARGETS, VARIANTS, remap_seed_base
+from server.pools import load_pool
 
 DATA = Path(engine.__file__).parent / "data"
-SHIPPED = sorted(path.stem for path in DATA.glob("*.txt"))
-
-
-def load(variant: str):
-    return parse_pool((DATA / f"{variant}.txt").read_text(encoding="utf-8"))
+SHIPPED = sorted(VARIANTS)
+"""Every variant must ship its pool: taken from ``VARIANTS`` rather than from
+the files present, so a deleted pool file fails the size test below instead
+of quietly dropping out of these tests."""
 
 
 def test_every_pool_file_is_a_known_variant() -> None:
-    assert set(SHIPPED) <= set(VARIANTS)
+    files = {path.stem for path in DATA.glob("*.txt")}
+    assert files <= set(VARIANTS)
 
 
 @pytest.mark.parametrize("variant", SHIPPED)
 def test_every_certificate_replays_to_a_win(variant: str) -> None:
     """Randomly selected from guaranteed winnable deals"""
-    pool = load(variant)
+    pool = load_pool(variant)
     game_id, options = VARIANTS[variant]
     assert (pool.game_id, pool.options) == (game_id, options)
     losing = [deal for deal, certificate in pool.certificates.items() if not replays(game_id, options, certificate)]
@@ -40,21 +41,19 @@ def test_every_certificate_replays_to_a_win(variant: str) -> None:
 
 @pytest.mark.parametrize("variant", SHIPPED)
 def test_a_pool_holds_as_many_verified_deals_as_the_issue_asks(variant: str) -> None:
-    assert len(load(variant).certificates) >= TARGETS[variant]
+    assert len(load_pool(variant).certificates) >= TARGETS[variant]
 
 
-@pytest.mark.skipif("broken-deck" not in SHIPPED, reason="the Broken Deck table is not built yet")
 def test_every_numbered_broken_deck_deal_has_a_verified_layout() -> None:
     """New Deal chooses another verified layout."""
-    pool = load("broken-deck")
+    pool = load_pool("broken-deck")
     assert sorted(pool.certificates) == list(range(1, 1001))
     for deal, certificate in pool.certificates.items():
         assert certificate.seed == deal or remap_seed_base(deal) <= certificate.seed < remap_seed_base(deal + 1)
 
 
-@pytest.mark.skipif("broken-deck" not in SHIPPED, reason="the Broken Deck table is not built yet")
 def test_a_numbered_broken_deck_deal_is_dealt_from_its_verified_seed() -> None:
-    pool = load("broken-deck")
+    pool = load_pool("broken-deck")
     for deal, certificate in pool.certificates.items():
         dealt = engine.new_game("broken-deck", deal)
         assert dealt.position == seeded_game("broken-deck", deal, certificate.seed, {}).position
