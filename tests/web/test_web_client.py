@@ -374,6 +374,21 @@ async def test_phone_width_has_no_horizontal_overflow_and_taps_play(site: Site) 
     assert await page.locator(f"{pile('t1')} .card.selected").count() == 1
 
 
+async def test_a_malformed_link_opens_the_lobby(site: Site) -> None:
+    """A link whose id is not valid percent-encoding (``%zz``, a lone ``%``)
+    shows the lobby, whether the page opens on it or follows it later; the
+    ``site`` fixture checks that no page error was raised."""
+    page = await site.page(fragment="#race/%zz")
+    await page.wait_for_selector('.tile[data-game="klondike"]')
+    await page.goto(site.base_url + "#lobby")
+    await start_from_lobby(page, "klondike")
+    await page.goto(site.base_url + "#watch/x%")
+    await page.wait_for_selector('.tile[data-game="klondike"]')
+    assert await page.locator("#board").count() == 0
+    page = await site.page(fragment="#watch/x%")
+    await page.wait_for_selector('.tile[data-game="klondike"]')
+
+
 async def test_the_page_reconnects_by_itself_and_keeps_its_game(site: Site) -> None:
     page = await site.page()
     await start_from_lobby(page, "klondike", deal=1)

@@ -46,8 +46,8 @@ class App {
       name: () => this.connection.name,
       rename: (name) => this.connection.setName(name),
       start: (request) => this.startGame(request),
-      watch: (gameId) => { window.location.hash = `#watch/${gameId}`; },
-      resume: (gameId) => { window.location.hash = `#play/${gameId}`; },
+      watch: (gameId) => { window.location.hash = `#watch/${encodeURIComponent(gameId)}`; },
+      resume: (gameId) => { window.location.hash = `#play/${encodeURIComponent(gameId)}`; },
       refresh: () => this.refreshLobby(),
       createRace: (request) => this.createRace(request),
       joinRace: (code) => this.joinRace(code),
@@ -294,7 +294,7 @@ class App {
   // A racer's board from the race screen: shown live to the racer, late
   // to spectators while the race runs.
   watchRaceBoard(gameId) {
-    window.location.hash = `#watch/${gameId}`;
+    window.location.hash = `#watch/${encodeURIComponent(gameId)}`;
   }
 
   async followRace(raceId) {
@@ -342,7 +342,7 @@ class App {
     try {
       const started = await this.request(request);
       if (!position) rememberDeal(started.game_id, { game, deal: chosen, options });
-      window.location.hash = `#play/${started.game_id}`;
+      window.location.hash = `#play/${encodeURIComponent(started.game_id)}`;
     } catch (error) {
       this.toast(errorSentence(error));
     }
@@ -399,7 +399,12 @@ class App {
 // from settings, which startGame adds afresh).
 function parseRoute(match) {
   if (!match) return { kind: "lobby" };
-  const id = decodeURIComponent(match[2]);
+  let id;
+  try {
+    id = decodeURIComponent(match[2]);
+  } catch {
+    return { kind: "lobby" }; // a malformed link (`#race/%zz`) opens the lobby
+  }
   return match[1] === "race" ? { kind: "race", raceId: id } : { kind: match[1], gameId: id };
 }
 
