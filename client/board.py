@@ -3,10 +3,10 @@
 All four games share the view's shape (named piles, each with a number of
 face-down cards and a list of face-up card codes, plus a few extra
 fields), so one renderer draws them all: one line per pile, face-down
-cards as ``[N]``, face-up cards by their codes, the foundations of the
-games that have them on one line as their top cards.  A game missing from
-``FOUNDATIONS`` (a fifth one, say) is drawn one pile per line, which is
-complete if less compact.
+cards as ``[N]``, face-up cards by their codes, the foundations on one
+line as their top cards (the piles the game's notation calls ``f``).  A
+game this client's engine does not know (a newer server's) is drawn one
+pile per line, which is complete if less compact.
 
 Example (WordLink)::
 
@@ -23,18 +23,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import engine
 from protocol import to_client as tc
 
 from .mirror import GameMirror, Update
 
-FOUR_SUITS = ("fs", "fh", "fd", "fc")
-UP_AND_DOWN = ("us", "uh", "ud", "uc", "ds", "dh", "dd", "dc")
-FOUNDATIONS: dict[str, tuple[str, ...]] = {
-    "klondike": FOUR_SUITS,
-    "broken-deck": FOUR_SUITS,
-    "laras-game": UP_AND_DOWN,
-    "chequers": UP_AND_DOWN,
-}
 SHOWN_ELSEWHERE = frozenset({"game", "options", "piles"})
 LEGAL_SHOWN = 16
 
@@ -73,6 +66,12 @@ def header(game: GameMirror) -> str:
     return "  ".join(part for part in parts if part)
 
 
+def foundation_piles(game_id: str) -> tuple[str, ...]:
+    """The game's foundations, as its notation's ``f`` alias names them."""
+    game_cls = engine.GAMES.get(game_id)
+    return game_cls.ALIASES.get("f", ()) if game_cls is not None else ()
+
+
 def render(game: GameMirror) -> str:
     """The whole board of ``game`` as lines of text (no trailing newline)."""
     view = game.view
@@ -84,7 +83,7 @@ def render(game: GameMirror) -> str:
     if settings:
         lines.append("  ".join(settings))
     piles: dict[str, dict[str, Any]] = view.get("piles", {})
-    foundations = [name for name in FOUNDATIONS.get(game.game, ()) if name in piles]
+    foundations = [name for name in foundation_piles(game.game) if name in piles]
     if foundations:
         lines.append("foundations  " + "  ".join(f"{name} {top_text(piles[name])}" for name in foundations))
     width = max((len(name) for name in piles), default=1) + 1
