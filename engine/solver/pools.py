@@ -140,6 +140,28 @@ def parse_pool(text: str) -> Pool:
     return Pool(game_id, header, next_deal, certificates)
 
 
+def deal_numbers(text: str) -> list[int]:
+    """The deal numbers of a certificate file, sorted, without expanding any
+    move list: what a server drawing deals needs (``parse_pool`` holds every
+    move of every certificate; the tests replay those)."""
+    deals: set[int] = set()
+    header = False
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        if not header:
+            header = True
+            continue
+        deal, tab, _ = line.partition("\t")
+        try:
+            if not tab:
+                raise ValueError("expected DEAL<TAB>SEED<TAB>moves")
+            deals.add(int(deal))
+        except ValueError as error:
+            raise ValueError(f"line {number}: {error}") from None
+    return sorted(deals)
+
+
 def format_pool(pool: Pool, comment: str = "") -> str:
     lines = [f"# {line}".rstrip() for line in comment.splitlines()]
     settings = " ".join(f"{key}={str(value).lower() if isinstance(value, bool) else value}" for key, value in pool.options.items())

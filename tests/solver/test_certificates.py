@@ -14,8 +14,8 @@ import pytest
 
 import engine
 from engine.solver.certify import replays, seeded_game
-from engine.solver.pools import TARGETS, VARIANTS, remap_seed_base
-from server.pools import load_pool
+from engine.solver.pools import TARGETS, VARIANTS, remap_seed_base, vegas_presets
+from server.pools import load_pool, verified_deals
 
 DATA = Path(engine.__file__).parent / "data"
 SHIPPED = sorted(VARIANTS)
@@ -42,6 +42,15 @@ def test_every_certificate_replays_to_a_win(variant: str) -> None:
 @pytest.mark.parametrize("variant", SHIPPED)
 def test_a_pool_holds_as_many_verified_deals_as_the_issue_asks(variant: str) -> None:
     assert len(load_pool(variant).certificates) >= TARGETS[variant]
+
+
+@pytest.mark.parametrize("variant", SHIPPED)
+def test_the_server_draws_exactly_the_certified_deals(variant: str) -> None:
+    """``verified_deals`` reads only the deal numbers; they are the parsed pool's."""
+    pool = load_pool(variant)
+    game_id, options = VARIANTS[variant]
+    assert verified_deals(game_id, options) == pool.deals()
+    assert verified_deals(game_id, options, "vegas") == vegas_presets(pool)
 
 
 def test_every_numbered_broken_deck_deal_has_a_verified_layout() -> None:
