@@ -140,6 +140,22 @@ async def test_a_two_page_race_reaches_the_first_progress_update(site: Site) -> 
     assert not await spectator.is_visible("#resign")
 
 
+async def test_a_race_game_watched_from_live_games_ends_without_a_deal_number(site: Site) -> None:
+    """While the race runs its deal is secret: a spectator who opened Bob's
+    board from Live games sees the game over without a "Deal null"."""
+    _host, guest = await started_race(site)
+    bob = await player_id(guest)
+    spectator = await site.page()
+    await spectator.click(".live .refresh")
+    await spectator.click('#live-games li:has-text("Bob") [data-watch]')
+    await spectator.wait_for_selector("#board .pile")
+    await resign(guest)
+    await wait_for_text(guest, racer_cell(bob, "state"), "Resigned")
+    await spectator.wait_for_selector(".result:not([hidden])")
+    facts = await spectator.inner_text(".result p >> nth=0")
+    assert "moves" in facts and "Deal" not in facts, facts
+
+
 async def test_the_results_table_follows_the_last_resignation_and_a_rematch_gathers_everyone(site: Site) -> None:
     """Bob moves and resigns, Ann resigns: both pages show the results
     table, the boards open to everyone, Ann's rematch is a new race with

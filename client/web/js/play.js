@@ -324,7 +324,9 @@ export class GameScreen {
       ? (mine ? "You won!" : `${this.mirror.owner.name} won!`)
       : `Game over: ${message.result}`;
     const celebrate = won && !this.app.settings.skipCelebration;
-    const facts = [`Deal ${message.deal}`, `${message.moves} moves`, formatTime(message.time_ms)];
+    // The deal is null while it is secret (a race game watched while the race runs).
+    const facts = [`${message.moves} moves`, formatTime(message.time_ms)];
+    if (message.deal !== null && message.deal !== undefined) facts.unshift(`Deal ${message.deal}`);
     if (message.score !== null && message.score !== undefined) facts.push(`score ${message.score}`);
     // replaceChildren, unlike h, would show a null child as the text "null".
     this.result.replaceChildren(...[
