@@ -205,3 +205,10 @@ async def test_a_daily_game_is_analysed_once_its_day_is_revealed(arena: ArenaSer
     clock.ms = day_start_ms(DAY + timedelta(days=1)) + GRACE_SECONDS * 1000
     analysis = await client.request(ts.Analyse, game_id=started.game_id)
     assert analysis.type == "analysis" and analysis.line == [DEAL_1_DRAW_1_WIN[0]]
+
+
+async def test_a_leaderboard_of_a_date_that_does_not_exist_is_refused(arena: ArenaServer) -> None:
+    client = await WireClient.open(arena.url)
+    refusal = await client.request(ts.Leaderboard, game="klondike", options={"draw": 1}, date="2026-13-45")
+    assert refusal.type == "error" and refusal.code == ErrorCode.BAD_OPTION and "not a date" in refusal.message
+    await client.close()

@@ -218,3 +218,32 @@ async def test_a_game_left_by_a_start_that_failed_is_discarded_when_its_racer_re
     assert await memory_arena.store.load_session("g_orphan") is None, "discarded, as a failed start's games are"
     race = (await _race_of(host, created.race.race_id)).race
     assert race.phase == "lobby" and [r.player_id for r in race.racers] == [host.player_id, friend.player_id]
+
+
+async def test_a_connection_follows_at_most_watch_limit_races() -> None:
+    async with ArenaServer(race_settings(watch_limit=2), store=MemoryStore()) as server:
+        host = await player(server.url, "ann")
+        races = [await host.request(ts.CreateRace, game="klondike", deal=7) for _ in range(2)]
+        refused = await host.request(ts.CreateRace, game="klondike", deal=7)
+        assert refused.type == "error" and refused.code == ErrorCode.FORBIDDEN and "at most 2 races" in refused.message
+        watcher = await WireClient.open(server.url)
+        for race in races:
+            assert (await watcher.request(ts.WatchRace, race_id=race.race.race_id)).type == "race"
+        third = await host.request(ts.CreateRace, game="chequers", deal=3)
+        assert third.type == "error", "the host still follows two races"
+        await host.request(ts.UnwatchRace, race_id=races[0].race.race_id)
+        assert (await host.request(ts.CreateRace, game="chequers", deal=3)).type == "race", "room again after unwatch"
+
+
+async def test_unwatching_a_race_acks_and_stops_its_news(memory_arena: ArenaServer) -> None:
+    (host, friend), created = await _lobby(memory_arena, "ann", "bob")
+    race_id = created.race.race_id
+    spectator = await WireClient.open(memory_arena.url)
+    await spectator.request(ts.WatchRace, race_id=race_id)
+    ack = await spectator.request(ts.UnwatchRace, race_id=race_id)
+    assert ack.type == "ack"
+    seen = len(spectator.received)
+    await host.request(ts.StartRace, race_id=race_id)
+    await race_event(friend, "started", race_id)
+    await spectator.request(ts.Ping)
+    assert [m.type for m in spectator.received[seen:]] == ["pong"], "no race news after unwatch_race"
