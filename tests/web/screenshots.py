@@ -17,8 +17,14 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
-sys.path[:0] = [str(HERE), str(ROOT), str(HERE.parent / "races")]
+TESTS = HERE.parent
+ROOT = TESTS.parent
+# The import path tests/conftest.py gives pytest: tests/ and every test
+# folder (the helper modules live beside the tests that use them), then
+# the repository for the project's own packages.
+sys.path[:0] = [str(TESTS)] + sorted(
+    str(path) for path in TESTS.iterdir() if path.is_dir() and not path.name.startswith((".", "_"))
+) + [str(ROOT)]
 
 import engine  # noqa: E402  (needs the path above)
 from arena_races import DEAL_1_DRAW_1_WIN, WireClient, pin_daily_deal, player  # noqa: E402
