@@ -8,15 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import notation, solver
+from . import notation
 from .errors import ActionUnavailable, BadNotation, BadOption, EngineError, IllegalMove, UnknownGame
 from .game import LOST, PLAYING, WON, Game, Move, Option, Position
 from .games import GAMES
 from .views import apply_diff, diff
-
-Game.hint_search = solver.hint
-"""Hints come from a solution the solver finds within the game's hint budget
-(falling back to the game's heuristic): see ``engine.solver.assist``."""
 
 __all__ = [
     "GAMES",

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Iterable, Mapping, NamedTuple
+from typing import Any, ClassVar, Iterable, Mapping, NamedTuple
 
 from .cards import CODE, describe, parse_card
 from .errors import ActionUnavailable, BadNotation, BadOption, IllegalMove
@@ -148,7 +148,6 @@ class Game:
     LAST_DEAL: ClassVar[int] = (1 << 63) - 1
     HISTORY_LIMIT: ClassVar[int | None] = None
     HAS_SCORE: ClassVar[bool] = False
-    hint_search: ClassVar[Callable[[Game], Move | None] | None] = None
 
     def __init__(self, deal: int = 1, **options: Any) -> None:
         if isinstance(deal, bool) or not isinstance(deal, int) or not self.FIRST_DEAL <= deal <= self.LAST_DEAL:
@@ -422,11 +421,12 @@ class Game:
         raise ActionUnavailable(f"{self.title} has no automatic finishing", code="finish_not_offered")
 
     def find_hint(self) -> Move | None:
-        """The move a hint would suggest, without counting it: the solver's
-        (``hint_search``, which ``engine`` wires to ``engine.solver.hint``),
-        or the heuristic ``suggest`` where no search is wired."""
-        search = Game.hint_search
-        return search(self) if search is not None else self.suggest()
+        """The move a hint would suggest, without counting it: the first move
+        of a win the solver finds within the game's hint budget, else the
+        heuristic ``suggest`` (``engine.solver.assist.hint``)."""
+        from .solver.assist import hint  # here: engine.solver imports this module
+
+        return hint(self)
 
     def hint(self) -> Move | None:
         """A suggested move, counted as a hint.
