@@ -36,14 +36,10 @@ from engine.rng import SplitMix64  # noqa: E402
 from engine.solver import UNKNOWN, UNWINNABLE, WON, hint, solve  # noqa: E402
 from engine.solver.certify import seeded_game  # noqa: E402
 from engine.solver.domains import domain_class  # noqa: E402
+from engine.solver.pools import VARIANTS  # noqa: E402
 
-BENCHES: dict[str, tuple[str, dict[str, Any]]] = {
-    "klondike-draw1": ("klondike", {"draw": 1}),
-    "klondike-draw3": ("klondike", {"draw": 3}),
-    "broken-deck": ("broken-deck", {}),
-    "chequers": ("chequers", {}),
-    "laras-game": ("laras-game", {}),
-}
+BENCHES = VARIANTS
+"""The games benched: the certified-pool variants (name → game id, options)."""
 PUBLISHED_DRAW3 = (0.819, 0.820)
 MEDIAN_TARGET = 1.0
 TARGETED = ("klondike-draw1", "klondike-draw3", "broken-deck")
