@@ -17,7 +17,6 @@ export const RACER_STATE_WORDS = {
   abandoned: "Out of time",
 };
 
-const RESULT_WORDS = { won: "Won", lost: "No moves left", resigned: "Resigned", abandoned: "Out of time" };
 const CLOCK_RUNNING = new Set(["waiting", "playing", "disconnected"]);
 
 export class RaceModel {
@@ -88,8 +87,10 @@ export class RaceModel {
   }
 }
 
+// A game's result (won, lost, resigned, abandoned) is also the state its
+// racer ends in, so it reads the same words.
 export function resultWords(result) {
-  return RESULT_WORDS[result] ?? result;
+  return RACER_STATE_WORDS[result] ?? result;
 }
 
 // "FWRDBTKR" → "FWRD-BTKR": easier to read out to a friend (dashes do not matter to the server).
