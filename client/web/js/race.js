@@ -215,6 +215,7 @@ export class RaceScreen {
     const gameId = this.racing ? this.model.gameOf(this.me) : null;
     this.section.classList.toggle("with-board", this.racing);
     if (!this.racing) {
+      this.dropBoard(); // stops the board's timers and resize listener, and forgets its game
       this.boardArea.replaceChildren();
       return;
     }
