@@ -30,7 +30,8 @@ SEED_TABLE = Path(engine.__file__).parent / "data" / "broken_deck_seeds.py"
 SAVE_EVERY = 10
 """Verified deals between two saves of a pool file."""
 REMAPPED_VARIANTS = frozenset({"broken-deck"})
-"""Pools whose every deal number must be verified (a losing layout is remapped)."""
+"""Pools whose every deal number must be verified (a losing layout is
+remapped); saving one to its shipped file rewrites ``SEED_TABLE``."""
 
 
 def register(subparsers: Any) -> None:
@@ -85,20 +86,23 @@ def _verify(args: argparse.Namespace) -> int:
     path = args.file or pool_path(variant)
     pool = parse_pool(path.read_text(encoding="utf-8")) if path.exists() else Pool(game_id, dict(options), 1, {})
     remap = variant in REMAPPED_VARIANTS
+    seed_table = remap and path.resolve() == pool_path(variant).resolve()
     target = args.count or TARGETS[variant]
     progress = _Progress(target, len(pool.certificates))
     previous = signal.signal(signal.SIGTERM, _stop)
     try:
-        deal = _build(pool, pool.next_deal, target, remap, args.budget, path, progress)
+        deal = _build(pool, pool.next_deal, target, remap, args.budget, path, seed_table, progress)
     finally:
         signal.signal(signal.SIGTERM, previous)
-    _save(path, pool, deal)
+    _save(path, pool, deal, seed_table)
     progress.finish()
     print(f"{variant}: {len(pool.certificates)} verified deals in {path} (next deal {deal})")
     return EXIT_OK if len(pool.certificates) >= target else EXIT_FAILURE
 
 
-def _build(pool: Pool, deal: int, target: int, remap: bool, budget: int, path: Path, progress: _Progress) -> int:
+def _build(
+    pool: Pool, deal: int, target: int, remap: bool, budget: int, path: Path, seed_table: bool, progress: _Progress
+) -> int:
     """Verify deals from ``deal`` on until ``target`` or an interruption;
     returns the next deal to try."""
     game_id, options = pool.game_id, pool.options
@@ -115,7 +119,7 @@ def _build(pool: Pool, deal: int, target: int, remap: bool, budget: int, path: P
                     break
             deal += 1
             if unsaved >= SAVE_EVERY:
-                _save(path, pool, deal)
+                _save(path, pool, deal, seed_table)
                 unsaved = 0
     except KeyboardInterrupt:
         print(file=sys.stderr)
@@ -134,9 +138,11 @@ def _wanted(pool: Pool, deal: int, target: int, remap: bool) -> bool:
     return len(pool.certificates) < target
 
 
-def _save(path: Path, pool: Pool, next_deal: int) -> None:
+def _save(path: Path, pool: Pool, next_deal: int, seed_table: bool) -> None:
     """Write the pool atomically (a temporary file renamed over the old one),
-    so an interrupted save never leaves half a file."""
+    so an interrupted save never leaves half a file; with ``seed_table``
+    (a remapped variant saved to its shipped file, however ``--file`` spelt
+    that path) the engine's table of remapped seeds is rewritten with it."""
     saved = pool._replace(next_deal=next_deal)
     comment = (
         f"Verified {engine.GAMES[pool.game_id].title} deals: DEAL<TAB>SEED<TAB>winning moves (m*N = m repeated N times).\n"
@@ -144,7 +150,7 @@ def _save(path: Path, pool: Pool, next_deal: int) -> None:
         "through the checked engine (tests/solver/test_certificates.py)."
     )
     _write(path, format_pool(saved, comment))
-    if pool.game_id == "broken-deck" and path.parent == SEED_TABLE.parent:
+    if seed_table:
         _write(SEED_TABLE, seed_table_module(deal_seeds(saved)))
 
 

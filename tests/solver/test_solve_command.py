@@ -7,8 +7,10 @@ from pathlib import Path
 import pytest
 
 import engine
-from engine.solver.pools import parse_pool
+from engine.solver.pools import Pool, deal_seeds, format_pool, parse_pool, seed_table_module
 from server.cli import main
+from server.commands import solve as solve_command
+from server.pools import load_pool
 
 
 def test_arena_solve_prints_the_result_nodes_time_and_a_winning_line(capsys: pytest.CaptureFixture[str]) -> None:
@@ -44,3 +46,45 @@ def test_deals_verify_builds_a_pool_and_resumes_where_it_stopped(tmp_path: Path,
     assert {deal: second.certificates[deal] for deal in first.certificates} == first.certificates
     assert min(set(second.certificates) - set(first.certificates)) >= first.next_deal
     assert "verified" in capsys.readouterr().err
+
+
+def test_deals_verify_refuses_a_variant_of_another_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pool_file = tmp_path / "pool.txt"
+    assert main(["deals", "verify", "chequers", "--variant", "klondike-draw1", "--file", str(pool_file)]) == 2
+    assert "klondike-draw1 is not a chequers pool" in capsys.readouterr().err
+    assert not pool_file.exists()
+
+
+def test_deals_verify_rewrites_the_seed_table_when_the_shipped_pool_is_named_by_a_relative_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--file data/broken-deck.txt`` from the right directory is the shipped
+    pool, so the engine's seed table must follow it."""
+    data = tmp_path / "data"
+    data.mkdir()
+    shipped = load_pool("broken-deck")
+    remapped = min(deal_seeds(shipped))
+    deals = {deal: shipped.certificates[deal] for deal in (1, remapped)}
+    pool = Pool(shipped.game_id, dict(shipped.options), remapped + 1, deals)
+    (data / "broken-deck.txt").write_text(format_pool(pool), encoding="utf-8")
+    seed_table = data / "broken_deck_seeds.py"
+    monkeypatch.setattr(solve_command, "SEED_TABLE", seed_table)
+    monkeypatch.setattr(solve_command, "pool_path", lambda variant: data / f"{variant}.txt")
+    monkeypatch.chdir(tmp_path)
+    assert main(["deals", "verify", "broken-deck", "--file", "data/broken-deck.txt", "--count", "1"]) == 0
+    assert seed_table.read_text(encoding="utf-8") == seed_table_module({remapped: deals[remapped].seed})
+    capsys.readouterr()
+
+
+def test_deals_verify_leaves_the_seed_table_alone_for_another_pool_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shipped = load_pool("broken-deck")
+    pool = Pool(shipped.game_id, dict(shipped.options), 2, {1: shipped.certificates[1]})
+    elsewhere = tmp_path / "broken-deck.txt"
+    elsewhere.write_text(format_pool(pool), encoding="utf-8")
+    seed_table = tmp_path / "broken_deck_seeds.py"
+    monkeypatch.setattr(solve_command, "SEED_TABLE", seed_table)
+    monkeypatch.setattr(solve_command, "pool_path", lambda variant: tmp_path / "data" / f"{variant}.txt")
+    assert main(["deals", "verify", "broken-deck", "--file", str(elsewhere), "--count", "1"]) == 0
+    assert not seed_table.exists()
