@@ -600,12 +600,11 @@ class Hub:
             try:
                 if seq > session.seq + 1:
                     raise LookupError(f"missed entries {session.seq + 1}..{seq - 1}")
-                session.perform(action.kind, action.text)
+                change = session.apply_committed(action)
             except (LookupError, EngineError) as problem:
                 log.info("reloading %s: %s", game_id, problem)
                 await self._reload_quietly(room)
                 return
-            change = session.commit(action)
             self.broadcast(room, room.diff(change))
             self.metrics.relay_lag.observe(max(0, self.clock() - action.at_ms) / 1000)
             self._advance_delayed(game_id)

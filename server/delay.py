@@ -24,20 +24,7 @@ from protocol.to_server import RequestId
 from server.peer import Peer
 from server.races import replay_session
 from server.room import Room
-from server.session import Change, Session
 from server.storage.base import Action
-
-
-def _commit_logged(session: Session, action: Action) -> Change:
-    """Apply a committed log entry to a mirror (a hint is taken as logged,
-    not searched again, as a replay does)."""
-    if action.kind == "hint":
-        game = session.game
-        game.note_hint(game.parse_move(action.text) if action.text else None)
-        session.pending = True
-    else:
-        session.perform(action.kind, action.text)
-    return session.commit(action)
 
 
 class DelayedBoard:
@@ -79,7 +66,7 @@ class DelayedBoard:
         for action in self._pending():
             if not ready(action):
                 break
-            change = _commit_logged(self.mirror.session, action)
+            change = self.mirror.session.apply_committed(action)
             messages.append(self.mirror.diff(change))
             if change.finished:
                 messages.append(self.mirror.game_over())

@@ -115,6 +115,14 @@ class Session:
             raise ValueError(f"unknown action kind {kind!r}")
         return text, None
 
+    def apply_committed(self, action: Action) -> Change:
+        """Apply an entry already in the store's log (relayed from another
+        process, or released to a delayed board): its logged text is
+        played as is, a hint's suggestion included, never searched again.
+        Raises ``EngineError`` if the log does not fit this session."""
+        self.perform(action.kind, action.text)
+        return self.commit(action)
+
     def commit(self, action: Action) -> Change:
         """Record a performed action that the store has accepted."""
         self.log.append(action)
