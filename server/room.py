@@ -66,7 +66,8 @@ class Room:
     # ----------------------------------------------------------- messages
 
     def _state(self, at_ms: int) -> dict[str, Any]:
-        """The fields a snapshot and a diff share, as of ``at_ms``."""
+        """The fields a snapshot and a diff share, as of ``at_ms``, as plain
+        data (a snapshot's model validates them; a diff is sent as is)."""
         session = self.session
         return {
             "game_id": self.game_id,
@@ -74,9 +75,11 @@ class Room:
             "counters": session.counters,
             "score": session.score(at_ms),
             "legal": session.legal,
-            "clock": tc.Clock(
-                started_ms=session.started_ms, finished_ms=session.finished_ms, elapsed_ms=session.elapsed_ms(at_ms)
-            ),
+            "clock": {
+                "started_ms": session.started_ms,
+                "finished_ms": session.finished_ms,
+                "elapsed_ms": session.elapsed_ms(at_ms),
+            },
         }
 
     def snapshot(self, now_ms: int, request_id: RequestId | None = None) -> tc.Snapshot:
@@ -96,25 +99,16 @@ class Room:
         """The ``diff`` message (``protocol.to_client.Diff``) as plain data,
         ready to encode.  A diff goes to every watcher after every action,
         so it skips building a validated model (the one hot path where that
-        shows); its fields come from the engine's view diff and the session,
-        and the tests validate every frame their clients receive."""
-        session = self.session
-        at_ms = change.action.at_ms
+        shows); its fields come from the engine's view diff and the session
+        (``_state``, shared with the snapshot), in the model's order, and
+        the tests check it byte for byte against the model."""
         return {
             "type": "diff",
             "game_id": self.game_id,
             "seq": change.seq,
             "action": {"kind": change.action.kind, "text": change.action.text},
             "ops": change.ops,
-            "status": session.status,
-            "counters": session.counters,
-            "score": session.score(at_ms),
-            "legal": session.legal,
-            "clock": {
-                "started_ms": session.started_ms,
-                "finished_ms": session.finished_ms,
-                "elapsed_ms": session.elapsed_ms(at_ms),
-            },
+            **self._state(change.action.at_ms),
         }
 
     def game_over(self) -> tc.GameOver:
