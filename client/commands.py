@@ -15,36 +15,35 @@ import argparse
 import os
 import sys
 from datetime import date
-from typing import Any
+from typing import Any, Callable, get_args
 
 from protocol import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL
+from protocol.to_server import DealKind, RaceDealKind
 
 from .connection import DEFAULT_URL
 from .race_terminal import RaceRequest, race, watch_race
 from .standings import LeaderboardRequest, daily, leaderboard, records
 from .terminal import EXIT_USAGE, PlayRequest, analyse, play, run, watch
 
-DEAL_KINDS = ("random", "winnable", "daily")
-RACE_DEAL_KINDS = ("daily", "winnable")
 OPTION_FLAGS = ("draw", "scoring", "difficulty")
 
 
-def deal_choice(text: str) -> int | str:
-    """``--deal``: a number or one of the deal kinds."""
-    if text.isdigit():
-        return int(text)
-    if text in DEAL_KINDS:
-        return text
-    raise argparse.ArgumentTypeError(f"{text!r} is not a deal: give a number or one of {', '.join(DEAL_KINDS)}")
+def _deal_type(kinds: tuple[str, ...], what: str) -> Callable[[str], int | str]:
+    """An argparse type for ``--deal``: a number or one of ``kinds`` (the
+    protocol's own list, so the two cannot drift apart)."""
+
+    def choice(text: str) -> int | str:
+        if text.isdigit():
+            return int(text)
+        if text in kinds:
+            return text
+        raise argparse.ArgumentTypeError(f"{text!r} is not a {what}: give a number or one of {', '.join(kinds)}")
+
+    return choice
 
 
-def race_deal_choice(text: str) -> int | str:
-    """A race's ``--deal``: a number, ``daily`` or ``winnable``."""
-    if text.isdigit():
-        return int(text)
-    if text in RACE_DEAL_KINDS:
-        return text
-    raise argparse.ArgumentTypeError(f"{text!r} is not a race deal: give a number, daily or winnable")
+deal_choice = _deal_type(get_args(DealKind), "deal")
+race_deal_choice = _deal_type(get_args(RaceDealKind), "race deal")
 
 
 def day_choice(text: str) -> date:

@@ -60,7 +60,7 @@ import json
 import logging
 import time
 from datetime import date
-from typing import Any, Callable, Literal, TypeVar
+from typing import Any, Callable, TypeVar
 
 import msgpack
 from websockets.asyncio.client import ClientConnection, connect
@@ -98,7 +98,7 @@ DEFAULT_TIMEOUT = 10.0
 MAX_FRAME_BYTES = 1 << 24
 PACING_SHARE = 0.9
 RATE_LIMITED = "rate_limited"
-RaceDeal = Literal["daily", "winnable"]
+RaceDeal = ts.RaceDealKind
 TRANSIENT_REFUSALS = (ShuttingDown, StorageUnavailable, RateLimited, InternalError)
 
 Reply = TypeVar("Reply", bound=tc.Event)

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapte
 RequestId = Annotated[int | Annotated[str, Field(max_length=64)], Field(description="echoed in the reply")]
 GameId = Annotated[str, Field(min_length=1, max_length=64, description="a game session id from game_started")]
 DealKind = Literal["random", "winnable", "daily"]
+RaceDealKind = Literal["daily", "winnable"]
 GameName = Annotated[str, Field(min_length=1, max_length=40, description="a game id, e.g. klondike")]
 RaceId = Annotated[str, Field(min_length=1, max_length=64, description="a race id from a race message")]
 PlayerId = Annotated[str, Field(min_length=1, max_length=64, description="a player id from welcome or a game list")]
@@ -161,7 +162,7 @@ class CreateRace(Request):
     type: Literal["create_race"] = "create_race"
     game: GameName
     options: dict[str, Any] = Field(default_factory=dict)
-    deal: int | Literal["daily", "winnable"] = "daily"
+    deal: int | RaceDealKind = "daily"
 
 
 class JoinRace(Request):
