@@ -431,3 +431,27 @@ async def test_a_lost_game_offers_to_show_where_it_went_wrong(site: Site) -> Non
     await page.wait_for_function(
         "document.querySelector('.result .analysis').textContent === 'This deal could not be won from the start.'"
     )
+
+
+async def test_your_games_stay_listed_on_a_busy_server(site: Site) -> None:
+    """The public list holds only the newest 50 games of everyone; yours
+    must not drop out of "Your games" when 55 newer ones come after it."""
+    page = await site.page()
+    token = await page.evaluate("localStorage.getItem('arena.token')")
+    mine = await WireClient.open(site.server.url)
+    others: list[WireClient] = []
+    try:
+        await mine.hello(token=token)
+        started, _ = await mine.new_game("chequers", deal=4)
+        for number in range(11):
+            other = await WireClient.open(site.server.url)
+            others.append(other)
+            await other.hello(name=f"busy-{number}")
+            for deal in range(5):
+                await other.new_game(deal=deal + 1)
+    finally:
+        for client in (mine, *others):
+            await client.close()
+    await page.reload()
+    await page.wait_for_selector(".my-games li")
+    assert "Chequers" in await page.inner_text(".my-games")

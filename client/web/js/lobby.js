@@ -29,6 +29,7 @@ export class Lobby {
     this.choices = { game: "klondike", deal: "random", number: 1, options: {}, raceDeal: "daily", ...loadChoices() };
     if (!GAMES[this.choices.game]) this.choices.game = "klondike";
     this.liveGames = null;
+    this.ownGames = null;
     this.races = null;
     this.welcome = null;
     this.raceCode = "";
@@ -40,9 +41,10 @@ export class Lobby {
     localStorage.setItem(CHOICES_KEY, JSON.stringify(this.choices));
   }
 
-  show({ welcome, liveGames, races }) {
+  show({ welcome, liveGames, ownGames, races }) {
     this.welcome = welcome;
     this.liveGames = liveGames;
+    this.ownGames = ownGames;
     this.races = races;
     this.render();
   }
@@ -163,8 +165,7 @@ export class Lobby {
   }
 
   myGamesPanel() {
-    const myId = this.welcome?.player_id;
-    const mine = this.liveGames ? this.liveGames.filter((summary) => summary.owner.player_id === myId) : this.welcome?.games ?? [];
+    const mine = this.ownGames ?? [];
     if (!mine.length) return null;
     return h("section", { class: "panel my-games" }, h("h2", {}, "Your games"),
       h("ul", { class: "games" }, mine.map((summary) => h("li", {},

@@ -23,6 +23,8 @@ import { RaceModel } from "./races.js";
 import { ServerClock } from "./servertime.js";
 import { bindSettingsDialog, loadSettings } from "./settings.js";
 
+const FINAL_STATUSES = new Set(["won", "resigned", "abandoned"]);
+
 const DEALS_KEY = "arena.deals";
 const TOAST_MS = 5000;
 
@@ -268,7 +270,19 @@ class App {
   }
 
   showLobby() {
-    this.lobby.show({ welcome: this.connection.welcome, liveGames: this.liveGames, races: this.raceHistory });
+    this.lobby.show({ welcome: this.connection.welcome, liveGames: this.liveGames, ownGames: this.ownGames(),
+      races: this.raceHistory });
+  }
+
+  // Your live games: those welcome listed plus any you own in the public
+  // list (which holds only the newest games of everyone, so it alone
+  // would lose yours on a busy server), less those this page saw end.
+  ownGames() {
+    const myId = this.playerId();
+    const byId = new Map();
+    const listed = (this.liveGames ?? []).filter((summary) => summary.owner.player_id === myId);
+    for (const summary of [...(this.connection.welcome?.games ?? []), ...listed]) byId.set(summary.game_id, summary);
+    return [...byId.values()].filter((summary) => !FINAL_STATUSES.has(this.mirrors.get(summary.game_id)?.status));
   }
 
   async refreshLobby() {
