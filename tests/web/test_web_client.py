@@ -387,6 +387,9 @@ async def test_a_malformed_link_opens_the_lobby(site: Site) -> None:
     assert await page.locator("#board").count() == 0
     page = await site.page(fragment="#watch/x%")
     await page.wait_for_selector('.tile[data-game="klondike"]')
+    await page.fill("#watch-id", "r_%zz")
+    await page.press("#watch-id", "Enter")
+    await page.wait_for_selector('.tile[data-game="klondike"]')
 
 
 async def test_the_page_reconnects_by_itself_and_keeps_its_game(site: Site) -> None:

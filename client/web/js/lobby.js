@@ -195,8 +195,19 @@ export class Lobby {
         event.preventDefault();
         const id = idInput.value.trim();
         const race = /(?:^|#race\/)(r_[^/?#\s]+)$/.exec(id);
-        if (race) this.actions.openRace(decodeURIComponent(race[1]));
+        if (race) this.actions.openRace(decodedOrAsTyped(race[1]));
         else if (id) this.actions.watch(id);
       } }, idInput, h("button", { type: "submit" }, "Watch")));
+  }
+}
+
+// A race id pasted from an address bar may be percent-encoded; a stray
+// "%" that decodes to nothing is kept as typed (the server then says no
+// race has it) rather than throwing from the form's handler.
+function decodedOrAsTyped(text) {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
   }
 }
