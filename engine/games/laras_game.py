@@ -164,6 +164,20 @@ def _available(piles: tuple[tuple[int, ...], ...]) -> list[tuple[str, int]]:
     return available
 
 
+def twin_move(piles: tuple[tuple[int, ...], ...]) -> Move | None:
+    """The AutoPlay rule: a card whose twin is already on the suit's other
+    foundation goes to the one foundation left for it (no choice is lost,
+    see the module docstring); the solver plays it as a forced move."""
+    for src, card in _available(piles):
+        suit, rank = SUIT[card], RANK[card]
+        up_height, down_height = len(piles[UP[suit]]), len(piles[DOWN[suit]])
+        if rank == up_height + 1 and rank >= 14 - down_height:
+            return Move(src, UP_NAMES[suit])
+        if rank == 13 - down_height and rank <= up_height:
+            return Move(src, DOWN_NAMES[suit])
+    return None
+
+
 def _a(word: str) -> str:
     """``word`` with its indefinite article, for refusal sentences."""
     return ("an " if word[0] in "AEIOU" else "a ") + word
@@ -394,20 +408,8 @@ class LarasGame(Game):
     # ------------------------------------------------------------- assists
 
     def _auto_move(self, pos: Position) -> Move | None:
-        """AutoPlay: a card whose twin is already on the suit's other
-        foundation goes to the one foundation left for it (see the module
-        docstring for why no choice is lost)."""
-        if not self.options["autoplay"]:
-            return None
-        piles = pos.piles
-        for src, card in _available(piles):
-            suit, rank = SUIT[card], RANK[card]
-            up_height, down_height = len(piles[UP[suit]]), len(piles[DOWN[suit]])
-            if rank == up_height + 1 and rank >= 14 - down_height:
-                return Move(src, UP_NAMES[suit])
-            if rank == 13 - down_height and rank <= up_height:
-                return Move(src, DOWN_NAMES[suit])
-        return None
+        """AutoPlay, where the option is on (``twin_move``)."""
+        return twin_move(pos.piles) if self.options["autoplay"] else None
 
     def _destination_order(self, pos: Position, move: Move) -> int | None:
         """Tap: the up foundation, then the down foundation, then an empty pack."""

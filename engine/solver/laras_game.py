@@ -24,10 +24,20 @@ from typing import Hashable
 
 from ..cards import RANK, SUIT
 from ..game import Move, Position
-from ..games.laras_game import DOWN, DRAW, PACK_BASE, ROW, SAME_CARD, SLOT_NAMES, STOCK, UP
+from ..games.laras_game import (
+    DOWN,
+    DRAW,
+    FOUNDATIONS,
+    PACK_BASE,
+    ROW,
+    SAME_CARD,
+    SLOT_NAMES,
+    STOCK,
+    UP,
+    twin_move,
+)
 from .search import Domain, Step
 
-FOUNDATION_COUNT = 8
 PACKS = range(PACK_BASE + 1, STOCK)
 FAR = 99
 TOP_CHOICES = 2
@@ -67,7 +77,7 @@ class LarasGameDomain(Domain):
         piles = pos.piles
         row = tuple(card & SAME_CARD for card in piles[ROW])
         return (
-            tuple(len(piles[f]) for f in range(FOUNDATION_COUNT)),
+            tuple(len(piles[f]) for f in FOUNDATIONS),
             tuple(tuple(card & SAME_CARD for card in piles[i]) for i in PACKS),
             tuple(card & SAME_CARD for card in piles[STOCK]),
             tuple(sorted(row)) if self.bold else row,
@@ -75,18 +85,7 @@ class LarasGameDomain(Domain):
         )
 
     def forced_move(self, pos: Position) -> Move | None:
-        piles = pos.piles
-        names = self.game.PILES
-        available = [(names[i], piles[i][-1]) for i in PACKS if piles[i]]
-        available += zip(SLOT_NAMES, piles[ROW])
-        for src, card in available:
-            suit, rank = SUIT[card], RANK[card]
-            up, down = len(piles[UP[suit]]), len(piles[DOWN[suit]])
-            if rank == up + 1 and rank >= 14 - down:
-                return Move(src, names[UP[suit]])
-            if rank == 13 - down and rank <= up:
-                return Move(src, names[DOWN[suit]])
-        return None
+        return twin_move(pos.piles)
 
     def steps(self, pos: Position) -> list[Step]:
         game = self.game
@@ -95,7 +94,7 @@ class LarasGameDomain(Domain):
             rearranging = move.dst in SLOT_NAMES
             if move is DRAW or (self.bold and rearranging):
                 continue
-            rank = 2 if rearranging else 0 if game.pile(move.dst) < FOUNDATION_COUNT else 1
+            rank = 2 if rearranging else 0 if game.pile(move.dst) in FOUNDATIONS else 1
             ranked.append((rank, order, (move,)))
         if pos.piles[STOCK]:
             ranked.extend((3, variant, moves) for variant, moves in enumerate(self._draws(pos)))
