@@ -6,7 +6,9 @@
 // a move: "run" (any face-up card, taking the cards above it along), "top"
 // (only the top card), "row" (every card, named r1, r2 … from the left:
 // Lara's Game's spread row) or "action" (clicking sends the game's action,
-// e.g. draw).  A fifth game needs one entry here and nothing else.
+// e.g. draw).  `cards` is how many cards go home and `repairs` (Broken
+// Deck) how many cards are torn, for the counters and the race table.
+// A fifth game needs one entry here and nothing else.
 
 import { rankText, suitSymbol } from "./cards.js";
 
@@ -54,7 +56,10 @@ export const GAMES = {
         : [...foundations, waste, stock];
       return { cols: 7, sections: [{ slots: top }, { slots: columns(7, "run", "K") }] };
     },
-    stats: (m) => [["Foundation", `${foundationCards(m.view, ["fs", "fh", "fd", "fc"])}/52`]],
+    cards: 52,
+    stats(m) {
+      return [["Foundation", `${foundationCards(m.view, ["fs", "fh", "fd", "fc"])}/${this.cards}`]];
+    },
   },
 
   "broken-deck": {
@@ -80,11 +85,15 @@ export const GAMES = {
         { slots: columns(8, "run"), inset: true },
       ] };
     },
-    stats: (m) => [
-      ["Repairs", `${m.counters.repairs ?? m.view.repairs ?? 0}/6`],
-      ["Foundation", `${m.counters.foundation ?? 0}/52`],
-      ["Difficulty", capitalize(m.view.difficulty ?? m.view.options.difficulty)],
-    ],
+    cards: 52,
+    repairs: 6,
+    stats(m) {
+      return [
+        ["Repairs", `${m.counters.repairs ?? m.view.repairs ?? 0}/${this.repairs}`],
+        ["Foundation", `${m.counters.foundation ?? 0}/${this.cards}`],
+        ["Difficulty", capitalize(m.view.difficulty ?? m.view.options.difficulty)],
+      ];
+    },
   },
 
   "laras-game": {
@@ -109,7 +118,10 @@ export const GAMES = {
         { slots: [stock, row] },
       ] };
     },
-    stats: (m) => [["Foundations", `${m.counters.foundation ?? 0}/104`], ["Stock", m.counters.stock ?? 0]],
+    cards: 104,
+    stats(m) {
+      return [["Foundations", `${m.counters.foundation ?? 0}/${this.cards}`], ["Stock", m.counters.stock ?? 0]];
+    },
   },
 
   chequers: {
@@ -126,7 +138,10 @@ export const GAMES = {
         { slots: columns(25, "top"), compact: true },
       ] };
     },
-    stats: (m) => [["Foundations", `${m.counters.foundation ?? 0}/104`], ["Reserve", m.counters.reserve ?? 0]],
+    cards: 104,
+    stats(m) {
+      return [["Foundations", `${m.counters.foundation ?? 0}/${this.cards}`], ["Reserve", m.counters.reserve ?? 0]];
+    },
   },
 };
 

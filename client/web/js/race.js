@@ -13,14 +13,13 @@
 
 import { h, formatPreciseTime, formatTime } from "./dom.js";
 import { errorSentence } from "./errors.js";
-import { describeOptions } from "./games.js";
+import { GAMES, describeOptions } from "./games.js";
 import { GameScreen } from "./play.js";
 import { RACER_STATE_WORDS, raceLink, resultWords, spacedCode } from "./races.js";
 
 const TICK_MS = 200;
 const GO_SHOWN_MS = 1200;
 const BOARD_LATE_MS = 2000;
-const FOUNDATION_CARDS = { klondike: 52, "broken-deck": 52, "laras-game": 104, chequers: 104 };
 const PHASE_WORDS = { lobby: "Lobby", expired: "Invite expired", countdown: "Starting", running: "Racing", finished: "Finished" };
 
 export class RaceScreen {
@@ -157,7 +156,7 @@ export class RaceScreen {
   renderRacers(phase) {
     const model = this.model;
     const game = model.info.game;
-    const repairs = game === "broken-deck";
+    const { cards, repairs } = GAMES[game] ?? { cards: 52 };
     const watchable = phase === "finished" || (phase === "running" && !this.racing);
     const head = ["Racer", "State", "Cards home", repairs ? "Repairs" : null, "Moves", "Time", watchable ? "" : null];
     this.racers.hidden = phase === "finished";
@@ -167,8 +166,8 @@ export class RaceScreen {
       return h("tr", { dataset: { player: racer.player_id, state }, class: racer.player_id === this.me ? "me" : null },
         h("th", { scope: "row" }, racerName(racer, model.info, this.me)),
         h("td", { dataset: { col: "state" } }, RACER_STATE_WORDS[state] ?? state),
-        h("td", { dataset: { col: "foundation" } }, `${racer.foundation}/${FOUNDATION_CARDS[game] ?? 52}`),
-        repairs ? h("td", { dataset: { col: "repairs" } }, `${racer.repairs}/6`) : null,
+        h("td", { dataset: { col: "foundation" } }, `${racer.foundation}/${cards}`),
+        repairs ? h("td", { dataset: { col: "repairs" } }, `${racer.repairs}/${repairs}`) : null,
         h("td", { dataset: { col: "moves" } }, String(racer.moves)),
         h("td", { dataset: { col: "time" } }, formatTime(model.elapsedMs(entry, this.now()))),
         watchable ? h("td", {}, this.boardButton(racer)) : null);
