@@ -5,18 +5,21 @@ line the way a person types while the race goes on."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import re
 import sys
+from dataclasses import asdict
 from datetime import datetime, timedelta, timezone
 from typing import AsyncIterator, Awaitable, Callable
 
 import pytest
 
-from arena_races import DEAL_1_DRAW_1_WIN, pin_daily_deal
+from arena_races import DEAL_1_DRAW_1_WIN, KLONDIKE_DRAW_1, pin_daily_deal
 from arena_restart import REPO_ROOT, RestartableServer, ServerFactory
 from test_terminal_and_bot import run
 
 from client import ArenaClient, RaceMirror
+from server.daily import RECORD_KIND, DailyRecord
 
 WAIT_SECONDS = 20
 
@@ -293,3 +296,17 @@ async def test_the_example_race_bot_joins_plays_by_hints_and_prints_the_results(
         for row in race.results or []
     ]
     assert (REPO_ROOT / "examples" / "race_bot.py").read_text().count("\n") < 80
+
+
+async def test_arena_daily_prints_a_revealed_deal_with_the_command_that_checks_it(arena: RestartableServer) -> None:
+    """The printed check (``printf … | sha256sum``) must reproduce the
+    commitment printed above it, as docs/client.md promises."""
+    day = datetime.now(timezone.utc).date() - timedelta(days=3)
+    record = DailyRecord("klondike", KLONDIKE_DRAW_1, day.isoformat(), 7, "b" * 32, 0, True)
+    await arena.store.put_document(RECORD_KIND, record.key, asdict(record))
+    code, out, err = await run("-m", "server.cli", "daily", "--date", day.isoformat(), "--server", arena.url)
+    assert code == 0, err
+    commitment = re.search(r"^  commitment ([0-9a-f]{64}) ", out, re.MULTILINE)
+    check = re.search(r"^  deal 7, nonce b{32}: check with  printf '([^']+)' \| sha256sum$", out, re.MULTILINE)
+    assert commitment is not None and check is not None, out
+    assert hashlib.sha256(check.group(1).encode()).hexdigest() == commitment.group(1) == record.commitment
