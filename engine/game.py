@@ -48,6 +48,11 @@ class Move(NamedTuple):
     def __repr__(self) -> str:
         return f"Move.from_text({str(self)!r})"
 
+    def undoes(self, last: Move | None) -> bool:
+        """Whether this move takes ``last`` straight back (the same piles,
+        swapped): neither a hint nor a solver's line starts with one."""
+        return last is not None and bool(last.dst) and self.src == last.dst and self.dst == last.src
+
     @classmethod
     def from_text(cls, text: str) -> Move:
         """Parse the notation's syntax only; a game checks the pile names."""
@@ -397,8 +402,7 @@ class Game:
         """
         moves = self.legal_moves()
         last = self.last_move
-        if last is not None and last.dst:
-            moves = [m for m in moves if not (m.src == last.dst and m.dst == last.src)]
+        moves = [m for m in moves if not m.undoes(last)]
         pos = self.position
         ranked = [(order, i) for i, m in enumerate(moves) if (order := self._hint_order(pos, m)) is not None]
         return moves[min(ranked)[1]] if ranked else None

@@ -29,7 +29,7 @@ from ..cards import PART, RANK, SUIT, other_half
 from ..game import Move, Position
 from ..games.broken_deck import CELLS, FOUNDATIONS, KEY, SLOT, TABLEAU, WANTS
 from .klondike import OPPOSITE
-from .search import Domain, Step, undoes
+from .search import Domain, Step
 
 EXPOSED = (*TABLEAU, *CELLS)
 WEIGHTS = (2, 1, 2, 4, 2, 1)
@@ -88,7 +88,7 @@ class BrokenDeckDomain(Domain):
         repairs = [
             (order, index, move)
             for index, move in enumerate(game.moves_from(pos))
-            if not undoes(move, last) and (order := game._hint_order(pos, move)) is not None and order <= REPAIR_ORDER
+            if not move.undoes(last) and (order := game._hint_order(pos, move)) is not None and order <= REPAIR_ORDER
         ]
         return min(repairs)[2] if repairs else None
 

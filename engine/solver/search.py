@@ -138,11 +138,6 @@ class Domain:
         return 0
 
 
-def undoes(move: Move, last: Move | None) -> bool:
-    """Whether ``move`` takes ``last`` straight back (the same piles, swapped)."""
-    return last is not None and bool(last.dst) and move.src == last.dst and move.dst == last.src
-
-
 def _jittered(steps: list[Step], rng: SplitMix64) -> list[Step]:
     """The same steps, each shifted by up to ``JITTER`` places at random:
     a restart explores a different corner of the tree first, which beats
@@ -168,7 +163,7 @@ def search(
     run to hundreds of steps.
     """
     prefix, start = domain.forced(root)
-    if prefix and undoes(prefix[0], after):
+    if prefix and prefix[0].undoes(after):
         prefix, start = (), root
     if domain.won(start):
         return Solution(WON, prefix, 0)
@@ -177,7 +172,7 @@ def search(
         return iter(_jittered(steps, jitter) if jitter is not None else steps)
 
     root_steps = domain.steps(start)
-    allowed = root_steps if prefix else [step for step in root_steps if not undoes(step.moves[0], after)]
+    allowed = root_steps if prefix else [step for step in root_steps if not step.moves[0].undoes(after)]
     complete = len(allowed) == len(root_steps)
     seen = {hash(domain.key(start))}
     path: list[Step] = []
@@ -233,7 +228,7 @@ def best_first(domain: Domain, root: Position, budget: int, *, after: Move | Non
     reach the same few cards by countless paths), the score pulls the
     search straight towards the foundations.  ``after`` as in ``search``."""
     prefix, start = domain.forced(root)
-    if prefix and undoes(prefix[0], after):
+    if prefix and prefix[0].undoes(after):
         prefix, start = (), root
     if domain.won(start):
         return Solution(WON, prefix, 0)
@@ -246,7 +241,7 @@ def best_first(domain: Domain, root: Position, budget: int, *, after: Move | Non
         _, _, pos, link = heapq.heappop(frontier)
         nodes += 1
         for step in domain.steps(pos):
-            if link is None and not prefix and undoes(step.moves[0], after):
+            if link is None and not prefix and step.moves[0].undoes(after):
                 complete = False
                 continue
             if domain.won(step.position):

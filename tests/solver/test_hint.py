@@ -9,7 +9,6 @@ import pytest
 import engine
 from engine.game import WON as GAME_WON
 from engine.solver import hint
-from engine.solver.search import undoes
 from solver.positions import broken_deck_near_win, klondike_hearts_locked, klondike_near_win, laras_near_win
 
 HINT_BUDGET = 600
@@ -26,7 +25,7 @@ def test_a_hint_is_always_legal_and_never_undoes_the_previous_move(game_id: str)
                 break
             suggested = hint(game, budget=HINT_BUDGET)
             assert suggested is None or suggested in game.legal_moves()
-            assert suggested is None or not undoes(suggested, game.last_move)
+            assert suggested is None or not suggested.undoes(game.last_move)
             game.play(chooser.choice(game.legal_moves()))
 
 
