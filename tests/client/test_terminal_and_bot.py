@@ -9,6 +9,7 @@ import sys
 
 import engine
 import pytest
+from arena_cli import RUN_SECONDS, Running, run
 from arena_positions import REPAIRS, broken_deck_two_halves_left
 from arena_restart import REPO_ROOT, RestartableServer
 from arena_wire import WireClient
@@ -19,22 +20,7 @@ from protocol import to_server as ts
 from solver.positions import klondike_hearts_locked
 from solver.test_analysis import BLUNDER_LOG
 
-RUN_SECONDS = 60
 GAME_ID = re.compile(r"\bg_[A-Za-z0-9_-]+")
-
-
-async def run(*command: str, stdin: str = "") -> tuple[int, str, str]:
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        *command,
-        cwd=REPO_ROOT,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await asyncio.wait_for(process.communicate(stdin.encode()), RUN_SECONDS)
-    assert process.returncode is not None
-    return process.returncode, out.decode(), err.decode()
 
 
 async def server_snapshot(url: str, game_id: str) -> tc.Snapshot:
@@ -138,23 +124,18 @@ async def test_arena_play_offers_finishing_and_arena_analyse_explains_a_loss(are
     async with ArenaClient(arena.url, name="fin") as player:
         game = await player.new_game("broken-deck", position=broken_deck_two_halves_left())
         token = player.token
-    terminal = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "server.cli", "play", "broken-deck", "--server", arena.url, "--resume", game.game_id,
-        f"--token={token}", cwd=REPO_ROOT, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
+    terminal = await Running.start(
+        "-m", "server.cli", "play", "broken-deck", "--server", arena.url, "--resume", game.game_id, f"--token={token}"
     )
-    assert terminal.stdin is not None and terminal.stdout is not None
-    terminal.stdin.write(("\n".join(REPAIRS) + "\n").encode())
-    announced = ""
-    while "the server can finish" not in announced:
-        line = await asyncio.wait_for(terminal.stdout.readline(), RUN_SECONDS)
-        assert line, "the terminal ended before offering to finish"
-        announced = line.decode()
-    assert announced.strip() == "the server can finish this game (8 moves): type finish"
-    out, err = await asyncio.wait_for(terminal.communicate(b"finish\n"), RUN_SECONDS)
-    assert terminal.returncode == 0, err.decode()
-    assert re.search(r"^finished with 8 moves: r-fs ", out.decode(), re.MULTILINE), out
-    assert "game over: won after 10 moves" in out.decode()
+    await terminal.send(*REPAIRS)
+    announced = await terminal.expect("the server can finish")
+    assert announced.string.strip() == "the server can finish this game (8 moves): type finish"
+    await terminal.send("finish")
+    code, lines = await terminal.finish()
+    out = "\n".join(lines)
+    assert code == 0, out
+    assert re.search(r"^finished with 8 moves: r-fs ", out, re.MULTILINE), out
+    assert "game over: won after 10 moves" in out
 
     async with ArenaClient(arena.url, name="blunder") as player:
         lost = await player.new_game("klondike", position=klondike_hearts_locked(empty_seventh=True).to_text())

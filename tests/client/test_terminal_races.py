@@ -4,10 +4,8 @@ line the way a person types while the race goes on."""
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import re
-import sys
 from dataclasses import asdict
 from datetime import datetime, timedelta, timezone
 from typing import AsyncIterator, Awaitable, Callable
@@ -16,56 +14,10 @@ import pytest
 
 from arena_races import DEAL_1_DRAW_1_WIN, KLONDIKE_DRAW_1, pin_daily_deal
 from arena_restart import REPO_ROOT, RestartableServer, ServerFactory
-from test_terminal_and_bot import run
+from arena_cli import WAIT_SECONDS, Running, run
 
 from client import ArenaClient, RaceMirror
 from server.daily import RECORD_KIND, DailyRecord
-
-WAIT_SECONDS = 20
-
-
-class Running:
-    """A CLI subprocess whose output is read line by line as it comes."""
-
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
-        self.process = process
-        self.lines: list[str] = []
-
-    @classmethod
-    async def start(cls, *arguments: str) -> Running:
-        """``python ARGUMENTS`` in the repository, its three streams piped."""
-        process = await asyncio.create_subprocess_exec(
-            sys.executable, *arguments, cwd=REPO_ROOT,
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        )
-        return cls(process)
-
-    async def expect(self, pattern: str) -> re.Match[str]:
-        """Read lines until one matches ``pattern``; its match."""
-        assert self.process.stdout is not None
-        try:
-            async with asyncio.timeout(WAIT_SECONDS):
-                while raw := await self.process.stdout.readline():
-                    line = raw.decode().rstrip("\n")
-                    self.lines.append(line)
-                    if found := re.search(pattern, line):
-                        return found
-        except TimeoutError:
-            pass
-        raise AssertionError(f"no line matched {pattern!r}; the output so far:\n" + "\n".join(self.lines))
-
-    async def send(self, *lines: str) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write("".join(line + "\n" for line in lines).encode())
-        await self.process.stdin.drain()
-
-    async def finish(self) -> tuple[int, list[str]]:
-        """Wait for the program to end by itself; its exit code and every line."""
-        out, err = await asyncio.wait_for(self.process.communicate(), WAIT_SECONDS)
-        self.lines += out.decode().splitlines()
-        assert self.process.returncode is not None, err.decode()
-        return self.process.returncode, self.lines
-
 
 Start = Callable[..., Awaitable[Running]]
 
