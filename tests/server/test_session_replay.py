@@ -20,6 +20,7 @@ def test_a_logged_hint_is_counted_from_the_log_not_searched_again(monkeypatch: p
     def no_search(self: engine.Game) -> None:
         raise AssertionError("replay must not search for hints")
 
+    monkeypatch.setattr(engine.Game, "find_hint", no_search)
     monkeypatch.setattr(engine.Game, "suggest", no_search)
     log = [
         Action("move", "draw", 1_000),
