@@ -27,6 +27,7 @@ from server.storage.redis import RedisStore
 
 COUNTDOWN_SECONDS = 1.0
 DELAY_SECONDS = 0.5
+FULL_RACE_DELAY_SECONDS = 2.0
 KLONDIKE_DRAW_1 = "draw=1,scoring=standard"
 
 
@@ -89,11 +90,17 @@ async def memory_arena() -> AsyncIterator[ArenaServer]:
 
 @pytest.fixture
 async def redis_arenas(redis_server: Any, redis_namespace: str) -> AsyncIterator[tuple[ArenaServer, ArenaServer]]:
-    """Two server processes (each with its own Redis connections) on one Redis."""
+    """Two server processes (each with its own Redis connections) on one
+    Redis, with spectators ``FULL_RACE_DELAY_SECONDS`` behind: the full race
+    needs its last racer to finish within that time of the first one's win
+    (a delayed board releases that win's ``game_over`` by its clock, without
+    the deal, if the race is still running), and a loaded machine playing
+    the last racer's 125 moves took longer than the usual half second."""
     stores = [RedisStore(redis_server.url, namespace=redis_namespace) for _ in range(2)]
+    settings = race_settings(race_spectator_delay_seconds=FULL_RACE_DELAY_SECONDS)
     try:
-        async with ArenaServer(race_settings(), store=stores[0]) as first:
-            async with ArenaServer(race_settings(), store=stores[1]) as second:
+        async with ArenaServer(settings, store=stores[0]) as first:
+            async with ArenaServer(settings, store=stores[1]) as second:
                 yield first, second
     finally:
         for store in stores:

@@ -91,7 +91,7 @@ async def test_a_full_race_between_three_friends_on_two_processes(
     assert boards[bob.player_id].clock.started_ms == started.race.starts_at
 
     # Fairness: a racer sees progress, never a rival's board; a spectator
-    # sees a board DELAY_SECONDS late.
+    # sees a board late (the fixture's FULL_RACE_DELAY_SECONDS, at least DELAY_SECONDS).
     assert (await bob.request(ts.Watch, game_id=games[ann.player_id])).code == "forbidden"
     delayed = await sue.request(ts.Watch, game_id=games[ann.player_id])
     assert delayed.seq == 0
