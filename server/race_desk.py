@@ -482,7 +482,26 @@ class RaceDesk(RaceRooms):
             return
         if actor is not None:
             self._add_watcher(actor, room)
-        self._broadcast(room, EVENT_OF_ENTRY.get(entry.kind if entry else "", "snapshot"), actor, request_id)
+        self._broadcast(room, self._event_of(state, before, entry), actor, request_id)
+
+    @staticmethod
+    def _event_of(state: RaceState, before: Milestones, entry: Action | None) -> str:
+        """The event to announce: the entry's, or for a reload the latest
+        milestone it crossed.  A process that lost an append (two settling
+        one race at once), missed entries or came back from an outage takes
+        the entry in by reloading, and its relayed copy is then dropped as
+        already seen: without this its followers would hear "snapshot"
+        instead of "finished" (or "started", "rematch")."""
+        if entry is not None:
+            return EVENT_OF_ENTRY.get(entry.kind, "snapshot")
+        started, finished, rematched = before
+        if state.rematch is not None and not rematched:
+            return "rematch"
+        if state.finished_ms is not None and not finished:
+            return "finished"
+        if state.starts_at is not None and not started:
+            return "started"
+        return "snapshot"
 
     async def _follow_rematch(self, peer: Peer, race_id: str) -> None:
         try:

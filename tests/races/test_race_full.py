@@ -129,11 +129,14 @@ async def test_a_full_race_between_three_friends_on_two_processes(
     assert (await race_event(back, "snapshot", race_id)).race.code == code
     await progress(ted, cat.player_id, state="playing", moves=3)
 
-    # ann wins first, then cat.
+    # ann wins first, then cat, one move after her: both processes then
+    # settle the race at once, and the one that loses the append must still
+    # tell its followers "finished" (it takes the finish in by reloading).
+    await play_line(back, games[cat.player_id], DEAL_1_DRAW_1_WIN[3:-1])
     await play_line(ann, games[ann.player_id], DEAL_1_DRAW_1_WIN[OPENING:])
     won = await ann.wait_for(lambda m: m.type == "game_over" and m.game_id == games[ann.player_id])
     assert won.result == "won" and won.deal is None
-    await play_line(back, games[cat.player_id], DEAL_1_DRAW_1_WIN[3:])
+    await play_line(back, games[cat.player_id], DEAL_1_DRAW_1_WIN[-1:])
 
     finished = await race_event(ted, "finished", race_id)
     race = finished.race
