@@ -34,6 +34,7 @@ __all__ = [
     "from_text",
     "game_class",
     "new_game",
+    "seeded_game",
 ]
 
 
@@ -48,6 +49,17 @@ def game_class(game_id: str) -> type[Game]:
 def new_game(game_id: str, deal: int = 1, **options: Any) -> Game:
     """A new game of ``deal``; raises ``UnknownGame`` or ``BadOption``."""
     return game_class(game_id)(deal, **options)
+
+
+def seeded_game(game_id: str, seed: int, **options: Any) -> Game:
+    """A game dealt from a raw 64-bit shuffle ``seed`` (``Game.layout_of_seed``):
+    anyone holding the seed rebuilds the layout bit for bit, as with a deal
+    number, but the seeds are too many to tabulate.  Restart returns to it;
+    its ``deal`` number means nothing and is never shown."""
+    cls = game_class(game_id)
+    game = cls(cls.FIRST_DEAL, **options)
+    game.load_position(game.layout_of_seed(seed))
+    return game
 
 
 def from_text(game_id: str, text: str) -> Game:

@@ -180,6 +180,13 @@ class Game:
     def _deal(self, rng: SplitMix64) -> Position:
         raise NotImplementedError
 
+    def layout_of_seed(self, seed: int) -> Position:
+        """The layout the public generator deals from a raw 64-bit shuffle
+        seed, with no deal number in between.  Ranked deals come from secret
+        seeds (``server.secret_deals``): numbered deals are few enough to
+        tabulate, so a numbered ranked deal is known from its first board."""
+        return self._deal(deal_rng(self.id, seed))
+
     def _moves(self, pos: Position) -> list[Move]:
         """Every legal move in ``pos`` (the position is not over)."""
         raise NotImplementedError

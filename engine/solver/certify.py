@@ -8,7 +8,6 @@ from typing import Any, Iterator
 
 from ..game import WON, Game
 from ..games import GAMES
-from ..rng import deal_rng
 from .driver import solve
 from .pools import REMAP_STRIDE, Certificate, remap_seed_base
 from .search import WON as SOLVED
@@ -27,7 +26,7 @@ def seeded_game(game_id: str, deal: int, seed: int, options: dict[str, Any]) -> 
     """
     game = GAMES[game_id](deal, **options)
     if seed != game._seed_for_deal(deal):
-        game.load_position(game._deal(deal_rng(game_id, seed)))
+        game.load_position(game.layout_of_seed(seed))
     return game
 
 
