@@ -263,6 +263,11 @@ class Store(ABC):
         its day's leaderboard is gone); an existing value keeps its own
         lifetime."""
 
+    @abstractmethod
+    async def get_setting(self, name: str) -> str | None:
+        """The stored value of ``name``, or None, storing nothing (to learn
+        whether a costly default, a proven deal, is needed at all)."""
+
     # ---------------------------------------------------------------- documents
 
     @abstractmethod

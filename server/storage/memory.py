@@ -221,6 +221,9 @@ class MemoryStore(Store):
             self._expires[(SETTING_EXPIRY, name)] = self._clock() + keep_seconds
         return default
 
+    async def get_setting(self, name: str) -> str | None:
+        return self._settings.get(name) if self._alive(SETTING_EXPIRY, name) else None
+
     async def put_document(self, kind: str, key: str, value: dict[str, Any], keep_seconds: int | None = None) -> None:
         self._documents[(kind, key)] = copy.deepcopy(value)
         if keep_seconds is None:

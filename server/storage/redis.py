@@ -440,6 +440,11 @@ class RedisStore(Store):
             _, value = await pipe.execute()
         return _text(value)
 
+    @guarded
+    async def get_setting(self, name: str) -> str | None:
+        value = await self._redis.get(self._key("setting", name))
+        return None if value is None else _text(value)
+
     # ------------------------------------------------------------ documents
 
     def _document_key(self, kind: str) -> Callable[[str], str]:

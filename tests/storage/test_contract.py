@@ -385,6 +385,13 @@ async def test_the_first_stored_setting_wins(store: Store) -> None:
     assert await store.setting("other", "x") == "x"
 
 
+async def test_reading_a_setting_stores_nothing(store: Store) -> None:
+    assert await store.get_setting("daily/klondike") is None
+    assert await store.setting("daily/klondike", "fixed") == "fixed"
+    assert await store.get_setting("daily/klondike") == "fixed"
+    assert await store.setting("daily/klondike", "later") == "fixed"
+
+
 async def test_concurrent_processes_agree_on_one_setting(backend: Backend) -> None:
     stores = [backend.store, backend.peer()]
     values = await asyncio.gather(*(stores[n % 2].setting("daily-secret", f"candidate-{n}") for n in range(30)))
