@@ -30,6 +30,12 @@ Example::
         print(game.status, game.counters)
 
 Decisions where the protocol is silent:
+- Game actions (move, auto_move, undo, redo, restart, resign, hint,
+  finish) carry the ``seq`` of the mirror, the state the caller saw; a
+  refusal (``StaleState``) is not retried, since the caller decided on a
+  board that is gone.  Actions sent at once on one game therefore apply
+  one: send them one after another, or through ``request`` without
+  ``seq``.
 - After ``welcome`` the client paces itself below the server's announced
   rate limit (90 % of the rate, half the burst), so a busy bot waits a
   little instead of being refused with ``rate_limited``.
@@ -444,39 +450,66 @@ class ArenaClient:
             raise RequestTimeout(f"no snapshot of the new game {started.game_id} within {self.timeout} s") from None
         return mirror
 
-    async def move(self, game_id: str, move: str) -> tc.Diff:
-        """Play ``move`` (notation: ``t3-t5``, ``w-f``, ``draw``, ``r3-r1``)."""
-        return self._expect(await self._call(ts.Move(game_id=game_id, move=move)), tc.Diff)
+    def _against(self, game_id: str, seq: int | None) -> int | None:
+        """The ``seq`` a game action is made against: ``seq`` when given,
+        else the mirror's (the state this client shows), or none for a
+        game it does not mirror (the server then acts on whatever state
+        the game is in)."""
+        if seq is not None:
+            return seq
+        mirror = self.games.get(game_id)
+        return mirror.seq if mirror is not None and mirror.ready else None
 
-    async def auto_move(self, game_id: str, src: str, count: int = 1) -> tc.Diff | None:
+    async def move(self, game_id: str, move: str, *, seq: int | None = None) -> tc.Diff:
+        """Play ``move`` (notation: ``t3-t5``, ``w-f``, ``draw``, ``r3-r1``).
+
+        Every game action is made against a state: ``seq`` defaults to the
+        mirror's, so a move decided on an outdated board (another tab moved
+        first) is refused with ``StaleState`` and changes nothing.  To retry
+        safely after ``ConnectionLost``, pass the ``seq`` of the first try:
+        if that try was applied, the retry is refused instead of playing twice.
+        """
+        request = ts.Move(game_id=game_id, move=move, seq=self._against(game_id, seq))
+        return self._expect(await self._call(request), tc.Diff)
+
+    async def auto_move(self, game_id: str, src: str, count: int = 1, *, seq: int | None = None) -> tc.Diff | None:
         """Move the top ``count`` cards of ``src`` to their best destination;
-        None when there is none (nothing changed)."""
-        reply = await self._call(ts.AutoMove(game_id=game_id, src=src, count=count))
+        None when there is none (nothing changed).  ``seq`` as in ``move``."""
+        request = ts.AutoMove(game_id=game_id, src=src, count=count, seq=self._against(game_id, seq))
+        reply = await self._call(request)
         return None if isinstance(reply, tc.Ack) else self._expect(reply, tc.Diff)
 
-    async def undo(self, game_id: str) -> tc.Diff:
-        return self._expect(await self._call(ts.Undo(game_id=game_id)), tc.Diff)
+    async def undo(self, game_id: str, *, seq: int | None = None) -> tc.Diff:
+        """Take the last move back (``seq`` as in ``move``)."""
+        return self._expect(await self._call(ts.Undo(game_id=game_id, seq=self._against(game_id, seq))), tc.Diff)
 
-    async def redo(self, game_id: str) -> tc.Diff:
-        return self._expect(await self._call(ts.Redo(game_id=game_id)), tc.Diff)
+    async def redo(self, game_id: str, *, seq: int | None = None) -> tc.Diff:
+        """Play the last undone move again (``seq`` as in ``move``)."""
+        return self._expect(await self._call(ts.Redo(game_id=game_id, seq=self._against(game_id, seq))), tc.Diff)
 
-    async def restart(self, game_id: str) -> tc.Diff:
-        return self._expect(await self._call(ts.Restart(game_id=game_id)), tc.Diff)
+    async def restart(self, game_id: str, *, seq: int | None = None) -> tc.Diff:
+        """Back to the deal's first position (``seq`` as in ``move``)."""
+        return self._expect(await self._call(ts.Restart(game_id=game_id, seq=self._against(game_id, seq))), tc.Diff)
 
-    async def resign(self, game_id: str) -> tc.Diff:
-        return self._expect(await self._call(ts.Resign(game_id=game_id)), tc.Diff)
+    async def resign(self, game_id: str, *, seq: int | None = None) -> tc.Diff:
+        """Give the game up (``seq`` as in ``move``)."""
+        return self._expect(await self._call(ts.Resign(game_id=game_id, seq=self._against(game_id, seq))), tc.Diff)
 
-    async def hint(self, game_id: str) -> str | None:
+    async def hint(self, game_id: str, *, seq: int | None = None) -> str | None:
         """A suggested move, or None when no move is useful.  The server
-        counts it as a hint (and charges it where the game does)."""
-        return self._expect(await self._call(ts.Hint(game_id=game_id)), tc.HintReply).move
+        counts it as a hint (and charges it where the game does); ``seq``
+        as in ``move``, so a hint is never asked twice for one state."""
+        request = ts.Hint(game_id=game_id, seq=self._against(game_id, seq))
+        return self._expect(await self._call(request), tc.HintReply).move
 
-    async def finish(self, game_id: str) -> list[str]:
+    async def finish(self, game_id: str, *, seq: int | None = None) -> list[str]:
         """Let the server play its proven path to the foundations (Broken
         Deck, once ``GameMirror.can_finish``); the moves it played, each
         already applied to the mirror.  ``Unavailable`` when there is no
-        such path (``reason``: ``no_finish_path``, ``halves_unrepaired`` …)."""
-        return self._expect(await self._call(ts.Finish(game_id=game_id)), tc.FinishReply).moves
+        such path (``reason``: ``no_finish_path``, ``halves_unrepaired`` …);
+        ``seq`` as in ``move``."""
+        request = ts.Finish(game_id=game_id, seq=self._against(game_id, seq))
+        return self._expect(await self._call(request), tc.FinishReply).moves
 
     async def analyse(self, game_id: str) -> tc.AnalysisReply:
         """Where a finished game stopped being winnable (any game you may

@@ -99,6 +99,13 @@ class StateConflict(ArenaError):
     holds the true state (a snapshot came before this error)."""
 
 
+class StaleState(ArenaError):
+    """The request was made against a state the game has left (another
+    tab acted first, or this is a retry of an action that was applied):
+    nothing was done, and the mirror already shows the newer state.
+    Look again, then decide."""
+
+
 class RaceNotFound(ArenaError):
     """No race has this invite code or race id (or it is too old)."""
 
@@ -147,6 +154,7 @@ ERROR_CLASSES: dict[str, type[ArenaError]] = {
     ErrorCode.PLAYER_NOT_FOUND: PlayerNotFound,
     ErrorCode.GAME_FINISHED: GameFinished,
     ErrorCode.STATE_CONFLICT: StateConflict,
+    ErrorCode.STALE_STATE: StaleState,
     ErrorCode.RACE_NOT_FOUND: RaceNotFound,
     ErrorCode.INVITE_EXPIRED: InviteExpired,
     ErrorCode.RACE_FULL: RaceFull,

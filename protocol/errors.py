@@ -84,6 +84,13 @@ class ErrorCode(StrEnum):
         "Another server process changed this game first; your action was not applied and a fresh "
         "snapshot with the true state precedes this error.",
     )
+    STALE_STATE = (
+        "stale_state",
+        "The action's seq is not the game's current seq: it was made against an older state (an action "
+        "from another tab or a retried one came first) or a state the game never reached. Nothing was "
+        "done; the sentence names the current seq. The diffs you lack precede this error when you watch "
+        "the game; otherwise send resync, then decide again.",
+    )
     RACE_NOT_FOUND = (
         "race_not_found",
         "No race has this invite code or race id (check the code: it has 8 characters, "

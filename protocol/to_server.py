@@ -67,14 +67,26 @@ class GameRequest(Request):
     game_id: GameId
 
 
-class Move(GameRequest):
+class GameAction(GameRequest):
+    """A request that acts on a game (it may change it).  ``seq`` is the
+    ``seq`` of the last snapshot or diff of this game the client applied:
+    the state the request was made against.  When it is not the game's
+    current ``seq`` the request is refused (``stale_state``) and changes
+    nothing, so a retry after a lost connection, or a second tab pressing
+    the same button, cannot apply an action twice.  Without ``seq`` the
+    action applies to whatever state the game is in (older clients)."""
+
+    seq: Annotated[int, Field(ge=0, description="the seq this request was made against")] | None = None
+
+
+class Move(GameAction):
     """Play a move in the game's notation, e.g. ``t3-t5``, ``w-f``, ``draw``."""
 
     type: Literal["move"] = "move"
     move: Annotated[str, Field(min_length=1, max_length=40)]
 
 
-class AutoMove(GameRequest):
+class AutoMove(GameAction):
     """Tap / double-click: move the top ``count`` cards of pile ``src`` to
     their best legal destination.  If there is none, nothing happens (the
     reply is an ``ack``)."""
@@ -84,21 +96,21 @@ class AutoMove(GameRequest):
     count: Annotated[int, Field(ge=1, le=104)] = 1
 
 
-class Undo(GameRequest):
+class Undo(GameAction):
     type: Literal["undo"] = "undo"
 
 
-class Redo(GameRequest):
+class Redo(GameAction):
     type: Literal["redo"] = "redo"
 
 
-class Hint(GameRequest):
+class Hint(GameAction):
     """Ask for a suggested move (counted as a hint, and charged where the game charges)."""
 
     type: Literal["hint"] = "hint"
 
 
-class Finish(GameRequest):
+class Finish(GameAction):
     """Safe automatic finishing (Broken Deck, Relaxed and Standard, once
     every half is repaired): the server plays a path to the foundations
     its solver has proven, one ``move`` diff per move, then replies
@@ -115,13 +127,13 @@ class Analyse(GameRequest):
     type: Literal["analyse"] = "analyse"
 
 
-class Restart(GameRequest):
+class Restart(GameAction):
     """Back to the first position of the deal; counters restart, the clock does not."""
 
     type: Literal["restart"] = "restart"
 
 
-class Resign(GameRequest):
+class Resign(GameAction):
     type: Literal["resign"] = "resign"
 
 

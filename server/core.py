@@ -419,7 +419,11 @@ class Hub:
         finally:
             self.release(room)
 
-    async def _act(self, peer: Peer, message: ts.GameRequest) -> None:
+    async def _act(self, peer: Peer, message: ts.GameAction) -> None:
+        """Perform one game action for its owner.  An action carrying a
+        ``seq`` other than the game's is refused (``stale_state``) under
+        the room's lock, before anything runs, so of two identical
+        requests made against one state (two tabs, a retry) one applies."""
         self.identity(peer)
         room = await self.room(message.game_id)
         if not room.is_owner(peer):
@@ -428,6 +432,15 @@ class Hub:
             if room.session.header.race_id is not None and room.session.result is None:
                 await self.races.check_action(room.session)
             async with room.lock:
+                current = room.session.seq
+                if message.seq is not None and message.seq != current:
+                    when = "an older state" if message.seq < current else "a state the game never reached"
+                    raise Refusal(
+                        ErrorCode.STALE_STATE,
+                        f"this {getattr(message, 'type')} was made against {when} (seq {message.seq}); the game is "
+                        f"at seq {current}, nothing was done",
+                        game_id=room.game_id,
+                    )
                 if isinstance(message, ts.AutoMove):
                     self._check_live(room)
                     try:

@@ -37,6 +37,7 @@ export const ERROR_SENTENCES = {
   player_not_found: () => "No player has that id.",
   game_finished: () => "This game is over; start a new one.",
   state_conflict: () => "The game changed elsewhere first; the board now shows the latest position. Try again.",
+  stale_state: () => "The game had already moved on (another tab, or a repeated click), so that was not done; the board shows the latest position.",
   race_not_found: () => "No race has that code or link. Check the code with your host: it has 8 letters and digits (no 0, 1, I, L or O).",
   invite_expired: () => "That invite has expired. Ask your host to create a new race.",
   race_full: () => "That race is full. Ask your host for a new race, or watch this one.",
