@@ -225,16 +225,22 @@ export class GameScreen {
 
   // ------------------------------------------------------------ actions
 
+  // Every game action names the seq of the board it was decided on, so a
+  // click from a second tab, or a repeated one, on a board that has moved
+  // on is refused (stale_state) instead of being applied twice.
+  act(type, fields = {}) {
+    return this.app.request({ type, game_id: this.mirror.gameId, seq: this.mirror.seq, ...fields });
+  }
+
   async intent(intent) {
     this.say("");
     this.armAutoHint();
-    const gameId = this.mirror.gameId;
     try {
       if (intent.type === "move") {
-        await this.app.request({ type: "move", game_id: gameId, move: intent.move });
+        await this.act("move", { move: intent.move });
         play(intent.move === "draw" ? "draw" : "move", this.app.settings);
       } else {
-        const reply = await this.app.request({ type: "auto_move", game_id: gameId, src: intent.src, count: intent.count });
+        const reply = await this.act("auto_move", { src: intent.src, count: intent.count });
         if (reply.type === "ack") this.say("That card has no move right now.");
         else play("move", this.app.settings);
       }
@@ -246,7 +252,7 @@ export class GameScreen {
   async action(kind) {
     this.say("");
     try {
-      await this.app.request({ type: kind, game_id: this.mirror.gameId });
+      await this.act(kind);
     } catch (error) {
       this.failed(error);
     }
@@ -262,7 +268,7 @@ export class GameScreen {
   async finish() {
     this.say("");
     try {
-      const reply = await this.app.request({ type: "finish", game_id: this.mirror.gameId });
+      const reply = await this.act("finish");
       this.say(`Finished automatically in ${reply.moves.length} moves.`);
     } catch (error) {
       this.failed(error);
@@ -283,7 +289,7 @@ export class GameScreen {
 
   async askHint(automatic) {
     try {
-      const reply = await this.app.request({ type: "hint", game_id: this.mirror.gameId });
+      const reply = await this.act("hint");
       if (!reply.move) {
         if (!automatic) this.say("No useful move found.");
         return;
