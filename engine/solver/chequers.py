@@ -1,13 +1,23 @@
 """Chequers for the search: foundations first, safe cards played at once.
 
-Forced (played without branching): a card that exactly one foundation
-takes, when no card that could ever lie on it in the tableau (the two
-copies of the same-suit cards one rank above and below, wrapping) is still
-off the foundations.  Foundation cards never come back, so such a card
-has no use left in the tableau; which copy goes up does not matter (the
-key drops the deck bit).  The bold domain plays every card that exactly
-one foundation takes at once, and drops what the hint order calls
-pointless (the only card of a pile to an empty pile).
+Forced (played without branching) in the sound domain: the last card of
+a suit still off the foundations goes to the one foundation that takes
+it.  (The rule used to ask that every card that could lie on it, the
+copies of its suit's neighbours, be home; with cards that never leave a
+foundation that holds only for the last card of a suit.)  Why no win is
+lost: nothing can ever lie on the card, no other card can join its
+suit's foundations before it, and a winning line played with the card
+already home, skipping its own moves, stays legal.  When the card was
+alone in its pile, going home refills the pile from the reserve at
+once; the forced line then keeps the reserve's top card alone in a pile
+instead, from where it can go wherever the reserve's top could, and
+each refill that follows takes the next reserve card, so up to which
+pile holds which card the forced line is the winning line with the card
+home and the reserve's top card lying in a pile of its own.  The bold
+domain plays every card that exactly one foundation takes at once (which
+copy goes up does not matter: the key drops the deck bit), and drops
+what the hint order calls pointless (the only card of a pile to an
+empty pile).
 Of several empty piles only the first is a destination (the key sorts
 the piles, so the others lead to the same position).
 Order: by ``score`` of the position reached, ties in the game's hint
@@ -40,17 +50,10 @@ def foundation_for(pos: Position, card: int) -> list[int]:
     return takers
 
 
-def neighbours_done(pos: Position, card: int) -> bool:
-    """Whether every card that could lie on ``card`` (same suit, one rank
-    away, wrapping King–Ace) is on a foundation already."""
-    suit, rank = SUIT[card], RANK[card]
-    piles = pos.piles
-    up, down = len(piles[UP[suit]]), len(piles[DOWN[suit]])
-    for neighbour in (rank % SUIT_SIZE + 1, (rank - 2) % SUIT_SIZE + 1):
-        placed = (neighbour <= up) + (neighbour > SUIT_SIZE - down)
-        if placed < 2:
-            return False
-    return True
+def last_of_suit(pos: Position, card: int) -> bool:
+    """Whether ``card`` is the only card of its suit off the foundations."""
+    suit = SUIT[card]
+    return len(pos.piles[UP[suit]]) + len(pos.piles[DOWN[suit]]) == 2 * SUIT_SIZE - 1
 
 
 class ChequersDomain(Domain):
@@ -80,13 +83,15 @@ class ChequersDomain(Domain):
         return 2 * (CARDS - placed) + sum(wanted.values())
 
     def forced_move(self, pos: Position) -> Move | None:
+        """The last card of a suit (bold: any card one foundation takes) to
+        its foundation; the module docstring says why that loses no win."""
         names = self.game.PILES
         for src in SOURCES:
             cards = pos.piles[src]
             if not cards:
                 continue
             takers = foundation_for(pos, cards[-1])
-            if len(takers) == 1 and (self.bold or neighbours_done(pos, cards[-1])):
+            if len(takers) == 1 and (self.bold or last_of_suit(pos, cards[-1])):
                 return Move(names[src], names[takers[0]])
         return None
 

@@ -15,7 +15,17 @@ positions can be exhausted.
 
 Forced in both: a card whose twin is already on its suit's other
 foundation goes to the one foundation left for it (the game's AutoPlay
-rule, whose docstring says why no choice is lost).
+rule).  Why no win is lost: that foundation is the only one that can
+ever take the card, and no other card can join it first; cards never
+lie on a card (only an empty pack takes one, of its number), so taking
+the card away frees its place and blocks nothing.  A winning line played
+with the card already home skips the card's own moves and its
+rearrangements, and rearranges the rest of the row the same way: pack
+tops stay tops, a spread goes back with the same cards less this one,
+and a pack left empty is only one more place a card may go.  The sound
+domain's other steps are every engine move (``draw`` included), and its
+key merges only twins (``card & SAME_CARD``), which the rules never tell
+apart.
 """
 
 from __future__ import annotations
@@ -85,6 +95,7 @@ class LarasGameDomain(Domain):
         )
 
     def forced_move(self, pos: Position) -> Move | None:
+        """The AutoPlay card (``twin_move``), sound as the module docstring argues."""
         return twin_move(pos.piles)
 
     def steps(self, pos: Position) -> list[Step]:

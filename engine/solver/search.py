@@ -66,7 +66,17 @@ class Domain:
     A *sound* domain keeps every winnable position reachable, so that its
     exhausted search proves a deal unwinnable; a *bold* one (``bold=True``)
     may also drop moves that are rarely needed, to find most wins far
-    faster, and its exhaustion proves nothing.
+    faster, and its exhaustion proves nothing.  Sound means three things,
+    each argued where a game's module does it (and checked against a
+    plain exhaustive search in ``tests/solver/test_soundness.py``):
+
+    - ``forced_move`` plays a move only when the position after it is
+      winnable whenever the position before it is;
+    - ``steps`` leaves out a move only when the position it leads to is,
+      under ``key``, one that another step (or the position itself) has;
+    - ``key`` is equal only for positions that are equally winnable (the
+      same up to interchangeable piles or cards, or reachable from each
+      other).
     """
 
     HAS_BOLD = False
