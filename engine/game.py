@@ -401,18 +401,34 @@ class Game:
         """Back to the first position of this deal; the counters start again."""
         self._start(self._initial)
 
-    def suggest(self) -> Move | None:
+    def suggest(self, moves: Iterable[Move] | None = None) -> Move | None:
         """A useful legal move, without counting it as a hint.
 
-        The heuristic here orders legal moves by the game's ``_hint_order``
-        and never suggests undoing the previous move.
+        The heuristic here orders ``moves`` by the game's ``_hint_order``;
+        by default they are the legal moves that neither undo the previous
+        move nor lead back to a position already reached (``leads_back``),
+        so that following suggestions never goes round in circles.
         """
-        moves = self.legal_moves()
-        last = self.last_move
-        moves = [m for m in moves if not m.undoes(last)]
+        if moves is None:
+            last = self.last_move
+            moves = [m for m in self.legal_moves() if not m.undoes(last) and not self.leads_back(m)]
+        else:
+            moves = list(moves)
         pos = self.position
         ranked = [(order, i) for i, m in enumerate(moves) if (order := self._hint_order(pos, m)) is not None]
         return moves[min(ranked)[1]] if ranked else None
+
+    def leads_back(self, move: Move) -> bool:
+        """Whether the legal ``move`` leads to a position this game has been
+        in before (now, or anywhere in its undo history): a hint never
+        suggests one, which is what makes a trail of hints lead somewhere.
+        The answer never depends on a hidden card: no hidden card moves
+        without being turned up, so the player, who saw those positions,
+        could tell."""
+        after = self.successor(self.position, move)
+        while not self._won(after) and (follow := self._auto_move(after)) is not None:
+            after = self._apply(after, follow)
+        return after == self.position or any(snap.position == after for snap in self._history)
 
     def _hint_budget_left(self) -> bool:
         return True
@@ -432,12 +448,13 @@ class Game:
         raise ActionUnavailable(f"{self.title} has no automatic finishing", code="finish_not_offered")
 
     def find_hint(self) -> Move | None:
-        """The move a hint would suggest, without counting it: the first move
-        of a win the solver finds within the game's hint budget, else the
-        heuristic ``suggest`` (``engine.solver.assist.hint``)."""
-        from .solver.assist import hint  # here: engine.solver imports this module
+        """The move a hint would suggest, without counting it: computed from
+        the player's view alone, the move most determinizations of it start
+        a win with, else the heuristic ``suggest``
+        (``engine.solver.assist.hint_for_view``)."""
+        from .solver.assist import hint_for_view  # here: engine.solver imports this module
 
-        return hint(self)
+        return hint_for_view(self)
 
     def hint(self) -> Move | None:
         """A suggested move, counted as a hint.

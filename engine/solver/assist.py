@@ -1,45 +1,110 @@
 """What the solver does for a player: hints and safe automatic finishing.
 
-Both take the game's current position and search it with perfect
-information (the server knows every card; nothing searched is shown,
-only the one move or the finishing line the player asked for).
+A hint is a function of what the player sees (``determinize``): it
+searches a few deals of the unseen cards that agree with the public view,
+never the real hidden cards, so no hint can tell a player where a
+face-down card is.  And a hint leads somewhere: it never suggests a move
+back to a position the game has already been in, so following hints
+alone never goes round in circles.
+
+Automatic finishing is offered only in Broken Deck, which shows every
+card, so it searches the real position.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from typing import Any, Iterable
+
 from ..errors import ActionUnavailable
 from ..game import PLAYING, Game, Move, Position
+from .determinize import determinizations, masked_key, model_game, view_key
 from .domains import domain_class
 from .driver import DEFAULT_BUDGET, solve
 from .search import WON
 
 
-def hint(game: Game, budget: int | None = None) -> Move | None:
-    """A useful move: the first move of a win found within ``budget`` nodes
-    (default: the game's ``HINT_BUDGET``, about 200 ms), else the game's
-    own heuristic (``Game.suggest``).
+def hint_for_view(game: Game, budget: int | None = None) -> Move | None:
+    """A useful move for ``game`` computed from its view alone, or None
+    once the game is over (or no move leads anywhere new).
 
-    Never an illegal move, and never the reverse of the previous move.  A
-    game's domain may name a move it prefers (Broken Deck: a repair, as its
-    seed asks); that move is hinted when the deal is still won after it.
+    Searches ``determinize.WORLDS`` determinizations of the view (one
+    when the view hides nothing), sharing ``budget`` nodes (default: the
+    game's ``HINT_BUDGET``, about 200 ms), and names the move that most of
+    them start a win with; without one, the game's heuristic
+    (``Game.suggest``).  The real game contributes only what its player
+    knows besides the board: the previous move, which a hint never takes
+    back, and the positions already reached, which a hint never returns
+    to (``Game.leads_back``).  A game's domain may name a move it prefers
+    (Broken Deck: a repair, as its seed asks); that move is hinted when
+    the deal is still won after it.
     """
     if game.status != PLAYING:
         return None
-    domains = domain_class(game)
-    budget = domains.HINT_BUDGET if budget is None else budget
-    legal = game.legal_moves()
     last = game.last_move
-    preferred = domains(game).preferred(game.position, last)
-    if preferred is not None and preferred in legal:
-        after = game.successor(game.position, preferred)
-        check = solve(game, after, budget // 2, prove=False, after=preferred)
+    allowed = [move for move in game.legal_moves() if not move.undoes(last) and not game.leads_back(move)]
+    view = game.view()
+    model = model_game(view)
+    return _vote(model, determinizations(model, view), allowed, last, budget)
+
+
+def hint_from_view(view: dict[str, Any], seen: Iterable[dict[str, Any]] = (), budget: int | None = None) -> str | None:
+    """The hint for a public view, as move notation (None for none).
+
+    ``view`` is a snapshot's view as the server sends it (``Game.view()``
+    without ``deal``): a bot that knows nothing else can ask for hints.
+    ``seen`` are the views the bot saw earlier in the same game; no hint
+    leads back to one of them (a move that turns a hidden card up is
+    checked against the first determinization's card).  Otherwise the same
+    search as ``hint_for_view``, which gives the same move for the same
+    view when the game has no history to avoid.
+    """
+    model = model_game(view)
+    worlds = determinizations(model, view)
+    start = worlds[0]
+    if model.is_won(start):
+        return None
+    earlier = {view_key(model, old) for old in seen}
+    allowed = [move for move in model.moves_from(start) if masked_key(model.successor(start, move)) not in earlier]
+    found = _vote(model, worlds, allowed, None, budget)
+    return None if found is None else str(found)
+
+
+hint = hint_for_view
+"""The name the solver package has always exported hints under."""
+
+
+def _vote(model: Game, worlds: list[Position], allowed: list[Move], last: Move | None, budget: int | None) -> Move | None:
+    """Of ``allowed``, the move most ``worlds`` (determinizations searched
+    with ``model``'s rules) start a win with (ties: the earliest world's),
+    else the heuristic."""
+    if not allowed:
+        return None
+    share = max((domain_class(model).HINT_BUDGET if budget is None else budget) // len(worlds), 1)
+    votes: Counter[Move] = Counter()
+    for world in worlds:
+        first = _first_of_win(model, world, share, last, allowed)
+        if first in allowed:
+            votes[first] += 1
+    if votes:
+        return max(votes, key=votes.__getitem__)
+    model.load_position(worlds[0])
+    return model.suggest(allowed)
+
+
+def _first_of_win(model: Game, world: Position, budget: int, last: Move | None, allowed: list[Move]) -> Move | None:
+    """The first move of a win from ``world`` found within ``budget``
+    nodes: the domain's preferred move (if ``allowed``) when the deal stays
+    won after it."""
+    domains = domain_class(model)
+    preferred = domains(model).preferred(world, last)
+    if preferred is not None and preferred in allowed:
+        check = solve(model, model.successor(world, preferred), budget // 2, prove=False, after=preferred)
         if check.result == WON:
             return preferred
         budget -= check.nodes
-    found = solve(game, budget=max(budget, 1), prove=False, after=last)
-    if found.result == WON and found.moves and found.moves[0] in legal:
-        return found.moves[0]
-    return game.suggest()
+    found = solve(model, world, max(budget, 1), prove=False, after=last)
+    return found.moves[0] if found.result == WON and found.moves else None
 
 
 def auto_finish(game: Game, budget: int = DEFAULT_BUDGET, position: Position | None = None) -> list[Move] | None:

@@ -1,0 +1,130 @@
+"""Deals of the unseen cards that agree with what a player sees.
+
+A hint must not tell a player anything their board does not: searched
+with perfect information, two games with the same board and different
+face-down cards get different hints, and the difference leaks those
+cards.  So a hint searches *determinizations* instead: positions built
+from the public view alone (``Game.view()`` less its ``deal``), with the
+cards the view does not show dealt at random into the places it shows as
+face down (WordLink's stock and face-down columns, Lara's Game's stock,
+Chequers' reserve).  Broken Deck shows every card, so its one
+determinization is the position itself.
+
+The randomness comes from the view too: a SplitMix64 seeded with a hash
+of the view's canonical JSON.  The same view therefore always gives the
+same determinizations and the same hint, whatever the real hidden cards
+are, which is what makes a hint leak-free and its tests deterministic.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from math import factorial, prod
+from typing import Any, Hashable, NamedTuple
+
+from ..cards import parse_card
+from ..game import Game, Position
+from ..games import GAMES
+from ..rng import SplitMix64, fnv1a64, shuffled
+
+WORLDS = 4
+"""Determinizations a hint searches when the view hides cards; the hint's
+node budget is shared between them."""
+
+
+class Visible(NamedTuple):
+    """What a view shows, pile by pile in ``Game.PILES`` order: the face-up
+    cards, how many cards lie face down beneath them, and the game's extra
+    state fields (``Game.AUX_FIELDS``, which views show by name)."""
+
+    up: tuple[tuple[int, ...], ...]
+    down: tuple[int, ...]
+    aux: tuple[int, ...]
+
+    @property
+    def hidden(self) -> int:
+        return sum(self.down)
+
+
+def public(view: dict[str, Any]) -> dict[str, Any]:
+    """The view as a player's client holds it: without the ``deal`` number
+    (the server never sends it while a game is live)."""
+    return {key: value for key, value in view.items() if key != "deal"}
+
+
+def view_seed(view: dict[str, Any]) -> int:
+    """The 64-bit seed of a view's determinizations: FNV-1a of its canonical
+    JSON, so equal views give equal seeds and nothing else enters."""
+    return fnv1a64(json.dumps(public(view), sort_keys=True, separators=(",", ":")))
+
+
+def model_game(view: dict[str, Any]) -> Game:
+    """A fresh game of the view's kind and options, which knows no deal:
+    the solver needs a ``Game`` for the rules, and this one's only link to
+    the real game is the view."""
+    cls = GAMES[view["game"]]
+    return cls(cls.FIRST_DEAL, **view.get("options", {}))
+
+
+def visible(game: Game, view: dict[str, Any]) -> Visible:
+    """Parse ``view`` for ``game``'s piles."""
+    piles = view["piles"]
+    up = tuple(tuple(parse_card(code) for code in piles[name]["up"]) for name in game.PILES)
+    down = tuple(int(piles[name]["down"]) for name in game.PILES)
+    aux = tuple(int(view[field]) for field in game.AUX_FIELDS)
+    return Visible(up, down, aux)
+
+
+def masked_key(pos: Position) -> Hashable:
+    """A position with its face-down cards left out: what a view of it
+    shows (two positions of one game with equal keys are the same position,
+    since no hidden card moves without being turned up)."""
+    return tuple(cards[down:] for cards, down in zip(pos.piles, pos.down)), pos.down, pos.aux
+
+
+def view_key(game: Game, view: dict[str, Any]) -> Hashable:
+    """``masked_key`` of the position a view shows."""
+    seen = visible(game, view)
+    return seen.up, seen.down, seen.aux
+
+
+def unseen(game: Game, seen: Visible) -> list[int]:
+    """The cards the view does not show, sorted: the game's full set of
+    cards less every face-up card."""
+    full = Counter(game.census(game.position))
+    shown = Counter(card for cards in seen.up for card in cards)
+    missing = full - shown
+    return sorted(missing.elements())
+
+
+def arrangements(cards: list[int]) -> int:
+    """How many different orders ``cards`` can be dealt in (twins of a
+    two-deck game are different cards, so this is usually ``len!``)."""
+    return factorial(len(cards)) // prod(factorial(n) for n in Counter(cards).values())
+
+
+def determinizations(game: Game, view: dict[str, Any], count: int = WORLDS) -> list[Position]:
+    """Up to ``count`` different positions consistent with ``view`` (fewer
+    when fewer orders of the unseen cards exist: one when the view decides
+    everything).
+
+    ``game`` gives the rules (pile names, the full set of cards); only the
+    view decides the cards.  The unseen cards are shuffled with the view's
+    generator and dealt into the face-down places, piles in ``PILES`` order,
+    each pile's face-down cards bottom first; a repeated deal is drawn again.
+    """
+    seen = visible(game, view)
+    if not seen.hidden:
+        return [Position(seen.up, seen.down, seen.aux)]
+    hidden = unseen(game, seen)
+    if len(hidden) != seen.hidden:
+        raise ValueError(f"the view hides {seen.hidden} cards but {len(hidden)} are unseen")
+    rng = SplitMix64(view_seed(view))
+    wanted = min(count, arrangements(hidden))
+    worlds: dict[Position, None] = {}
+    while len(worlds) < wanted:
+        order = iter(shuffled(hidden, rng))
+        piles = tuple(tuple(next(order) for _ in range(down)) + up for up, down in zip(seen.up, seen.down))
+        worlds[Position(piles, seen.down, seen.aux)] = None
+    return list(worlds)

@@ -1,0 +1,146 @@
+"""Hints see only what the player sees (issue 11, item 7).
+
+Two games with the same view and different face-down cards must get the
+same hint, or the hint tells the player something about those cards.
+Hypothesis picks the game, the deal, some random play and a permutation
+of the face-down cards; the two positions are loaded into fresh games
+(``Game.load_position``), so they share the view and have no history.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import engine
+from engine.game import Game, Move, Position
+from engine.solver import solve
+from engine.solver.assist import hint_for_view, hint_from_view
+from engine.solver.determinize import determinizations, model_game, public
+from engine.solver.search import WON
+from solver.positions import broken_deck_near_win
+
+BUDGET = 400
+"""Nodes per hint: small, so that a hundred examples stay quick."""
+HIDDEN_GAMES: list[tuple[str, dict[str, Any]]] = [
+    ("klondike", {"draw": 1}),
+    ("klondike", {"draw": 3}),
+    ("laras-game", {}),
+    ("chequers", {}),
+]
+PROFILE = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def played(game_id: str, options: dict[str, Any], deal: int, moves: int, seed: int) -> Game:
+    """A game of ``deal`` after up to ``moves`` random legal moves."""
+    game = engine.new_game(game_id, deal, **options)
+    chooser = random.Random(seed)
+    for _ in range(moves):
+        if game.status != engine.PLAYING:
+            break
+        game.play(chooser.choice(game.legal_moves()))
+    return game
+
+
+def permuted(pos: Position, seed: int) -> Position:
+    """``pos`` with its face-down cards shuffled among the face-down places."""
+    hidden = [card for cards, down in zip(pos.piles, pos.down) for card in cards[:down]]
+    random.Random(seed).shuffle(hidden)
+    cards = iter(hidden)
+    piles = tuple(tuple(next(cards) for _ in range(down)) + pile[down:] for pile, down in zip(pos.piles, pos.down))
+    return pos._replace(piles=piles)
+
+
+def loaded(game: Game, pos: Position) -> Game:
+    fresh = engine.new_game(game.id, game.deal, **game.options)
+    fresh.load_position(pos)
+    return fresh
+
+
+def twin_games(game_id: str, options: dict[str, Any], deal: int, moves: int, seed: int) -> tuple[Game, Game] | None:
+    """Two fresh games at one random position, the second with its hidden
+    cards permuted; None when the game ended or the permutation changed nothing."""
+    game = played(game_id, options, deal, moves, seed)
+    other = permuted(game.position, seed + 1)
+    if game.status != engine.PLAYING or other == game.position:
+        return None
+    return loaded(game, game.position), loaded(game, other)
+
+
+@pytest.mark.parametrize(("game_id", "options"), HIDDEN_GAMES, ids=lambda value: str(value))
+@PROFILE
+@given(deal=st.integers(1, 1_000_000), moves=st.integers(0, 40), seed=st.integers(0, 2**32))
+def test_same_view_different_hidden_cards_same_hint(
+    game_id: str, options: dict[str, Any], deal: int, moves: int, seed: int
+) -> None:
+    twins = twin_games(game_id, options, deal, moves, seed)
+    assume(twins is not None)
+    assert twins is not None
+    first, second = twins
+    assert first.view() == second.view()
+    hint = hint_for_view(first, budget=BUDGET)
+    assert hint_for_view(second, budget=BUDGET) == hint
+    assert hint is None or hint in first.legal_moves()
+    assert hint_from_view(public(first.view()), budget=BUDGET) == (None if hint is None else str(hint))
+
+
+def perfect_information_hint(game: Game) -> Move | None:
+    """The hint as it was before it saw only the view: the first move of
+    a win from the real position, every card known, else the heuristic."""
+    line = solve(game, budget=BUDGET, prove=False)
+    return line.moves[0] if line.result == WON else game.suggest()
+
+
+def test_the_property_has_teeth_searched_with_perfect_information_twins_differ() -> None:
+    """The hint that searched the real position differs between twins:
+    the test above catches a hint that reads the hidden cards."""
+    differing = 0
+    for deal in range(1, 9):
+        twins = twin_games("klondike", {"draw": 3}, deal, 0, deal)
+        assert twins is not None
+        first, second = (perfect_information_hint(game) for game in twins)
+        differing += first != second
+    assert differing
+
+
+@pytest.mark.parametrize(("game_id", "options"), HIDDEN_GAMES, ids=lambda value: str(value))
+def test_determinizations_agree_with_the_view_and_come_from_it_alone(game_id: str, options: dict[str, Any]) -> None:
+    twins = twin_games(game_id, options, 7, 10, 7)
+    assert twins is not None
+    first, second = twins
+    view = public(first.view())
+    model = model_game(view)
+    worlds = determinizations(model, view)
+    assert len(worlds) > 1
+    assert determinizations(model_game(public(second.view())), public(second.view())) == worlds
+    for world in worlds:
+        model.load_position(world)
+        assert public(model.view()) == view
+    assert len(set(worlds)) == len(worlds)
+
+
+def test_a_view_without_hidden_cards_is_its_own_only_determinization() -> None:
+    game = broken_deck_near_win()
+    view = public(game.view())
+    assert determinizations(model_game(view), view) == [game.position]
+    assert hint_from_view(view) == str(hint_for_view(game))
+
+
+def test_hint_from_view_never_leads_back_to_a_view_already_seen() -> None:
+    """With the views after every legal move but one given as seen, that
+    one move is the only hint left."""
+    game = broken_deck_near_win()
+    view = public(game.view())
+    legal = game.legal_moves()
+    for kept in legal:
+        seen = []
+        for move in legal:
+            if move != kept:
+                after = loaded(game, game.successor(game.position, move))
+                seen.append(public(after.view()))
+        assert hint_from_view(view, seen=seen) in (str(kept), None)
+    assert hint_from_view(view, seen=[public(loaded(game, game.successor(game.position, m)).view()) for m in legal]) is None
