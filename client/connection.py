@@ -498,7 +498,7 @@ class ArenaClient:
     async def hint(self, game_id: str, *, seq: int | None = None) -> str | None:
         """A suggested move, or None when no move is useful.  The server
         counts it as a hint (and charges it where the game does); ``seq``
-        as in ``move``, so a hint is never asked twice for one state."""
+        as in ``move``, so two tabs asking at once are charged one hint."""
         request = ts.Hint(game_id=game_id, seq=self._against(game_id, seq))
         return self._expect(await self._call(request), tc.HintReply).move
 
