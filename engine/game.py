@@ -428,7 +428,13 @@ class Game:
         after = self.successor(self.position, move)
         while not self._won(after) and (follow := self._auto_move(after)) is not None:
             after = self._apply(after, follow)
-        return after == self.position or any(snap.position == after for snap in self._history)
+        return after == self.position or after in self.reached()
+
+    def reached(self) -> list[Position]:
+        """The positions of this game's undo history, oldest first: the
+        boards its player has seen on the way here (hints neither return to
+        them nor forget the cards they showed)."""
+        return [snap.position for snap in self._history]
 
     def _hint_budget_left(self) -> bool:
         return True

@@ -14,11 +14,12 @@ card, so it searches the real position.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
+from weakref import WeakKeyDictionary
 
 from ..errors import ActionUnavailable
 from ..game import PLAYING, Game, Move, Position
-from .determinize import determinizations, masked_key, model_game, view_key
+from .determinize import determinizations, faces, masked_key, model_game, visible
 from .domains import domain_class
 from .driver import DEFAULT_BUDGET, solve
 from .search import WON
@@ -45,7 +46,14 @@ def hint_for_view(game: Game, budget: int | None = None) -> Move | None:
     allowed = [move for move in game.legal_moves() if not move.undoes(last) and not game.leads_back(move)]
     view = game.view()
     model = model_game(view)
-    return _vote(model, determinizations(model, view), allowed, last, budget)
+    planned = _follow_plan(game, model, allowed)
+    if planned is not None:
+        return planned
+    worlds = determinizations(model, view, earlier=[faces(pos) for pos in game.reached()])
+    found, plan = _vote(model, worlds, allowed, last, budget)
+    if plan is not None:
+        _PLANS[game] = plan
+    return found
 
 
 def hint_from_view(view: dict[str, Any], seen: Iterable[dict[str, Any]] = (), budget: int | None = None) -> str | None:
@@ -60,13 +68,14 @@ def hint_from_view(view: dict[str, Any], seen: Iterable[dict[str, Any]] = (), bu
     view when the game has no history to avoid.
     """
     model = model_game(view)
-    worlds = determinizations(model, view)
+    earlier = [visible(model, old) for old in seen]
+    worlds = determinizations(model, view, earlier=[old.up for old in earlier])
     start = worlds[0]
     if model.is_won(start):
         return None
-    earlier = {view_key(model, old) for old in seen}
-    allowed = [move for move in model.moves_from(start) if masked_key(model.successor(start, move)) not in earlier]
-    found = _vote(model, worlds, allowed, None, budget)
+    reached = set(earlier)
+    allowed = [move for move in model.moves_from(start) if masked_key(model.successor(start, move)) not in reached]
+    found, _ = _vote(model, worlds, allowed, None, budget)
     return None if found is None else str(found)
 
 
@@ -74,37 +83,76 @@ hint = hint_for_view
 """The name the solver package has always exported hints under."""
 
 
-def _vote(model: Game, worlds: list[Position], allowed: list[Move], last: Move | None, budget: int | None) -> Move | None:
+class Plan(NamedTuple):
+    """The winning line a hint came from, in the determinization it was
+    found in: ``moves`` win from ``world``."""
+
+    world: Position
+    moves: tuple[Move, ...]
+
+
+_PLANS: WeakKeyDictionary[Game, Plan] = WeakKeyDictionary()
+"""The last hint's plan per game, so the next hint can go on with it
+instead of searching again: a fresh search may well start a different
+line, and hints that change their mind every move lead nowhere."""
+
+
+def _follow_plan(game: Game, model: Game, allowed: list[Move]) -> Move | None:
+    """The next move of ``game``'s plan, while the plan's determinization
+    still agrees with the view (the cards turned up since were the ones it
+    guessed) and that move is ``allowed``; else None, and the plan is
+    dropped.  Only views are compared, so a plan leaks nothing either."""
+    plan = _PLANS.pop(game, None)
+    if plan is None:
+        return None
+    here = masked_key(game.position)
+    world = plan.world
+    for index, move in enumerate(plan.moves):
+        if masked_key(world) == here:
+            if move not in allowed:
+                return None
+            _PLANS[game] = Plan(world, plan.moves[index:])
+            return move
+        world = model.successor(world, move)
+    return None
+
+
+def _vote(
+    model: Game, worlds: list[Position], allowed: list[Move], last: Move | None, budget: int | None
+) -> tuple[Move | None, Plan | None]:
     """Of ``allowed``, the move most ``worlds`` (determinizations searched
     with ``model``'s rules) start a win with (ties: the earliest world's),
-    else the heuristic."""
+    and the plan it came from; else the heuristic's move and no plan."""
     if not allowed:
-        return None
+        return None, None
     share = max((domain_class(model).HINT_BUDGET if budget is None else budget) // len(worlds), 1)
     votes: Counter[Move] = Counter()
+    plans: dict[Move, Plan] = {}
     for world in worlds:
-        first = _first_of_win(model, world, share, last, allowed)
-        if first in allowed:
-            votes[first] += 1
+        line = _win(model, world, share, last, allowed)
+        if line and line[0] in allowed:
+            votes[line[0]] += 1
+            plans.setdefault(line[0], Plan(world, line))
     if votes:
-        return max(votes, key=votes.__getitem__)
+        chosen = max(votes, key=votes.__getitem__)
+        return chosen, plans[chosen]
     model.load_position(worlds[0])
-    return model.suggest(allowed)
+    return model.suggest(allowed), None
 
 
-def _first_of_win(model: Game, world: Position, budget: int, last: Move | None, allowed: list[Move]) -> Move | None:
-    """The first move of a win from ``world`` found within ``budget``
-    nodes: the domain's preferred move (if ``allowed``) when the deal stays
-    won after it."""
+def _win(model: Game, world: Position, budget: int, last: Move | None, allowed: list[Move]) -> tuple[Move, ...]:
+    """A win from ``world`` found within ``budget`` nodes, or ``()``: one
+    starting with the domain's preferred move (if ``allowed``) when the
+    deal stays won after it."""
     domains = domain_class(model)
     preferred = domains(model).preferred(world, last)
     if preferred is not None and preferred in allowed:
         check = solve(model, model.successor(world, preferred), budget // 2, prove=False, after=preferred)
         if check.result == WON:
-            return preferred
+            return (preferred, *check.moves)
         budget -= check.nodes
     found = solve(model, world, max(budget, 1), prove=False, after=last)
-    return found.moves[0] if found.result == WON and found.moves else None
+    return found.moves if found.result == WON else ()
 
 
 def auto_finish(game: Game, budget: int = DEFAULT_BUDGET, position: Position | None = None) -> list[Move] | None:

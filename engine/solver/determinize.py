@@ -10,6 +10,12 @@ face down (WordLink's stock and face-down columns, Lara's Game's stock,
 Chequers' reserve).  Broken Deck shows every card, so its one
 determinization is the position itself.
 
+What the player saw earlier counts too, where it is still true: in
+WordLink the stock is the waste turned over, so every waste seen before
+tells the order of the stock's next cards (``stock_memory``).  Nothing
+else hidden has ever been seen: face-down columns, Lara's Game's stock
+and Chequers' reserve are turned up once and never hidden again.
+
 The randomness comes from the view too: a SplitMix64 seeded with a hash
 of the view's canonical JSON.  The same view therefore always gives the
 same determinizations and the same hint, whatever the real hidden cards
@@ -21,11 +27,12 @@ from __future__ import annotations
 import json
 from collections import Counter
 from math import factorial, prod
-from typing import Any, Hashable, NamedTuple
+from typing import Any, Iterable, NamedTuple
 
 from ..cards import parse_card
 from ..game import Game, Position
 from ..games import GAMES
+from ..games.klondike import STOCK, WASTE
 from ..rng import SplitMix64, fnv1a64, shuffled
 
 WORLDS = 4
@@ -76,17 +83,17 @@ def visible(game: Game, view: dict[str, Any]) -> Visible:
     return Visible(up, down, aux)
 
 
-def masked_key(pos: Position) -> Hashable:
-    """A position with its face-down cards left out: what a view of it
-    shows (two positions of one game with equal keys are the same position,
-    since no hidden card moves without being turned up)."""
-    return tuple(cards[down:] for cards, down in zip(pos.piles, pos.down)), pos.down, pos.aux
+def faces(pos: Position) -> tuple[tuple[int, ...], ...]:
+    """The face-up cards of each pile of ``pos``: what a view of it shows
+    besides the face-down counts."""
+    return tuple(cards[down:] for cards, down in zip(pos.piles, pos.down))
 
 
-def view_key(game: Game, view: dict[str, Any]) -> Hashable:
-    """``masked_key`` of the position a view shows."""
-    seen = visible(game, view)
-    return seen.up, seen.down, seen.aux
+def masked_key(pos: Position) -> Visible:
+    """What a view of ``pos`` shows (two positions of one game with equal
+    keys are the same position, since no hidden card moves without being
+    turned up)."""
+    return Visible(faces(pos), pos.down, pos.aux)
 
 
 def unseen(game: Game, seen: Visible) -> list[int]:
@@ -104,15 +111,40 @@ def arrangements(cards: list[int]) -> int:
     return factorial(len(cards)) // prod(factorial(n) for n in Counter(cards).values())
 
 
-def determinizations(game: Game, view: dict[str, Any], count: int = WORLDS) -> list[Position]:
-    """Up to ``count`` different positions consistent with ``view`` (fewer
-    when fewer orders of the unseen cards exist: one when the view decides
-    everything).
+def stock_memory(game: Game, seen: Visible, earlier: Iterable[tuple[tuple[int, ...], ...]]) -> tuple[int, ...]:
+    """WordLink: the stock's next cards, top first, as far as the player
+    saw them in ``earlier`` boards' face-up cards (other games: none).
+
+    The talon (waste, then the stock from its top) keeps its order for the
+    whole game: draws and turning the waste over only move the boundary,
+    and cards only ever leave it.  So each waste seen before, less the
+    cards that have left the talon since (they are face up elsewhere now),
+    is a beginning of today's talon; the longest one tells the most."""
+    if game.id != "klondike":
+        return ()
+    shown = {card for cards in seen.up for card in cards}
+    waste = seen.up[WASTE]
+    known = waste
+    for piles in earlier:
+        talon = tuple(card for card in piles[WASTE] if card not in shown or card in waste)
+        if len(talon) > len(known) and talon[: len(waste)] == waste:
+            known = talon
+    return known[len(waste) : len(waste) + seen.down[STOCK]]
+
+
+def determinizations(
+    game: Game, view: dict[str, Any], count: int = WORLDS, earlier: Iterable[tuple[tuple[int, ...], ...]] = ()
+) -> list[Position]:
+    """Up to ``count`` different positions consistent with ``view`` and
+    with the ``earlier`` boards' face-up cards (``faces``) (fewer when fewer
+    orders of the unseen cards exist: one when the view decides everything).
 
     ``game`` gives the rules (pile names, the full set of cards); only the
-    view decides the cards.  The unseen cards are shuffled with the view's
-    generator and dealt into the face-down places, piles in ``PILES`` order,
-    each pile's face-down cards bottom first; a repeated deal is drawn again.
+    views decide the cards.  The unseen cards the player never saw are
+    shuffled with the view's generator and dealt into the face-down places,
+    piles in ``PILES`` order, each pile's face-down cards bottom first,
+    below the stock cards remembered (``stock_memory``); a repeated deal is
+    drawn again.
     """
     seen = visible(game, view)
     if not seen.hidden:
@@ -120,11 +152,19 @@ def determinizations(game: Game, view: dict[str, Any], count: int = WORLDS) -> l
     hidden = unseen(game, seen)
     if len(hidden) != seen.hidden:
         raise ValueError(f"the view hides {seen.hidden} cards but {len(hidden)} are unseen")
+    remembered = stock_memory(game, seen, earlier)
+    on_top: list[tuple[int, ...]] = [()] * len(seen.up)
+    if remembered:
+        on_top[STOCK] = remembered[::-1]
+        left = Counter(hidden) - Counter(remembered)
+        hidden = sorted(left.elements())
     rng = SplitMix64(view_seed(view))
     wanted = min(count, arrangements(hidden))
     worlds: dict[Position, None] = {}
     while len(worlds) < wanted:
         order = iter(shuffled(hidden, rng))
-        piles = tuple(tuple(next(order) for _ in range(down)) + up for up, down in zip(seen.up, seen.down))
+        piles = tuple(
+            tuple(next(order) for _ in range(down - len(top))) + top + up for up, down, top in zip(seen.up, seen.down, on_top)
+        )
         worlds[Position(piles, seen.down, seen.aux)] = None
     return list(worlds)

@@ -11,12 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from solver.positions import broken_deck_near_win
+from solver.test_hint_view import HIDDEN_GAMES
 
 import engine
 from engine.game import Game
 from engine.solver.assist import hint_for_view
-from solver.positions import broken_deck_near_win
-from solver.test_hint_view import HIDDEN_GAMES
 
 TRAIL_BUDGET = 600
 """Nodes per hint: small, so trails are quick and the heuristic (which

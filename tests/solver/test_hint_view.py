@@ -15,14 +15,14 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from solver.positions import broken_deck_near_win
 
 import engine
 from engine.game import Game, Move, Position
 from engine.solver import solve
 from engine.solver.assist import hint_for_view, hint_from_view
-from engine.solver.determinize import determinizations, model_game, public
+from engine.solver.determinize import determinizations, faces, model_game, public
 from engine.solver.search import WON
-from solver.positions import broken_deck_near_win
 
 BUDGET = 400
 """Nodes per hint: small, so that a hundred examples stay quick."""
@@ -144,3 +144,20 @@ def test_hint_from_view_never_leads_back_to_a_view_already_seen() -> None:
                 seen.append(public(after.view()))
         assert hint_from_view(view, seen=seen) in (str(kept), None)
     assert hint_from_view(view, seen=[public(loaded(game, game.successor(game.position, m)).view()) for m in legal]) is None
+
+
+def test_wordlink_remembers_the_stock_order_the_waste_showed() -> None:
+    """Drawn through once and turned over, the stock hides its cards again,
+    but the player saw them in the waste: every determinization has the
+    real stock, in order; the face-down columns stay guesses."""
+    game = engine.new_game("klondike", 5, draw=1)
+    while game.position.piles[0]:
+        game.play("draw")
+    game.play("draw")
+    view = public(game.view())
+    model = model_game(view)
+    forgetful = determinizations(model, view)
+    worlds = determinizations(model, view, earlier=[faces(pos) for pos in game.reached()])
+    assert all(world.piles[0] == game.position.piles[0] for world in worlds)
+    assert any(world.piles[0] != game.position.piles[0] for world in forgetful)
+    assert len({world.piles[12] for world in worlds}) > 1
