@@ -70,10 +70,10 @@ from typing import Any, Callable, TypeVar
 
 import msgpack
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
 from websockets.typing import Subprotocol
 
-from protocol import MSGPACK_SUBPROTOCOL, SUBPROTOCOLS, Codec, MalformedMessage, ServerMessage, codec_for
+from protocol import JSON, MSGPACK_SUBPROTOCOL, SUBPROTOCOLS, Codec, MalformedMessage, ServerMessage, codec_for
 from protocol import to_client as tc
 from protocol import to_server as ts
 
@@ -154,7 +154,9 @@ class ArenaClient:
     ``subprotocol``: ``arena.v1.msgpack`` or ``arena.v1.json``.
     ``token``: come back as an existing player (its live games are
     mirrored at once).  ``identify=False`` skips ``hello``: enough to
-    watch, not to play.  ``timeout``: seconds to wait for each reply (and
+    watch, not to play.  ``bot=True`` declares a program playing by
+    itself in ``hello`` (it ranks among bots; the mark sticks to the
+    identity).  ``timeout``: seconds to wait for each reply (and
     for a reconnection, when a request is made during one).
     ``message_filter``: sees every decoded server message first and drops
     it by returning False; it exists to simulate loss (tests, demos of
@@ -170,6 +172,7 @@ class ArenaClient:
         token: str | None = None,
         name: str | None = None,
         identify: bool = True,
+        bot: bool = False,
         timeout: float = DEFAULT_TIMEOUT,
         backoff: Backoff | None = None,
         message_filter: MessageFilter | None = None,
@@ -182,6 +185,7 @@ class ArenaClient:
         self.token = token
         self.name = name
         self.identify = identify
+        self.bot = bot
         self.timeout = timeout
         self.backoff = backoff if backoff is not None else Backoff()
         self.message_filter = message_filter
@@ -278,7 +282,9 @@ class ArenaClient:
                 max_size=MAX_FRAME_BYTES,
             )
         except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as error:
-            raise CannotConnect(f"cannot connect to {self.url}: {error}") from error
+            refusal = _handshake_refusal(error)
+            reason = refusal if refusal is not None else error
+            raise CannotConnect(f"cannot connect to {self.url}: {reason}", refusal) from error
         self._ws = ws
         self._codec = codec_for(ws.subprotocol)
         self._reader = asyncio.create_task(self._read(ws), name="arena client reader")
@@ -293,7 +299,7 @@ class ArenaClient:
         self._set_state(ClientState.OPEN)
 
     async def _hello(self) -> None:
-        welcome = self._expect(await self._call(ts.Hello(token=self.token, name=self.name), gated=False), tc.Welcome)
+        welcome = self._expect(await self._call(ts.Hello(token=self.token, name=self.name, bot=self.bot), gated=False), tc.Welcome)
         self.welcome = welcome
         self.token, self.player_id, self.name = welcome.token, welcome.player_id, welcome.name
         self._pacer = _Pacer(welcome.limits) if self.pace else None
@@ -729,6 +735,19 @@ class ArenaClient:
             await self._call(ts.Resync(game_id=game_id))
         except ClientError as error:
             log.warning("resync of %s failed: %s", game_id, error)
+
+
+def _handshake_refusal(error: Exception) -> ArenaError | None:
+    """The server's ``error`` in the body of a refused handshake (HTTP 429
+    for an address over its limits), so the caller learns the stable code
+    and the sentence rather than a bare status."""
+    if not isinstance(error, InvalidStatus):
+        return None
+    try:
+        message = JSON.decode_reply(bytes(error.response.body))
+    except MalformedMessage:
+        return None
+    return arena_error(message.code, message.message) if isinstance(message, tc.Error) else None
 
 
 async def connect_client(url: str = DEFAULT_URL, **options: Any) -> ArenaClient:

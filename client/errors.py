@@ -128,6 +128,21 @@ class RateLimited(ArenaError):
     """The server dropped the request unread: too many messages."""
 
 
+class TooManyConnections(ArenaError):
+    """The server refused the handshake: your address holds as many open
+    connections as it allows.  Close one (``CannotConnect.refusal``)."""
+
+
+class CoolingDown(ArenaError):
+    """The server refused the handshake: a connection from your address was
+    closed for abuse a moment ago (``CannotConnect.refusal``)."""
+
+
+class TooManyIdentities(ArenaError):
+    """``hello`` without a token was refused: your address made as many new
+    players this hour as the server allows; keep and reuse your token."""
+
+
 class StorageUnavailable(ArenaError):
     """The server cannot reach its storage; try again shortly."""
 
@@ -160,6 +175,9 @@ ERROR_CLASSES: dict[str, type[ArenaError]] = {
     ErrorCode.RACE_FULL: RaceFull,
     ErrorCode.RACE_STATE: RaceState,
     ErrorCode.RATE_LIMITED: RateLimited,
+    ErrorCode.TOO_MANY_CONNECTIONS: TooManyConnections,
+    ErrorCode.COOLING_DOWN: CoolingDown,
+    ErrorCode.TOO_MANY_IDENTITIES: TooManyIdentities,
     ErrorCode.STORAGE_UNAVAILABLE: StorageUnavailable,
     ErrorCode.SHUTTING_DOWN: ShuttingDown,
     ErrorCode.INTERNAL_ERROR: InternalError,
@@ -192,4 +210,10 @@ class ProtocolMismatch(ClientError):
 
 
 class CannotConnect(ClientError, ConnectionError):
-    """The server could not be reached (or refused the WebSocket handshake)."""
+    """The server could not be reached (or refused the WebSocket handshake).
+    ``refusal``: the server's reason when it refused the handshake with an
+    error (``TooManyConnections``, ``CoolingDown``), else None."""
+
+    def __init__(self, message: str, refusal: ArenaError | None = None) -> None:
+        super().__init__(message)
+        self.refusal = refusal

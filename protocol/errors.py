@@ -116,6 +116,21 @@ class ErrorCode(StrEnum):
         "Too many messages: this one was dropped unread (so the error has no id). Keep sending this "
         "fast and the server closes the connection with 1008.",
     )
+    TOO_MANY_CONNECTIONS = (
+        "too_many_connections",
+        "Your address already holds connections_per_address open connections, so the WebSocket handshake "
+        "was refused with HTTP 429 and this error as its JSON body. Close a connection, then connect again.",
+    )
+    COOLING_DOWN = (
+        "cooling_down",
+        "A connection from your address was closed for abuse (1008), so every handshake from it is refused "
+        "with HTTP 429 and this error as its JSON body for abuse_cooldown_seconds; Retry-After says how long.",
+    )
+    TOO_MANY_IDENTITIES = (
+        "too_many_identities",
+        "hello without a token was refused: your address has created identities_per_hour new players this "
+        "hour. Say hello with a token you already have, or try again later; the connection stays open.",
+    )
     STORAGE_UNAVAILABLE = (
         "storage_unavailable",
         "The server could not reach its storage, so the action was not acknowledged and the game "

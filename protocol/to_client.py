@@ -129,7 +129,8 @@ class Limits(Part):
 class Welcome(Event):
     """Reply to ``hello``.  Keep ``token`` secret: it is your identity.
     ``games`` are your live games; you watch them from now on, and a
-    ``snapshot`` of each follows."""
+    ``snapshot`` of each follows.  ``bot``: this identity is a declared
+    bot (now or in an earlier ``hello``: the mark sticks)."""
 
     type: Literal["welcome"] = "welcome"
     player_id: str
@@ -139,6 +140,7 @@ class Welcome(Event):
     protocol: int
     games: list[GameSummary]
     limits: Limits
+    bot: bool = False
 
 
 class GameStarted(Event):

@@ -39,11 +39,16 @@ class Request(BaseModel):
 class Hello(Request):
     """Introduce yourself.  Without a token the server creates a player and
     returns its token in ``welcome``; keep it to come back as the same
-    player (your live games included).  ``name`` sets the display name."""
+    player (your live games included).  ``name`` sets the display name.
+    ``bot``: this client is a program playing by itself.  Bots are welcome
+    and rank on their own leaderboards; the mark sticks to the identity
+    (a later ``hello`` without it is still a bot), so it cannot be shed
+    to rank as a human."""
 
     type: Literal["hello"] = "hello"
     token: Annotated[str, Field(min_length=1, max_length=200)] | None = None
     name: DisplayName | None = None
+    bot: bool = False
 
 
 class NewGame(Request):

@@ -10,7 +10,12 @@ then close every connection with 1001 (going away).
 Decisions: the WebSocket endpoint is ``/ws`` (other paths are HTTP, and
 an upgrade elsewhere gets 404); permessage-deflate is off by default
 (``compression``), because it would compress each broadcast frame once
-per watcher instead of once per codec.
+per watcher instead of once per codec.  An address over its limits
+(``server.admission``) is refused at the handshake with HTTP 429, a
+``Retry-After`` header and an ``error`` message as JSON body: no
+WebSocket is ever opened for it.  Its connection slot is taken at the
+handshake and given back when the handshake task ends, whatever way it
+ends, so no slot leaks when a handshake fails half way.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import asyncio
 import contextlib
 import logging
 import socket
+import time
 from typing import Callable, Sequence
 from urllib.parse import urlsplit
 
@@ -28,7 +34,9 @@ from websockets.http11 import Request, Response
 from websockets.protocol import State
 from websockets.typing import Subprotocol
 
-from protocol import CODECS, SUBPROTOCOLS, codec_for
+from protocol import CODECS, JSON, SUBPROTOCOLS, codec_for
+from protocol import to_client as tc
+from server.admission import Denial
 from server.core import Hub
 from server.peer import Peer
 from server.settings import Settings
@@ -110,15 +118,20 @@ def select_subprotocol(connection: ServerConnection, offered: Sequence[Subprotoc
 
 class ArenaServer:
     """One server process.  Use ``async with ArenaServer(settings) as server``
-    (tests) or ``await run(settings)`` (the CLI)."""
+    (tests) or ``await run(settings)`` (the CLI).  ``monotonic`` is the
+    hub's clock of rate limits and admission, injected by tests that
+    advance time instead of sleeping."""
 
-    def __init__(self, settings: Settings, store: Store | None = None) -> None:
+    def __init__(
+        self, settings: Settings, store: Store | None = None, monotonic: Callable[[], float] = time.monotonic
+    ) -> None:
         self.settings = settings
         self._own_store = store is None
         self.store = store if store is not None else open_store(settings.redis_url)
-        self.hub = Hub(settings, self.store)
+        self.hub = Hub(settings, self.store, monotonic=monotonic)
         self._server: Server | None = None
         self._outlets: set[WebSocketOutlet] = set()
+        self._addresses: dict[ServerConnection, str] = {}
 
     async def start(self) -> None:
         settings = self.settings
@@ -162,7 +175,7 @@ class ArenaServer:
             connection.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
         codec = codec_for(connection.subprotocol)
         outlet = WebSocketOutlet(connection, codec.text)
-        peer = self.hub.connect(codec, outlet)
+        peer = self.hub.connect(codec, outlet, self._addresses[connection])
         outlet.start(peer)
         self._outlets.add(outlet)
         try:
@@ -186,7 +199,7 @@ class ArenaServer:
                 return respond(connection, 404, f"the WebSocket endpoint is {WEBSOCKET_PATH}\n", "text/plain")
             if self.hub.closing:
                 return respond(connection, 503, "shutting down\n", "text/plain")
-            return None
+            return self._admit(connection, request)
         if path == "/healthz":
             try:
                 await self.store.ping()
@@ -199,6 +212,34 @@ class ArenaServer:
         if found is None:
             return respond(connection, 404, "not found\n", "text/plain")
         return respond(connection, 200, await asyncio.to_thread(found.path.read_bytes), found.content_type)
+
+    def _admit(self, connection: ServerConnection, request: Request) -> Response | None:
+        """Take a connection slot for the client's address, or refuse the
+        handshake (429).  The slot is given back when this handshake's task
+        ends: it runs the whole connection, so that is when the TCP
+        connection is gone, even if the handshake never completed."""
+        admission = self.hub.admission
+        header = self.settings.forwarded_for_header
+        remote = connection.remote_address
+        address = admission.address(remote[0] if remote else None, request.headers.get_all(header) if header else [])
+        denial = admission.open(address)
+        if denial is not None:
+            return self._refuse(connection, denial)
+        self._addresses[connection] = address
+        task = asyncio.current_task()
+        assert task is not None, "websockets runs each handshake in a task"
+        task.add_done_callback(lambda _: self._release(connection))
+        return None
+
+    def _release(self, connection: ServerConnection) -> None:
+        self.hub.admission.close(self._addresses.pop(connection))
+
+    def _refuse(self, connection: ServerConnection, denial: Denial) -> Response:
+        self.hub.metrics.errors[denial.code.value] += 1
+        body = JSON.encode(tc.Error(code=denial.code, message=denial.message))
+        response = respond(connection, 429, body, "application/json")
+        response.headers["Retry-After"] = denial.retry_after_header
+        return response
 
     # ------------------------------------------------------------ shutdown
 

@@ -57,6 +57,7 @@ from protocol import to_client as tc
 from protocol import to_server as ts
 from protocol.codec import Codec
 from protocol.to_server import RequestId
+from server.admission import Admission
 from server.assists import AssistDesk
 from server.daily import claim_ranked, daily_info, enter_leaderboard, leaderboard_page, todays_record
 from server.deals import DealChoice, choose_deal
@@ -114,6 +115,7 @@ class Hub:
         self.clock = clock
         self.monotonic = monotonic
         self.metrics = Metrics()
+        self.admission = Admission(settings, monotonic)
         self.rooms: dict[str, Room] = {}
         self.peers: set[Peer] = set()
         self.relay = Relay(store, secrets.token_hex(8), self._on_relayed)
@@ -165,11 +167,19 @@ class Hub:
 
     # ------------------------------------------------------------ connections
 
-    def connect(self, codec: Codec, outlet: Outlet) -> Peer:
-        """A new connection; call ``disconnect`` when it ends."""
+    def connect(self, codec: Codec, outlet: Outlet, address: str) -> Peer:
+        """A new connection from client ``address`` (``server.admission``:
+        the adapter admitted it at the handshake); call ``disconnect`` when
+        it ends.  Closing it with 1008 bars the address for the cool-down
+        there and then, before the client can reconnect."""
         settings = self.settings
+
+        def closing(code: int) -> None:
+            if code == CLOSE_POLICY_VIOLATION:
+                self.admission.cool_down(address)
+
         limiter = RateLimiter(settings.rate_per_second, settings.rate_burst, settings.rate_strikes, self.monotonic())
-        peer = Peer(next(self._numbers), codec, outlet, limiter, settings.send_queue)
+        peer = Peer(next(self._numbers), codec, outlet, limiter, settings.send_queue, address, closing)
         self.peers.add(peer)
         return peer
 
@@ -279,6 +289,10 @@ class Hub:
         return peer.player
 
     async def _hello(self, peer: Peer, message: ts.Hello) -> None:
+        """Identify the connection.  A new identity costs one of its
+        address's hourly allowance (``too_many_identities`` past it), since
+        each would otherwise be a free ranked attempt; a token is free.
+        ``bot`` marks the identity for good (``Peer.bot``)."""
         if peer.player is not None:
             raise Refusal(ErrorCode.FORBIDDEN, "this connection has already said hello")
         if message.token is not None:
@@ -289,11 +303,17 @@ class Hub:
             if message.name is not None and message.name != player.display_name:
                 await self.store.set_display_name(player.player_id, message.name)
                 player.display_name = message.name
+            if message.bot and not player.bot:
+                await self.store.mark_bot(player.player_id)
+                player.bot = True
         else:
+            denial = self.admission.new_identity(peer.address)
+            if denial is not None:
+                raise Refusal(denial.code, denial.message)
             token = secrets.token_urlsafe(32)
             player_id = new_id("p_")
             name = message.name or f"player-{player_id[-4:]}"
-            player = PlayerRecord(player_id, name, hash_token(token), self.clock())
+            player = PlayerRecord(player_id, name, hash_token(token), self.clock(), bot=message.bot)
             await self.store.create_player(player)
         peer.player = player
         live = await self._live_headers(player.player_id)
@@ -314,6 +334,7 @@ class Hub:
                     messages_per_second=settings.rate_per_second,
                     burst=settings.rate_burst,
                 ),
+                bot=player.bot,
             ),
         )
         for header in live:

@@ -7,12 +7,16 @@ and writable (the common case, as cheap as ``websockets.broadcast``), and
 otherwise queues them.  The queue is bounded: when it is full ``send``
 says so and the core replaces the backlog by a fresh snapshot, so a slow
 spectator costs memory up to the bound and never delays anyone else.
+
+A peer also knows the client address it counts under (``server.admission``)
+and tells the core's ``on_close`` the code it is closed with, at once, so a
+close for abuse can bar the address before the client sees the close.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from typing import Protocol
+from typing import Callable, Protocol
 
 from protocol import Codec
 from server.ratelimit import RateLimiter
@@ -40,8 +44,19 @@ class Outlet(Protocol):
 class Peer:
     """One connection; see the module docstring."""
 
-    def __init__(self, number: int, codec: Codec, outlet: Outlet, limiter: RateLimiter, queue_limit: int) -> None:
+    def __init__(
+        self,
+        number: int,
+        codec: Codec,
+        outlet: Outlet,
+        limiter: RateLimiter,
+        queue_limit: int,
+        address: str,
+        on_close: Callable[[int], None],
+    ) -> None:
         self.number = number
+        self.address = address
+        self.on_close = on_close
         self.codec = codec
         self.outlet = outlet
         self.limiter = limiter
@@ -55,6 +70,14 @@ class Peer:
     def __repr__(self) -> str:
         who = self.player.player_id if self.player else "anonymous"
         return f"<Peer #{self.number} {who} {self.codec.subprotocol}>"
+
+    @property
+    def bot(self) -> bool:
+        """Whether this connection plays as a declared bot: its identity
+        said ``"bot": true`` in some ``hello``, this one or an earlier one
+        (the mark sticks to the identity, so a bot never ranks as a human).
+        False before ``hello``."""
+        return self.player is not None and self.player.bot
 
     def send(self, frame: bytes) -> bool:
         """Queue ``frame`` for the client; False when the queue is full
@@ -75,4 +98,5 @@ class Peer:
         if not self.closed:
             self.closed = True
             self.backlog.clear()
+            self.on_close(code)
             self.outlet.close(code, reason)

@@ -37,6 +37,11 @@ class TokenBucket:
             return True
         return False
 
+    def full_at(self, now: float) -> bool:
+        """Whether the bucket has refilled by ``now`` (a full bucket is as
+        good as a new one, so its owner can forget it)."""
+        return self.tokens + (now - self.updated) * self.rate >= self.capacity
+
 
 class RateLimiter:
     """The verdict on each incoming message of one connection."""

@@ -74,6 +74,20 @@ class Settings(BaseModel):
     compression: bool = Field(False, description="permessage-deflate (costs CPU per watcher on every broadcast)")
     shutdown_grace_seconds: float = Field(10.0, ge=0, description="time to finish in-flight actions on SIGTERM")
     static_dir: Path = Field(DEFAULT_STATIC_DIR, description="web client files served at /")
+    connections_per_address: int = Field(
+        50, ge=1, description="open connections one client address may hold; one more is refused at the handshake (HTTP 429)"
+    )
+    identities_per_hour: int = Field(
+        30, ge=1, description="new players (hello without a token) one client address may create per hour"
+    )
+    abuse_cooldown_seconds: float = Field(
+        30.0, ge=0, description="after a connection is closed with 1008, its address may not connect for this long"
+    )
+    forwarded_for_header: str | None = Field(
+        None,
+        description="trusted header your proxy sets to the client address, e.g. X-Forwarded-For (its last entry counts); "
+        "none: the socket's peer address",
+    )
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:

@@ -41,10 +41,14 @@ class LogConflict(StorageError):
 
 @dataclass
 class PlayerRecord:
+    """A player.  ``bot``: the identity declared itself a bot in some
+    ``hello``; it stays one (a bot never ranks as a human)."""
+
     player_id: str
     display_name: str
     token_hash: str
     created_ms: int
+    bot: bool = False
 
 
 @dataclass
@@ -180,6 +184,10 @@ class Store(ABC):
 
     @abstractmethod
     async def set_display_name(self, player_id: str, name: str) -> None: ...
+
+    @abstractmethod
+    async def mark_bot(self, player_id: str) -> None:
+        """Make the player a bot for good (there is no way back)."""
 
     # ---------------------------------------------------------------- sessions
 

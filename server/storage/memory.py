@@ -118,6 +118,10 @@ class MemoryStore(Store):
         if player_id in self._players:
             self._players[player_id].display_name = name
 
+    async def mark_bot(self, player_id: str) -> None:
+        if player_id in self._players:
+            self._players[player_id].bot = True
+
     async def create_session(self, header: SessionHeader) -> None:
         self._headers[header.game_id] = copy.deepcopy(header)
         self._logs[header.game_id] = []

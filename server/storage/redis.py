@@ -239,6 +239,7 @@ class RedisStore(Store):
                     "display_name": player.display_name,
                     "token_hash": player.token_hash,
                     "created_ms": player.created_ms,
+                    "bot": int(player.bot),
                 },
             )
             pipe.set(self._key("token", player.token_hash), player.player_id)
@@ -259,6 +260,7 @@ class RedisStore(Store):
             display_name=_text(fields[b"display_name"]),
             token_hash=_text(fields[b"token_hash"]),
             created_ms=int(fields[b"created_ms"]),
+            bot=fields.get(b"bot") == b"1",
         )
 
     @guarded
@@ -266,6 +268,12 @@ class RedisStore(Store):
         key = self._player_key(player_id)
         if await self._redis.exists(key):
             await self._redis.hset(key, "display_name", name)
+
+    @guarded
+    async def mark_bot(self, player_id: str) -> None:
+        key = self._player_key(player_id)
+        if await self._redis.exists(key):
+            await self._redis.hset(key, "bot", 1)
 
     async def _display_names(self, player_ids: list[str]) -> list[str]:
         async with self._redis.pipeline(transaction=False) as pipe:

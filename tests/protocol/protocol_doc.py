@@ -52,6 +52,10 @@ LIMIT_SETTINGS = (
     "max_live_games",
     "finished_retention_seconds",
     "shutdown_grace_seconds",
+    "connections_per_address",
+    "identities_per_hour",
+    "abuse_cooldown_seconds",
+    "forwarded_for_header",
 )
 RACE_SETTINGS = (
     "race_limit",

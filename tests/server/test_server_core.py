@@ -71,7 +71,7 @@ def hub(clock: FakeClock) -> Hub:
 
 def _join(hub: Hub, codec: Codec = MSGPACK) -> tuple[Peer, MemoryOutlet]:
     outlet = MemoryOutlet(codec)
-    return hub.connect(codec, outlet), outlet
+    return hub.connect(codec, outlet, "192.0.2.1"), outlet
 
 
 async def _say(hub: Hub, peer: Peer, message: ts.Request) -> None:

@@ -100,6 +100,18 @@ async def test_renaming_an_unknown_player_creates_nobody(store: Store) -> None:
     assert await store.get_player("ghost") is None
 
 
+async def test_a_bot_stays_a_bot(store: Store) -> None:
+    await store.create_player(PlayerRecord("p1", "Ada", "hash-1", 1_000))
+    await store.create_player(PlayerRecord("p2", "Robo", "hash-2", 1_000, bot=True))
+    assert (await store.get_player("p1")).bot is False  # type: ignore[union-attr]
+    assert (await store.get_player("p2")).bot is True  # type: ignore[union-attr]
+    await store.mark_bot("p1")
+    await store.mark_bot("p1")
+    assert await store.player_by_token_hash("hash-1") == PlayerRecord("p1", "Ada", "hash-1", 1_000, bot=True)
+    await store.mark_bot("ghost")
+    assert await store.get_player("ghost") is None
+
+
 # ---------------------------------------------------------------- sessions
 
 

@@ -1,0 +1,207 @@
+"""Limits per client address: new identities an hour, open connections,
+the cool-down after a close for abuse, and the trusted forwarded-for
+header, against a real server with real WebSocket clients.
+
+Time is the hub's injected monotonic clock (``ManualClock``): the tests
+move it forward instead of sleeping, so none depends on machine speed.
+A second address is 127.0.0.2, a loopback address of its own on Linux:
+its connections count apart from 127.0.0.1's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any, AsyncIterator, Callable
+
+import pytest
+from arena_servers import make_settings
+from arena_wire import WireClient
+from websockets.exceptions import InvalidStatus
+
+from client import ArenaClient, CannotConnect, TooManyConnections, TooManyIdentities
+from protocol import MSGPACK, ErrorCode
+from protocol import to_server as ts
+from server.admission import client_address, normalize
+from server.app import ArenaServer
+from server.settings import Settings
+from server.storage.memory import MemoryStore
+
+OTHER_ADDRESS = ("127.0.0.2", 0)
+SETTLE_SECONDS = 5.0
+"""A liveness bound on the server noticing a closed connection (real
+latencies are milliseconds)."""
+
+
+class ManualClock:
+    """A monotonic clock that moves only when a test says so."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+def _server(clock: ManualClock, **changes: Any) -> ArenaServer:
+    return ArenaServer(make_settings(**changes), store=MemoryStore(), monotonic=clock)
+
+
+@pytest.fixture
+async def server(clock: ManualClock) -> AsyncIterator[ArenaServer]:
+    """The documented limits per address (only the message rate is the
+    tests' usual, so hellos are never rate limited)."""
+    async with _server(clock) as running:
+        yield running
+
+
+async def _refused(url: str, **options: Any) -> tuple[int, dict[str, Any], str | None]:
+    """Status, JSON body and Retry-After of a handshake the server refuses."""
+    with pytest.raises(InvalidStatus) as refused:
+        await WireClient.open(url, **options)
+    response = refused.value.response
+    return response.status_code, json.loads(response.body), response.headers.get("Retry-After")
+
+
+async def _until(condition: Callable[[], bool]) -> None:
+    """Wait for the server to reach ``condition`` (it notices a closed
+    connection a moment after the client)."""
+    async with asyncio.timeout(SETTLE_SECONDS):
+        while not condition():
+            await asyncio.sleep(0.01)
+
+
+def test_the_defaults_are_the_documented_ones() -> None:
+    settings = Settings()
+    assert settings.identities_per_hour == 30 and settings.connections_per_address == 50
+    assert settings.abuse_cooldown_seconds == 30.0 and settings.forwarded_for_header is None
+
+
+async def test_the_identity_one_past_the_hourly_limit_is_refused(server: ArenaServer, clock: ManualClock) -> None:
+    opened = [await WireClient.open(server.url) for _ in range(31)]
+    welcomes = [await client.hello(name=f"p{number}") for number, client in enumerate(opened[:30])]
+    assert len({welcome.player_id for welcome in welcomes}) == 30
+    refusal: Any = await opened[30].request(ts.Hello, name="one-too-many")
+    assert refusal.type == "error" and refusal.code == ErrorCode.TOO_MANY_IDENTITIES
+    assert "30 new players this hour" in refusal.message
+    assert (await opened[30].request(ts.Ping)).type == "pong", "the connection stays open"
+    assert (await opened[30].request(ts.Hello, token=welcomes[0].token)).type == "welcome", "a token is free"
+    other = await WireClient.open(server.url, local_addr=OTHER_ADDRESS)
+    assert (await other.hello()).type == "welcome", "another address has its own allowance"
+
+    late = await WireClient.open(server.url)
+    refusal = await late.request(ts.Hello)
+    assert refusal.code == ErrorCode.TOO_MANY_IDENTITIES
+    clock.now += 3600 / 30
+    assert (await late.request(ts.Hello)).type == "welcome", "one more identity every two minutes"
+    for client in [*opened, other, late]:
+        await client.close()
+
+
+async def test_the_python_client_raises_too_many_identities(server: ArenaServer, clock: ManualClock) -> None:
+    for _ in range(30):
+        async with ArenaClient(server.url):
+            pass
+    with pytest.raises(TooManyIdentities):
+        await ArenaClient(server.url).start()
+
+
+async def test_the_connection_one_past_the_limit_is_refused_at_the_handshake(server: ArenaServer) -> None:
+    opened = [await WireClient.open(server.url) for _ in range(50)]
+    status, body, retry_after = await _refused(server.url)
+    assert (status, body["type"], body["code"]) == (429, "error", ErrorCode.TOO_MANY_CONNECTIONS)
+    assert "50 open connections" in body["message"] and retry_after == "1"
+    other = await WireClient.open(server.url, local_addr=OTHER_ADDRESS)
+    assert (await other.request(ts.Ping)).type == "pong", "another address is unaffected"
+    with pytest.raises(CannotConnect) as refused:
+        await ArenaClient(server.url).start()
+    assert isinstance(refused.value.refusal, TooManyConnections)
+
+    await opened.pop().close()
+    await _until(lambda: server.hub.admission.open_connections["127.0.0.1"] == 49)
+    again = await WireClient.open(server.url)
+    assert (await again.request(ts.Ping)).type == "pong"
+    for client in [*opened, other, again]:
+        await client.close()
+    await _until(lambda: not server.hub.admission.open_connections)
+
+
+async def test_plain_http_requests_take_no_connection_slot(server: ArenaServer) -> None:
+    opened = [await WireClient.open(server.url) for _ in range(50)]
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    writer.write(b"GET /healthz HTTP/1.1\r\nHost: arena\r\n\r\n")
+    assert (await reader.readline()).startswith(b"HTTP/1.1 200")
+    writer.close()
+    assert server.hub.admission.open_connections == {"127.0.0.1": 50}
+    for client in opened:
+        await client.close()
+
+
+async def test_a_client_closed_for_abuse_is_refused_until_its_cool_down_ends(clock: ManualClock) -> None:
+    async with _server(clock, rate_per_second=1, rate_burst=2, rate_strikes=2) as server:
+        flooder = await WireClient.open(server.url)
+        frame = MSGPACK.encode(ts.Ping())
+        for _ in range(5):
+            await flooder.send_raw(frame)
+        assert await flooder.closed() == 1008
+        status, body, retry_after = await _refused(server.url)
+        assert (status, body["code"], retry_after) == (429, ErrorCode.COOLING_DOWN, "30")
+        other = await WireClient.open(server.url, local_addr=OTHER_ADDRESS)
+        assert (await other.request(ts.Ping)).type == "pong", "another address is unaffected"
+
+        clock.now += 29.5
+        assert (await _refused(server.url))[1]["code"] == ErrorCode.COOLING_DOWN
+        clock.now += 0.5
+        back = await WireClient.open(server.url)
+        assert (await back.request(ts.Ping)).type == "pong"
+        await back.close()
+        await other.close()
+        assert 'arena_errors_total{code="cooling_down"} 2' in server.hub.render_metrics()
+
+
+async def test_the_forwarded_for_header_counts_only_when_configured(clock: ManualClock) -> None:
+    proxied: dict[str, Any] = {"additional_headers": {"X-Forwarded-For": "10.9.9.9, 198.51.100.7"}}
+    spoofed: dict[str, Any] = {"additional_headers": {"X-Forwarded-For": "203.0.113.1, 198.51.100.7"}}
+    elsewhere: dict[str, Any] = {"additional_headers": {"X-Forwarded-For": "198.51.100.8"}}
+    async with _server(clock, connections_per_address=1, forwarded_for_header="X-Forwarded-For") as server:
+        first = await WireClient.open(server.url, **proxied)
+        status, body, _ = await _refused(server.url, **spoofed)
+        assert (status, body["code"]) == (429, ErrorCode.TOO_MANY_CONNECTIONS), "the proxy's entry counts, not the client's"
+        second = await WireClient.open(server.url, **elsewhere)
+        direct = await WireClient.open(server.url)
+        assert server.hub.admission.open_connections == {"198.51.100.7": 1, "198.51.100.8": 1, "127.0.0.1": 1}
+        for client in (first, second, direct):
+            await client.close()
+    async with _server(clock, connections_per_address=1) as server:
+        first = await WireClient.open(server.url, **proxied)
+        status, body, _ = await _refused(server.url, **elsewhere)
+        assert (status, body["code"]) == (429, ErrorCode.TOO_MANY_CONNECTIONS), "an unconfigured header is ignored"
+        await first.close()
+
+
+@pytest.mark.parametrize(
+    ("address", "key"),
+    [
+        ("192.0.2.7", "192.0.2.7"),
+        (" 192.0.2.7 ", "192.0.2.7"),
+        ("2001:db8:1:2:aaaa::1", "2001:db8:1:2::/64"),
+        ("[2001:db8:1:2:bbbb::9]", "2001:db8:1:2::/64"),
+        ("::ffff:192.0.2.7", "192.0.2.7"),
+        ("proxy-said-this", "proxy-said-this"),
+    ],
+)
+def test_an_address_counts_by_its_ipv4_address_or_ipv6_network(address: str, key: str) -> None:
+    assert normalize(address) == key
+
+
+def test_the_forwarded_header_is_read_only_when_trusted_and_its_last_entry_wins() -> None:
+    assert client_address("127.0.0.1", ["10.0.0.1, 192.0.2.7"], None) == "127.0.0.1"
+    assert client_address("127.0.0.1", ["10.0.0.1, 192.0.2.7"], "X-Forwarded-For") == "192.0.2.7"
+    assert client_address("127.0.0.1", ["10.0.0.1", "192.0.2.8"], "X-Forwarded-For") == "192.0.2.8"
+    assert client_address("127.0.0.1", [], "X-Forwarded-For") == "127.0.0.1"
+    assert client_address(None, [], None) == "unknown"
