@@ -1,0 +1,182 @@
+"""Each forced move and pruning rule of the sound domains fires where its
+docstring says, and only there (issue 12.1); the deals that the old
+draw-3 waste forcing called unwinnable are won, and their lines replay.
+
+Why each rule loses no win is argued in its module's docstring; that the
+rules together never change a verdict is checked in ``test_soundness``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import engine
+from engine.cards import RANKS, SUITS
+from engine.game import Game, Move
+from engine.games.klondike import STOCK, WASTE
+from engine.solver import WON, solve
+from engine.solver.broken_deck import BrokenDeckDomain
+from engine.solver.chequers import ChequersDomain
+from engine.solver.klondike import KlondikeDomain, with_pointer
+from engine.solver.laras_game import LarasGameDomain
+from solver.positions import crafted, play_all, run
+
+
+@pytest.mark.parametrize("deal", [1, 99, 429])
+def test_draw_three_deals_once_called_unwinnable_are_won_and_replay(deal: int) -> None:
+    """At the default budget, as ``arena solve`` asks (it answered
+    "unwinnable" for these before waste cards stopped being forced)."""
+    game = engine.new_game("klondike", deal, draw=3)
+    found = solve(game)
+    assert found.result == WON
+    assert play_all(engine.new_game("klondike", deal, draw=3), found.moves) == "won"
+
+
+def klondike_with(piles: dict[str, list[str]], down: dict[str, int] | None = None, draw: int = 1) -> Game:
+    """A WordLink position: ``piles`` as given, every other card face down
+    in the stock (so that only the given cards decide)."""
+    used = {code for codes in piles.values() for code in codes}
+    rest = [rank + suit for suit in SUITS for rank in RANKS if rank + suit not in used]
+    given = {**piles, "s": rest + piles.get("s", [])}
+    return crafted("klondike", given, {**(down or {}), "s": len(given["s"])}, draw=draw)
+
+
+def test_wordlink_forces_a_waste_card_in_draw_one_only() -> None:
+    for bold in (False, True):
+        draw_one = klondike_with({"w": ["AH"], "t1": ["KS"]}, draw=1)
+        draw_three = klondike_with({"w": ["AH"], "t1": ["KS"]}, draw=3)
+        assert KlondikeDomain(draw_one, bold=bold).forced_move(draw_one.position) == Move("w", "fh")
+        assert KlondikeDomain(draw_three, bold=bold).forced_move(draw_three.position) is None
+
+
+def test_wordlink_forces_low_cards_from_a_column_whatever_else_is_home() -> None:
+    game = klondike_with({"t1": ["AD"], "t2": ["2D"]}, draw=3)
+    domain = KlondikeDomain(game)
+    first = domain.forced_move(game.position)
+    assert first == Move("t1", "fd")
+    assert domain.forced_move(game.successor(game.position, first)) == Move("t2", "fd")
+
+
+def red_five_up(hearts: int) -> Game:
+    """The 5♦ alone on a column, diamonds and both black suits home to 4,
+    hearts to ``hearts``: only the own colour's other foundation decides."""
+    return klondike_with(
+        {"fs": run("S", 1, 4), "fh": run("H", 1, hearts), "fd": run("D", 1, 4), "fc": run("C", 1, 4), "t1": ["5D"]}
+    )
+
+
+def test_wordlink_sound_domain_asks_rank_minus_two_of_the_own_colour() -> None:
+    proven, unproven = red_five_up(3), red_five_up(2)
+    assert KlondikeDomain(proven).forced_move(proven.position) == Move("t1", "fd")
+    assert KlondikeDomain(unproven).forced_move(unproven.position) is None
+    assert KlondikeDomain(unproven, bold=True).forced_move(unproven.position) == Move("t1", "fd")
+
+
+def test_wordlink_never_moves_a_whole_king_column_to_an_empty_one() -> None:
+    game = klondike_with({"t1": ["KD", "QS"], "t2": ["8H"], "t3": ["8C"], "t4": ["8D"], "t5": ["8S"], "t6": ["9H"]})
+    domain = KlondikeDomain(game)
+    whole_column = Move("t1", "t7", 2)
+    assert whole_column in game.moves_from(game.position)
+    assert all(step.moves[0] != whole_column for step in domain.steps(game.position))
+    assert domain.key(game.successor(game.position, whole_column)) == domain.key(game.position)
+
+
+def test_wordlink_key_merges_only_pointers_that_reach_the_same_cards() -> None:
+    game = engine.new_game("klondike", 5, draw=3)
+    domain = KlondikeDomain(game)
+    start = game.position
+    talon = start.piles[WASTE] + start.piles[STOCK][::-1]
+    assert domain.key(with_pointer(start, talon, 3)) == domain.key(start)
+    assert domain.key(with_pointer(start, talon, len(talon))) == domain.key(start)
+    assert domain.key(with_pointer(start, talon, 2)) != domain.key(start)
+
+
+def broken_deck_torn(torn: tuple[str, ...]) -> Game:
+    """The kings left, each King in ``torn`` torn with its left half in the
+    slot (the first) or on a column, its right half exposed."""
+    piles: dict[str, list[str]] = {f"f{s.lower()}": run(s, 1, 12) for s in "SHDC"}
+    column = 1
+    for index, suit in enumerate("SHDC"):
+        code = "K" + suit
+        if code in torn:
+            left = "r" if index == 0 else f"t{column + 4}"
+            piles.setdefault(left, []).append(code + "<")
+            piles[f"t{column}"] = [code + ">"]
+        else:
+            piles[f"t{column}"] = [code]
+        column += 1
+    return crafted("broken-deck", piles)
+
+
+def test_broken_deck_sound_domain_completes_only_the_last_repair() -> None:
+    last = broken_deck_torn(("KS",))
+    two = broken_deck_torn(("KS", "KH"))
+    assert BrokenDeckDomain(last).forced_move(last.position) == Move("t1", "r")
+    assert BrokenDeckDomain(two).forced_move(two.position) != Move("t1", "r")
+    assert BrokenDeckDomain(two, bold=True).forced_move(two.position) == Move("t1", "r")
+
+
+def broken_deck_five(opposite: int) -> Game:
+    """The 5♦ exposed, diamonds at 4, both black foundations at
+    ``opposite`` (hearts full)."""
+    piles = {
+        "fs": run("S", 1, opposite),
+        "fh": run("H", 1, 13),
+        "fd": run("D", 1, 4),
+        "fc": run("C", 1, opposite),
+        "t1": run("D", 13, 6) + ["5D"],
+        "t2": run("S", 13, opposite + 1),
+        "t3": run("C", 13, opposite + 1),
+    }
+    return crafted("broken-deck", piles)
+
+
+def test_broken_deck_sends_a_card_home_once_the_other_colour_is_at_rank_minus_one() -> None:
+    safe, unsafe = broken_deck_five(4), broken_deck_five(3)
+    assert BrokenDeckDomain(safe).forced_move(safe.position) == Move("t1", "fd")
+    assert BrokenDeckDomain(unsafe).forced_move(unsafe.position) != Move("t1", "fd")
+
+
+def test_broken_deck_never_moves_a_whole_card_between_cells() -> None:
+    piles = {f"f{s.lower()}": run(s, 1, 11) for s in "SHDC"}
+    piles.update({"c1": ["QS"], "t1": ["KS", "QH"], "t2": ["KH"], "t3": ["KD", "QC"], "t4": ["KC", "QD"]})
+    game = crafted("broken-deck", piles)
+    assert Move("c1", "c2") in game.moves_from(game.position)
+    firsts = [step.moves[0] for step in BrokenDeckDomain(game).steps(game.position)]
+    assert firsts and not [move for move in firsts if move.src[0] == move.dst[0] == "c"]
+
+
+def chequers_spades_left(left: list[str]) -> Game:
+    """Every suit home but the spades in ``left`` (second deck), which lie
+    on piles of their own; the spade foundations hold the rest."""
+    piles: dict[str, list[str]] = {}
+    for suit in "HDC":
+        piles["u" + suit.lower()] = run(suit, 1, 13)
+        piles["d" + suit.lower()] = run(suit, 13, 1, "b")
+    piles["us"] = run("S", 1, 13)
+    piles["ds"] = run("S", 13, len(left) + 1, "b")
+    for number, code in enumerate(left, start=1):
+        piles[f"t{number}"] = [code]
+    return crafted("chequers", piles)
+
+
+def test_chequers_sound_domain_forces_the_last_card_of_a_suit_only() -> None:
+    last = chequers_spades_left(["ASb"])
+    two = chequers_spades_left(["ASb", "2Sb"])
+    assert ChequersDomain(last).forced_move(last.position) == Move("t1", "ds")
+    assert ChequersDomain(two).forced_move(two.position) is None
+    assert ChequersDomain(two, bold=True).forced_move(two.position) == Move("t2", "ds")
+
+
+def test_laras_game_forces_a_card_whose_twin_is_on_the_other_foundation() -> None:
+    piles: dict[str, list[str]] = {}
+    for suit in "SHDC":
+        piles["u" + suit.lower()] = run(suit, 1, 13)
+        piles["d" + suit.lower()] = run(suit, 13, 3, "b")
+    piles["p1"] = ["ASb", "2Sb"]
+    piles["p2"] = ["AHb", "2Hb", "2Db", "ADb", "2Cb", "ACb"]
+    game = crafted("laras-game", piles, aux=(0,))
+    domain = LarasGameDomain(game)
+    assert domain.forced_move(game.position) == Move("p1", "ds")
+    both_want_it = crafted("laras-game", {**piles, "us": ["AS"], "p3": run("S", 13, 2)}, aux=(0,))
+    assert LarasGameDomain(both_want_it).forced_move(both_want_it.position) is None
