@@ -11,7 +11,11 @@ the line as finally played, without the undone ones.)
 A solve that runs out of budget proves nothing either way; the search
 treats it as "not shown winnable", so the answer is the last position
 *proven* winnable, and ``certain`` says whether the very next position
-was proven lost (rather than merely not won within the budget).
+was proven lost (rather than merely not won within the budget).  It is
+true only for a proven loss: a ``lost_at`` or ``never_shown_winnable``
+whose losing position the sound search exhausted (``UNWINNABLE``, which
+the solver says only when proven: ``docs/solver.md``), never for a game
+that was won or can still be won, where no loss is claimed.
 """
 
 from __future__ import annotations
@@ -41,6 +45,11 @@ class Analysis(NamedTuple):
       move of the log, lost it;
     - ``never_shown_winnable``: not even the deal's first position was
       shown winnable (``certain`` when that is proven).
+
+    ``certain`` is true only when the loss claimed is proven: the
+    position after ``losing_move`` (or the first one) was searched to
+    exhaustion.  With ``won`` and ``still_winnable`` nothing is lost, so
+    it is false.
     """
 
     verdict: str
@@ -84,7 +93,7 @@ def analyse(
     position the log began from instead of the deal's (a practice position)."""
     game, positions = replay(game_id, deal, options, moves, start)
     if game.status == GAME_WON:
-        return Analysis(WON_GAME, len(moves), None, True, (), 0)
+        return Analysis(WON_GAME, len(moves), None, False, (), 0)
     spent = 0
 
     def probe(index: int) -> Solution:
@@ -95,7 +104,7 @@ def analyse(
 
     end = probe(len(moves))
     if end.result == WON:
-        return Analysis(STILL_WINNABLE, len(moves), None, True, _texts(end), spent)
+        return Analysis(STILL_WINNABLE, len(moves), None, False, _texts(end), spent)
     first = probe(0) if moves else end
     if first.result != WON:
         return Analysis(NEVER_SHOWN_WINNABLE, None, None, first.result == UNWINNABLE, (), spent)

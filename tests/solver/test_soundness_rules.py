@@ -1,6 +1,7 @@
 """Each forced move and pruning rule of the sound domains fires where its
 docstring says, and only there (issue 12.1); the deals that the old
-draw-3 waste forcing called unwinnable are won, and their lines replay.
+draw-3 waste forcing called unwinnable are won, and their lines replay;
+analysis says ``certain`` only of a proven loss (issue 12.5).
 
 Why each rule loses no win is argued in its module's docstring; that the
 rules together never change a verdict is checked in ``test_soundness``.
@@ -14,12 +15,13 @@ import engine
 from engine.cards import RANKS, SUITS
 from engine.game import Game, Move
 from engine.games.klondike import STOCK, WASTE
-from engine.solver import WON, solve
+from engine.solver import WON, analyse, solve
+from engine.solver.analysis import LOST_AT, STILL_WINNABLE, WON_GAME
 from engine.solver.broken_deck import BrokenDeckDomain
 from engine.solver.chequers import ChequersDomain
 from engine.solver.klondike import KlondikeDomain, with_pointer
 from engine.solver.laras_game import LarasGameDomain
-from solver.positions import crafted, play_all, run
+from solver.positions import crafted, klondike_hearts_locked, play_all, run
 
 
 @pytest.mark.parametrize("deal", [1, 99, 429])
@@ -180,3 +182,24 @@ def test_laras_game_forces_a_card_whose_twin_is_on_the_other_foundation() -> Non
     assert domain.forced_move(game.position) == Move("p1", "ds")
     both_want_it = crafted("laras-game", {**piles, "us": ["AS"], "p3": run("S", 13, 2)}, aux=(0,))
     assert LarasGameDomain(both_want_it).forced_move(both_want_it.position) is None
+
+
+def test_analysis_claims_no_certainty_where_nothing_was_lost() -> None:
+    """Deal 1 in draw 3 with no move played: the old solver called the
+    deal lost from the start, ``certain``; it can be won."""
+    untouched = analyse("klondike", 1, {"draw": 3}, [])
+    assert (untouched.verdict, untouched.certain) == (STILL_WINNABLE, False)
+    line = [str(move) for move in solve(engine.new_game("klondike", 1, draw=3)).moves]
+    won = analyse("klondike", 1, {"draw": 3}, line)
+    assert (won.verdict, won.certain) == (WON_GAME, False)
+
+
+def test_analysis_is_certain_only_with_a_proof() -> None:
+    """The K♥ into the only empty column loses: proven with a budget that
+    exhausts the position after it, not with one that cannot."""
+    game = klondike_hearts_locked(empty_seventh=True)
+    line = ["draw", "draw", "draw", "draw", "w-t7", "draw"]
+    proven = analyse("klondike", 1, game.options, line, 20_000, start=game.position)
+    starved = analyse("klondike", 1, game.options, line, 3, start=game.position)
+    assert (proven.verdict, proven.losing_move, proven.certain) == (LOST_AT, "w-t7", True)
+    assert not starved.certain
