@@ -17,6 +17,7 @@ on the machine's speed.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Hashable
 
 from hypothesis import HealthCheck, assume, event, given, settings
@@ -35,6 +36,8 @@ from engine.solver.search import Solution, best_first, search
 
 PLAIN_CAP = 4_000
 """Positions the plain search may store before the example is skipped."""
+PLAYOUT_CAP = 30_000
+"""The same for positions left by a playout, which hold far more cards."""
 SOUND_BUDGET = 20_000
 PROFILE = settings(
     max_examples=60,
@@ -59,9 +62,9 @@ def exact(pos: Position) -> Hashable:
     return pos
 
 
-def plain_winnable(game: Game, start: Position, canon: Canon = exact) -> bool | None:
+def plain_winnable(game: Game, start: Position, canon: Canon = exact, cap: int = PLAIN_CAP) -> bool | None:
     """Whether a win is reachable from ``start`` by legal moves; None once
-    ``PLAIN_CAP`` positions are stored.  ``canon`` may only sort piles the
+    ``cap`` positions are stored.  ``canon`` may only sort piles the
     rules treat alike (Broken Deck's columns and cells, Chequers' piles),
     never merge anything else.  Moves to a foundation are tried first,
     which finds most wins at once; the order does not change the verdict."""
@@ -79,7 +82,7 @@ def plain_winnable(game: Game, start: Position, canon: Canon = exact) -> bool | 
                 return True
             key = canon(after)
             if key not in seen:
-                if len(seen) >= PLAIN_CAP:
+                if len(seen) >= cap:
                     return None
                 seen.add(key)
                 stack.append(after)
@@ -100,11 +103,11 @@ def replays_to_won(game: Game, start: Position, found: Solution) -> bool:
     return game.status == "won"
 
 
-def check(game: Game, start: Position, canon: Canon = exact) -> None:
+def check(game: Game, start: Position, canon: Canon = exact, cap: int = PLAIN_CAP) -> None:
     """The sound domain's verdict equals the plain one, and so does the
     driver's whenever it decides; every win replays."""
     game.load_position(start)
-    plain = plain_winnable(game, start, canon)
+    plain = plain_winnable(game, start, canon, cap)
     assume(plain is not None)
     sound = sound_search(game, start)
     assume(sound.result != UNKNOWN)
@@ -150,6 +153,29 @@ def klondike_positions(draw: st.DrawFn) -> tuple[Game, Position]:
 @PROFILE
 def test_wordlink_sound_domain_agrees_with_plain_search(example: tuple[Game, Position]) -> None:
     check(*example)
+
+
+@st.composite
+def klondike_playouts(draw: st.DrawFn) -> tuple[Game, Position]:
+    """Where a careless player leaves a real deal: 20 to 120 moves, each a
+    random one of those the hint order calls useful or else a draw (most
+    such positions are lost, which is what the proofs need trying on)."""
+    game = engine.new_game("klondike", draw(st.integers(1, 10_000)), draw=draw(st.sampled_from((1, 3))))
+    chooser = random.Random(draw(st.integers(0, 2**32)))
+    for _ in range(draw(st.integers(20, 120))):
+        legal = game.legal_moves()
+        if not legal:
+            break
+        useful = [move for move in legal if move.dst and game._hint_order(game.position, move) is not None]
+        drawing = [move for move in legal if not move.dst]
+        game.play(chooser.choice(useful) if useful and (not drawing or chooser.random() < 0.6) else drawing[0])
+    return game, game.position
+
+
+@given(klondike_playouts())
+@settings(PROFILE, max_examples=15)
+def test_wordlink_playout_positions_agree_with_plain_search(example: tuple[Game, Position]) -> None:
+    check(*example, cap=PLAYOUT_CAP)
 
 
 def broken_deck_canon(pos: Position) -> Hashable:
