@@ -59,7 +59,9 @@ class SessionHeader:
     nothing; ``race_id`` and ``daily`` tie a session to a race or a daily
     challenge (``daily`` is the UTC date ``YYYY-MM-DD`` of any attempt at
     that day's deal, ranked or practice: its deal stays secret until the
-    day is revealed).
+    day is revealed).  ``seed`` is set for a deal dealt from a secret seed
+    (``engine.seeded_game``; ``deal`` is 0 then); ``bot`` for a game whose
+    owner declared itself a bot.
     """
 
     game_id: str
@@ -76,6 +78,8 @@ class SessionHeader:
     race_id: str | None = None
     daily: str | None = None
     ranked: bool = False
+    seed: int | None = None
+    bot: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -275,6 +279,21 @@ class Store(ABC):
     async def get_setting(self, name: str) -> str | None:
         """The stored value of ``name``, or None, storing nothing (to learn
         whether a costly default, a proven deal, is needed at all)."""
+
+    # ---------------------------------------------------------------- stocks
+
+    @abstractmethod
+    async def stock_push(self, stock: str, item: str) -> int:
+        """Add ``item`` to the end of a first-in, first-out stock (race
+        deals proven ahead); the stock's size after."""
+
+    @abstractmethod
+    async def stock_pop(self, stock: str) -> str | None:
+        """Take the oldest item of a stock, atomically (two processes never
+        get the same one), or None when it is empty."""
+
+    @abstractmethod
+    async def stock_size(self, stock: str) -> int: ...
 
     # ---------------------------------------------------------------- documents
 

@@ -8,6 +8,7 @@ lazily, on read, with the store's own clock (injectable for tests).
 from __future__ import annotations
 
 import asyncio
+import collections
 import copy
 import time
 from typing import Any, AsyncIterator, Callable
@@ -73,6 +74,7 @@ class MemoryStore(Store):
         self._vegas: dict[str, int] = {}
         self._boards: dict[str, dict[str, tuple[int, int, int, int]]] = {}
         self._settings: dict[str, str] = {}
+        self._stocks: dict[str, collections.deque[str]] = {}
         self._documents: dict[tuple[str, str], dict[str, Any]] = {}
         self._indexes: dict[tuple[str, str], dict[str, float]] = {}
         self._hub: dict[str, set[asyncio.Queue[bytes | None]]] = {}
@@ -227,6 +229,18 @@ class MemoryStore(Store):
 
     async def get_setting(self, name: str) -> str | None:
         return self._settings.get(name) if self._alive(SETTING_EXPIRY, name) else None
+
+    async def stock_push(self, stock: str, item: str) -> int:
+        items = self._stocks.setdefault(stock, collections.deque())
+        items.append(item)
+        return len(items)
+
+    async def stock_pop(self, stock: str) -> str | None:
+        items = self._stocks.get(stock)
+        return items.popleft() if items else None
+
+    async def stock_size(self, stock: str) -> int:
+        return len(self._stocks.get(stock, ()))
 
     async def put_document(self, kind: str, key: str, value: dict[str, Any], keep_seconds: int | None = None) -> None:
         self._documents[(kind, key)] = copy.deepcopy(value)

@@ -453,6 +453,21 @@ class RedisStore(Store):
         value = await self._redis.get(self._key("setting", name))
         return None if value is None else _text(value)
 
+    # ------------------------------------------------------------ stocks
+
+    @guarded
+    async def stock_push(self, stock: str, item: str) -> int:
+        return int(await self._redis.rpush(self._key("stock", stock), item))
+
+    @guarded
+    async def stock_pop(self, stock: str) -> str | None:
+        value = await self._redis.lpop(self._key("stock", stock))
+        return None if value is None else _text(value)
+
+    @guarded
+    async def stock_size(self, stock: str) -> int:
+        return int(await self._redis.llen(self._key("stock", stock)))
+
     # ------------------------------------------------------------ documents
 
     def _document_key(self, kind: str) -> Callable[[str], str]:

@@ -404,6 +404,21 @@ async def test_reading_a_setting_stores_nothing(store: Store) -> None:
     assert await store.setting("daily/klondike", "later") == "fixed"
 
 
+async def test_a_stock_gives_its_items_first_in_first_out_and_then_none(store: Store) -> None:
+    assert await store.stock_pop("race/klondike") is None and await store.stock_size("race/klondike") == 0
+    assert [await store.stock_push("race/klondike", item) for item in ("a", "b")] == [1, 2]
+    assert await store.stock_size("race/chequers") == 0
+    assert [await store.stock_pop("race/klondike") for _ in range(3)] == ["a", "b", None]
+
+
+async def test_two_processes_never_take_the_same_stock_item(backend: Backend) -> None:
+    stores = [backend.store, backend.peer()]
+    for n in range(20):
+        await stores[0].stock_push("race/klondike", f"deal-{n}")
+    taken = await asyncio.gather(*(stores[n % 2].stock_pop("race/klondike") for n in range(24)))
+    assert sorted(item for item in taken if item is not None) == sorted(f"deal-{n}" for n in range(20))
+
+
 async def test_concurrent_processes_agree_on_one_setting(backend: Backend) -> None:
     stores = [backend.store, backend.peer()]
     values = await asyncio.gather(*(stores[n % 2].setting("daily-secret", f"candidate-{n}") for n in range(30)))
