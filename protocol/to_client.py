@@ -316,8 +316,10 @@ class Racer(Part):
 
 
 class RaceResult(Part):
-    """A line of the results table: winners by time, then moves (``place``);
-    the others after them by cards on the foundations (``place`` null)."""
+    """A line of the results table: winners by time, then ``actions``
+    (every move, undo, redo and restart: an undo never improves a place),
+    ``place`` 1, 2 …; the others after them by cards on the foundations
+    (``place`` null)."""
 
     place: int | None
     player_id: str
@@ -325,14 +327,21 @@ class RaceResult(Part):
     result: Result
     time_ms: int
     moves: int
+    actions: int = 0
     foundation: int
     ranked: bool
 
 
 class RaceInfo(Part):
     """Everything about a race but the boards.  ``code`` (the invite) is
-    shown to its racers only; ``deal`` is null until the race is over;
-    times are the server's clock in ms since the Unix epoch."""
+    shown to its racers only; times are the server's clock in ms since the
+    Unix epoch.  A race ranks (``ranked``) unless the host typed a deal
+    number: then ``deal`` is that number, shown once the race is over.  A
+    ranked race's deal is a secret seed: from the start, ``commitment`` is
+    ``sha256("race/RACE_ID/SEED/NONCE")`` (a daily race's is the daily's
+    commitment); once the race is over, a winnable race reveals ``seed``,
+    ``nonce`` and the server's winning ``line`` (a daily race's deal is
+    revealed with the day's, by ``daily``)."""
 
     race_id: str
     code: str | None
@@ -344,6 +353,11 @@ class RaceInfo(Part):
     daily: str | None
     verified: bool | None
     deal: int | None
+    ranked: bool = True
+    commitment: str | None = None
+    seed: str | None = Field(None, pattern=r"^[0-9a-f]{16}$")
+    nonce: str | None = None
+    line: list[str] | None = None
     phase: RacePhase
     limit: int
     created_ms: int
@@ -385,9 +399,11 @@ class Races(Event):
 
 class DailyDeal(Part):
     """One variant's daily deal for a date.  ``commitment`` is
-    ``sha256("GAME/VARIANT/DATE/DEAL/NONCE")`` in hex, fixed at
-    ``committed_ms``; ``deal`` and ``nonce`` are null until ``reveals_at``,
-    after which anyone can check the commitment."""
+    ``sha256("GAME/VARIANT/DATE/SEED/NONCE")`` in hex (``SEED`` in 16 hex
+    digits), fixed at ``committed_ms``; ``seed``, ``nonce`` and ``line``
+    (the server's winning moves) are null until ``reveals_at``, after
+    which anyone can check the commitment, deal the layout from the seed
+    with the public generator and replay the line."""
 
     game: str
     title: str
@@ -398,9 +414,9 @@ class DailyDeal(Part):
     commitment: str
     committed_ms: int
     reveals_at: int
-    deal: int | None
+    seed: str | None = Field(None, pattern=r"^[0-9a-f]{16}$")
     nonce: str | None
-    verified: bool
+    line: list[str] | None = None
 
 
 class DailyInfo(Event):
@@ -445,11 +461,14 @@ class RecordsReply(Event):
 
 
 class LeaderboardEntry(Part):
+    """A ranked win: ranked by ``time_ms``, then ``actions`` (every move,
+    undo, redo and restart counted, so an undo never improves a rank)."""
+
     rank: int
     player_id: str
     name: str
     time_ms: int
-    moves: int
+    actions: int
     finished_ms: int
 
 
@@ -468,9 +487,30 @@ class LeaderboardPage(Event):
     me: LeaderboardEntry | None
 
 
+class GameProgress(Event):
+    """What a viewer other than its player sees of a game whose deal is
+    still secret (a daily attempt before the day's reveal, a race game of
+    a secret deal before the race ends): counts, never cards.  Sent instead
+    of the snapshot on ``watch``, then after every action; once the deal
+    is revealed, ``watch`` again gives the board."""
+
+    type: Literal["progress"] = "progress"
+    game_id: GameId
+    game: str
+    title: str
+    owner: Owner
+    seq: int
+    status: str
+    cards_home: int = Field(description="cards on the foundations")
+    actions: int = Field(description="moves, undos, redos and restarts so far")
+    started_ms: int | None
+    time_ms: int = Field(description="the game's clock as of server_time")
+    server_time: int
+
+
 ServerMessage = Annotated[
     Union[
-        Welcome, GameStarted, Snapshot, Diff, GameOver, HintReply, FinishOffer, FinishReply, AnalysisReply, Games, Pong, Ack, Error,
+        Welcome, GameStarted, Snapshot, Diff, GameOver, GameProgress, HintReply, FinishOffer, FinishReply, AnalysisReply, Games, Pong, Ack, Error,
         Race, RaceProgress, Races, RecordsReply, DailyInfo, LeaderboardPage,
     ],
     Field(discriminator="type"),

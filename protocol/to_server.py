@@ -257,6 +257,7 @@ class Leaderboard(Request):
     offset: Annotated[int, Field(ge=0, le=1_000_000)] = 0
     limit: Annotated[int, Field(ge=1, le=100)] = 10
     around_me: bool = False
+    bots: bool = Field(False, description="the bots' board: bots declared in hello rank apart from people")
 
 
 ClientMessage = Annotated[

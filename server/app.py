@@ -136,6 +136,7 @@ class ArenaServer:
     async def start(self) -> None:
         settings = self.settings
         await self.store.ping()
+        self.hub.start()
         self._server = await serve(
             self._serve_connection,
             settings.host,

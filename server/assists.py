@@ -38,7 +38,6 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-import engine
 from engine import EngineError
 from engine.game import Position
 from engine.solver import Analysis, analyse, auto_finish
@@ -46,8 +45,10 @@ from protocol import ErrorCode
 from protocol import to_client as tc
 from protocol import to_server as ts
 from server.daily import reveals_at
+from server.fair_play import competes
 from server.peer import Peer
 from server.refusal import Refusal, from_engine
+from server.session import build_game
 from server.storage.base import Action
 
 if TYPE_CHECKING:
@@ -118,7 +119,7 @@ class AssistDesk:
             return
         room.finish_checked = session.seq
         previous, room.finish_offer, room.finish_search = room.finish_offer, None, None
-        if session.result is not None:
+        if session.result is not None or competes(session.header):
             return
         try:
             session.game.check_finish()
@@ -255,7 +256,7 @@ class AssistDesk:
 
     async def _analyse(self, room: Room, line: list[str]) -> Analysis:
         header = room.session.header
-        start = engine.from_text(header.game, header.position).position if header.position is not None else None
+        start = build_game(header).position if header.position is not None or header.seed is not None else None
         async with self._analysis_slots:
             started = time.perf_counter()
             try:

@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "server.commands.serve",
     "server.commands.schema",
     "server.commands.solve",
+    "server.commands.prepare",
     "client.commands",
 )
 

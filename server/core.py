@@ -48,6 +48,7 @@ import itertools
 import logging
 import secrets
 import time
+from datetime import date
 from typing import Any, Awaitable, Callable
 
 import engine
@@ -59,19 +60,30 @@ from protocol.codec import Codec
 from protocol.to_server import RequestId
 from server.admission import Admission
 from server.assists import AssistDesk
-from server.daily import claim_ranked, daily_info, enter_leaderboard, leaderboard_page, todays_record
+from server.daily import (
+    claim_lifetime,
+    daily_info,
+    enter_leaderboard,
+    leaderboard_page,
+    reveals_at,
+    todays_record,
+    utc_day,
+)
 from server.deals import DealChoice, choose_deal
 from server.delay import DelayedBoard
+from server.fair_play import board_visible, check_assist, check_practice, claim_ranked, clock_start, deal_is_secret
 from server.metrics import Metrics
 from server.once import load_once
 from server.peer import Outlet, Peer
 from server.ratelimit import RateLimiter, Verdict
 from server.race_desk import RaceDesk
-from server.races import LEDGER_STATUS, new_id, replay_session
+from server.races import LEDGER_STATUS, new_id
 from server.records import record_finish, records_reply
 from server.refusal import Refusal, from_engine
 from server.relay import Relay
 from server.room import Room, summarize
+from server.keeper import DailyKeeper, RaceDealStock
+from server.secret_deals import DealProver
 from server.session import ABANDONED, Session
 from server.settings import Settings
 from server.storage.base import (
@@ -119,6 +131,9 @@ class Hub:
         self.rooms: dict[str, Room] = {}
         self.peers: set[Peer] = set()
         self.relay = Relay(store, secrets.token_hex(8), self._on_relayed)
+        self.prover = DealProver(settings.deal_workers, settings.deal_proof_nodes, settings.deal_proof_attempts)
+        self.race_deals = RaceDealStock(store, settings, self.prover)
+        self.keeper = DailyKeeper(store, settings, self.prover, self.race_deals, lambda: self.clock())
         self.races = RaceDesk(self)
         self.assists = AssistDesk(self)
         self.delayed: dict[str, DelayedBoard] = {}
@@ -269,6 +284,8 @@ class Hub:
             room = self.rooms.get(game_id)
             if board is not None and peer in board.watchers:
                 peer.backlog.append(peer.codec.encode(board.snapshot(now)))
+            elif room is not None and peer in room.followers:
+                peer.backlog.append(peer.codec.encode(room.progress(now)))
             elif room is not None:
                 peer.backlog.append(peer.codec.encode(room.snapshot(now)))
         self.races.overflowed(peer)
@@ -374,18 +391,22 @@ class Hub:
                 game = engine.from_text(message.game, message.position)
                 choice = DealChoice(game.deal, "position", False)
             elif message.deal == "daily":
-                record = await todays_record(self.store, self.settings, game_cls, message.options, now)
-                choice = DealChoice(record.deal, "daily", record.verified)
-                game = engine.new_game(message.game, choice.number, **message.options)
+                record = await todays_record(self.store, self.settings, self.prover, game_cls, message.options, now)
+                choice = DealChoice(0, "daily", True)
+                game = engine.seeded_game(message.game, record.seed, **message.options)
             else:
                 choice = choose_deal(game_cls, message.deal, message.options)
                 game = engine.new_game(message.game, choice.number, **message.options)
         except EngineError as error:
             raise from_engine(error) from None
         practice = message.practice or message.position is not None or bool(game.options.get("practice"))
-        ranked = record is not None and not practice and await claim_ranked(
-            self.store, self.settings, record, player.player_id, game_id, now
-        )
+        ranked = False
+        if record is not None:
+            ranked = not practice and await claim_ranked(
+                self.store, record.key, player.player_id, game_id, claim_lifetime(record, self.settings, now)
+            )
+            if not ranked:
+                await check_practice(self.store, record.key, player.player_id, utc_day(now))
         await self.abandon_beyond_limit(player.player_id)
         header = SessionHeader(
             game_id=game_id,
@@ -398,7 +419,10 @@ class Hub:
             position=message.position,
             daily=record.date if record is not None else None,
             ranked=ranked,
+            seed=record.seed if record is not None else None,
+            bot=player.bot,
         )
+        header.started_ms = clock_start(header, self.clock())
         subscription = await self.relay.subscribe(header.game_id)
         try:
             await self.store.create_session(header)
@@ -476,10 +500,12 @@ class Hub:
                     kind = str(getattr(message, "type"))
                     text = message.move if isinstance(message, ts.Move) else ""
                 if isinstance(message, ts.Finish):
+                    check_assist(room.session.header, "Automatic finishing")
                     self._check_live(room)
                     await self.assists.finish(room, peer, message)
                     return
                 if kind == "hint":
+                    check_assist(room.session.header, "Hint")
                     text = await self._find_hint(room)
                 diff_id = None if kind == "hint" else message.id
                 suggestion = await self.apply(room, kind, text, peer, diff_id)
@@ -532,10 +558,10 @@ class Hub:
                 game_id=room.game_id,
             ) from None
         except KeyError:
-            room.session = replay_session(session.header, session.log)
+            room.session = Session.replay(session.header, session.log)
             raise Refusal(ErrorCode.GAME_NOT_FOUND, "this game is no longer stored", game_id=room.game_id) from None
         except BaseException:
-            room.session = replay_session(session.header, session.log)
+            room.session = Session.replay(session.header, session.log)
             raise
         change = session.commit(action)
         started = time.perf_counter()
@@ -544,6 +570,7 @@ class Hub:
             reply = shared if request_id is None else {"id": request_id, **shared}
             self.send_frame(actor, actor.codec.encode_data(reply))
         self.broadcast(room, shared, skip=actor)
+        self._tell_followers(room)
         self.metrics.broadcast.observe(time.perf_counter() - started)
         self.metrics.action(self.monotonic())
         self.metrics.relay_lag.observe(max(0, self.clock() - action.at_ms) / 1000)
@@ -592,7 +619,7 @@ class Hub:
             header, entries = loaded
             if header.status == LEDGER_STATUS:
                 raise Refusal(ErrorCode.GAME_NOT_FOUND, f"{game_id!r} is a race; send watch_race", game_id=game_id)
-            session = replay_session(header, entries)
+            session = Session.replay(header, entries)
             owner = await self._owner(header.owner)
         except BaseException:
             await subscription.close()
@@ -606,7 +633,7 @@ class Hub:
 
     def release(self, room: Room) -> None:
         """Forget a room nobody watches (the store still has it)."""
-        if room.watchers or room.game_id in self.delayed or room.lock.locked() or self.rooms.get(room.game_id) is not room:
+        if room.watchers or room.followers or room.game_id in self.delayed or room.lock.locked() or self.rooms.get(room.game_id) is not room:
             return
         del self.rooms[room.game_id]
         self.relay.unfollow(room.game_id)
@@ -618,8 +645,9 @@ class Hub:
         loaded = await self.store.load_session(room.game_id)
         if loaded is None:
             raise Refusal(ErrorCode.GAME_NOT_FOUND, f"there is no game {room.game_id!r}", game_id=room.game_id)
-        room.session = replay_session(*loaded)
+        room.session = Session.replay(*loaded)
         self.broadcast(room, room.snapshot(self.clock()))
+        self._tell_followers(room)
         self._advance_delayed(room.game_id)
 
     async def _on_relayed(self, game_id: str, seq: int, action: Action) -> None:
@@ -640,6 +668,7 @@ class Hub:
                 await self._reload_quietly(room)
                 return
             self.broadcast(room, room.diff(change))
+            self._tell_followers(room)
             self.metrics.relay_lag.observe(max(0, self.clock() - action.at_ms) / 1000)
             self._advance_delayed(game_id)
             if change.finished:
@@ -662,13 +691,21 @@ class Hub:
                 f"a connection watches at most {self.settings.watch_limit} games; unwatch one first",
                 game_id=room.game_id,
             )
+        header = room.session.header
         live = True
-        if room.session.header.race_id is not None:
+        if header.race_id is not None:
             try:
                 live = await self.races.watch_mode(peer, room.session)
             except Refusal:
                 self.release(room)
                 raise
+        viewer = peer.player.player_id if peer.player is not None else None
+        if not board_visible(header, viewer, await self._deal_secret(header)):
+            async with room.lock:
+                peer.watching.add(room.game_id)
+                room.followers.add(peer)
+                self.send(peer, room.progress(self.clock(), request_id))
+            return
         async with room.lock:
             peer.watching.add(room.game_id)
             now = self.clock()
@@ -687,6 +724,28 @@ class Hub:
             board.watchers.add(peer)
             self.send(peer, board.snapshot(now, request_id))
             self._advance_delayed(room.game_id)
+
+    async def _deal_secret(self, header: SessionHeader) -> bool:
+        """Whether a game's deal is a secret seed not yet revealed: a daily's
+        until its day's reveal, a race's until the race is over."""
+        if header.seed is None:
+            return False
+        if header.daily is not None:
+            return deal_is_secret(header, self.clock(), reveals_at(date.fromisoformat(header.daily), self.settings))
+        assert header.race_id is not None, "secret seeds deal dailies and races only"
+        return not await self.races.deal_public(header.race_id)
+
+    def _tell_followers(self, room: Room) -> None:
+        """Send the game's progress to those who may not see its board."""
+        if not room.followers:
+            return
+        message = room.progress(self.clock())
+        frames: dict[Codec, bytes] = {}
+        for peer in room.followers:
+            frame = frames.get(peer.codec)
+            if frame is None:
+                frame = frames[peer.codec] = peer.codec.encode(message)
+            self.send_frame(peer, frame)
 
     async def watch_game(self, peer: Peer, game_id: str) -> None:
         """Watch a game as ``watch`` does, without a request id."""
@@ -709,6 +768,7 @@ class Hub:
         room = self.rooms.get(game_id)
         if room is not None:
             room.watchers.discard(peer)
+            room.followers.discard(peer)
             self.release(room)
 
     # ------------------------------------------------------------ delayed boards
@@ -746,8 +806,17 @@ class Hub:
         return board
 
     def race_over(self, game_ids: list[str]) -> None:
-        """A race has ended: its delayed watchers catch up and watch live."""
+        """A race has ended: its delayed watchers catch up and watch live,
+        and those who followed its progress get the board (a daily race's
+        deal stays secret until the day's reveal: they keep progress)."""
         for game_id in game_ids:
+            room = self.rooms.get(game_id)
+            if room is not None and room.followers and room.session.header.daily is None:
+                now = self.clock()
+                for peer in room.followers:
+                    self.send(peer, room.snapshot(now))
+                room.watchers.update(room.followers)
+                room.followers.clear()
             board = self.delayed.get(game_id)
             if board is None:
                 continue
@@ -778,7 +847,7 @@ class Hub:
         self.send(peer, await records_reply(self.store, player.player_id, player.display_name, message.id))
 
     async def _daily(self, peer: Peer, message: ts.Daily) -> None:
-        self.send(peer, await daily_info(self.store, self.settings, message, self.clock()))
+        self.send(peer, await daily_info(self.store, self.settings, self.prover, message, self.clock()))
 
     async def _leaderboard(self, peer: Peer, message: ts.Leaderboard) -> None:
         player_id = peer.player.player_id if peer.player is not None else None
@@ -798,6 +867,11 @@ class Hub:
             races=self.races.phases(),
         )
 
+    def start(self) -> None:
+        """Start the background work: preparing the dailies ahead."""
+        if self.settings.prepare_dailies:
+            self.keeper.start()
+
     async def drain(self, timeout: float) -> bool:
         """Refuse new requests and wait up to ``timeout`` for those in
         progress; True if they all finished."""
@@ -816,4 +890,7 @@ class Hub:
         self._delay_timers.clear()
         await self.races.close()
         await self.assists.close()
+        await self.keeper.close()
+        await self.race_deals.close()
+        self.prover.close()
         await self.relay.close()

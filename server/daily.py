@@ -1,39 +1,36 @@
-"""The daily challenge: one deal per game and variant per UTC day, a
-public commitment to it, ranked first attempts and the day's leaderboards.
+"""The daily challenge: one secret deal per game and variant per UTC
+day, a commitment to it published before anyone plays, a reveal after the
+day, ranked first attempts and the day's leaderboards.
 
-The deal is ``deals.daily_pick`` (an HMAC under the server's secret) of
-the verified pool.  The first time anyone needs a day's deal (a ``daily``
-request, a daily game or a daily race) the server fixes a record: the
-deal, a random nonce and the time, stored with ``store.setting``, which
+The deal is a secret seed (``server.secret_deals``): an HMAC of
+``daily/GAME/VARIANT/DATE`` and an attempt number under the server's
+secret, proven winnable by the server's solver in a worker process before
+anyone sees it.  The record of a day (seed, attempt, winning line, a
+random nonce, when it was fixed) is stored with ``store.setting``, which
 keeps the first value written, so every process serves the same deal and
-the same commitment all day, even if the pool changes under it.  The
-commitment is ``sha256("GAME/VARIANT/DATE/DEAL/NONCE")``; after the day
-(and its grace period) ``daily`` reveals the deal and the nonce, and
-anyone can recompute it.  Without the nonce the commitment of a deal
-number could be found by trying every number of the pool.
+the same commitment all day.  The commitment is
+``sha256("GAME/VARIANT/DATE/SEED/NONCE")`` with the seed in 16 hex digits;
+after the day (and its grace period) ``daily`` reveals the seed, the nonce
+and the winning line, and anyone can recompute the commitment, deal the
+layout from the seed with the public generator and replay the line
+(``arena daily --verify DATE``).
 
 Decisions where the issue is silent:
 - Daily variants are ``DAILY_VARIANTS``: WordLink draw 1 and draw 3 with
   standard scoring (Vegas has its own preset deals), Broken Deck per
   difficulty, Chequers and Lara's Game.  Other options (auto-collect,
-  undo and hint budgets, Broken Deck practice) do not change the deal.
-- The commitment is fixed lazily, at the first request of the day, and
-  ``committed_ms`` says when; nobody can see a deal before it is fixed,
-  so this is as binding as publishing at midnight.  Past records are read
-  from a document copy, never created, so asking about old dates stores
-  nothing; a date nobody played has no record and is left out.  A fixed
-  record never changes, so each process keeps the ones it has seen (and
-  copied to their document) and asks the store no more about them.
-- A ranked attempt is the first non-practice daily game a player starts
-  for a game, variant and day (a daily race counts when it starts).  The
-  claim is ``store.setting`` too (first writer wins, atomically, across
-  processes), so two connections starting the daily at once get one
-  ranked game.  Later attempts are practice: they record nothing.
+  undo and hint budgets) do not change the deal.
+- A server prepares the next day's records during the day before
+  (``DailyKeeper`` in ``server.keeper``), so ``daily`` shows tomorrow's
+  commitments already; a day nobody prepared is proven at its first
+  request, which then waits for the proof (a second or so).  Past records
+  are read from a document copy, never created.  A fixed record never
+  changes, so each process keeps the ones it has seen.
+- The ranking rules (one ranked attempt, the clock, what is counted,
+  who sees the board) are ``server.fair_play``'s.
 - A day's deal is revealed ``daily_grace_seconds`` after the day ends, and
   its leaderboard closes then: a ranked game won later is recorded but
   not ranked, since anyone could have looked the deal up.
-- Leaderboard time is the session's clock (from the first action, or from
-  the race start), then moves, then the finishing time.
 """
 
 from __future__ import annotations
@@ -42,7 +39,7 @@ import hashlib
 import json
 import secrets
 from dataclasses import asdict, dataclass
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -51,9 +48,11 @@ from engine import EngineError, Game
 from protocol import ErrorCode
 from protocol import to_client as tc
 from protocol import to_server as ts
-from server.deals import daily_pick, daily_secret, pool_for
+from server.deals import daily_secret
+from server.secret_deals import DealProver, seed_text
 from server.refusal import Refusal, from_engine
 from server.session import Session
+from server.fair_play import board_name, counted_actions
 from server.settings import Settings
 from server.storage.base import LeaderEntry, Store
 from server.variants import variant_of
@@ -68,7 +67,8 @@ DAILY_VARIANTS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("laras-game", {}),
 )
 DAY_MS = 86_400_000
-RECORD_KIND = "daily"
+RECORD_KIND = "ranked_daily"
+"""Seed records; the numbered records of earlier versions (kind ``daily``) are not read."""
 _SEEN: WeakKeyDictionary[Store, dict[str, DailyRecord]] = WeakKeyDictionary()
 """Per store, the records this process has fixed or read, by setting."""
 
@@ -86,13 +86,8 @@ def reveals_at(day: date, settings: Settings) -> int:
     return day_start_ms(day) + DAY_MS + settings.daily_grace_seconds * 1000
 
 
-def commitment(game_id: str, variant: str, day: str, deal: int, nonce: str) -> str:
-    return hashlib.sha256(f"{game_id}/{variant}/{day}/{deal}/{nonce}".encode()).hexdigest()
-
-
-def board_name(game_id: str, variant: str, day: str) -> str:
-    """The leaderboard of a game, variant and UTC day (``YYYY-MM-DD``)."""
-    return f"{game_id}/{variant}/{day}"
+def commitment(game_id: str, variant: str, day: str, seed: int, nonce: str) -> str:
+    return hashlib.sha256(f"{game_id}/{variant}/{day}/{seed_text(seed)}/{nonce}".encode()).hexdigest()
 
 
 def daily_variant(game_cls: type[Game], options: dict[str, Any]) -> str:
@@ -109,19 +104,22 @@ def daily_variant(game_cls: type[Game], options: dict[str, Any]) -> str:
 
 @dataclass(frozen=True)
 class DailyRecord:
-    """A day's deal for one game and variant, as fixed at ``committed_ms``."""
+    """A day's deal for one game and variant, as fixed at ``committed_ms``:
+    the secret seed (the ``attempt``-th of its label), the line that wins
+    it, and the nonce that keeps the commitment from being searched."""
 
     game: str
     variant: str
     date: str
-    deal: int
+    seed: int
+    attempt: int
+    line: tuple[str, ...]
     nonce: str
     committed_ms: int
-    verified: bool
 
     @property
     def commitment(self) -> str:
-        return commitment(self.game, self.variant, self.date, self.deal, self.nonce)
+        return commitment(self.game, self.variant, self.date, self.seed, self.nonce)
 
     @property
     def key(self) -> str:
@@ -130,59 +128,82 @@ class DailyRecord:
     @property
     def setting(self) -> str:
         """The store setting that fixes it (the first value written stays)."""
-        return f"daily/{self.key}"
+        return f"{RECORD_KIND}/{self.key}"
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DailyRecord:
-        return cls(**data)
+        return cls(**{**data, "line": tuple(data["line"])})
 
 
-async def todays_record(store: Store, settings: Settings, game_cls: type[Game], options: dict[str, Any],
-                        now_ms: int) -> DailyRecord:
-    """Today's record for this game and variant, fixing it if nobody has."""
+def _variant_options(game_cls: type[Game], variant: str) -> dict[str, Any]:
+    """The options a variant's deal is proven with: those that name it."""
+    return next(
+        options for game_id, options in DAILY_VARIANTS
+        if game_id == game_cls.id and variant_of(game_cls, options) == variant
+    )
+
+
+def daily_label(game_id: str, variant: str, day: date) -> str:
+    """What a daily seed is derived for (``server.secret_deals``)."""
+    return f"daily/{game_id}/{variant}/{day.isoformat()}"
+
+
+async def fixed_record(
+    store: Store, settings: Settings, prover: DealProver, game_cls: type[Game], options: dict[str, Any],
+    day: date, now_ms: int,
+) -> DailyRecord:
+    """The record of ``day`` for this game and variant, proving and fixing
+    it if nobody has (today's at its first request, tomorrow's ahead)."""
     variant = daily_variant(game_cls, options)
-    day = utc_day(now_ms)
     seen = _SEEN.setdefault(store, {})
-    known = seen.get(f"daily/{game_cls.id}/{variant}/{day.isoformat()}")
+    setting = f"{RECORD_KIND}/{game_cls.id}/{variant}/{day.isoformat()}"
+    known = seen.get(setting)
     if known is not None:
         return known
-    pool, verified = pool_for(game_cls, options, "daily")
-    if not pool:
-        raise Refusal(ErrorCode.BAD_OPTION, f"there are no verified deals for {game_cls.title} {variant} yet")
-    secret = await daily_secret(store, settings.daily_secret)
-    deal = daily_pick(secret, game_cls.id, variant, day, pool)
-    candidate = DailyRecord(game_cls.id, variant, day.isoformat(), deal, secrets.token_hex(16), now_ms, verified)
-    stored = DailyRecord.from_dict(json.loads(await store.setting(candidate.setting, candidate.to_json())))
+    stored_text = await store.get_setting(setting)
+    if stored_text is None:
+        secret = await daily_secret(store, settings.daily_secret)
+        proven = await prover.prove(game_cls.id, _variant_options(game_cls, variant), secret,
+                                    daily_label(game_cls.id, variant, day))
+        candidate = DailyRecord(
+            game_cls.id, variant, day.isoformat(), proven.seed, proven.attempt, proven.line,
+            secrets.token_hex(16), now_ms,
+        )
+        stored_text = await store.setting(candidate.setting, candidate.to_json())
+    stored = DailyRecord.from_dict(json.loads(stored_text))
     await store.put_document(RECORD_KIND, stored.key, asdict(stored))
-    seen[stored.setting] = stored
+    seen[setting] = stored
     return stored
 
 
+async def todays_record(
+    store: Store, settings: Settings, prover: DealProver, game_cls: type[Game], options: dict[str, Any], now_ms: int
+) -> DailyRecord:
+    """Today's record for this game and variant (see ``fixed_record``)."""
+    return await fixed_record(store, settings, prover, game_cls, options, utc_day(now_ms), now_ms)
+
+
 async def past_record(store: Store, game_id: str, variant: str, day: date) -> DailyRecord | None:
+    """A record fixed earlier (or ahead, for tomorrow); never creates one."""
     found = await store.get_document(RECORD_KIND, f"{game_id}/{variant}/{day.isoformat()}")
     return DailyRecord.from_dict(found) if found is not None else None
 
 
-async def claim_ranked(
-    store: Store, settings: Settings, record: DailyRecord, player_id: str, game_id: str, now_ms: int
-) -> bool:
-    """Claim ``game_id`` as the player's ranked attempt at ``record``'s deal;
-    True for the first claim only (see the module docstring).  The claim
-    expires when the day's leaderboard closes: no win is ranked after that,
-    and a claim per player and day must not pile up in the store forever."""
+def claim_lifetime(record: DailyRecord, settings: Settings, now_ms: int) -> int:
+    """Seconds a ranked claim on ``record`` is kept: until the day's
+    leaderboard closes, so claims per player and day do not pile up."""
     closes_ms = reveals_at(date.fromisoformat(record.date), settings)
-    keep_seconds = max(1, (closes_ms - now_ms) // 1000 + 1)
-    owner = await store.setting(f"ranked/{record.key}/{player_id}", game_id, keep_seconds=keep_seconds)
-    return owner == game_id
+    return max(1, (closes_ms - now_ms) // 1000 + 1)
 
 
 async def enter_leaderboard(store: Store, settings: Settings, session: Session) -> bool:
-    """Put a won ranked attempt on its day's leaderboard, unless the day
-    has closed; True if it was entered (a worse time than the player's
-    best on the board changes nothing there)."""
+    """Put a won ranked attempt on its day's leaderboard (the bots' board
+    for a bot), unless the day has closed; True if it was entered (a worse
+    result than the player's best on the board changes nothing there).
+    Rank is time, then every action counted (``fair_play.counted_actions``)."""
     header = session.header
     finished = session.finished_ms
     if not header.ranked or header.daily is None or session.result != engine.WON or finished is None:
@@ -190,9 +211,9 @@ async def enter_leaderboard(store: Store, settings: Settings, session: Session) 
     if finished >= reveals_at(date.fromisoformat(header.daily), settings):
         return False
     game_cls = engine.game_class(header.game)
-    board = board_name(game_cls.id, variant_of(game_cls, header.options), header.daily)
+    board = board_name(game_cls.id, variant_of(game_cls, header.options), header.daily, header.bot)
     await store.submit(
-        board, header.owner, session.elapsed_ms(finished), session.moves, finished,
+        board, header.owner, session.elapsed_ms(finished), counted_actions(session), finished,
         settings.leaderboard_retention_seconds,
     )
     return True
@@ -218,26 +239,29 @@ def known_game(game_id: str) -> type[Game]:
         raise from_engine(error) from None
 
 
-async def daily_info(store: Store, settings: Settings, message: ts.Daily, now_ms: int) -> tc.DailyInfo:
-    """Commitments for today, reveals for days past their grace period."""
+async def daily_info(
+    store: Store, settings: Settings, prover: DealProver, message: ts.Daily, now_ms: int
+) -> tc.DailyInfo:
+    """Commitments for today and (as far as prepared) tomorrow; seeds,
+    nonces and winning lines for days past their grace period."""
     today = utc_day(now_ms)
     day = _requested_day(message.date, now_ms)
-    if day > today:
-        raise Refusal(ErrorCode.FORBIDDEN, f"the daily deals of {day} are secret until that day begins (UTC)")
+    if day > today + timedelta(days=1):
+        raise Refusal(ErrorCode.FORBIDDEN, f"the daily deals of {day} are not committed yet; tomorrow's are, once prepared")
     wanted = DAILY_VARIANTS if message.game is None else [
         (game_id, options) for game_id, options in DAILY_VARIANTS if game_id == known_game(message.game).id
     ]
+    revealed = now_ms >= reveals_at(day, settings)
     deals = []
     for game_id, options in wanted:
         game_cls = engine.game_class(game_id)
         record = (
-            await todays_record(store, settings, game_cls, options, now_ms)
+            await todays_record(store, settings, prover, game_cls, options, now_ms)
             if day == today
             else await past_record(store, game_id, variant_of(game_cls, options), day)
         )
         if record is None:
             continue
-        revealed = now_ms >= reveals_at(day, settings)
         deals.append(
             tc.DailyDeal(
                 game=game_id,
@@ -249,9 +273,9 @@ async def daily_info(store: Store, settings: Settings, message: ts.Daily, now_ms
                 commitment=record.commitment,
                 committed_ms=record.committed_ms,
                 reveals_at=reveals_at(day, settings),
-                deal=record.deal if revealed else None,
+                seed=seed_text(record.seed) if revealed else None,
                 nonce=record.nonce if revealed else None,
-                verified=record.verified,
+                line=list(record.line) if revealed else None,
             )
         )
     return tc.DailyInfo(id=message.id, date=day.isoformat(), today=today.isoformat(), server_time=now_ms, deals=deals)
@@ -263,7 +287,7 @@ def _entry(entry: LeaderEntry) -> tc.LeaderboardEntry:
         player_id=entry.player_id,
         name=entry.display_name,
         time_ms=entry.time_ms,
-        moves=entry.moves,
+        actions=entry.moves,
         finished_ms=entry.finished_ms,
     )
 
@@ -279,7 +303,7 @@ async def leaderboard_page(
         raise from_engine(error) from None
     variant = daily_variant(game_cls, options)
     day = _requested_day(message.date, now_ms).isoformat()
-    board = board_name(game_cls.id, variant, day)
+    board = board_name(game_cls.id, variant, day, message.bots)
     mine = await store.rank(board, player_id) if player_id is not None else None
     offset = message.offset
     if message.around_me and mine is not None:

@@ -22,7 +22,7 @@ from typing import Any, Callable
 from protocol import to_client as tc
 from protocol.to_server import RequestId
 from server.peer import Peer
-from server.races import replay_session
+from server.session import Session
 from server.room import Room
 from server.storage.base import Action
 
@@ -35,7 +35,7 @@ class DelayedBoard:
         self.delay_ms = delay_ms
         log = room.session.log
         released = sum(1 for action in log if action.at_ms + delay_ms <= now_ms)
-        self.mirror = Room(replay_session(room.session.header, log[:released]), room.owner)
+        self.mirror = Room(Session.replay(room.session.header, log[:released]), room.owner)
 
     @property
     def watchers(self) -> set[Peer]:

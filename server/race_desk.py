@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import secrets
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -36,15 +37,18 @@ from protocol import to_client as tc
 from protocol import to_server as ts
 from protocol.codec import Codec
 from protocol.to_server import RequestId
-from server.daily import DailyRecord, claim_ranked, daily_variant, known_game, todays_record
+from server.daily import DailyRecord, claim_lifetime, daily_variant, known_game, todays_record, utc_day
 from server.deals import choose_deal
+from server.fair_play import check_practice, claim_ranked
 from server.peer import Peer
+from server.secret_deals import race_commitment
 from server.race_rooms import LEDGER_RETRIES, Milestones, RaceRoom, RaceRooms
 from server.races import (
     EVENT_OF_ENTRY,
     FINISHED,
     RUNNING,
     Progress,
+    RaceDeal,
     RaceState,
     RosterChanged,
     create_entry,
@@ -125,7 +129,7 @@ class RaceDesk(RaceRooms):
         room = await self.room(message.race_id)
         now = self._now()
         room.state.check_start(player_id, now)
-        deal, verified, record = await self._deal_for(room.state, now)
+        deal, record = await self._deal_for(room.state, now)
         starts_at = now + room.state.countdown_ms
         prepared: dict[str, tuple[str, bool]] = {}
         headers: list[SessionHeader] = []
@@ -138,10 +142,7 @@ class RaceDesk(RaceRooms):
                 try:
                     await self._change(
                         room,
-                        lambda state, at: state.start_entry(
-                            player_id, at, starts_at=starts_at, deal=deal, verified=verified,
-                            daily=record.date if record is not None else None, games=prepared,
-                        ),
+                        lambda state, at: state.start_entry(player_id, at, starts_at=starts_at, deal=deal, games=prepared),
                         peer,
                         message.id,
                     )
@@ -421,27 +422,41 @@ class RaceDesk(RaceRooms):
 
     # ------------------------------------------------------------ starting
 
-    async def _deal_for(self, state: RaceState, now: int) -> tuple[int, bool, DailyRecord | None]:
+    async def _deal_for(self, state: RaceState, now: int) -> tuple[RaceDeal, DailyRecord | None]:
+        """The race's deal: the day's secret one, a freshly proven secret
+        one (``winnable``), or the number the host typed (unranked)."""
         game_cls = engine.game_class(state.game)
+        hub = self.hub
         if state.deal_request == "daily":
-            record = await todays_record(self._store, self.hub.settings, game_cls, state.options, now)
-            return record.deal, record.verified, record
+            record = await todays_record(self._store, hub.settings, hub.prover, game_cls, state.options, now)
+            deal = RaceDeal(0, record.seed, record.line, record.nonce, record.commitment, True, record.date)
+            return deal, record
+        if state.deal_request == "winnable":
+            proven = await hub.race_deals.take(game_cls.id, state.options)
+            nonce = secrets.token_hex(16)
+            commitment = race_commitment(state.race_id, proven.seed, nonce)
+            return RaceDeal(0, proven.seed, proven.line, nonce, commitment, True, None), None
         choice = choose_deal(game_cls, state.deal_request, state.options)
-        return choice.number, choice.verified, None
+        return RaceDeal(choice.number, None, (), None, None, choice.verified, None), None
 
     async def _prepare_game(
-        self, state: RaceState, racer_id: str, deal: int, record: DailyRecord | None, starts_at: int, now: int
+        self, state: RaceState, racer_id: str, deal: RaceDeal, record: DailyRecord | None, starts_at: int, now: int
     ) -> SessionHeader:
         """A racer's game of the race, stored (claiming the daily ranked
         attempt for a daily race), not yet playable."""
         game_id = new_id("g_")
-        ranked = record is not None and await claim_ranked(self._store, self.hub.settings, record, racer_id, game_id, now)
+        ranked = record is not None and await claim_ranked(
+            self._store, record.key, racer_id, game_id, claim_lifetime(record, self.hub.settings, now)
+        )
+        if record is not None and not ranked:
+            await check_practice(self._store, record.key, racer_id, utc_day(now))
         await self.hub.abandon_beyond_limit(racer_id)
-        game = engine.new_game(state.game, deal, **state.options)
+        player = await self._store.get_player(racer_id)
         header = SessionHeader(
-            game_id=game_id, game=state.game, deal=deal, options=dict(game.options), owner=racer_id, created_ms=now,
-            practice=record is not None and not ranked, race_id=state.race_id,
+            game_id=game_id, game=state.game, deal=deal.number, options=dict(state.options), owner=racer_id,
+            created_ms=now, practice=record is not None and not ranked, race_id=state.race_id,
             daily=record.date if record is not None else None, ranked=ranked, started_ms=starts_at,
+            seed=deal.seed, bot=player is not None and player.bot,
         )
         await self._store.create_session(header)
         return header

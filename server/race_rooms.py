@@ -31,7 +31,7 @@ from protocol import ErrorCode
 from protocol.to_server import RequestId
 from server.once import load_once
 from server.peer import Peer
-from server.races import LEDGER_STATUS, Progress, RaceState, replay_session
+from server.races import LEDGER_STATUS, Progress, RaceState
 from server.refusal import Refusal
 from server.session import ABANDONED, Session
 from server.storage.base import Action, LogConflict, StorageError, Subscription
@@ -187,7 +187,7 @@ class RaceRooms(ABC):
         sessions: dict[str, Session | None] = {}
         for game_id in state.games:
             loaded = await self._store.load_session(game_id)
-            sessions[game_id] = replay_session(*loaded) if loaded is not None else None
+            sessions[game_id] = Session.replay(*loaded) if loaded is not None else None
         return sessions
 
 

@@ -22,7 +22,7 @@ Decisions where the issue is silent:
   revealed one), ``"winnable"`` a deal drawn from the verified pool, a
   number is that deal (``verified`` says whether it is in the pool).
 - The countdown is part of the race: racers' clocks start at
-  ``starts_at`` (``RaceSession``), boards arrive then, and nobody can act
+  ``starts_at`` (the header's ``started_ms``), boards arrive then, and nobody can act
   on or watch a race game before.
 - The race ends when every racer's game is over, or at ``ends_at``
   (``race_time_limit_seconds`` after the start), when games still playing
@@ -47,6 +47,8 @@ import engine
 from protocol import ErrorCode
 from protocol import to_client as tc
 from server.refusal import Refusal
+from server.fair_play import counted_actions
+from server.secret_deals import seed_text
 from server.session import ABANDONED, Session
 from server.storage.base import Action, SessionHeader
 
@@ -74,22 +76,23 @@ def normalize_code(text: str) -> str | None:
     return code
 
 
+@dataclass(frozen=True)
+class RaceDeal:
+    """What a race starts with: a number the host typed (``seed`` None, the
+    race unranked), or a secret seed with its winning line and the nonce
+    of its commitment (``daily`` for the day's deal)."""
+
+    number: int
+    seed: int | None
+    line: tuple[str, ...]
+    nonce: str | None
+    commitment: str | None
+    verified: bool
+    daily: str | None
+
+
 class RosterChanged(Exception):
     """Someone joined while the start was being prepared: prepare again."""
-
-
-class RaceSession(Session):
-    """A racer's game: its clock starts with the race, not with the first action."""
-
-    @property
-    def started_ms(self) -> int | None:
-        return self.header.started_ms
-
-
-def replay_session(header: SessionHeader, log: list[Action]) -> Session:
-    """The session of ``header`` as ``log`` leaves it, a race game or not."""
-    kind = RaceSession if header.race_id is not None else Session
-    return kind.replay(header, log)
 
 
 @dataclass
@@ -177,6 +180,10 @@ class RaceState:
     racers: dict[str, Racer] = field(default_factory=dict)
     starts_at: int | None = None
     deal: int | None = None
+    seed: int | None = None
+    nonce: str | None = None
+    line: list[str] | None = None
+    commitment: str | None = None
     verified: bool | None = None
     daily: str | None = None
     finished_ms: int | None = None
@@ -209,6 +216,9 @@ class RaceState:
             self.starts_at, self.deal, self.verified, self.daily = (
                 data["starts_at"], data["deal"], data["verified"], data["daily"]
             )
+            self.seed, self.nonce, self.line, self.commitment = (
+                data.get("seed"), data.get("nonce"), data.get("line"), data.get("commitment")
+            )
             for player_id, (game_id, ranked) in data["games"].items():
                 self.racers[player_id].game_id, self.racers[player_id].ranked = game_id, ranked
         elif kind == "finish":
@@ -236,6 +246,13 @@ class RaceState:
     def games(self) -> dict[str, str]:
         """Game id -> racer, once started."""
         return {racer.game_id: racer.player_id for racer in self.racers.values() if racer.game_id is not None}
+
+    def _reveal(self, finished: bool) -> dict[str, Any]:
+        """A winnable race's seed, nonce and line, once it is over (a daily
+        race's deal is the day's, revealed with it)."""
+        if not finished or self.seed is None or self.daily is not None:
+            return {}
+        return {"seed": seed_text(self.seed), "nonce": self.nonce, "line": self.line}
 
     @property
     def deal_kind(self) -> str:
@@ -266,8 +283,7 @@ class RaceState:
         self._refuse_unless(phase == LOBBY, ErrorCode.RACE_STATE, "this race has already started")
 
     def start_entry(
-        self, player_id: str, now_ms: int, *, starts_at: int, deal: int, verified: bool, daily: str | None,
-        games: dict[str, tuple[str, bool]],
+        self, player_id: str, now_ms: int, *, starts_at: int, deal: RaceDeal, games: dict[str, tuple[str, bool]],
     ) -> Action:
         """Start with one prepared game per racer (``RosterChanged`` if
         the racers are not exactly those the games were prepared for)."""
@@ -275,7 +291,8 @@ class RaceState:
         if set(games) != set(self.racers):
             raise RosterChanged()
         return _entry(
-            "start", now_ms, starts_at=starts_at, deal=deal, verified=verified, daily=daily,
+            "start", now_ms, starts_at=starts_at, deal=deal.number, seed=deal.seed, nonce=deal.nonce,
+            line=list(deal.line), commitment=deal.commitment, verified=deal.verified, daily=deal.daily,
             games={racer: [game_id, ranked] for racer, (game_id, ranked) in games.items()},
         )
 
@@ -319,11 +336,12 @@ class RaceState:
                 "result": progress.result or ABANDONED,
                 "time_ms": max(0, finished - (self.starts_at or finished)),
                 "moves": progress.moves,
+                "actions": counted_actions(session) if session is not None else 0,
                 "foundation": progress.foundation,
                 "finished_ms": finished,
                 "ranked": racer.ranked,
             })
-        winners = sorted((r for r in rows if r["result"] == engine.WON), key=lambda r: (r["time_ms"], r["moves"], r["finished_ms"]))
+        winners = sorted((r for r in rows if r["result"] == engine.WON), key=lambda r: (r["time_ms"], r["actions"], r["finished_ms"]))
         others = sorted((r for r in rows if r["result"] != engine.WON), key=lambda r: (-r["foundation"], r["time_ms"]))
         for place, row in enumerate(winners, start=1):
             row["place"] = place
@@ -377,7 +395,10 @@ class RaceState:
             deal_kind=self.deal_kind,
             daily=self.daily,
             verified=self.verified,
-            deal=self.deal if finished else None,
+            deal=self.deal if finished and self.seed is None else None,
+            ranked=self.deal_kind != "number",
+            commitment=self.commitment,
+            **self._reveal(finished),
             phase=self.phase(now_ms),
             limit=self.limit,
             created_ms=self.created_ms,
@@ -387,7 +408,8 @@ class RaceState:
             finished_ms=self.finished_ms,
             racers=[self.racer_view(racer, progress.get(pid), now_ms) for pid, racer in self.racers.items()],
             results=[
-                tc.RaceResult(**{key: row[key] for key in tc.RaceResult.model_fields}) for row in self.results
+                tc.RaceResult(**{key: row[key] for key in tc.RaceResult.model_fields if key in row})
+                for row in self.results
             ] if self.results is not None else None,
             rematch=self.rematch,
         )

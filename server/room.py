@@ -22,6 +22,7 @@ from protocol import to_client as tc
 from protocol.to_server import RequestId
 from engine.solver import Analysis
 from server.peer import Peer
+from server.fair_play import counted_actions
 from server.session import Change, Session
 from server.storage.base import SessionHeader
 
@@ -49,6 +50,8 @@ class Room:
         self.owner = owner
         self.title = engine.game_class(session.header.game).title
         self.watchers: set[Peer] = set()
+        self.followers: set[Peer] = set()
+        """Viewers of a secret deal: they get ``progress``, never the board."""
         self.lock = asyncio.Lock()
         self.finish_offer: FinishPath | None = None
         self.finish_checked = -1
@@ -95,6 +98,24 @@ class Room:
             **self._state(now_ms),
         )
 
+    def progress(self, now_ms: int, request_id: RequestId | None = None) -> tc.GameProgress:
+        """The game as a viewer of its secret deal may know it: counts only."""
+        session = self.session
+        return tc.GameProgress(
+            id=request_id,
+            game_id=self.game_id,
+            game=session.header.game,
+            title=self.title,
+            owner=self.owner,
+            seq=session.seq,
+            status=session.status,
+            cards_home=session.counters.get("foundation", 0),
+            actions=counted_actions(session),
+            started_ms=session.started_ms,
+            time_ms=session.elapsed_ms(now_ms),
+            server_time=now_ms,
+        )
+
     def diff(self, change: Change) -> dict[str, Any]:
         """The ``diff`` message (``protocol.to_client.Diff``) as plain data,
         ready to encode.  A diff goes to every watcher after every action,
@@ -117,7 +138,7 @@ class Room:
         return tc.GameOver(
             game_id=self.game_id,
             result=session.result,
-            deal=session.header.deal,
+            deal=session.header.deal if session.header.seed is None else None,
             time_ms=session.elapsed_ms(finished),
             moves=session.moves,
             score=session.score(finished),

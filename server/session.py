@@ -50,6 +50,8 @@ def build_game(header: SessionHeader) -> Game:
     """The engine game at the start of a session; raises ``EngineError``."""
     if header.position is not None:
         return engine.from_text(header.game, header.position)
+    if header.seed is not None:
+        return engine.seeded_game(header.game, header.seed, **header.options)
     return engine.new_game(header.game, header.deal, **header.options)
 
 
@@ -164,6 +166,11 @@ class Session:
 
     @property
     def started_ms(self) -> int | None:
+        """When the clock started: the header's time where the policy fixed
+        one (``fair_play.clock_start``, a race's countdown end), else the
+        first action's."""
+        if self.header.started_ms is not None:
+            return self.header.started_ms
         return self.log[0].at_ms if self.log else None
 
     @property

@@ -56,7 +56,21 @@ class Settings(BaseModel):
     daily_grace_seconds: int = Field(
         3600, ge=0, description="after a UTC day ends, ranked attempts of its deal may finish this long; then it is revealed"
     )
-    daily_secret: str | None = Field(None, description="key of the daily deal hash (none: generated once, kept in the store)")
+    daily_secret: str | None = Field(
+        None, description="key of the secret seeds of ranked deals (none: generated once, kept in the store)"
+    )
+    deal_workers: int = Field(1, ge=1, description="worker processes proving ranked deals winnable")
+    deal_proof_nodes: int = Field(
+        30_000, ge=1, description="solver nodes per attempt at proving a ranked deal (a deal not won is skipped)"
+    )
+    deal_proof_attempts: int = Field(50, ge=1, description="seeds tried per ranked deal before giving up")
+    prepare_dailies: bool = Field(
+        True, description="prove today's and tomorrow's daily deals and stock race deals in the background"
+    )
+    race_deal_stock: int = Field(3, ge=0, description="secret race deals kept proven per variant")
+    daily_prepare_interval_seconds: float = Field(
+        3600, gt=0, description="how often the background preparation checks that both days are ready"
+    )
     leaderboard_retention_seconds: int = Field(90 * 86400, ge=1, description="how long daily leaderboards are kept")
     search_slots: int = Field(
         1, ge=1, description="worker threads searching hints and finishes at once; more wait their turn"

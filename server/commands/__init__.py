@@ -1,1 +1,35 @@
 """Subcommands of ``arena``; see ``server.cli``."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Any, Callable, Coroutine
+
+from pydantic import ValidationError
+
+from server.cli import EXIT_FAILURE, EXIT_USAGE
+from server.settings import Settings
+from server.storage import StorageError, UnknownStorageURL
+
+
+def run_with_settings(
+    command: str, read_settings: Callable[[], Settings], main: Callable[[Settings], Coroutine[Any, Any, int]]
+) -> int:
+    """Run a command that needs the server's settings and store: a bad
+    setting or storage URL is a usage error (exit 2), an unreachable store
+    or port a failure (exit 1), each one line on standard error, never a
+    traceback."""
+    try:
+        settings = read_settings()
+    except ValidationError as error:
+        print(f"arena {command}: bad setting: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        return asyncio.run(main(settings))
+    except UnknownStorageURL as error:
+        print(f"arena {command}: bad setting: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except (StorageError, OSError) as error:
+        print(f"arena {command}: {error}", file=sys.stderr)
+        return EXIT_FAILURE

@@ -11,14 +11,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import signal
-import sys
 from typing import Any
 
-from pydantic import ValidationError
-
-from server.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
+from server.cli import EXIT_OK
+from server.commands import run_with_settings
 from server.settings import Settings, env_name
-from server.storage import StorageError, UnknownStorageURL
 
 
 def register(subparsers: Any) -> None:
@@ -36,23 +33,12 @@ def register(subparsers: Any) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    try:
-        settings = Settings.from_env(host=args.host, port=args.port, redis_url=args.redis_url)
-    except ValidationError as error:
-        print(f"arena serve: bad setting: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    try:
-        asyncio.run(_main(settings))
-    except UnknownStorageURL as error:
-        print(f"arena serve: bad setting: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    except (StorageError, OSError) as error:
-        print(f"arena serve: {error}", file=sys.stderr)
-        return EXIT_FAILURE
-    return EXIT_OK
+    return run_with_settings(
+        "serve", lambda: Settings.from_env(host=args.host, port=args.port, redis_url=args.redis_url), _main
+    )
 
 
-async def _main(settings: Settings) -> None:
+async def _main(settings: Settings) -> int:
     from server.app import ArenaServer, run
 
     stop = asyncio.Event()
@@ -65,3 +51,4 @@ async def _main(settings: Settings) -> None:
 
     await run(settings, stop, announce)
     print("arena: stopped", flush=True)
+    return EXIT_OK

@@ -21,7 +21,16 @@ from typing import Any
 import engine
 from engine.solver import DEFAULT_BUDGET, solve
 from engine.solver.certify import BUILD_BUDGET, candidate_seeds, certify
-from engine.solver.pools import TARGETS, VARIANTS, Pool, deal_seeds, format_pool, parse_pool, seed_table_module, variant_of
+from engine.solver.pools import (
+    TARGETS,
+    VARIANTS,
+    Pool,
+    deal_seeds,
+    format_pool,
+    parse_pool,
+    seed_table_module,
+    variant_of,
+)
 from server.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from server.pools import pool_path
 

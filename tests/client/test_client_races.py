@@ -229,7 +229,7 @@ async def test_daily_lists_todays_commitments_and_a_ranked_win_enters_the_leader
         info = await ann.daily(game="klondike")
         assert info.date == info.today == today.isoformat()
         assert {deal.options.get("draw") for deal in info.deals} == {1, 3}
-        assert all(deal.deal is None and len(deal.commitment) == 64 for deal in info.deals)
+        assert all(deal.seed is None and len(deal.commitment) == 64 for deal in info.deals)
         with pytest.raises(Forbidden):
             await ann.daily(today + timedelta(days=2))
         with pytest.raises(BadOption):
@@ -240,7 +240,7 @@ async def test_daily_lists_todays_commitments_and_a_ranked_win_enters_the_leader
         await play(ann, game, DEAL_1_DRAW_1_WIN)
         assert game.status == "won"
         page = await ann.leaderboard("klondike", {"draw": 1}, today)
-        assert [(e.rank, e.name, e.moves) for e in page.entries] == [(1, "ann", len(DEAL_1_DRAW_1_WIN))]
+        assert [(e.rank, e.name, e.actions) for e in page.entries] == [(1, "ann", len(DEAL_1_DRAW_1_WIN))]
         assert page.me is not None and page.me.rank == 1 and page.date == today.isoformat()
         assert (await ann.leaderboard("klondike", {"draw": 3})).entries == []
         with pytest.raises(BadOption):

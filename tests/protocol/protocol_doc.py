@@ -116,7 +116,7 @@ async def record_session() -> list[Frame]:
     """Hello, a new game, moves (one illegal), a spectator joining, a hint,
     a resync, a resignation, and the player's records afterwards."""
     frames: list[Frame] = []
-    settings = Settings(port=0, ping_interval=None)
+    settings = Settings(port=0, ping_interval=None, prepare_dailies=False)
     async with ArenaServer(settings, store=MemoryStore()) as server:
         async with connect(server.url, subprotocols=[JSON_SUBPROTOCOL]) as player_socket:
             player = Recorder("player", player_socket, frames)
@@ -155,11 +155,11 @@ async def record_session() -> list[Frame]:
 
 async def record_race_session() -> list[Frame]:
     """A host and a friend race on the daily deal; a spectator follows the
-    race and watches the host's board (delayed); the friend cannot watch
-    it; both resign; the results; a rematch; the host's race history; the
+    race and watches the host's game (progress only: the deal is secret);
+    the friend cannot watch it; both resign; the results; a rematch; the host's race history; the
     daily commitments and the leaderboard."""
     frames: list[Frame] = []
-    settings = Settings(port=0, ping_interval=None, **RACE_RECORDING)
+    settings = Settings(port=0, ping_interval=None, prepare_dailies=False, **RACE_RECORDING)
     async with ArenaServer(settings, store=MemoryStore()) as server:
         async with (
             connect(server.url, subprotocols=[JSON_SUBPROTOCOL]) as host_socket,
@@ -195,7 +195,7 @@ async def record_race_session() -> list[Frame]:
             await friend.send(type="watch", id=3, game_id=games["ann"])
             await friend.receive()
             await spectator.send(type="watch", id=2, game_id=games["ann"])
-            await spectator.receive(2)
+            await spectator.receive()
             await friend.send(type="resign", id=4, game_id=games["bob"])
             await friend.receive(3)
             await host.receive()
@@ -203,7 +203,7 @@ async def record_race_session() -> list[Frame]:
             await host.send(type="resign", id=5, game_id=games["ann"])
             await host.receive(4)
             await friend.receive(2)
-            await spectator.receive(4)
+            await spectator.receive(3)
             await friend.send(type="rematch", id=5, race_id=race_id)
             await friend.receive(2)
             await host.receive(2)
@@ -221,7 +221,7 @@ async def record_assists_session() -> list[Frame]:
     """Broken Deck's automatic finishing after the last repair (a practice
     position), then a WordLink game lost by one move, resigned and analysed."""
     frames: list[Frame] = []
-    settings = Settings(port=0, ping_interval=None, allow_positions=True)
+    settings = Settings(port=0, ping_interval=None, prepare_dailies=False, allow_positions=True)
     async with ArenaServer(settings, store=MemoryStore()) as server:
         async with connect(server.url, subprotocols=[JSON_SUBPROTOCOL]) as player_socket:
             player = Recorder("player", player_socket, frames)

@@ -42,8 +42,11 @@ def race_settings(**changes: Any) -> Settings:
 
 async def pin_daily_deal(store: Store, day: date, deal: int = 1, variant: str = KLONDIKE_DRAW_1) -> DailyRecord:
     """Fix a day's WordLink deal before anyone asks, as the first write
-    wins: the races then use a deal whose winning line the tests know."""
-    record = DailyRecord("klondike", variant, day.isoformat(), deal, "a" * 32, 0, False)
+    wins: the races then use a deal whose winning line the tests know.
+    WordLink deals a number as the shuffle seed of the same value, so the
+    seed ``deal`` lays out deal ``deal``."""
+    line = DEAL_1_DRAW_1_WIN if (deal, variant) == (1, KLONDIKE_DRAW_1) else ()
+    record = DailyRecord("klondike", variant, day.isoformat(), deal, 0, line, "a" * 32, 0)
     await store.setting(record.setting, record.to_json())
     return record
 

@@ -22,7 +22,8 @@ from protocol import ErrorCode
 from protocol import to_server as ts
 from server.app import ArenaServer
 from server.daily import day_start_ms
-from server.deals import daily_pick, pool_for
+from server.keeper import prepare_day
+from server.secret_deals import prove, replays_to_win, secret_seed
 from server.storage.memory import MemoryStore
 
 DAY = date(2026, 3, 14)
@@ -46,15 +47,21 @@ async def arena(clock: FakeClock) -> AsyncIterator[ArenaServer]:
         yield server
 
 
-async def _daily_deal_of(client: WireClient, options: dict[str, object]) -> int:
-    started, _ = await client.new_game(deal="daily", options=options)
+async def _first_board(client: WireClient, options: dict[str, object]) -> dict[str, object]:
+    """The piles of the first snapshot of a daily game (then resigned)."""
+    started, snapshot = await client.new_game(deal="daily", options=options)
     await client.request(ts.Resign, game_id=started.game_id)
-    return int((await client.wait_for(lambda m: m.type == "game_over" and m.game_id == started.game_id)).deal)
+    return snapshot.view.model_dump(mode="json")["piles"]
 
 
 async def test_the_commitment_published_today_matches_the_deal_revealed_after_the_day(
     arena: ArenaServer, clock: FakeClock
 ) -> None:
+    """Commit, then reveal: after the day the seed, the nonce and the line
+    are shown; the seed deals the board the player saw, the commitment is
+    sha256 of them, and the line wins through the checked engine.  The day
+    is prepared first, as the server's keeper does the day before."""
+    await prepare_day(arena.store, arena.settings, arena.hub.prover, DAY, clock.ms)
     client = await player(arena.url, "ann")
     today = await client.request(ts.Daily)
     assert today.date == today.today == DAY.isoformat()
@@ -63,42 +70,47 @@ async def test_the_commitment_published_today_matches_the_deal_revealed_after_th
         ("broken-deck", "difficulty=relaxed"), ("broken-deck", "difficulty=standard"),
         ("broken-deck", "difficulty=challenge"), ("chequers", "default"), ("laras-game", "default"),
     }
-    assert all(d.deal is None and d.nonce is None and len(d.commitment) == 64 for d in today.deals)
+    assert all(d.seed is None and d.nonce is None and d.line is None and len(d.commitment) == 64 for d in today.deals)
     promised = next(d for d in today.deals if d.variant == "draw=3,scoring=standard")
-    played = await _daily_deal_of(client, {"draw": 3})
+    seen = await _first_board(client, {"draw": 3})
 
     clock.ms = day_start_ms(DAY + timedelta(days=1)) + GRACE_SECONDS * 1000 - 1
-    assert all(d.deal is None for d in (await client.request(ts.Daily, date=DAY.isoformat())).deals)
+    assert all(d.seed is None for d in (await client.request(ts.Daily, date=DAY.isoformat())).deals)
     clock.ms += 1
     revealed = await client.request(ts.Daily, date=DAY.isoformat(), game="klondike")
     assert revealed.today == (DAY + timedelta(days=1)).isoformat() and len(revealed.deals) == 2
     shown = next(d for d in revealed.deals if d.variant == "draw=3,scoring=standard")
-    assert (shown.commitment, shown.committed_ms, shown.deal) == (promised.commitment, NOON, played)
-    proof = f"klondike/draw=3,scoring=standard/{DAY.isoformat()}/{shown.deal}/{shown.nonce}"
+    assert (shown.commitment, shown.committed_ms) == (promised.commitment, NOON)
+    proof = f"klondike/draw=3,scoring=standard/{DAY.isoformat()}/{shown.seed}/{shown.nonce}"
     assert hashlib.sha256(proof.encode()).hexdigest() == shown.commitment
+    dealt = engine.seeded_game("klondike", int(shown.seed, 16), draw=3).view()["piles"]
+    assert dealt == seen
+    assert replays_to_win("klondike", {"draw": 3}, int(shown.seed, 16), shown.line)
 
 
-async def test_a_future_daily_deal_is_secret(arena: ArenaServer) -> None:
+async def test_tomorrows_commitments_are_published_and_later_days_are_not(arena: ArenaServer) -> None:
     client = await WireClient.open(arena.url)
-    refusal = await client.request(ts.Daily, date=(DAY + timedelta(days=1)).isoformat())
-    assert refusal.code == ErrorCode.FORBIDDEN and "secret" in refusal.message
+    tomorrow = await client.request(ts.Daily, date=(DAY + timedelta(days=1)).isoformat())
+    assert tomorrow.type == "daily_info" and all(d.seed is None for d in tomorrow.deals)
+    refusal = await client.request(ts.Daily, date=(DAY + timedelta(days=2)).isoformat())
+    assert refusal.code == ErrorCode.FORBIDDEN and "not committed yet" in refusal.message
     assert (await client.request(ts.Daily, date="2026-02-30")).code == ErrorCode.BAD_OPTION
     await client.close()
 
 
-def test_without_the_secret_the_code_does_not_tell_the_deal() -> None:
-    """The pick is an HMAC under the secret: another secret, other deals."""
-    pool = range(1, 10_001)
-    days = [DAY + timedelta(days=n) for n in range(7)]
-    ours = [daily_pick("our secret", "klondike", KLONDIKE_DRAW_1, day, pool) for day in days]
-    guessed = [daily_pick("a guessed secret", "klondike", KLONDIKE_DRAW_1, day, pool) for day in days]
-    assert ours == [daily_pick("our secret", "klondike", KLONDIKE_DRAW_1, day, pool) for day in days]
-    assert sum(a == b for a, b in zip(ours, guessed)) <= 1
+def test_without_the_secret_nobody_can_compute_the_seeds() -> None:
+    """A seed is an HMAC under the secret: another secret, unrelated seeds,
+    each of 64 bits (no table of numbered deals holds them)."""
+    labels = [f"daily/klondike/{KLONDIKE_DRAW_1}/{DAY + timedelta(days=n)}" for n in range(50)]
+    ours = [secret_seed("our secret", label, 0) for label in labels]
+    assert ours == [secret_seed("our secret", label, 0) for label in labels]
+    assert not set(ours) & {secret_seed("a guessed secret", label, 0) for label in labels}
+    assert max(ours).bit_length() > 60 and len(set(ours)) == len(ours)
 
 
 async def test_every_process_serves_the_deal_fixed_first(clock: FakeClock) -> None:
     """Two processes with different secrets: the second serves the deal the
-    first fixed, not the one its own secret would pick."""
+    first fixed, not the one its own secret would give."""
     store = MemoryStore()
     secrets = ("one secret", "another secret")
     settings = [race_settings(daily_secret=secret) for secret in secrets]
@@ -106,18 +118,21 @@ async def test_every_process_serves_the_deal_fixed_first(clock: FakeClock) -> No
         for server in (first, second):
             server.hub.clock = clock
         here, there = await player(first.url, "ann"), await player(second.url, "bob")
-        fixed = await _daily_deal_of(here, {"draw": 1})
-        pool, _ = pool_for(engine.game_class("klondike"), {"draw": 1}, "daily")
-        assert [daily_pick(secret, "klondike", KLONDIKE_DRAW_1, DAY, pool) for secret in secrets][0] == fixed
-        assert daily_pick(secrets[1], "klondike", KLONDIKE_DRAW_1, DAY, pool) != fixed
-        assert await _daily_deal_of(there, {"draw": 1}) == fixed
-        assert (await here.request(ts.Daily)).deals == (await there.request(ts.Daily)).deals
+        fixed = await _first_board(here, {"draw": 1})
+        label = f"daily/klondike/{KLONDIKE_DRAW_1}/{DAY.isoformat()}"
+        expected = prove("klondike", {"draw": 1}, secrets[0], label, settings[0].deal_proof_nodes, 50).seed
+        assert engine.seeded_game("klondike", expected, draw=1).view()["piles"] == fixed
+        assert await _first_board(there, {"draw": 1}) == fixed
+        wordlink = {"game": "klondike"}
+        assert (await here.request(ts.Daily, **wordlink)).deals == (await there.request(ts.Daily, **wordlink)).deals
 
 
 async def test_the_first_daily_attempt_is_ranked_and_later_ones_are_practice(arena: ArenaServer) -> None:
     client = await player(arena.url, "ann")
     first, _ = await client.new_game(deal="daily", options={"draw": 1})
     assert (first.ranked, first.practice, first.deal_kind) == (True, False, "daily")
+    early = await client.request(ts.NewGame, game="klondike", deal="daily", options={"draw": 1}, practice=True)
+    assert (early.code, early.reason) == (ErrorCode.UNAVAILABLE, "ranked_first"), "no practice before the ranked attempt ends"
     await client.request(ts.Resign, game_id=first.game_id)
     second, _ = await client.new_game(deal="daily", options={"draw": 1})
     assert (second.ranked, second.practice) == (False, True)
@@ -129,11 +144,17 @@ async def test_the_first_daily_attempt_is_ranked_and_later_ones_are_practice(are
 
 
 async def test_two_connections_starting_the_daily_at_once_get_one_ranked_game(arena: ArenaServer) -> None:
+    """The claim is atomic: one tab gets the ranked attempt, the other is
+    refused until it ends (it would be a practice look at the same deal)."""
     first = await player(arena.url, "ann")
     second = await WireClient.open(arena.url)
     await second.hello(token=first.token)
-    started = await asyncio.gather(*(c.new_game("chequers", deal="daily") for c in (first, second)))
-    assert sorted(s.ranked for s, _ in started) == [False, True]
+    replies = await asyncio.gather(
+        *(c.request(ts.NewGame, game="chequers", deal="daily") for c in (first, second))
+    )
+    assert sorted(reply.type for reply in replies) == ["error", "game_started"]
+    assert next(reply for reply in replies if reply.type == "game_started").ranked
+    assert next(reply for reply in replies if reply.type == "error").reason == "ranked_first"
 
 
 async def test_a_daily_variant_without_a_daily_deal_is_refused(arena: ArenaServer) -> None:
@@ -160,13 +181,13 @@ async def _win_daily(arena: ArenaServer, clock: FakeClock, name: str, seconds: i
     return client
 
 
-async def test_the_daily_leaderboard_ranks_by_time_then_moves(arena: ArenaServer, clock: FakeClock) -> None:
+async def test_the_daily_leaderboard_ranks_by_time_then_actions(arena: ArenaServer, clock: FakeClock) -> None:
     await pin_daily_deal(arena.store, DAY)
     slow_long = await _win_daily(arena, clock, "slow-long", 100, detour=True)
     await _win_daily(arena, clock, "slow-short", 100, detour=False)
     await _win_daily(arena, clock, "fast-long", 90, detour=True)
     page = await slow_long.request(ts.Leaderboard, game="klondike", options={"draw": 1}, date=DAY.isoformat())
-    assert [(e.rank, e.name, e.time_ms, e.moves) for e in page.entries] == [
+    assert [(e.rank, e.name, e.time_ms, e.actions) for e in page.entries] == [
         (1, "fast-long", 90_000, 153),
         (2, "slow-short", 100_000, 128),
         (3, "slow-long", 100_000, 153),
@@ -212,3 +233,36 @@ async def test_a_leaderboard_of_a_date_that_does_not_exist_is_refused(arena: Are
     refusal = await client.request(ts.Leaderboard, game="klondike", options={"draw": 1}, date="2026-13-45")
     assert refusal.type == "error" and refusal.code == ErrorCode.BAD_OPTION and "not a date" in refusal.message
     await client.close()
+
+
+async def test_a_declared_bot_ranks_on_the_bots_board_not_the_peoples(arena: ArenaServer, clock: FakeClock) -> None:
+    """Bots are welcome, declared: their ranked wins have a board of their own."""
+    await pin_daily_deal(arena.store, DAY)
+    bot = await WireClient.open(arena.url)
+    welcome = await bot.request(ts.Hello, name="robot", bot=True)
+    assert welcome.type == "welcome"
+    started, _ = await bot.new_game(deal="daily", options={"draw": 1})
+    assert started.ranked
+    for move in DEAL_1_DRAW_1_WIN:
+        reply = await bot.request(ts.Move, game_id=started.game_id, move=move)
+    assert reply.status == "won"
+    await _win_daily(arena, clock, "person", 100, detour=False)
+    people = await bot.request(ts.Leaderboard, game="klondike", options={"draw": 1}, date=DAY.isoformat())
+    bots = await bot.request(ts.Leaderboard, game="klondike", options={"draw": 1}, date=DAY.isoformat(), bots=True)
+    assert [e.name for e in people.entries] == ["person"]
+    assert [e.name for e in bots.entries] == ["robot"] and bots.board.endswith("/bots")
+
+
+async def test_an_undo_never_improves_a_rank(arena: ArenaServer, clock: FakeClock) -> None:
+    """Ranking counts every action: a draw taken back costs two, where the
+    engine's move counter would forget it."""
+    await pin_daily_deal(arena.store, DAY)
+    client = await player(arena.url, "undoer")
+    started, _ = await client.new_game(deal="daily", options={"draw": 1})
+    await client.request(ts.Move, game_id=started.game_id, move="draw")
+    await client.request(ts.Undo, game_id=started.game_id)
+    for move in DEAL_1_DRAW_1_WIN:
+        reply = await client.request(ts.Move, game_id=started.game_id, move=move)
+    assert reply.status == "won" and reply.counters["moves"] == len(DEAL_1_DRAW_1_WIN)
+    page = await client.request(ts.Leaderboard, game="klondike", options={"draw": 1}, date=DAY.isoformat())
+    assert [e.actions for e in page.entries] == [len(DEAL_1_DRAW_1_WIN) + 2]

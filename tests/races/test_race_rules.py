@@ -3,6 +3,8 @@ results table, invite codes, and the delayed board a spectator sees."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from arena_races import DEAL_1_DRAW_1_WIN
 
@@ -17,7 +19,7 @@ from server.races import (
     FINISHED,
     LOBBY,
     RUNNING,
-    RaceSession,
+    RaceDeal,
     RaceState,
     RosterChanged,
     create_entry,
@@ -32,6 +34,8 @@ from server.storage.base import Action, SessionHeader
 
 T0 = 1_800_000_000_000
 ANN = tc.Owner(player_id="p_ann", name="ann")
+TYPED_DEAL_1 = RaceDeal(1, None, (), None, None, False, None)
+"""Deal 1 as a host types it: an unranked race."""
 
 
 def _created(limit: int = 3) -> Action:
@@ -58,7 +62,7 @@ def _join(state: RaceState, *names: str, at: int = T0 + 1) -> None:
 
 def _start(state: RaceState, at: int = T0 + 2) -> None:
     games = {player_id: (f"g_{player_id}", False) for player_id in state.racers}
-    state.apply(state.start_entry("p_ann", at, starts_at=at + 10_000, deal=1, verified=False, daily=None, games=games))
+    state.apply(state.start_entry("p_ann", at, starts_at=at + 10_000, deal=TYPED_DEAL_1, games=games))
 
 
 def test_a_race_moves_from_lobby_to_countdown_to_running_to_finished() -> None:
@@ -116,7 +120,7 @@ def test_a_start_prepared_for_other_racers_is_refused() -> None:
     state = _lobby()
     _join(state, "bob")
     with pytest.raises(RosterChanged):
-        state.start_entry("p_ann", T0 + 2, starts_at=T0, deal=1, verified=False, daily=None, games={"p_ann": ("g", False)})
+        state.start_entry("p_ann", T0 + 2, starts_at=T0, deal=TYPED_DEAL_1, games={"p_ann": ("g", False)})
 
 
 def test_presence_is_logged_only_when_it_changes() -> None:
@@ -151,7 +155,7 @@ def _session(player_id: str, moves: tuple[str, ...], start: int, step: int, resi
     log = [Action("move", move, start + step * (n + 1)) for n, move in enumerate(moves)]
     if resign:
         log.append(Action("resign", "", start + step * (len(moves) + 1)))
-    return RaceSession.replay(header, log)
+    return Session.replay(header, log)
 
 
 def test_results_rank_winners_by_time_then_moves_then_the_rest_by_foundations() -> None:
@@ -175,7 +179,8 @@ def test_results_rank_winners_by_time_then_moves_then_the_rest_by_foundations() 
 def test_a_race_session_clock_starts_with_the_race() -> None:
     session = _session("p_ann", DEAL_1_DRAW_1_WIN[:1], T0, 2500)
     assert session.started_ms == T0 and session.elapsed_ms(T0 + 4000) == 4000
-    assert Session.replay(session.header, session.log).started_ms == T0 + 2500
+    casual = dataclasses.replace(session.header, race_id=None, started_ms=None)
+    assert Session.replay(casual, session.log).started_ms == T0 + 2500, "a casual game's clock starts at its first action"
 
 
 def test_invite_codes_are_unambiguous_and_forgiving() -> None:
@@ -189,7 +194,7 @@ def test_invite_codes_are_unambiguous_and_forgiving() -> None:
 def _live_room(times: list[int]) -> Room:
     header = SessionHeader("g_1", "klondike", 1, {"draw": 1}, "p_ann", T0, race_id="r_1", started_ms=T0)
     log = [Action("move", move, at) for move, at in zip(DEAL_1_DRAW_1_WIN, times)]
-    return Room(RaceSession.replay(header, log), ANN)
+    return Room(Session.replay(header, log), ANN)
 
 
 def test_a_delayed_board_shows_only_what_is_older_than_the_delay() -> None:

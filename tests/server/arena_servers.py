@@ -14,7 +14,11 @@ ClientFactory = Callable[..., Awaitable[WireClient]]
 
 def make_settings(**changes: Any) -> Settings:
     """Loopback, any free port, practice positions allowed, no keepalive
-    noise, and rate limits out of the way (the limits tests set their own)."""
+    noise, and rate limits out of the way (the limits tests set their own).
+    Dailies are proven when first asked for, not ahead, under one secret,
+    so a test process proves each day's deal once (``DealProver`` keeps
+    proofs) instead of every server start proving fourteen; race deals
+    likewise, with no stock kept (the stock's own tests keep one)."""
     base: dict[str, Any] = {
         "port": 0,
         "allow_positions": True,
@@ -22,5 +26,8 @@ def make_settings(**changes: Any) -> Settings:
         "shutdown_grace_seconds": 2,
         "rate_per_second": 100_000,
         "rate_burst": 100_000,
+        "prepare_dailies": False,
+        "race_deal_stock": 0,
+        "daily_secret": "the tests' secret",
     }
     return Settings(**{**base, **changes})

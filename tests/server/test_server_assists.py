@@ -208,9 +208,10 @@ async def test_a_resigned_game_that_could_still_be_won_shows_the_win(connect: Cl
 
 
 async def test_a_daily_deal_is_not_analysed_before_its_day_is_revealed(connect: ClientFactory) -> None:
+    """Neither the ranked attempt nor a practice one after it."""
+    player = await connect()
+    await player.hello()
     for practice in (False, True):
-        player = await connect()
-        await player.hello()
         started, _ = await player.new_game(deal="daily", practice=practice)
         await player.request(ts.Resign, game_id=started.game_id)
         refused = await player.request(ts.Analyse, game_id=started.game_id)

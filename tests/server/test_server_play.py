@@ -15,7 +15,9 @@ from arena_servers import ClientFactory
 from protocol import ErrorCode
 from protocol import to_server as ts
 from server.app import ArenaServer
+from server.daily import fixed_record, utc_day
 from server.pools import verified_deals
+from server.secret_deals import replays_to_win
 from server.variants import record_key
 
 import engine
@@ -174,18 +176,25 @@ async def test_vegas_mode_deals_a_preset_vegas_deal(connect: ClientFactory) -> N
     assert revealed in verified_deals("klondike", {"draw": 1}, "vegas")
 
 
-async def test_the_daily_deal_is_the_same_for_everyone_on_a_day(connect: ClientFactory) -> None:
-    """A new challenge every day, randomly selected from winnable deals"""
-    deals = []
+async def test_the_daily_deal_is_the_same_for_everyone_on_a_day(server: ArenaServer, connect: ClientFactory) -> None:
+    """A new challenge every day, randomly selected from winnable deals:
+    a secret random seed the server's solver has won before anyone plays
+    (the issue on fair play asks for a seed nobody can look up, not a pool
+    number), the same for everyone."""
+    boards, seeds = [], set()
     for _ in range(2):
         player = await connect()
         await player.hello()
-        started, _ = await player.new_game(deal="daily", options={"draw": 3})
-        assert started.deal_kind == "daily"
+        started, snapshot = await player.new_game(deal="daily", options={"draw": 3})
+        assert (started.deal_kind, started.verified) == ("daily", True)
+        boards.append(snapshot.view)
         await player.request(ts.Resign, game_id=started.game_id)
-        deals.append((await player.next_of("game_over")).deal)
-    assert deals[0] == deals[1]
-    assert deals[0] in verified_deals("klondike", {"draw": 3}), "the daily deal comes from the certified pool"
+        assert (await player.next_of("game_over")).deal is None, "the deal stays secret until the day's reveal"
+        seeds.add((await server.store.load_session(started.game_id))[0].seed)
+    assert boards[0] == boards[1] and len(seeds) == 1
+    day = utc_day(server.hub.clock())
+    record = await fixed_record(server.store, server.settings, server.hub.prover, engine.game_class("klondike"), {"draw": 3}, day, 0)
+    assert replays_to_win("klondike", {"draw": 3}, record.seed, record.line), "the stored line wins the daily deal"
 
 
 async def test_random_deals_differ_and_stay_secret_until_the_end(connect: ClientFactory) -> None:

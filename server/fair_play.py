@@ -1,0 +1,113 @@
+"""The one policy for everything that ranks: daily attempts, races,
+leaderboards and records.
+
+A ranked result must be impossible to get without playing.  Read as an
+attacker would, with the code and the docs, that asks for:
+
+- a deal nobody can look up: ranked deals are secret seeds
+  (``server.secret_deals``), and nothing names one before its reveal
+  (``deal_is_secret``: game_over, analysis, records, leaderboards and race
+  events read it here);
+- one ranked attempt per player, game, variant and day
+  (``claim_ranked``): the first daily game a player starts that is not a
+  practice one; and today's daily cannot be practised until that ranked
+  attempt has ended (``check_practice``), so practice is never a free
+  look at the deal before the attempt that counts;
+- a clock that counts what the player sees: a daily attempt's clock starts
+  when its first snapshot is sent (``clock_start``), a race game's at the
+  countdown's end;
+- no assist that plays for you: hints and automatic finishing are refused
+  in ranked attempts and in every race (``check_assist``, reason
+  ``ranked``); undo stays, but every action counts (``counted_actions``),
+  so an undo never improves a rank;
+- no peeking: while a deal is secret only its player sees its board;
+  everyone else gets progress (``board_visible``);
+- bots declared in ``hello`` rank on their own boards (``board_name``).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from protocol import ErrorCode
+from server.refusal import Refusal
+from server.session import Session
+from server.storage.base import SessionHeader, Store
+
+COUNTED_KINDS = frozenset({"move", "undo", "redo", "restart"})
+"""Actions that count towards a ranked result's tie-break: everything a
+player does to the cards, taking moves back included."""
+BOT_BOARD_SUFFIX = "bots"
+
+
+def counted_actions(session: Session) -> int:
+    """The actions that break ties between equal times."""
+    return sum(1 for action in session.log if action.kind in COUNTED_KINDS)
+
+
+def board_name(game_id: str, variant: str, day: str, bot: bool = False) -> str:
+    """A day's leaderboard of a game and variant; bots have their own."""
+    name = f"{game_id}/{variant}/{day}"
+    return f"{name}/{BOT_BOARD_SUFFIX}" if bot else name
+
+
+def competes(header: SessionHeader) -> bool:
+    """Whether a game is measured against other players' (a ranked daily
+    attempt or any race game), so that no assist may play in it."""
+    return header.ranked or header.race_id is not None
+
+
+def check_assist(header: SessionHeader, assist: str) -> None:
+    """Refuse hint and automatic finishing where the result competes."""
+    if competes(header):
+        where = "a race" if header.race_id is not None else "a ranked daily attempt"
+        raise Refusal(
+            ErrorCode.UNAVAILABLE,
+            f"{assist} is not offered in {where}: the result must be your own play",
+            reason="ranked",
+            game_id=header.game_id,
+        )
+
+
+def clock_start(header: SessionHeader, created_ms: int) -> int | None:
+    """When a new game's clock starts: a daily attempt's at once, since its
+    first snapshot goes out with ``game_started``; others at the first
+    action (a casual game left open is not timed)."""
+    return created_ms if header.daily is not None else None
+
+
+def deal_is_secret(header: SessionHeader, now_ms: int, reveal_ms: int | None) -> bool:
+    """Whether ``header``'s deal must not be named or shown yet: a secret
+    seed before ``reveal_ms`` (None: not revealed at all yet)."""
+    return header.seed is not None and (reveal_ms is None or now_ms < reveal_ms)
+
+
+def board_visible(header: SessionHeader, viewer: str | None, secret: bool) -> bool:
+    """Whether ``viewer`` (a player id, None for anonymous) may see the
+    board: always its owner; anyone else once the deal is no secret."""
+    return viewer == header.owner or not secret
+
+
+async def claim_ranked(store: Store, key: str, player_id: str, game_id: str, keep_seconds: int) -> bool:
+    """Claim ``game_id`` as the player's ranked attempt at the daily ``key``;
+    True for the first claim only (first writer wins, atomically, across
+    processes).  The claim expires when the day's leaderboard closes."""
+    owner = await store.setting(f"ranked/{key}/{player_id}", game_id, keep_seconds=keep_seconds)
+    return owner == game_id
+
+
+async def ranked_attempt(store: Store, key: str, player_id: str) -> str | None:
+    """The game id of the player's ranked attempt at ``key``, if any."""
+    return await store.get_setting(f"ranked/{key}/{player_id}")
+
+
+async def check_practice(store: Store, key: str, player_id: str, day: date) -> None:
+    """Refuse practice of a daily deal before its ranked attempt has ended."""
+    claimed = await ranked_attempt(store, key, player_id)
+    loaded = await store.load_session(claimed) if claimed is not None else None
+    if loaded is None or loaded[0].status == "playing":
+        raise Refusal(
+            ErrorCode.UNAVAILABLE,
+            f"the daily deal of {day} can be practised once your ranked attempt at it has ended",
+            reason="ranked_first",
+        )

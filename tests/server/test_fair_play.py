@@ -1,0 +1,194 @@
+"""Fair play, tried as an attacker would with the public code and docs:
+look the ranked deal up from its first board, have the server play it,
+read it from a frame, watch someone else's board, study it off the clock.
+
+Real server, real WebSocket clients over both codecs, the memory store.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+import pytest
+from arena_servers import ClientFactory
+from arena_wire import WireClient
+from test_server_core import FakeClock
+
+import engine
+from engine.cards import CODE, full_deck
+from engine.rng import MASK64, fnv1a64
+from protocol import ErrorCode
+from protocol import to_server as ts
+from server.app import ArenaServer
+from server.daily import DAILY_VARIANTS, RECORD_KIND, DailyRecord
+from server.secret_deals import seed_text
+from server.pools import verified_deals
+
+SCANNED_DEALS = 1_000_000
+"""Numbered WordLink deals an attacker tabulates (the issue's 1 to 1,000,000)."""
+FACE_UP_POSITIONS = (0, 7, 13, 18, 22, 25, 27)
+"""Where WordLink's seven face-up cards lie in the shuffle (row by row, left to right)."""
+
+
+def _face_up_codes(seed_base: int, first: int, last: int) -> dict[tuple[str, ...], int]:
+    """Deal number by the seven face-up cards of WordLink deals
+    ``first..last``: the public shuffle (docs/notation.md), written flat
+    so a million deals take seconds, not minutes."""
+    deck = full_deck()
+    found: dict[tuple[str, ...], int] = {}
+    for deal in range(first, last + 1):
+        state = (seed_base ^ deal) & MASK64
+        cards = list(deck)
+        for i in range(51, 0, -1):
+            bound = i + 1
+            limit = (1 << 64) - ((1 << 64) % bound)
+            while True:
+                state = (state + 0x9E3779B97F4A7C15) & MASK64
+                z = state
+                z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+                z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+                z ^= z >> 31
+                if z < limit:
+                    break
+            j = z % bound
+            cards[i], cards[j] = cards[j], cards[i]
+        found[tuple(CODE[cards[p]] for p in FACE_UP_POSITIONS)] = deal
+    return found
+
+
+def _face_up(view: dict[str, Any]) -> tuple[str, ...]:
+    return tuple(view["piles"][f"t{n}"]["up"][0] for n in range(1, 8))
+
+
+def _visible(view: dict[str, Any]) -> dict[str, list[str]]:
+    """What a first board shows: the face-up cards of every pile."""
+    return {name: pile["up"] for name, pile in view["piles"].items()}
+
+
+async def _ranked_daily(client: WireClient, game: str, options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    started, snapshot = await client.new_game(game, deal="daily", options=options)
+    assert started.ranked, "a new player's first daily game is its ranked attempt"
+    return started, snapshot.view.model_dump(mode="json")
+
+
+async def test_no_public_table_identifies_a_ranked_deal_from_its_first_board(connect: ClientFactory) -> None:
+    """The lookup that won the ranked daily in 10.5 s: every public pool,
+    and WordLink deals 1 to 1,000,000 of the generator, matched by the
+    first board.  Nothing matches; the same scan finds numbered deals."""
+    boards: dict[tuple[str, str], dict[str, Any]] = {}
+    for game_id, options in DAILY_VARIANTS:
+        client = await connect()
+        await client.hello()
+        _, boards[(game_id, str(options))] = await _ranked_daily(client, game_id, options)
+    for game_id, options in DAILY_VARIANTS:
+        first = _visible(boards[(game_id, str(options))])
+        for deal in verified_deals(game_id, options):
+            assert _visible(engine.new_game(game_id, deal, **options).view()) != first, (game_id, deal)
+
+    targets = {_face_up(boards[("klondike", str(options))]) for game_id, options in DAILY_VARIANTS if game_id == "klondike"}
+    base = fnv1a64("klondike")
+    workers = os.cpu_count() or 1
+    step = SCANNED_DEALS // workers + 1
+    with ProcessPoolExecutor(workers) as pool:
+        parts = pool.map(_face_up_codes, [base] * workers, range(1, SCANNED_DEALS + 1, step),
+                         [min(SCANNED_DEALS, start + step - 1) for start in range(1, SCANNED_DEALS + 1, step)])
+        table: dict[tuple[str, ...], int] = {}
+        for part in parts:
+            table.update(part)
+    assert len(table) > SCANNED_DEALS * 0.99, "seven face-up cards tell numbered deals apart"
+    assert table[_face_up(engine.new_game("klondike", 777_777).view())] == 777_777, "the scan finds numbered deals"
+    assert not targets & set(table), "a ranked deal's first board is in the attacker's table"
+
+
+async def test_the_server_does_not_play_a_ranked_attempt_for_you(connect: ClientFactory, subprotocol: str) -> None:
+    """A hint bot and automatic finishing are refused, reason ``ranked``;
+    undo stays allowed."""
+    for game_id, options in (("klondike", {"draw": 3}), ("broken-deck", {"difficulty": "relaxed"})):
+        client = await connect(subprotocol)
+        await client.hello()
+        started, _ = await _ranked_daily(client, game_id, options)
+        for request in (ts.Hint, ts.Finish):
+            refused = await client.request(request, game_id=started.game_id)
+            assert (refused.type, refused.code, refused.reason) == ("error", ErrorCode.UNAVAILABLE, "ranked"), request
+        assert not [m for m in client.received if m.type in ("hint", "finish_offer")]
+
+
+async def test_nothing_names_a_ranked_deal_before_its_reveal(server: ArenaServer, connect: ClientFactory, subprotocol: str) -> None:
+    """Every frame a ranked attempt and a practice attempt after it send
+    (game_over, records, leaderboards, the daily, the games list), in both
+    codecs, holds neither the seed (in decimal or hex) nor the nonce."""
+    client = await connect(subprotocol)
+    await client.hello()
+    ranked, _ = await _ranked_daily(client, "klondike", {"draw": 1})
+    await client.request(ts.Move, game_id=ranked.game_id, move="draw")
+    await client.request(ts.Resign, game_id=ranked.game_id)
+    practice, _ = await client.new_game("klondike", deal="daily", options={"draw": 1}, practice=True)
+    assert practice.practice and not practice.ranked
+    await client.request(ts.Resign, game_id=practice.game_id)
+    overs = [await client.wait_for(lambda m, g=g: m.type == "game_over" and m.game_id == g) for g in (ranked.game_id, practice.game_id)]
+    assert [over.deal for over in overs] == [None, None]
+    for request, fields in ((ts.Records, {}), (ts.Daily, {}), (ts.ListGames, {}),
+                            (ts.Leaderboard, {"game": "klondike", "options": {"draw": 1}}),
+                            (ts.Analyse, {"game_id": ranked.game_id})):
+        await client.request(request, **fields)
+    seed = (await server.store.load_session(ranked.game_id))[0].seed
+    assert seed is not None
+    day = (await client.request(ts.Daily)).today
+    stored = await server.store.get_setting(f"{RECORD_KIND}/klondike/draw=1,scoring=standard/{day}")
+    record = DailyRecord.from_dict(json.loads(stored or "{}"))
+    assert record.seed == seed
+    frames = [frame if isinstance(frame, str) else frame.decode("latin-1") for frame in client.raw]
+    for secret in (str(seed), seed_text(seed), record.nonce):
+        assert not [frame for frame in frames if secret in frame], f"a frame names {secret}"
+
+
+async def test_a_spectator_of_a_ranked_daily_game_sees_progress_never_a_card(
+    connect: ClientFactory, subprotocol: str
+) -> None:
+    owner = await connect()
+    await owner.hello()
+    started, _ = await _ranked_daily(owner, "klondike", {"draw": 1})
+    listed = await (await connect()).request(ts.ListGames)
+    assert started.game_id in [game.game_id for game in listed.games], "the game is listed, its board is not shown"
+    anonymous = await connect(subprotocol)
+    watched = await anonymous.request(ts.Watch, game_id=started.game_id)
+    assert watched.type == "progress" and (watched.seq, watched.actions) == (0, 0)
+    assert (await anonymous.request(ts.Resync, game_id=started.game_id)).type == "progress"
+    signed_in = await connect(subprotocol)
+    await signed_in.hello()
+    assert (await signed_in.request(ts.Watch, game_id=started.game_id)).type == "progress"
+    await owner.request(ts.Move, game_id=started.game_id, move="draw")
+    for viewer in (anonymous, signed_in):
+        told = await viewer.wait_for(lambda m: m.type == "progress" and m.seq == 1)
+        assert told.actions == 1 and told.status == "playing"
+        assert not [m for m in viewer.received if m.type in ("snapshot", "diff")]
+
+
+async def test_the_clock_of_a_ranked_attempt_starts_with_its_first_snapshot(server: ArenaServer, connect: ClientFactory) -> None:
+    """Studying the board before the first move is on the clock."""
+    clock = FakeClock()
+    server.hub.clock = clock
+    client = await connect()
+    await client.hello()
+    started, snapshot = await client.new_game("klondike", deal="daily", options={"draw": 1})
+    assert snapshot.clock.started_ms == clock.ms
+    clock.ms += 12_900
+    moved = await client.request(ts.Move, game_id=started.game_id, move="draw")
+    assert moved.clock.elapsed_ms == 12_900
+
+
+@pytest.mark.parametrize("practice", [True, False])
+async def test_todays_daily_cannot_be_practised_before_the_ranked_attempt_ends(connect: ClientFactory, practice: bool) -> None:
+    """One ranked attempt per player, game, variant and day, and no
+    practice look at the deal while it runs (a second tab included)."""
+    client = await connect()
+    await client.hello()
+    ranked, _ = await _ranked_daily(client, "chequers", {})
+    refused = await client.request(ts.NewGame, game="chequers", deal="daily", practice=practice)
+    assert (refused.code, refused.reason) == (ErrorCode.UNAVAILABLE, "ranked_first")
+    await client.request(ts.Resign, game_id=ranked.game_id)
+    later, _ = await client.new_game("chequers", deal="daily", practice=practice)
+    assert later.practice and not later.ranked
