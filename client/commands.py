@@ -188,6 +188,10 @@ def _register_standings(subparsers: Any) -> None:
     )
     deals.add_argument("--date", type=day_choice, metavar="YYYY-MM-DD", help="the UTC day (default today)")
     deals.add_argument("--game", help="only this game")
+    deals.add_argument(
+        "--verify", action="store_true",
+        help="check each revealed deal: its commitment, its layout from the seed, its winning line (exit 1 if any fails)",
+    )
     _connection_flags(deals)
     deals.set_defaults(handler=_daily)
     mine = subparsers.add_parser(
@@ -280,4 +284,4 @@ def _records(args: argparse.Namespace) -> int:
 
 
 def _daily(args: argparse.Namespace) -> int:
-    return run(lambda console: daily(args.server, args.date, args.game, _subprotocol(args), console))
+    return run(lambda console: daily(args.server, args.date, args.game, _subprotocol(args), console, args.verify))

@@ -84,6 +84,7 @@ from .errors import (
     ClientClosed,
     ClientError,
     ConnectionLost,
+    DealSecret,
     GameNotFound,
     InternalError,
     ProtocolMismatch,
@@ -524,15 +525,23 @@ class ArenaClient:
         return self._expect(await self._call(ts.Analyse(game_id=game_id)), tc.AnalysisReply)
 
     async def watch(self, game_id: str) -> GameMirror:
-        """Follow a game (anyone may); returns its mirror, ready."""
-        self._expect(await self._call(ts.Watch(game_id=game_id)), tc.Snapshot)
+        """Follow a game (anyone may); returns its mirror, ready.
+        ``DealSecret`` when the game is someone else's on a deal still
+        secret: the server then shows progress, never the board."""
+        self._expect(self._board_shown(await self._call(ts.Watch(game_id=game_id))), tc.Snapshot)
         return self.games[game_id]
 
     async def resync(self, game_id: str) -> GameMirror:
         """Replace a mirror by a fresh snapshot (the client does this by
         itself after a gap; call it to be sure of the state)."""
-        self._expect(await self._call(ts.Resync(game_id=game_id)), tc.Snapshot)
+        self._expect(self._board_shown(await self._call(ts.Resync(game_id=game_id))), tc.Snapshot)
         return self.games[game_id]
+
+    @staticmethod
+    def _board_shown(reply: ServerMessage) -> ServerMessage:
+        if isinstance(reply, tc.GameProgress):
+            raise DealSecret(reply)
+        return reply
 
     async def unwatch(self, game_id: str) -> None:
         """Stop following a game; its mirror closes and leaves ``games``."""

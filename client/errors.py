@@ -28,6 +28,7 @@ Example::
 from __future__ import annotations
 
 from protocol import ErrorCode
+from protocol import to_client as tc
 
 
 class ClientError(Exception):
@@ -202,6 +203,20 @@ class RequestTimeout(ClientError, TimeoutError):
 
 class ClientClosed(ClientError):
     """The client was closed (or gave up reconnecting); make a new one."""
+
+
+class DealSecret(ClientError):
+    """``watch`` of a game whose deal is still secret (a daily attempt
+    before its day's reveal, a race game before the race ends) that is not
+    yours: the server shows its progress, never its board.  ``progress``
+    holds what it said."""
+
+    def __init__(self, progress: tc.GameProgress) -> None:
+        super().__init__(
+            f"{progress.title} {progress.game_id} is played on a deal that is secret until its reveal: "
+            f"{progress.status}, {progress.cards_home} cards home, {progress.actions} actions"
+        )
+        self.progress = progress
 
 
 class ProtocolMismatch(ClientError):

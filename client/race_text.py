@@ -18,6 +18,7 @@ from typing import Any
 from protocol import to_client as tc
 
 from .board import clock_text, value_text
+from .reveal import daily_proof
 from .race_mirror import RaceMirror
 
 CODE_HALF = 4
@@ -86,7 +87,7 @@ def results_lines(results: list[tc.RaceResult]) -> list[str]:
 
 def entry_line(entry: tc.LeaderboardEntry, label: str = "") -> str:
     rank = f"{label}#{entry.rank}"
-    return f"{rank:>7}  {entry.name:<{NAME_WIDTH}} {clock_text(entry.time_ms):>8}  {entry.moves:>4} moves"
+    return f"{rank:>7}  {entry.name:<{NAME_WIDTH}} {clock_text(entry.time_ms):>8}  {entry.actions:>4} actions"
 
 
 def leaderboard_lines(page: tc.LeaderboardPage) -> list[str]:
@@ -124,11 +125,11 @@ def daily_lines(info: tc.DailyInfo) -> list[str]:
     for deal in info.deals:
         lines.append(f"{deal.title} {deal.variant}")
         lines.append(f"  commitment {deal.commitment} (since {utc_text(deal.committed_ms)})")
-        if deal.deal is None:
+        if deal.seed is None:
             lines.append(f"  revealed at {utc_text(deal.reveals_at)}")
         else:
-            proof = f"{deal.game}/{deal.variant}/{deal.date}/{deal.deal}/{deal.nonce}"
-            lines.append(f"  deal {deal.deal}, nonce {deal.nonce}: check with  printf '{proof}' | sha256sum")
+            lines.append(f"  seed {deal.seed}, nonce {deal.nonce}: check with  printf '{daily_proof(deal)}' | sha256sum")
+            lines.append(f"  winning line ({len(deal.line or [])} moves): {' '.join(deal.line or [])}")
     if not info.deals:
         lines.append("  nobody played that day")
     return lines

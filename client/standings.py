@@ -15,6 +15,7 @@ from typing import Any
 
 from .connection import ArenaClient
 from .race_text import daily_lines, leaderboard_lines, records_lines
+from .reveal import reveal_problems
 from .terminal import Console
 
 
@@ -47,13 +48,25 @@ async def leaderboard(request: LeaderboardRequest, console: Console) -> int:
     return 0
 
 
-async def daily(url: str, day: date | None, game: str | None, subprotocol: str, console: Console) -> int:
-    """Print a day's daily deals: commitments, or deals once revealed."""
+async def daily(
+    url: str, day: date | None, game: str | None, subprotocol: str, console: Console, verify: bool = False
+) -> int:
+    """Print a day's daily deals: commitments, or deals once revealed.
+    With ``verify``, check each revealed deal (``client.reveal``): exit
+    status 1 if any fails or is not revealed yet."""
     async with ArenaClient(url, subprotocol=subprotocol, identify=False) as client:
         info = await client.daily(day, game)
     for line in daily_lines(info):
         console.say(line)
-    return 0
+    if not verify:
+        return 0
+    failed = 0
+    for deal in info.deals:
+        problems = reveal_problems(deal)
+        failed += bool(problems)
+        verdict = "; ".join(problems) if problems else "verified: commitment, layout from the seed, winning line replayed"
+        console.say(f"{deal.title} {deal.variant}: {verdict}")
+    return 1 if failed or not info.deals else 0
 
 
 async def records(url: str, player_id: str | None, token: str | None, subprotocol: str, console: Console) -> int:

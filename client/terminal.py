@@ -33,7 +33,7 @@ from protocol.to_server import DealKind
 
 from .board import analysis_text, describe, game_over_text, render
 from .connection import ArenaClient, ClientState
-from .errors import ArenaError, ClientError
+from .errors import ArenaError, ClientError, DealSecret
 from .mirror import GameMirror
 
 HELP = """\
@@ -247,7 +247,12 @@ async def watch(url: str, game_id: str | None, subprotocol: str, console: Consol
     async with ArenaClient(url, subprotocol=subprotocol, identify=False) as client:
         if game_id is None:
             return await _list(client, console)
-        return await _follow(await client.watch(game_id), console)
+        try:
+            board = await client.watch(game_id)
+        except DealSecret as secret:
+            console.say(str(secret))
+            return 0
+        return await _follow(board, console)
 
 
 async def analyse(url: str, game_id: str, subprotocol: str, console: Console) -> int:

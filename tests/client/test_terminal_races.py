@@ -180,7 +180,7 @@ async def test_the_leaderboard_and_the_daily_deals_in_the_terminal(arena: Restar
     assert code == 0, err
     lines = out.splitlines()
     assert lines[0] == f"WordLink draw=1,scoring=standard, {today.isoformat()}"
-    assert re.fullmatch(rf" +#1  ann +\d+:\d\d  +{len(DEAL_1_DRAW_1_WIN)} moves", lines[1]) and len(lines) == 2
+    assert re.fullmatch(rf" +#1  ann +\d+:\d\d  +{len(DEAL_1_DRAW_1_WIN)} actions", lines[1]) and len(lines) == 2
 
     code, out, _ = await run(
         "-m", "server.cli", "leaderboard", "klondike", "--draw", "1", "--around-me", f"--token={token}",
@@ -252,13 +252,23 @@ async def test_the_example_race_bot_joins_plays_by_hints_and_prints_the_results(
 
 async def test_arena_daily_prints_a_revealed_deal_with_the_command_that_checks_it(arena: RestartableServer) -> None:
     """The printed check (``printf … | sha256sum``) must reproduce the
-    commitment printed above it, as docs/client.md promises."""
+    commitment printed above it, as docs/client.md promises; ``--verify``
+    also deals the layout from the seed and replays the winning line, and
+    fails on a reveal that does not hold."""
     day = datetime.now(timezone.utc).date() - timedelta(days=3)
-    record = DailyRecord("klondike", KLONDIKE_DRAW_1, day.isoformat(), 7, "b" * 32, 0, True)
+    record = DailyRecord("klondike", KLONDIKE_DRAW_1, day.isoformat(), 1, 0, DEAL_1_DRAW_1_WIN, "b" * 32, 0)
     await arena.store.put_document(RECORD_KIND, record.key, asdict(record))
     code, out, err = await run("-m", "server.cli", "daily", "--date", day.isoformat(), "--server", arena.url)
     assert code == 0, err
     commitment = re.search(r"^  commitment ([0-9a-f]{64}) ", out, re.MULTILINE)
-    check = re.search(r"^  deal 7, nonce b{32}: check with  printf '([^']+)' \| sha256sum$", out, re.MULTILINE)
+    check = re.search(r"^  seed 0{15}1, nonce b{32}: check with  printf '([^']+)' \| sha256sum$", out, re.MULTILINE)
     assert commitment is not None and check is not None, out
     assert hashlib.sha256(check.group(1).encode()).hexdigest() == commitment.group(1) == record.commitment
+    verify = ("-m", "server.cli", "daily", "--verify", "--date", day.isoformat(), "--server", arena.url)
+    code, out, err = await run(*verify)
+    assert code == 0 and "WordLink draw=1,scoring=standard: verified: commitment" in out, (out, err)
+
+    wrong_line = DailyRecord("klondike", KLONDIKE_DRAW_1, day.isoformat(), 2, 0, DEAL_1_DRAW_1_WIN, "b" * 32, 0)
+    await arena.store.put_document(RECORD_KIND, wrong_line.key, asdict(wrong_line))
+    code, out, _ = await run(*verify)
+    assert code == 1 and "of the winning line is illegal" in out, out

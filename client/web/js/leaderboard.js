@@ -89,16 +89,16 @@ export class LeaderboardPanel {
       h("th", { scope: "row" }, h("button", { type: "button", class: "link", title: `${entry.name}'s records`,
         onclick: () => this.showPlayer(entry.player_id) }, entry.name)),
       h("td", {}, formatPreciseTime(entry.time_ms)),
-      h("td", {}, String(entry.moves))));
+      h("td", {}, String(entry.actions))));
     const listed = mine !== null && page.entries.some((entry) => entry.rank === mine.rank);
     const yours = mine === null
       ? "You have no ranked win on this board."
-      : `Your rank: ${mine.rank} (${formatPreciseTime(mine.time_ms)}, ${mine.moves} moves)${listed ? "" : ", below the top ten"}.`;
+      : `Your rank: ${mine.rank} (${formatPreciseTime(mine.time_ms)}, ${mine.actions} actions)${listed ? "" : ", below the top ten"}.`;
     return h("div", {},
       page.entries.length
         ? h("table", { class: "racers ranking", id: "leaderboard-table" },
           h("caption", {}, `${page.title} · ${page.date} (UTC)`),
-          h("thead", {}, h("tr", {}, ["Rank", "Player", "Time", "Moves"].map((label) => h("th", { scope: "col" }, label)))),
+          h("thead", {}, h("tr", {}, ["Rank", "Player", "Time", "Actions"].map((label) => h("th", { scope: "col" }, label)))),
           h("tbody", {}, rows))
         : h("p", { class: "note" }, `Nobody has won ${page.title}'s daily deal of ${page.date} yet.`),
       h("p", { id: "leaderboard-me", class: "note" }, yours));

@@ -208,9 +208,17 @@ class App {
     if (!own) this.watch(route.gameId);
   }
 
+  // A game on a deal still secret (someone's daily attempt before the
+  // day's reveal, a race game before the race ends) answers with its
+  // progress instead of its board: say how it goes and stay in the lobby.
   async watch(gameId) {
     try {
-      await this.request({ type: "watch", game_id: gameId });
+      const reply = await this.request({ type: "watch", game_id: gameId });
+      if (reply?.type === "progress") {
+        this.toast(`${reply.title}: the deal is secret until it is revealed, so only its progress is shown: `
+          + `${reply.status}, ${reply.cards_home} cards home, ${reply.actions} actions.`);
+        this.toLobby();
+      }
     } catch (error) {
       if (error.code === "offline") return;
       this.toast(errorSentence(error));

@@ -120,7 +120,12 @@ export class RaceScreen {
     } else if (phase === "running") {
       parts.push(h("p", { class: "clock-line" }, "Time left ", h("strong", { id: "race-time-left" }, "")));
     } else if (phase === "finished") {
-      const facts = [info.deal !== null ? `Deal ${info.deal}` : null, info.verified ? "a winnable deal" : null];
+      const facts = [
+        info.deal !== null ? `Deal ${info.deal}` : null,
+        info.seed ? `Deal seed ${info.seed}, revealed` : null,
+        info.daily && !info.seed ? `The daily deal of ${info.daily}, revealed with the day` : null,
+        info.verified ? "a winnable deal" : null,
+      ];
       parts.push(h("p", { class: "note" }, ["The race is over.", facts.filter(Boolean).join(", ")].join(" ")));
       if (info.rematch) {
         parts.push(button("open-rematch", "Go to the rematch", () => this.app.openRace(info.rematch), true));
@@ -157,7 +162,7 @@ export class RaceScreen {
     const model = this.model;
     const game = model.info.game;
     const { cards, repairs } = GAMES[game] ?? { cards: 52 };
-    const watchable = phase === "finished" || (phase === "running" && !this.racing);
+    const watchable = !this.boardsHidden(phase) && (phase === "finished" || (phase === "running" && !this.racing));
     const head = ["Racer", "State", "Cards home", repairs ? "Repairs" : null, "Moves", "Time", watchable ? "" : null];
     this.racers.hidden = phase === "finished";
     const rows = model.entries().map((entry) => {
@@ -175,6 +180,14 @@ export class RaceScreen {
     this.racers.replaceChildren(
       h("thead", {}, h("tr", {}, head.filter((label) => label !== null).map((label) => h("th", { scope: "col" }, label)))),
       h("tbody", {}, rows));
+  }
+
+  // A ranked race's deal is secret while it runs (a daily race's until
+  // the day's reveal): the server shows its boards to nobody but their
+  // players, so no board is offered, only the progress above.
+  boardsHidden(phase) {
+    const info = this.model.info;
+    return info.ranked !== false && (phase !== "finished" || info.daily !== null);
   }
 
   boardButton(racer) {
@@ -199,7 +212,7 @@ export class RaceScreen {
         h("td", { dataset: { col: "time" } }, formatPreciseTime(row.time_ms)),
         h("td", { dataset: { col: "moves" } }, String(row.moves)),
         h("td", { dataset: { col: "foundation" } }, String(row.foundation)),
-        h("td", {}, this.boardButton(racer)));
+        h("td", {}, this.boardsHidden(phase) ? null : this.boardButton(racer)));
     });
     this.results.replaceChildren(
       h("h2", {}, "Results"),
