@@ -15,10 +15,12 @@ Forced (played without branching), with why no win is lost:
   them in the slot some time; played with the card already whole in the
   slot (and its halves' places free: nothing can lie on a half), it skips
   the halves' moves, and until the join the slot could have held only
-  these halves.  With other halves still torn this fails: a line may
-  park the slot's half, repair another card first and keep this card
-  waiting in the slot as a fifth cell, which the forced line cannot, so
-  only the bold domain completes every repair at once.
+  these halves.  With other halves still torn the argument fails: a line
+  may park the slot's half, repair another card first and keep this card
+  waiting in the slot as a fifth cell, which the forced line cannot copy.
+  No position is known where that matters (none among thousands of small
+  random ones), but unproven, the rule is left to the bold domain, which
+  completes every repair at once.
 Never generated (the same position up to the order of columns or cells,
 which the key ignores, so the search would merge it with one it has):
 a whole card from a cell to another cell, a whole column to an empty
