@@ -121,9 +121,9 @@ class KlondikeDomain(Domain):
         self.per_draw: int = game.options["draw"]
         self.names = game.PILES
         self.slack = 3 if bold else 2
+        # Forced cards come from the waste only in draw 1, where that is
+        # proven (module docstring).
         self.forced_sources = (WASTE, *TABLEAU) if self.per_draw == 1 else TABLEAU
-        """Where forced cards come from: the waste only in draw 1, where
-        that is proven (module docstring)."""
 
     def key(self, pos: Position) -> Hashable:
         piles = pos.piles
