@@ -1,5 +1,11 @@
 """Splits the rule texts in ``shared/seeds`` into the sentences tests must quote.
 
+The rule texts are not part of this repository: they live in the
+``shared`` directory beside the checkout (``../shared/seeds``), which CI
+and the project's own machines have and a plain clone does not.  Tests
+that read them call ``require_seeds`` first, which skips with a message
+naming the missing directory instead of failing on a clone.
+
 A sentence is a run of text ending in ``.``, ``!`` or ``?`` (or a line or
 table-cell end) after bullets, table bars and Markdown marks are removed.
 Headings are not rules: parts that end in ``?`` (the seeds' question
@@ -11,6 +17,8 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+
+import pytest
 
 SEEDS_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "seeds"
 
@@ -28,9 +36,30 @@ def normalize(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+def missing_seeds() -> str | None:
+    """Why the rule texts cannot be read here, or None when every game's is present."""
+    absent = [game_id for game_id, prefix in SEED_OF_GAME.items() if not any(SEEDS_DIR.glob(prefix + "*.txt"))]
+    if not absent:
+        return None
+    return (
+        f"the rule texts are not here: {SEEDS_DIR} has no seed of {', '.join(sorted(absent))} "
+        "(they live in ../shared/seeds beside the checkout, outside this repository)"
+    )
+
+
+def require_seeds() -> None:
+    """Skip the calling test when the rule texts are missing (a plain clone)."""
+    missing = missing_seeds()
+    if missing is not None:
+        pytest.skip(missing)
+
+
 def seed_path(game_id: str) -> Path:
     prefix = SEED_OF_GAME[game_id]
-    return next(SEEDS_DIR.glob(prefix + "*.txt"))
+    found = sorted(SEEDS_DIR.glob(prefix + "*.txt"))
+    if not found:
+        raise FileNotFoundError(f"no rule text {prefix}*.txt in {SEEDS_DIR}")
+    return found[0]
 
 
 def sentences(game_id: str) -> list[str]:
