@@ -52,8 +52,8 @@ def deal_text(info: tc.RaceInfo) -> str:
     if info.deal_kind == "daily":
         return f"the daily deal{' of ' + info.daily if info.daily else ''}"
     if info.deal is not None:
-        return f"deal {info.deal}"
-    return "a winnable deal" if info.deal_kind == "winnable" else "a numbered deal"
+        return f"deal {info.deal}, unranked"
+    return "a secret winnable deal" if info.deal_kind == "winnable" else "a numbered deal, unranked"
 
 
 def race_lines(race: RaceMirror) -> list[str]:

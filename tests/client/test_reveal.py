@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from arena_races import DEAL_1_DRAW_1_WIN, KLONDIKE_DRAW_1
 
-from client.reveal import reveal_problems
+from client.reveal import race_reveal_problems, reveal_problems
 from protocol import to_client as tc
 from server.daily import commitment
+from server.secret_deals import race_commitment
 
 DAY = "2026-03-14"
 
@@ -40,3 +41,17 @@ def test_a_line_that_does_not_win_the_seed_is_caught() -> None:
 def test_a_deal_not_yet_revealed_does_not_verify() -> None:
     hidden = _revealed(1, "a" * 32, DEAL_1_DRAW_1_WIN).model_copy(update={"seed": None, "nonce": None, "line": None})
     assert reveal_problems(hidden) == ["not revealed yet"]
+
+
+def test_a_finished_winnable_races_reveal_is_checked_the_same_way() -> None:
+    race = tc.RaceInfo.model_validate({
+        "race_id": "r_x", "code": None, "host": {"player_id": "p_a", "name": "ann"}, "game": "klondike",
+        "title": "WordLink", "options": {"draw": 1}, "deal_kind": "winnable", "daily": None, "verified": True,
+        "deal": None, "commitment": race_commitment("r_x", 1, "n" * 32), "seed": f"{1:016x}", "nonce": "n" * 32,
+        "line": list(DEAL_1_DRAW_1_WIN), "phase": "finished", "limit": 8, "created_ms": 0, "invite_expires_ms": 0,
+        "starts_at": 0, "ends_at": 0, "finished_ms": 0, "racers": [], "results": [], "rematch": None,
+    })
+    assert race_reveal_problems(race) == []
+    assert race_reveal_problems(race.model_copy(update={"race_id": "r_y"})) == [
+        "the commitment does not match the seed and nonce"
+    ]

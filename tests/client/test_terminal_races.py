@@ -47,7 +47,7 @@ async def test_a_race_from_the_terminal_with_a_host_a_friend_and_a_spectator(
     host = await arena_cli(
         "race", "create", "klondike", "--deal", "1", "--draw", "1", "--name", "ann", "--server", arena.url
     )
-    race_id = (await host.expect(r"^race (r_\S+): WordLink \(draw=1 scoring=standard auto_collect=off .*\), a numbered deal, hosted by ann, lobby$")).group(1)
+    race_id = (await host.expect(r"^race (r_\S+): WordLink \(draw=1 scoring=standard auto_collect=off .*\), a numbered deal, unranked, hosted by ann, lobby$")).group(1)
     code = (await host.expect(r"^invite code (\w{4}-\w{4}) \(until .* UTC\): arena race join \1$")).group(1)
     await host.expect(r"^  ann +waiting +0 moves +0 on foundations  0:00$")
     await host.expect("^type start when everyone is in$")
@@ -79,7 +79,7 @@ async def test_a_race_from_the_terminal_with_a_host_a_friend_and_a_spectator(
     await host.send("resign")
 
     for watcher in (host, friend, spectator):
-        await watcher.expect(r"^the race is over \(deal 1\)$")
+        await watcher.expect(r"^the race is over \(deal 1, unranked\)$")
         code_, lines = await watcher.finish()
         assert code_ == 0, lines
         table = [row for row in lines[lines.index("results:") + 1 :] if row.startswith(" ")]
@@ -118,7 +118,7 @@ async def test_leaving_a_race_tells_how_to_come_back_and_coming_back_gives_the_b
         await again.send("resign")
         await again.expect("^game over: resigned after 0 moves")
         await ann.resign((await ann.race_board(race.race_id, 5)).game_id)
-        await again.expect(r"^the race is over \(deal 3\)$")
+        await again.expect(r"^the race is over \(deal 3, unranked\)$")
         assert (await again.finish())[0] == 0
 
     after = ("race", "join", found.group(1), f"--token={found.group(2)}", "--server", arena.url)
@@ -126,7 +126,7 @@ async def test_leaving_a_race_tells_how_to_come_back_and_coming_back_gives_the_b
         code, out, err = await run("-m", "server.cli", *arguments)
         assert code == 0, err
         lines = out.splitlines()
-        over = lines.index("the race is over (deal 3)")
+        over = lines.index("the race is over (deal 3, unranked)")
         assert lines[over + 1] == "results:"
         assert re.search(r"^ +- bob +resigned +0 moves", out, re.MULTILINE)
 
@@ -145,7 +145,7 @@ async def test_the_results_tell_each_racer_how_to_ask_for_a_rematch(
         command = asked.group(1).split()[1:]
         assert command[:3] == ["race", "rematch", race.race_id]
         rematch = await arena_cli(*command, "--server", arena.url)
-        found = await rematch.expect(r"^race (r_\S+): Chequers .*, a winnable deal, hosted by bob, lobby$")
+        found = await rematch.expect(r"^race (r_\S+): Chequers .*, a secret winnable deal, hosted by bob, lobby$")
         await rematch.expect("^type start when everyone is in$")
         joined = await ann.rematch(race.race_id)
         assert joined.race_id == found.group(1) and sorted(r.name for r in joined.racers) == ["ann", "bob"]
