@@ -10,12 +10,16 @@ from __future__ import annotations
 
 from .base import (
     Action,
+    AppendRefused,
+    BoardEntry,
+    Finish,
     GameResult,
     LeaderEntry,
     LogConflict,
     OnResume,
     PlayerRecord,
     Record,
+    ResultEntry,
     SessionHeader,
     StorageError,
     StorageUnavailable,
@@ -59,6 +63,9 @@ def open_store(url: str | None = None, *, namespace: str = "arena") -> Store:
 
 __all__ = [
     "Action",
+    "AppendRefused",
+    "BoardEntry",
+    "Finish",
     "GameResult",
     "LeaderEntry",
     "LogConflict",
@@ -66,6 +73,7 @@ __all__ = [
     "OnResume",
     "PlayerRecord",
     "Record",
+    "ResultEntry",
     "SessionHeader",
     "StorageError",
     "StorageUnavailable",

@@ -9,6 +9,14 @@ raises ``StorageUnavailable`` and the server answers the client with the
 Sessions are logs: a header plus an append-only list of actions.  The
 append is the serialization point between server processes, which is why
 it takes the length the caller believes the log has (see ``append``).
+
+A game's end is one step: the append of its last action also opens the
+game's outbox, in the game's own keys (one Redis Cluster slot), and
+``settle_finish`` then applies what the end leaves behind (record, Vegas
+earnings, leaderboard entry, final header), each write guarded by a mark
+in its own keys, so settling again never counts twice.  Whoever finds the
+outbox open settles it: the process that appended, the next one to start
+(``open_finishes``), the next one to load the game.
 """
 
 from __future__ import annotations
@@ -24,6 +32,11 @@ class StorageError(Exception):
 
 class StorageUnavailable(StorageError):
     """The back end cannot be reached; nothing was written."""
+
+
+class AppendRefused(StorageUnavailable):
+    """Redis ran the append only after its deadline and refused it: the
+    action is not in the log, and never will be (see ``Store.append``)."""
 
 
 class LogConflict(StorageError):
@@ -122,6 +135,47 @@ class GameResult:
     score: int | None = None
 
 
+@dataclass(frozen=True)
+class BoardEntry:
+    """A win to enter on a leaderboard: ``Store.submit``'s arguments."""
+
+    board: str
+    player_id: str
+    time_ms: int
+    moves: int
+    finished_ms: int
+    keep_seconds: int
+
+
+@dataclass(frozen=True)
+class ResultEntry:
+    """A finished game's part of its owner's record (``Store.add_result``)
+    and, for a Vegas game, of the Vegas earnings (``Store.add_vegas``)."""
+
+    player_id: str
+    record_key: str
+    result: GameResult
+    vegas: int | None = None
+
+
+@dataclass(frozen=True)
+class Finish:
+    """Everything a game's end leaves behind, settled by ``settle_finish``:
+    the final ``header`` (kept ``keep_seconds`` more), the owner's record
+    (None for practice) and a ranked win's leaderboard entry."""
+
+    header: SessionHeader
+    keep_seconds: int
+    result: ResultEntry | None = None
+    board: BoardEntry | None = None
+
+
+SETTLED_MARK_SECONDS = 30 * 86400
+"""How long a record's mark of a settled game is kept: settling the same
+game again within this time changes nothing (an outbox is normally settled
+within milliseconds, or at the next start after a crash)."""
+
+
 @dataclass
 class LeaderEntry:
     rank: int
@@ -200,15 +254,21 @@ class Store(ABC):
         """Store a new header with an empty log."""
 
     @abstractmethod
-    async def append(self, game_id: str, expected_length: int, action: Action) -> int:
+    async def append(self, game_id: str, expected_length: int, action: Action, *, ends: bool = False) -> int:
         """Append ``action`` if the log has exactly ``expected_length``
         entries, atomically; return the new length.  Raises ``LogConflict``
         when another writer got there first: the caller reloads.  Raises
         ``KeyError`` when the session does not exist (or has expired).
 
-        After ``StorageUnavailable`` the action may or may not be in the log
-        (the reply can be lost after Redis wrote it); the next append tells,
-        with ``LogConflict``."""
+        ``ends``: the action ends the game; the same atomic step opens the
+        game's outbox, which ``settle_finish`` closes and ``open_finishes``
+        lists until then.
+
+        ``StorageUnavailable`` means the action is not in the log and will
+        never be written later (the Redis store's script refuses an append
+        that runs after its deadline, ``AppendRefused``), with one exception:
+        Redis wrote it and its reply was lost (Redis or the network failed
+        in between).  The next append tells, with ``LogConflict``."""
 
     @abstractmethod
     async def load_session(self, game_id: str) -> tuple[SessionHeader, list[Action]] | None: ...
@@ -229,6 +289,21 @@ class Store(ABC):
     async def finish_session(self, header: SessionHeader, keep_seconds: int) -> None:
         """Store the final header and keep the session for ``keep_seconds``
         more (replays and analysis), after which it may disappear."""
+
+    @abstractmethod
+    async def open_finishes(self, limit: int = 100) -> list[str]:
+        """Games whose outbox is open (their end was appended, not yet
+        settled), for a sweep to settle; outboxes of games no longer
+        stored are closed on the way."""
+
+    @abstractmethod
+    async def settle_finish(self, finish: Finish) -> None:
+        """Apply a game's end: the record and Vegas earnings (guarded by a
+        mark of the game in the player's keys, kept ``SETTLED_MARK_SECONDS``),
+        the leaderboard entry (``submit`` keeps the better one, so it is
+        idempotent by itself), then the final header with the outbox's
+        close, in one step in the game's keys.  Safe to repeat and to run
+        in two processes at once: each write counts once."""
 
     # ---------------------------------------------------------------- records
 

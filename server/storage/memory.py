@@ -14,7 +14,9 @@ import time
 from typing import Any, AsyncIterator, Callable
 
 from .base import (
+    SETTLED_MARK_SECONDS,
     Action,
+    Finish,
     GameResult,
     LeaderEntry,
     LogConflict,
@@ -70,6 +72,8 @@ class MemoryStore(Store):
         self._headers: dict[str, SessionHeader] = {}
         self._logs: dict[str, list[Action]] = {}
         self._expires: dict[tuple[str, str], float] = {}
+        self._outboxes: set[str] = set()
+        self._settled: dict[str, dict[str, float]] = {}
         self._records: dict[str, dict[str, Record]] = {}
         self._vegas: dict[str, int] = {}
         self._boards: dict[str, dict[str, tuple[int, int, int, int]]] = {}
@@ -86,6 +90,7 @@ class MemoryStore(Store):
             if kind == "session":
                 self._headers.pop(key, None)
                 self._logs.pop(key, None)
+                self._outboxes.discard(key)
             elif kind == "board":
                 self._boards.pop(key, None)
             elif kind == SETTING_EXPIRY:
@@ -129,13 +134,15 @@ class MemoryStore(Store):
         self._logs[header.game_id] = []
         self._expires.pop(("session", header.game_id), None)
 
-    async def append(self, game_id: str, expected_length: int, action: Action) -> int:
+    async def append(self, game_id: str, expected_length: int, action: Action, *, ends: bool = False) -> int:
         log = self._logs.get(game_id) if self._alive("session", game_id) else None
         if log is None:
             raise KeyError(game_id)
         if len(log) != expected_length:
             raise LogConflict(game_id, expected_length, len(log))
         log.append(action)
+        if ends:
+            self._outboxes.add(game_id)
         return len(log)
 
     async def load_session(self, game_id: str) -> tuple[SessionHeader, list[Action]] | None:
@@ -160,6 +167,37 @@ class MemoryStore(Store):
     async def finish_session(self, header: SessionHeader, keep_seconds: int) -> None:
         await self.update_session(header)
         self._expires[("session", header.game_id)] = self._clock() + keep_seconds
+
+    async def open_finishes(self, limit: int = 100) -> list[str]:
+        for game_id in list(self._outboxes):
+            self._alive("session", game_id)
+        return sorted(self._outboxes)[:limit]
+
+    async def settle_finish(self, finish: Finish) -> None:
+        header = finish.header
+        entry = finish.result
+        if entry is not None and self._mark_settled(entry.player_id, header.game_id):
+            await self.add_result(entry.player_id, entry.record_key, entry.result)
+            if entry.vegas is not None:
+                await self.add_vegas(entry.player_id, entry.vegas)
+        board = finish.board
+        if board is not None:
+            await self.submit(board.board, board.player_id, board.time_ms, board.moves, board.finished_ms,
+                              board.keep_seconds)
+        if header.game_id in self._headers:
+            await self.finish_session(header, finish.keep_seconds)
+        self._outboxes.discard(header.game_id)
+
+    def _mark_settled(self, player_id: str, game_id: str) -> bool:
+        """Mark ``game_id`` settled in the player's record; False if it was."""
+        now = self._clock()
+        marks = self._settled.setdefault(player_id, {})
+        for old in [game for game, at in marks.items() if at <= now - SETTLED_MARK_SECONDS]:
+            del marks[old]
+        if game_id in marks:
+            return False
+        marks[game_id] = now
+        return True
 
     async def add_result(self, player_id: str, record_key: str, result: GameResult) -> None:
         record = self._records.setdefault(player_id, {}).setdefault(record_key, Record())

@@ -30,6 +30,16 @@ Decisions the interface left open:
 - Appends made in the same event-loop turn go to Redis as one pipeline
   (``redis_batch``), and so do publishes: appends are the hot path, one
   per player action, each followed by a publish.
+- An append carries a deadline in Redis's clock, checked by the script
+  against Redis ``TIME``: one that runs later (Redis stalled with the
+  command in its socket buffer, after the caller gave up) is refused, so
+  ``storage_unavailable`` never turns into an applied action later.  The
+  store learns the offset of Redis's clock from each append's reply (an
+  underestimate by the reply's latency, so the deadline is never late).
+- A game's end opens its outbox in the append script (the game's slot);
+  the index of open outboxes (``outbox``) is written before that append,
+  so a sweep finds every open one, and cleans up the entries whose append
+  never happened once their deadline has passed.
 - ``append`` to an unknown (or expired) session raises ``KeyError``, as
   the memory store does.  An append to a finished session inherits the
   session's remaining lifetime, so no log outlives its header.
@@ -43,6 +53,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 from typing import Any, Callable
 
 from redis.asyncio import BlockingConnectionPool, Redis
@@ -52,7 +63,10 @@ from redis.backoff import NoBackoff
 from redis.maint_notifications import MaintNotificationsConfig
 
 from .base import (
+    SETTLED_MARK_SECONDS,
     Action,
+    AppendRefused,
+    Finish,
     GameResult,
     LeaderEntry,
     LogConflict,
@@ -65,50 +79,16 @@ from .base import (
     board_score,
 )
 from .redis_batch import PublishBatcher, ScriptBatcher
+from .redis_scripts import (
+    ADD_RESULT_SCRIPT,
+    APPEND_SCRIPT,
+    CLOSE_OUTBOX_SCRIPT,
+    SETTLE_RESULT_SCRIPT,
+    SUBMIT_SCRIPT,
+)
 from .redis_sentinel import SENTINEL_SCHEME, BlockingSentinelPool, sentinel_url
 from .redis_errors import guarded
 from .redis_pubsub import PubSubHub
-
-APPEND_SCRIPT = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing', 0} end
-local length = redis.call('LLEN', KEYS[2])
-if length ~= tonumber(ARGV[1]) then return {'conflict', length} end
-length = redis.call('RPUSH', KEYS[2], ARGV[2])
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
-return {'ok', length}
-"""
-
-ADD_RESULT_SCRIPT = """
-local record = KEYS[1]
-redis.call('SADD', KEYS[2], ARGV[1])
-redis.call('HINCRBY', record, 'games', 1)
-local sums = {'wins', 'moves', 'time_ms', 'hints', 'undos', 'repairs'}
-for i, name in ipairs(sums) do redis.call('HINCRBY', record, name, ARGV[i + 1]) end
-local function keep_best(field, value, lower_is_better)
-  local current = redis.call('HGET', record, field)
-  local new = tonumber(value)
-  if not current or (lower_is_better and new < tonumber(current))
-      or (not lower_is_better and new > tonumber(current)) then
-    redis.call('HSET', record, field, value)
-  end
-end
-if ARGV[2] == '1' then
-  keep_best('best_moves', ARGV[3], true)
-  keep_best('best_time_ms', ARGV[4], true)
-end
-if ARGV[8] ~= '' then keep_best('extra:best_score', ARGV[8], false) end
-"""
-
-SUBMIT_SCRIPT = """
-local current = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if not current or tonumber(ARGV[2]) < tonumber(current) then
-  redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
-  redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
-end
-redis.call('EXPIRE', KEYS[1], ARGV[4])
-redis.call('EXPIRE', KEYS[2], ARGV[4])
-"""
 
 # A silently dead peer (no FIN, e.g. a lost network) is noticed by the
 # kernel within about 20 s instead of the default two hours, which matters
@@ -119,9 +99,16 @@ KEEPALIVE_OPTIONS = {
     if (option := getattr(socket, name, None)) is not None
 }
 
+APPEND_DEADLINE_SHARE = 0.8
+"""An append must run within this share of ``socket_timeout`` of its call,
+so it never runs after its caller timed out (and answered storage_unavailable)."""
 RECORD_SUMS = ("games", "wins", "moves", "time_ms", "hints", "undos", "repairs")
 EXTRA_PREFIX = "extra:"
 INDEX_PAGE = 100
+
+
+def _local_ms() -> int:
+    return time.time_ns() // 1_000_000
 
 
 def _dumps(value: Any) -> str:
@@ -193,7 +180,11 @@ class RedisStore(Store):
             )
         self._redis = Redis.from_pool(pool)
         self._append = ScriptBatcher(self._redis, self._redis.register_script(APPEND_SCRIPT))
+        self._append_budget_ms = round(socket_timeout * APPEND_DEADLINE_SHARE * 1000)
+        self._redis_offset_ms: int | None = None
         self._add_result = self._redis.register_script(ADD_RESULT_SCRIPT)
+        self._settle_result = self._redis.register_script(SETTLE_RESULT_SCRIPT)
+        self._close_outbox = self._redis.register_script(CLOSE_OUTBOX_SCRIPT)
         self._submit = self._redis.register_script(SUBMIT_SCRIPT)
         self._publish = PublishBatcher(self._redis)
         self._hub = PubSubHub(self._redis, confirm_timeout=socket_timeout)
@@ -295,14 +286,32 @@ class RedisStore(Store):
             await pipe.execute()
 
     @guarded
-    async def append(self, game_id: str, expected_length: int, action: Action) -> int:
-        keys = [self._session_key(game_id), self._session_key(game_id, "log")]
-        outcome, length = await self._append(keys, [expected_length, _dumps(action.to_list())])
+    async def append(self, game_id: str, expected_length: int, action: Action, *, ends: bool = False) -> int:
+        deadline = await self._deadline_ms()
+        outbox = ""
+        if ends:
+            outbox = _dumps({"seq": expected_length + 1, "at_ms": action.at_ms})
+            await self._redis.zadd(self._key("outbox"), {game_id: deadline})
+        keys = [self._session_key(game_id), self._session_key(game_id, "log"), self._session_key(game_id, "outbox")]
+        outcome, length, redis_ms = await self._append(keys, [expected_length, _dumps(action.to_list()), deadline, outbox])
+        self._redis_offset_ms = int(redis_ms) - _local_ms()
+        if outcome == b"late":
+            raise AppendRefused(f"Redis ran the append to {game_id} after its deadline; it was not written")
         if outcome == b"missing":
             raise KeyError(game_id)
         if outcome == b"conflict":
             raise LogConflict(game_id, expected_length, int(length))
         return int(length)
+
+    async def _deadline_ms(self) -> int:
+        """The latest moment, in Redis's clock, an append made now may run.
+        The offset of Redis's clock is learnt from replies (Redis's time
+        when the script ran minus ours when the reply came, never more
+        than the true offset), from a ``TIME`` the first time."""
+        if self._redis_offset_ms is None:
+            seconds, micros = await self._redis.time()
+            self._redis_offset_ms = seconds * 1000 + micros // 1000 - _local_ms()
+        return _local_ms() + self._redis_offset_ms + self._append_budget_ms
 
     @guarded
     async def load_session(self, game_id: str) -> tuple[SessionHeader, list[Action]] | None:
@@ -343,6 +352,67 @@ class RedisStore(Store):
             pipe.zrem(self._key("sessions", "live"), header.game_id)
             await pipe.execute()
 
+    @guarded
+    async def open_finishes(self, limit: int = 100) -> list[str]:
+        index = self._key("outbox")
+        seconds, micros = await self._redis.time()
+        now = seconds * 1000 + micros // 1000
+        found: list[str] = []
+        start = 0
+        while len(found) < limit:
+            members = await self._redis.zrange(index, start, start + INDEX_PAGE - 1, withscores=True)
+            if not members:
+                break
+            names = [(_text(member), deadline) for member, deadline in members]
+            async with self._redis.pipeline(transaction=False) as pipe:
+                for name, _ in names:
+                    pipe.exists(self._session_key(name, "outbox"))
+                    pipe.exists(self._session_key(name))
+                flags = await pipe.execute()
+            closed = []
+            for (name, deadline), has_outbox, has_header in zip(names, flags[::2], flags[1::2]):
+                if has_outbox and has_header:
+                    found.append(name)
+                elif has_outbox:
+                    await self._redis.delete(self._session_key(name, "outbox"))
+                    closed.append(name)
+                elif deadline < now:
+                    closed.append(name)
+            if closed:
+                await self._redis.zrem(index, *closed)
+            start += len(members) - len(closed)
+        return found[:limit]
+
+    @guarded
+    async def settle_finish(self, finish: Finish) -> None:
+        header = finish.header
+        entry = finish.result
+        if entry is not None:
+            player = entry.player_id
+            keys = [
+                self._player_key(player, "record", entry.record_key),
+                self._player_key(player, "records"),
+                self._player_key(player, "vegas"),
+                self._player_key(player, "settled"),
+            ]
+            vegas = "" if entry.vegas is None else entry.vegas
+            args = [*_result_args(entry.record_key, entry.result), header.game_id, vegas, SETTLED_MARK_SECONDS * 1000]
+            await self._settle_result(keys=keys, args=args)
+        board = finish.board
+        if board is not None:
+            await self.submit(board.board, board.player_id, board.time_ms, board.moves, board.finished_ms,
+                              board.keep_seconds)
+        keys = [
+            self._session_key(header.game_id),
+            self._session_key(header.game_id, "log"),
+            self._session_key(header.game_id, "outbox"),
+        ]
+        await self._close_outbox(keys=keys, args=[_dumps(header.to_dict()), finish.keep_seconds])
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.zrem(self._key("sessions", "live"), header.game_id)
+            pipe.zrem(self._key("outbox"), header.game_id)
+            await pipe.execute()
+
     async def _newest(
         self,
         index_key: str,
@@ -373,17 +443,7 @@ class RedisStore(Store):
     @guarded
     async def add_result(self, player_id: str, record_key: str, result: GameResult) -> None:
         keys = [self._player_key(player_id, "record", record_key), self._player_key(player_id, "records")]
-        args: list[str | int] = [
-            record_key,
-            int(result.won),
-            result.moves,
-            result.time_ms,
-            result.hints,
-            result.undos,
-            result.repairs,
-            "" if result.score is None else result.score,
-        ]
-        await self._add_result(keys=keys, args=args)
+        await self._add_result(keys=keys, args=_result_args(record_key, result))
 
     @guarded
     async def records(self, player_id: str) -> dict[str, Record]:
@@ -503,6 +563,20 @@ class RedisStore(Store):
     @guarded
     async def subscribe(self, channel: str, on_resume: OnResume | None = None) -> Subscription:
         return await self._hub.subscribe(self._channel(channel), on_resume)
+
+
+def _result_args(record_key: str, result: GameResult) -> list[str | int]:
+    """``ADD_RESULT_SCRIPT``'s arguments (its ARGV 1 to 8)."""
+    return [
+        record_key,
+        int(result.won),
+        result.moves,
+        result.time_ms,
+        result.hints,
+        result.undos,
+        result.repairs,
+        "" if result.score is None else result.score,
+    ]
 
 
 def _record(fields: dict[bytes, bytes]) -> Record:

@@ -16,12 +16,15 @@ import pytest
 from redis_server import RedisServer
 from server.storage import (
     Action,
+    BoardEntry,
+    Finish,
     GameResult,
     LeaderEntry,
     LogConflict,
     MemoryStore,
     PlayerRecord,
     Record,
+    ResultEntry,
     SessionHeader,
     Store,
     board_score,
@@ -240,6 +243,83 @@ async def test_an_action_appended_after_the_finish_expires_with_the_session(back
     assert await store.load_session("g1") is None
     with pytest.raises(KeyError):
         await store.append("g1", 1, move("late"))
+
+
+# ---------------------------------------------------------------- a game's end
+
+
+def finish(game_id: str, *, vegas: int | None = None, board: bool = True, **changes: object) -> Finish:
+    """A won game's end: a record, Vegas earnings if given, a board entry."""
+    final = header(game_id, status="won", finished_ms=9_000, **changes)
+    result = ResultEntry(final.owner, "wordlink/vegas", GameResult(True, 90, 60_000, score=vegas), vegas)
+    entry = BoardEntry(BOARD, final.owner, 60_000, 90, DAY_MS + 9_000, 3_600) if board else None
+    return Finish(final, 600, result, entry)
+
+
+async def test_the_append_that_ends_a_game_opens_its_outbox_and_others_do_not(store: Store) -> None:
+    await store.create_session(header("g1"))
+    await store.create_session(header("g2"))
+    await store.append("g1", 0, move("a"))
+    await store.append("g2", 0, move("a"))
+    assert await store.open_finishes() == []
+    await store.append("g1", 1, Action("resign", "", 6_000), ends=True)
+    assert await store.open_finishes() == ["g1"]
+    with pytest.raises(LogConflict):
+        await store.append("g2", 0, Action("resign", "", 6_000), ends=True)
+    assert await store.open_finishes() == ["g1"], "a refused end opens nothing"
+
+
+async def test_settling_an_end_writes_record_earnings_board_and_final_header_and_closes_the_outbox(
+    store: Store,
+) -> None:
+    await store.create_session(header("g1"))
+    await store.append("g1", 0, move("win", 9_000), ends=True)
+    end = finish("g1", vegas=52)
+    await store.settle_finish(end)
+    assert await store.open_finishes() == []
+    assert (await store.records("p1"))["wordlink/vegas"] == Record(
+        games=1, wins=1, moves=90, time_ms=60_000, best_moves=90, best_time_ms=60_000, extra={"best_score": 52}
+    )
+    assert await store.vegas("p1") == 52
+    assert await store.rank(BOARD, "p1") == LeaderEntry(1, "p1", "p1", 60_000, 90, DAY_MS + 9_000)
+    assert await store.load_session("g1") == (end.header, [move("win", 9_000)])
+    assert await store.live_sessions() == []
+
+
+async def test_settling_one_end_again_or_in_two_processes_at_once_counts_it_once(backend: Backend) -> None:
+    """A process may die after some of the writes of an end; the next one
+    to find the outbox settles all of it again."""
+    stores = [backend.store, backend.peer()]
+    for game_id in ("g1", "g2"):
+        await stores[0].create_session(header(game_id))
+        await stores[0].append(game_id, 0, move("win", 9_000), ends=True)
+    await stores[0].settle_finish(finish("g1", vegas=-20))
+    await stores[1].settle_finish(finish("g1", vegas=-20))
+    await asyncio.gather(*(stores[n % 2].settle_finish(finish("g2", vegas=30)) for n in range(6)))
+    record = (await stores[1].records("p1"))["wordlink/vegas"]
+    assert (record.games, record.wins, record.moves) == (2, 2, 180)
+    assert await stores[0].vegas("p1") == 10
+    assert [entry.player_id for entry in await stores[1].leaderboard(BOARD)] == ["p1"]
+    assert await stores[1].open_finishes() == []
+
+
+async def test_an_end_with_nothing_to_record_only_stores_the_final_header(store: Store) -> None:
+    await store.create_session(header("g1", practice=True))
+    await store.append("g1", 0, Action("resign", "", 6_000), ends=True)
+    final = header("g1", practice=True, status="resigned", finished_ms=6_000)
+    await store.settle_finish(Finish(final, 600))
+    assert await store.open_finishes() == []
+    assert await store.records("p1") == {} and await store.vegas("p1") == 0
+    assert await store.load_session("g1") == (final, [Action("resign", "", 6_000)])
+
+
+async def test_the_outbox_of_a_game_no_longer_stored_is_closed(backend: Backend) -> None:
+    store = backend.store
+    await store.create_session(header("g1"))
+    await store.append("g1", 0, Action("resign", "", 6_000), ends=True)
+    await store.finish_session(header("g1", status="resigned"), keep_seconds=1)
+    await backend.advance(1.2)
+    assert await store.open_finishes() == []
 
 
 # ---------------------------------------------------------------- records
