@@ -39,6 +39,7 @@ from protocol import to_client as tc
 from server.admission import Denial
 from server.core import Hub
 from server.peer import Peer
+from server.records import settle_pending
 from server.settings import Settings
 from server.storage import StorageError, Store, open_store
 from server.web import METRICS_CONTENT_TYPE, find_static, respond
@@ -136,6 +137,7 @@ class ArenaServer:
     async def start(self) -> None:
         settings = self.settings
         await self.store.ping()
+        await settle_pending(self.store, settings)
         self.hub.start()
         self._server = await serve(
             self._serve_connection,

@@ -63,7 +63,6 @@ from server.assists import AssistDesk
 from server.daily import (
     claim_lifetime,
     daily_info,
-    enter_leaderboard,
     leaderboard_page,
     reveals_at,
     todays_record,
@@ -78,7 +77,7 @@ from server.peer import Outlet, Peer
 from server.ratelimit import RateLimiter, Verdict
 from server.race_desk import RaceDesk
 from server.races import LEDGER_STATUS, new_id
-from server.records import record_finish, records_reply
+from server.records import records_reply, settle
 from server.refusal import Refusal, from_engine
 from server.relay import Relay
 from server.room import Room, summarize
@@ -549,7 +548,7 @@ class Hub:
             raise from_engine(error, room.game_id) from None
         action = Action(kind, logged, self.clock())
         try:
-            await self.store.append(room.game_id, session.seq, action)
+            await self.store.append(room.game_id, session.seq, action, ends=session.ends(action))
         except LogConflict:
             await self._reload(room)
             raise Refusal(
@@ -592,13 +591,15 @@ class Hub:
         return message
 
     async def _record(self, session: Session) -> None:
-        """Fold a finished game into its owner's record (and a ranked daily
-        win into its leaderboard)."""
+        """Settle a finished game's outbox: its final header, its owner's
+        record and Vegas earnings, a ranked daily win's leaderboard entry
+        (``records.settle``).  If the store fails here the outbox stays
+        open, and the next start or the next process to load the game
+        settles it."""
         try:
-            await record_finish(self.store, session, self.settings.finished_retention_seconds)
-            await enter_leaderboard(self.store, self.settings, session)
+            await settle(self.store, self.settings, session)
         except StorageError as error:
-            log.warning("could not record the end of %s: %s", session.game_id, error)
+            log.warning("could not settle the end of %s: %s", session.game_id, error)
 
     # ------------------------------------------------------------ rooms
 

@@ -54,7 +54,7 @@ from server.refusal import Refusal, from_engine
 from server.session import Session
 from server.fair_play import board_name, counted_actions
 from server.settings import Settings
-from server.storage.base import LeaderEntry, Store
+from server.storage.base import BoardEntry, LeaderEntry, Store
 from server.variants import variant_of
 
 DAILY_VARIANTS: tuple[tuple[str, dict[str, Any]], ...] = (
@@ -199,24 +199,24 @@ def claim_lifetime(record: DailyRecord, settings: Settings, now_ms: int) -> int:
     return max(1, (closes_ms - now_ms) // 1000 + 1)
 
 
-async def enter_leaderboard(store: Store, settings: Settings, session: Session) -> bool:
-    """Put a won ranked attempt on its day's leaderboard (the bots' board
-    for a bot), unless the day has closed; True if it was entered (a worse
-    result than the player's best on the board changes nothing there).
-    Rank is time, then every action counted (``fair_play.counted_actions``)."""
+def leaderboard_entry(settings: Settings, session: Session) -> BoardEntry | None:
+    """The entry a won ranked attempt makes on its day's leaderboard (the
+    bots' board for a bot), or None: not a ranked daily win, or won after
+    the day closed.  Rank is time, then every action counted
+    (``fair_play.counted_actions``).  The write is the store's, as part of
+    the game's end (``records.settle``)."""
     header = session.header
     finished = session.finished_ms
     if not header.ranked or header.daily is None or session.result != engine.WON or finished is None:
-        return False
+        return None
     if finished >= reveals_at(date.fromisoformat(header.daily), settings):
-        return False
+        return None
     game_cls = engine.game_class(header.game)
     board = board_name(game_cls.id, variant_of(game_cls, header.options), header.daily, header.bot)
-    await store.submit(
+    return BoardEntry(
         board, header.owner, session.elapsed_ms(finished), counted_actions(session), finished,
         settings.leaderboard_retention_seconds,
     )
-    return True
 
 
 # ------------------------------------------------------------------ replies

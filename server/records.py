@@ -1,5 +1,15 @@
-"""What a finished game leaves behind, its final header and the owner's
-record, and how records are read back (``records``).
+"""What a finished game leaves behind, its final header, the owner's
+record and Vegas earnings and a ranked win's leaderboard entry, and how
+records are read back (``records``).
+
+A game's end is one step in the store: the append of its last action
+opens the game's outbox (``Store.append(ends=True)``), and ``settle``
+applies the rest (``Store.settle_finish``), each write guarded so that
+settling twice counts once.  Whoever finds an outbox open settles it from
+the log: the appending process right away, ``settle_pending`` at every
+start, and any process that loads a finished game whose header still says
+``playing``.  So a crash, or a Redis outage, between the two steps delays
+a record but never loses it.
 
 Practice games record nothing.  WordLink's Vegas earnings accumulate
 across games (its seed: "accumulated as total earnings"), so a Vegas
@@ -8,23 +18,33 @@ game's final score is added to the owner's total.
 
 from __future__ import annotations
 
+import logging
+
 import engine
+from engine import EngineError
 from protocol import to_client as tc
 from protocol.to_server import RequestId
+from server.daily import leaderboard_entry
 from server.session import Session
-from server.storage.base import GameResult, Store
+from server.settings import Settings
+from server.storage.base import Finish, GameResult, ResultEntry, StorageError, Store
 from server.variants import record_key
 
+log = logging.getLogger("arena.records")
 
-async def record_finish(store: Store, session: Session, keep_seconds: int) -> None:
-    """Store the final header, then fold the result into the owner's record."""
+SWEEP_LIMIT = 10_000
+"""Open outboxes one sweep settles at most (more wait for the next sweep)."""
+
+
+def finish_of(settings: Settings, session: Session) -> Finish:
+    """Everything the end of ``session`` (finished, committed) leaves behind."""
     header = session.header
     header.status = session.status
     header.started_ms = session.started_ms
     header.finished_ms = session.finished_ms
-    await store.finish_session(header, keep_seconds)
+    keep = settings.finished_retention_seconds
     if header.practice:
-        return
+        return Finish(header, keep)
     finished = session.finished_ms or 0
     counters = session.counters
     score = session.score(finished)
@@ -37,9 +57,40 @@ async def record_finish(store: Store, session: Session, keep_seconds: int) -> No
         repairs=counters.get("repairs", 0),
         score=score,
     )
-    await store.add_result(header.owner, record_key(engine.game_class(header.game), header.options), result)
-    if header.options.get("scoring") == "vegas" and score is not None:
-        await store.add_vegas(header.owner, score)
+    vegas = score if header.options.get("scoring") == "vegas" else None
+    entry = ResultEntry(header.owner, record_key(engine.game_class(header.game), header.options), result, vegas)
+    return Finish(header, keep, entry, leaderboard_entry(settings, session))
+
+
+async def settle(store: Store, settings: Settings, session: Session) -> None:
+    """Apply the end of a finished game and close its outbox."""
+    await store.settle_finish(finish_of(settings, session))
+
+
+async def settle_pending(store: Store, settings: Settings) -> int:
+    """Settle every open outbox (a process that appended a game's end may
+    have died before settling it); the number settled.  A game that fails
+    to settle is logged and left open for the next sweep."""
+    try:
+        open_ones = await store.open_finishes(limit=SWEEP_LIMIT)
+    except StorageError as error:
+        log.warning("could not look for unsettled game ends: %s", error)
+        return 0
+    settled = 0
+    for game_id in open_ones:
+        try:
+            loaded = await store.load_session(game_id)
+            if loaded is None:
+                continue
+            session = Session.replay(*loaded)
+            if session.result is None:
+                log.warning("the outbox of %s is open but its log does not end the game", game_id)
+                continue
+            await settle(store, settings, session)
+            settled += 1
+        except (StorageError, EngineError) as error:
+            log.warning("could not settle the end of %s: %s", game_id, error)
+    return settled
 
 
 async def records_reply(store: Store, player_id: str, name: str, request_id: RequestId | None) -> tc.RecordsReply:

@@ -146,6 +146,12 @@ class Session:
         self.status = self.result or game.status
         self._score_at_commit = game.score_at(self.elapsed_ms(self.log[-1].at_ms) / 1000 if self.log else 0)
 
+    def ends(self, action: Action) -> bool:
+        """Whether ``action``, performed and not yet committed, ends the
+        game: the store learns of a game's end in the append of its last
+        action (``Store.append``'s ``ends``)."""
+        return self.result is None and self._outcome(action) is not None
+
     def _outcome(self, action: Action) -> str | None:
         if action.kind == "resign":
             return ABANDONED if action.text == ABANDONED else RESIGNED
