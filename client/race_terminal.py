@@ -44,7 +44,7 @@ from .mirror import GameMirror
 from .race_mirror import RaceMirror, RaceUpdate
 from .race_text import deal_text, invite_text, race_lines, racer_line, results_lines
 from .reveal import race_reveal_problems
-from .terminal import HELP, Console, InputLines, refusal_text, run_command
+from .terminal import HELP, Console, InputLines, come_back, refusal_text, run_command, server_flag
 
 RACE_HELP = """\
 Race commands:
@@ -144,7 +144,7 @@ class RaceSession:
 
     def introduce(self) -> None:
         """The race as it is now (with its results if it is already over)."""
-        for line in race_lines(self.race):
+        for line in race_lines(self.race, server_flag(self.client.url)):
             self.console.say(line)
         info = self.race.info
         if info is not None and info.phase == "lobby" and self.client.player_id is not None:
@@ -180,7 +180,7 @@ class RaceSession:
 
     def _leave(self) -> None:
         code = invite_text(self.race.code) if self.race.code else self.race.race_id
-        again = f"arena race join {code} --token={self.client.token}"
+        again = come_back(f"arena race join {code}", self.client)
         where = "your clock runs on" if self.race.phase == "running" else "you are still in it"
         self.console.say(f"left race {self.race.race_id} ({where}); to come back: {again}")
 
@@ -255,7 +255,7 @@ class RaceSession:
         for line in results_lines(info.results or []):
             self.console.say(line)
         if self.client.player_id in {racer.player_id for racer in info.racers}:
-            again = f"arena race rematch {info.race_id} --token={self.client.token}"
+            again = come_back(f"arena race rematch {info.race_id}", self.client)
             self.console.say(f"race them again (a new deal, whoever asks first hosts): {again}")
 
     async def _count_down(self) -> None:

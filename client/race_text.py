@@ -56,8 +56,9 @@ def deal_text(info: tc.RaceInfo) -> str:
     return "a secret winnable deal" if info.deal_kind == "winnable" else "a numbered deal, unranked"
 
 
-def race_lines(race: RaceMirror) -> list[str]:
-    """What a race is, who hosts it, how to join it, who is in."""
+def race_lines(race: RaceMirror, server: str = "") -> list[str]:
+    """What a race is, who hosts it, how to join it (``server``: the
+    ``--server`` flag the join command needs, if any), who is in."""
     info = race.info
     if info is None:
         return [f"race {race.race_id}"]
@@ -67,7 +68,7 @@ def race_lines(race: RaceMirror) -> list[str]:
     ]
     if info.code is not None and info.phase == "lobby":
         code = invite_text(info.code)
-        lines.append(f"invite code {code} (until {utc_text(info.invite_expires_ms)}): arena race join {code}")
+        lines.append(f"invite code {code} (until {utc_text(info.invite_expires_ms)}): arena race join {code}{server}")
     lines.append(f"racers ({len(info.racers)}/{info.limit}):")
     lines += ["  " + racer_line(racer) for racer in info.racers]
     return lines

@@ -21,6 +21,7 @@ Decisions where the issue is silent:
 from __future__ import annotations
 
 import asyncio
+import shlex
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -32,7 +33,7 @@ from protocol import to_client as tc
 from protocol.to_server import DealKind
 
 from .board import analysis_text, describe, game_over_text, render
-from .connection import ArenaClient, ClientState
+from .connection import DEFAULT_URL, ArenaClient, ClientState
 from .errors import ArenaError, ClientError, DealSecret
 from .mirror import GameMirror
 
@@ -118,6 +119,19 @@ def refusal_text(error: ClientError) -> str:
     return f"error: {error.message} [{detail}]"
 
 
+def server_flag(url: str) -> str:
+    """`` --server URL`` for a command printed to be typed later, unless
+    ``url`` is the default one: a come-back command without it would reach
+    another server (or none) and fail with ``bad_token``."""
+    return "" if url == DEFAULT_URL else f" --server {shlex.quote(url)}"
+
+
+def come_back(command: str, client: ArenaClient) -> str:
+    """``command`` with the server it must reach and the token that makes
+    it the same player again."""
+    return f"{command}{server_flag(client.url)} --token={client.token}"
+
+
 def validation_text(error: ValidationError) -> str:
     """The first thing wrong with a value typed on the command line."""
     first = error.errors()[0]
@@ -149,7 +163,7 @@ async def _play_game(
                 console.prompt()
             line = await lines.next()
             if line is None or line.strip().lower() in ("quit", "exit", "q"):
-                resume = f"arena play {game.game} --resume {game.game_id} --token={client.token}"
+                resume = come_back(f"arena play {game.game} --resume {game.game_id}", client)
                 console.say(f"left {game.game_id} open; to resume it: {resume}")
                 return 0
             await run_command(client, game, line.strip(), console)

@@ -9,7 +9,8 @@ start and then every ``daily_prepare_interval_seconds`` it makes sure the
 records of today and tomorrow exist.  Several processes doing so at once
 agree: a proof is a pure function of the secret and the label, and the
 store keeps the first record written.  ``arena prepare-dailies`` does
-the same from the command line for an operator, with progress and an ETA.
+the same from the command line for an operator, with progress and an ETA
+(``server.progress``).
 """
 
 from __future__ import annotations
@@ -18,11 +19,9 @@ import asyncio
 import json
 import logging
 import secrets
-import sys
-import time
 from dataclasses import asdict
 from datetime import date, timedelta
-from typing import Any, Callable, TextIO
+from typing import Any, Callable
 
 import engine
 from server.daily import DAILY_VARIANTS, fixed_record, utc_day
@@ -142,23 +141,3 @@ class RaceDealStock:
             task.cancel()
         await asyncio.gather(*self._filling.values(), return_exceptions=True)
 
-
-class ProgressLine:
-    """Progress with an ETA: one line rewritten in place on a terminal,
-    plain lines otherwise (a log file must not fill with carriage returns)."""
-
-    def __init__(self, stream: TextIO = sys.stderr, monotonic: Callable[[], float] = time.monotonic) -> None:
-        self.stream = stream
-        self.monotonic = monotonic
-        self.started = monotonic()
-        self.live = stream.isatty()
-
-    def __call__(self, done: int, total: int, what: str) -> None:
-        elapsed = self.monotonic() - self.started
-        eta = elapsed / done * (total - done) if done else 0.0
-        text = f"{done}/{total} {what}  {elapsed:.1f} s, ETA {eta:.1f} s"
-        if self.live:
-            self.stream.write("\r\x1b[K" + text + ("\n" if done == total else ""))
-        else:
-            self.stream.write(text + "\n")
-        self.stream.flush()

@@ -18,7 +18,7 @@ from __future__ import annotations
 from ..game import Game, Move, Position
 from ..rng import SplitMix64
 from .domains import domain_class
-from .search import UNKNOWN, WON, Domain, Solution, best_first, search
+from .search import UNKNOWN, WON, Domain, Progress, Solution, best_first, search
 
 DEFAULT_BUDGET = 100_000
 """Nodes for a full solve (about 6 s of WordLink, 3 s of Broken Deck on the reference machine)."""
@@ -33,6 +33,7 @@ def solve(
     *,
     prove: bool = True,
     after: Move | None = None,
+    progress: Progress | None = None,
 ) -> Solution:
     """A win from ``position`` (default: the game's current one), a proof
     that there is none, or ``unknown`` once ``budget`` nodes are spent.
@@ -40,28 +41,36 @@ def solve(
     ``prove=False`` spends everything on finding a win (pool building and
     hints, where "unwinnable" is worth no more than "unknown").  ``after``
     is the move that led to the position: the solution never starts by
-    taking it back.
+    taking it back.  ``progress`` is called now and then with the nodes
+    spent so far by all the searches together (at most ``budget``).
     """
     start = game.position if position is None else position
     domains = domain_class(game)
     spent = 0
     if domains.HAS_BOLD:
         share = budget if not prove else budget - int(budget * domains.PROOF_SHARE)
-        found = _find(domains(game, bold=True), start, share, after)
+        found = _find(domains(game, bold=True), start, share, after, progress)
         if found.result == WON or not prove:
             return found if found.result == WON else Solution(UNKNOWN, (), found.nodes)
         spent = found.nodes
     sound = domains(game)
     strategy = best_first if sound.BEST_FIRST else search
-    proof = strategy(sound, start, max(budget - spent, 1), after=after)
+    proof = strategy(sound, start, max(budget - spent, 1), after=after, progress=_after_spent(progress, spent))
     return Solution(proof.result, proof.moves, spent + proof.nodes)
 
 
-def _find(bold: Domain, start: Position, share: int, after: Move | None) -> Solution:
+def _after_spent(progress: Progress | None, spent: int) -> Progress | None:
+    """``progress`` for a search that begins once ``spent`` nodes are gone."""
+    if progress is None:
+        return None
+    return lambda nodes: progress(spent + nodes)
+
+
+def _find(bold: Domain, start: Position, share: int, after: Move | None, progress: Progress | None) -> Solution:
     """The bold searches; ``nodes`` counts all of them."""
     if bold.BEST_FIRST:
-        return best_first(bold, start, share, after=after)
-    first = search(bold, start, min(share // 4, bold.FIRST_SEARCH_NODES), after=after)
+        return best_first(bold, start, share, after=after, progress=progress)
+    first = search(bold, start, min(share // 4, bold.FIRST_SEARCH_NODES), after=after, progress=progress)
     spent = first.nodes
     if first.result != UNKNOWN:
         return first
@@ -71,6 +80,8 @@ def _find(bold: Domain, start: Position, share: int, after: Move | None) -> Solu
         attempt += 1
         found = search(bold, start, per_restart, jitter=SplitMix64(attempt), after=after)
         spent += found.nodes
+        if progress is not None:
+            progress(spent)
         if found.result == WON:
             return Solution(WON, found.moves, spent)
     return Solution(UNKNOWN, (), spent)

@@ -21,7 +21,7 @@ hint must not depend on how busy the machine is).
 from __future__ import annotations
 
 import heapq
-from typing import Hashable, Iterator, NamedTuple
+from typing import Callable, Hashable, Iterator, NamedTuple
 
 from ..game import Game, Move, Position
 from ..rng import SplitMix64
@@ -32,6 +32,12 @@ UNKNOWN = "unknown"
 
 JITTER = 3.0
 """How far (in places) a jittered search may move a step in the domain's order."""
+PROGRESS_NODES = 1_000
+"""Expanded positions between two calls of a search's ``progress``."""
+
+Progress = Callable[[int], None]
+"""Called with the positions expanded so far, for a command's progress line
+(the caller decides what to show; the search itself stays free of I/O)."""
 
 
 class Step(NamedTuple):
@@ -163,14 +169,16 @@ def search(
     *,
     jitter: SplitMix64 | None = None,
     after: Move | None = None,
+    progress: Progress | None = None,
 ) -> Solution:
     """Find a win from ``root`` expanding at most ``budget`` positions.
 
     ``jitter`` perturbs the move order (deterministically, from the
     generator's seed); ``after`` is the move that led to ``root``, which
     the solution must not start by taking back (hints never undo the
-    player's last move).  Depth-first with an explicit stack: solutions
-    run to hundreds of steps.
+    player's last move).  ``progress``, if given, is called every
+    ``PROGRESS_NODES`` expansions.  Depth-first with an explicit stack:
+    solutions run to hundreds of steps.
     """
     prefix, start = domain.forced(root)
     if prefix and prefix[0].undoes(after):
@@ -205,6 +213,8 @@ def search(
             return Solution(UNKNOWN, (), nodes)
         seen.add(signature)
         nodes += 1
+        if progress is not None and not nodes % PROGRESS_NODES:
+            progress(nodes)
         path.append(step)
         frontier.append(expand(domain.steps(step.position)))
     return Solution(UNWINNABLE if complete else UNKNOWN, (), nodes)
@@ -232,11 +242,13 @@ FRONTIER_LIMIT = 200_000
 half is dropped (and exhaustion then proves nothing)."""
 
 
-def best_first(domain: Domain, root: Position, budget: int, *, after: Move | None = None) -> Solution:
+def best_first(
+    domain: Domain, root: Position, budget: int, *, after: Move | None = None, progress: Progress | None = None
+) -> Solution:
     """Find a win expanding the position with the lowest ``domain.score``
     first; for games where a depth-first line wanders (free-cell games
     reach the same few cards by countless paths), the score pulls the
-    search straight towards the foundations.  ``after`` as in ``search``."""
+    search straight towards the foundations.  ``after`` and ``progress`` as in ``search``."""
     prefix, start = domain.forced(root)
     if prefix and prefix[0].undoes(after):
         prefix, start = (), root
@@ -250,6 +262,8 @@ def best_first(domain: Domain, root: Position, budget: int, *, after: Move | Non
             return Solution(UNKNOWN, (), nodes)
         _, _, pos, link = heapq.heappop(frontier)
         nodes += 1
+        if progress is not None and not nodes % PROGRESS_NODES:
+            progress(nodes)
         for step in domain.steps(pos):
             if link is None and not prefix and step.moves[0].undoes(after):
                 complete = False

@@ -20,7 +20,8 @@ import engine
 from server.cli import EXIT_FAILURE, EXIT_OK
 from server.commands import run_with_settings
 from server.daily import DAILY_VARIANTS, fixed_record, utc_day
-from server.keeper import ProgressLine, prepare_day
+from server.keeper import prepare_day
+from server.progress import ProgressLine
 from server.secret_deals import DealProver
 from server.settings import Settings
 from server.storage import open_store

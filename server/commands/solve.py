@@ -1,17 +1,25 @@
 """``arena solve`` and ``arena deals verify``: the solver from the command line.
 
 ``arena solve GAME --deal N`` prints the result (won / unwinnable /
-unknown), the nodes searched, the time and the winning line in notation.
+unknown), the nodes searched, the time and the winning line in notation;
+a search can take many seconds, so it shows its nodes and an upper bound
+of the time left on standard error meanwhile (``server.progress``).  It
+exits with 0 for an answer (won or unwinnable) and 1 for ``unknown``, the
+budget spent without one.
 ``arena deals verify GAME`` builds (or extends) a pool of verified deals:
-it resumes at the ``next`` deal recorded in the file, shows a progress bar
-on standard error, and saves every few deals and when interrupted (Ctrl-C
-or ``kill PID``), so a long build can be stopped and started again at will
-(run it under ``nice``: it is hours of CPU).
+it resumes at the ``next`` deal recorded in the file, shows progress with
+an ETA on standard error, and saves every few deals and when interrupted
+(Ctrl-C or ``kill PID``), so a long build can be stopped and started again
+at will (run it under ``nice``: it is hours of CPU).  It writes the
+shipped pool (and Broken Deck's seed table) only in a source checkout
+whose ``engine/data`` is writable; an installed package is never
+rewritten, and the pool goes to ``--file`` or the current directory.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import time
@@ -33,7 +41,10 @@ from engine.solver.pools import (
 )
 from server.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from server.pools import pool_path
+from server.progress import ProgressLine
 
+PACKAGE_ROOT = Path(engine.__file__).resolve().parent.parent
+"""The directory holding ``engine/``: a source checkout, or site-packages."""
 SEED_TABLE = Path(engine.__file__).parent / "data" / "broken_deck_seeds.py"
 """The engine's copy of Broken Deck's remapped seeds (it may not read files)."""
 SAVE_EVERY = 10
@@ -41,6 +52,10 @@ SAVE_EVERY = 10
 REMAPPED_VARIANTS = frozenset({"broken-deck"})
 """Pools whose every deal number must be verified (a losing layout is
 remapped); saving one to its shipped file rewrites ``SEED_TABLE``."""
+SOLVE_LINES_EVERY = 2.0
+"""Seconds between two progress lines of ``arena solve`` when standard error is not a terminal."""
+VERIFY_LINES_EVERY = 10.0
+"""The same for ``arena deals verify``, whose runs last hours."""
 
 
 def register(subparsers: Any) -> None:
@@ -58,7 +73,11 @@ def register(subparsers: Any) -> None:
     verify.add_argument("--variant", choices=sorted(VARIANTS), help="default: the game's only pool, or klondike-draw1")
     verify.add_argument("--count", type=int, help="verified deals wanted (default: the issue's target)")
     verify.add_argument("--budget", type=int, default=BUILD_BUDGET, metavar="NODES", help="per attempt")
-    verify.add_argument("--file", type=Path, help="pool file (default: engine/data/VARIANT.txt)")
+    verify.add_argument(
+        "--file",
+        type=Path,
+        help="pool file (default: engine/data/VARIANT.txt in a source checkout, else VARIANT.txt in the current directory)",
+    )
     verify.set_defaults(handler=_verify)
     deals.set_defaults(handler=lambda args: _usage(deals))
 
@@ -75,15 +94,38 @@ def _solve(args: argparse.Namespace) -> int:
     except engine.EngineError as error:
         print(f"arena solve: {error}", file=sys.stderr)
         return EXIT_USAGE
+    progress = ProgressLine(every=SOLVE_LINES_EVERY, eta_label="done in at most")
     started = time.perf_counter()
-    found = solve(game, budget=args.budget)
+    try:
+        found = solve(game, budget=args.budget, progress=lambda nodes: progress(nodes, args.budget, "nodes"))
+    finally:
+        progress.finish()
     elapsed = time.perf_counter() - started
     print(f"{game.title} deal {args.deal} {' '.join(f'{k}={v}' for k, v in game.options.items())}")
     print(f"result: {found.result}")
     print(f"nodes: {found.nodes}  time: {elapsed:.2f} s  moves: {len(found.moves)}")
     if found.moves:
         print(found.notation)
-    return EXIT_OK if found.result != "unknown" else EXIT_FAILURE
+    if found.result == "unknown":
+        print(
+            f"arena solve: {args.budget} nodes found neither a win nor a proof that there is none "
+            "(a bigger --budget may; exit code 1)",
+            file=sys.stderr,
+        )
+        return EXIT_FAILURE
+    return EXIT_OK
+
+
+def default_pool_file(variant: str, package_root: Path = PACKAGE_ROOT) -> Path:
+    """Where ``deals verify`` writes without ``--file``: the shipped pool in
+    a source checkout (``package_root`` holds ``pyproject.toml``; a
+    developer extends the pool and commits it) whose data directory is
+    writable, else the current directory, so an installed package is never
+    modified."""
+    shipped = pool_path(variant)
+    if (package_root / "pyproject.toml").is_file() and os.access(shipped.parent, os.W_OK):
+        return shipped
+    return Path.cwd() / shipped.name
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -92,12 +134,13 @@ def _verify(args: argparse.Namespace) -> int:
     if game_id != args.game:
         print(f"arena deals verify: variant {variant} is not a {args.game} pool", file=sys.stderr)
         return EXIT_USAGE
-    path = args.file or pool_path(variant)
+    path = args.file or default_pool_file(variant)
     pool = parse_pool(path.read_text(encoding="utf-8")) if path.exists() else Pool(game_id, dict(options), 1, {})
     remap = variant in REMAPPED_VARIANTS
     seed_table = remap and path.resolve() == pool_path(variant).resolve()
     target = args.count or TARGETS[variant]
-    progress = _Progress(target, len(pool.certificates))
+    print(f"arena deals verify: {variant} into {path}, from deal {pool.next_deal}", file=sys.stderr)
+    progress = _Progress(target, pool, remap)
     previous = signal.signal(signal.SIGTERM, _stop)
     try:
         deal = _build(pool, pool.next_deal, target, remap, args.budget, path, seed_table, progress)
@@ -123,7 +166,6 @@ def _build(
                 certificate = certify(game_id, options, deal, seed, budget)
                 if certificate is not None:
                     pool.certificates[deal] = certificate
-                    progress.verified += 1
                     unsaved += 1
                     break
             deal += 1
@@ -131,7 +173,7 @@ def _build(
                 _save(path, pool, deal, seed_table)
                 unsaved = 0
     except KeyboardInterrupt:
-        print(file=sys.stderr)
+        progress.finish()
     return deal
 
 
@@ -170,22 +212,28 @@ def _write(path: Path, text: str) -> None:
 
 
 class _Progress:
-    """One line on standard error, rewritten in place: a bar, counts, rate."""
+    """The build's progress: verified deals (deal numbers passed, for a
+    remapped pool, whose every number counts) against the target, the
+    deal being tried and the tries per second."""
 
-    def __init__(self, target: int, verified: int) -> None:
+    def __init__(self, target: int, pool: Pool, remap: bool) -> None:
         self.target = target
-        self.verified = verified
+        self.pool = pool
+        self.remap = remap
         self.tried = 0
         self.started = time.perf_counter()
+        self.line = ProgressLine(every=VERIFY_LINES_EVERY, start=self._done(pool.next_deal))
+
+    def _done(self, deal: int) -> int:
+        return deal - 1 if self.remap else len(self.pool.certificates)
 
     def show(self, deal: int, seed: int) -> None:
         self.tried += 1
-        done = min(self.verified / self.target, 1.0) if self.target else 1.0
-        bar = "#" * int(done * 30)
-        rate = self.tried / max(time.perf_counter() - self.started, 1e-9)
         seed_text = f" seed {seed}" if seed != deal else ""
-        line = f"\r[{bar:<30}] {self.verified}/{self.target} verified  deal {deal}{seed_text}  {rate:.2f} tries/s"
-        print(line, end="", file=sys.stderr, flush=True)
+        elapsed = time.perf_counter() - self.started
+        rate = f"  {(self.tried - 1) / elapsed:.2f} tries/s" if self.tried > 1 else ""
+        done = min(self._done(deal), self.target)
+        self.line(done, self.target, f"verified  deal {deal}{seed_text}{rate}")
 
     def finish(self) -> None:
-        print(file=sys.stderr)
+        self.line.finish()

@@ -63,9 +63,10 @@ async def test_arena_play_takes_moves_and_commands_on_standard_input(arena: Rest
 async def test_arena_play_resumes_a_game_with_the_token_and_shows_refusals(arena: RestartableServer) -> None:
     code, out, err = await run("-m", "server.cli", "play", "chequers", "--server", arena.url, stdin="quit\n")
     assert code == 0, err
-    resume = re.search(r"--resume (\S+) --token=(\S+)", out)
+    resume = re.search(r"--resume (\S+) --server (\S+) --token=(\S+)", out)
     assert resume is not None, out
-    game_id, token = resume.groups()
+    game_id, server, token = resume.groups()
+    assert server == arena.url
     code, out, err = await run(
         "-m", "server.cli", "play", "chequers", "--server", arena.url, "--resume", game_id, f"--token={token}",
         stdin="restart\nresign\n",

@@ -48,7 +48,8 @@ async def test_a_race_from_the_terminal_with_a_host_a_friend_and_a_spectator(
         "race", "create", "klondike", "--deal", "1", "--draw", "1", "--name", "ann", "--server", arena.url
     )
     race_id = (await host.expect(r"^race (r_\S+): WordLink \(draw=1 scoring=standard auto_collect=off .*\), a numbered deal, unranked, hosted by ann, lobby$")).group(1)
-    code = (await host.expect(r"^invite code (\w{4}-\w{4}) \(until .* UTC\): arena race join \1$")).group(1)
+    invite = rf"^invite code (\w{{4}}-\w{{4}}) \(until .* UTC\): arena race join \1 --server {re.escape(arena.url)}$"
+    code = (await host.expect(invite)).group(1)
     await host.expect(r"^  ann +waiting +0 moves +0 on foundations  0:00$")
     await host.expect("^type start when everyone is in$")
 
@@ -110,9 +111,11 @@ async def test_leaving_a_race_tells_how_to_come_back_and_coming_back_gives_the_b
     async with ArenaClient(arena.url, name="ann") as ann:
         race, friend = await _racing_bob(ann, arena_cli, arena.url)
         await friend.send("quit")
-        found = await friend.expect(r"^left race r_\S+ \(your clock runs on\); to come back: arena race join (\S+) --token=(\S+)$")
-        assert (await friend.finish())[0] == 0
-        again = await arena_cli("race", "join", found.group(1), f"--token={found.group(2)}", "--server", arena.url)
+        found = await friend.expect(
+            r"^left race r_\S+ \(your clock runs on\); to come back: arena race join (\S+) --server (\S+) --token=(\S+)$"
+        )
+        assert (await friend.finish())[0] == 0 and found.group(2) == arena.url
+        again = await arena_cli("race", "join", found.group(1), f"--token={found.group(3)}", "--server", arena.url)
         await again.expect(r"^race r_\S+: Chequers .*, running$")
         await again.expect("^your board, as you left it:$")
         await again.send("resign")
@@ -121,7 +124,7 @@ async def test_leaving_a_race_tells_how_to_come_back_and_coming_back_gives_the_b
         await again.expect(r"^the race is over \(deal 3, unranked\)$")
         assert (await again.finish())[0] == 0
 
-    after = ("race", "join", found.group(1), f"--token={found.group(2)}", "--server", arena.url)
+    after = ("race", "join", found.group(1), f"--token={found.group(3)}", "--server", arena.url)
     for arguments in (after, ("race", "watch", race.race_id, "--server", arena.url)):
         code, out, err = await run("-m", "server.cli", *arguments)
         assert code == 0, err
