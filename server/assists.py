@@ -1,11 +1,14 @@
-"""The solver's assists as the server offers them: safe automatic
+"""The solver's assists as the server offers them: hints, safe automatic
 finishing and post-game analysis.
 
-Both search with perfect information, so both run in a worker thread on
-an immutable position (the event loop every connection shares never
-searches) and neither ever shows more than the player may know: an offer
-tells only how many moves the proven path has, and a game is analysed
-only once it is over and its deal is no longer secret.
+Every search runs in a worker process (``server.searches``), given data
+(the header and log, an immutable position, the line played), never the
+live game: the event loop every connection shares never searches, not
+even by sharing its interpreter lock with a thread that does.  Finishing
+and analysis search with perfect information, and neither ever shows
+more than the player may know: an offer tells only how many moves the
+proven path has, and a game is analysed only once it is over and its
+deal is no longer secret.
 
 Decisions where the issue is silent:
 - Finishing is offered by a ``finish_offer`` message to every watcher at
@@ -15,7 +18,12 @@ Decisions where the issue is silent:
   is the new offer, with no search.  A ``finish`` sent before the offer
   came waits for that search (starting it, in a process that had not yet
   looked at the position) instead of starting another.  Hints and these
-  searches share ``search_slots`` worker threads.
+  searches share ``search_workers`` processes, a game always the same one.
+- A player may ask for ``hint_burst`` hints at once and ``hint_rate`` a
+  second after that; beyond, a hint is refused (``unavailable``, reason
+  ``hint_rate``) and nothing happens.  Per player, not per game or
+  connection, so that neither many games nor many tabs fill the workers;
+  a person reading each hint before the next never meets the limit.
 - The finishing moves are ordinary logged moves, one ``diff`` each, so
   watchers see them played and replays need no solver; they count as
   moves, as they would if the player had made them.
@@ -23,7 +31,7 @@ Decisions where the issue is silent:
   and a restart begins the line again.  Its result is kept with the game
   while this process holds it, and watchers asking while it runs share
   that one search, so asking again costs nothing.  ``analysis_slots``
-  searches run at once and ``analysis_queue`` more may wait their turn;
+  processes search at once and ``analysis_queue`` more may wait their turn;
   beyond that a request is refused (``analysis_busy``) rather than queued
   for ever, so a burst of requests can neither take every core nor pile
   up work nobody will wait for.
@@ -33,22 +41,23 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
+import math
 from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from engine import EngineError
 from engine.game import Position
-from engine.solver import Analysis, analyse, auto_finish
+from engine.solver import Analysis
 from protocol import ErrorCode
 from protocol import to_client as tc
 from protocol import to_server as ts
 from server.daily import reveals_at
 from server.fair_play import competes
 from server.peer import Peer
+from server.ratelimit import TokenBucket
 from server.refusal import Refusal, from_engine
-from server.session import build_game
+from server.searches import SearchPool, analysis_job, finish_job, hint_job
 from server.storage.base import Action
 
 if TYPE_CHECKING:
@@ -56,6 +65,8 @@ if TYPE_CHECKING:
     from server.room import Room
 
 log = logging.getLogger(__name__)
+SWEEP_SECONDS = 60.0
+"""How often the hint buckets that have filled up again are forgotten."""
 
 
 @dataclass(frozen=True)
@@ -89,16 +100,50 @@ def played_line(log: list[Action]) -> list[str]:
 
 
 class AssistDesk:
-    """Finishing offers and analyses for the hub's games."""
+    """Hints, finishing offers and analyses for the hub's games."""
 
     def __init__(self, hub: Hub) -> None:
         self.hub = hub
         self._searches: set[asyncio.Task[None]] = set()
-        self.search_slots = asyncio.Semaphore(hub.settings.search_slots)
-        """Worker threads for hints and finishing searches; analyses have
-        their own (``analysis_slots``)."""
-        self._analysis_slots = asyncio.Semaphore(hub.settings.analysis_slots)
+        self.searches = SearchPool(hub.settings.search_workers)
+        """Worker processes for hints and finishing searches; analyses have
+        their own (``analysis_slots``), so a long analysis never holds up
+        a hint."""
+        self.analysts = SearchPool(hub.settings.analysis_slots)
         self._analyses: set[asyncio.Task[Analysis]] = set()
+        self._hint_buckets: dict[str, TokenBucket] = {}
+        self._swept = hub.monotonic()
+
+    # ------------------------------------------------------------ hints
+
+    async def hint(self, room: Room) -> str:
+        """The hint's move as notation ("" for none), searched in a worker
+        process from the header and log (the caller holds ``room.lock``
+        and has checked that a hint may be given; the worker sees the game
+        as it is now).  Refused past the owner's hint rate."""
+        self._check_hint_rate(room)
+        session = room.session
+        answer = await self.searches.run(room.game_id, hint_job, session.header, tuple(session.log))
+        return str(answer.value)
+
+    def _check_hint_rate(self, room: Room) -> None:
+        settings = self.hub.settings
+        now = self.hub.monotonic()
+        if now - self._swept >= SWEEP_SECONDS:
+            self._swept = now
+            self._hint_buckets = {player: bucket for player, bucket in self._hint_buckets.items() if not bucket.full_at(now)}
+        player = room.session.header.owner
+        bucket = self._hint_buckets.setdefault(player, TokenBucket(settings.hint_burst, settings.hint_rate, now))
+        if bucket.take(now):
+            return
+        wait = math.ceil((1 - bucket.tokens) / settings.hint_rate)
+        raise Refusal(
+            ErrorCode.UNAVAILABLE,
+            f"hints come at most {settings.hint_rate:g} a second per player ({settings.hint_burst} at once); "
+            f"ask again in {wait} s",
+            reason="hint_rate",
+            game_id=room.game_id,
+        )
 
     # ------------------------------------------------------------ finishing
 
@@ -112,7 +157,7 @@ class AssistDesk:
     def refresh_offer(self, room: Room) -> None:
         """Make sure the current position has been looked at once: carry
         the offer along its path, or search for a new one in a worker
-        thread (the search reads the position, which never changes).  A
+        process (given the position, which never changes).  A
         refused request changes nothing, so it searches nothing."""
         session = room.session
         if room.finish_checked == session.seq:
@@ -145,18 +190,16 @@ class AssistDesk:
         """Search ``position``, read when the action was committed: by the
         time this task runs, a later action may be half performed."""
         budget = self.hub.settings.finish_search_nodes
-        async with self.search_slots:
-            started = time.perf_counter()
-            try:
-                found = await asyncio.to_thread(auto_finish, room.session.game, budget, position)
-            except Exception:
-                log.exception("finishing search failed in %s", room.game_id)
-                return
-            finally:
-                self.hub.metrics.finish_searches.observe(time.perf_counter() - started)
+        try:
+            answer = await self.searches.run(room.game_id, finish_job, room.session.header, position, budget)
+        except Exception:
+            log.exception("finishing search failed in %s", room.game_id)
+            return
+        self.hub.metrics.finish_searches.observe(answer.seconds)
+        found = answer.value
         if found is None or room.session.seq != seq or room.session.result is not None:
             return
-        self._offer(room, FinishPath(seq, tuple(str(move) for move in found)))
+        self._offer(room, FinishPath(seq, found))
 
     def _offer(self, room: Room, path: FinishPath) -> None:
         room.finish_offer = path
@@ -256,20 +299,17 @@ class AssistDesk:
 
     async def _analyse(self, room: Room, line: list[str]) -> Analysis:
         header = room.session.header
-        start = build_game(header).position if header.position is not None or header.seed is not None else None
-        async with self._analysis_slots:
-            started = time.perf_counter()
-            try:
-                return await asyncio.to_thread(
-                    analyse, header.game, header.deal, header.options, line, self.hub.settings.analysis_nodes, start
-                )
-            finally:
-                self.hub.metrics.analyses.observe(time.perf_counter() - started)
+        answer = await self.analysts.run(None, analysis_job, header, line, self.hub.settings.analysis_nodes)
+        self.hub.metrics.analyses.observe(answer.seconds)
+        analysis: Analysis = answer.value
+        return analysis
 
     async def close(self) -> None:
-        """Stop the searches still running (at shutdown; a worker thread
-        finishes its current search, nobody waits for its answer)."""
+        """Stop the searches still running and the worker processes (at
+        shutdown; nobody waits for those answers any more)."""
         tasks: list[asyncio.Task[Any]] = [*self._searches, *self._analyses]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        await self.searches.close()
+        await self.analysts.close()

@@ -516,18 +516,16 @@ class Hub:
 
     async def _find_hint(self, room: Room) -> str:
         """The hint's move as notation ("" for none), searched in a worker
-        thread: the solver spends its node budget (about 200 ms) there
-        instead of on the event loop every other connection shares.  The
-        caller holds ``room.lock``, so the game cannot change meanwhile."""
+        process (``AssistDesk.hint``): the solver spends its node budget
+        (about 200 ms) there instead of on the interpreter every other
+        connection shares.  The caller holds ``room.lock``, so the game
+        cannot change meanwhile and the worker searches it as it is now."""
         self._check_live(room)
-        game = room.session.game
         try:
-            game.check_hint()
+            room.session.game.check_hint()
         except EngineError as error:
             raise from_engine(error, room.game_id) from None
-        async with self.assists.search_slots:
-            found = await asyncio.to_thread(game.find_hint)
-        return str(found) if found is not None else ""
+        return await self.assists.hint(room)
 
     @staticmethod
     def _check_live(room: Room) -> None:

@@ -72,16 +72,22 @@ class Settings(BaseModel):
         3600, gt=0, description="how often the background preparation checks that both days are ready"
     )
     leaderboard_retention_seconds: int = Field(90 * 86400, ge=1, description="how long daily leaderboards are kept")
-    search_slots: int = Field(
-        1, ge=1, description="worker threads searching hints and finishes at once; more wait their turn"
+    search_workers: int = Field(
+        1, ge=1, description="worker processes searching hints and finishes (each game always in the same one); more wait their turn"
     )
+    hint_rate: float = Field(
+        1.0, gt=0, description="hints one player may ask for per second, sustained; beyond, a hint is refused (hint_rate)"
+    )
+    hint_burst: int = Field(10, ge=1, description="hints one player may ask for at once before hint_rate applies")
     finish_search_nodes: int = Field(
         20_000, ge=1, description="solver nodes spent proving a safe automatic finish (about 0.6 s of Broken Deck)"
     )
     analysis_nodes: int = Field(
         20_000, ge=1, description="solver nodes per position a post-game analysis tries (about log2(moves) + 2 of them)"
     )
-    analysis_slots: int = Field(1, ge=1, description="post-game analyses searched at once; more wait their turn")
+    analysis_slots: int = Field(
+        1, ge=1, description="worker processes searching post-game analyses, one each at once; more wait their turn"
+    )
     analysis_queue: int = Field(
         16, ge=0, description="analyses that may wait for a slot; beyond them a request is refused (analysis_busy)"
     )

@@ -67,7 +67,7 @@ RACE_SETTINGS = (
     "daily_secret",
     "leaderboard_retention_seconds",
 )
-ASSIST_SETTINGS = ("search_slots", "finish_search_nodes", "analysis_nodes", "analysis_slots", "analysis_queue")
+ASSIST_SETTINGS = ("search_workers", "hint_rate", "hint_burst", "finish_search_nodes", "analysis_nodes", "analysis_slots", "analysis_queue")
 RACE_RECORDING = {"race_countdown_seconds": 0.5, "race_spectator_delay_seconds": 1.0}
 """Short waits for the recorded race, so the recording takes seconds."""
 

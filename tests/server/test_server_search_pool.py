@@ -1,0 +1,168 @@
+"""Searches run in worker processes, given data, and a hint rate per player
+keeps one client from filling them (``server.searches``, ``server.assists``)."""
+
+from __future__ import annotations
+
+import os
+from typing import AsyncIterator, Callable
+
+import pytest
+from arena_positions import NEARLY_WON_KLONDIKE, REPAIRS, broken_deck_two_halves_left
+from arena_servers import make_settings
+from arena_wire import WireClient
+
+import engine
+import engine.solver.analysis
+import engine.solver.assist
+from protocol import ErrorCode
+from protocol import to_server as ts
+from server.app import ArenaServer
+from server.searches import hint_job
+from server.session import Session
+from server.storage.base import Action, SessionHeader
+from server.storage.memory import MemoryStore
+
+
+class Clock:
+    """A monotonic clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+async def pool_server(clock: Clock) -> AsyncIterator[ArenaServer]:
+    settings = make_settings(search_workers=2, hint_burst=3, hint_rate=0.5)
+    async with ArenaServer(settings, store=MemoryStore(), monotonic=clock) as running:
+        yield running
+
+
+@pytest.fixture
+async def player(pool_server: ArenaServer) -> AsyncIterator[WireClient]:
+    client = await WireClient.open(pool_server.url)
+    await client.hello()
+    yield client
+    await client.close()
+
+
+async def _hint_in_a_new_game(url: str) -> None:
+    """A new player starts a game and is given a hint."""
+    client = await WireClient.open(url)
+    try:
+        await client.hello()
+        started, _ = await client.new_game(position=NEARLY_WON_KLONDIKE)
+        assert (await client.request(ts.Hint, game_id=started.game_id)).type == "hint"
+    finally:
+        await client.close()
+
+
+def _refuse_here(what: str) -> Callable[..., None]:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"{what} ran in the server process")
+
+    return refuse
+
+
+async def test_hints_finishes_and_analyses_are_searched_in_worker_processes(
+    pool_server: ArenaServer, player: WireClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server's own interpreter cannot search: every search function is
+    replaced here by one that fails, and the answers come all the same."""
+    monkeypatch.setattr(engine.Game, "find_hint", _refuse_here("a hint"))
+    monkeypatch.setattr(engine.solver.assist, "auto_finish", _refuse_here("a finishing search"))
+    monkeypatch.setattr(engine.solver.analysis, "analyse", _refuse_here("an analysis"))
+    started, _ = await player.new_game("broken-deck", position=broken_deck_two_halves_left())
+    game_id = started.game_id
+    for move in REPAIRS:
+        await player.request(ts.Move, game_id=game_id, move=move)
+    assert (await player.next_of("finish_offer")).seq == 2
+    hint = await player.request(ts.Hint, game_id=game_id)
+    assert hint.type == "hint" and hint.move
+    await player.request(ts.Resign, game_id=game_id)
+    analysis = await player.request(ts.Analyse, game_id=game_id)
+    assert analysis.type == "analysis"
+
+    assists = pool_server.hub.assists
+    assert assists.searches.jobs["hint_job"] == 1 and assists.searches.jobs["finish_job"] >= 1
+    assert dict(assists.analysts.jobs) == {"analysis_job": 1}
+    workers = assists.searches.pids | assists.analysts.pids
+    assert workers and os.getpid() not in workers
+
+
+async def test_a_hint_from_the_pool_is_the_hint_the_game_gives_in_one_process(player: WireClient, clock: Clock) -> None:
+    """A worker rebuilds the game from its log, history and the previous
+    hint's plan included: the same game played here, asked at the same
+    points, hints the same moves (two workers: a game keeps to one).  The
+    clock moves on before each hint, so the hint rate never refuses one."""
+    started, snapshot = await player.new_game(deal=7, options={"draw": 3})
+    game_id = started.game_id
+    here = engine.new_game("klondike", 7, draw=3)
+    script = ["hint", "play", "hint", "play", "hint", "play", "undo", "hint", "play", "hint"]
+    hinted: list[str] = []
+    for step in script:
+        if step == "hint":
+            expected = here.find_hint()
+            here.note_hint(expected)
+            clock.now += 10
+            reply = await player.request(ts.Hint, game_id=game_id)
+            assert reply.type == "hint", reply
+            assert reply.move == (None if expected is None else str(expected))
+            hinted.append(reply.move)
+        elif step == "undo":
+            here.undo()
+            assert (await player.request(ts.Undo, game_id=game_id)).type == "diff"
+        elif hinted[-1] is not None:
+            here.play(hinted[-1])
+            assert (await player.request(ts.Move, game_id=game_id, move=hinted[-1])).type == "diff"
+    assert len(hinted) == 5
+
+
+async def test_the_hint_rate_refuses_past_the_burst_changes_nothing_and_refills(
+    pool_server: ArenaServer, player: WireClient, clock: Clock
+) -> None:
+    """``hint_burst`` 3, ``hint_rate`` 0.5 a second, on a clock that stands
+    still until the test moves it; the limit is the player's, not the
+    game's, and another player is not held back by it."""
+    games = [(await player.new_game(position=NEARLY_WON_KLONDIKE))[0].game_id for _ in range(2)]
+    for game_id in (games[0], games[1], games[0]):
+        assert (await player.request(ts.Hint, game_id=game_id)).type == "hint"
+    refused = await player.request(ts.Hint, game_id=games[1])
+    assert (refused.type, refused.code, refused.reason) == ("error", ErrorCode.UNAVAILABLE, "hint_rate")
+    assert "2 s" in refused.message
+    again = await player.request(ts.Resync, game_id=games[1])
+    assert again.seq == 1 and again.counters["hints"] == 1, "a refused hint is neither logged nor counted"
+
+    await _hint_in_a_new_game(pool_server.url)
+
+    clock.now += 2.0
+    assert (await player.request(ts.Hint, game_id=games[1])).type == "hint"
+    assert (await player.request(ts.Hint, game_id=games[1])).code == ErrorCode.UNAVAILABLE
+
+
+async def test_a_closed_server_stops_its_worker_processes(clock: Clock) -> None:
+    async with ArenaServer(make_settings(), store=MemoryStore(), monotonic=clock) as running:
+        await _hint_in_a_new_game(running.url)
+        workers = set(running.hub.assists.searches.pids)
+    assert workers
+    for pid in workers:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+
+
+def test_a_worker_replays_a_log_that_does_not_extend_the_game_it_kept() -> None:
+    """After a reload (another process wrote the log) the kept game is no
+    prefix of the new log: the worker replays the new one from the start."""
+    header = SessionHeader(game_id="g_kept", game="klondike", deal=3, options={"draw": 1}, owner="p_1", created_ms=0)
+    draw = Action("move", "draw", 0)
+    hint_job(header, (draw, draw, draw))
+    other = (draw,)
+    fresh = Session.replay(header, list(other)).game.find_hint()
+    assert hint_job(header, other).value == ("" if fresh is None else str(fresh))
