@@ -27,18 +27,20 @@ from .search import WON
 
 def hint_for_view(game: Game, budget: int | None = None) -> Move | None:
     """A useful move for ``game`` computed from its view alone, or None
-    once the game is over (or no move leads anywhere new).
+    once the game is over or nothing useful is left.
 
-    Searches ``determinize.WORLDS`` determinizations of the view (one
-    when the view hides nothing), sharing ``budget`` nodes (default: the
-    game's ``HINT_BUDGET``, about 200 ms), and names the move that most of
-    them start a win with; without one, the game's heuristic
-    (``Game.suggest``).  The real game contributes only what its player
-    knows besides the board: the previous move, which a hint never takes
-    back, and the positions already reached, which a hint never returns
-    to (``Game.leads_back``).  A game's domain may name a move it prefers
-    (Broken Deck: a repair, as its seed asks); that move is hinted when
-    the deal is still won after it.
+    Goes on with the plan the previous hint came from while that plan's
+    determinization still agrees with the view.  Otherwise searches
+    ``determinize.WORLDS`` determinizations of the view (one when the view
+    hides nothing), sharing ``budget`` nodes (default: the game's
+    ``HINT_BUDGET``, about 200 ms), and names the move that most of them
+    start a win with; without one, the heuristic (``_fallback``).  The
+    real game contributes only what its player knows besides the board:
+    the previous move, which no search starts by taking back, and the
+    boards already seen (``Game.reached``), which a hint never returns to
+    (``Game.leads_back``) and whose waste cards WordLink remembers.  A
+    game's domain may name a move it prefers (Broken Deck: a repair, as
+    its seed asks); that move is hinted when the deal is still won after it.
     """
     if game.status != PLAYING:
         return None
