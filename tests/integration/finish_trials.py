@@ -1,0 +1,163 @@
+"""Kill ``arena serve`` with ``kill -9`` right after it acknowledged the
+ends of games, start it again, and count the ends that never reached the
+players' records (or, for a ranked daily win, its leaderboard).
+
+A game's end is one step in the store (the append of its last action
+opens the game's outbox) and every start settles the open outboxes before
+it listens, so after the restart every game whose log ends must be in its
+owner's record, the acknowledged ones first of all.  Used by
+``test_finish_atomic.py`` (a few trials) and ``bench/finish_crash.py``
+(100 trials).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from arena_processes import ServerProcess, WireClient
+
+import engine
+from protocol import to_server as ts
+from server.fair_play import board_name
+from server.session import RESIGNED
+from server.storage.redis import RedisStore
+from server.variants import record_key, variant_of
+
+DAILY_OPTIONS = {"draw": 3}
+PROOF_SECONDS = 120.0
+"""How long the first daily game may wait for the server to prove its deal."""
+
+
+@dataclass
+class TrialCount:
+    """Finished games over trials: ``acknowledged`` ends the player heard,
+    ``ended`` ends in the log (acknowledged or in flight at the kill), and
+    the ends of each that the records (or the board) do not show."""
+
+    acknowledged: int = 0
+    ended: int = 0
+    lost_acknowledged: int = 0
+    lost: int = 0
+    lost_games: list[str] = field(default_factory=list)
+
+    def add(self, other: TrialCount) -> None:
+        self.acknowledged += other.acknowledged
+        self.ended += other.ended
+        self.lost_acknowledged += other.lost_acknowledged
+        self.lost += other.lost
+        self.lost_games += other.lost_games
+
+
+async def _player(server: ServerProcess) -> WireClient:
+    client = await WireClient.open(server.url)
+    await client.hello()
+    return client
+
+
+async def resign_trial(server: ServerProcess, redis_url: str, players: int = 3) -> TrialCount:
+    """Each player starts a game and makes a move; all resign at once, and
+    the server is killed the moment the first resignation is acknowledged."""
+    clients = [await _player(server) for _ in range(players)]
+    games = []
+    try:
+        for client in clients:
+            started, snapshot = await client.new_game(deal=7, options={"draw": 3})
+            await client.request(ts.Move, game_id=started.game_id, move=snapshot.legal[0])
+            games.append(started.game_id)
+        ids = {}
+        for client, game_id in zip(clients, games):
+            ids[game_id] = client.next_id()
+            await client.send(ts.Resign(id=ids[game_id], game_id=game_id))
+        await clients[0].wait_for(lambda m: m.id == ids[games[0]])
+        server.kill()
+        for client in clients:
+            await client.closed()
+    finally:
+        for client in clients:
+            await client.close()
+    acknowledged = {
+        game_id for client, game_id in zip(clients, games)
+        if any(m.id == ids[game_id] and m.type == "diff" for m in client.received)
+    }
+    await server.start()
+    owners = {game_id: client.player_id for client, game_id in zip(clients, games)}
+    return await _count(redis_url, owners, acknowledged)
+
+
+async def _count(redis_url: str, owners: dict[str, str | None], acknowledged: set[str]) -> TrialCount:
+    """Which ends the store shows: a settled header and a record per game."""
+    count = TrialCount(acknowledged=len(acknowledged))
+    store = RedisStore(redis_url)
+    try:
+        for game_id, owner in owners.items():
+            assert owner is not None
+            loaded = await store.load_session(game_id)
+            assert loaded is not None, f"{game_id} is not stored"
+            header, log = loaded
+            if not log or log[-1].kind != "resign":
+                assert game_id not in acknowledged, f"the acknowledged resignation of {game_id} is not in its log"
+                continue
+            count.ended += 1
+            key = record_key(engine.game_class(header.game), header.options)
+            record = (await store.records(owner)).get(key)
+            if header.status != RESIGNED or record is None or record.games != 1:
+                count.lost += 1
+                count.lost_acknowledged += game_id in acknowledged
+                count.lost_games.append(game_id)
+    finally:
+        await store.close()
+    return count
+
+
+async def daily_win_trial(server: ServerProcess, redis_url: str) -> TrialCount:
+    """A player wins today's ranked daily deal with the server's own winning
+    line; the server is killed the moment the winning move is acknowledged.
+    The win must be on the day's leaderboard after the restart."""
+    client = await _player(server)
+    try:
+        request_id = client.next_id()
+        await client.send(ts.NewGame(id=request_id, game="klondike", deal="daily", options=DAILY_OPTIONS))
+        started = await client.wait_for(lambda m: m.id == request_id, PROOF_SECONDS)
+        assert started.type == "game_started" and started.ranked, started
+        line = await _daily_line(redis_url)
+        for move in line[:-1]:
+            reply = await client.request(ts.Move, game_id=started.game_id, move=move)
+            assert reply.type == "diff", reply
+        last = await client.request(ts.Move, game_id=started.game_id, move=line[-1])
+        server.kill()
+        assert last.type == "diff" and last.status == "won", last
+        await client.closed()
+    finally:
+        await client.close()
+    await server.start()
+    count = TrialCount(acknowledged=1, ended=1)
+    store = RedisStore(redis_url)
+    try:
+        board = board_name("klondike", _daily_variant(), _today())
+        if await store.rank(board, client.player_id or "") is None:
+            count.lost = count.lost_acknowledged = 1
+            count.lost_games.append(started.game_id)
+    finally:
+        await store.close()
+    return count
+
+
+def _daily_variant() -> str:
+    return variant_of(engine.game_class("klondike"), DAILY_OPTIONS)
+
+
+def _today() -> str:
+    return datetime.now(timezone.utc).date().isoformat()
+
+
+async def _daily_line(redis_url: str) -> list[str]:
+    """Today's winning line, as the server fixed it in the store."""
+    store = RedisStore(redis_url)
+    try:
+        stored = await store.get_setting(f"ranked_daily/klondike/{_daily_variant()}/{_today()}")
+    finally:
+        await store.close()
+    assert stored is not None, "the daily record is not in the store"
+    return list(json.loads(stored)["line"])
