@@ -58,7 +58,7 @@ class ErrorCode(StrEnum):
         "unavailable",
         "Undo, redo, hint, finish or analyse refused; reason says why (nothing_to_undo, nothing_to_redo, "
         "undo_limit, hint_limit, assist_disabled, finish_not_offered, halves_unrepaired, no_finish_path, "
-        "game_live, deal_secret, analysis_busy).",
+        "game_live, deal_secret, analysis_busy, hint_rate).",
     )
     GAME_NOT_FOUND = (
         "game_not_found",

@@ -21,6 +21,7 @@ const UNAVAILABLE_REASONS = {
   game_live: "A game is analysed once it is over.",
   deal_secret: "This deal is still secret (a daily deal until its day is revealed, a race until it ends).",
   analysis_busy: "The server is busy analysing other games; try again in a minute.",
+  hint_rate: "You asked for hints faster than the server allows; wait a few seconds.",
 };
 
 export const ERROR_SENTENCES = {
