@@ -63,6 +63,7 @@ from server.assists import AssistDesk
 from server.daily import (
     claim_lifetime,
     daily_info,
+    forget_records,
     leaderboard_page,
     reveals_at,
     todays_record,
@@ -81,6 +82,7 @@ from server.records import records_reply, settle
 from server.refusal import Refusal, from_engine
 from server.relay import Relay
 from server.room import Room, summarize
+from server.epoch import StoreEpoch
 from server.keeper import DailyKeeper, RaceDealStock
 from server.secret_deals import DealProver
 from server.session import ABANDONED, Session
@@ -133,6 +135,8 @@ class Hub:
         self.prover = DealProver(settings.deal_workers, settings.deal_proof_nodes, settings.deal_proof_attempts)
         self.race_deals = RaceDealStock(store, settings, self.prover)
         self.keeper = DailyKeeper(store, settings, self.prover, self.race_deals, lambda: self.clock())
+        self.epoch = StoreEpoch()
+        self._epoch_task: asyncio.Task[None] | None = None
         self.races = RaceDesk(self)
         self.assists = AssistDesk(self)
         self.delayed: dict[str, DelayedBoard] = {}
@@ -867,9 +871,49 @@ class Hub:
         )
 
     def start(self) -> None:
-        """Start the background work: preparing the dailies ahead."""
+        """Start the background work: preparing the dailies ahead, and
+        watching the store's epoch."""
         if self.settings.prepare_dailies:
             self.keeper.start()
+        self._epoch_task = asyncio.create_task(self._watch_epoch(), name="store epoch")
+
+    async def _watch_epoch(self) -> None:
+        while True:
+            try:
+                if await self.epoch.check(self.store):
+                    log.warning("the store was wiped or replaced (new epoch %s): dropping what this process cached", self.epoch.seen)
+                    await self.store_replaced()
+            except StorageError as error:
+                log.info("could not read the store's epoch: %s", error)
+            await asyncio.sleep(self.settings.store_epoch_check_seconds)
+
+    async def store_replaced(self) -> None:
+        """Forget every cache of the old store (``server.epoch``): the daily
+        records, then each game room (reloaded, or gone: its watchers hear
+        ``game_not_found``) and each race."""
+        forget_records(self.store)
+        for room in list(self.rooms.values()):
+            async with room.lock:
+                loaded = await self.store.load_session(room.game_id)
+                if loaded is not None:
+                    room.session = Session.replay(*loaded)
+                    self.broadcast(room, room.snapshot(self.clock()))
+                    self._tell_followers(room)
+                    continue
+                lost = tc.Error(
+                    code=ErrorCode.GAME_NOT_FOUND, message="this game was lost with the server's store",
+                    reason=None, game_id=room.game_id,
+                )
+                for peer in [*room.watchers, *room.followers]:
+                    peer.watching.discard(room.game_id)
+                    self.send(peer, lost)
+                room.watchers.clear()
+                room.followers.clear()
+                self._drop_delayed(room.game_id)
+                if self.rooms.get(room.game_id) is room:
+                    del self.rooms[room.game_id]
+                    self.relay.unfollow(room.game_id)
+        await self.races.store_replaced()
 
     async def drain(self, timeout: float) -> bool:
         """Refuse new requests and wait up to ``timeout`` for those in
@@ -890,6 +934,9 @@ class Hub:
         await self.races.close()
         await self.assists.close()
         await self.keeper.close()
+        if self._epoch_task is not None:
+            self._epoch_task.cancel()
+            await asyncio.gather(self._epoch_task, return_exceptions=True)
         await self.race_deals.close()
         self.prover.close()
         await self.relay.close()

@@ -73,6 +73,11 @@ _SEEN: WeakKeyDictionary[Store, dict[str, DailyRecord]] = WeakKeyDictionary()
 """Per store, the records this process has fixed or read, by setting."""
 
 
+def forget_records(store: Store) -> None:
+    """Drop the records this process keeps of ``store`` (it was replaced)."""
+    _SEEN.pop(store, None)
+
+
 def utc_day(at_ms: int) -> date:
     return datetime.fromtimestamp(at_ms / 1000, timezone.utc).date()
 

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Callable, Coroutine
 import msgpack
 
 from protocol import ErrorCode
+from protocol import to_client as tc
 from protocol.to_server import RequestId
 from server.once import load_once
 from server.peer import Peer
@@ -244,6 +245,22 @@ class RaceRooms(ABC):
             return entry
         raise Refusal(ErrorCode.STATE_CONFLICT, "the race kept changing on other servers; try again")
 
+
+    async def store_replaced(self) -> None:
+        """The store was wiped or replaced: reload every race held here, and
+        tell the followers of one the store no longer has that it is gone."""
+        for room in list(self.rooms.values()):
+            async with room.lock:
+                if await self._read(room.race_id) is not None:
+                    await self._reload(room)
+                    continue
+                for peer in list(room.watchers):
+                    self.hub.send(peer, tc.Error(
+                        code=ErrorCode.RACE_NOT_FOUND, message="this race was lost with the server's store",
+                        reason=None, game_id=None,
+                    ))
+                room.watchers.clear()
+                self._forget(room)
 
     async def _reload(self, room: RaceRoom) -> None:
         """Re-read the ledger and the racers' games (the caller holds the lock)."""

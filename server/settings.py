@@ -64,6 +64,9 @@ class Settings(BaseModel):
         30_000, ge=1, description="solver nodes per attempt at proving a ranked deal (a deal not won is skipped)"
     )
     deal_proof_attempts: int = Field(50, ge=1, description="seeds tried per ranked deal before giving up")
+    store_epoch_check_seconds: float = Field(
+        2.0, gt=0, description="how often a process checks that the store was not wiped or replaced"
+    )
     prepare_dailies: bool = Field(
         True, description="prove today's and tomorrow's daily deals and stock race deals in the background"
     )
