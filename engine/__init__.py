@@ -46,12 +46,18 @@ def game_class(game_id: str) -> type[Game]:
         raise UnknownGame(f"unknown game {game_id!r}; games are: {', '.join(GAMES)}") from None
 
 
-def new_game(game_id: str, deal: int = 1, **options: Any) -> Game:
-    """A new game of ``deal``; raises ``UnknownGame`` or ``BadOption``."""
+def new_game(game_id: str, deal: int | None = None, /, **options: Any) -> Game:
+    """A new game of ``deal`` (default 1); raises ``UnknownGame`` or ``BadOption``.
+    The parameters are positional only, so that options a client chose,
+    passed as ``**options`` beside a positional deal, can never clash with
+    them: ``deal`` or ``game_id`` among them is an unknown option.  Only
+    when no deal is given positionally does ``deal=`` name the deal."""
+    if deal is None:
+        deal = options.pop("deal", 1)
     return game_class(game_id)(deal, **options)
 
 
-def seeded_game(game_id: str, seed: int, **options: Any) -> Game:
+def seeded_game(game_id: str, seed: int, /, **options: Any) -> Game:
     """A game dealt from a raw 64-bit shuffle ``seed`` (``Game.layout_of_seed``):
     anyone holding the seed rebuilds the layout bit for bit, as with a deal
     number, but the seeds are too many to tabulate.  Restart returns to it;

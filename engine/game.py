@@ -25,6 +25,9 @@ from .rng import SplitMix64, deal_rng
 PLAYING = "playing"
 WON = "won"
 LOST = "lost"
+SAFE_INTEGER = (1 << 53) - 1
+"""The largest integer every client reads exactly (JavaScript's
+``Number.MAX_SAFE_INTEGER``): the bound of open integer options."""
 
 
 class Move(NamedTuple):
@@ -97,7 +100,10 @@ class Snapshot(NamedTuple):
 @dataclass(frozen=True)
 class Option:
     """One game option: its default, and either a closed set of choices or
-    a minimum for an open integer (``None`` allowed when ``optional``)."""
+    a minimum for an open integer (``None`` allowed when ``optional``).
+    An open integer also has a ``maximum``, by default ``SAFE_INTEGER``
+    (2^53 - 1): an option value is stored with the game and shown to
+    every client, so it must be a number every client can read exactly."""
 
     name: str
     default: Any
@@ -105,6 +111,7 @@ class Option:
     minimum: int | None = None
     optional: bool = False
     doc: str = ""
+    maximum: int = SAFE_INTEGER
 
     def validate(self, value: Any) -> Any:
         if value is None and self.optional:
@@ -114,14 +121,22 @@ class Option:
                 if value == choice and type(value) is type(choice):
                     return choice
             shown = ", ".join(repr(c) for c in self.choices)
-            raise BadOption(f"option {self.name}={value!r} is not valid; choose one of {shown}")
-        if isinstance(value, bool) or not isinstance(value, int) or (
-            self.minimum is not None and value < self.minimum
+            raise BadOption(f"option {self.name}={_shown(value)} is not valid; choose one of {shown}")
+        if isinstance(value, bool) or not isinstance(value, int) or not (
+            (self.minimum is None or value >= self.minimum) and value <= self.maximum
         ):
             lowest = self.minimum if self.minimum is not None else "any"
             extra = " or none" if self.optional else ""
-            raise BadOption(f"option {self.name}={value!r} is not valid; give a whole number from {lowest}{extra}")
+            raise BadOption(
+                f"option {self.name}={_shown(value)} is not valid; give a whole number from {lowest} to {self.maximum}{extra}"
+            )
         return value
+
+
+def _shown(value: Any) -> str:
+    """A refused value as an error message quotes it: short, whatever it is."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _format_option(value: Any) -> str:
@@ -154,7 +169,7 @@ class Game:
     HISTORY_LIMIT: ClassVar[int | None] = None
     HAS_SCORE: ClassVar[bool] = False
 
-    def __init__(self, deal: int = 1, **options: Any) -> None:
+    def __init__(self, deal: int = 1, /, **options: Any) -> None:
         if isinstance(deal, bool) or not isinstance(deal, int) or not self.FIRST_DEAL <= deal <= self.LAST_DEAL:
             raise BadOption(
                 f"deal {deal!r} is not valid for {self.title}; numbered deals run from "

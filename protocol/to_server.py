@@ -5,15 +5,30 @@ or a short string the client chooses); the server's reply to it carries the
 same ``id``.  Fields are strict: an unknown field, a missing one or a value
 of the wrong type is a ``bad_message`` error, never a guess, so a client
 bug shows up at once instead of as a strange move.
+
+Every integer a client sends has bounds, so nothing the server stores or
+echoes is beyond what both codecs carry: deal numbers are signed 64-bit
+(the engine then checks its own range), everything else stays within
+``SAFE_INTEGER`` (2^53 - 1), which a JavaScript client reads exactly.
+Option values are scalars (a boolean, a bounded integer, a short string
+or null); what each option accepts is the engine's to say.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter
 
-RequestId = Annotated[int | Annotated[str, Field(max_length=64)], Field(description="echoed in the reply")]
+SAFE_INTEGER = (1 << 53) - 1
+SafeInt = Annotated[int, Field(ge=-SAFE_INTEGER, le=SAFE_INTEGER)]
+DealNumber = Annotated[int, Field(ge=-(1 << 63), le=(1 << 63) - 1, description="a numbered deal")]
+RequestId = Annotated[SafeInt | Annotated[str, Field(max_length=64)], Field(description="echoed in the reply")]
+OptionValue = bool | SafeInt | Annotated[str, Field(max_length=40)] | None
+Options = Annotated[
+    dict[Annotated[str, Field(min_length=1, max_length=40)], OptionValue],
+    Field(max_length=16, description="a game's options by name, e.g. {\"draw\": 3}"),
+]
 GameId = Annotated[str, Field(min_length=1, max_length=64, description="a game session id from game_started")]
 DealKind = Literal["random", "winnable", "daily"]
 RaceDealKind = Literal["daily", "winnable"]
@@ -60,8 +75,8 @@ class NewGame(Request):
 
     type: Literal["new_game"] = "new_game"
     game: GameName
-    deal: int | DealKind = "random"
-    options: dict[str, Any] = Field(default_factory=dict)
+    deal: DealNumber | DealKind = "random"
+    options: Options = Field(default_factory=dict)
     practice: bool = False
     position: Annotated[str, Field(max_length=8000)] | None = None
 
@@ -81,7 +96,7 @@ class GameAction(GameRequest):
     the same button, cannot apply an action twice.  Without ``seq`` the
     action applies to whatever state the game is in (older clients)."""
 
-    seq: Annotated[int, Field(ge=0, description="the seq this request was made against")] | None = None
+    seq: Annotated[int, Field(ge=0, le=SAFE_INTEGER, description="the seq this request was made against")] | None = None
 
 
 class Move(GameAction):
@@ -178,8 +193,8 @@ class CreateRace(Request):
 
     type: Literal["create_race"] = "create_race"
     game: GameName
-    options: dict[str, Any] = Field(default_factory=dict)
-    deal: int | RaceDealKind = "daily"
+    options: Options = Field(default_factory=dict)
+    deal: DealNumber | RaceDealKind = "daily"
 
 
 class JoinRace(Request):
@@ -252,7 +267,7 @@ class Leaderboard(Request):
 
     type: Literal["leaderboard"] = "leaderboard"
     game: GameName
-    options: dict[str, Any] = Field(default_factory=dict)
+    options: Options = Field(default_factory=dict)
     date: IsoDate | None = None
     offset: Annotated[int, Field(ge=0, le=1_000_000)] = 0
     limit: Annotated[int, Field(ge=1, le=100)] = 10
