@@ -5,18 +5,33 @@ documents it; ``arena serve --help`` and ``docs/protocol.md`` (limits)
 read from this model, and ``Settings.from_env`` reads ``ARENA_<NAME>``
 (upper case) for every field, so a new option needs no other edit.
 Precedence: command-line flags, then environment, then defaults.
+
+A variable that starts with ``ARENA_`` but names no setting (``ARENA_PROT``)
+is an error, not a silent default: a misspelt limit would otherwise run
+the server without it.  Errors name the variable, as the operator wrote
+it, rather than the field.  ``docs/settings.md`` is the table of them all.
 """
 
 from __future__ import annotations
 
+import difflib
 import os
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Literal, Mapping
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 ENV_PREFIX = "ARENA_"
 DEFAULT_STATIC_DIR = Path(__file__).resolve().parent.parent / "client" / "web"
+CLIENT_VARIABLES = {
+    "ARENA_SERVER": "the server the terminal client connects to (its --server)",
+    "ARENA_TOKEN": "the identity the terminal client plays as (its --token)",
+}
+"""``ARENA_*`` variables of the client commands: known, so never refused, but not server settings."""
+
+
+class SettingsError(ValueError):
+    """A setting refused: the message names the variable or flag, one line per problem."""
 
 
 class Settings(BaseModel):
@@ -106,6 +121,12 @@ class Settings(BaseModel):
     abuse_cooldown_seconds: float = Field(
         30.0, ge=0, description="after a connection is closed with 1008, its address may not connect for this long"
     )
+    log_level: Literal["debug", "info", "warning", "error"] = Field(
+        "info", description="least severe log records written to standard error (arena serve --log-level)"
+    )
+    log_format: Literal["text", "json"] = Field(
+        "text", description="log lines as text (time, level, logger, message) or one JSON object each"
+    )
     forwarded_for_header: str | None = Field(
         None,
         description="trusted header your proxy sets to the client address, e.g. X-Forwarded-For (its last entry counts); "
@@ -115,17 +136,50 @@ class Settings(BaseModel):
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
         """Settings from ``ARENA_*`` variables, then ``overrides`` (flags
-        left unset are passed as None and ignored).  Raises pydantic's
-        ``ValidationError`` naming the bad variable's field."""
+        left unset are passed as None and ignored).  Raises
+        ``SettingsError`` naming each bad or unknown variable."""
         source = os.environ if environ is None else environ
+        unknown_variables(source)
         values: dict[str, Any] = {}
         for name, field in cls.model_fields.items():
-            raw = source.get(ENV_PREFIX + name.upper())
+            raw = source.get(env_name(name))
             if raw is None:
                 continue
             values[name] = None if raw.strip().lower() in ("", "none") and _accepts_none(field.annotation) else raw
-        values.update({name: value for name, value in overrides.items() if value is not None})
-        return cls.model_validate(values)
+        given = {name: value for name, value in overrides.items() if value is not None}
+        values.update(given)
+        try:
+            return cls.model_validate(values)
+        except ValidationError as error:
+            raise SettingsError(_refusal(error, values, given)) from None
+
+
+def known_variables() -> list[str]:
+    """Every ``ARENA_*`` variable that means something."""
+    return [env_name(name) for name in Settings.model_fields] + sorted(CLIENT_VARIABLES)
+
+
+def unknown_variables(source: Mapping[str, str]) -> None:
+    """Refuse ``ARENA_*`` variables that name nothing, with the closest real one."""
+    known = known_variables()
+    lines = []
+    for name in sorted(variable for variable in source if variable.startswith(ENV_PREFIX) and variable not in known):
+        suffixes = [variable.removeprefix(ENV_PREFIX) for variable in known]
+        close = difflib.get_close_matches(name.removeprefix(ENV_PREFIX), suffixes, n=1, cutoff=0.6)
+        lines.append(f"{name} is not a setting" + (f" (did you mean {ENV_PREFIX}{close[0]}?)" if close else ""))
+    if lines:
+        raise SettingsError("; ".join(lines))
+
+
+def _refusal(error: ValidationError, values: Mapping[str, Any], given: Mapping[str, Any]) -> str:
+    """pydantic's complaints, each under the name the operator used."""
+    lines = []
+    for problem in error.errors():
+        field = str(problem["loc"][0]) if problem["loc"] else ""
+        value = values.get(field)
+        where = f"{field}={value!r} (command line)" if field in given else f"{env_name(field)}={value!r}"
+        lines.append(f"{where}: {problem['msg']}")
+    return "; ".join(lines)
 
 
 def _accepts_none(annotation: Any) -> bool:

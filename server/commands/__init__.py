@@ -6,10 +6,8 @@ import asyncio
 import sys
 from typing import Any, Callable, Coroutine
 
-from pydantic import ValidationError
-
 from server.cli import EXIT_FAILURE, EXIT_USAGE
-from server.settings import Settings
+from server.settings import Settings, SettingsError
 from server.storage import StorageError, UnknownStorageURL
 
 
@@ -22,7 +20,7 @@ def run_with_settings(
     traceback."""
     try:
         settings = read_settings()
-    except ValidationError as error:
+    except SettingsError as error:
         print(f"arena {command}: bad setting: {error}", file=sys.stderr)
         return EXIT_USAGE
     try:

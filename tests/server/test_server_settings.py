@@ -6,9 +6,8 @@ import subprocess
 import sys
 
 import pytest
-from pydantic import ValidationError
 
-from server.settings import ENV_PREFIX, Settings, env_name
+from server.settings import CLIENT_VARIABLES, ENV_PREFIX, Settings, SettingsError, env_name
 from server.storage import open_store
 from server.storage.memory import MemoryStore
 
@@ -43,9 +42,27 @@ def test_flags_override_the_environment_and_unset_flags_do_not() -> None:
 
 @pytest.mark.parametrize(("name", "value"), [("ARENA_PORT", "eighty"), ("ARENA_PORT", "70000"), ("ARENA_SEND_QUEUE", "1")])
 def test_a_bad_variable_is_refused_by_name(name: str, value: str) -> None:
-    with pytest.raises(ValidationError) as refused:
+    with pytest.raises(SettingsError) as refused:
         Settings.from_env({name: value})
-    assert name.removeprefix(ENV_PREFIX).lower() in str(refused.value)
+    assert str(refused.value).startswith(f"{name}={value!r}: ")
+
+
+def test_a_bad_flag_is_refused_as_a_command_line_value() -> None:
+    with pytest.raises(SettingsError, match=r"^port=70000 \(command line\): "):
+        Settings.from_env({}, port=70000)
+
+
+def test_a_misspelt_variable_is_refused_with_the_closest_real_one() -> None:
+    with pytest.raises(SettingsError) as refused:
+        Settings.from_env({"ARENA_PROT": "9001", "ARENA_RATE_BRUST": "5", "ARENA_ZZZ": "1"})
+    assert str(refused.value) == (
+        "ARENA_PROT is not a setting (did you mean ARENA_PORT?); "
+        "ARENA_RATE_BRUST is not a setting (did you mean ARENA_RATE_BURST?); ARENA_ZZZ is not a setting"
+    )
+
+
+def test_the_client_variables_are_not_refused_by_the_server() -> None:
+    assert Settings.from_env({name: "x" for name in CLIENT_VARIABLES}) == Settings()
 
 
 def test_without_redis_the_store_is_in_memory() -> None:
@@ -73,12 +90,17 @@ def test_serve_with_an_unreachable_redis_exits_with_a_message() -> None:
     assert "Traceback" not in done.stderr
 
 
-def test_serve_with_a_bad_variable_exits_with_usage() -> None:
+@pytest.mark.parametrize(
+    ("variable", "value", "said"),
+    [("ARENA_PORT", "eighty", "ARENA_PORT='eighty': "), ("ARENA_PROT", "9001", "ARENA_PROT is not a setting (did you mean ARENA_PORT?)")],
+)
+def test_serve_with_a_bad_or_misspelt_variable_exits_with_usage_naming_it(variable: str, value: str, said: str) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "server.cli", "serve"],
         capture_output=True,
         text=True,
         timeout=60,
-        env={"ARENA_PORT": "eighty", "PATH": ""},
+        env={variable: value, "PATH": ""},
     )
-    assert done.returncode == 2 and "port" in done.stderr
+    assert done.returncode == 2 and said in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
