@@ -42,7 +42,7 @@ from server.peer import Peer
 from server.records import settle_pending
 from server.settings import Settings
 from server.storage import StorageError, Store, open_store
-from server.web import METRICS_CONTENT_TYPE, find_static, respond
+from server.web import METHODS, METRICS_CONTENT_TYPE, find_static, respond, static_response
 
 log = logging.getLogger("arena.app")
 
@@ -178,7 +178,9 @@ class ArenaServer:
             connection.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
         codec = codec_for(connection.subprotocol)
         outlet = WebSocketOutlet(connection, codec.text)
-        peer = self.hub.connect(codec, outlet, self._addresses[connection])
+        address = self._addresses[connection]
+        peer = self.hub.connect(codec, outlet, address)
+        log.info("connection %s opened from %s (%s)", connection.id.hex[:8], address, connection.subprotocol)
         outlet.start(peer)
         self._outlets.add(outlet)
         try:
@@ -194,15 +196,28 @@ class ArenaServer:
             self.hub.disconnect(peer)
             self._outlets.discard(outlet)
             await outlet.finish()
+            log.info("connection %s closed with code %s", connection.id.hex[:8], connection.close_code)
 
     async def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
         path = urlsplit(request.path).path
+        if request.method not in METHODS:
+            log.debug("refused %s %s: method not allowed", request.method, path)
+            response = respond(connection, 405, f"{request.method} is not served here: use GET\n", "text/plain")
+            response.headers["Allow"] = ", ".join(METHODS)
+            return response
         if request.headers.get("Upgrade", "").lower() == "websocket":
             if path != WEBSOCKET_PATH:
+                log.debug("refused a WebSocket upgrade on %s", path)
                 return respond(connection, 404, f"the WebSocket endpoint is {WEBSOCKET_PATH}\n", "text/plain")
             if self.hub.closing:
                 return respond(connection, 503, "shutting down\n", "text/plain")
             return self._admit(connection, request)
+        if path == WEBSOCKET_PATH:
+            log.debug("refused %s %s without an upgrade", request.method, path)
+            response = respond(connection, 426, f"{WEBSOCKET_PATH} speaks WebSocket only\n", "text/plain")
+            response.headers["Upgrade"] = "websocket"
+            response.headers["Connection"] = "Upgrade"
+            return response
         if path == "/healthz":
             try:
                 await self.store.ping()
@@ -213,8 +228,9 @@ class ArenaServer:
             return respond(connection, 200, self.hub.render_metrics(), METRICS_CONTENT_TYPE)
         found = find_static(self.settings.static_dir, path)
         if found is None:
+            log.debug("no file for %s", path)
             return respond(connection, 404, "not found\n", "text/plain")
-        return respond(connection, 200, await asyncio.to_thread(found.path.read_bytes), found.content_type)
+        return await static_response(connection, request, found)
 
     def _admit(self, connection: ServerConnection, request: Request) -> Response | None:
         """Take a connection slot for the client's address, or refuse the
