@@ -57,7 +57,7 @@ from server.fair_play import competes
 from server.peer import Peer
 from server.ratelimit import TokenBucket
 from server.refusal import Refusal, from_engine
-from server.searches import SearchPool, analysis_job, finish_job, hint_job
+from server.searches import SearchPool, analysis_job, finish_job
 from server.storage.base import Action
 
 if TYPE_CHECKING:
@@ -122,9 +122,7 @@ class AssistDesk:
         and has checked that a hint may be given; the worker sees the game
         as it is now).  Refused past the owner's hint rate."""
         self._check_hint_rate(room)
-        session = room.session
-        answer = await self.searches.run(room.game_id, hint_job, session.header, tuple(session.log))
-        return str(answer.value)
+        return await self.searches.hint(room.session.header, room.session.log)
 
     def _check_hint_rate(self, room: Room) -> None:
         settings = self.hub.settings

@@ -16,10 +16,14 @@ changing, and which cannot cross a process boundary anyway):
   returns to; the previous move; the plan the last hint came from, which
   ``engine.solver.assist`` keeps with the game object), and replaying the
   log rebuilds exactly the game the room holds, so the hint is the one
-  that game would give.  A worker keeps the games it rebuilt
-  (``GAMES_KEPT``) and plays only the entries logged since, and a game's
-  hints always go to the same worker (``SearchPool.run`` by key), so a
-  trail of hints goes on with its plan as it did in one process.
+  that game would give.  A game's hints always go to the same worker
+  (``SearchPool.run`` by key), which keeps the games it rebuilt
+  (``GAMES_KEPT``): the pool sends only the entries logged since the
+  game's last hint (``SearchPool.hint``; logs only grow), so a hint costs
+  the event loop the same early in a game as after a thousand moves, and
+  a trail of hints goes on with its plan as it did in one process.  A
+  worker that no longer holds the game (restarted, or it forgot it) says
+  so, and the whole log follows.
 - a finishing search (``finish_job``): the header (for the rules and the
   difficulty) and the immutable ``Position`` to search.
 - an analysis (``analysis_job``): the header and the line played.
@@ -40,7 +44,7 @@ import zlib
 from collections import Counter, OrderedDict
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, NamedTuple, Sequence
 
 from engine.game import Position
 from engine.solver import Analysis, analyse, auto_finish
@@ -65,7 +69,8 @@ class Answer(NamedTuple):
 
 
 class _Kept(NamedTuple):
-    log: tuple[Action, ...]
+    length: int
+    last: Action | None
     session: Session
 
 
@@ -78,18 +83,21 @@ def _background() -> None:
     os.nice(WORKER_NICENESS)
 
 
-def _replayed(header: SessionHeader, log: tuple[Action, ...]) -> Session:
-    """The session ``log`` leaves, from the kept one when ``log`` extends
-    what it was built from (else replayed from the start).  A game id
-    names one deal and options for ever, so the log alone can differ."""
+def _replayed(header: SessionHeader, known: int, entries: tuple[Action, ...], last: Action | None) -> Session | None:
+    """The session after the first ``known`` entries of its log (sent
+    before; the last of them ``last``) and then ``entries``: from the kept
+    session, or replayed when ``known`` is 0.  None when this worker does
+    not hold the game as it was after ``known`` entries."""
     kept = _KEPT.pop(header.game_id, None)
-    if kept is not None and log[: len(kept.log)] == kept.log:
+    if known == 0:
+        session = Session.replay(header, list(entries))
+    elif kept is not None and kept.length == known and kept.last == last:
         session = kept.session
-        for action in log[len(kept.log) :]:
+        for action in entries:
             session.apply_committed(action)
     else:
-        session = Session.replay(header, list(log))
-    _KEPT[header.game_id] = _Kept(log, session)
+        return None
+    _KEPT[header.game_id] = _Kept(known + len(entries), entries[-1] if entries else last, session)
     while len(_KEPT) > GAMES_KEPT:
         _KEPT.popitem(last=False)
     return session
@@ -105,12 +113,15 @@ def _answer(started: float, value: Any) -> Answer:
     return Answer(value, os.getpid(), time.perf_counter() - started)
 
 
-def hint_job(header: SessionHeader, log: tuple[Action, ...]) -> Answer:
-    """The hint's move as notation ("" for none) in the game ``header``
-    and ``log`` describe: ``Game.find_hint``, the player's view only."""
+def hint_job(header: SessionHeader, known: int, entries: tuple[Action, ...], last: Action | None) -> Answer:
+    """The hint's move as notation ("" for none) in the game of ``header``
+    after its log's first ``known`` entries and ``entries``
+    (``_replayed``): ``Game.find_hint``, the player's view only.  None
+    when this worker does not hold those first entries."""
     started = time.perf_counter()
-    found = _replayed(header, log).game.find_hint()
-    return _answer(started, "" if found is None else str(found))
+    session = _replayed(header, known, entries, last)
+    found = None if session is None else session.game.find_hint()
+    return _answer(started, None if session is None else "" if found is None else str(found))
 
 
 def finish_job(header: SessionHeader, position: Position, budget: int) -> Answer:
@@ -147,6 +158,8 @@ class SearchPool:
         """Jobs answered, by job function name."""
         self.pids: set[int] = set()
         """The workers that answered."""
+        self._sent: OrderedDict[str, int] = OrderedDict()
+        """Per game, how many log entries its worker was last sent."""
 
     async def run(self, key: str | None, job: Callable[..., Answer], *args: Any) -> Answer:
         """Run ``job(*args)`` in a worker: the one ``key`` names (always the
@@ -173,10 +186,28 @@ class SearchPool:
         self.pids.add(answer.pid)
         return answer
 
+    async def hint(self, header: SessionHeader, log: Sequence[Action]) -> str:
+        """The hint's move as notation ("" for none) for the game of
+        ``header`` after ``log`` (``hint_job``), sending its worker only the
+        entries logged since the last hint, or the whole log when the
+        worker no longer holds the rest."""
+        game_id = header.game_id
+        known = self._sent.pop(game_id, 0)
+        if known > len(log):
+            known = 0
+        entries = tuple(log[known:])
+        answer = await self.run(game_id, hint_job, header, known, entries, log[known - 1] if known else None)
+        if answer.value is None:
+            answer = await self.run(game_id, hint_job, header, 0, tuple(log), None)
+        self._sent[game_id] = len(log)
+        while len(self._sent) > GAMES_KEPT * len(self._executors):
+            self._sent.popitem(last=False)
+        return str(answer.value)
+
     async def close(self) -> None:
         """Stop the workers: jobs not yet started are dropped, a search
         under way ends first (node budgets bound it) so that no process
-        outlives the pool."""
+        outlives the pool.  A job after this starts new workers."""
         executors = [executor for executor in self._executors if executor is not None]
         self._executors = [None] * len(self._executors)
         for executor in executors:

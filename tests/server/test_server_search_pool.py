@@ -17,7 +17,7 @@ import engine.solver.assist
 from protocol import ErrorCode
 from protocol import to_server as ts
 from server.app import ArenaServer
-from server.searches import hint_job
+from server.searches import SearchPool, hint_job
 from server.session import Session
 from server.storage.base import Action, SessionHeader
 from server.storage.memory import MemoryStore
@@ -157,12 +157,27 @@ async def test_a_closed_server_stops_its_worker_processes(clock: Clock) -> None:
             os.kill(pid, 0)
 
 
-def test_a_worker_replays_a_log_that_does_not_extend_the_game_it_kept() -> None:
-    """After a reload (another process wrote the log) the kept game is no
-    prefix of the new log: the worker replays the new one from the start."""
+async def test_a_restarted_worker_is_sent_the_whole_log() -> None:
+    """The pool sends a worker only the entries logged since the game's
+    last hint; a new worker does not hold the rest, says so, and gets the
+    whole log: its hint is the hint of the game replayed from the start."""
     header = SessionHeader(game_id="g_kept", game="klondike", deal=3, options={"draw": 1}, owner="p_1", created_ms=0)
+    log = [Action("move", "draw", 0)] * 4
+    pool = SearchPool(1)
+    try:
+        await pool.hint(header, log[:3])
+        await pool.close()
+        fresh = Session.replay(header, log).game.find_hint()
+        assert await pool.hint(header, log) == ("" if fresh is None else str(fresh))
+        assert pool.jobs["hint_job"] == 3, "the first hint, the tail the new worker refused, the whole log"
+        assert len(pool.pids) == 2
+    finally:
+        await pool.close()
+
+
+def test_a_worker_refuses_entries_that_do_not_follow_the_game_it_kept() -> None:
+    header = SessionHeader(game_id="g_other", game="klondike", deal=3, options={"draw": 1}, owner="p_1", created_ms=0)
     draw = Action("move", "draw", 0)
-    hint_job(header, (draw, draw, draw))
-    other = (draw,)
-    fresh = Session.replay(header, list(other)).game.find_hint()
-    assert hint_job(header, other).value == ("" if fresh is None else str(fresh))
+    assert hint_job(header, 0, (draw, draw, draw), None).value is not None
+    assert hint_job(header, 2, (draw,), draw).value is None, "it kept 3 entries, not 2"
+    assert hint_job(header, 3, (draw,), draw).value is None, "a refusal forgets the game"
