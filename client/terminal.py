@@ -21,6 +21,7 @@ Decisions where the issue is silent:
 from __future__ import annotations
 
 import asyncio
+import logging
 import shlex
 import sys
 import threading
@@ -312,13 +313,38 @@ async def _reported(work: Callable[[Console], Coroutine[Any, Any, int]], console
         return EXIT_USAGE
 
 
+class ConsoleLog(logging.Handler):
+    """The client library's warnings as the terminal client's own lines
+    (``note: the server refused the reconnection …``), instead of Python's
+    last-resort handler writing them onto the prompt."""
+
+    def __init__(self, console: Console) -> None:
+        super().__init__(logging.WARNING)
+        self.console = console
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.console.say(f"note: {record.getMessage()}")
+
+
 def run(work: Callable[[Console], Coroutine[Any, Any, int]]) -> int:
     """Run a command, writing to standard output, to its exit code.  A
     refusal or a lost connection is printed (exit 1), and so is a value
     the protocol's models refuse before it is sent, such as a display
-    name too long (exit 2); Ctrl-C ends it quietly."""
+    name too long (exit 2); Ctrl-C ends it quietly.  The library's log
+    records come through the console; websockets' below ERROR are dropped
+    (the client's own lines say what a dropped connection means)."""
+    console = Console(sys.stdout)
+    client_log, library_log = logging.getLogger("arena.client"), logging.getLogger("websockets")
+    handler, library_level = ConsoleLog(console), library_log.level
+    client_log.addHandler(handler)
+    client_log.propagate = False
+    library_log.setLevel(logging.ERROR)
     try:
-        return asyncio.run(_reported(work, Console(sys.stdout)))
+        return asyncio.run(_reported(work, console))
     except KeyboardInterrupt:
         sys.stderr.write("\n")
         return EXIT_INTERRUPTED
+    finally:
+        client_log.removeHandler(handler)
+        client_log.propagate = True
+        library_log.setLevel(library_level)

@@ -3,19 +3,26 @@
 Flags override ``ARENA_*`` variables, which override the defaults (see
 ``server.settings``).  Once listening it prints one line with the
 WebSocket URL (with the real port when ``--port 0`` asked for any free
-one), which scripts and tests wait for.
+one), which scripts and tests wait for.  The log (``--log-level``,
+``--log-format``, ``server.logs``) goes to standard error: a start-up
+line with the version, store and address, then a line per connection.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import signal
-from typing import Any
+from typing import Any, get_args
+from urllib.parse import urlsplit
 
-from server.cli import EXIT_OK
+from server.cli import EXIT_OK, arena_version
 from server.commands import run_with_settings
+from server.logs import configure_logging
 from server.settings import Settings, env_name
+
+log = logging.getLogger("arena.serve")
 
 
 def register(subparsers: Any) -> None:
@@ -29,17 +36,43 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--host", help=f"interface to listen on (default {Settings().host})")
     parser.add_argument("--port", type=int, help=f"TCP port, 0 for any free one (default {Settings().port})")
     parser.add_argument("--redis", dest="redis_url", metavar="URL", help="Redis URL (default: in-memory store)")
+    fields = Settings.model_fields
+    parser.add_argument(
+        "--log-level", choices=get_args(fields["log_level"].annotation), help=f"default {Settings().log_level}"
+    )
+    parser.add_argument(
+        "--log-format", choices=get_args(fields["log_format"].annotation), help=f"default {Settings().log_format}"
+    )
     parser.set_defaults(handler=_serve)
 
 
 def _serve(args: argparse.Namespace) -> int:
     return run_with_settings(
-        "serve", lambda: Settings.from_env(host=args.host, port=args.port, redis_url=args.redis_url), _main
+        "serve",
+        lambda: Settings.from_env(
+            host=args.host,
+            port=args.port,
+            redis_url=args.redis_url,
+            log_level=args.log_level,
+            log_format=args.log_format,
+        ),
+        _main,
     )
+
+
+def store_text(url: str | None) -> str:
+    """The store for the start-up line, without a password a URL may hold."""
+    if url is None:
+        return "in memory"
+    parts = urlsplit(url)
+    host = parts.netloc.rpartition("@")[2]
+    return f"{parts.scheme}://{host}{parts.path}"
 
 
 async def _main(settings: Settings) -> int:
     from server.app import ArenaServer, run
+
+    configure_logging(settings.log_level, settings.log_format)
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -47,8 +80,10 @@ async def _main(settings: Settings) -> int:
         loop.add_signal_handler(signum, stop.set)
 
     def announce(server: ArenaServer) -> None:
+        log.info("arena %s listening on %s, store %s", arena_version(), server.url, store_text(settings.redis_url))
         print(f"arena: listening on {server.url}", flush=True)
 
     await run(settings, stop, announce)
+    log.info("stopped")
     print("arena: stopped", flush=True)
     return EXIT_OK
