@@ -116,6 +116,17 @@ class RedisServer:
             process.kill()
             process.wait()
 
+    def pause(self) -> None:
+        """SIGSTOP: Redis stalls with its connections open, as a machine
+        that swaps or a stuck disk makes it; commands wait in its socket buffers."""
+        assert self._process is not None, "the server is not running"
+        self._process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """SIGCONT: Redis goes on, and reads the commands sent meanwhile."""
+        assert self._process is not None, "the server is not running"
+        self._process.send_signal(signal.SIGCONT)
+
     def restart(self) -> None:
         self.stop()
         self.start()
