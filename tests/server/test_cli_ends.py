@@ -29,9 +29,9 @@ INTERRUPTIBLE = (
 may inherit SIGINT ignored, and then no KeyboardInterrupt would ever come."""
 
 
-def _arena(*arguments: str, **options: object) -> subprocess.CompletedProcess[str]:
+def _arena(*arguments: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "server.cli", *arguments], cwd=ROOT, capture_output=True, text=True, timeout=120, **options
+        [sys.executable, "-m", "server.cli", *arguments], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
 
 

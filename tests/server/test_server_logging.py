@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from websockets.asyncio.client import connect
+from websockets.typing import Subprotocol
 
 from client.terminal import Console, run
 from server.cli import arena_version
@@ -35,7 +36,7 @@ async def _serve_and_connect_once(*flags: str) -> list[str]:
         assert process.stdout is not None
         ready = (await asyncio.wait_for(process.stdout.readline(), 60)).decode()
         url = ready.removeprefix("arena: listening on ").strip()
-        async with connect(url, subprotocols=["arena.v1.json"]) as websocket:
+        async with connect(url, subprotocols=[Subprotocol("arena.v1.json")]) as websocket:
             await websocket.send(json.dumps({"type": "ping", "id": 1}))
             await websocket.recv()
         process.send_signal(signal.SIGTERM)
