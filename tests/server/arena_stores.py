@@ -19,10 +19,10 @@ class FaultyStore(MemoryStore):
         self.delay = 0.0
         self.appending = asyncio.Event()
 
-    async def append(self, game_id: str, expected_length: int, action: Action) -> int:
+    async def append(self, game_id: str, expected_length: int, action: Action, *, ends: bool = False) -> int:
         self.appending.set()
         if self.delay:
             await asyncio.sleep(self.delay)
         if self.failure is not None:
             raise self.failure
-        return await super().append(game_id, expected_length, action)
+        return await super().append(game_id, expected_length, action, ends=ends)
