@@ -73,17 +73,20 @@ def _start(command: list[str], environment: dict[str, str] | None = None) -> tup
     return process, line.split()[-1]
 
 
+ARENA_ENVIRONMENT = {
+    "ARENA_RATE_PER_SECOND": "100000",
+    "ARENA_RATE_BURST": "100000",
+    "ARENA_PING_INTERVAL": "none",
+    "ARENA_SEND_QUEUE": "4096",
+    # Every bench client comes from 127.0.0.1: lift the limits per address.
+    "ARENA_CONNECTIONS_PER_ADDRESS": "100000",
+    "ARENA_IDENTITIES_PER_HOUR": "100000",
+}
+"""The arena server's settings in the benches: no limit gets in the way."""
+
+
 def start_arena() -> tuple[subprocess.Popen[str], str]:
-    environment = {
-        "ARENA_RATE_PER_SECOND": "100000",
-        "ARENA_RATE_BURST": "100000",
-        "ARENA_PING_INTERVAL": "none",
-        "ARENA_SEND_QUEUE": "4096",
-        # Every bench client comes from 127.0.0.1: lift the limits per address.
-        "ARENA_CONNECTIONS_PER_ADDRESS": "100000",
-        "ARENA_IDENTITIES_PER_HOUR": "100000",
-    }
-    return _start([sys.executable, "-m", "server.cli", "serve", "--port", "0"], environment)
+    return _start([sys.executable, "-m", "server.cli", "serve", "--port", "0"], ARENA_ENVIRONMENT)
 
 
 def start_baseline(reply_size: int) -> tuple[subprocess.Popen[str], str]:
