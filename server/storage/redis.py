@@ -52,15 +52,10 @@ Decisions the interface left open:
 from __future__ import annotations
 
 import json
-import socket
 import time
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
-from redis.asyncio import BlockingConnectionPool, Redis
-from redis.asyncio.retry import Retry
-from redis.asyncio.sentinel import Sentinel
-from redis.backoff import NoBackoff
-from redis.maint_notifications import MaintNotificationsConfig
+from redis.asyncio import Redis
 
 from .base import (
     SETTLED_MARK_SECONDS,
@@ -79,25 +74,17 @@ from .base import (
     board_score,
 )
 from .redis_batch import PublishBatcher, ScriptBatcher
+from .redis_pool import connection_pool
 from .redis_scripts import (
     ADD_RESULT_SCRIPT,
     APPEND_SCRIPT,
     CLOSE_OUTBOX_SCRIPT,
     SETTLE_RESULT_SCRIPT,
     SUBMIT_SCRIPT,
+    result_args,
 )
-from .redis_sentinel import SENTINEL_SCHEME, BlockingSentinelPool, sentinel_url
 from .redis_errors import guarded
 from .redis_pubsub import PubSubHub
-
-# A silently dead peer (no FIN, e.g. a lost network) is noticed by the
-# kernel within about 20 s instead of the default two hours, which matters
-# most to the pub/sub connection, idle while it waits for messages.
-KEEPALIVE_OPTIONS = {
-    option: value
-    for name, value in (("TCP_KEEPIDLE", 10), ("TCP_KEEPINTVL", 5), ("TCP_KEEPCNT", 2))
-    if (option := getattr(socket, name, None)) is not None
-}
 
 APPEND_DEADLINE_SHARE = 0.8
 """An append must run within this share of ``socket_timeout`` of its call,
@@ -144,40 +131,7 @@ class RedisStore(Store):
         max_connections: int = 64,
     ) -> None:
         self.namespace = namespace
-        connection_options: dict[str, Any] = {
-            "socket_timeout": socket_timeout,
-            "socket_connect_timeout": connect_timeout,
-            "socket_keepalive": True,
-            "socket_keepalive_options": KEEPALIVE_OPTIONS,
-            "retry": Retry(NoBackoff(), 0),
-            # With maintenance notifications on ("auto" by default) redis-py
-            # hands out pooled connections without checking them, and the
-            # first command after a Redis restart would fail.
-            "maint_notifications_config": MaintNotificationsConfig(enabled=False),
-            "decode_responses": False,
-        }
-        pool: BlockingConnectionPool
-        self._sentinel: Sentinel | None = None
-        if url.startswith(SENTINEL_SCHEME):
-            address = sentinel_url(url)
-            sentinels = Sentinel(
-                address.sentinels,
-                sentinel_kwargs={"socket_timeout": socket_timeout, "socket_connect_timeout": connect_timeout},
-            )
-            self._sentinel = sentinels
-            pool = BlockingSentinelPool(
-                address.service,
-                sentinels,
-                max_connections=max_connections,
-                timeout=socket_timeout,
-                db=address.db,
-                password=address.password,
-                **connection_options,
-            )
-        else:
-            pool = BlockingConnectionPool.from_url(
-                url, max_connections=max_connections, timeout=socket_timeout, **connection_options
-            )
+        pool, self._sentinel = connection_pool(url, socket_timeout, connect_timeout, max_connections)
         self._redis = Redis.from_pool(pool)
         self._append = ScriptBatcher(self._redis, self._redis.register_script(APPEND_SCRIPT))
         self._append_budget_ms = round(socket_timeout * APPEND_DEADLINE_SHARE * 1000)
@@ -363,7 +317,7 @@ class RedisStore(Store):
             members = await self._redis.zrange(index, start, start + INDEX_PAGE - 1, withscores=True)
             if not members:
                 break
-            names = [(_text(member), deadline) for member, deadline in members]
+            names = [(_text(member), float(deadline)) for member, deadline in cast(list[tuple[bytes, float]], members)]
             async with self._redis.pipeline(transaction=False) as pipe:
                 for name, _ in names:
                     pipe.exists(self._session_key(name, "outbox"))
@@ -396,7 +350,7 @@ class RedisStore(Store):
                 self._player_key(player, "settled"),
             ]
             vegas = "" if entry.vegas is None else entry.vegas
-            args = [*_result_args(entry.record_key, entry.result), header.game_id, vegas, SETTLED_MARK_SECONDS * 1000]
+            args = [*result_args(entry.record_key, entry.result), header.game_id, vegas, SETTLED_MARK_SECONDS * 1000]
             await self._settle_result(keys=keys, args=args)
         board = finish.board
         if board is not None:
@@ -443,7 +397,7 @@ class RedisStore(Store):
     @guarded
     async def add_result(self, player_id: str, record_key: str, result: GameResult) -> None:
         keys = [self._player_key(player_id, "record", record_key), self._player_key(player_id, "records")]
-        await self._add_result(keys=keys, args=_result_args(record_key, result))
+        await self._add_result(keys=keys, args=result_args(record_key, result))
 
     @guarded
     async def records(self, player_id: str) -> dict[str, Record]:
@@ -563,20 +517,6 @@ class RedisStore(Store):
     @guarded
     async def subscribe(self, channel: str, on_resume: OnResume | None = None) -> Subscription:
         return await self._hub.subscribe(self._channel(channel), on_resume)
-
-
-def _result_args(record_key: str, result: GameResult) -> list[str | int]:
-    """``ADD_RESULT_SCRIPT``'s arguments (its ARGV 1 to 8)."""
-    return [
-        record_key,
-        int(result.won),
-        result.moves,
-        result.time_ms,
-        result.hints,
-        result.undos,
-        result.repairs,
-        "" if result.score is None else result.score,
-    ]
 
 
 def _record(fields: dict[bytes, bytes]) -> Record:

@@ -6,6 +6,10 @@ would run unchanged on a Cluster.  Scripts that read ``TIME`` and then
 write are replicated by their effects (the default since Redis 5).
 """
 
+from __future__ import annotations
+
+from .base import GameResult
+
 REDIS_NOW = """
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
@@ -78,3 +82,17 @@ end
 redis.call('EXPIRE', KEYS[1], ARGV[4])
 redis.call('EXPIRE', KEYS[2], ARGV[4])
 """
+
+
+def result_args(record_key: str, result: GameResult) -> list[str | int]:
+    """``ADD_RESULT_SCRIPT``'s arguments (its ARGV 1 to 8)."""
+    return [
+        record_key,
+        int(result.won),
+        result.moves,
+        result.time_ms,
+        result.hints,
+        result.undos,
+        result.repairs,
+        "" if result.score is None else result.score,
+    ]
