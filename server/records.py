@@ -90,6 +90,8 @@ async def settle_pending(store: Store, settings: Settings) -> int:
             settled += 1
         except (StorageError, EngineError) as error:
             log.warning("could not settle the end of %s: %s", game_id, error)
+    if settled:
+        log.info("settled the ends of %d games left open (a process stopped before settling them)", settled)
     return settled
 
 
