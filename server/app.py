@@ -37,7 +37,7 @@ from websockets.typing import Subprotocol
 from protocol import CODECS, JSON, SUBPROTOCOLS, codec_for
 from protocol import to_client as tc
 from server.admission import Denial
-from server.core import Hub
+from server.core import CLOSE_TRY_AGAIN_LATER, Hub
 from server.peer import Peer
 from server.records import settle_pending
 from server.settings import Settings
@@ -52,11 +52,17 @@ FLUSH_POLL_SECONDS = 0.01
 
 class WebSocketOutlet:
     """A peer's frames onto one websockets connection: written at once
-    when the socket is idle, else drained by a writer task in order."""
+    when the socket is idle, else drained by a writer task in order.  A
+    frame the writer cannot hand over within ``write_timeout`` closes the
+    connection with 1013: a client that stopped reading holds no more
+    than the bounded buffers (``write_buffer_bytes``, the kernel's
+    ``kernel_send_buffer_bytes``, ``send_queue``) and is gone after the
+    closing handshake's ``close_timeout``, keepalive pings or not."""
 
-    def __init__(self, connection: ServerConnection, text: bool) -> None:
+    def __init__(self, connection: ServerConnection, text: bool, write_timeout: float | None) -> None:
         self.connection = connection
         self.text = text
+        self.write_timeout = write_timeout
         self.peer: Peer | None = None
         self._wake = asyncio.Event()
         self._writing = False
@@ -81,7 +87,19 @@ class WebSocketOutlet:
 
     def close(self, code: int, reason: str) -> None:
         if self._closer is None:
-            self._closer = asyncio.create_task(self.connection.close(code, reason))
+            self._closer = asyncio.create_task(self._close(code, reason))
+
+    async def _close(self, code: int, reason: str) -> None:
+        """The closing handshake, cut off after ``close_timeout``: its close
+        frame queues behind everything unsent, which a client that stopped
+        reading never takes, and websockets waits for that buffer to drain
+        before its own close timeout starts."""
+        connection = self.connection
+        try:
+            async with asyncio.timeout(connection.close_timeout):
+                await connection.close(code, reason)
+        except TimeoutError:
+            connection.transport.abort()
 
     @property
     def idle(self) -> bool:
@@ -96,8 +114,14 @@ class WebSocketOutlet:
                 frame = peer.backlog.popleft()
                 self._writing = True
                 try:
-                    await self.connection.send(frame, text=self.text)
+                    async with asyncio.timeout(self.write_timeout):
+                        await self.connection.send(frame, text=self.text)
                 except ConnectionClosed:
+                    return
+                except TimeoutError:
+                    # The client stopped reading: the kernel's buffers and
+                    # the write buffer are full and nothing drains them.
+                    peer.close(CLOSE_TRY_AGAIN_LATER, "too slow to read; reconnect and watch again")
                     return
                 finally:
                     self._writing = False
@@ -177,7 +201,7 @@ class ArenaServer:
         if send_buffer is not None:
             connection.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
         codec = codec_for(connection.subprotocol)
-        outlet = WebSocketOutlet(connection, codec.text)
+        outlet = WebSocketOutlet(connection, codec.text, self.settings.write_timeout_seconds)
         address = self._addresses[connection]
         peer = self.hub.connect(codec, outlet, address)
         log.info("connection %s opened from %s (%s)", connection.id.hex[:8], address, connection.subprotocol)
@@ -220,8 +244,9 @@ class ArenaServer:
             return response
         if path == "/healthz":
             try:
-                await self.store.ping()
-            except StorageError:
+                async with asyncio.timeout(self.settings.health_timeout_seconds):
+                    await self.store.ping()
+            except (StorageError, TimeoutError):
                 return respond(connection, 503, "storage unavailable\n", "text/plain")
             return respond(connection, 503 if self.hub.closing else 200, "ok\n", "text/plain")
         if path == "/metrics":

@@ -52,7 +52,7 @@ class Settings(BaseModel):
     send_overflows: int = Field(3, ge=1, description="queue overflows a connection may have before close 1013")
     write_buffer_bytes: int = Field(65536, ge=4096, description="socket write buffer above which frames wait in the queue")
     kernel_send_buffer_bytes: int | None = Field(
-        None, ge=4096, description="SO_SNDBUF per connection, bounding kernel memory per slow client (none: OS default)"
+        65536, ge=4096, description="SO_SNDBUF per connection, bounding kernel memory per slow client (none: OS default)"
     )
     ping_interval: float | None = Field(20.0, gt=0, description="seconds between keepalive pings (none: off)")
     ping_timeout: float | None = Field(20.0, gt=0, description="seconds to wait for a pong before closing")
@@ -131,6 +131,15 @@ class Settings(BaseModel):
         None,
         description="trusted header your proxy sets to the client address, e.g. X-Forwarded-For (its last entry counts); "
         "none: the socket's peer address",
+    )
+    write_timeout_seconds: float | None = Field(
+        10.0,
+        gt=0,
+        description="a connection whose frames cannot be written for this long (it stopped reading) is closed with 1013 "
+        "(none: never)",
+    )
+    health_timeout_seconds: float = Field(
+        0.5, gt=0, le=1, description="how long /healthz waits for the store before answering 503"
     )
 
     @classmethod

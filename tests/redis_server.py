@@ -70,6 +70,12 @@ class RedisServer:
         return f"redis://127.0.0.1:{self.port}/0"
 
     @property
+    def pid(self) -> int:
+        """The running server's process id (to SIGSTOP it: a stalled Redis)."""
+        assert self._process is not None, "start the server first"
+        return self._process.pid
+
+    @property
     def running(self) -> bool:
         return self._process is not None and self._process.poll() is None
 

@@ -3,18 +3,25 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 from pathlib import Path
 from typing import AsyncIterator
 
 import pytest
 from arena_servers import make_settings
 from arena_wire import WireClient
+from redis_server import RedisServer
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from protocol import to_server as ts
 from server.app import ArenaServer
 from server.storage.memory import MemoryStore
+
+HEALTH_CHECK_PATIENCE = 4.5
+"""Less than the store's 5 s socket timeout, so an answer in time is the
+health check's own timeout at work; far more than it needs (0.2 s)."""
 
 
 async def http_get(port: int, path: str) -> tuple[int, dict[str, str], bytes]:
@@ -98,3 +105,18 @@ async def test_a_client_offering_no_subprotocol_speaks_json(site: ArenaServer) -
     assert (await client.request(ts.Ping)).type == "pong"
     assert isinstance(client.raw[-1], str)
     await client.close()
+
+
+async def test_healthz_answers_503_promptly_while_redis_is_stalled(own_redis_server: RedisServer) -> None:
+    """A stalled Redis (SIGSTOP) answers nothing and its socket timeout is
+    5 s; /healthz gives up after its own health_timeout_seconds."""
+    async with ArenaServer(make_settings(redis_url=own_redis_server.url, health_timeout_seconds=0.2)) as running:
+        assert (await http_get(running.port, "/healthz"))[0] == 200
+        os.kill(own_redis_server.pid, signal.SIGSTOP)
+        try:
+            async with asyncio.timeout(HEALTH_CHECK_PATIENCE):
+                status, _, body = await http_get(running.port, "/healthz")
+        finally:
+            os.kill(own_redis_server.pid, signal.SIGCONT)
+        assert (status, body) == (503, b"storage unavailable\n")
+        assert (await http_get(running.port, "/healthz"))[0] == 200
