@@ -4,8 +4,9 @@ Everything that decides lives in ``server.core``; this module only
 accepts connections, negotiates the subprotocol, feeds frames to the hub,
 writes frames the hub queued, answers plain HTTP (``/healthz``,
 ``/metrics``, the web client's files) and shuts down gracefully:
-stop accepting, let in-flight actions finish and queued frames go out,
-then close every connection with 1001 (going away).
+stop accepting, let in-flight actions finish, answer every request
+already received and let queued frames go out, then close every
+connection with 1012 (service restart) and a reason.
 
 Decisions: the WebSocket endpoint is ``/ws`` (other paths are HTTP, and
 an upgrade elsewhere gets 404); permessage-deflate is off by default
@@ -48,6 +49,8 @@ log = logging.getLogger("arena.app")
 
 WEBSOCKET_PATH = "/ws"
 FLUSH_POLL_SECONDS = 0.01
+CLOSE_SERVICE_RESTART = 1012
+RESTART_REASON = "server restarting; reconnect with your token"
 
 
 class WebSocketOutlet:
@@ -68,6 +71,8 @@ class WebSocketOutlet:
         self._writing = False
         self._writer: asyncio.Task[None] | None = None
         self._closer: asyncio.Task[None] | None = None
+        self.handling = False
+        """A frame read off this connection is being answered."""
 
     def start(self, peer: Peer) -> None:
         self.peer = peer
@@ -105,6 +110,32 @@ class WebSocketOutlet:
     def idle(self) -> bool:
         """Nothing queued and nothing being written."""
         return not self._writing and not (self.peer and self.peer.backlog)
+
+    @property
+    def answered(self) -> bool:
+        """Every frame received so far has been answered and its reply
+        written: no frame waits in websockets' queue, none is being
+        handled, nothing waits to be written."""
+        return not self.handling and not len(self.connection.recv_messages.frames) and self.idle
+
+    async def close_for_restart(self, deadline: float) -> None:
+        """Close with 1012 once every frame received has its reply (or at
+        ``deadline``, loop time).  Reading stops first, so no request can
+        arrive between the last reply and the close frame; it starts again
+        once the close frame is out, to read the client's half of the
+        closing handshake."""
+        loop = asyncio.get_running_loop()
+        transport = self.connection.transport
+        transport.pause_reading()
+        while not self.answered and loop.time() < deadline:
+            await asyncio.sleep(FLUSH_POLL_SECONDS)
+        if self.peer is not None:
+            self.peer.close(CLOSE_SERVICE_RESTART, RESTART_REASON)  # frames read from now on are dropped unread
+        while self.connection.protocol.state is State.OPEN and loop.time() < deadline:
+            await asyncio.sleep(0)
+        transport.resume_reading()
+        if self._closer is not None:
+            await self._closer
 
     async def _drain(self, peer: Peer) -> None:
         while True:
@@ -213,7 +244,11 @@ class ArenaServer:
                 # dropping frames, so the client's close reply is read and the
                 # closing handshake ends now rather than at its timeout.
                 if not peer.closed:
-                    await self.hub.handle(peer, frame)
+                    outlet.handling = True
+                    try:
+                        await self.hub.handle(peer, frame)
+                    finally:
+                        outlet.handling = False
         except ConnectionClosed:
             pass
         finally:
@@ -288,8 +323,10 @@ class ArenaServer:
     # ------------------------------------------------------------ shutdown
 
     async def shutdown(self) -> None:
-        """Stop accepting, finish in-flight actions, flush queued frames,
-        close connections with 1001, release the store if we opened it."""
+        """Stop accepting, finish in-flight actions, answer every request
+        received (new ones are refused with ``shutting_down``), close each
+        connection with 1012 and a reason, release the store if we opened
+        it.  Everything within ``shutdown_grace_seconds``."""
         server = self._server
         if server is None:
             return
@@ -300,8 +337,7 @@ class ArenaServer:
         deadline = loop.time() + grace
         if not await self.hub.drain(grace):
             log.warning("shutting down with actions still in flight after %.1f s", grace)
-        while not all(outlet.idle for outlet in self._outlets) and loop.time() < deadline:
-            await asyncio.sleep(FLUSH_POLL_SECONDS)
+        await asyncio.gather(*(outlet.close_for_restart(deadline) for outlet in list(self._outlets)))
         server.close()
         await server.wait_closed()
         await self.hub.close()

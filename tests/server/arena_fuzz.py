@@ -28,7 +28,7 @@ from websockets.exceptions import ConnectionClosed
 
 from protocol import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL, codec_for
 
-DOCUMENTED_CLOSE_CODES = frozenset({1000, 1001, 1007, 1008, 1009, 1012, 1013})
+DOCUMENTED_CLOSE_CODES = frozenset({1000, 1007, 1008, 1009, 1012, 1013})
 """The close codes ``docs/protocol.md`` lists, bar 1011 (a ping timeout,
 which cannot happen with pings off, or a server failure: a bug)."""
 BATCH = 25

@@ -1,8 +1,10 @@
-"""Graceful shutdown: stop accepting, finish in-flight actions, close with 1001."""
+"""Graceful shutdown: stop accepting, finish in-flight actions, answer every
+request received, close with 1012 and a reason."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import subprocess
@@ -12,15 +14,17 @@ import pytest
 from arena_servers import make_settings
 from arena_stores import FaultyStore
 from arena_wire import WireClient
+from websockets.exceptions import ConnectionClosed
 
 from protocol import ErrorCode
 from protocol import to_server as ts
-from server.app import ArenaServer
+from server.app import RESTART_REASON, ArenaServer
+from server.peer import Peer
 
-GOING_AWAY = 1001
+SERVICE_RESTART = 1012
 
 
-async def test_shutdown_finishes_the_action_in_flight_then_closes_with_1001() -> None:
+async def test_shutdown_finishes_the_action_in_flight_then_closes_with_1012() -> None:
     store = FaultyStore()
     server = ArenaServer(make_settings(), store=store)
     await server.start()
@@ -43,8 +47,8 @@ async def test_shutdown_finishes_the_action_in_flight_then_closes_with_1001() ->
     assert refused.code == ErrorCode.SHUTTING_DOWN
     finished = await player.wait_for(lambda m: m.id == 99)
     assert finished.type == "diff" and finished.seq == 1
-    assert await player.closed() == GOING_AWAY
-    assert await latecomer.closed() == GOING_AWAY
+    assert await player.closed() == SERVICE_RESTART
+    assert await latecomer.closed() == SERVICE_RESTART
     await stopping
     _, log = await store.load_session(started.game_id)
     assert [entry.text for entry in log] == [finished.action.text]
@@ -72,7 +76,8 @@ async def test_sigterm_stops_the_command_gracefully() -> None:
         moved = await client.request(ts.Move, game_id=started.game_id, move=snapshot.legal[0])
         assert moved.type == "diff"
         process.send_signal(signal.SIGTERM)
-        assert await client.closed() == GOING_AWAY
+        assert await client.closed() == SERVICE_RESTART
+        assert client.connection.close_reason == RESTART_REASON
         assert await asyncio.to_thread(process.wait, 20) == 0
         assert "stopped" in process.stdout.read()
     finally:
@@ -83,3 +88,38 @@ async def test_sigterm_stops_the_command_gracefully() -> None:
             process.stdout.close()
         if process.stderr:
             process.stderr.close()
+
+
+async def test_every_request_received_before_the_close_gets_its_reply() -> None:
+    server = ArenaServer(make_settings(), store=FaultyStore())
+    await server.start()
+    handled = 0
+    handle = server.hub.handle
+
+    async def counting(peer: Peer, frame: bytes | str) -> None:
+        nonlocal handled
+        handled += 1
+        await handle(peer, frame)
+
+    server.hub.handle = counting  # type: ignore[method-assign]
+    client = await WireClient.open(server.url)
+    sent = 0
+
+    async def keep_asking() -> None:
+        nonlocal sent
+        with contextlib.suppress(ConnectionClosed):
+            while True:
+                await client.send(ts.Ping(id=sent + 1))
+                sent += 1
+                if sent % 20 == 0:
+                    await asyncio.sleep(0)
+
+    asking = asyncio.create_task(keep_asking())
+    await client.wait_for(lambda m: m.id == 50)
+    await server.shutdown()
+    await asking
+    assert await client.closed() == SERVICE_RESTART
+    assert client.connection.close_reason == RESTART_REASON
+    answered = [message.id for message in client.received]
+    assert answered == list(range(1, len(answered) + 1)), "replies in order, none missing"
+    assert len(answered) == handled, "every request the server read has its reply"

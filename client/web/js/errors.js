@@ -59,6 +59,7 @@ export const CLOSE_SENTENCES = {
   1008: "Disconnected for sending too many messages.",
   1009: "Disconnected: a message was too large.",
   1011: "The connection stopped answering.",
+  1012: "The server is restarting.",
   1013: "Disconnected: the connection was too slow to keep up.",
 };
 
