@@ -39,6 +39,7 @@ import asyncio
 import multiprocessing
 import os
 import pickle
+import threading
 import time
 import zlib
 from collections import Counter, OrderedDict
@@ -53,6 +54,8 @@ from server.storage.base import Action, SessionHeader
 
 GAMES_KEPT = 256
 """Rebuilt games a worker keeps for the next hint of the same game."""
+PARENT_CHECK_SECONDS = 1.0
+"""How often a worker checks that the server process that started it lives."""
 WORKER_NICENESS = 10
 """How much lower a worker's CPU priority is: when a search and the event
 loop both want a core, the event loop (every connection's moves) wins and
@@ -78,9 +81,19 @@ _KEPT: OrderedDict[str, _Kept] = OrderedDict()
 """This worker's rebuilt games by game id, least recently hinted first."""
 
 
-def _background() -> None:
-    """Worker initializer: yield the CPU to the server process."""
+def _background(server: int) -> None:
+    """Worker initializer: yield the CPU to the server process, and end
+    when the server process does.  A server that is killed (SIGKILL, an
+    out-of-memory kill) never shuts its pool down, and a worker blocked
+    on its queue would otherwise outlive it for ever."""
     os.nice(WORKER_NICENESS)
+    threading.Thread(target=_end_with, args=(server,), name="end with the server", daemon=True).start()
+
+
+def _end_with(server: int) -> None:
+    while os.getppid() == server:
+        time.sleep(PARENT_CHECK_SECONDS)
+    os._exit(0)
 
 
 def _replayed(header: SessionHeader, known: int, entries: tuple[Action, ...], last: Action | None) -> Session | None:
@@ -170,7 +183,7 @@ class SearchPool:
         executor = self._executors[index]
         if executor is None:
             executor = self._executors[index] = ProcessPoolExecutor(
-                1, mp_context=multiprocessing.get_context("spawn"), initializer=_background
+                1, mp_context=multiprocessing.get_context("spawn"), initializer=_background, initargs=(os.getpid(),)
             )
         self._busy[index] += 1
         try:

@@ -4,6 +4,9 @@ keeps one client from filling them (``server.searches``, ``server.assists``)."""
 from __future__ import annotations
 
 import os
+import select
+import subprocess
+import sys
 from typing import AsyncIterator, Callable
 
 import pytest
@@ -173,6 +176,47 @@ async def test_a_restarted_worker_is_sent_the_whole_log() -> None:
         assert len(pool.pids) == 2
     finally:
         await pool.close()
+
+
+KILLED_SERVER = """
+import asyncio, os, sys
+from server.searches import SearchPool, hint_job
+from server.storage.base import SessionHeader
+
+async def main():
+    header = SessionHeader(game_id="g_k", game="klondike", deal=3, options={}, owner="p_1", created_ms=0)
+    answer = await SearchPool(1).run("g_k", hint_job, header, 0, (), None)
+    print(answer.pid, flush=True)
+    sys.stdin.readline()
+    os._exit(9)  # as a killed server: no shutdown
+
+asyncio.run(main())
+"""
+EXIT_SECONDS = 30.0
+"""A liveness bound on a worker noticing that its server is gone (it checks every second)."""
+
+
+def test_the_workers_of_a_killed_server_end_too() -> None:
+    """A server killed outright never shuts its pool down; its worker ends
+    by itself instead of waiting on its queue for ever."""
+    server = subprocess.Popen(
+        [sys.executable, "-c", KILLED_SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert server.stdin is not None and server.stdout is not None
+    try:
+        worker = int(server.stdout.readline())
+        handle = os.pidfd_open(worker)
+        server.stdin.write("die\n")
+        server.stdin.flush()
+        assert server.wait(EXIT_SECONDS) == 9
+        try:
+            ready, _, _ = select.select([handle], [], [], EXIT_SECONDS)
+            assert ready, f"worker {worker} outlived its server"
+        finally:
+            os.close(handle)
+    finally:
+        server.stdin.close()
+        server.stdout.close()
 
 
 def test_a_worker_refuses_entries_that_do_not_follow_the_game_it_kept() -> None:
