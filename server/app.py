@@ -314,7 +314,7 @@ class ArenaServer:
         self.hub.admission.close(self._addresses.pop(connection))
 
     def _refuse(self, connection: ServerConnection, denial: Denial) -> Response:
-        self.hub.metrics.errors[denial.code.value] += 1
+        self.hub.metrics.errors.labels(denial.code.value).inc()
         body = JSON.encode(tc.Error(code=denial.code, message=denial.message))
         response = respond(connection, 429, body, "application/json")
         response.headers["Retry-After"] = denial.retry_after_header

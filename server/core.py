@@ -72,7 +72,7 @@ from server.daily import (
 from server.deals import DealChoice, choose_deal
 from server.delay import DelayedBoard
 from server.fair_play import board_visible, check_assist, check_practice, claim_ranked, clock_start, deal_is_secret
-from server.metrics import Metrics
+from server.metrics import Gauges, Metrics
 from server.once import load_once
 from server.peer import Outlet, Peer
 from server.ratelimit import RateLimiter, Verdict
@@ -127,7 +127,7 @@ class Hub:
         self.store = store
         self.clock = clock
         self.monotonic = monotonic
-        self.metrics = Metrics()
+        self.metrics = Metrics(self.gauges)
         self.admission = Admission(settings, monotonic)
         self.rooms: dict[str, Room] = {}
         self.peers: set[Peer] = set()
@@ -214,7 +214,7 @@ class Hub:
         """Read one frame from ``peer`` and answer it (never raises)."""
         verdict = peer.limiter.admit(self.monotonic())
         if verdict is not Verdict.ACCEPT:
-            self.metrics.errors[ErrorCode.RATE_LIMITED.value] += 1
+            self.metrics.errors.labels(ErrorCode.RATE_LIMITED.value).inc()
             if verdict is Verdict.CLOSE:
                 peer.close(CLOSE_POLICY_VIOLATION, "message rate limit exceeded")
             elif not peer.send(self._rate_limited[peer.codec]):
@@ -255,7 +255,7 @@ class Hub:
             self._overflow(peer)
 
     def _error(self, peer: Peer, refusal: Refusal, request_id: RequestId | None) -> None:
-        self.metrics.errors[refusal.code.value] += 1
+        self.metrics.errors.labels(refusal.code.value).inc()
         self.send(
             peer,
             tc.Error(
@@ -275,7 +275,7 @@ class Hub:
     def _overflow(self, peer: Peer) -> None:
         """The peer's queue is full: replace its backlog by fresh snapshots,
         or give up on it (1013) when it keeps falling behind."""
-        self.metrics.overflows += 1
+        self.metrics.overflows.inc()
         peer.backlog.clear()
         peer.overflows += 1
         if peer.overflows > self.settings.send_overflows:
@@ -542,6 +542,7 @@ class Hub:
     ) -> str | None:
         """Perform, persist, commit and broadcast one action (the caller
         holds ``room.lock``); return a hint's suggestion."""
+        begun = time.perf_counter()
         self._check_live(room)
         session = room.session
         try:
@@ -573,7 +574,7 @@ class Hub:
         self.broadcast(room, shared, skip=actor)
         self._tell_followers(room)
         self.metrics.broadcast.observe(time.perf_counter() - started)
-        self.metrics.action(self.monotonic())
+        self.metrics.action(time.perf_counter() - begun)
         self.metrics.relay_lag.observe(max(0, self.clock() - action.at_ms) / 1000)
         await self.relay.publish(room.game_id, change.seq, action)
         self._advance_delayed(room.game_id)
@@ -861,14 +862,20 @@ class Hub:
     def live_games(self) -> int:
         return sum(1 for room in self.rooms.values() if room.session.result is None)
 
-    def render_metrics(self) -> str:
-        return self.metrics.render(
+    def gauges(self) -> Gauges:
+        """What ``/metrics`` reads at each scrape: counting these then is
+        cheaper than tracking them on every connect, watch and send."""
+        return Gauges(
             connections=len(self.peers),
             live_games=self.live_games(),
             watchers=sum(len(room.watchers) for room in self.rooms.values()),
             backlog=sum(len(peer.backlog) for peer in self.peers),
             races=self.races.phases(),
         )
+
+    def render_metrics(self) -> str:
+        """The Prometheus exposition text that ``/metrics`` serves."""
+        return self.metrics.render()
 
     def start(self) -> None:
         """Start the background work: preparing the dailies ahead, and

@@ -1,128 +1,128 @@
-"""Counters for ``/metrics``, rendered as Prometheus text.
+"""``/metrics`` through ``prometheus_client``.
 
-The core bumps plain integers and floats (no locks: one event loop);
-gauges that are cheaper to read than to track (connections, live games)
-are passed in at render time.
+Each ``Hub`` has its own ``CollectorRegistry``: tests start many hubs in
+one process, and the library's global registry would mix their counts
+and refuse a second metric of the same name.  Counters and histograms
+are bumped by the core as things happen; the gauges that are
+cheaper to read than to track (connections, live games, watchers, send
+queues, races by phase) are read from the hub at each scrape by
+``HubGauges``, so they are never stale.  Every labelled child is created
+up front, so a series exists at 0 before its first event and ``rate()``
+sees that first event.
 """
 
 from __future__ import annotations
 
-import time
-from collections import Counter, deque
+from collections import Counter as Tally
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import partial
 
-RATE_WINDOW_SECONDS = 10
+from prometheus_client import CollectorRegistry, Counter, Histogram, Info, ProcessCollector
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.exposition import generate_latest
+from prometheus_client.registry import Collector
+
+from protocol import ErrorCode
+from server.cli import arena_version
+from server.races import COUNTDOWN, EXPIRED, FINISHED, LOBBY, RUNNING
+
+RACE_EVENTS = ("created", "started", "finished")
+RACE_PHASES = (LOBBY, EXPIRED, COUNTDOWN, RUNNING, FINISHED)
+# Handling an action or a broadcast takes tens of microseconds to a few
+# milliseconds; the library's default buckets start at 5 ms and would put
+# nearly every observation in the first one.
+FAST_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
+# Lag is measured on the millisecond wall clock and may cross processes.
+LAG_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+# Solver work runs from milliseconds to its budget of several seconds.
+SEARCH_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 
 
-class Summary:
-    """Count, sum and maximum of observed durations, in seconds."""
+@dataclass(frozen=True)
+class Gauges:
+    """What the hub holds at the moment of a scrape; ``races`` counts its
+    races by phase."""
 
-    def __init__(self) -> None:
-        self.count = 0
-        self.total = 0.0
-        self.maximum = 0.0
+    connections: int
+    live_games: int
+    watchers: int
+    backlog: int
+    races: Tally[str]
 
-    def observe(self, seconds: float) -> None:
-        self.count += 1
-        self.total += seconds
-        self.maximum = max(self.maximum, seconds)
+
+class HubGauges(Collector):
+    """Reads the hub's gauges when the registry is collected, instead of
+    keeping copies that every connect, watch and send would have to update."""
+
+    def __init__(self, read: Callable[[], Gauges]) -> None:
+        self.read = read
+
+    def collect(self) -> Iterator[Metric]:
+        now = self.read()
+        yield GaugeMetricFamily("arena_connections", "Open WebSocket connections.", value=now.connections)
+        yield GaugeMetricFamily(
+            "arena_live_games", "Games held in this process that are not finished.", value=now.live_games
+        )
+        yield GaugeMetricFamily(
+            "arena_watchers", "Connections watching a game (a player counts for each game).", value=now.watchers
+        )
+        yield GaugeMetricFamily(
+            "arena_send_queue_frames", "Frames waiting in connections' send queues.", value=now.backlog
+        )
+        races = GaugeMetricFamily("arena_races", "Races held in this process, by phase.", labels=["phase"])
+        for phase in RACE_PHASES:
+            races.add_metric([phase], now.races[phase])
+        yield races
 
 
 class Metrics:
-    def __init__(self) -> None:
-        self.actions = 0
-        self.errors: Counter[str] = Counter()
-        self.race_events: Counter[str] = Counter()
-        self.overflows = 0
-        self.broadcast = Summary()
-        self.relay_lag = Summary()
-        self.finish_searches = Summary()
-        self.analyses = Summary()
-        self._recent: deque[float] = deque()
+    """One hub's metrics and the registry that renders them."""
 
-    def action(self, now: float | None = None) -> None:
-        """Count one accepted action."""
-        moment = time.monotonic() if now is None else now
-        self.actions += 1
-        self._recent.append(moment)
-        self._trim(moment)
-
-    def _trim(self, now: float) -> None:
-        cutoff = now - RATE_WINDOW_SECONDS
-        while self._recent and self._recent[0] < cutoff:
-            self._recent.popleft()
-
-    def actions_per_second(self, now: float | None = None) -> float:
-        """Accepted actions per second over the last ten seconds."""
-        self._trim(time.monotonic() if now is None else now)
-        return len(self._recent) / RATE_WINDOW_SECONDS
-
-    def render(
-        self, connections: int, live_games: int, watchers: int, backlog: int, races: Counter[str]
-    ) -> str:
-        """The Prometheus text; ``races`` counts the races this process
-        holds by phase (lobby, countdown, running, finished)."""
-        lines = [
-            "# HELP arena_connections Open WebSocket connections.",
-            "# TYPE arena_connections gauge",
-            f"arena_connections {connections}",
-            "# HELP arena_live_games Games held in this process that are not finished.",
-            "# TYPE arena_live_games gauge",
-            f"arena_live_games {live_games}",
-            "# HELP arena_watchers Connections watching a game (a player counts for each game).",
-            "# TYPE arena_watchers gauge",
-            f"arena_watchers {watchers}",
-            "# HELP arena_actions_total Actions accepted and persisted.",
-            "# TYPE arena_actions_total counter",
-            f"arena_actions_total {self.actions}",
-            "# HELP arena_actions_per_second Actions accepted per second over the last 10 s.",
-            "# TYPE arena_actions_per_second gauge",
-            f"arena_actions_per_second {self.actions_per_second():.1f}",
-            "# HELP arena_errors_total Error messages sent, by code.",
-            "# TYPE arena_errors_total counter",
-        ]
-        lines += [f'arena_errors_total{{code="{code}"}} {count}' for code, count in sorted(self.errors.items())]
-        lines += [
-            "# HELP arena_races Races held in this process, by phase.",
-            "# TYPE arena_races gauge",
-        ]
-        lines += [f'arena_races{{phase="{phase}"}} {count}' for phase, count in sorted(races.items())]
-        lines += [
-            "# HELP arena_race_events_total Races created, started and finished by this process.",
-            "# TYPE arena_race_events_total counter",
-        ]
-        lines += [f'arena_race_events_total{{event="{event}"}} {count}' for event, count in sorted(self.race_events.items())]
-        lines += [
-            "# HELP arena_send_queue_frames Frames waiting in connections' send queues.",
-            "# TYPE arena_send_queue_frames gauge",
-            f"arena_send_queue_frames {backlog}",
-            "# HELP arena_send_queue_overflows_total Slow connections whose queue overflowed.",
-            "# TYPE arena_send_queue_overflows_total counter",
-            f"arena_send_queue_overflows_total {self.overflows}",
-        ]
-        lines += _summary(
-            "arena_broadcast_seconds", "Time to hand one message to every local watcher of a game.", self.broadcast
+    def __init__(self, gauges: Callable[[], Gauges]) -> None:
+        self.registry = CollectorRegistry()
+        registry = self.registry
+        ProcessCollector(registry=registry)
+        Info("arena_build", "The running release.", registry=registry).info({"version": arena_version()})
+        registry.register(HubGauges(gauges))
+        fast = partial(Histogram, registry=registry, buckets=FAST_BUCKETS)
+        search = partial(Histogram, registry=registry, buckets=SEARCH_BUCKETS)
+        self.actions = Counter("arena_actions", "Actions accepted and persisted.", registry=registry)
+        self.action_seconds = fast(
+            "arena_action_seconds",
+            "Time from starting an accepted action to its diff handed to every local watcher "
+            "(engine, store append, broadcast).",
         )
-        lines += _summary(
+        self.errors = Counter("arena_errors", "Error messages sent, by code.", ["code"], registry=registry)
+        for code in ErrorCode:
+            self.errors.labels(code.value)
+        self.overflows = Counter(
+            "arena_send_queue_overflows", "Slow connections whose queue overflowed.", registry=registry
+        )
+        self.race_events = Counter(
+            "arena_race_events", "Races created, started and finished by this process.", ["event"], registry=registry
+        )
+        for event in RACE_EVENTS:
+            self.race_events.labels(event)
+        self.broadcast = fast("arena_broadcast_seconds", "Time to hand one diff to every local watcher of a game.")
+        self.relay_lag = Histogram(
             "arena_broadcast_lag_seconds",
             "From an action's timestamp to its diff reaching this process's watchers (includes relay).",
-            self.relay_lag,
+            registry=registry,
+            buckets=LAG_BUCKETS,
         )
-        lines += _summary(
+        self.finish_searches = search(
             "arena_finish_search_seconds",
             "Solver searches for a safe automatic finish (worker threads, off the event loop).",
-            self.finish_searches,
         )
-        lines += _summary("arena_analysis_seconds", "Post-game analyses (worker threads, one slot each).", self.analyses)
-        return "\n".join(lines) + "\n"
+        self.analyses = search("arena_analysis_seconds", "Post-game analyses (worker threads, one slot each).")
 
+    def action(self, seconds: float) -> None:
+        """Count one accepted action and how long handling it took."""
+        self.actions.inc()
+        self.action_seconds.observe(seconds)
 
-def _summary(name: str, help_text: str, summary: Summary) -> list[str]:
-    return [
-        f"# HELP {name} {help_text}",
-        f"# TYPE {name} summary",
-        f"{name}_count {summary.count}",
-        f"{name}_sum {summary.total:.6f}",
-        f"# HELP {name}_max Largest observation since start.",
-        f"# TYPE {name}_max gauge",
-        f"{name}_max {summary.maximum:.6f}",
-    ]
+    def render(self) -> str:
+        """The exposition text, served as ``prometheus_client.CONTENT_TYPE_LATEST``."""
+        return generate_latest(self.registry).decode()
+

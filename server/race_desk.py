@@ -104,7 +104,7 @@ class RaceDesk(RaceRooms):
         host = tc.Owner(player_id=player.player_id, name=player.display_name)
         self._check_watch_limit(peer)
         room = await self._create(game_cls.id, options, message.deal, host, [host])
-        self.hub.metrics.race_events["created"] += 1
+        self.hub.metrics.race_events.labels("created").inc()
         self._add_watcher(peer, room)
         self._reply(peer, room, "created", message.id)
 
@@ -146,7 +146,7 @@ class RaceDesk(RaceRooms):
                         peer,
                         message.id,
                     )
-                    self.hub.metrics.race_events["started"] += 1
+                    self.hub.metrics.race_events.labels("started").inc()
                     return
                 except RosterChanged:
                     continue
@@ -183,7 +183,7 @@ class RaceDesk(RaceRooms):
                 await self._discard_race(fresh)
                 raise
             if pointed is not None:
-                self.hub.metrics.race_events["created"] += 1
+                self.hub.metrics.race_events.labels("created").inc()
                 self._add_watcher(peer, fresh)
                 self._reply(peer, fresh, "created", message.id)
                 return
@@ -360,7 +360,7 @@ class RaceDesk(RaceRooms):
                 by_racer = {state.games[game_id]: session for game_id, session in sessions.items()}
                 results = state.results_of(by_racer)
                 if await self._change(room, lambda current, now: current.finish_entry(now, results)) is not None:
-                    self.hub.metrics.race_events["finished"] += 1
+                    self.hub.metrics.race_events.labels("finished").inc()
             self._release_if_idle(room)
         except (Refusal, StorageError) as error:
             log.warning("could not settle race %s: %s", race_id, getattr(error, "message", error))

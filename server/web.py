@@ -22,11 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
+from prometheus_client import CONTENT_TYPE_LATEST
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
 INDEX = "index.html"
-METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+METRICS_CONTENT_TYPE = CONTENT_TYPE_LATEST
 METHODS = ("GET", "HEAD")
 STATIC_CACHE_CONTROL = "no-cache"
 

@@ -125,7 +125,7 @@ async def test_a_client_paced_by_the_servers_limits_is_never_rate_limited(arena_
     async with ArenaClient(arena.url) as client:
         times = await asyncio.gather(*(client.ping() for _ in range(30)))
     assert len(times) == 30
-    assert arena.hub.metrics.errors[ErrorCode.RATE_LIMITED.value] == 0
+    assert arena.hub.metrics.registry.get_sample_value("arena_errors_total", {"code": ErrorCode.RATE_LIMITED.value}) == 0
 
 
 async def test_an_unpaced_burst_gets_rate_limited_on_the_requests_the_server_dropped(arena_factory: ServerFactory) -> None:
@@ -134,7 +134,9 @@ async def test_an_unpaced_burst_gets_rate_limited_on_the_requests_the_server_dro
         outcomes = await asyncio.gather(*(client.ping() for _ in range(8)), return_exceptions=True)
     refused = [outcome for outcome in outcomes if isinstance(outcome, BaseException)]
     assert refused and all(isinstance(outcome, RateLimited) for outcome in refused)
-    assert len(refused) == arena.hub.metrics.errors[ErrorCode.RATE_LIMITED.value]
+    assert len(refused) == arena.hub.metrics.registry.get_sample_value(
+        "arena_errors_total", {"code": ErrorCode.RATE_LIMITED.value}
+    )
     assert any(isinstance(outcome, int) for outcome in outcomes)
 
 

@@ -181,22 +181,17 @@ async def test_a_race_game_is_analysed_only_after_the_race(memory_arena: ArenaSe
 async def test_races_are_counted_in_the_metrics(memory_arena: ArenaServer) -> None:
     (host, friend), created = await _lobby(memory_arena, "ann", "bob")
     race_id = created.race.race_id
-    lines = memory_arena.hub.render_metrics().splitlines()
-    assert 'arena_races{phase="lobby"} 1' in lines and 'arena_race_events_total{event="created"} 1' in lines
+    sample = memory_arena.hub.metrics.registry.get_sample_value
+    assert sample("arena_races", {"phase": "lobby"}) == 1 and sample("arena_race_events_total", {"event": "created"}) == 1
     games = await _started(host, friend, race_id)
     for client in (host, friend):
         await client.request(ts.Resign, game_id=games[client.player_id])
     await race_event(host, "finished", race_id)
-    lines = memory_arena.hub.render_metrics().splitlines()
-    for line in (
-        'arena_race_events_total{event="started"} 1',
-        'arena_race_events_total{event="finished"} 1',
-        'arena_races{phase="finished"} 1',
-    ):
-        assert line in lines, line
+    assert sample("arena_race_events_total", {"event": "started"}) == 1
+    assert sample("arena_race_events_total", {"event": "finished"}) == 1
+    assert sample("arena_races", {"phase": "finished"}) == 1 and sample("arena_races", {"phase": "lobby"}) == 0
     await friend.request(ts.Rematch, race_id=race_id)
-    lines = memory_arena.hub.render_metrics().splitlines()
-    assert 'arena_race_events_total{event="created"} 2' in lines, "a rematch is a race created"
+    assert sample("arena_race_events_total", {"event": "created"}) == 2, "a rematch is a race created"
 
 
 async def test_a_game_left_by_a_start_that_failed_is_discarded_when_its_racer_returns(

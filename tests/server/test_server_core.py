@@ -139,7 +139,7 @@ async def test_a_slow_peer_gets_a_fresh_snapshot_and_then_is_closed(hub: Hub) ->
     for _ in range(hub.settings.send_queue):
         await _say(hub, owner, ts.Move(game_id=game_id, move="draw"))
     assert slow_out.closed_with is not None and slow_out.closed_with[0] == 1013
-    assert hub.metrics.overflows == 2
+    assert hub.metrics.registry.get_sample_value("arena_send_queue_overflows_total") == 2
 
 
 async def test_rate_limited_messages_are_dropped_unread(clock: FakeClock) -> None:

@@ -11,12 +11,15 @@ from typing import AsyncIterator
 import pytest
 from arena_servers import make_settings
 from arena_wire import WireClient
+from prometheus_client import CONTENT_TYPE_LATEST
+from prometheus_client.parser import text_string_to_metric_families
 from redis_server import RedisServer
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from protocol import to_server as ts
 from server.app import ArenaServer
+from server.cli import arena_version
 from server.storage.memory import MemoryStore
 
 HEALTH_CHECK_PATIENCE = 4.5
@@ -58,23 +61,43 @@ async def test_healthz_says_ok(site: ArenaServer) -> None:
     assert (status, body) == (200, b"ok\n")
 
 
-async def test_metrics_count_connections_games_actions_and_errors(site: ArenaServer) -> None:
+async def test_metrics_parse_as_prometheus_text_with_histograms_counters_and_build_info(site: ArenaServer) -> None:
     client = await WireClient.open(site.url)
     await client.hello()
     started, snapshot = await client.new_game(deal=3)
-    await client.request(ts.Move, game_id=started.game_id, move=snapshot.legal[0])
+    moved = await client.request(ts.Move, game_id=started.game_id, move=snapshot.legal[0])
+    undone = await client.request(ts.Undo, game_id=started.game_id)
+    assert moved.type != "error" and undone.type != "error"
     await client.request(ts.Undo, game_id="g_missing")
     status, headers, body = await http_get(site.port, "/metrics")
-    text = body.decode()
-    assert status == 200 and headers["content-type"].startswith("text/plain; version=0.0.4")
-    for line in (
-        "arena_connections 1",
-        "arena_live_games 1",
-        "arena_actions_total 1",
-        'arena_errors_total{code="game_not_found"} 1',
-        "arena_broadcast_seconds_count 1",
-    ):
-        assert line in text.splitlines(), line
+    assert status == 200 and headers["content-type"] == CONTENT_TYPE_LATEST
+    families = {family.name: family for family in text_string_to_metric_families(body.decode())}
+    samples = {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in families.values()
+        for sample in family.samples
+    }
+    assert families["arena_actions"].type == "counter" and samples["arena_actions_total", ()] == 2
+    assert samples["arena_errors_total", (("code", "game_not_found"),)] == 1
+    assert samples["arena_errors_total", (("code", "rate_limited"),)] == 0, "every code is there before its first use"
+    assert samples["arena_send_queue_overflows_total", ()] == 0
+    assert samples["arena_race_events_total", (("event", "created"),)] == 0
+    for name in ("arena_action_seconds", "arena_broadcast_seconds", "arena_broadcast_lag_seconds"):
+        assert families[name].type == "histogram", name
+        buckets = [sample for sample in families[name].samples if sample.name == f"{name}_bucket"]
+        counts = [sample.value for sample in buckets]
+        assert counts == sorted(counts) and buckets[-1].labels["le"] == "+Inf", name
+        assert counts[-1] == samples[f"{name}_count", ()] == 2, name
+        assert 0 <= samples[f"{name}_sum", ()] < 60, name
+    assert samples["arena_action_seconds_sum", ()] > 0
+    for name in ("arena_finish_search_seconds", "arena_analysis_seconds"):
+        assert families[name].type == "histogram" and samples[f"{name}_count", ()] == 0, name
+    gauges = {"arena_connections": 1, "arena_live_games": 1, "arena_watchers": 1, "arena_send_queue_frames": 0}
+    for name, value in gauges.items():
+        assert families[name].type == "gauge" and samples[name, ()] == value, name
+    assert samples["arena_races", (("phase", "lobby"),)] == 0
+    assert samples["arena_build_info", (("version", arena_version()),)] == 1
+    assert samples["process_resident_memory_bytes", ()] > 0 and samples["process_cpu_seconds_total", ()] > 0
     await client.close()
 
 
