@@ -81,8 +81,9 @@ _KEPT: OrderedDict[str, _Kept] = OrderedDict()
 """This worker's rebuilt games by game id, least recently hinted first."""
 
 
-def _background(server: int) -> None:
-    """Worker initializer: yield the CPU to the server process, and end
+def background_worker(server: int) -> None:
+    """Worker initializer (searches here, deal proofs in
+    ``server.secret_deals``): yield the CPU to the server process, and end
     when the server process does.  A server that is killed (SIGKILL, an
     out-of-memory kill) never shuts its pool down, and a worker blocked
     on its queue would otherwise outlive it for ever."""
@@ -183,7 +184,7 @@ class SearchPool:
         executor = self._executors[index]
         if executor is None:
             executor = self._executors[index] = ProcessPoolExecutor(
-                1, mp_context=multiprocessing.get_context("spawn"), initializer=_background, initargs=(os.getpid(),)
+                1, mp_context=multiprocessing.get_context("spawn"), initializer=background_worker, initargs=(os.getpid(),)
             )
         self._busy[index] += 1
         try:

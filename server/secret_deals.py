@@ -29,6 +29,7 @@ import asyncio
 import hashlib
 import hmac
 import multiprocessing
+import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +37,7 @@ from typing import Any
 import engine
 from engine.solver.driver import solve
 from engine.solver.search import WON
+from server.searches import background_worker
 
 SEED_BYTES = 8
 """64 secret bits: the generator's whole seed."""
@@ -107,6 +109,8 @@ class DealProver:
     The pool starts with the first proof (a server that never deals a
     ranked game starts no process) and uses ``spawn``: forking a process
     that runs an event loop and threads copies locks in unknown states.
+    Its workers run at a lower CPU priority and end with the server, as
+    the search workers do (``server.searches.background_worker``).
     """
 
     _proven: dict[tuple[Any, ...], ProvenDeal] = {}
@@ -133,7 +137,10 @@ class DealProver:
 
     async def _search(self, key: tuple[Any, ...], game_id: str, options: dict[str, Any], secret: str, label: str) -> ProvenDeal:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
+            self._pool = ProcessPoolExecutor(
+                self.workers, mp_context=multiprocessing.get_context("spawn"),
+                initializer=background_worker, initargs=(os.getpid(),),
+            )
         loop = asyncio.get_running_loop()
         proven = await loop.run_in_executor(
             self._pool, prove, game_id, dict(options), secret, label, self.budget, self.attempts
