@@ -65,11 +65,19 @@ if not __package__:
     sys.path.pop(0)
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import msgpack  # noqa: E402
-from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
-from websockets.exceptions import ConnectionClosed, InvalidStatus  # noqa: E402
+import msgpack
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from bench.server import CLIENT_OPTIONS, close_all, new_game, paced_round_trips, percentile, request, stop  # noqa: E402
+from bench.server import (
+    CLIENT_OPTIONS,
+    close_all,
+    new_game,
+    paced_round_trips,
+    percentile,
+    request,
+    stop,
+)
 
 P99_RATIO_TARGET = 1.10
 PLAYERS_PER_ADDRESS = 25
@@ -108,7 +116,7 @@ async def connect_from(url: str, address: str, receive_buffer: int | None = None
 
 
 def start_server(log_path: Path) -> tuple[subprocess.Popen[str], str, Any]:
-    log = open(log_path, "w", encoding="utf-8")
+    log = open(log_path, "w", encoding="utf-8")  # noqa: SIM115 (closed by run, after the server stops)
     process = subprocess.Popen(
         [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1", "--port", "0"],
         stdout=subprocess.PIPE,
@@ -157,7 +165,7 @@ async def flooder(url: str, until: float, tally: dict[str, Any]) -> None:
                 code = "?"
             tally["refused"][f"{status} {code}"] += 1
             continue
-        except (OSError, asyncio.TimeoutError) as failure:
+        except (TimeoutError, OSError) as failure:
             tally["refused"][type(failure).__name__] += 1
             await asyncio.sleep(0.01)
             continue
