@@ -17,6 +17,7 @@ from typing import Any, AsyncIterator, Callable
 import pytest
 from arena_servers import make_settings
 from arena_wire import WireClient
+from storage_backends import ManualClock
 from websockets.exceptions import InvalidStatus
 
 from client import ArenaClient, CannotConnect, TooManyConnections, TooManyIdentities
@@ -31,16 +32,6 @@ OTHER_ADDRESS = ("127.0.0.2", 0)
 SETTLE_SECONDS = 5.0
 """A liveness bound on the server noticing a closed connection (real
 latencies are milliseconds)."""
-
-
-class ManualClock:
-    """A monotonic clock that moves only when a test says so."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ import pytest
 from arena_positions import NEARLY_WON_KLONDIKE, REPAIRS, broken_deck_two_halves_left
 from arena_servers import make_settings
 from arena_wire import WireClient
+from storage_backends import ManualClock
 
 import engine
 import engine.solver.analysis
@@ -26,23 +27,13 @@ from server.storage.base import Action, SessionHeader
 from server.storage.memory import MemoryStore
 
 
-class Clock:
-    """A monotonic clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-async def pool_server(clock: Clock) -> AsyncIterator[ArenaServer]:
+async def pool_server(clock: ManualClock) -> AsyncIterator[ArenaServer]:
     settings = make_settings(search_workers=2, hint_burst=3, hint_rate=0.5)
     async with ArenaServer(settings, store=MemoryStore(), monotonic=clock) as running:
         yield running
@@ -100,7 +91,7 @@ async def test_hints_finishes_and_analyses_are_searched_in_worker_processes(
     assert workers and os.getpid() not in workers
 
 
-async def test_a_hint_from_the_pool_is_the_hint_the_game_gives_in_one_process(player: WireClient, clock: Clock) -> None:
+async def test_a_hint_from_the_pool_is_the_hint_the_game_gives_in_one_process(player: WireClient, clock: ManualClock) -> None:
     """A worker rebuilds the game from its log, history and the previous
     hint's plan included: the same game played here, asked at the same
     points, hints the same moves (two workers: a game keeps to one).  The
@@ -129,7 +120,7 @@ async def test_a_hint_from_the_pool_is_the_hint_the_game_gives_in_one_process(pl
 
 
 async def test_the_hint_rate_refuses_past_the_burst_changes_nothing_and_refills(
-    pool_server: ArenaServer, player: WireClient, clock: Clock
+    pool_server: ArenaServer, player: WireClient, clock: ManualClock
 ) -> None:
     """``hint_burst`` 3, ``hint_rate`` 0.5 a second, on a clock that stands
     still until the test moves it; the limit is the player's, not the
@@ -150,7 +141,7 @@ async def test_the_hint_rate_refuses_past_the_burst_changes_nothing_and_refills(
     assert (await player.request(ts.Hint, game_id=games[1])).code == ErrorCode.UNAVAILABLE
 
 
-async def test_a_closed_server_stops_its_worker_processes(clock: Clock) -> None:
+async def test_a_closed_server_stops_its_worker_processes(clock: ManualClock) -> None:
     async with ArenaServer(make_settings(), store=MemoryStore(), monotonic=clock) as running:
         await _hint_in_a_new_game(running.url)
         workers = set(running.hub.assists.searches.pids)
