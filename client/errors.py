@@ -76,7 +76,8 @@ class IllegalMove(ArenaError):
 
 
 class Unavailable(ArenaError):
-    """Undo, redo, hint, finish or analyse refused; ``reason`` says why."""
+    """Undo, redo, hint, finish, analyse or a daily practice game refused;
+    ``reason`` says why."""
 
 
 class GameNotFound(ArenaError):

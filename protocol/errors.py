@@ -56,9 +56,9 @@ class ErrorCode(StrEnum):
     )
     UNAVAILABLE = (
         "unavailable",
-        "Undo, redo, hint, finish or analyse refused; reason says why (nothing_to_undo, nothing_to_redo, "
-        "undo_limit, hint_limit, assist_disabled, finish_not_offered, halves_unrepaired, no_finish_path, "
-        "game_live, deal_secret, analysis_busy, hint_rate).",
+        "Undo, redo, hint, finish, analyse or a daily practice game refused; reason says why (nothing_to_undo, "
+        "nothing_to_redo, undo_limit, hint_limit, assist_disabled, finish_not_offered, halves_unrepaired, "
+        "no_finish_path, game_live, deal_secret, analysis_busy, hint_rate, ranked, ranked_first).",
     )
     GAME_NOT_FOUND = (
         "game_not_found",
