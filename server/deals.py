@@ -1,29 +1,25 @@
-"""Which deal number a new game gets.
+"""Which deal number a casual game gets.
 
-This module is the one place that turns ``"random"``, ``"winnable"``,
-``"daily"`` (and WordLink's Vegas mode, "a preset Vegas deal with Vegas
-scoring") into a number.  ``winnable``, ``daily`` and Vegas draw from
-the verified pools (``server.pools``): deals whose winning move list ships
-in ``engine/data`` and is replayed by the tests.  A game and options with
-no pool get no such deal (``bad_option``) rather than an unproven one.
+This module is the one place that turns ``"random"``, ``"winnable"``
+(and WordLink's Vegas mode, "a preset Vegas deal with Vegas scoring")
+into a number.  ``winnable`` and Vegas draw from the verified pools
+(``server.pools``): deals whose winning move list ships in
+``engine/data`` and is replayed by the tests.  A game and options with no
+pool get no such deal (``bad_option``) rather than an unproven one.
 Vegas presets are a documented subset of WordLink's pool
 (``engine.solver.pools.vegas_presets``).
 
-The daily deal is keyed: ``daily_pick`` is an HMAC of (game, variant,
-UTC date) under a secret (``Settings.daily_secret``, or one generated once
-and kept in the store with ``store.setting`` so every process agrees), so
-the code alone does not tell tomorrow's deal.  ``server.daily`` fixes each
-day's pick with a commitment and asks for it; ``choose_deal`` refuses
-``"daily"`` so that no path can skip the commitment.
+The daily deal is no number: it is a secret seed (``server.secret_deals``,
+fixed with its commitment by ``server.daily``), so ``choose_deal``
+refuses ``"daily"`` and no path can skip the commitment.  The secret
+behind every ranked seed is ``daily_secret``'s (``Settings.daily_secret``,
+or one generated once and kept in the store so every process agrees).
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import secrets
 from dataclasses import dataclass
-from datetime import date
 from typing import Any, Sequence
 
 from engine import Game
@@ -43,7 +39,7 @@ class DealChoice:
 
 
 def pool_for(game_cls: type[Game], options: dict[str, Any], kind: str) -> tuple[Sequence[int], bool]:
-    """The deals to draw ``kind`` ("winnable", "daily", "vegas") from for a
+    """The deals to draw ``kind`` ("winnable", "vegas") from for a
     game with these options, and whether they are verified (always, now:
     only certified deals are in a pool)."""
     return verified_deals(game_cls.id, options, "vegas" if kind == "vegas" else "winnable"), True
@@ -55,14 +51,6 @@ def _wants_vegas(options: dict[str, Any]) -> bool:
 
 def random_deal(game_cls: type[Game]) -> int:
     return game_cls.FIRST_DEAL + secrets.randbelow(game_cls.LAST_DEAL - game_cls.FIRST_DEAL + 1)
-
-
-def daily_pick(secret: str, game_id: str, variant: str, day: date, pool: Sequence[int]) -> int:
-    """The pool's deal for ``day``: an HMAC under ``secret``, so without the
-    secret the code does not tell it.  ``pool`` must not be empty."""
-    message = f"{game_id}/{variant}/{day.isoformat()}".encode()
-    digest = hmac.new(secret.encode(), message, hashlib.sha256).digest()
-    return pool[int.from_bytes(digest[:8], "big") % len(pool)]
 
 
 async def daily_secret(store: Store, configured: str | None) -> str:
