@@ -901,26 +901,27 @@ class Hub:
         forget_records(self.store)
         for room in list(self.rooms.values()):
             async with room.lock:
-                loaded = await self.store.load_session(room.game_id)
-                if loaded is not None:
-                    room.session = Session.replay(*loaded)
-                    self.broadcast(room, room.snapshot(self.clock()))
-                    self._tell_followers(room)
-                    continue
-                lost = tc.Error(
-                    code=ErrorCode.GAME_NOT_FOUND, message="this game was lost with the server's store",
-                    reason=None, game_id=room.game_id,
-                )
-                for peer in [*room.watchers, *room.followers]:
-                    peer.watching.discard(room.game_id)
-                    self.send(peer, lost)
-                room.watchers.clear()
-                room.followers.clear()
-                self._drop_delayed(room.game_id)
-                if self.rooms.get(room.game_id) is room:
-                    del self.rooms[room.game_id]
-                    self.relay.unfollow(room.game_id)
+                try:
+                    await self._reload(room)
+                except Refusal:
+                    self._drop_lost(room)
         await self.races.store_replaced()
+
+    def _drop_lost(self, room: Room) -> None:
+        """Forget a room whose game the store no longer has, telling its watchers."""
+        lost = tc.Error(
+            code=ErrorCode.GAME_NOT_FOUND, message="this game was lost with the server's store",
+            reason=None, game_id=room.game_id,
+        )
+        for peer in [*room.watchers, *room.followers]:
+            peer.watching.discard(room.game_id)
+            self.send(peer, lost)
+        room.watchers.clear()
+        room.followers.clear()
+        self._drop_delayed(room.game_id)
+        if self.rooms.get(room.game_id) is room:
+            del self.rooms[room.game_id]
+            self.relay.unfollow(room.game_id)
 
     async def drain(self, timeout: float) -> bool:
         """Refuse new requests and wait up to ``timeout`` for those in
