@@ -116,12 +116,14 @@ class RaceDealStock:
             return ProvenDeal(data["seed"], data["attempt"], tuple(data["line"]))
         return await self._prove(game_id, options)
 
-    def fill_soon(self, game_id: str, options: dict[str, Any]) -> None:
-        """Top the variant's stock up in the background (once at a time)."""
+    def fill_soon(self, game_id: str, options: dict[str, Any]) -> asyncio.Task[None]:
+        """Top the variant's stock up in the background (once at a time);
+        the task doing it, for whoever wants to know when it is full."""
         name = stock_name(game_id, variant_of(engine.game_class(game_id), options))
         running = self._filling.get(name)
         if running is None or running.done():
-            self._filling[name] = asyncio.create_task(self._fill(name, game_id, options), name=f"fill {name}")
+            running = self._filling[name] = asyncio.create_task(self._fill(name, game_id, options), name=f"fill {name}")
+        return running
 
     async def _fill(self, name: str, game_id: str, options: dict[str, Any]) -> None:
         try:

@@ -1,0 +1,47 @@
+"""The stock of secret race deals (``server.keeper.RaceDealStock``): filled
+ahead with proven deals, each taken once, topped up after a take, and a
+deal proven on the spot when the stock is empty."""
+
+from __future__ import annotations
+
+from typing import AsyncIterator
+
+import pytest
+from arena_races import race_settings
+
+from server.keeper import RaceDealStock, stock_name
+from server.secret_deals import DealProver, replays_to_win
+from server.storage.memory import MemoryStore
+
+WORDLINK = ("klondike", {"draw": 1})
+STOCK = stock_name("klondike", "draw=1,scoring=standard")
+
+
+@pytest.fixture
+async def prover() -> AsyncIterator[DealProver]:
+    settings = race_settings()
+    proving = DealProver(1, settings.deal_proof_nodes, settings.deal_proof_attempts)
+    yield proving
+    proving.close()
+
+
+async def test_a_stock_is_filled_taken_once_and_topped_up(prover: DealProver) -> None:
+    store = MemoryStore()
+    stock = RaceDealStock(store, race_settings(race_deal_stock=2), prover)
+    await stock.fill_soon(*WORDLINK)
+    assert await store.stock_size(STOCK) == 2
+    first, second = await stock.take(*WORDLINK), await stock.take(*WORDLINK)
+    assert first.seed != second.seed, "each stocked deal has a label of its own"
+    assert all(replays_to_win("klondike", {"draw": 1}, deal.seed, deal.line) for deal in (first, second))
+    await stock.fill_soon(*WORDLINK)
+    assert await store.stock_size(STOCK) == 2, "taking tops the stock up again"
+    await stock.close()
+
+
+async def test_an_empty_stock_proves_a_deal_on_the_spot(prover: DealProver) -> None:
+    store = MemoryStore()
+    stock = RaceDealStock(store, race_settings(race_deal_stock=0), prover)
+    deal = await stock.take(*WORDLINK)
+    assert replays_to_win("klondike", {"draw": 1}, deal.seed, deal.line)
+    assert await store.stock_size(STOCK) == 0
+    await stock.close()
