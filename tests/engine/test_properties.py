@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 import engine
 from engine.cards import CODE
-from engine.game import Game
+from engine.game import SAFE_INTEGER, Game
 
 GAME_IDS = sorted(engine.GAMES)
 
@@ -171,6 +171,33 @@ def test_unknown_games_and_options_name_the_valid_choices() -> None:
         engine.new_game("klondike", colour="blue")
     with pytest.raises(engine.BadOption, match="1, 3"):
         engine.new_game("klondike", draw=2)
+
+
+def test_open_integer_options_stop_at_the_safe_integer_and_quote_refusals_short() -> None:
+    assert engine.new_game("klondike", undo_limit=SAFE_INTEGER).options["undo_limit"] == SAFE_INTEGER
+    with pytest.raises(engine.BadOption, match=f"from 0 to {SAFE_INTEGER} or none"):
+        engine.new_game("klondike", undo_limit=SAFE_INTEGER + 1)
+    with pytest.raises(engine.BadOption) as refused:
+        engine.new_game("klondike", draw="x" * 1000)
+    assert len(str(refused.value)) < 100
+
+
+def test_new_game_options_never_clash_with_its_own_parameters() -> None:
+    assert engine.new_game("klondike", deal=7).deal == 7
+    with pytest.raises(engine.BadOption, match="no option 'deal'"):
+        engine.new_game("klondike", 5, deal=3)
+    with pytest.raises(engine.BadOption, match="no option 'game_id'"):
+        engine.new_game("klondike", 5, game_id="chequers")
+
+
+def test_a_seeded_game_restarts_to_the_layout_of_its_seed() -> None:
+    seed = (1 << 64) - 1
+    game = engine.seeded_game("klondike", seed, draw=3)
+    start = game.position
+    assert start == game.layout_of_seed(seed) != engine.new_game("klondike", 1, draw=3).position
+    game.play(game.legal_moves()[0])
+    game.restart()
+    assert game.position == start
 
 
 def test_the_engine_imports_no_io_library() -> None:
