@@ -1,4 +1,5 @@
-"""A small real WebSocket client for the server tests.
+"""A small real WebSocket client for the server tests, and one raw HTTP
+exchange on the same port.
 
 It speaks either subprotocol through the real ``websockets`` client,
 keeps every frame it receives (raw and decoded, in order), and matches
@@ -132,3 +133,24 @@ class Mirror:
 def json_frame(data: Any) -> bytes:
     """Encode any object the way a JSON client would (for malformed-input tests)."""
     return JSON.encode_data(data)
+
+
+async def http_exchange(
+    port: int, request_line: str, *headers: str, unique: bool = False
+) -> tuple[int, dict[str, str], bytes]:
+    """One raw HTTP/1.1 request on its own connection, byte for byte what is
+    sent (no client-side path cleaning); status, headers, body.  ``unique``:
+    assert that no header is repeated (a 426 sends two ``Connection``s; the
+    dict keeps the last)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write("\r\n".join([request_line, "Host: arena", *headers, "", ""]).encode())
+    await writer.drain()
+    data = await reader.read()
+    writer.close()
+    await writer.wait_closed()
+    head, _, body = data.partition(b"\r\n\r\n")
+    status_line, *header_lines = head.decode().split("\r\n")
+    names = [line.partition(":")[0].strip().lower() for line in header_lines]
+    assert not unique or len(names) == len(set(names)), f"repeated headers: {header_lines}"
+    fields = {name.strip().lower(): value.strip() for name, _, value in (line.partition(":") for line in header_lines)}
+    return int(status_line.split()[1]), fields, body

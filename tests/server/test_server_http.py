@@ -10,7 +10,7 @@ from typing import AsyncIterator
 
 import pytest
 from arena_servers import make_settings
-from arena_wire import WireClient
+from arena_wire import WireClient, http_exchange
 from prometheus_client import CONTENT_TYPE_LATEST
 from prometheus_client.parser import text_string_to_metric_families
 from redis_server import RedisServer
@@ -29,19 +29,9 @@ health check's own timeout at work; far more than it needs (0.2 s)."""
 
 async def http_get(port: int, path: str) -> tuple[int, dict[str, str], bytes]:
     """One raw HTTP/1.1 GET, byte for byte what is sent (no client-side path cleaning)."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.write(f"GET {path} HTTP/1.1\r\nHost: arena\r\n\r\n".encode())
-    await writer.drain()
-    data = await reader.read()
-    writer.close()
-    await writer.wait_closed()
-    head, _, body = data.partition(b"\r\n\r\n")
-    status_line, *header_lines = head.decode().split("\r\n")
-    names = [line.partition(":")[0].lower() for line in header_lines]
-    assert len(names) == len(set(names)), f"repeated headers: {header_lines}"
-    headers = {name.lower(): value.strip() for name, _, value in (line.partition(":") for line in header_lines)}
+    status, headers, body = await http_exchange(port, f"GET {path} HTTP/1.1", unique=True)
     assert int(headers["content-length"]) == len(body)
-    return int(status_line.split()[1]), headers, body
+    return status, headers, body
 
 
 @pytest.fixture
