@@ -22,7 +22,6 @@ import argparse
 import statistics
 import sys
 import time
-from importlib import resources
 from typing import Any
 
 if not __package__:
@@ -31,7 +30,8 @@ if not __package__:
     sys.path.pop(0)
 
 import engine  # noqa: E402
-from engine.solver.pools import VARIANTS, deal_numbers  # noqa: E402
+from engine.solver.pools import VARIANTS  # noqa: E402
+from server.pools import verified_deals  # noqa: E402
 
 TARGET = 0.95
 ENDINGS = ("won", "lost", "stuck", "capped")
@@ -39,8 +39,7 @@ ENDINGS = ("won", "lost", "stuck", "capped")
 
 def sample(variant: str, count: int) -> list[int]:
     """The first ``count`` deal numbers of ``variant``'s verified pool."""
-    source = resources.files("engine") / "data" / f"{variant}.txt"
-    return deal_numbers(source.read_text(encoding="utf-8"))[:count]
+    return verified_deals(*VARIANTS[variant])[:count]
 
 
 def follow(game: engine.Game, max_moves: int) -> tuple[str, int, float]:
