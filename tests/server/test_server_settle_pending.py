@@ -1,0 +1,47 @@
+"""``settle_pending``, the start-up sweep of open outboxes: a game's end
+left open is settled once; an outbox whose log does not end the game, or
+a store that cannot be asked, is logged and left for the next sweep."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from arena_servers import make_settings
+
+from server.records import settle_pending
+from server.storage.base import Action, SessionHeader, StorageUnavailable
+from server.storage.memory import MemoryStore
+
+
+def _header(game_id: str) -> SessionHeader:
+    return SessionHeader(game_id=game_id, game="klondike", deal=3, options={"draw": 1}, owner="p_1", created_ms=0)
+
+
+async def test_an_end_left_open_is_settled_once() -> None:
+    store = MemoryStore()
+    await store.create_session(_header("g_ended"))
+    await store.append("g_ended", 0, Action("resign", "", 1_000), ends=True)
+    assert await settle_pending(store, make_settings()) == 1
+    assert await store.open_finishes() == []
+    assert await settle_pending(store, make_settings()) == 0
+
+
+async def test_an_outbox_whose_log_does_not_end_the_game_is_left_open(caplog: pytest.LogCaptureFixture) -> None:
+    store = MemoryStore()
+    await store.create_session(_header("g_playing"))
+    await store.append("g_playing", 0, Action("move", "draw", 1_000), ends=True)
+    with caplog.at_level(logging.WARNING, logger="arena.records"):
+        assert await settle_pending(store, make_settings()) == 0
+    assert "g_playing is open but its log does not end the game" in caplog.text
+    assert await store.open_finishes() == ["g_playing"]
+
+
+async def test_a_store_that_cannot_list_open_outboxes_settles_nothing(caplog: pytest.LogCaptureFixture) -> None:
+    class Unreachable(MemoryStore):
+        async def open_finishes(self, limit: int = 100) -> list[str]:
+            raise StorageUnavailable("Redis is down")
+
+    with caplog.at_level(logging.WARNING, logger="arena.records"):
+        assert await settle_pending(Unreachable(), make_settings()) == 0
+    assert "could not look for unsettled game ends: Redis is down" in caplog.text
