@@ -130,6 +130,24 @@ def test_a_view_without_hidden_cards_is_its_own_only_determinization() -> None:
     assert hint_from_view(view) == str(hint_for_view(game))
 
 
+def test_a_won_game_gets_no_hint_from_either_entry_point() -> None:
+    game = broken_deck_near_win()
+    found = solve(game, budget=2_000, prove=False)
+    assert found.result == WON
+    for move in found.moves:
+        game.play(move)
+    assert game.status == engine.WON
+    assert hint_for_view(game) is None
+    assert hint_from_view(public(game.view())) is None
+
+
+def test_a_view_hiding_more_cards_than_are_unseen_is_refused() -> None:
+    view = public(engine.new_game("klondike", 5, draw=1).view())
+    view["piles"]["s"]["down"] += 1
+    with pytest.raises(ValueError, match="hides 46 cards but 45 are unseen"):
+        determinizations(model_game(view), view)
+
+
 def test_hint_from_view_never_leads_back_to_a_view_already_seen() -> None:
     """With the views after every legal move but one given as seen, that
     one move is the only hint left."""
