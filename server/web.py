@@ -37,6 +37,7 @@ class StaticFile:
     path: Path
     content_type: str
     etag: str
+    size: int
 
 
 def etag_matches(if_none_match: str | None, etag: str) -> bool:
@@ -64,7 +65,7 @@ def find_static(root: Path, url_path: str) -> StaticFile | None:
     content_type = mimetypes.guess_type(candidate.name)[0] or "application/octet-stream"
     if content_type.startswith("text/") or content_type in ("application/javascript", "application/json"):
         content_type += "; charset=utf-8"
-    return StaticFile(candidate, content_type, etag)
+    return StaticFile(candidate, content_type, etag, status.st_size)
 
 
 def respond(connection: ServerConnection, status: int, body: bytes | str, content_type: str) -> Response:
@@ -88,7 +89,7 @@ async def static_response(connection: ServerConnection, request: Request, found:
     elif request.method == "HEAD":
         response = respond(connection, 200, b"", found.content_type)
         del response.headers["Content-Length"]
-        response.headers["Content-Length"] = str(found.path.stat().st_size)
+        response.headers["Content-Length"] = str(found.size)
     else:
         response = respond(connection, 200, await asyncio.to_thread(found.path.read_bytes), found.content_type)
     response.headers["ETag"] = found.etag
