@@ -43,7 +43,7 @@ from .feed import Updates
 from .mirror import GameMirror
 from .race_mirror import RaceMirror, RaceUpdate
 from .race_text import deal_text, invite_text, race_lines, racer_line, results_lines
-from .reveal import race_reveal_problems
+from .reveal import race_reveal_problems, verdict
 from .terminal import HELP, Console, InputLines, come_back, refusal_text, run_command, server_flag
 
 RACE_HELP = """\
@@ -249,9 +249,8 @@ class RaceSession:
     def _tell_results(self, info: tc.RaceInfo) -> None:
         self.console.say(f"the race is over ({deal_text(info)})")
         if info.seed is not None:
-            problems = race_reveal_problems(info)
-            verdict = "; ".join(problems) if problems else "verified: commitment, layout from the seed, winning line replayed"
-            self.console.say(f"its secret deal is revealed: seed {info.seed}, nonce {info.nonce}: {verdict}")
+            checked = verdict(race_reveal_problems(info))
+            self.console.say(f"its secret deal is revealed: seed {info.seed}, nonce {info.nonce}: {checked}")
         for line in results_lines(info.results or []):
             self.console.say(line)
         if self.client.player_id in {racer.player_id for racer in info.racers}:

@@ -37,6 +37,11 @@ def race_reveal_problems(info: tc.RaceInfo) -> list[str]:
     return _problems(info.game, info.options, info.seed, info.nonce, info.line, info.commitment, race_proof(info))
 
 
+def verdict(problems: list[str]) -> str:
+    """A reveal's problems as one line, or what was checked when there are none."""
+    return "; ".join(problems) if problems else "verified: commitment, layout from the seed, winning line replayed"
+
+
 def _problems(
     game_id: str, options: dict[str, object], seed: str | None, nonce: str | None, line: list[str] | None,
     promised: str | None, proof: str,

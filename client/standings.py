@@ -15,7 +15,7 @@ from typing import Any
 
 from .connection import ArenaClient
 from .race_text import daily_lines, leaderboard_lines, records_lines
-from .reveal import reveal_problems
+from .reveal import reveal_problems, verdict
 from .terminal import Console
 
 
@@ -64,8 +64,7 @@ async def daily(
     for deal in info.deals:
         problems = reveal_problems(deal)
         failed += bool(problems)
-        verdict = "; ".join(problems) if problems else "verified: commitment, layout from the seed, winning line replayed"
-        console.say(f"{deal.title} {deal.variant}: {verdict}")
+        console.say(f"{deal.title} {deal.variant}: {verdict(problems)}")
     return 1 if failed or not info.deals else 0
 
 
