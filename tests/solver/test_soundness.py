@@ -22,6 +22,7 @@ from collections.abc import Callable, Hashable
 
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
+from solver.positions import play_all
 
 import engine
 from engine.cards import make_card
@@ -98,9 +99,7 @@ def sound_search(game: Game, start: Position) -> Solution:
 
 def replays_to_won(game: Game, start: Position, found: Solution) -> bool:
     game.load_position(start)
-    for move in found.moves:
-        game.play(str(move))
-    return game.status == "won"
+    return play_all(game, found.moves) == "won"
 
 
 def check(game: Game, start: Position, canon: Canon = exact, cap: int = PLAIN_CAP) -> None:
