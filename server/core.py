@@ -414,7 +414,7 @@ class Hub:
         header = SessionHeader(
             game_id=game_id,
             game=game_cls.id,
-            deal=game.deal,
+            deal=choice.number,
             options=dict(game.options),
             owner=player.player_id,
             created_ms=now,

@@ -150,8 +150,9 @@ def analysis_job(header: SessionHeader, line: list[str], budget: int) -> Answer:
     """Where the game of ``header`` played along ``line`` stopped being
     winnable (``engine.solver.analyse``, ``budget`` nodes per position)."""
     started = time.perf_counter()
-    start = build_game(header).position if header.position is not None or header.seed is not None else None
-    analysis: Analysis = analyse(header.game, header.deal, header.options, line, budget, start)
+    dealt = build_game(header)
+    start = dealt.position if header.position is not None or header.seed is not None else None
+    analysis: Analysis = analyse(header.game, dealt.deal, header.options, line, budget, start)
     return _answer(started, analysis)
 
 
