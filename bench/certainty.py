@@ -27,6 +27,7 @@ if not __package__:
 
 import engine  # noqa: E402
 from engine.game import Game  # noqa: E402
+from engine.games.klondike import STOCK, WASTE  # noqa: E402
 from engine.solver import analyse  # noqa: E402
 from server.settings import Settings  # noqa: E402
 
@@ -43,7 +44,7 @@ def heuristic_line(game: Game, chooser: random.Random) -> list[str]:
     while game.status == "playing" and len(line) < MOVE_CAP:
         legal = game.legal_moves()
         useful = [move for move in legal if move.dst and game._hint_order(game.position, move) is not None]
-        talon = len(game.position.piles[0]) + len(game.position.piles[1])
+        talon = len(game.position.piles[STOCK]) + len(game.position.piles[WASTE])
         if useful and (draws_in_a_row > talon or chooser.random() < 0.5):
             move = chooser.choice(useful)
             draws_in_a_row = 0
