@@ -25,18 +25,22 @@ Decisions where the issue is silent:
   a fresh snapshot of each game it watches (and a ``race`` message of each
   race it follows); after ``send_overflows`` overflows it is closed with 1013.
 
-Races and the daily challenge (``server.race_desk``, ``server.daily``):
+Races and the daily challenge (``server.race_desk``, ``server.daily``;
+what ranks and who sees what is ``server.fair_play``'s):
 - A race game (``race_id`` set) follows the race's rules here: nobody
   acts on it or watches it before the countdown ends; while the race
-  runs its owner watches it live, rivals may not watch it (``forbidden``),
-  and everyone else watches a ``DelayedBoard`` (``server.delay``) that
-  stays ``race_spectator_delay_seconds`` behind; when the race ends the
-  delayed watchers catch up and become ordinary watchers.  A race game's
-  ``game_over`` hides the deal while the race runs (rivals play it too).
-- ``new_game`` with ``"daily"`` takes the day's committed deal; the first
-  non-practice attempt per game, variant and day is ranked, later ones
-  are practice.  A ranked win enters the day's leaderboard when the game
-  is recorded.
+  runs its owner watches it live and rivals may not watch it
+  (``forbidden``).  On a secret deal (a ranked race) everyone else gets
+  ``progress`` (``Room.followers``) until the deal is revealed; on a
+  typed number they watch a ``DelayedBoard`` (``server.delay``) that
+  stays ``race_spectator_delay_seconds`` behind and catches up when the
+  race ends.  A race game's ``game_over`` hides the deal while the race
+  runs (rivals play it too).
+- ``new_game`` with ``"daily"`` deals the day's committed secret seed;
+  the first non-practice attempt per game, variant and day is ranked,
+  practice waits until it has ended.  Its viewers other than its player
+  get ``progress`` until the day's reveal.  A ranked win enters the day's
+  leaderboard when the game is recorded.
 - ``hello`` with a token also follows the player's unfinished races again.
 """
 
