@@ -1,6 +1,7 @@
 """Solitaire Arena's rules engine: pure, deterministic, free of I/O.
 
-Entry points: ``new_game`` and ``from_text`` to get a ``Game``; ``GAMES``
+Entry points: ``new_game``, ``seeded_game`` (a raw shuffle seed) and
+``from_text`` to get a ``Game``; ``GAMES``
 to list what exists; ``diff`` / ``apply_diff`` to move views over a wire.
 """
 
