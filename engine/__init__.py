@@ -1,8 +1,8 @@
 """Solitaire Arena's rules engine: pure, deterministic, free of I/O.
 
 Entry points: ``new_game``, ``seeded_game`` (a raw shuffle seed) and
-``from_text`` to get a ``Game``; ``GAMES``
-to list what exists; ``diff`` / ``apply_diff`` to move views over a wire.
+``from_text`` to get a ``Game``; ``GAMES`` to list what exists; ``diff`` /
+``apply_diff`` to move views over a wire.
 """
 
 from __future__ import annotations
