@@ -634,12 +634,14 @@ class ArenaClient:
         offset: int = 0,
         limit: int = 10,
         around_me: bool = False,
+        bots: bool = False,
     ) -> tc.LeaderboardPage:
         """A day's leaderboard of one game and variant (``options`` pick
-        it, e.g. ``{"draw": 3}``); ``page.me`` is your own entry."""
+        it, e.g. ``{"draw": 3}``); ``page.me`` is your own entry.
+        ``bots``: the bots' board (bots declared in ``hello`` rank apart)."""
         when = day.isoformat() if isinstance(day, date) else day
         request = ts.Leaderboard(
-            game=game, options=options or {}, date=when, offset=offset, limit=limit, around_me=around_me
+            game=game, options=options or {}, date=when, offset=offset, limit=limit, around_me=around_me, bots=bots
         )
         return self._expect(await self._call(request), tc.LeaderboardPage)
 

@@ -242,6 +242,7 @@ async def test_daily_lists_todays_commitments_and_a_ranked_win_enters_the_leader
         page = await ann.leaderboard("klondike", {"draw": 1}, today)
         assert [(e.rank, e.name, e.actions) for e in page.entries] == [(1, "ann", len(DEAL_1_DRAW_1_WIN))]
         assert page.me is not None and page.me.rank == 1 and page.date == today.isoformat()
+        assert (await ann.leaderboard("klondike", {"draw": 1}, today, bots=True)).entries == [], "a person ranks apart from bots"
         assert (await ann.leaderboard("klondike", {"draw": 3})).entries == []
         with pytest.raises(BadOption):
             await ann.leaderboard("klondike", {"draw": 2})
