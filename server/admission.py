@@ -39,12 +39,10 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from protocol import ErrorCode
-from server.ratelimit import TokenBucket
+from server.ratelimit import SWEEP_SECONDS, BucketTable
 from server.settings import Settings
 
 SECONDS_PER_HOUR = 3600.0
-SWEEP_SECONDS = 60.0
-"""How often (at most) forgotten addresses are swept out of the tables."""
 UNKNOWN_ADDRESS = "unknown"
 """The address of a connection whose peer is unknown (a Unix socket)."""
 IPV6_PREFIX = 64
@@ -103,10 +101,11 @@ class Admission:
         self.cooldown_seconds = settings.abuse_cooldown_seconds
         self.trusted_header = settings.forwarded_for_header
         self.monotonic = monotonic
+        now = monotonic()
         self.open_connections: dict[str, int] = {}
-        self._identities: dict[str, TokenBucket] = {}
+        self._identities = BucketTable(self.identity_limit, self.identity_limit / SECONDS_PER_HOUR, now)
         self._barred_until: dict[str, float] = {}
-        self._swept = monotonic()
+        self._swept = now
 
     def address(self, peer_host: str | None, forwarded: Sequence[str]) -> str:
         """``client_address`` under this server's trusted header."""
@@ -144,11 +143,9 @@ class Admission:
         """Spend one of ``address``'s new identities, or say when the next is due."""
         now = self.monotonic()
         self._sweep(now)
-        rate = self.identity_limit / SECONDS_PER_HOUR
-        bucket = self._identities.setdefault(address, TokenBucket(self.identity_limit, rate, now))
-        if bucket.take(now):
+        wait = self._identities.take(address, now)
+        if wait is None:
             return None
-        wait = (1 - bucket.tokens) / rate
         return Denial(
             ErrorCode.TOO_MANY_IDENTITIES,
             f"your address has created {self.identity_limit} new players this hour, the most this server allows; "
@@ -169,6 +166,4 @@ class Admission:
             return
         self._swept = now
         self._barred_until = {address: until for address, until in self._barred_until.items() if until > now}
-        self._identities = {
-            address: bucket for address, bucket in self._identities.items() if not bucket.full_at(now)
-        }
+        self._identities.sweep(now)

@@ -55,7 +55,7 @@ from protocol import to_server as ts
 from server.daily import reveals_at
 from server.fair_play import competes
 from server.peer import Peer
-from server.ratelimit import TokenBucket
+from server.ratelimit import BucketTable
 from server.refusal import Refusal, from_engine
 from server.searches import SearchPool, analysis_job, finish_job
 from server.storage.base import Action
@@ -65,8 +65,6 @@ if TYPE_CHECKING:
     from server.room import Room
 
 log = logging.getLogger(__name__)
-SWEEP_SECONDS = 60.0
-"""How often the hint buckets that have filled up again are forgotten."""
 
 
 @dataclass(frozen=True)
@@ -111,8 +109,7 @@ class AssistDesk:
         a hint."""
         self.analysts = SearchPool(hub.settings.analysis_slots)
         self._analyses: set[asyncio.Task[Analysis]] = set()
-        self._hint_buckets: dict[str, TokenBucket] = {}
-        self._swept = hub.monotonic()
+        self._hint_buckets = BucketTable(hub.settings.hint_burst, hub.settings.hint_rate, hub.monotonic())
 
     # ------------------------------------------------------------ hints
 
@@ -126,19 +123,13 @@ class AssistDesk:
 
     def _check_hint_rate(self, room: Room) -> None:
         settings = self.hub.settings
-        now = self.hub.monotonic()
-        if now - self._swept >= SWEEP_SECONDS:
-            self._swept = now
-            self._hint_buckets = {player: bucket for player, bucket in self._hint_buckets.items() if not bucket.full_at(now)}
-        player = room.session.header.owner
-        bucket = self._hint_buckets.setdefault(player, TokenBucket(settings.hint_burst, settings.hint_rate, now))
-        if bucket.take(now):
+        wait = self._hint_buckets.take(room.session.header.owner, self.hub.monotonic())
+        if wait is None:
             return
-        wait = math.ceil((1 - bucket.tokens) / settings.hint_rate)
         raise Refusal(
             ErrorCode.UNAVAILABLE,
             f"hints come at most {settings.hint_rate:g} a second per player ({settings.hint_burst} at once); "
-            f"ask again in {wait} s",
+            f"ask again in {math.ceil(wait)} s",
             reason="hint_rate",
             game_id=room.game_id,
         )

@@ -43,6 +43,40 @@ class TokenBucket:
         return self.tokens + (now - self.updated) * self.rate >= self.capacity
 
 
+SWEEP_SECONDS = 60.0
+"""How often (at most) a ``BucketTable`` forgets the buckets that filled up again."""
+
+
+class BucketTable:
+    """A token bucket per key (a player, a client address), full when its
+    key is first seen.  Buckets that have filled up again are forgotten at
+    most every ``SWEEP_SECONDS`` (a full bucket is what a new key gets
+    anyway), so the table holds only the keys active lately."""
+
+    def __init__(self, capacity: float, rate: float, now: float) -> None:
+        self.capacity = capacity
+        self.rate = rate
+        self._buckets: dict[str, TokenBucket] = {}
+        self._swept = now
+
+    def take(self, key: str, now: float) -> float | None:
+        """Spend one of ``key``'s tokens (None), or say in how many seconds
+        its next one comes."""
+        self.sweep(now)
+        bucket = self._buckets.setdefault(key, TokenBucket(self.capacity, self.rate, now))
+        if bucket.take(now):
+            return None
+        return (1 - bucket.tokens) / self.rate
+
+    def sweep(self, now: float) -> None:
+        """Forget the full buckets, unless the last sweep was less than
+        ``SWEEP_SECONDS`` ago."""
+        if now - self._swept < SWEEP_SECONDS:
+            return
+        self._swept = now
+        self._buckets = {key: bucket for key, bucket in self._buckets.items() if not bucket.full_at(now)}
+
+
 class RateLimiter:
     """The verdict on each incoming message of one connection."""
 

@@ -17,7 +17,7 @@ from protocol import to_server as ts
 from protocol.codec import Codec
 from server.core import Hub
 from server.peer import Peer
-from server.ratelimit import RateLimiter, TokenBucket, Verdict
+from server.ratelimit import BucketTable, RateLimiter, TokenBucket, Verdict
 from server.session import Session
 from server.storage.base import Action, SessionHeader
 from server.storage.memory import MemoryStore
@@ -158,6 +158,17 @@ def test_a_token_bucket_refills_with_time() -> None:
     assert [bucket.take(0.0) for _ in range(3)] == [True, True, False]
     assert bucket.take(0.5) is False and bucket.take(1.0) is True
     assert bucket.take(100.0) and bucket.take(100.0) and not bucket.take(100.0), "capacity caps the refill"
+
+
+def test_a_bucket_table_says_when_the_next_token_comes_and_forgets_only_full_buckets() -> None:
+    table = BucketTable(2, 0.5, now=0.0)
+    assert [table.take("a", 0.0), table.take("a", 0.0), table.take("a", 0.0)] == [None, None, 2.0]
+    assert table.take("b", 0.0) is None, "each key has its own bucket"
+    table.sweep(59.0)
+    assert len(table._buckets) == 2, "no sweep within SWEEP_SECONDS of the last"
+    assert table.take("a", 60.0) is None and table.take("a", 60.0) is None
+    table.sweep(61.0)
+    assert list(table._buckets) == ["a"], "b filled up again and is forgotten; a is not full"
 
 
 def test_strikes_recover_so_an_occasional_burst_is_never_closed() -> None:
