@@ -22,6 +22,7 @@ from websockets.typing import Subprotocol
 
 from client.terminal import Console, run
 from server.cli import arena_version
+from server.commands.serve import store_text
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -75,3 +76,16 @@ def test_the_terminal_client_prints_library_warnings_as_its_own_lines(capsys: py
     assert run(work) == 0
     captured = capsys.readouterr()
     assert captured.out == "note: the server refused the reconnection: bad token\n" and captured.err == ""
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        (None, "in memory"),
+        ("redis://localhost:6379/0", "redis://localhost:6379/0"),
+        ("redis://:s3cret@redis.internal:6379/2", "redis://redis.internal:6379/2"),
+        ("redis+sentinel://arena:s3cret@s1:26379,s2:26379/mymaster", "redis+sentinel://s1:26379,s2:26379/mymaster"),
+    ],
+)
+def test_the_start_up_line_names_the_store_without_its_password(url: str | None, shown: str) -> None:
+    assert store_text(url) == shown
