@@ -15,6 +15,7 @@ from client import (
     Backoff,
     BadOption,
     ClientState,
+    DealSecret,
     Forbidden,
     GameMirror,
     HelloRequired,
@@ -246,6 +247,18 @@ async def test_daily_lists_todays_commitments_and_a_ranked_win_enters_the_leader
         assert (await ann.leaderboard("klondike", {"draw": 3})).entries == []
         with pytest.raises(BadOption):
             await ann.leaderboard("klondike", {"draw": 2})
+
+
+async def test_watching_someone_elses_daily_attempt_before_the_reveal_raises_deal_secret(arena: RestartableServer) -> None:
+    await pin_daily_deal(arena.store, datetime.now(timezone.utc).date())
+    async with ArenaClient(arena.url, name="ann") as ann, ArenaClient(arena.url, identify=False) as stranger:
+        game = await ann.new_game("klondike", deal="daily", options={"draw": 1})
+        await ann.move(game.game_id, DEAL_1_DRAW_1_WIN[0])
+        with pytest.raises(DealSecret) as secret:
+            await stranger.watch(game.game_id)
+        progress = secret.value.progress
+        assert progress.game_id == game.game_id and progress.seq == 1 and progress.actions == 1
+        assert game.game_id not in stranger.games, "no board, so no mirror"
 
 
 async def test_a_race_that_ended_during_an_outage_is_seen_finished_after_the_reconnection(

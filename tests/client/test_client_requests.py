@@ -26,6 +26,7 @@ from client import (
     IllegalMove,
     ProtocolMismatch,
     RateLimited,
+    StaleState,
     Unavailable,
     UnknownGame,
 )
@@ -104,6 +105,16 @@ async def test_refusals_raise_the_class_of_their_code_and_change_nothing(
     with pytest.raises(GameFinished):
         await player.move(game_id, "draw")
     assert game.finished and game.status == "resigned"
+
+
+async def test_a_retry_with_the_first_trys_seq_is_refused_as_stale_and_plays_nothing(player: ArenaClient) -> None:
+    game = await player.new_game("klondike", deal=11)
+    await player.move(game.game_id, "draw", seq=0)
+    with pytest.raises(StaleState) as stale:
+        await player.move(game.game_id, "draw", seq=0)
+    assert stale.value.code == ErrorCode.STALE_STATE and stale.value.game_id == game.game_id
+    assert game.seq == 1 and game.counters["moves"] == 1
+    assert (await player.move(game.game_id, "draw")).seq == 2, "without seq the mirror's is used"
 
 
 async def test_an_unknown_token_is_refused_at_start(arena: RestartableServer) -> None:
