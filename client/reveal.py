@@ -3,9 +3,11 @@
 A daily deal (and a winnable race's) is a secret seed until its reveal;
 the server publishes ``sha256("GAME/VARIANT/DATE/SEED/NONCE")`` (a
 race: ``sha256("race/RACE_ID/SEED/NONCE")``) before anyone plays and,
-after the day (the race), the seed, the nonce and its winning line.  ``reveal_problems`` redoes all three checks a sceptic would: the
-commitment, the layout dealt from the seed by the public generator, and
-the line replayed through the checked engine to a win.  It trusts
+after the day (the race), the seed, the nonce and its winning line.
+``reveal_problems`` (``race_reveal_problems``) redoes all three checks a
+sceptic would: the commitment, the layout dealt from the seed by the
+public generator, and the line replayed through the checked engine to a
+win.  It trusts
 nothing the server says beyond the revealed values themselves.
 """
 
