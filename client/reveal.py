@@ -7,8 +7,8 @@ after the day (the race), the seed, the nonce and its winning line.
 ``reveal_problems`` (``race_reveal_problems``) redoes all three checks a
 sceptic would: the commitment, the layout dealt from the seed by the
 public generator, and the line replayed through the checked engine to a
-win.  It trusts
-nothing the server says beyond the revealed values themselves.
+win.  It trusts nothing the server says beyond the revealed values
+themselves.
 """
 
 from __future__ import annotations
