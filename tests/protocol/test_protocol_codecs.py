@@ -83,6 +83,26 @@ def test_malformed_json_is_explained(frame: str, sentence: str, request_id: obje
     assert error.value.request_id == request_id
 
 
+@pytest.mark.parametrize(
+    ("frame", "sentence", "request_id"),
+    [
+        ('{"type":"new_game","id":3,"game":"klondike","options":{"a":[[[[[[[[1]]]]]]]]}}', "nests deeper than 8", 3),
+        ('{"type":"new_game","id":3,"game":"klondike","deal":9223372036854775808}', "outside signed 64-bit", 3),
+        ('{"type":"new_game","id":3,"game":"klondike","options":{"draw":NaN}}', "NaN or infinite", 3),
+        ('{"type":"hello","id":3,"name":"\\ud800"}', "lone surrogate", 3),
+        ('{"type":"ping","id":"\\ud800"}', "lone surrogate", None),
+        ('{"type":"ping","id":9007199254740992}', "ping.id: Input should be less than or equal to 9007199254740991, or", None),
+    ],
+)
+def test_what_one_codec_could_not_write_back_is_malformed(frame: str, sentence: str, request_id: object) -> None:
+    """``_check_plain``: refused before validation, with the id when it is
+    one a reply can carry."""
+    with pytest.raises(MalformedMessage) as error:
+        JSON.decode(frame)
+    assert sentence in str(error.value)
+    assert error.value.request_id == request_id
+
+
 def test_deeply_nested_frames_are_malformed_not_crashes() -> None:
     with pytest.raises(MalformedMessage):
         JSON.decode("[" * 100_000 + "]" * 100_000)
