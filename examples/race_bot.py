@@ -2,9 +2,9 @@
 
     python examples/race_bot.py CODE [SERVER_URL]
 
-It waits through the lobby and the countdown for its board, plays it with
-the hint loop of ``examples/bot.py``, prints each rival's progress as it
-comes, and the results when the race ends: the race API in a page.
+It declares itself a bot, waits through the lobby and the countdown for
+its board, plays it with the hint loop of ``examples/bot.py``, prints
+each rival's progress and the results when the race ends: the race API.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ async def report(stream: Updates[RaceUpdate], me: str | None) -> None:
 
 async def race_by_hints(url: str, code: str) -> None:
     """Join, play, wait for the others, print the results."""
-    async with ArenaClient(url, name="race-bot") as client:
+    async with ArenaClient(url, name="race-bot", bot=True) as client:
         race = await client.join_race(code)
         host = race.info.host.name if race.info else "?"
         print(f"joined race {race.race_id} hosted by {host}; waiting for the start", flush=True)
