@@ -190,7 +190,8 @@ def _register_standings(subparsers: Any) -> None:
     deals.add_argument("--game", help="only this game")
     deals.add_argument(
         "--verify", action="store_true",
-        help="check each revealed deal: its commitment, its layout from the seed, its winning line (exit 1 if any fails)",
+        help="check each revealed deal: its commitment, its layout from the seed, its winning line "
+        "(exit 1 if any fails, is not revealed yet, or the day has none)",
     )
     _connection_flags(deals)
     deals.set_defaults(handler=_daily)

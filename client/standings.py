@@ -53,7 +53,7 @@ async def daily(
 ) -> int:
     """Print a day's daily deals: commitments, or deals once revealed.
     With ``verify``, check each revealed deal (``client.reveal``): exit
-    status 1 if any fails or is not revealed yet."""
+    status 1 if any fails or is not revealed yet, or the day has none."""
     async with ArenaClient(url, subprotocol=subprotocol, identify=False) as client:
         info = await client.daily(day, game)
     for line in daily_lines(info):

@@ -275,3 +275,9 @@ async def test_arena_daily_prints_a_revealed_deal_with_the_command_that_checks_i
     await arena.store.put_document(RECORD_KIND, wrong_line.key, asdict(wrong_line))
     code, out, _ = await run(*verify)
     assert code == 1 and "of the winning line is illegal" in out, out
+
+
+async def test_arena_daily_verify_fails_on_a_day_with_nothing_to_check(arena: RestartableServer) -> None:
+    day = datetime.now(timezone.utc).date() - timedelta(days=5)
+    code, out, _ = await run("-m", "server.cli", "daily", "--verify", "--date", day.isoformat(), "--server", arena.url)
+    assert code == 1 and "nobody played that day" in out, out
