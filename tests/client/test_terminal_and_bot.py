@@ -6,11 +6,13 @@ from __future__ import annotations
 import asyncio
 import re
 import sys
+from datetime import datetime, timezone
 
 import engine
 import pytest
 from arena_cli import RUN_SECONDS, Running, run
 from arena_positions import REPAIRS, broken_deck_two_halves_left
+from arena_races import pin_daily_deal
 from arena_restart import REPO_ROOT, RestartableServer
 from arena_wire import WireClient
 
@@ -106,6 +108,15 @@ async def test_arena_watch_without_a_game_lists_the_live_games(arena: Restartabl
         code, out, err = await run("-m", "server.cli", "watch", "--server", arena.url, "--json")
     assert code == 0, err
     assert re.search(rf"^{game.game_id} +Lara's Game +lister +playing$", out, re.MULTILINE)
+
+
+async def test_arena_watch_of_someone_elses_secret_daily_attempt_prints_its_progress(arena: RestartableServer) -> None:
+    await pin_daily_deal(arena.store, datetime.now(timezone.utc).date())
+    async with ArenaClient(arena.url, name="ann") as player:
+        game = await player.new_game("klondike", deal="daily", options={"draw": 1})
+        code, out, err = await run("-m", "server.cli", "watch", game.game_id, "--server", arena.url)
+    assert code == 0, err
+    assert f"{game.game_id} is played on a deal that is secret until its reveal: playing, 0 cards home" in out, out
 
 
 @pytest.mark.parametrize("game", ["klondike", "laras-game"])
