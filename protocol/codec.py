@@ -23,13 +23,15 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import Any, TypeVar
 
 import msgpack
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from .to_client import SERVER_MESSAGE, ServerMessage
 from .to_server import CLIENT_MESSAGE, SAFE_INTEGER, ClientMessage
+
+Message = TypeVar("Message")
 
 JSON_SUBPROTOCOL = "arena.v1.json"
 MSGPACK_SUBPROTOCOL = "arena.v1.msgpack"
@@ -58,7 +60,7 @@ def _has_surrogate(text: str) -> bool:
     return False
 
 
-def _refusal(value: Any) -> str | None:
+def _refusal(value: object) -> str | None:
     """Why a scalar cannot travel both ways, or None."""
     if isinstance(value, str) and _has_surrogate(value):
         return "a string holds a lone surrogate (not UTF-8)"
@@ -69,16 +71,16 @@ def _refusal(value: Any) -> str | None:
     return None
 
 
-def _check_plain(data: Any) -> None:
+def _check_plain(data: object) -> None:
     """Raise ``MalformedMessage`` unless ``data`` is plain data both codecs
     carry (see the module docstring); iterative, so depth costs no stack."""
-    pending: list[tuple[Any, int]] = [(data, 0)]
+    pending: list[tuple[object, int]] = [(data, 0)]
     while pending:
         value, depth = pending.pop()
         if isinstance(value, (dict, list)):
             if depth >= MAX_DEPTH:
                 raise MalformedMessage(f"the message nests deeper than {MAX_DEPTH} levels", _readable_id(data))
-            items = [*value.keys(), *value.values()] if isinstance(value, dict) else value
+            items: list[object] = [*value.keys(), *value.values()] if isinstance(value, dict) else value
             pending.extend((item, depth + 1) for item in items)
         elif (problem := _refusal(value)) is not None:
             raise MalformedMessage(problem, _readable_id(data))
@@ -87,7 +89,7 @@ def _check_plain(data: Any) -> None:
 _KINDS = {list: "a list", str: "a string", int: "a number", float: "a number", bool: "a boolean", bytes: "bytes"}
 
 
-def _readable_id(data: Any) -> int | str | None:
+def _readable_id(data: object) -> int | str | None:
     if isinstance(data, dict):
         value = data.get("id")
         if isinstance(value, str) and len(value) <= 64 and not _has_surrogate(value):
@@ -108,7 +110,7 @@ def _short(text: str) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _clip(value: Any) -> str:
+def _clip(value: object) -> str:
     return _short(repr(value))
 
 
@@ -143,14 +145,14 @@ class Codec:
     subprotocol: str
     text: bool
 
-    def _load(self, frame: bytes | str) -> Any:
+    def _load(self, frame: bytes | str) -> object:
         raise NotImplementedError
 
     def encode_data(self, data: Any) -> bytes:
         """The frame for a message already turned into plain data (JSON types)."""
         raise NotImplementedError
 
-    def _parse(self, frame: bytes | str, adapter: TypeAdapter[Any], check: bool = False) -> Any:
+    def _parse(self, frame: bytes | str, adapter: TypeAdapter[Message], check: bool = False) -> Message:
         try:
             data = self._load(frame)
         except (ValueError, RecursionError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as error:
@@ -185,7 +187,7 @@ class JsonCodec(Codec):
     subprotocol = JSON_SUBPROTOCOL
     text = True
 
-    def _load(self, frame: bytes | str) -> Any:
+    def _load(self, frame: bytes | str) -> object:
         return json.loads(frame)
 
     def encode_data(self, data: Any) -> bytes:
@@ -199,13 +201,14 @@ class MsgpackCodec(Codec):
     subprotocol = MSGPACK_SUBPROTOCOL
     text = False
 
-    def _load(self, frame: bytes | str) -> Any:
+    def _load(self, frame: bytes | str) -> object:
         if isinstance(frame, str):
             raise ValueError("MessagePack travels in binary frames, this was a text frame")
         return msgpack.unpackb(frame, raw=False, strict_map_key=True)
 
     def encode_data(self, data: Any) -> bytes:
-        return msgpack.packb(data, use_bin_type=True)
+        packed: bytes = msgpack.packb(data, use_bin_type=True)
+        return packed
 
 
 JSON = JsonCodec()
