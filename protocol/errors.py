@@ -18,7 +18,10 @@ class ErrorCode(StrEnum):
 
     description: str
 
-    def __new__(cls, value: str, description: str) -> ErrorCode:
+    # ``description`` has a default only for the checker: mypy reads a
+    # lookup by value, ``ErrorCode("bad_token")``, as a call of ``__new__``,
+    # which at run time only the member definitions below reach.
+    def __new__(cls, value: str, description: str = "") -> ErrorCode:
         member = str.__new__(cls, value)
         member._value_ = value
         member.description = description

@@ -1,5 +1,6 @@
-"""The code type-checks: public functions carry types, and mypy (with
-pydantic's plugin, configured in pyproject.toml) agrees with them.  The
+"""The code and its tests type-check: public functions carry types, and
+mypy (with pydantic's plugin, configured in pyproject.toml) agrees with
+them and with how the tests call them.  The
 library a bot imports (``client``, ``protocol``) passes the flags of
 ``--strict``, since a user's strict checker sees its types through
 ``py.typed`` and would otherwise stop at ours."""

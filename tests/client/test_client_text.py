@@ -6,9 +6,9 @@ from client.board import analysis_text
 from protocol import to_client as tc
 
 
-def reply(verdict: str, *, certain: bool = True, last: int | None = None, losing: str | None = None) -> tc.AnalysisReply:
+def reply(verdict: tc.Verdict, *, certain: bool = True, last: int | None = None, losing: str | None = None) -> tc.AnalysisReply:
     return tc.AnalysisReply(
-        game_id="g_1", verdict=verdict, line=["draw", "w-t7"], last_winnable=last, losing_move=losing,  # type: ignore[arg-type]
+        game_id="g_1", verdict=verdict, line=["draw", "w-t7"], last_winnable=last, losing_move=losing,
         certain=certain, solution=["t1-fs", "draw"], nodes=10,
     )
 

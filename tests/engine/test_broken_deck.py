@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from textwrap import dedent
+from typing import TypedDict
 
 import pytest
 
@@ -23,7 +24,16 @@ from engine.rng import deal_rng, shuffled
 FOUNDATION_NAMES = ("fs", "fh", "fd", "fc")
 
 
-def board(layout: str, *, difficulty: str = "relaxed", practice: bool = False, **tops: str) -> Game:
+class Tops(TypedDict, total=False):
+    """A foundation's top rank by pile, as ``board`` takes them."""
+
+    fs: str
+    fh: str
+    fd: str
+    fc: str
+
+
+def board(layout: str, *, difficulty: str = "relaxed", practice: bool = False, **tops: str) -> BrokenDeck:
     """A game at ``layout`` (pile lines in the notation) whose foundations
     hold their suit from the Ace up to ``tops[name]`` ("" for empty, full
     when not named)."""
@@ -32,7 +42,9 @@ def board(layout: str, *, difficulty: str = "relaxed", practice: bool = False, *
         top = tops.get(name, "K")
         height = RANKS.index(top) + 1 if top else 0
         lines.append(f"{name}: " + " ".join(rank + suit for rank in RANKS[:height]))
-    return engine.from_text("broken-deck", "\n".join(lines))
+    game = engine.from_text("broken-deck", "\n".join(lines))
+    assert isinstance(game, BrokenDeck)
+    return game
 
 
 def refuse(game: Game, move: str, code: str) -> IllegalMove:
@@ -80,7 +92,7 @@ LAST_CELL = """
     c3: KH
     r: QD
 """
-LAST_CELL_TOPS = {"fh": "3", "fd": "4"}
+LAST_CELL_TOPS: Tops = {"fh": "3", "fd": "4"}
 
 # The same board with KD repaired (and QD under it): all repairs complete.
 LAST_CELL_REPAIRED = LAST_CELL.replace("t7: KD> KD<", "t7: QD KD").replace("    r: QD\n", "")
@@ -99,7 +111,7 @@ FOUR_RUN = """
     c2: KH
     c3: QS
 """
-FOUR_RUN_TOPS = {"fs": "4", "fh": "4"}
+FOUR_RUN_TOPS: Tops = {"fs": "4", "fh": "4"}
 
 # Every spade and every heart but AH (on its foundation), the Ace of spades
 # and the 2 of hearts exposed.
@@ -285,7 +297,7 @@ def test_numbered_deals_run_from_1_to_1000() -> None:
     engine.new_game("broken-deck", 1000)
     for deal in (0, 1001, -5, True, "7"):
         with pytest.raises(BadOption):
-            engine.new_game("broken-deck", deal)
+            engine.new_game("broken-deck", deal)  # type: ignore[arg-type]  # wrong types on purpose: refused at run time
     layouts = {engine.new_game("broken-deck", deal).to_text().split("\n", 2)[2] for deal in range(1, 21)}
     assert len(layouts) == 20
 
@@ -632,6 +644,7 @@ def test_a_foundation_card_returns_only_through_undo() -> None:
 def test_a_practice_position_has_all_six_repairs_complete() -> None:
     """Some practice positions have all six repairs already complete so you can focus on whole cards."""
     game = engine.new_game("broken-deck", 9, practice=True)
+    assert isinstance(game, BrokenDeck)
     columns = [pile(game, f"t{i}") for i in range(1, 9)]
     assert [len(column) for column in columns] == [7, 7, 7, 7, 6, 6, 6, 6]
     assert not any(code[-1] in "<>" for column in columns for code in column)
@@ -1118,7 +1131,7 @@ def test_notation_round_trips_a_deal_in_progress() -> None:
     ],
     ids=["duplicate", "missing card", "half and whole", "face down", "two in slot", "seven torn"],
 )
-def test_impossible_positions_are_rejected(layout: str, tops: dict[str, str]) -> None:
+def test_impossible_positions_are_rejected(layout: str, tops: Tops) -> None:
     """A position from notation holds the 52 cards, each whole or torn in two
     matching halves (at most six torn), all face up."""
     with pytest.raises(BadNotation):

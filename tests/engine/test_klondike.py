@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 import pytest
 
 import engine
@@ -42,8 +44,16 @@ def position(
     return engine.from_text("klondike", "\n".join(lines))
 
 
-def pile(game: engine.Game, name: str) -> dict[str, object]:
-    return game.view()["piles"][name]
+class PileView(TypedDict):
+    """A pile as the player's view shows it: face-down cards only counted."""
+
+    down: int
+    up: list[str]
+
+
+def pile(game: engine.Game, name: str) -> PileView:
+    shown: PileView = game.view()["piles"][name]
+    return shown
 
 
 # ---------------------------------------------------------------- the game

@@ -71,10 +71,10 @@ def dealt(codes: str) -> dict[str, list[str]]:
     return {name: [CODE[c] for c in cards] for name, cards in zip(LarasGame.PILES, position.piles) if cards}
 
 
-def queens_and_kings_of_spades_spread(**extra: object) -> Game:
+def queens_and_kings_of_spades_spread() -> Game:
     """Spades up to the Ten; J♠ and Q♠ spread from pack 4, K♠ on pack 1,
     A♦–4♦ on pack 2 (diamonds down to the Five)."""
-    return crafted(up={"S": 10}, down={"D": 9}, packs={1: "KS", 2: "AD 2D 3D 4D"}, row="QS JS", spread=4, **extra)
+    return crafted(up={"S": 10}, down={"D": 9}, packs={1: "KS", 2: "AD 2D 3D 4D"}, row="QS JS", spread=4)
 
 
 def order_decides() -> Game:

@@ -25,7 +25,7 @@ from server.session import RESIGNED
 from server.storage.redis import RedisStore
 from server.variants import record_key, variant_of
 
-DAILY_OPTIONS = {"draw": 3}
+DAILY_OPTIONS: dict[str, ts.OptionValue] = {"draw": 3}
 PROOF_SECONDS = 120.0
 """How long the first daily game may wait for the server to prove its deal."""
 

@@ -26,6 +26,7 @@ DOC = ROOT / "docs" / "protocol.md"
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "server")]
 
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
+from websockets.typing import Subprotocol  # noqa: E402
 
 from arena_positions import REPAIRS, broken_deck_two_halves_left  # noqa: E402
 from solver.positions import klondike_hearts_locked  # noqa: E402
@@ -35,6 +36,8 @@ from protocol import JSON_SUBPROTOCOL, ErrorCode  # noqa: E402
 from server.app import ArenaServer  # noqa: E402
 from server.settings import Settings, env_name  # noqa: E402
 from server.storage.memory import MemoryStore  # noqa: E402
+
+JSON_OFFER = [Subprotocol(JSON_SUBPROTOCOL)]
 
 LIMIT_SETTINGS = (
     "max_frame_bytes",
@@ -120,7 +123,7 @@ async def record_session() -> list[Frame]:
     frames: list[Frame] = []
     settings = Settings(port=0, ping_interval=None, prepare_dailies=False)
     async with ArenaServer(settings, store=MemoryStore()) as server:
-        async with connect(server.url, subprotocols=[JSON_SUBPROTOCOL]) as player_socket:
+        async with connect(server.url, subprotocols=JSON_OFFER) as player_socket:
             player = Recorder("player", player_socket, frames)
             await player.send(type="hello", id=1, name="ann")
             await player.receive()
@@ -131,7 +134,7 @@ async def record_session() -> list[Frame]:
             (diff,) = await player.receive()
             await player.send(type="move", id=4, game_id=game_id, move="t1-fs")
             await player.receive()
-            async with connect(server.url, subprotocols=[JSON_SUBPROTOCOL]) as spectator_socket:
+            async with connect(server.url, subprotocols=JSON_OFFER) as spectator_socket:
                 spectator = Recorder("spectator", spectator_socket, frames)
                 await spectator.send(type="hello", id=1, name="bob")
                 await spectator.receive()
@@ -164,9 +167,9 @@ async def record_race_session() -> list[Frame]:
     settings = Settings(port=0, ping_interval=None, prepare_dailies=False, **RACE_RECORDING)
     async with ArenaServer(settings, store=MemoryStore()) as server:
         async with (
-            connect(server.url, subprotocols=[JSON_SUBPROTOCOL]) as host_socket,
-            connect(server.url, subprotocols=[JSON_SUBPROTOCOL]) as friend_socket,
-            connect(server.url, subprotocols=[JSON_SUBPROTOCOL]) as spectator_socket,
+            connect(server.url, subprotocols=JSON_OFFER) as host_socket,
+            connect(server.url, subprotocols=JSON_OFFER) as friend_socket,
+            connect(server.url, subprotocols=JSON_OFFER) as spectator_socket,
         ):
             host = Recorder("host", host_socket, frames)
             friend = Recorder("friend", friend_socket, frames)
@@ -225,7 +228,7 @@ async def record_assists_session() -> list[Frame]:
     frames: list[Frame] = []
     settings = Settings(port=0, ping_interval=None, prepare_dailies=False, allow_positions=True)
     async with ArenaServer(settings, store=MemoryStore()) as server:
-        async with connect(server.url, subprotocols=[JSON_SUBPROTOCOL]) as player_socket:
+        async with connect(server.url, subprotocols=JSON_OFFER) as player_socket:
             player = Recorder("player", player_socket, frames)
             await player.send(type="hello", id=1, name="ann")
             await player.receive()

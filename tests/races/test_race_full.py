@@ -165,7 +165,7 @@ async def test_a_full_race_between_three_friends_on_two_processes(
     assert [(e.rank, e.name, e.actions, e.time_ms) for e in board.entries] == [(1, "ann", end, race.results[0].time_ms)]
     mine = await back.request(ts.Leaderboard, game="klondike", options={"draw": 1}, around_me=True)
     assert mine.me is None
-    records = {client.player_id: (await a.store.records(client.player_id)).get(f"klondike/{KLONDIKE_DRAW_1}") for client in (ann, bob, cat)}
+    records = {client.player_id: (await a.store.records(client.player_id))[f"klondike/{KLONDIKE_DRAW_1}"] for client in (ann, bob, cat)}
     assert (records[ann.player_id].games, records[ann.player_id].wins) == (1, 1)
     assert records[ann.player_id].best_moves == end
     assert (records[bob.player_id].games, records[bob.player_id].wins) == (1, 0)
