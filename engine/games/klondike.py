@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ..cards import RANK, RED, SUIT, describe, full_deck
-from ..errors import IllegalMove
+from ..errors import ActionUnavailable, IllegalMove
 from ..game import Game, Move, Option, Position
 from ..rng import SplitMix64, shuffled
 
@@ -241,6 +241,25 @@ class Klondike(Game):
 
     def _won(self, pos: Position) -> bool:
         return all(len(pos.piles[f]) == 13 for f in FOUNDATIONS)
+
+    def all_open(self, pos: Position | None = None) -> bool:
+        """The stock and the waste are empty and every card is face up.  From
+        here sending cards home always wins: each column is a run built
+        down, so the lowest card left tops its column, and it is the next
+        card of the lowest foundation, which auto-collect's safety rule
+        always lets up; auto-collect alone therefore finishes the game."""
+        pos = self.position if pos is None else pos
+        return not pos.piles[STOCK] and not pos.piles[WASTE] and not any(pos.down[t] for t in TABLEAU)
+
+    def check_finish(self, pos: Position | None = None) -> None:
+        """Finish is offered once the stock and the waste are empty and every
+        card is face up (issue 16: peers finish the game in one tap there);
+        the path is the solver's part, as in Broken Deck."""
+        if not self.all_open(pos):
+            raise ActionUnavailable(
+                "WordLink finishes by itself once the stock and the waste are empty and every card is face up",
+                code="finish_not_offered",
+            )
 
     def _lost(self, pos: Position) -> bool:
         if any(m.dst for m in self._legal(pos)):
