@@ -99,3 +99,81 @@ async def open_site(**setting_changes: object) -> AsyncIterator[Site]:
                 yield Site(server, browser)
             finally:
                 await browser.close()
+
+
+# ------------------------------------------------------------ the board, as a player sees it
+
+
+# WordLink two cards from a win: the Queen and King of clubs on t1, the
+# King of diamonds in the stock.
+NEARLY_WON = """klondike deal=1 draw=1 scoring=standard auto_collect=false undo_limit=none hint_limit=none
+moves=0 score=0
+s: [KD]
+w:
+fs: AS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS
+fh: AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH
+fd: AD 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD
+fc: AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC
+t1: [KC] QC
+"""
+
+
+def pile(name: str) -> str:
+    return f'#board .pile[data-pile="{name}"]'
+
+
+def top_card(name: str) -> str:
+    return f"{pile(name)} .card.face >> nth=-1"
+
+
+async def codes(page: Page, name: str) -> list[str]:
+    """The face-up card codes the page shows in a pile, bottom to top."""
+    return await page.eval_on_selector_all(f"{pile(name)} .card.face", "cards => cards.map(c => c.dataset.code)")
+
+
+async def wait_for_codes(page: Page, name: str, expected: list[str]) -> None:
+    await page.wait_for_function(
+        """([name, expected]) => JSON.stringify([...document.querySelectorAll(
+               `#board .pile[data-pile="${name}"] .card.face`)].map(c => c.dataset.code)) === JSON.stringify(expected)""",
+        arg=[name, expected],
+    )
+
+
+async def stat(page: Page, label: str) -> str:
+    return (await page.inner_text(f'.stats [data-stat="{label}"] dd')).strip()
+
+
+async def start_from_lobby(page: Page, game: str, deal: int | None = None) -> str:
+    """Start a game through the lobby; its game id."""
+    before = await page.evaluate("location.hash")
+    await page.click(f'.tile[data-game="{game}"]')
+    if deal is not None:
+        await page.select_option("#deal-kind", "number")
+        await page.fill("#deal-number", str(deal))
+    await page.click("#start-game")
+    return await board_shown(page, before)
+
+
+async def start_position(page: Page, game: str, position: str) -> str:
+    """Start a practice position (the server in the tests allows them)."""
+    before = await page.evaluate("location.hash")
+    await page.evaluate("([game, position]) => window.arena.startGame({game, position})", [game, position])
+    return await board_shown(page, before)
+
+
+async def board_shown(page: Page, previous_hash: str) -> str:
+    """Wait for the page to show a new game of the player; its id."""
+    await page.wait_for_function("previous => location.hash.startsWith('#play/') && location.hash !== previous", arg=previous_hash)
+    await page.wait_for_selector("#board .pile")
+    return str(await page.evaluate("location.hash.split('/')[1]"))
+
+
+async def drag(page: Page, source: str, target: str) -> None:
+    """A real pointer drag: press on ``source``, move in steps, release on ``target``."""
+    start = await page.locator(source).bounding_box()
+    end = await page.locator(target).bounding_box()
+    assert start is not None and end is not None
+    await page.mouse.move(start["x"] + start["width"] / 2, start["y"] + 10)
+    await page.mouse.down()
+    await page.mouse.move(end["x"] + end["width"] / 2, end["y"] + 12, steps=8)
+    await page.mouse.up()

@@ -14,7 +14,7 @@
 // click, Escape drops the selection.
 
 import { backElement, faceElement } from "./cards.js";
-import { moveText, parseMove } from "./games.js";
+import { moveText, parseMove, pileName, pileWords, rowPlace } from "./notation.js";
 
 const DRAG_THRESHOLD_PX = 6;
 const MIN_CARD_PX = 28;
@@ -198,7 +198,7 @@ export class Board {
     for (const node of spots) {
       node.setAttribute("role", "button");
       const [, index] = node.dataset.spot.split(":");
-      const words = index === "-1" ? pileWords(slot, pile) : `${node.getAttribute("aria-label")}, ${slot.pile}`;
+      const words = index === "-1" ? pileWords(slot.pile, slot.kind, pile) : `${node.getAttribute("aria-label")}, ${pileName(slot.pile, slot.kind)}`;
       node.setAttribute("aria-label", words);
     }
     return spots.map((node) => ({ node, pile: slot.pile }));
@@ -457,16 +457,4 @@ export class Board {
     const mine = this.spots.filter((spot) => spot.pile === pile);
     mine[mine.length - 1].node.focus();
   }
-}
-
-function rowPlace(src) {
-  const match = /^r(\d+)$/.exec(src ?? "");
-  return match ? Number(match[1]) - 1 : null;
-}
-
-function pileWords(slot, pile) {
-  const name = slot.label ? `${slot.label} (${slot.pile})` : slot.pile;
-  if (slot.pick === "action") return `${name}: ${pile.down} cards, activate to ${slot.action}`;
-  if (pile.down) return `${name}: ${pile.down} face-down cards`;
-  return `${name}: empty`;
 }

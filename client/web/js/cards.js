@@ -33,6 +33,11 @@ export function rankText(number) {
   return { 1: "A", 11: "J", 12: "Q", 13: "K" }[number] ?? String(number);
 }
 
+// 1 → "Ace", 12 → "Queen", 7 → "7": a rank as a listener hears it.
+export function rankWords(number) {
+  return { 1: "Ace", 11: "Jack", 12: "Queen", 13: "King" }[number] ?? String(number);
+}
+
 export function faceElement(code) {
   const card = parseCard(code);
   const element = document.createElement("div");

@@ -157,18 +157,6 @@ export function gameTitle(gameId) {
   return GAMES[gameId]?.title ?? gameId;
 }
 
-// "t1-t4x3" → {src: "t1", dst: "t4", count: 3}; "draw" → {src: "draw", dst: null, count: 1}.
-export function parseMove(text) {
-  const [src, rest] = text.split("-");
-  if (rest === undefined) return { src, dst: null, count: 1 };
-  const [dst, count] = rest.split("x");
-  return { src, dst, count: count ? Number(count) : 1 };
-}
-
-export function moveText(src, dst, count) {
-  return `${src}-${dst}${count > 1 ? `x${count}` : ""}`;
-}
-
 export function describeOptions(options) {
   const parts = [];
   for (const [name, value] of Object.entries(options ?? {})) {

@@ -1,9 +1,10 @@
-// The page: one connection, the games and races it mirrors, and which
-// screen shows.
+// The page: one connection, one state store (store.js) and a render
+// function per screen (SCREENS below), chosen by the route (router.js).
 //
-// Screens follow the address: `#lobby`, `#play/<game id>` (your game),
-// `#watch/<game id>` (someone else's, read-only) and `#race/<race id>`, so
-// a reload or a shared link lands on the same game or race.  After every
+// The store holds what the screens draw from: the route, the welcome,
+// the lobby's lists; a change re-renders the screen showing.  The games
+// and races mirrored stay in the page's maps: a snapshot or diff
+// re-renders only the board it is about.  After every
 // (re)connection the server sends a snapshot of each of your live games
 // and of each unfinished race you race in; a watched game or race is
 // asked for again.  A diff that skips a number triggers a resync.
@@ -22,11 +23,35 @@ import { RaceScreen } from "./race.js";
 import { RaceModel } from "./races.js";
 import { ServerClock } from "./servertime.js";
 import { bindSettingsDialog, loadSettings } from "./settings.js";
+import { dealOf, randomDeal, rememberDeal } from "./deals.js";
+import { lobbyOptions, openGameOptions } from "./gameoptions.js";
+import { parseRoute, routeHash } from "./router.js";
+import { Store } from "./store.js";
 
 const FINAL_STATUSES = new Set(["won", "resigned", "abandoned"]);
 
-const DEALS_KEY = "arena.deals";
 const TOAST_MS = 5000;
+
+// One render function per screen: each builds (or refreshes) its screen
+// from the store's state.
+const SCREENS = {
+  lobby(app, state, entering) {
+    if (entering) app.screen = app.lobby;
+    app.lobby.show({ welcome: state.welcome, liveGames: state.liveGames, ownGames: app.ownGames(),
+      races: state.raceHistory });
+  },
+  race(app, state, entering) {
+    if (entering) app.screen = new RaceScreen(app.main, app, state.route.raceId);
+    const model = app.races.get(state.route.raceId);
+    if (model) app.screen.update(model);
+  },
+  play(app, state, entering) {
+    if (entering) app.screen = new GameScreen(app.main, app, { gameId: state.route.gameId });
+    const mirror = app.mirrors.get(state.route.gameId);
+    if (mirror) app.screen.update(mirror);
+  },
+};
+SCREENS.watch = SCREENS.play;
 
 class App {
   constructor() {
@@ -37,19 +62,17 @@ class App {
     this.delays = new Map();
     this.serverClock = new ServerClock();
     this.spectatedRace = null;
-    this.liveGames = null;
-    this.raceHistory = null;
+    this.store = new Store({ route: null, welcome: null, liveGames: null, raceHistory: null });
     this.screen = null;
-    this.route = null;
     this.main = document.getElementById("screen");
     this.banner = document.getElementById("connection");
     this.toastNode = document.getElementById("toast");
     this.lobby = new Lobby(this.main, {
-      name: () => this.connection.name,
+      name: () => this.connection.name || this.store.state.welcome?.name || "",
       rename: (name) => this.connection.setName(name),
       start: (request) => this.startGame(request),
-      watch: (gameId) => { window.location.hash = `#watch/${encodeURIComponent(gameId)}`; },
-      resume: (gameId) => { window.location.hash = `#play/${encodeURIComponent(gameId)}`; },
+      watch: (gameId) => this.go({ kind: "watch", gameId }),
+      resume: (gameId) => this.go({ kind: "play", gameId }),
       refresh: () => this.refreshLobby(),
       createRace: (request) => this.createRace(request),
       joinRace: (code) => this.joinRace(code),
@@ -61,9 +84,18 @@ class App {
     document.getElementById("open-settings").addEventListener("click", () => {
       document.getElementById("settings").showModal();
     });
-    window.addEventListener("hashchange", () => this.follow());
-    this.follow();
+    this.store.subscribe((state, changed) => this.changed(state, changed));
+    window.addEventListener("hashchange", () => this.store.update({ route: parseRoute(window.location.hash) }));
+    this.store.update({ route: parseRoute(window.location.hash) });
     this.connection.start();
+  }
+
+  get route() {
+    return this.store.state.route;
+  }
+
+  go(route) {
+    window.location.hash = routeHash(route);
   }
 
   playerId() {
@@ -90,6 +122,7 @@ class App {
       this.serverClock.sample(welcome.server_time);
       this.banner.textContent = `Playing as ${welcome.name}`;
       this.banner.dataset.state = "online";
+      this.store.update({ welcome });
       this.refetchShown();
       if (this.route.kind === "lobby") this.refreshLobby();
     });
@@ -228,34 +261,30 @@ class App {
 
   // ------------------------------------------------------------ screens
 
-  follow() {
-    const match = /^#(play|watch|race)\/(.+)$/.exec(window.location.hash);
-    const previous = this.route;
-    this.route = parseRoute(match);
-    if (previous?.kind === "watch" && previous.gameId !== this.route.gameId && this.connection.online) {
-      this.request({ type: "unwatch", game_id: previous.gameId }).catch(() => {});
-      this.mirrors.delete(previous.gameId);
-      this.delays.delete(previous.gameId);
+  // The store changed: a new route enters its screen (leaving the last
+  // one: an unwatched game, a race only watched), anything else
+  // re-renders the screen showing.
+  changed(state, changed) {
+    if (!changed.has("route")) {
+      if (state.route.kind === "lobby") SCREENS.lobby(this, state, false);
+      return;
     }
+    this.leaveWatchedGame(this.previousRoute, state.route);
+    this.previousRoute = state.route;
     this.leaveSpectatedRace();
     this.screen?.destroy?.();
-    if (this.route.kind === "lobby") {
-      this.screen = this.lobby;
-      this.showLobby();
-      if (this.connection.online) this.refreshLobby();
-      return;
-    }
-    if (this.route.kind === "race") {
-      this.screen = new RaceScreen(this.main, this, this.route.raceId);
-      const model = this.races.get(this.route.raceId);
-      if (model) this.screen.update(model);
-      if (this.connection.online) this.followRace(this.route.raceId);
-      return;
-    }
-    this.screen = new GameScreen(this.main, this, { gameId: this.route.gameId });
-    const mirror = this.mirrors.get(this.route.gameId);
-    if (mirror) this.screen.update(mirror);
-    else if (this.connection.online) this.watch(this.route.gameId);
+    SCREENS[state.route.kind](this, state, true);
+    if (!this.connection.online) return;
+    if (state.route.kind === "lobby") this.refreshLobby();
+    else if (state.route.kind === "race") this.followRace(state.route.raceId);
+    else if (!this.mirrors.has(state.route.gameId)) this.watch(state.route.gameId);
+  }
+
+  leaveWatchedGame(previous, route) {
+    if (previous?.kind !== "watch" || previous.gameId === route.gameId || !this.connection.online) return;
+    this.request({ type: "unwatch", game_id: previous.gameId }).catch(() => {});
+    this.mirrors.delete(previous.gameId);
+    this.delays.delete(previous.gameId);
   }
 
   // Stop following a race you only watched once neither it nor one of
@@ -274,12 +303,7 @@ class App {
   }
 
   toLobby() {
-    window.location.hash = "#lobby";
-  }
-
-  showLobby() {
-    this.lobby.show({ welcome: this.connection.welcome, liveGames: this.liveGames, ownGames: this.ownGames(),
-      races: this.raceHistory });
+    this.go({ kind: "lobby" });
   }
 
   // Your live games: those welcome listed plus any you own in the public
@@ -288,7 +312,7 @@ class App {
   ownGames() {
     const myId = this.playerId();
     const byId = new Map();
-    const listed = (this.liveGames ?? []).filter((summary) => summary.owner.player_id === myId);
+    const listed = (this.store.state.liveGames ?? []).filter((summary) => summary.owner.player_id === myId);
     for (const summary of [...(this.connection.welcome?.games ?? []), ...listed]) byId.set(summary.game_id, summary);
     return [...byId.values()].filter((summary) => !FINAL_STATUSES.has(this.mirrors.get(summary.game_id)?.status));
   }
@@ -300,23 +324,24 @@ class App {
       this.lobby.leaderboard.refresh(),
       this.lobby.records.refresh(),
     ]);
-    if (games.status === "fulfilled") this.liveGames = games.value.games;
-    if (races.status === "fulfilled") this.raceHistory = races.value.races;
     const failed = [games, races].find((outcome) => outcome.status === "rejected" && outcome.reason.code !== "offline");
     if (failed) this.toast(errorSentence(failed.reason));
-    if (this.route.kind === "lobby") this.showLobby();
+    this.store.update({
+      liveGames: games.status === "fulfilled" ? games.value.games : this.store.state.liveGames,
+      raceHistory: races.status === "fulfilled" ? races.value.races : this.store.state.raceHistory,
+    });
   }
 
   // ------------------------------------------------------------ races
 
   openRace(raceId) {
-    window.location.hash = `#race/${encodeURIComponent(raceId)}`;
+    this.go({ kind: "race", raceId });
   }
 
   // A racer's board from the race screen: shown live to the racer, late
   // to spectators while the race runs.
   watchRaceBoard(gameId) {
-    window.location.hash = `#watch/${encodeURIComponent(gameId)}`;
+    this.go({ kind: "watch", gameId });
   }
 
   async followRace(raceId) {
@@ -353,8 +378,12 @@ class App {
   // ------------------------------------------------------------ starting games
 
   // A deal with options, or a practice position (engine notation, for
-  // tutorials; only where the server allows positions).
-  async startGame({ game, deal = "random", options = {}, position = null }) {
+  // tutorials; only where the server allows positions).  `replaces` is
+  // the game this one takes over from (New deal, Game Options): it is
+  // resigned once the new one has started, so an abandoned game does not
+  // stay live (nor in everyone's Live games) until the server's limit of
+  // live games abandons it.
+  async startGame({ game, deal = "random", options = {}, position = null, replaces = null }) {
     const meta = GAMES[game];
     const chosen = deal === "random" && meta.chooseRandomDeal ? randomDeal(meta) : deal;
     const settingsOptions = meta.settingsOptions ? meta.settingsOptions(this.settings) : {};
@@ -364,104 +393,33 @@ class App {
     try {
       const started = await this.request(request);
       if (!position) rememberDeal(started.game_id, { game, deal: chosen, options });
-      window.location.hash = `#play/${encodeURIComponent(started.game_id)}`;
+      if (replaces !== null) this.abandon(replaces);
+      this.go({ kind: "play", gameId: started.game_id });
     } catch (error) {
       this.toast(errorSentence(error));
     }
   }
 
+  abandon(mirror) {
+    if (mirror.status !== "playing" || mirror.owner.player_id !== this.playerId()) return;
+    this.request({ type: "resign", game_id: mirror.gameId }).catch((error) => {
+      if (error.code !== "offline") this.toast(errorSentence(error));
+    });
+  }
+
   newDeal(mirror) {
     const spec = dealOf(mirror.gameId);
     const deal = spec?.deal === "winnable" ? "winnable" : "random";
-    this.startGame({ game: mirror.game, deal, options: lobbyOptions(mirror) });
+    this.startGame({ game: mirror.game, deal, options: lobbyOptions(mirror), replaces: mirror });
   }
 
   // Game Options (Broken Deck's difficulty): a change restarts the same
   // deal number with the new options.
   openGameOptions(mirror) {
-    const dialog = document.getElementById("game-options");
-    const fields = document.getElementById("game-options-fields");
-    const meta = GAMES[mirror.game];
-    const spec = dealOf(mirror.gameId);
-    const controls = meta.gameOptions.map((name) => {
-      const option = meta.lobbyOptions.find((candidate) => candidate.name === name);
-      const current = mirror.view.options[name];
-      const control = option.toggle
-        ? Object.assign(document.createElement("input"), { type: "checkbox", checked: Boolean(current) })
-        : document.createElement("select");
-      control.id = `game-option-${name}`;
-      if (!option.toggle) {
-        for (const [value, label] of option.choices) control.append(new Option(label, value));
-        control.value = current;
-      }
-      const label = document.createElement("label");
-      label.className = option.toggle ? "switch" : "choice";
-      label.append(option.toggle ? control : option.label, option.toggle ? ` ${option.label}` : control);
-      return { name, control, option, label };
+    openGameOptions(mirror, dealOf(mirror.gameId), ({ deal, options }) => {
+      this.startGame({ game: mirror.game, deal, options, replaces: mirror });
     });
-    fields.replaceChildren(...controls.map((entry) => entry.label));
-    const known = spec && typeof spec.deal === "number";
-    document.getElementById("game-options-note").textContent = known
-      ? `Changing an option restarts deal ${spec.deal}.`
-      : spec?.deal === "daily"
-        ? "The daily deal's number stays secret until the game ends, so a change starts the daily deal of the new options."
-        : "This browser did not start this game, so it does not know the deal number: a change starts a new deal.";
-    dialog.onclose = () => {
-      if (dialog.returnValue !== "apply") return;
-      const options = lobbyOptions(mirror);
-      for (const { name, control, option } of controls) options[name] = option.toggle ? control.checked : control.value;
-      this.startGame({ game: mirror.game, deal: known ? spec.deal : spec?.deal ?? "random", options });
-    };
-    dialog.returnValue = "";
-    dialog.showModal();
   }
-}
-
-// The options a player chose for this game (without the ones that come
-// from settings, which startGame adds afresh).
-function parseRoute(match) {
-  if (!match) return { kind: "lobby" };
-  let id;
-  try {
-    id = decodeURIComponent(match[2]);
-  } catch {
-    return { kind: "lobby" }; // a malformed link (`#race/%zz`) opens the lobby
-  }
-  return match[1] === "race" ? { kind: "race", raceId: id } : { kind: match[1], gameId: id };
-}
-
-function lobbyOptions(mirror) {
-  const meta = GAMES[mirror.game];
-  const options = {};
-  for (const option of meta.lobbyOptions) options[option.name] = mirror.view.options[option.name];
-  return options;
-}
-
-function randomDeal(meta) {
-  const values = new Uint32Array(1);
-  crypto.getRandomValues(values);
-  return meta.firstDeal + (values[0] % (meta.lastDeal - meta.firstDeal + 1));
-}
-
-function loadDeals() {
-  try {
-    return JSON.parse(localStorage.getItem(DEALS_KEY) ?? "{}") ?? {};
-  } catch {
-    return {};
-  }
-}
-
-// How each game of yours was dealt, so Game Options can restart it.
-function rememberDeal(gameId, spec) {
-  const deals = loadDeals();
-  deals[gameId] = spec;
-  const ids = Object.keys(deals);
-  for (const old of ids.slice(0, Math.max(0, ids.length - 20))) delete deals[old];
-  localStorage.setItem(DEALS_KEY, JSON.stringify(deals));
-}
-
-function dealOf(gameId) {
-  return loadDeals()[gameId] ?? null;
 }
 
 window.arena = new App();

@@ -15,7 +15,8 @@
 import { Board } from "./board.js";
 import { h, formatSeconds, formatTime } from "./dom.js";
 import { errorSentence } from "./errors.js";
-import { GAMES, describeOptions, parseMove } from "./games.js";
+import { GAMES, describeOptions } from "./games.js";
+import { parseMove } from "./notation.js";
 import { play } from "./sound.js";
 
 const AUTO_HINT_AFTER_MS = 5000;
@@ -40,11 +41,12 @@ export class GameScreen {
     this.who = h("p", { class: "who" });
     this.toolbar = h("div", { class: "toolbar" });
     this.result = h("div", { class: "result", hidden: true, role: "dialog", "aria-label": "Result" });
+    this.celebration = h("div", { class: "celebration", hidden: true, "aria-hidden": "true" });
     this.delayNote = h("p", { class: "delay-note", id: "delay-note", hidden: true });
     root.replaceChildren(h("section", { class: `game${embedded ? " embedded" : ""}` },
       embedded ? null : h("div", { class: "game-head" }, this.heading, this.who), this.delayNote,
       this.stats, this.toolbar, this.message,
-      h("div", { class: "board-wrap" }, this.boardNode), this.result));
+      h("div", { class: "board-wrap" }, this.boardNode), this.celebration, this.result));
     this.ticker = setInterval(() => this.tick(), 500);
     this.resized = () => this.relayout();
     window.addEventListener("resize", this.resized);
@@ -83,6 +85,7 @@ export class GameScreen {
     if (first) {
       this.over = null;
       this.result.hidden = true;
+      this.celebration.hidden = true;
       this.toolbarKind = null;
     }
     const game = GAMES[mirror.game];
@@ -334,10 +337,12 @@ export class GameScreen {
     const facts = [`${message.moves} moves`, formatTime(message.time_ms)];
     if (message.deal !== null && message.deal !== undefined) facts.unshift(`Deal ${message.deal}`);
     if (message.score !== null && message.score !== undefined) facts.push(`score ${message.score}`);
+    // The celebration falls behind the result card, never over its text.
+    this.celebration.replaceChildren(...(celebrate
+      ? "♠♥♦♣♠♥♦♣♠♥♦♣".split("").map((symbol, i) => h("span", { style: `--i:${i}` }, symbol)) : []));
+    this.celebration.hidden = !celebrate;
     // replaceChildren, unlike h, would show a null child as the text "null".
     this.result.replaceChildren(...[
-      celebrate ? h("div", { class: "celebration", "aria-hidden": "true" },
-        ..."♠♥♦♣♠♥♦♣♠♥♦♣".split("").map((symbol, i) => h("span", { style: `--i:${i}` }, symbol))) : null,
       h("h2", {}, headline),
       h("p", {}, facts.join(" · ")),
       won ? null : h("p", { class: "analysis", role: "status", "aria-live": "polite" }),

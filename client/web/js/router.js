@@ -1,0 +1,29 @@
+// The address is the route: `#lobby`, `#play/<game id>` (your game),
+// `#watch/<game id>` (someone else's, read-only) and `#race/<race id>`,
+// so a reload or a shared link lands on the same screen.
+
+const ROUTE = /^#(play|watch|race)\/(.+)$/;
+
+// The route of a location hash; anything unknown or malformed (`#race/%zz`) is the lobby.
+export function parseRoute(hash) {
+  const match = ROUTE.exec(hash ?? "");
+  if (!match) return { kind: "lobby" };
+  let id;
+  try {
+    id = decodeURIComponent(match[2]);
+  } catch {
+    return { kind: "lobby" };
+  }
+  return match[1] === "race" ? { kind: "race", raceId: id } : { kind: match[1], gameId: id };
+}
+
+export function routeHash(route) {
+  if (route.kind === "race") return `#race/${encodeURIComponent(route.raceId)}`;
+  if (route.kind === "play" || route.kind === "watch") return `#${route.kind}/${encodeURIComponent(route.gameId)}`;
+  return "#lobby";
+}
+
+// Whether two routes show the same screen (a re-render, not a new screen).
+export function sameRoute(a, b) {
+  return a !== null && b !== null && routeHash(a) === routeHash(b);
+}

@@ -1,0 +1,25 @@
+// The address as the route (client/web/js/router.js).
+import assert from "node:assert/strict";
+import test from "node:test";
+
+import { parseRoute, routeHash, sameRoute } from "../../../client/web/js/router.js";
+
+test("each screen has its address, and back", () => {
+  for (const route of [{ kind: "lobby" }, { kind: "play", gameId: "g 1/2" }, { kind: "watch", gameId: "g2" },
+    { kind: "race", raceId: "r-1" }]) {
+    assert.deepEqual(parseRoute(routeHash(route)), route);
+  }
+});
+
+test("an unknown, empty or malformed address is the lobby", () => {
+  assert.deepEqual(parseRoute(""), { kind: "lobby" });
+  assert.deepEqual(parseRoute("#settings"), { kind: "lobby" });
+  assert.deepEqual(parseRoute("#race/%zz"), { kind: "lobby" });
+  assert.deepEqual(parseRoute("#play/"), { kind: "lobby" });
+});
+
+test("the same screen twice is the same route", () => {
+  assert.equal(sameRoute({ kind: "play", gameId: "a" }, { kind: "play", gameId: "a" }), true);
+  assert.equal(sameRoute({ kind: "play", gameId: "a" }, { kind: "watch", gameId: "a" }), false);
+  assert.equal(sameRoute(null, { kind: "lobby" }), false);
+});
