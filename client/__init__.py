@@ -10,11 +10,12 @@ The library in four lines::
         game = await client.new_game("klondike", deal="daily")
         await client.move(game.game_id, "draw")
 
-``ArenaClient`` (``client.connection``) correlates requests and replies,
-raises ``ArenaError`` subclasses with the server's codes
-(``client.errors``), mirrors watched games (``client.mirror``) and
-followed races (``client.race_mirror``), and reconnects by itself
-(``client.backoff``).  ``docs/client.md`` has the guide.
+``ArenaClient`` (``client.connection``) reconnects by itself
+(``client.backoff``), correlates requests and replies (``client.link``),
+offers every request as a method (``client.requests``), raises
+``ArenaError`` subclasses with the server's codes (``client.errors``),
+and mirrors watched games (``client.mirror``) and followed races
+(``client.race_mirror``).  ``docs/client.md`` has the guide.
 """
 
 from __future__ import annotations
