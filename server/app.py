@@ -40,7 +40,7 @@ from protocol import to_client as tc
 from server.admission import Denial
 from server.core import CLOSE_TRY_AGAIN_LATER, Hub
 from server.peer import Peer
-from server.records import settle_pending
+from server.retention import Sweeper, retention_of
 from server.settings import Settings
 from server.storage import StorageError, Store, open_store
 from server.web import METHODS, METRICS_CONTENT_TYPE, find_static, respond, static_response
@@ -183,8 +183,9 @@ class ArenaServer:
     ) -> None:
         self.settings = settings
         self._own_store = store is None
-        self.store = store if store is not None else open_store(settings.redis_url)
+        self.store = store if store is not None else open_store(settings.redis_url, retention=retention_of(settings))
         self.hub = Hub(settings, self.store, monotonic=monotonic)
+        self.sweeper = Sweeper(self.store, settings, self.hub.metrics.registry)
         self._server: Server | None = None
         self._outlets: set[WebSocketOutlet] = set()
         self._addresses: dict[ServerConnection, str] = {}
@@ -192,8 +193,9 @@ class ArenaServer:
     async def start(self) -> None:
         settings = self.settings
         await self.store.ping()
-        await settle_pending(self.store, settings)
+        await self.sweeper.sweep()
         self.hub.start()
+        self.sweeper.start()
         self._server = await serve(
             self._serve_connection,
             settings.host,
@@ -340,6 +342,7 @@ class ArenaServer:
         await asyncio.gather(*(outlet.close_for_restart(deadline) for outlet in list(self._outlets)))
         server.close()
         await server.wait_closed()
+        await self.sweeper.close()
         await self.hub.close()
         if self._own_store:
             await self.store.close()

@@ -58,6 +58,17 @@ class Settings(BaseModel):
     ping_timeout: float | None = Field(20.0, gt=0, description="seconds to wait for a pong before closing")
     close_timeout: float = Field(10.0, gt=0, description="seconds to wait for the client's half of a closing handshake")
     finished_retention_seconds: int = Field(7 * 86400, ge=0, description="how long finished games stay for replays")
+    identity_retention_seconds: int | None = Field(
+        365 * 86400,
+        ge=1,
+        description="an identity (token, name, records, Vegas earnings) unused this long is deleted (none: kept for ever)",
+    )
+    retention_sweep_seconds: float = Field(
+        60.0,
+        gt=0,
+        description="how often a process settles game ends left open, drops expired data (memory store) and measures "
+        "the store for /metrics",
+    )
     watch_limit: int = Field(20, ge=1, description="games one connection may watch at once, and races it may follow")
     max_live_games: int = Field(5, ge=1, description="live games per player; a new one abandons the oldest")
     allow_positions: bool = Field(False, description="accept new_game with a practice position (tests, tutorials)")

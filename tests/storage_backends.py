@@ -6,7 +6,11 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
-from server.storage import Store
+import pytest
+from redis_server import RedisServer
+
+from server.storage import MemoryStore, Retention, Store
+from server.storage.base import DEFAULT_RETENTION
 from server.storage.redis import RedisStore
 
 
@@ -36,12 +40,13 @@ class Backend:
     redis_url: str | None = None
     namespace: str = "arena"
     clock: ManualClock | None = None
+    retention: Retention = DEFAULT_RETENTION
     _peers: list[Store] = field(default_factory=list)
 
     def peer(self) -> Store:
         if self.redis_url is None:
             return self.store
-        peer = RedisStore(self.redis_url, namespace=self.namespace)
+        peer = RedisStore(self.redis_url, namespace=self.namespace, retention=self.retention)
         self._peers.append(peer)
         return peer
 
@@ -54,3 +59,16 @@ class Backend:
     async def close(self) -> None:
         for store in [*self._peers, self.store]:
             await store.close()
+
+
+def open_backend(
+    name: str, request: pytest.FixtureRequest, namespace: str, retention: Retention = DEFAULT_RETENTION
+) -> Backend:
+    """The back end ``name`` ("memory" or "redis", the shared Redis of the
+    run under its own ``namespace``) keeping identities as ``retention`` says."""
+    if name == "memory":
+        clock = ManualClock()
+        return Backend("memory", MemoryStore(clock=clock, retention=retention), clock=clock, retention=retention)
+    server: RedisServer = request.getfixturevalue("redis_server")
+    store = RedisStore(server.url, namespace=namespace, retention=retention)
+    return Backend("redis", store, redis_url=server.url, namespace=namespace, retention=retention)

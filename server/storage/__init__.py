@@ -9,6 +9,7 @@ in-memory server never loads redis-py.
 from __future__ import annotations
 
 from .base import (
+    DEFAULT_RETENTION,
     Action,
     AppendRefused,
     BoardEntry,
@@ -20,10 +21,12 @@ from .base import (
     PlayerRecord,
     Record,
     ResultEntry,
+    Retention,
     SessionHeader,
     StorageError,
     StorageUnavailable,
     Store,
+    StoreSize,
     Subscription,
     board_score,
 )
@@ -37,7 +40,7 @@ class UnknownStorageURL(ValueError):
     """The storage URL names no back end we have (a usage error)."""
 
 
-def open_store(url: str | None = None, *, namespace: str = "arena") -> Store:
+def open_store(url: str | None = None, *, namespace: str = "arena", retention: Retention = DEFAULT_RETENTION) -> Store:
     """The store for ``url``: ``None`` or ``memory://`` for the in-memory
     store, ``redis://``, ``rediss://`` (TLS) or ``unix://`` for Redis,
     ``redis+sentinel://`` for a Redis that Sentinel watches
@@ -47,14 +50,15 @@ def open_store(url: str | None = None, *, namespace: str = "arena") -> Store:
     one of these schemes that does not parse.  Connecting is lazy: a Redis
     store that cannot reach its server fails on first use, with
     ``StorageUnavailable`` (call ``ping`` to check at start-up).
+    ``retention``: how long the store keeps an unused identity.
     """
     if url is None or url == MEMORY_URL:
-        return MemoryStore()
+        return MemoryStore(retention=retention)
     if url.startswith(REDIS_SCHEMES):
         from .redis import RedisStore
 
         try:
-            return RedisStore(url, namespace=namespace)
+            return RedisStore(url, namespace=namespace, retention=retention)
         except ValueError as error:
             raise UnknownStorageURL(f"bad storage URL {url!r}: {error}") from None
     schemes = ", ".join((MEMORY_URL, *REDIS_SCHEMES))
@@ -74,10 +78,12 @@ __all__ = [
     "PlayerRecord",
     "Record",
     "ResultEntry",
+    "Retention",
     "SessionHeader",
     "StorageError",
     "StorageUnavailable",
     "Store",
+    "StoreSize",
     "Subscription",
     "UnknownStorageURL",
     "board_score",

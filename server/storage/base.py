@@ -17,6 +17,13 @@ earnings, leaderboard entry, final header), each write guarded by a mark
 in its own keys, so settling again never counts twice.  Whoever finds the
 outbox open settles it: the process that appended, the next one to start
 (``open_finishes``), the next one to load the game.
+
+What stops mattering expires: a finished game's header and log after its
+``keep_seconds``, an identity (its token, name, records and Vegas
+earnings) once nobody has used it for ``Retention.identity_seconds``.  A
+record is the player's, not the game's: it outlives every game it counts.
+Redis expires keys by itself; the memory store drops what is due when
+read, and everything due at once in ``expire_due``.
 """
 
 from __future__ import annotations
@@ -170,6 +177,39 @@ class Finish:
     board: BoardEntry | None = None
 
 
+@dataclass(frozen=True)
+class Retention:
+    """How long the store keeps an identity nobody uses: its player, token,
+    records, Vegas earnings and index of games, all renewed together by
+    every use of the token (``player_by_token_hash``) and every write to
+    the player's keys.  None keeps identities for ever.  An identity gone
+    takes nothing from anyone else: leaderboards show its id instead of
+    its name, and its games expire by their own lifetimes."""
+
+    identity_seconds: int | None = 365 * 86400
+
+
+DEFAULT_RETENTION = Retention()
+"""What a store keeps when nobody says otherwise (tests, tools)."""
+
+
+@dataclass(frozen=True)
+class StoreSize:
+    """What the store holds, for ``/metrics``.  ``keys``: every Redis key of
+    the database (all namespaces, ``DBSIZE``), or every entry of the memory
+    store.  ``sessions`` (games and race ledgers, finished ones included)
+    and ``identities`` only where counting is cheap (the memory store;
+    Redis would need a scan of every key), ``memory_bytes`` only where the
+    back end reports it (Redis ``used_memory``)."""
+
+    keys: int
+    live_games: int
+    open_finishes: int
+    sessions: int | None = None
+    identities: int | None = None
+    memory_bytes: int | None = None
+
+
 SETTLED_MARK_SECONDS = 30 * 86400
 """How long a record's mark of a settled game is kept: settling the same
 game again within this time changes nothing (an outbox is normally settled
@@ -229,13 +269,26 @@ class Store(ABC):
     async def ping(self) -> None:
         """Return if the back end answers; raise ``StorageUnavailable`` if not."""
 
+    @abstractmethod
+    async def size(self) -> StoreSize:
+        """How much the store holds now (cheap enough for every scrape)."""
+
+    @abstractmethod
+    async def expire_due(self) -> int:
+        """Drop everything whose lifetime has ended by now, the number of
+        entries dropped: what a read would drop one at a time, so memory
+        is given back for data nobody reads again.  Redis expires its keys
+        by itself, so its store drops nothing here (0)."""
+
     # ---------------------------------------------------------------- players
 
     @abstractmethod
     async def create_player(self, player: PlayerRecord) -> None: ...
 
     @abstractmethod
-    async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None: ...
+    async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
+        """The player of a token, renewing the identity's lifetime: using a
+        token is what keeps an identity (``Retention``)."""
 
     @abstractmethod
     async def get_player(self, player_id: str) -> PlayerRecord | None: ...

@@ -2,7 +2,11 @@
 
 It keeps everything in dicts of one process and forgets it on exit; pub/sub
 reaches only subscribers in the same process.  Expiry times are honoured
-lazily, on read, with the store's own clock (injectable for tests).
+on read, with the store's own clock (injectable for tests), and
+``expire_due`` (the server's sweeper calls it) drops everything due, so
+data nobody reads again does not stay in memory.  An identity's lifetime
+is renewed as Redis renews its keys' expiry: by the use of its token and
+by every write of its record or Vegas earnings.
 """
 
 from __future__ import annotations
@@ -11,9 +15,11 @@ import asyncio
 import collections
 import copy
 import time
+from collections.abc import Sized
 from typing import Any, AsyncIterator, Callable
 
 from .base import (
+    DEFAULT_RETENTION,
     SETTLED_MARK_SECONDS,
     Action,
     Finish,
@@ -23,8 +29,10 @@ from .base import (
     OnResume,
     PlayerRecord,
     Record,
+    Retention,
     SessionHeader,
     Store,
+    StoreSize,
     Subscription,
     board_score,
 )
@@ -57,16 +65,20 @@ class _MemorySubscription(Subscription):
 
 
 DOCUMENT_EXPIRY = "document:"
+INDEX_EXPIRY = "index:"
 SETTING_EXPIRY = "setting"
 
 
 class MemoryStore(Store):
-    """Expiry deadlines are keyed by ("session", game id), ("board", board)
-    or ("document:" + kind, key), so no document kind can clash with the
-    other two."""
+    """Expiry deadlines are keyed by ("session", game id), ("board", board),
+    ("setting", name), ("document:" + kind, key) or ("index:" + kind,
+    index), so no document kind can clash with the others.  Identities
+    expire by when they were last renewed (``_renewed``)."""
 
-    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, clock: Callable[[], float] = time.time, retention: Retention = DEFAULT_RETENTION) -> None:
         self._clock = clock
+        self._identity_seconds = retention.identity_seconds
+        self._renewed: dict[str, float] = {}
         self._players: dict[str, PlayerRecord] = {}
         self._by_token: dict[str, str] = {}
         self._headers: dict[str, SessionHeader] = {}
@@ -95,10 +107,47 @@ class MemoryStore(Store):
                 self._boards.pop(key, None)
             elif kind == SETTING_EXPIRY:
                 self._settings.pop(key, None)
+            elif kind.startswith(INDEX_EXPIRY):
+                self._indexes.pop((kind.removeprefix(INDEX_EXPIRY), key), None)
             else:
                 self._documents.pop((kind.removeprefix(DOCUMENT_EXPIRY), key), None)
             return False
         return True
+
+    def _renew(self, player_id: str) -> None:
+        self._renewed[player_id] = self._clock()
+
+    def _identity_alive(self, player_id: str) -> bool:
+        """False, having dropped all of it, for an identity unused too long."""
+        renewed = self._renewed.get(player_id)
+        if renewed is None or self._identity_seconds is None or renewed + self._identity_seconds > self._clock():
+            return True
+        del self._renewed[player_id]
+        player = self._players.pop(player_id, None)
+        if player is not None:
+            self._by_token.pop(player.token_hash, None)
+        self._records.pop(player_id, None)
+        self._vegas.pop(player_id, None)
+        self._settled.pop(player_id, None)
+        return False
+
+    async def expire_due(self) -> int:
+        dropped = sum(not self._alive(kind, key) for kind, key in list(self._expires))
+        return dropped + sum(not self._identity_alive(player_id) for player_id in list(self._renewed))
+
+    async def size(self) -> StoreSize:
+        tables: list[Sized] = [
+            self._players, self._by_token, self._headers, self._logs, self._outboxes, self._vegas, self._boards,
+            self._settings, self._stocks, self._documents, self._indexes,
+            *self._records.values(), *self._settled.values(),
+        ]
+        return StoreSize(
+            keys=sum(len(table) for table in tables),
+            live_games=sum(header.status == "playing" for header in self._headers.values()),
+            open_finishes=len(self._outboxes),
+            sessions=len(self._headers),
+            identities=len(self._players),
+        )
 
     async def close(self) -> None:
         for channel in list(self._hub):
@@ -112,13 +161,17 @@ class MemoryStore(Store):
     async def create_player(self, player: PlayerRecord) -> None:
         self._players[player.player_id] = copy.copy(player)
         self._by_token[player.token_hash] = player.player_id
+        self._renew(player.player_id)
 
     async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
         player_id = self._by_token.get(token_hash)
-        return copy.copy(self._players[player_id]) if player_id else None
+        if player_id is None or not self._identity_alive(player_id):
+            return None
+        self._renew(player_id)
+        return copy.copy(self._players[player_id])
 
     async def get_player(self, player_id: str) -> PlayerRecord | None:
-        player = self._players.get(player_id)
+        player = self._players.get(player_id) if self._identity_alive(player_id) else None
         return copy.copy(player) if player else None
 
     async def set_display_name(self, player_id: str, name: str) -> None:
@@ -176,6 +229,8 @@ class MemoryStore(Store):
     async def settle_finish(self, finish: Finish) -> None:
         header = finish.header
         entry = finish.result
+        if entry is not None:
+            self._identity_alive(entry.player_id)
         if entry is not None and self._mark_settled(entry.player_id, header.game_id):
             await self.add_result(entry.player_id, entry.record_key, entry.result)
             if entry.vegas is not None:
@@ -200,6 +255,8 @@ class MemoryStore(Store):
         return True
 
     async def add_result(self, player_id: str, record_key: str, result: GameResult) -> None:
+        self._identity_alive(player_id)
+        self._renew(player_id)
         record = self._records.setdefault(player_id, {}).setdefault(record_key, Record())
         record.games += 1
         record.wins += int(result.won)
@@ -218,13 +275,17 @@ class MemoryStore(Store):
             record.extra["best_score"] = result.score if best is None else max(best, result.score)
 
     async def records(self, player_id: str) -> dict[str, Record]:
+        self._identity_alive(player_id)
         return copy.deepcopy(self._records.get(player_id, {}))
 
     async def add_vegas(self, player_id: str, amount: int) -> int:
+        self._identity_alive(player_id)
+        self._renew(player_id)
         self._vegas[player_id] = self._vegas.get(player_id, 0) + amount
         return self._vegas[player_id]
 
     async def vegas(self, player_id: str) -> int:
+        self._identity_alive(player_id)
         return self._vegas.get(player_id, 0)
 
     async def submit(self, board: str, player_id: str, time_ms: int, moves: int, finished_ms: int,
@@ -294,9 +355,21 @@ class MemoryStore(Store):
         return copy.deepcopy(value) if value is not None else None
 
     async def index_document(self, kind: str, index: str, key: str, score: float) -> None:
+        index_expiry = (INDEX_EXPIRY + kind, index)
+        existed = self._alive(*index_expiry) and (kind, index) in self._indexes
         self._indexes.setdefault((kind, index), {})[key] = score
+        if not self._alive(DOCUMENT_EXPIRY + kind, key) or (kind, key) not in self._documents:
+            return
+        document_deadline = self._expires.get((DOCUMENT_EXPIRY + kind, key))
+        if document_deadline is None:
+            self._expires.pop(index_expiry, None)
+        elif not existed:
+            self._expires[index_expiry] = document_deadline
+        elif index_expiry in self._expires:
+            self._expires[index_expiry] = max(self._expires[index_expiry], document_deadline)
 
     async def list_documents(self, kind: str, index: str, limit: int = 50) -> list[dict[str, Any]]:
+        self._alive(INDEX_EXPIRY + kind, index)
         keys = sorted(self._indexes.get((kind, index), {}).items(), key=lambda item: -item[1])
         result = []
         for key, _ in keys:

@@ -40,9 +40,41 @@ end
 redis.call('DEL', KEYS[3])
 """
 
-ADD_RESULT_SCRIPT = """
-local record = KEYS[1]
-redis.call('SADD', KEYS[2], ARGV[1])
+# Every script that writes a player's keys takes the identity's keys first
+# (``RedisStore._identity_keys``: player, sessions, records, Vegas, settled
+# marks) and ends with ``renew``: each of them, and each record hash, gets
+# the identity's lifetime again (ARGV seconds, '' for none), so no key of
+# a player is ever left without the expiry of the rest.
+RENEW_FUNCTION = """
+local function renew(seconds, record_prefix)
+  local keys = {KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]}
+  for _, member in ipairs(redis.call('SMEMBERS', KEYS[3])) do table.insert(keys, record_prefix .. member) end
+  for _, key in ipairs(keys) do
+    if seconds == '' then redis.call('PERSIST', key) else redis.call('EXPIRE', key, seconds) end
+  end
+end
+"""
+
+# KEYS: the identity's 5, the player's hash first; ARGV: seconds, record
+# prefix.  Replies the player's hash (empty: no such player).
+TOUCH_PLAYER_SCRIPT = RENEW_FUNCTION + """
+if redis.call('EXISTS', KEYS[1]) == 0 then return {} end
+renew(ARGV[1], ARGV[2])
+return redis.call('HGETALL', KEYS[1])
+"""
+
+# KEYS: the identity's 5; ARGV: amount, seconds, record prefix.
+ADD_VEGAS_SCRIPT = RENEW_FUNCTION + """
+local total = redis.call('INCRBY', KEYS[4], ARGV[1])
+renew(ARGV[2], ARGV[3])
+return total
+"""
+
+# KEYS: the identity's 5, then the record's hash; ARGV 1 to 8:
+# ``result_args``, 9 and 10: ``renew``'s.
+ADD_RESULT_BODY = """
+local record = KEYS[6]
+redis.call('SADD', KEYS[3], ARGV[1])
 redis.call('HINCRBY', record, 'games', 1)
 local sums = {'wins', 'moves', 'time_ms', 'hints', 'undos', 'repairs'}
 for i, name in ipairs(sums) do redis.call('HINCRBY', record, name, ARGV[i + 1]) end
@@ -61,16 +93,38 @@ end
 if ARGV[8] ~= '' then keep_best('extra:best_score', ARGV[8], false) end
 """
 
+ADD_RESULT_SCRIPT = RENEW_FUNCTION + ADD_RESULT_BODY + """
+renew(ARGV[9], ARGV[10])
+"""
+
 # The record's part of a game's end, in the player's slot: the mark of
 # the game (``settled``, scored by when it was set) guards the record and
 # the Vegas earnings, so settling the same game again changes nothing.
-SETTLE_RESULT_SCRIPT = REDIS_NOW + """
-redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now - tonumber(ARGV[11]))
-if redis.call('ZSCORE', KEYS[4], ARGV[9]) then return 0 end
-redis.call('ZADD', KEYS[4], now, ARGV[9])
-""" + ADD_RESULT_SCRIPT + """
-if ARGV[10] ~= '' then redis.call('INCRBY', KEYS[3], ARGV[10]) end
+# ARGV as ``ADD_RESULT_SCRIPT``'s, then 11: game id, 12: Vegas amount or
+# '', 13: milliseconds a mark is kept.
+SETTLE_RESULT_SCRIPT = REDIS_NOW + RENEW_FUNCTION + """
+redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now - tonumber(ARGV[13]))
+if redis.call('ZSCORE', KEYS[5], ARGV[11]) then return 0 end
+redis.call('ZADD', KEYS[5], now, ARGV[11])
+""" + ADD_RESULT_BODY + """
+if ARGV[12] ~= '' then redis.call('INCRBY', KEYS[4], ARGV[12]) end
+renew(ARGV[9], ARGV[10])
 return 1
+"""
+
+# KEYS: an index; ARGV: member, score, the indexed document's PTTL.  The
+# index lives as long as its longest-lived document: a new index takes the
+# document's lifetime, a document without one makes the index permanent.
+INDEX_SCRIPT = """
+local existed = redis.call('EXISTS', KEYS[1]) == 1
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+local document_ttl = tonumber(ARGV[3])
+if document_ttl == -1 then
+  redis.call('PERSIST', KEYS[1])
+elseif document_ttl > 0 then
+  local ttl = redis.call('PTTL', KEYS[1])
+  if not existed or (ttl > 0 and ttl < document_ttl) then redis.call('PEXPIRE', KEYS[1], document_ttl) end
+end
 """
 
 SUBMIT_SCRIPT = """

@@ -12,8 +12,8 @@ import dataclasses
 from typing import AsyncIterator
 
 import pytest
+from storage_backends import Backend, open_backend
 
-from redis_server import RedisServer
 from server.storage import (
     Action,
     BoardEntry,
@@ -21,7 +21,6 @@ from server.storage import (
     GameResult,
     LeaderEntry,
     LogConflict,
-    MemoryStore,
     PlayerRecord,
     Record,
     ResultEntry,
@@ -29,8 +28,6 @@ from server.storage import (
     Store,
     board_score,
 )
-from server.storage.redis import RedisStore
-from storage_backends import Backend, ManualClock
 
 BOARD = "broken-deck/relaxed/2024-05-01"
 DAY_MS = 1_714_521_600_000  # 2024-05-01T00:00:00Z
@@ -39,13 +36,7 @@ DAY_MS = 1_714_521_600_000  # 2024-05-01T00:00:00Z
 @pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.redis)])
 async def backend(request: pytest.FixtureRequest, redis_namespace: str) -> AsyncIterator[Backend]:
     """Every test taking ``backend`` (or ``store``) runs once per back end."""
-    if request.param == "memory":
-        clock = ManualClock()
-        chosen = Backend("memory", MemoryStore(clock=clock), clock=clock)
-    else:
-        server: RedisServer = request.getfixturevalue("redis_server")
-        store = RedisStore(server.url, namespace=redis_namespace)
-        chosen = Backend("redis", store, redis_url=server.url, namespace=redis_namespace)
+    chosen = open_backend(request.param, request, redis_namespace)
     yield chosen
     await chosen.close()
 

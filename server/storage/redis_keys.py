@@ -1,0 +1,106 @@
+"""The Redis store's key names and the encodings of what it keeps in them.
+
+Every key is named here, so the layout (listed in ``docs/storage.md``) is
+one piece of code: the namespace that prefixes every key and channel, and
+the Redis Cluster hash tag (the ``{...}`` part) that puts the keys one
+script touches into one slot.  Keys of one session, one player or one
+board share a tag, so each Lua script touches one slot.  That is a first
+step only: the store speaks to a single Redis (or a proxy in front of
+several); a Cluster client would also have to split the MULTI
+transactions that span a session and the shared indexes.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .base import PlayerRecord, Record
+
+RECORD_SUMS = ("games", "wins", "moves", "time_ms", "hints", "undos", "repairs")
+EXTRA_PREFIX = "extra:"
+IDENTITY_SUFFIXES: tuple[tuple[str, ...], ...] = ((), ("sessions",), ("records",), ("vegas",), ("settled",))
+"""A player's keys that expire together (with each record hash, found from
+``records``), in the order every player script takes them as ``KEYS``."""
+
+
+class RedisKeys:
+    """The names of one namespace's keys and channels."""
+
+    def __init__(self, namespace: str) -> None:
+        self.namespace = namespace
+        self.live = self._key("sessions", "live")
+        self.outbox = self._key("outbox")
+
+    def _key(self, *parts: str) -> str:
+        return ":".join((self.namespace, *parts))
+
+    def player(self, player_id: str, *suffix: str) -> str:
+        return self._key("player", "{" + player_id + "}", *suffix)
+
+    def identity(self, player_id: str) -> list[str]:
+        return [self.player(player_id, *suffix) for suffix in IDENTITY_SUFFIXES]
+
+    def record_prefix(self, player_id: str) -> str:
+        """What a record key (``game/variant``) is appended to for its hash."""
+        return self.player(player_id, "record", "")
+
+    def token(self, token_hash: str) -> str:
+        return self._key("token", token_hash)
+
+    def session(self, game_id: str, *suffix: str) -> str:
+        return self._key("session", "{" + game_id + "}", *suffix)
+
+    def board(self, board: str, *suffix: str) -> str:
+        return self._key("board", "{" + board + "}", *suffix)
+
+    def setting(self, name: str) -> str:
+        return self._key("setting", name)
+
+    def stock(self, stock: str) -> str:
+        return self._key("stock", stock)
+
+    def document(self, kind: str, key: str) -> str:
+        return self._key("doc", kind, key)
+
+    def index(self, kind: str, index: str) -> str:
+        return self._key("index", kind, index)
+
+    def channel(self, channel: str) -> bytes:
+        return self._key("channel", channel).encode()
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def text(value: object) -> str:
+    """A reply item as text; redis-py types replies loosely, so check here."""
+    if isinstance(value, bytes):
+        return value.decode()
+    if isinstance(value, str):
+        return value
+    raise TypeError(f"expected a bulk string from Redis, got {type(value).__name__}")
+
+
+def player_of(player_id: str, fields: dict[bytes, bytes]) -> PlayerRecord | None:
+    """The player of its hash, or None for an empty one (no such player, or expired)."""
+    if not fields:
+        return None
+    return PlayerRecord(
+        player_id=player_id,
+        display_name=text(fields[b"display_name"]),
+        token_hash=text(fields[b"token_hash"]),
+        created_ms=int(fields[b"created_ms"]),
+        bot=fields.get(b"bot") == b"1",
+    )
+
+
+def record_of(fields: dict[bytes, bytes]) -> Record:
+    values = {text(name): int(value) for name, value in fields.items()}
+    return Record(
+        **{name: values.get(name, 0) for name in RECORD_SUMS},
+        best_moves=values.get("best_moves"),
+        best_time_ms=values.get("best_time_ms"),
+        extra={name[len(EXTRA_PREFIX):]: value for name, value in values.items() if name.startswith(EXTRA_PREFIX)},
+    )
