@@ -1,4 +1,5 @@
-"""``arena schema``: the protocol's JSON Schema, generated from the models."""
+"""``arena schema``: the protocol's JSON Schema, or with ``--asyncapi`` its
+AsyncAPI 3.0 document, both generated from the models."""
 
 from __future__ import annotations
 
@@ -8,18 +9,31 @@ from pathlib import Path
 from typing import Any
 
 from protocol import PROTOCOL_VERSION
+from protocol.asyncapi import asyncapi_document
 from protocol.schema import protocol_schema
+from server.app import WEBSOCKET_PATH
 from server.cli import EXIT_OK
+from server.settings import Settings
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("schema", help="print the protocol's JSON Schema")
+    parser = subparsers.add_parser("schema", help="print the protocol's JSON Schema (or its AsyncAPI document)")
     parser.add_argument("--out", type=Path, metavar="FILE", help="write to FILE instead of standard output")
+    parser.add_argument(
+        "--asyncapi", action="store_true", help="the AsyncAPI 3.0 document instead: channel, messages, operations, close codes"
+    )
     parser.set_defaults(handler=_schema)
 
 
+def default_asyncapi() -> dict[str, Any]:
+    """The AsyncAPI document naming where a server with default settings listens."""
+    defaults = Settings()
+    return asyncapi_document(PROTOCOL_VERSION, host=f"{defaults.host}:{defaults.port}", path=WEBSOCKET_PATH)
+
+
 def _schema(args: argparse.Namespace) -> int:
-    text = json.dumps(protocol_schema(PROTOCOL_VERSION), indent=2, ensure_ascii=False) + "\n"
+    document = default_asyncapi() if args.asyncapi else protocol_schema(PROTOCOL_VERSION)
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     if args.out is None:
         print(text, end="")
     else:

@@ -3,7 +3,7 @@
 ``python tests/protocol/protocol_doc.py`` runs a real server on a free
 port, plays the example sessions with real clients, and rewrites the
 marked sections of the document: the three session transcripts (a game,
-a race, and the solver's assists), the error-code table, and the tables
+a race, and the solver's assists), the error-code and close-code tables, and the tables
 of limits, race settings and assist settings.  ``test_protocol_doc.py`` (and ``tests/races`` for the
 race parts) regenerates them and compares, so the document cannot drift
 from the code: the tables must match exactly, the sessions frame for
@@ -33,6 +33,7 @@ from solver.positions import klondike_hearts_locked  # noqa: E402
 from solver.test_analysis import BLUNDER_LOG  # noqa: E402
 
 from protocol import JSON_SUBPROTOCOL, ErrorCode  # noqa: E402
+from protocol.close_codes import CLOSE_CODES  # noqa: E402
 from server.app import ArenaServer  # noqa: E402
 from server.settings import Settings, env_name  # noqa: E402
 from server.storage.memory import MemoryStore  # noqa: E402
@@ -266,6 +267,11 @@ def error_table() -> str:
     return "\n".join(rows)
 
 
+def close_code_table() -> str:
+    rows = [f"| {code.code} | {code.when} |" for code in CLOSE_CODES]
+    return "\n".join(["| close code | when |", "|---|---|", *rows])
+
+
 def limits_table(names: tuple[str, ...] = LIMIT_SETTINGS) -> str:
     rows = ["| setting | variable | default | meaning |", "|---|---|---|---|"]
     for name in names:
@@ -305,6 +311,7 @@ def main() -> None:
     text = replace_section(text, "race-session", session_section(asyncio.run(record_race_session())))
     text = replace_section(text, "assists-session", session_section(asyncio.run(record_assists_session())))
     text = replace_section(text, "errors", error_table())
+    text = replace_section(text, "close-codes", close_code_table())
     text = replace_section(text, "limits", limits_table())
     text = replace_section(text, "race-settings", limits_table(RACE_SETTINGS))
     text = replace_section(text, "assist-settings", limits_table(ASSIST_SETTINGS))

@@ -32,6 +32,10 @@ def test_the_error_table_is_generated_from_the_codes(doc: str) -> None:
     assert protocol_doc.section(doc, "errors") == protocol_doc.error_table()
 
 
+def test_the_close_code_table_is_generated_from_the_codes(doc: str) -> None:
+    assert protocol_doc.section(doc, "close-codes") == protocol_doc.close_code_table()
+
+
 def test_the_limits_table_is_generated_from_the_settings(doc: str) -> None:
     assert protocol_doc.section(doc, "limits") == protocol_doc.limits_table()
 
