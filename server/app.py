@@ -38,7 +38,8 @@ from websockets.typing import Subprotocol
 from protocol import CODECS, JSON, SUBPROTOCOLS, codec_for
 from protocol import to_client as tc
 from server.admission import Denial
-from server.core import CLOSE_TRY_AGAIN_LATER, Hub
+from server.core import Hub
+from server.outbox import CLOSE_TRY_AGAIN_LATER
 from server.peer import Peer
 from server.retention import Sweeper, retention_of
 from server.settings import Settings

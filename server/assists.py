@@ -42,9 +42,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from dataclasses import dataclass
 from datetime import date
-from typing import TYPE_CHECKING, Any
+from typing import Any, Awaitable, Callable
 
 from engine import EngineError
 from engine.game import Position
@@ -54,28 +53,18 @@ from protocol import to_client as tc
 from protocol import to_server as ts
 from server.daily import reveals_at
 from server.fair_play import competes
+from server.game_rooms import GameRooms
+from server.metrics import Metrics
+from server.outbox import Outbox
 from server.peer import Peer
 from server.ratelimit import BucketTable
 from server.refusal import Refusal, from_engine
+from server.room import FinishPath, Room
 from server.searches import SearchPool, analysis_job, finish_job
+from server.settings import Settings
 from server.storage.base import Action
 
-if TYPE_CHECKING:
-    from server.core import Hub
-    from server.room import Room
-
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class FinishPath:
-    """A proven path to the foundations from the position after entry ``seq``."""
-
-    seq: int
-    moves: tuple[str, ...]
-
-    def message(self, game_id: str) -> tc.FinishOffer:
-        return tc.FinishOffer(game_id=game_id, seq=self.seq, moves=len(self.moves))
 
 
 def played_line(log: list[Action]) -> list[str]:
@@ -98,18 +87,38 @@ def played_line(log: list[Action]) -> list[str]:
 
 
 class AssistDesk:
-    """Hints, finishing offers and analyses for the hub's games."""
+    """Hints, finishing offers and analyses for the games this process holds.
 
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
+    It reads the rooms (``rooms``), sends through ``outbox`` and asks the
+    race desk one question (``deal_public``); the moves of a finish are
+    played by whoever asked for them (``finish_path``), so the assists
+    never perform an action themselves."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        clock: Callable[[], int],
+        monotonic: Callable[[], float],
+        metrics: Metrics,
+        outbox: Outbox,
+        rooms: GameRooms,
+        deal_public: Callable[[str], Awaitable[bool]],
+    ) -> None:
+        self._settings = settings
+        self._clock = clock
+        self._monotonic = monotonic
+        self._metrics = metrics
+        self._outbox = outbox
+        self._rooms = rooms
+        self._deal_public = deal_public
         self._searches: set[asyncio.Task[None]] = set()
-        self.searches = SearchPool(hub.settings.search_workers)
+        self.searches = SearchPool(settings.search_workers)
         """Worker processes for hints and finishing searches; analyses have
         their own (``analysis_slots``), so a long analysis never holds up
         a hint."""
-        self.analysts = SearchPool(hub.settings.analysis_slots)
+        self.analysts = SearchPool(settings.analysis_slots)
         self._analyses: set[asyncio.Task[Analysis]] = set()
-        self._hint_buckets = BucketTable(hub.settings.hint_burst, hub.settings.hint_rate, hub.monotonic())
+        self._hint_buckets = BucketTable(settings.hint_burst, settings.hint_rate, monotonic())
 
     # ------------------------------------------------------------ hints
 
@@ -122,8 +131,8 @@ class AssistDesk:
         return await self.searches.hint(room.session.header, room.session.log)
 
     def _check_hint_rate(self, room: Room) -> None:
-        settings = self.hub.settings
-        wait = self._hint_buckets.take(room.session.header.owner, self.hub.monotonic())
+        settings = self._settings
+        wait = self._hint_buckets.take(room.session.header.owner, self._monotonic())
         if wait is None:
             return
         raise Refusal(
@@ -178,13 +187,13 @@ class AssistDesk:
     async def _search_offer(self, room: Room, seq: int, position: Position) -> None:
         """Search ``position``, read when the action was committed: by the
         time this task runs, a later action may be half performed."""
-        budget = self.hub.settings.finish_search_nodes
+        budget = self._settings.finish_search_nodes
         try:
             answer = await self.searches.run(room.game_id, finish_job, room.session.header, position, budget)
         except Exception:
             log.exception("finishing search failed in %s", room.game_id)
             return
-        self.hub.metrics.finish_searches.observe(answer.seconds)
+        self._metrics.finish_searches.observe(answer.seconds)
         found = answer.value
         if found is None or room.session.seq != seq or room.session.result is not None:
             return
@@ -192,14 +201,15 @@ class AssistDesk:
 
     def _offer(self, room: Room, path: FinishPath) -> None:
         room.finish_offer = path
-        self.hub.broadcast(room, path.message(room.game_id))
+        self._outbox.broadcast(room, path.message(room.game_id))
 
-    async def finish(self, room: Room, peer: Peer, message: ts.Finish) -> None:
-        """Play the proven path (the caller holds ``room.lock``, so the
-        game cannot move meanwhile, and has checked that ``peer`` owns the
-        game and that it is live).  Waits for the current position's
-        search rather than starting another: sending ``finish`` again and
-        again costs one search, not one each."""
+    async def finish_path(self, room: Room) -> tuple[str, ...]:
+        """The proven path to play (the caller holds ``room.lock``, so the
+        game cannot move meanwhile, and has checked that its player owns
+        the game and that it is live); ``Refusal`` when there is none.
+        Waits for the current position's search rather than starting
+        another: sending ``finish`` again and again costs one search, not
+        one each."""
         session = room.session
         try:
             session.game.check_finish()
@@ -216,16 +226,13 @@ class AssistDesk:
                 reason="no_finish_path",
                 game_id=room.game_id,
             )
-        for move in offer.moves:
-            await self.hub.apply(room, "move", move, peer, None)
-        self.hub.send(peer, tc.FinishReply(id=message.id, game_id=room.game_id, moves=list(offer.moves)))
+        return offer.moves
 
     # ------------------------------------------------------------ analysis
 
     async def analyse(self, peer: Peer, message: ts.Analyse) -> None:
         """Reply with where the game stopped being winnable (any watcher may ask)."""
-        hub = self.hub
-        room = await hub.room(message.game_id)
+        room = await self._rooms.room(message.game_id)
         try:
             await self._check_analysable(room)
             line = played_line(room.session.log)
@@ -235,9 +242,9 @@ class AssistDesk:
             reply = tc.AnalysisReply.model_validate(
                 {"id": message.id, "game_id": room.game_id, "line": line, **analysis.to_dict()}
             )
-            hub.send(peer, reply)
+            self._outbox.send(peer, reply)
         finally:
-            hub.release(room)
+            self._rooms.release(room)
 
     async def _check_analysable(self, room: Room) -> None:
         session = room.session
@@ -246,14 +253,14 @@ class AssistDesk:
             raise Refusal(
                 ErrorCode.UNAVAILABLE, "a game is analysed once it is over", reason="game_live", game_id=room.game_id
             )
-        if header.race_id is not None and not await self.hub.races.deal_public(header.race_id):
+        if header.race_id is not None and not await self._deal_public(header.race_id):
             raise Refusal(
                 ErrorCode.UNAVAILABLE,
                 "this race is still running and its racers play the same deal; ask again when it ends",
                 reason="deal_secret",
                 game_id=room.game_id,
             )
-        if header.daily is not None and self.hub.clock() < reveals_at(date.fromisoformat(header.daily), self.hub.settings):
+        if header.daily is not None and self._clock() < reveals_at(date.fromisoformat(header.daily), self._settings):
             raise Refusal(
                 ErrorCode.UNAVAILABLE,
                 f"this is the daily deal of {header.daily}, secret until it is revealed; ask again then",
@@ -267,7 +274,7 @@ class AssistDesk:
         running = room.analysis_task
         if running is not None:
             return running
-        settings = self.hub.settings
+        settings = self._settings
         if len(self._analyses) >= settings.analysis_slots + settings.analysis_queue:
             raise Refusal(
                 ErrorCode.UNAVAILABLE,
@@ -288,8 +295,8 @@ class AssistDesk:
 
     async def _analyse(self, room: Room, line: list[str]) -> Analysis:
         header = room.session.header
-        answer = await self.analysts.run(None, analysis_job, header, line, self.hub.settings.analysis_nodes)
-        self.hub.metrics.analyses.observe(answer.seconds)
+        answer = await self.analysts.run(None, analysis_job, header, line, self._settings.analysis_nodes)
+        self._metrics.analyses.observe(answer.seconds)
         analysis: Analysis = answer.value
         return analysis
 

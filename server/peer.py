@@ -18,8 +18,9 @@ from __future__ import annotations
 from collections import deque
 from typing import Callable, Protocol
 
-from protocol import Codec
+from protocol import Codec, ErrorCode
 from server.ratelimit import RateLimiter
+from server.refusal import Refusal
 from server.storage.base import PlayerRecord
 
 
@@ -100,3 +101,10 @@ class Peer:
             self.backlog.clear()
             self.on_close(code)
             self.outlet.close(code, reason)
+
+
+def require_player(peer: Peer) -> PlayerRecord:
+    """The identity ``peer`` said hello with; ``hello_required`` before that."""
+    if peer.player is None:
+        raise Refusal(ErrorCode.HELLO_REQUIRED, "say hello first: games belong to players")
+    return peer.player

@@ -1,74 +1,70 @@
-"""Races as one server process serves them: the requests, the hub's hooks,
-the race's clocks and what its followers are sent.
+"""Races as one server process serves them: the requests, the race's
+clocks, and what happens when a race changes.
 
-Built on ``server.race_rooms`` (the ledgers, the channel); here:
+Built on ``server.race_rooms`` (the ledgers, the channel, the game
+side's questions) and ``server.race_followers`` (who follows a race and
+what they are sent); here:
 
 - Requests: create, join (by code), start (prepares one game per racer,
   claiming daily ranked attempts, then appends ``start``; a start that
   fails discards its games, and games a failed discard left behind are
-  dropped when their racer next says hello), watch, rematch,
-  history; and for the hub: whether a race game may be watched live,
-  delayed or not at all, whether it may be acted on, and the progress to
-  publish after each action.
-- Clocks: at ``starts_at`` each process gives its connected racers their
-  boards; at ``ends_at`` it settles the race (abandoning games still
-  playing, then appending ``finish``; the log decides who appends it).
-  A race nobody follows is settled when someone next loads it.
+  dropped when their racer next says hello), watch, rematch, history;
+  and for the game side: the progress to publish after each action.
+- Clocks (on the injected ``Scheduler``): at ``starts_at`` each process
+  gives its connected racers their boards; at ``ends_at`` it settles the
+  race (abandoning games still playing, then appending ``finish``; the
+  log decides who appends it).  A race nobody follows is settled when
+  someone next loads it.
 - Presence: a racer with no connection following the race here is
   ``disconnected`` (a ledger entry, so every process agrees).
-- Documents: ``race_code`` (code -> race id) and ``race`` (one per race,
-  indexed under ``player/<id>`` for each racer: the race history), both
-  kept as long as the ledger.
+
+The desk never sees the Hub: what it needs of the game side is four
+calls (``RaceBoards``), attached once both sides exist.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import secrets
-from collections import Counter
-from typing import TYPE_CHECKING, Any, Callable
+from dataclasses import dataclass
+from typing import Awaitable, Callable, Container
 
 import engine
 from engine import EngineError
 from protocol import ErrorCode
 from protocol import to_client as tc
 from protocol import to_server as ts
-from protocol.codec import Codec
 from protocol.to_server import RequestId
 from server.daily import DailyRecord, claim_lifetime, daily_variant, known_game, todays_record, utc_day
 from server.deals import choose_deal
 from server.fair_play import check_practice, claim_ranked
-from server.peer import Peer
-from server.secret_deals import race_commitment
-from server.race_rooms import LEDGER_RETRIES, Milestones, RaceRoom, RaceRooms
+from server.keeper import RaceDealStock
+from server.metrics import Metrics
+from server.outbox import Outbox
+from server.peer import Peer, require_player
+from server.race_followers import RaceRoom
+from server.race_rooms import CODE_DOCUMENT, LEDGER_RETRIES, RACE_DOCUMENT, RaceRooms, history_index
 from server.races import (
-    EVENT_OF_ENTRY,
     FINISHED,
-    RUNNING,
+    Milestones,
     Progress,
     RaceDeal,
     RaceState,
     RosterChanged,
-    create_entry,
-    ledger_header,
-    new_code,
+    event_of,
     new_id,
     normalize_code,
 )
 from server.refusal import Refusal, from_engine
+from server.scheduler import Scheduler
+from server.secret_deals import DealProver, race_commitment
 from server.session import ABANDONED, Session
-from server.storage.base import Action, SessionHeader, StorageError
-
-if TYPE_CHECKING:
-    from server.core import Hub
+from server.settings import Settings
+from server.storage.base import Action, SessionHeader, StorageError, Store
 
 log = logging.getLogger("arena.races")
 
-RACE_DOCUMENT = "race"
-CODE_DOCUMENT = "race_code"
-CODE_ATTEMPTS = 5
 REJOIN_SCAN = 10
 ORPHAN_AGE_MS = 60_000
 """A race game this old that its race does not list was prepared for a
@@ -76,21 +72,55 @@ start that failed (a start takes milliseconds; younger ones may be a
 start still in progress on another process)."""
 
 
-def history_index(player_id: str) -> str:
-    return f"player/{player_id}"
+@dataclass(frozen=True)
+class RaceBoards:
+    """What the race desk needs from the game side: handing a racer its
+    board, ending the delays of a race's boards, abandoning a game, and
+    making room for one more live game of a player."""
+
+    watch_game: Callable[[Peer, str], Awaitable[None]]
+    race_over: Callable[[list[str]], None]
+    abandon: Callable[[str], Awaitable[None]]
+    make_room_for: Callable[[str], Awaitable[None]]
 
 
 class RaceDesk(RaceRooms):
-    """Race requests and the hub's hooks; see the module docstring."""
+    """Race requests, clocks and changes; see the module docstring."""
 
-    def __init__(self, hub: Hub) -> None:
-        super().__init__(hub)
-        self.watching: dict[Peer, set[str]] = {}
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        clock: Callable[[], int],
+        scheduler: Scheduler,
+        outbox: Outbox,
+        metrics: Metrics,
+        origin: str,
+        prover: DealProver,
+        race_deals: RaceDealStock,
+        held_games: Container[str],
+    ) -> None:
+        super().__init__(settings, store, clock, origin, outbox, held_games)
+        self._scheduler = scheduler
+        self._metrics = metrics
+        self._prover = prover
+        self._race_deals = race_deals
+        self._boards: RaceBoards | None = None
+
+    def attach(self, boards: RaceBoards) -> None:
+        """Give the desk the game side, which is built after it (the game
+        side asks the desk about race games, and the desk asks it back)."""
+        self._boards = boards
+
+    @property
+    def boards(self) -> RaceBoards:
+        assert self._boards is not None, "the Hub attaches the game side before serving"
+        return self._boards
 
     # ------------------------------------------------------------ requests
 
     async def create(self, peer: Peer, message: ts.CreateRace) -> None:
-        player = self.hub.identity(peer)
+        player = require_player(peer)
         game_cls = known_game(message.game)
         try:
             probe = engine.new_game(
@@ -102,20 +132,20 @@ class RaceDesk(RaceRooms):
         if message.deal == "daily":
             daily_variant(game_cls, options)
         host = tc.Owner(player_id=player.player_id, name=player.display_name)
-        self._check_watch_limit(peer)
+        self.followers.check_limit(peer)
         room = await self._create(game_cls.id, options, message.deal, host, [host])
-        self.hub.metrics.race_events.labels("created").inc()
-        self._add_watcher(peer, room)
-        self._reply(peer, room, "created", message.id)
+        self._metrics.race_events.labels("created").inc()
+        self.followers.add(peer, room)
+        self.followers.reply(peer, room, "created", message.id)
 
     async def join(self, peer: Peer, message: ts.JoinRace) -> None:
-        player = self.hub.identity(peer)
+        player = require_player(peer)
         code = normalize_code(message.code)
         found = await self._store.get_document(CODE_DOCUMENT, code) if code is not None else None
         if found is None:
             raise Refusal(ErrorCode.RACE_NOT_FOUND, f"no race has the invite code {message.code!r}")
         room = await self.room(found["race_id"])
-        self._check_watch_limit(peer, room)
+        self.followers.check_limit(peer, room)
         player_id = player.player_id
         joined = await self._change(
             room, lambda state, now: state.join_entry(player_id, player.display_name, now), peer, message.id
@@ -125,7 +155,7 @@ class RaceDesk(RaceRooms):
             await self._follow_as(peer, room, message.id)
 
     async def start(self, peer: Peer, message: ts.StartRace) -> None:
-        player_id = self.hub.identity(peer).player_id
+        player_id = require_player(peer).player_id
         room = await self.room(message.race_id)
         now = self._now()
         room.state.check_start(player_id, now)
@@ -146,7 +176,7 @@ class RaceDesk(RaceRooms):
                         peer,
                         message.id,
                     )
-                    self.hub.metrics.race_events.labels("started").inc()
+                    self._metrics.race_events.labels("started").inc()
                     return
                 except RosterChanged:
                     continue
@@ -157,17 +187,17 @@ class RaceDesk(RaceRooms):
 
     async def watch(self, peer: Peer, message: ts.WatchRace) -> None:
         room = await self.room(message.race_id)
-        self._check_watch_limit(peer, room)
+        self.followers.check_limit(peer, room)
         await self._follow_as(peer, room, message.id)
 
     async def unwatch(self, peer: Peer, message: ts.UnwatchRace) -> None:
         room = self.rooms.get(message.race_id)
         if room is not None:
             self._drop_watcher(peer, room)
-        self.hub.send(peer, tc.Ack(id=message.id))
+        self._outbox.send(peer, tc.Ack(id=message.id))
 
     async def rematch(self, peer: Peer, message: ts.Rematch) -> None:
-        player = self.hub.identity(peer)
+        player = require_player(peer)
         room = await self.room(message.race_id)
         state = room.state
         state.check_rematch(player.player_id, self._now())
@@ -183,9 +213,9 @@ class RaceDesk(RaceRooms):
                 await self._discard_race(fresh)
                 raise
             if pointed is not None:
-                self.hub.metrics.race_events.labels("created").inc()
-                self._add_watcher(peer, fresh)
-                self._reply(peer, fresh, "created", message.id)
+                self._metrics.race_events.labels("created").inc()
+                self.followers.add(peer, fresh)
+                self.followers.reply(peer, fresh, "created", message.id)
                 return
             await self._discard_race(fresh)
         assert room.state.rematch is not None
@@ -193,7 +223,7 @@ class RaceDesk(RaceRooms):
 
     async def history(self, peer: Peer, message: ts.ListRaces) -> None:
         asker = peer.player.player_id if peer.player is not None else None
-        player_id = message.player_id or self.hub.identity(peer).player_id
+        player_id = message.player_id or require_player(peer).player_id
         documents = await self._store.list_documents(RACE_DOCUMENT, history_index(player_id), message.limit)
         now = self._now()
         races = []
@@ -204,9 +234,9 @@ class RaceDesk(RaceRooms):
                 continue
             progress = room.progress if room is not None else state.final_progress()
             races.append(state.info(progress, now, member=asker in state.racers))
-        self.hub.send(peer, tc.Races(id=message.id, player_id=player_id, races=races))
+        self._outbox.send(peer, tc.Races(id=message.id, player_id=player_id, races=races))
 
-    # ------------------------------------------------------------ hub hooks
+    # ------------------------------------------------------------ the game side's hooks
 
     async def rejoin(self, peer: Peer, player_id: str) -> None:
         """After ``hello`` with a token: follow the player's unfinished races again."""
@@ -243,68 +273,6 @@ class RaceDesk(RaceRooms):
             kept.append(header)
         return kept
 
-    async def watch_mode(self, peer: Peer, session: Session) -> bool:
-        """Whether ``peer`` may watch this race game live (False: delayed);
-        raises ``Refusal`` when it may not watch it at all."""
-        header = session.header
-        assert header.race_id is not None
-        viewer = peer.player.player_id if peer.player is not None else None
-        try:
-            room = await self.room(header.race_id)
-        except Refusal:
-            return viewer == header.owner or session.result is not None
-        state = room.state
-        phase = state.phase(self._now())
-        self._release_if_idle(room)
-        if phase == FINISHED:
-            return True
-        if viewer != header.owner and viewer in state.racers:
-            raise Refusal(
-                ErrorCode.FORBIDDEN,
-                "you are in this race: rivals' boards stay hidden until it ends; race_progress tells how they do",
-                game_id=header.game_id,
-            )
-        if phase != RUNNING:
-            raise Refusal(ErrorCode.RACE_STATE, self._wait_sentence(state), game_id=header.game_id)
-        return viewer == header.owner
-
-    async def check_action(self, session: Session) -> None:
-        """Refuse acting on a race game outside the running race."""
-        header = session.header
-        assert header.race_id is not None
-        try:
-            room = await self.room(header.race_id)
-        except Refusal:
-            return
-        self._release_if_idle(room)
-        phase = room.state.phase(self._now())
-        if phase == FINISHED:
-            raise Refusal(ErrorCode.RACE_STATE, "this race is over; it accepts no more moves", game_id=header.game_id)
-        if phase != RUNNING:
-            raise Refusal(ErrorCode.RACE_STATE, self._wait_sentence(room.state), game_id=header.game_id)
-
-    def _wait_sentence(self, state: RaceState) -> str:
-        if state.starts_at is None:
-            return "this race has not started yet"
-        seconds = max(0.0, (state.starts_at - self._now()) / 1000)
-        return f"the race starts in {seconds:.1f} s (starts_at {state.starts_at}); boards arrive then"
-
-    def hides_deal(self, race_id: str) -> bool:
-        """Whether a race game's ``game_over`` must not tell the deal yet
-        (its rivals may still be playing it)."""
-        room = self.rooms.get(race_id)
-        return room is None or room.state.finished_ms is None
-
-    async def deal_public(self, race_id: str) -> bool:
-        """Whether a race's deal may be shown (its race is over, or gone
-        from the store), loading the race if this process does not hold it."""
-        try:
-            room = await self.room(race_id)
-        except Refusal:
-            return True
-        self._release_if_idle(room)
-        return room.state.finished_ms is not None
-
     async def progressed(self, session: Session) -> None:
         """A racer's game changed here: tell everyone following the race."""
         race_id = session.header.race_id
@@ -315,28 +283,18 @@ class RaceDesk(RaceRooms):
             self._spawn(self.settle(race_id))
 
     def disconnect(self, peer: Peer) -> None:
-        for race_id in self.watching.pop(peer, set()):
+        for race_id in self.followers.watching.pop(peer, set()):
             room = self.rooms.get(race_id)
             if room is not None:
                 self._drop_watcher(peer, room, forget=False)
 
-    def overflowed(self, peer: Peer) -> None:
+    def resync(self, peer: Peer) -> None:
         """Queue a fresh race message for each race ``peer`` follows (after
-        the hub dropped its backlog)."""
-        for race_id in self.watching.get(peer, ()):
+        the outbox dropped its backlog)."""
+        for race_id in self.followers.watching.get(peer, ()):
             room = self.rooms.get(race_id)
             if room is not None:
-                peer.backlog.append(peer.codec.encode(self._message(room, "snapshot", room.member(peer))))
-
-    def phases(self) -> Counter[str]:
-        """How many races this process holds in each phase (for ``/metrics``)."""
-        now = self._now()
-        return Counter(room.state.phase(now) for room in self.rooms.values())
-
-    def release_if_idle(self, race_id: str | None) -> None:
-        room = self.rooms.get(race_id) if race_id is not None else None
-        if room is not None:
-            self._release_if_idle(room)
+                peer.backlog.append(peer.codec.encode(self.followers.message(room, "snapshot", room.member(peer))))
 
     # ------------------------------------------------------------ settling
 
@@ -360,7 +318,7 @@ class RaceDesk(RaceRooms):
                 by_racer = {state.games[game_id]: session for game_id, session in sessions.items()}
                 results = state.results_of(by_racer)
                 if await self._change(room, lambda current, now: current.finish_entry(now, results)) is not None:
-                    self.hub.metrics.race_events.labels("finished").inc()
+                    self._metrics.race_events.labels("finished").inc()
             self._release_if_idle(room)
         except (Refusal, StorageError) as error:
             log.warning("could not settle race %s: %s", race_id, getattr(error, "message", error))
@@ -368,57 +326,11 @@ class RaceDesk(RaceRooms):
     async def _abandon(self, game_id: str) -> None:
         for _ in range(LEDGER_RETRIES):
             try:
-                await self.hub.abandon(game_id)
+                await self.boards.abandon(game_id)
                 return
             except Refusal as refusal:
                 if refusal.code is not ErrorCode.STATE_CONFLICT:
                     raise
-
-    # ------------------------------------------------------------ rooms
-
-    async def _create(
-        self, game: str, options: dict[str, Any], deal: int | str, host: tc.Owner, racers: list[tc.Owner]
-    ) -> RaceRoom:
-        settings = self.hub.settings
-        now = self._now()
-        race_id = new_id("r_")
-        keep = settings.race_invite_seconds + settings.race_time_limit_seconds + settings.finished_retention_seconds
-        code = await self._free_code()
-        header = ledger_header(race_id, game, options, host.player_id, now)
-        entry = create_entry(
-            code=code, host=host, deal=deal, limit=settings.race_limit,
-            countdown_ms=round(settings.race_countdown_seconds * 1000),
-            time_limit_ms=settings.race_time_limit_seconds * 1000,
-            invite_expires_ms=now + settings.race_invite_seconds * 1000, racers=racers, now_ms=now,
-        )
-        subscription = await self._subscribe(race_id)
-        try:
-            await self._store.create_session(header)
-            await self._store.finish_session(header, keep)
-            await self._store.append(race_id, 0, entry)
-            await self._store.put_document(CODE_DOCUMENT, code, {"race_id": race_id}, keep)
-            await self._store.put_document(RACE_DOCUMENT, race_id, {"race_id": race_id, "created_ms": now}, keep)
-            for racer in racers:
-                await self._store.index_document(RACE_DOCUMENT, history_index(racer.player_id), race_id, now)
-        except BaseException:
-            await subscription.close()
-            raise
-        room = RaceRoom(RaceState.replay(header, [entry]))
-        self._hold(room, subscription)
-        return room
-
-    async def _free_code(self) -> str:
-        for _ in range(CODE_ATTEMPTS):
-            code = new_code()
-            if await self._store.get_document(CODE_DOCUMENT, code) is None:
-                return code
-        raise RuntimeError("could not find an unused invite code")
-
-    async def _discard_race(self, room: RaceRoom) -> None:
-        """Remove a race that lost to another (a duplicate rematch)."""
-        header = ledger_header(room.race_id, room.state.game, room.state.options, room.state.host, room.state.created_ms)
-        await self._store.finish_session(header, 0)
-        self._forget(room)
 
     # ------------------------------------------------------------ starting
 
@@ -426,13 +338,12 @@ class RaceDesk(RaceRooms):
         """The race's deal: the day's secret one, a freshly proven secret
         one (``winnable``), or the number the host typed (unranked)."""
         game_cls = engine.game_class(state.game)
-        hub = self.hub
         if state.deal_request == "daily":
-            record = await todays_record(self._store, hub.settings, hub.prover, game_cls, state.options, now)
+            record = await todays_record(self._store, self._settings, self._prover, game_cls, state.options, now)
             deal = RaceDeal(0, record.seed, record.line, record.nonce, record.commitment, True, record.date)
             return deal, record
         if state.deal_request == "winnable":
-            proven = await hub.race_deals.take(game_cls.id, state.options)
+            proven = await self._race_deals.take(game_cls.id, state.options)
             nonce = secrets.token_hex(16)
             commitment = race_commitment(state.race_id, proven.seed, nonce)
             return RaceDeal(0, proven.seed, proven.line, nonce, commitment, True, None), None
@@ -446,11 +357,11 @@ class RaceDesk(RaceRooms):
         attempt for a daily race), not yet playable."""
         game_id = new_id("g_")
         ranked = record is not None and await claim_ranked(
-            self._store, record.key, racer_id, game_id, claim_lifetime(record, self.hub.settings, now)
+            self._store, record.key, racer_id, game_id, claim_lifetime(record, self._settings, now)
         )
         if record is not None and not ranked:
             await check_practice(self._store, record.key, racer_id, utc_day(now))
-        await self.hub.abandon_beyond_limit(racer_id)
+        await self.boards.make_room_for(racer_id)
         player = await self._store.get_player(racer_id)
         header = SessionHeader(
             game_id=game_id, game=state.game, deal=deal.number, options=dict(state.options), owner=racer_id,
@@ -487,36 +398,17 @@ class RaceDesk(RaceRooms):
             room.progress = state.final_progress()
             for timer in room.timers:
                 timer.cancel()
-            self.hub.race_over(list(state.games))
+            self.boards.race_over(list(state.games))
         if state.rematch is not None and not rematched:
             for peer in list(room.watchers):
                 if room.member(peer) and peer is not actor:
                     self._spawn(self._follow_rematch(peer, state.rematch))
         if entry is not None and entry.kind == "presence":
-            self._broadcast_progress(room, json.loads(entry.text)["player_id"])
+            self.followers.broadcast_progress(room, json.loads(entry.text)["player_id"])
             return
         if actor is not None:
-            self._add_watcher(actor, room)
-        self._broadcast(room, self._event_of(state, before, entry), actor, request_id)
-
-    @staticmethod
-    def _event_of(state: RaceState, before: Milestones, entry: Action | None) -> str:
-        """The event to announce: the entry's, or for a reload the latest
-        milestone it crossed.  A process that lost an append (two settling
-        one race at once), missed entries or came back from an outage takes
-        the entry in by reloading, and its relayed copy is then dropped as
-        already seen: without this its followers would hear "snapshot"
-        instead of "finished" (or "started", "rematch")."""
-        if entry is not None:
-            return EVENT_OF_ENTRY.get(entry.kind, "snapshot")
-        started, finished, rematched = before
-        if state.rematch is not None and not rematched:
-            return "rematch"
-        if state.finished_ms is not None and not finished:
-            return "finished"
-        if state.starts_at is not None and not started:
-            return "started"
-        return "snapshot"
+            self.followers.add(actor, room)
+        self.followers.broadcast(room, event_of(state, before, entry), actor, request_id)
 
     async def _follow_rematch(self, peer: Peer, race_id: str) -> None:
         try:
@@ -564,7 +456,7 @@ class RaceDesk(RaceRooms):
                 action()
 
         delay = max(0, when_ms - self._now()) / 1000
-        room.timers.append(asyncio.get_running_loop().call_later(delay, fire))
+        room.timers.append(self._scheduler.call_later(delay, fire))
 
     def _go(self, room: RaceRoom) -> None:
         """The countdown is over: each racer following here gets their board."""
@@ -575,26 +467,16 @@ class RaceDesk(RaceRooms):
 
     async def _watch_game(self, peer: Peer, game_id: str) -> None:
         try:
-            await self.hub.watch_game(peer, game_id)
+            await self.boards.watch_game(peer, game_id)
         except (Refusal, StorageError) as error:
             log.info("could not hand %r its board %s: %s", peer, game_id, error)
 
     # ------------------------------------------------------------ watchers
 
-    def _check_watch_limit(self, peer: Peer, room: RaceRoom | None = None) -> None:
-        watched = self.watching.get(peer, set())
-        limit = self.hub.settings.watch_limit
-        if (room is None or room.race_id not in watched) and len(watched) >= limit:
-            raise Refusal(ErrorCode.FORBIDDEN, f"a connection follows at most {limit} races; unwatch one first")
-
-    def _add_watcher(self, peer: Peer, room: RaceRoom) -> None:
-        room.watchers.add(peer)
-        self.watching.setdefault(peer, set()).add(room.race_id)
-
     async def _follow_as(self, peer: Peer, room: RaceRoom, request_id: RequestId | None) -> None:
         """Follow a race: a snapshot now; a racer coming back is connected again."""
-        self._add_watcher(peer, room)
-        self._reply(peer, room, "snapshot", request_id)
+        self.followers.add(peer, room)
+        self.followers.reply(peer, room, "snapshot", request_id)
         if peer.player is not None:
             player_id = peer.player.player_id
             await self._change(room, lambda state, now: state.presence_entry(player_id, True, now))
@@ -602,7 +484,7 @@ class RaceDesk(RaceRooms):
     def _drop_watcher(self, peer: Peer, room: RaceRoom, forget: bool = True) -> None:
         room.watchers.discard(peer)
         if forget:
-            self.watching.get(peer, set()).discard(room.race_id)
+            self.followers.watching.get(peer, set()).discard(room.race_id)
         player_id = peer.player.player_id if peer.player is not None else None
         if player_id in room.state.racers and not room.connected_here(player_id):
             self._spawn(self._presence(room, player_id, False))
@@ -615,43 +497,3 @@ class RaceDesk(RaceRooms):
         except (Refusal, StorageError) as error:
             log.info("could not record the presence of %s in %s: %s", player_id, room.race_id, error)
         self._release_if_idle(room)
-
-    # ------------------------------------------------------------ sending
-
-    def _message(self, room: RaceRoom, event: str, member: bool, request_id: RequestId | None = None) -> tc.Race:
-        now = self._now()
-        return tc.Race(
-            id=request_id, event=event, server_time=now, race=room.state.info(room.progress, now, member)
-        )
-
-    def _reply(self, peer: Peer, room: RaceRoom, event: str, request_id: RequestId | None) -> None:
-        self.hub.send(peer, self._message(room, event, room.member(peer), request_id))
-
-    def _broadcast(self, room: RaceRoom, event: str, actor: Peer | None, request_id: RequestId | None) -> None:
-        """The race message to every watcher: one encoding per codec and
-        membership (racers see the code), the actor's with its request id."""
-        frames: dict[tuple[Codec, bool], bytes] = {}
-        for peer in list(room.watchers):
-            member = room.member(peer)
-            if peer is actor:
-                self._reply(peer, room, event, request_id)
-                continue
-            key = (peer.codec, member)
-            if key not in frames:
-                frames[key] = peer.codec.encode(self._message(room, event, member))
-            self.hub.send_frame(peer, frames[key])
-
-    def _broadcast_progress(self, room: RaceRoom, player_id: str) -> None:
-        racer = room.state.racers[player_id]
-        now = self._now()
-        message = tc.RaceProgress(
-            race_id=room.race_id, server_time=now,
-            racer=room.state.racer_view(racer, room.progress.get(player_id), now),
-        )
-        frames: dict[Codec, bytes] = {}
-        for peer in list(room.watchers):
-            if peer.codec not in frames:
-                frames[peer.codec] = peer.codec.encode(message)
-            self.hub.send_frame(peer, frames[peer.codec])
-
-

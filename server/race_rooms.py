@@ -13,9 +13,15 @@ other processes through the race's channel.
   numbering, or a subscription back after an outage, makes the process
   re-read the ledger and the racers' games from the store.
 
-``RaceRooms`` does this bookkeeping; what a change means for the
-connections (``_after``, ``_broadcast_progress``) and the race's clocks
+``RaceRooms`` does this bookkeeping, creates ledgers, and answers the
+game side's questions about a race game (may it be watched live, acted
+on, does its ``game_over`` hide the deal).  What a change means for the
+connections (``_after``) and the race's clocks
 (``_arm``) are the subclass's (``server.race_desk.RaceDesk``).
+
+Documents: ``race_code`` (code -> race id) and ``race`` (one per race,
+indexed under ``player/<id>`` for each racer: the race history), both
+kept as long as the ledger.
 """
 
 from __future__ import annotations
@@ -23,7 +29,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any, Callable, Coroutine
+from collections import Counter
+from typing import Any, Callable, Container, Coroutine
 
 import msgpack
 
@@ -31,61 +38,65 @@ from protocol import ErrorCode
 from protocol import to_client as tc
 from protocol.to_server import RequestId
 from server.once import load_once
+from server.outbox import Outbox
 from server.peer import Peer
-from server.races import LEDGER_STATUS, Progress, RaceState
+from server.race_followers import RaceFollowers, RaceRoom
+from server.races import (
+    FINISHED,
+    LEDGER_STATUS,
+    RUNNING,
+    Milestones,
+    Progress,
+    RaceState,
+    create_entry,
+    ledger_header,
+    milestones,
+    new_code,
+    new_id,
+)
 from server.refusal import Refusal
 from server.session import ABANDONED, Session
-from server.storage.base import Action, LogConflict, StorageError, Subscription
-
-if TYPE_CHECKING:
-    from server.core import Hub
+from server.settings import Settings
+from server.storage.base import Action, LogConflict, StorageError, Store, Subscription
 
 log = logging.getLogger("arena.races")
 
 LEDGER_RETRIES = 5
+RACE_DOCUMENT = "race"
+CODE_DOCUMENT = "race_code"
+CODE_ATTEMPTS = 5
 
 Make = Callable[[RaceState, int], Action | None]
-Milestones = tuple[bool, bool, bool]
 
 
 def channel_of(race_id: str) -> str:
     return f"race:{race_id}"
 
 
-def milestones(state: RaceState) -> Milestones:
-    """Started, finished, rematched: the changes that have side effects."""
-    return state.starts_at is not None, state.finished_ms is not None, state.rematch is not None
-
-
-class RaceRoom:
-    """A race this process follows: its ledger's state, the racers'
-    progress and the connections following it.  ``lock`` serializes
-    changes to the state (appends, relayed entries, reloads)."""
-
-    def __init__(self, state: RaceState) -> None:
-        self.state = state
-        self.progress: dict[str, Progress] = {}
-        self.watchers: set[Peer] = set()
-        self.lock = asyncio.Lock()
-        self.settling = asyncio.Lock()
-        self.timers: list[asyncio.TimerHandle] = []
-
-    @property
-    def race_id(self) -> str:
-        return self.state.race_id
-
-    def member(self, peer: Peer) -> bool:
-        return peer.player is not None and peer.player.player_id in self.state.racers
-
-    def connected_here(self, player_id: str) -> bool:
-        return any(peer.player is not None and peer.player.player_id == player_id for peer in self.watchers)
+def history_index(player_id: str) -> str:
+    return f"player/{player_id}"
 
 
 class RaceRooms(ABC):
     """The races this process follows; see the module docstring."""
 
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        clock: Callable[[], int],
+        origin: str,
+        outbox: Outbox,
+        held_games: Container[str],
+    ) -> None:
+        self._settings = settings
+        self._store = store
+        self._now = clock
+        self._origin = origin
+        self._outbox = outbox
+        self._held_games = held_games
+        """The games this process holds: a race is kept while one of its games is."""
+        self.followers = RaceFollowers(outbox, clock, settings.watch_limit)
         self.rooms: dict[str, RaceRoom] = {}
         self._loading: dict[str, asyncio.Future[RaceRoom]] = {}
         self._followers: dict[str, asyncio.Task[None]] = {}
@@ -102,10 +113,6 @@ class RaceRooms(ABC):
     ) -> None:
         """The race changed (by ``entry``, or by a reload when None)."""
 
-    @abstractmethod
-    def _broadcast_progress(self, room: RaceRoom, player_id: str) -> None:
-        """A racer's progress changed."""
-
     async def close(self) -> None:
         """Stop every clock, follower and task."""
         for room in self.rooms.values():
@@ -117,20 +124,10 @@ class RaceRooms(ABC):
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
-    @property
-    def _store(self) -> Any:
-        return self.hub.store
-
-
-    def _now(self) -> int:
-        return self.hub.clock()
-
-
     def _spawn(self, coroutine: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.create_task(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-
 
     async def room(self, race_id: str) -> RaceRoom:
         """The race, loaded and followed (once, however many ask at once);
@@ -139,7 +136,6 @@ class RaceRooms(ABC):
         if room is not None:
             return room
         return await load_once(self._loading, race_id, lambda: self._load(race_id))
-
 
     async def _subscribe(self, race_id: str) -> Subscription:
         async def resumed() -> None:
@@ -150,7 +146,6 @@ class RaceRooms(ABC):
 
         subscription: Subscription = await self._store.subscribe(channel_of(race_id), on_resume=resumed)
         return subscription
-
 
     async def _load(self, race_id: str) -> RaceRoom:
         subscription = await self._subscribe(race_id)
@@ -166,13 +161,11 @@ class RaceRooms(ABC):
         self._hold(room, subscription)
         return room
 
-
     async def _read(self, race_id: str) -> RaceState | None:
         loaded = await self._store.load_session(race_id)
         if loaded is None or loaded[0].status != LEDGER_STATUS:
             return None
         return RaceState.replay(*loaded)
-
 
     async def _progress(self, state: RaceState) -> dict[str, Progress]:
         if state.finished_ms is not None:
@@ -183,14 +176,12 @@ class RaceRooms(ABC):
             for game_id, session in sessions.items()
         }
 
-
     async def _sessions(self, state: RaceState) -> dict[str, Session | None]:
         sessions: dict[str, Session | None] = {}
         for game_id in state.games:
             loaded = await self._store.load_session(game_id)
             sessions[game_id] = Session.replay(*loaded) if loaded is not None else None
         return sessions
-
 
     def _hold(self, room: RaceRoom, subscription: Subscription) -> None:
         self.rooms[room.race_id] = room
@@ -199,12 +190,11 @@ class RaceRooms(ABC):
         )
         self._arm(room)
 
-
     def _release_if_idle(self, room: RaceRoom) -> None:
         """Stop following a race nobody here watches or plays."""
         if room.watchers or room.lock.locked() or room.settling.locked() or self.rooms.get(room.race_id) is not room:
             return
-        if any(game_id in self.hub.rooms for game_id in room.state.games):
+        if any(game_id in self._held_games for game_id in room.state.games):
             return
         self._forget(room)
 
@@ -217,7 +207,6 @@ class RaceRooms(ABC):
         follower = self._followers.pop(room.race_id, None)
         if follower is not None:
             follower.cancel()
-
 
     async def _change(
         self, room: RaceRoom, make: Make, actor: Peer | None = None, request_id: RequestId | None = None
@@ -240,11 +229,10 @@ class RaceRooms(ABC):
                     raise Refusal(ErrorCode.RACE_NOT_FOUND, "this race is no longer stored") from None
                 room.state.apply(entry)
                 seq = room.state.seq
-            await self._publish(room.race_id, msgpack.packb(["entry", self.hub.relay.origin, seq, *entry.to_list()]))
+            await self._publish(room.race_id, msgpack.packb(["entry", self._origin, seq, *entry.to_list()]))
             self._after(room, before, entry, actor, request_id)
             return entry
         raise Refusal(ErrorCode.STATE_CONFLICT, "the race kept changing on other servers; try again")
-
 
     async def store_replaced(self) -> None:
         """The store was wiped or replaced: reload every race held here, and
@@ -255,7 +243,7 @@ class RaceRooms(ABC):
                     await self._reload(room)
                     continue
                 for peer in list(room.watchers):
-                    self.hub.send(peer, tc.Error(
+                    self._outbox.send(peer, tc.Error(
                         code=ErrorCode.RACE_NOT_FOUND, message="this race was lost with the server's store",
                         reason=None, game_id=None,
                     ))
@@ -272,14 +260,13 @@ class RaceRooms(ABC):
         room.progress = await self._progress(state)
         self._after(room, before, None, None, None)
 
-
     async def _consume(self, race_id: str, subscription: Subscription) -> None:
         try:
             async for payload in subscription:
                 room = self.rooms.get(race_id)
                 try:
                     kind, origin, *rest = msgpack.unpackb(payload, raw=False)
-                    if room is None or origin == self.hub.relay.origin:
+                    if room is None or origin == self._origin:
                         continue
                     if kind == "entry":
                         await self._on_entry(room, int(rest[0]), Action.from_list(rest[1:]))
@@ -292,7 +279,6 @@ class RaceRooms(ABC):
         finally:
             await subscription.close()
 
-
     async def _on_entry(self, room: RaceRoom, seq: int, entry: Action) -> None:
         async with room.lock:
             if seq <= room.state.seq:
@@ -304,21 +290,19 @@ class RaceRooms(ABC):
             room.state.apply(entry)
         self._after(room, before, entry, None, None)
 
-
     def _on_progress(self, room: RaceRoom, player_id: str, progress: Progress) -> None:
         current = room.progress.get(player_id)
         if player_id not in room.state.racers or current is not None and current.seq > progress.seq:
             return
         room.progress[player_id] = progress
-        self._broadcast_progress(room, player_id)
-
+        self.followers.broadcast_progress(room, player_id)
 
     async def _share_progress(self, race_id: str, player_id: str, progress: Progress) -> None:
         """A racer acted here: tell this process's followers, then the others."""
         room = self.rooms.get(race_id)
         if room is not None:
             self._on_progress(room, player_id, progress)
-        await self._publish(race_id, msgpack.packb(["progress", self.hub.relay.origin, player_id, *progress.to_list()]))
+        await self._publish(race_id, msgpack.packb(["progress", self._origin, player_id, *progress.to_list()]))
 
     async def _publish(self, race_id: str, payload: bytes) -> None:
         """Publish to the other processes (failures are logged: the store
@@ -328,3 +312,119 @@ class RaceRooms(ABC):
         except StorageError as error:
             log.warning("could not publish to race %s: %s", race_id, error)
 
+
+    # ------------------------------------------------------------ ledgers
+
+    async def _create(
+        self, game: str, options: dict[str, Any], deal: int | str, host: tc.Owner, racers: list[tc.Owner]
+    ) -> RaceRoom:
+        settings = self._settings
+        now = self._now()
+        race_id = new_id("r_")
+        keep = settings.race_invite_seconds + settings.race_time_limit_seconds + settings.finished_retention_seconds
+        code = await self._free_code()
+        header = ledger_header(race_id, game, options, host.player_id, now)
+        entry = create_entry(
+            code=code, host=host, deal=deal, limit=settings.race_limit,
+            countdown_ms=round(settings.race_countdown_seconds * 1000),
+            time_limit_ms=settings.race_time_limit_seconds * 1000,
+            invite_expires_ms=now + settings.race_invite_seconds * 1000, racers=racers, now_ms=now,
+        )
+        subscription = await self._subscribe(race_id)
+        try:
+            await self._store.create_session(header)
+            await self._store.finish_session(header, keep)
+            await self._store.append(race_id, 0, entry)
+            await self._store.put_document(CODE_DOCUMENT, code, {"race_id": race_id}, keep)
+            await self._store.put_document(RACE_DOCUMENT, race_id, {"race_id": race_id, "created_ms": now}, keep)
+            for racer in racers:
+                await self._store.index_document(RACE_DOCUMENT, history_index(racer.player_id), race_id, now)
+        except BaseException:
+            await subscription.close()
+            raise
+        room = RaceRoom(RaceState.replay(header, [entry]))
+        self._hold(room, subscription)
+        return room
+
+    async def _free_code(self) -> str:
+        for _ in range(CODE_ATTEMPTS):
+            code = new_code()
+            if await self._store.get_document(CODE_DOCUMENT, code) is None:
+                return code
+        raise RuntimeError("could not find an unused invite code")
+
+    async def _discard_race(self, room: RaceRoom) -> None:
+        """Remove a race that lost to another (a duplicate rematch)."""
+        header = ledger_header(room.race_id, room.state.game, room.state.options, room.state.host, room.state.created_ms)
+        await self._store.finish_session(header, 0)
+        self._forget(room)
+
+    # ------------------------------------------------------------ the game side's questions
+
+    async def watch_mode(self, peer: Peer, session: Session) -> bool:
+        """Whether ``peer`` may watch this race game live (False: delayed);
+        raises ``Refusal`` when it may not watch it at all."""
+        header = session.header
+        assert header.race_id is not None
+        viewer = peer.player.player_id if peer.player is not None else None
+        try:
+            room = await self.room(header.race_id)
+        except Refusal:
+            return viewer == header.owner or session.result is not None
+        state = room.state
+        phase = state.phase(self._now())
+        self._release_if_idle(room)
+        if phase == FINISHED:
+            return True
+        if viewer != header.owner and viewer in state.racers:
+            raise Refusal(
+                ErrorCode.FORBIDDEN,
+                "you are in this race: rivals' boards stay hidden until it ends; race_progress tells how they do",
+                game_id=header.game_id,
+            )
+        if phase != RUNNING:
+            raise Refusal(ErrorCode.RACE_STATE, state.wait_sentence(self._now()), game_id=header.game_id)
+        return viewer == header.owner
+
+    async def check_action(self, session: Session) -> None:
+        """Refuse acting on a race game outside the running race."""
+        header = session.header
+        assert header.race_id is not None
+        try:
+            room = await self.room(header.race_id)
+        except Refusal:
+            return
+        self._release_if_idle(room)
+        phase = room.state.phase(self._now())
+        if phase == FINISHED:
+            raise Refusal(ErrorCode.RACE_STATE, "this race is over; it accepts no more moves", game_id=header.game_id)
+        if phase != RUNNING:
+            raise Refusal(ErrorCode.RACE_STATE, room.state.wait_sentence(self._now()), game_id=header.game_id)
+
+    def hides_deal(self, race_id: str) -> bool:
+        """Whether a race game's ``game_over`` must not tell the deal yet
+        (its rivals may still be playing it)."""
+        room = self.rooms.get(race_id)
+        return room is None or room.state.finished_ms is None
+
+    async def deal_public(self, race_id: str) -> bool:
+        """Whether a race's deal may be shown (its race is over, or gone
+        from the store), loading the race if this process does not hold it."""
+        try:
+            room = await self.room(race_id)
+        except Refusal:
+            return True
+        self._release_if_idle(room)
+        return room.state.finished_ms is not None
+
+    def phases(self) -> Counter[str]:
+        """How many races this process holds in each phase (for ``/metrics``)."""
+        now = self._now()
+        return Counter(room.state.phase(now) for room in self.rooms.values())
+
+    def release_if_idle(self, race_id: str | None) -> None:
+        """A game of this race was released: stop following the race too if
+        nothing else here needs it."""
+        room = self.rooms.get(race_id) if race_id is not None else None
+        if room is not None:
+            self._release_if_idle(room)

@@ -238,6 +238,13 @@ class RaceState:
             return EXPIRED if now_ms >= self.invite_expires_ms else LOBBY
         return COUNTDOWN if now_ms < self.starts_at else RUNNING
 
+    def wait_sentence(self, now_ms: int) -> str:
+        """Why a race game cannot be played or watched yet, for a refusal."""
+        if self.starts_at is None:
+            return "this race has not started yet"
+        seconds = max(0.0, (self.starts_at - now_ms) / 1000)
+        return f"the race starts in {seconds:.1f} s (starts_at {self.starts_at}); boards arrive then"
+
     @property
     def ends_at(self) -> int | None:
         return None if self.starts_at is None else self.starts_at + self.time_limit_ms
@@ -413,3 +420,30 @@ class RaceState:
             ] if self.results is not None else None,
             rematch=self.rematch,
         )
+
+
+Milestones = tuple[bool, bool, bool]
+
+
+def milestones(state: RaceState) -> Milestones:
+    """Started, finished, rematched: the changes that have side effects."""
+    return state.starts_at is not None, state.finished_ms is not None, state.rematch is not None
+
+
+def event_of(state: RaceState, before: Milestones, entry: Action | None) -> str:
+    """The event to announce: the entry's, or for a reload the latest
+    milestone it crossed.  A process that lost an append (two settling
+    one race at once), missed entries or came back from an outage takes
+    the entry in by reloading, and its relayed copy is then dropped as
+    already seen: without this its followers would hear "snapshot"
+    instead of "finished" (or "started", "rematch")."""
+    if entry is not None:
+        return EVENT_OF_ENTRY.get(entry.kind, "snapshot")
+    started, finished, rematched = before
+    if state.rematch is not None and not rematched:
+        return "rematch"
+    if state.finished_ms is not None and not finished:
+        return "finished"
+    if state.starts_at is not None and not started:
+        return "started"
+    return "snapshot"

@@ -14,7 +14,8 @@ entry), so nobody sees an action that the store has not yet accepted.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 import engine
 from protocol import Codec
@@ -26,8 +27,17 @@ from server.fair_play import counted_actions
 from server.session import Change, Session
 from server.storage.base import SessionHeader
 
-if TYPE_CHECKING:
-    from server.assists import FinishPath
+
+@dataclass(frozen=True)
+class FinishPath:
+    """A proven path to the foundations from the position after entry
+    ``seq`` (found by ``server.assists``, kept with the room it holds for)."""
+
+    seq: int
+    moves: tuple[str, ...]
+
+    def message(self, game_id: str) -> tc.FinishOffer:
+        return tc.FinishOffer(game_id=game_id, seq=self.seq, moves=len(self.moves))
 
 
 def summarize(header: SessionHeader, owner: tc.Owner) -> tc.GameSummary:

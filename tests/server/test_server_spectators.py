@@ -5,11 +5,12 @@ from __future__ import annotations
 import random
 
 from arena_wire import Mirror, WireClient
-from arena_servers import ClientFactory
+from arena_servers import ClientFactory, make_settings
 
 from protocol import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL, ErrorCode
 from protocol import to_server as ts
 from server.app import ArenaServer
+from server.storage.memory import MemoryStore
 
 MOVES = 40
 
@@ -123,20 +124,24 @@ async def test_unwatching_stops_the_diffs(connect: ClientFactory) -> None:
     assert not [m for m in spectator.received if m.type == "diff"]
 
 
-async def test_a_connection_watches_a_bounded_number_of_games(server: ArenaServer, connect: ClientFactory) -> None:
-    player = await connect()
-    await player.hello()
-    games = [(await player.new_game(deal=deal))[0].game_id for deal in range(1, 4)]
-    limit = server.settings.watch_limit
-    spectator = await connect()
-    server.hub.settings = server.settings.model_copy(update={"watch_limit": 2})
-    try:
-        assert (await spectator.request(ts.Watch, game_id=games[0])).type == "snapshot"
-        assert (await spectator.request(ts.Watch, game_id=games[1])).type == "snapshot"
-        refusal = await spectator.request(ts.Watch, game_id=games[2])
-        assert refusal.code == ErrorCode.FORBIDDEN and "unwatch" in refusal.message
-        assert (await spectator.request(ts.Resync, game_id=games[1])).type == "snapshot"
-        await spectator.request(ts.Unwatch, game_id=games[0])
-        assert (await spectator.request(ts.Watch, game_id=games[2])).type == "snapshot"
-    finally:
-        server.hub.settings = server.settings.model_copy(update={"watch_limit": limit})
+async def test_a_connection_watches_a_bounded_number_of_games() -> None:
+    async with ArenaServer(make_settings(watch_limit=2), store=MemoryStore()) as server:
+        player = await WireClient.open(server.url)
+        spectator = await WireClient.open(server.url)
+        try:
+            await player.hello()
+            games = []
+            for deal in range(1, 4):
+                started, _ = await player.new_game(deal=deal)
+                await player.request(ts.Unwatch, game_id=started.game_id)
+                games.append(started.game_id)
+            assert (await spectator.request(ts.Watch, game_id=games[0])).type == "snapshot"
+            assert (await spectator.request(ts.Watch, game_id=games[1])).type == "snapshot"
+            refusal = await spectator.request(ts.Watch, game_id=games[2])
+            assert refusal.code == ErrorCode.FORBIDDEN and "unwatch" in refusal.message
+            assert (await spectator.request(ts.Resync, game_id=games[1])).type == "snapshot"
+            await spectator.request(ts.Unwatch, game_id=games[0])
+            assert (await spectator.request(ts.Watch, game_id=games[2])).type == "snapshot"
+        finally:
+            await player.close()
+            await spectator.close()

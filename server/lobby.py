@@ -1,0 +1,158 @@
+"""The requests about players and the server rather than one game:
+``hello``, the list of live games, records, the daily challenge and its
+leaderboard, ``ping``.
+
+Decisions where the issue is silent:
+- Watching needs no identity (anonymous spectators); starting or playing
+  a game needs ``hello``.
+- On ``hello`` with a token the player re-watches all of its live games
+  (``welcome`` lists them and a ``snapshot`` of each follows) and follows
+  its unfinished races again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from typing import Awaitable, Callable
+
+from protocol import PROTOCOL_VERSION, ErrorCode
+from protocol import to_client as tc
+from protocol import to_server as ts
+from server.admission import Admission
+from server.daily import daily_info, leaderboard_page
+from server.game_rooms import GameRooms
+from server.outbox import Outbox
+from server.peer import Peer, require_player
+from server.play import SESSION_SCAN_LIMIT
+from server.races import new_id
+from server.records import records_reply
+from server.refusal import Refusal
+from server.room import summarize
+from server.secret_deals import DealProver
+from server.settings import Settings
+from server.storage.base import PlayerRecord, SessionHeader, Store
+
+
+def hash_token(token: str) -> str:
+    """Tokens are stored only as this hash, so a leaked store leaks no identity."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Lobby:
+    """Identity and the server-wide requests; see the module docstring.
+
+    What a returning player gets back is asked of the other parts:
+    ``live_headers`` (its unfinished games), ``watch_game`` and
+    ``rejoin_races``."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        clock: Callable[[], int],
+        admission: Admission,
+        prover: DealProver,
+        outbox: Outbox,
+        rooms: GameRooms,
+        live_headers: Callable[[str], Awaitable[list[SessionHeader]]],
+        watch_game: Callable[[Peer, str], Awaitable[None]],
+        rejoin_races: Callable[[Peer, str], Awaitable[None]],
+    ) -> None:
+        self._settings = settings
+        self._store = store
+        self._clock = clock
+        self._admission = admission
+        self._prover = prover
+        self._outbox = outbox
+        self._rooms = rooms
+        self._live_headers = live_headers
+        self._watch_game = watch_game
+        self._rejoin_races = rejoin_races
+
+    async def hello(self, peer: Peer, message: ts.Hello) -> None:
+        """Identify the connection.  A new identity costs one of its
+        address's hourly allowance (``too_many_identities`` past it), since
+        each would otherwise be a free ranked attempt; a token is free.
+        ``bot`` marks the identity for good (``Peer.bot``)."""
+        if peer.player is not None:
+            raise Refusal(ErrorCode.FORBIDDEN, "this connection has already said hello")
+        if message.token is not None:
+            token = message.token
+            player = await self._store.player_by_token_hash(hash_token(token))
+            if player is None:
+                raise Refusal(ErrorCode.BAD_TOKEN, "no player has this token; say hello without one to start afresh")
+            if message.name is not None and message.name != player.display_name:
+                await self._store.set_display_name(player.player_id, message.name)
+                player.display_name = message.name
+            if message.bot and not player.bot:
+                await self._store.mark_bot(player.player_id)
+                player.bot = True
+        else:
+            denial = self._admission.new_identity(peer.address)
+            if denial is not None:
+                raise Refusal(denial.code, denial.message)
+            token = secrets.token_urlsafe(32)
+            player_id = new_id("p_")
+            name = message.name or f"player-{player_id[-4:]}"
+            player = PlayerRecord(player_id, name, hash_token(token), self._clock(), bot=message.bot)
+            await self._store.create_player(player)
+        peer.player = player
+        live = await self._live_headers(player.player_id)
+        owner = tc.Owner(player_id=player.player_id, name=player.display_name)
+        settings = self._settings
+        self._outbox.send(
+            peer,
+            tc.Welcome(
+                id=message.id,
+                player_id=player.player_id,
+                name=player.display_name,
+                token=token,
+                server_time=self._clock(),
+                protocol=PROTOCOL_VERSION,
+                games=[summarize(header, owner) for header in live],
+                limits=tc.Limits(
+                    max_frame_bytes=settings.max_frame_bytes,
+                    messages_per_second=settings.rate_per_second,
+                    burst=settings.rate_burst,
+                ),
+                bot=player.bot,
+            ),
+        )
+        for header in live:
+            try:
+                await self._watch_game(peer, header.game_id)
+            except Refusal:
+                continue
+        if message.token is not None:
+            await self._rejoin_races(peer, player.player_id)
+
+    async def list_games(self, peer: Peer, message: ts.ListGames) -> None:
+        headers = await self._store.live_sessions(limit=SESSION_SCAN_LIMIT)
+        chosen = [header for header in headers if message.game in (None, header.game)][: message.limit]
+        owners = {player_id: await self._rooms.owner(player_id) for player_id in {header.owner for header in chosen}}
+        self._outbox.send(
+            peer, tc.Games(id=message.id, games=[summarize(header, owners[header.owner]) for header in chosen])
+        )
+
+    async def ping(self, peer: Peer, message: ts.Ping) -> None:
+        self._outbox.send(peer, tc.Pong(id=message.id, server_time=self._clock()))
+
+    async def records(self, peer: Peer, message: ts.Records) -> None:
+        """A player's records; records are public, like a leaderboard's
+        entries (anyone may ask by ``player_id``; yours need ``hello``)."""
+        if message.player_id is None:
+            player = require_player(peer)
+        else:
+            found = await self._store.get_player(message.player_id)
+            if found is None:
+                raise Refusal(ErrorCode.PLAYER_NOT_FOUND, f"there is no player {message.player_id!r}")
+            player = found
+        self._outbox.send(peer, await records_reply(self._store, player.player_id, player.display_name, message.id))
+
+    async def daily(self, peer: Peer, message: ts.Daily) -> None:
+        self._outbox.send(peer, await daily_info(self._store, self._settings, self._prover, message, self._clock()))
+
+    async def leaderboard(self, peer: Peer, message: ts.Leaderboard) -> None:
+        player_id = peer.player.player_id if peer.player is not None else None
+        self._outbox.send(peer, await leaderboard_page(self._store, message, player_id, self._clock()))

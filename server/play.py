@@ -1,0 +1,318 @@
+"""Playing games: starting one, acting on it, ending it.
+
+Rules kept here (``docs/architecture.md``, "Sessions are logs"): only a
+game's owner acts on it; the engine checks every action; an action is in
+the store's log before anyone hears of it; a refused or failed action
+changes nothing; the server's clock times everything.
+
+Decisions where the issue is silent:
+- Every request with an ``id`` gets exactly one reply carrying it: an
+  action's reply is the actor's own copy of the ``diff`` (the other
+  watchers get the same diff without the id); ``hint`` also answers with
+  a ``hint`` message after its diff, because a hint is a counted action.
+- A player has at most ``max_live_games`` live games; starting one more
+  abandons the oldest (result ``abandoned``, logged as a resignation).
+- ``new_game`` with ``"daily"`` deals the day's committed secret seed;
+  the first non-practice attempt per game, variant and day is ranked,
+  practice waits until it has ended (``server.fair_play``).
+
+What a race game may do is the race desk's (``RaceActions``); who is told
+what after an action is the watching part's.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable, Protocol
+
+import engine
+from engine import EngineError
+from protocol import ErrorCode
+from protocol import to_client as tc
+from protocol import to_server as ts
+from protocol.to_server import RequestId
+from server.assists import AssistDesk
+from server.daily import claim_lifetime, todays_record, utc_day
+from server.deals import DealChoice, choose_deal
+from server.fair_play import check_assist, check_practice, claim_ranked, clock_start
+from server.game_rooms import GameRooms
+from server.metrics import Metrics
+from server.outbox import Outbox
+from server.peer import Peer, require_player
+from server.races import new_id
+from server.refusal import Refusal, from_engine
+from server.room import Room
+from server.secret_deals import DealProver
+from server.session import ABANDONED, Session
+from server.settings import Settings
+from server.storage.base import Action, LogConflict, SessionHeader, Store
+from server.watching import Watching
+
+SESSION_SCAN_LIMIT = 100
+
+
+class RaceActions(Protocol):
+    """What playing asks the race desk about a race game."""
+
+    async def check_action(self, session: Session) -> None:
+        """Refuse acting on a race game outside its running race."""
+
+    async def progressed(self, session: Session) -> None:
+        """A racer's game changed here."""
+
+    async def without_orphans(self, headers: list[SessionHeader]) -> list[SessionHeader]:
+        """``headers`` less race games a failed start left behind."""
+
+
+class Play:
+    """Game requests and the action pipeline; see the module docstring."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        clock: Callable[[], int],
+        metrics: Metrics,
+        prover: DealProver,
+        outbox: Outbox,
+        rooms: GameRooms,
+        watching: Watching,
+        assists: AssistDesk,
+        races: RaceActions,
+    ) -> None:
+        self._settings = settings
+        self._store = store
+        self._clock = clock
+        self._metrics = metrics
+        self._prover = prover
+        self._outbox = outbox
+        self._rooms = rooms
+        self._watching = watching
+        self._assists = assists
+        self._races = races
+        self._last_created = 0
+
+    async def live_headers(self, player_id: str) -> list[SessionHeader]:
+        """The player's unfinished games, newest first (race games prepared
+        for a start that failed are discarded on the way)."""
+        headers = await self._store.sessions_of(player_id, limit=SESSION_SCAN_LIMIT)
+        return await self._races.without_orphans([header for header in headers if header.status == "playing"])
+
+    # ------------------------------------------------------------ starting
+
+    async def new_game(self, peer: Peer, message: ts.NewGame) -> None:
+        player = require_player(peer)
+        # Strictly increasing creation times, so "the oldest live game" is
+        # never a tie between games started in the same millisecond.
+        now = self._last_created = max(self._clock(), self._last_created + 1)
+        game_id = new_id("g_")
+        record = None
+        try:
+            game_cls = engine.game_class(message.game)
+            if message.position is not None:
+                if not self._settings.allow_positions:
+                    raise Refusal(ErrorCode.FORBIDDEN, "this server does not accept practice positions")
+                if message.options:
+                    raise Refusal(ErrorCode.BAD_OPTION, "a practice position carries its own options; send none")
+                game = engine.from_text(message.game, message.position)
+                choice = DealChoice(game.deal, "position", False)
+            elif message.deal == "daily":
+                record = await todays_record(self._store, self._settings, self._prover, game_cls, message.options, now)
+                choice = DealChoice(0, "daily", True)
+                game = engine.seeded_game(message.game, record.seed, **message.options)
+            else:
+                choice = choose_deal(game_cls, message.deal, message.options)
+                game = engine.new_game(message.game, choice.number, **message.options)
+        except EngineError as error:
+            raise from_engine(error) from None
+        practice = message.practice or message.position is not None or bool(game.options.get("practice"))
+        ranked = False
+        if record is not None:
+            ranked = not practice and await claim_ranked(
+                self._store, record.key, player.player_id, game_id, claim_lifetime(record, self._settings, now)
+            )
+            if not ranked:
+                await check_practice(self._store, record.key, player.player_id, utc_day(now))
+        await self.make_room_for(player.player_id)
+        header = SessionHeader(
+            game_id=game_id,
+            game=game_cls.id,
+            deal=choice.number,
+            options=dict(game.options),
+            owner=player.player_id,
+            created_ms=now,
+            practice=practice or record is not None and not ranked,
+            position=message.position,
+            daily=record.date if record is not None else None,
+            ranked=ranked,
+            seed=record.seed if record is not None else None,
+            bot=player.bot,
+        )
+        header.started_ms = clock_start(header, self._clock())
+        subscription = await self._rooms.relay.subscribe(header.game_id)
+        try:
+            await self._store.create_session(header)
+        except BaseException:
+            await subscription.close()
+            raise
+        room = Room(Session(header, game), tc.Owner(player_id=player.player_id, name=player.display_name))
+        self._rooms.hold(room, subscription)
+        self._outbox.send(
+            peer,
+            tc.GameStarted(
+                id=message.id,
+                game_id=header.game_id,
+                game=header.game,
+                title=room.title,
+                options=header.options,
+                practice=header.practice,
+                deal_kind=choice.kind,
+                verified=choice.verified,
+                ranked=ranked,
+            ),
+        )
+        await self._watching.watch(peer, room, None)
+
+    async def make_room_for(self, player_id: str) -> None:
+        """Make room for one more live game by abandoning the oldest ones."""
+        live = await self.live_headers(player_id)
+        for header in live[self._settings.max_live_games - 1 :]:
+            await self.abandon(header.game_id)
+
+    async def abandon(self, game_id: str) -> None:
+        """End a game without its owner (result ``abandoned``), if it is live."""
+        room = await self._rooms.room(game_id)
+        try:
+            async with room.lock:
+                if room.session.result is None:
+                    await self.apply(room, "resign", ABANDONED, None, None)
+        finally:
+            self._rooms.release(room)
+
+    # ------------------------------------------------------------ acting
+
+    async def act(self, peer: Peer, message: ts.GameAction) -> None:
+        """Perform one game action for its owner.  An action carrying a
+        ``seq`` other than the game's is refused (``stale_state``) under
+        the room's lock, before anything runs, so of two identical
+        requests made against one state (two tabs, a retry) one applies."""
+        require_player(peer)
+        room = await self._rooms.room(message.game_id)
+        if not room.is_owner(peer):
+            raise Refusal(ErrorCode.FORBIDDEN, "only the game's owner can play it; you can watch", game_id=room.game_id)
+        try:
+            if room.session.header.race_id is not None and room.session.result is None:
+                await self._races.check_action(room.session)
+            async with room.lock:
+                current = room.session.seq
+                if message.seq is not None and message.seq != current:
+                    when = "an older state" if message.seq < current else "a state the game never reached"
+                    raise Refusal(
+                        ErrorCode.STALE_STATE,
+                        f"this {getattr(message, 'type')} was made against {when} (seq {message.seq}); the game is "
+                        f"at seq {current}, nothing was done",
+                        game_id=room.game_id,
+                    )
+                if isinstance(message, ts.AutoMove):
+                    self._check_live(room)
+                    try:
+                        found = room.session.game.auto_move(message.src, message.count)
+                    except EngineError as error:
+                        raise from_engine(error, room.game_id) from None
+                    if found is None:
+                        self._outbox.send(peer, tc.Ack(id=message.id, game_id=room.game_id))
+                        return
+                    kind, text = "move", str(found)
+                else:
+                    kind = str(getattr(message, "type"))
+                    text = message.move if isinstance(message, ts.Move) else ""
+                if isinstance(message, ts.Finish):
+                    await self._finish(room, peer, message)
+                    return
+                if kind == "hint":
+                    check_assist(room.session.header, "Hint")
+                    text = await self._find_hint(room)
+                diff_id = None if kind == "hint" else message.id
+                suggestion = await self.apply(room, kind, text, peer, diff_id)
+            if kind == "hint":
+                self._outbox.send(peer, tc.HintReply(id=message.id, game_id=room.game_id, move=suggestion))
+        finally:
+            self._assists.refresh_offer(room)
+            self._rooms.release(room)
+
+    async def _finish(self, room: Room, peer: Peer, message: ts.Finish) -> None:
+        """Play the proven path to the foundations, one logged move each
+        (the caller holds ``room.lock``)."""
+        check_assist(room.session.header, "Automatic finishing")
+        self._check_live(room)
+        moves = await self._assists.finish_path(room)
+        for move in moves:
+            await self.apply(room, "move", move, peer, None)
+        self._outbox.send(peer, tc.FinishReply(id=message.id, game_id=room.game_id, moves=list(moves)))
+
+    async def _find_hint(self, room: Room) -> str:
+        """The hint's move as notation ("" for none), searched in a worker
+        process (``AssistDesk.hint``): the solver spends its node budget
+        (about 200 ms) there instead of on the interpreter every other
+        connection shares.  The caller holds ``room.lock``, so the game
+        cannot change meanwhile and the worker searches it as it is now."""
+        self._check_live(room)
+        try:
+            room.session.game.check_hint()
+        except EngineError as error:
+            raise from_engine(error, room.game_id) from None
+        return await self._assists.hint(room)
+
+    @staticmethod
+    def _check_live(room: Room) -> None:
+        result = room.session.result
+        if result is not None:
+            raise Refusal(ErrorCode.GAME_FINISHED, f"this game is over ({result})", game_id=room.game_id)
+
+    async def apply(
+        self, room: Room, kind: str, text: str, actor: Peer | None, request_id: RequestId | None
+    ) -> str | None:
+        """Perform, persist, commit and broadcast one action (the caller
+        holds ``room.lock``); return a hint's suggestion."""
+        begun = time.perf_counter()
+        self._check_live(room)
+        session = room.session
+        try:
+            logged, suggestion = session.perform(kind, text)
+        except EngineError as error:
+            raise from_engine(error, room.game_id) from None
+        action = Action(kind, logged, self._clock())
+        try:
+            await self._store.append(room.game_id, session.seq, action, ends=session.ends(action))
+        except LogConflict:
+            await self._rooms.reload(room)
+            raise Refusal(
+                ErrorCode.STATE_CONFLICT,
+                "the game changed on another server; here is its true state, your action was not applied",
+                game_id=room.game_id,
+            ) from None
+        except KeyError:
+            room.session = Session.replay(session.header, session.log)
+            raise Refusal(ErrorCode.GAME_NOT_FOUND, "this game is no longer stored", game_id=room.game_id) from None
+        except BaseException:
+            room.session = Session.replay(session.header, session.log)
+            raise
+        change = session.commit(action)
+        started = time.perf_counter()
+        shared = room.diff(change)
+        if actor is not None:
+            reply = shared if request_id is None else {"id": request_id, **shared}
+            self._outbox.send_frame(actor, actor.codec.encode_data(reply))
+        self._outbox.broadcast(room, shared, skip=actor)
+        self._watching.tell_followers(room)
+        self._metrics.broadcast.observe(time.perf_counter() - started)
+        self._metrics.action(time.perf_counter() - begun)
+        self._metrics.relay_lag.observe(max(0, self._clock() - action.at_ms) / 1000)
+        await self._rooms.relay.publish(room.game_id, change.seq, action)
+        self._watching.advance_delayed(room.game_id)
+        if change.finished:
+            self._outbox.broadcast(room, self._watching.game_over(room))
+            await self._rooms.record(session)
+        if session.header.race_id is not None:
+            await self._races.progressed(session)
+        return suggestion
