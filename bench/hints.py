@@ -5,7 +5,7 @@ For each game and variant, the first ``--deals`` deals of its verified pool
 the same on every run) are played by asking for a hint and playing it,
 again and again, until the game is won, lost, the hint is None (no move
 leads anywhere new) or ``--max-moves`` hints were played.  Hints are the
-server's (``Game.find_hint``: from the player's view only, at the game's
+server's (``hint_for_view``: from the player's view only, at the game's
 default budget); Broken Deck is played in Relaxed.  Printed: the share
 won, how the others ended, hints per deal and seconds per hint.
 
@@ -30,6 +30,7 @@ if not __package__:
     sys.path.pop(0)
 
 import engine  # noqa: E402
+from engine.solver.assist import hint_for_view  # noqa: E402
 from engine.solver.pools import VARIANTS  # noqa: E402
 from server.pools import verified_deals  # noqa: E402
 
@@ -49,7 +50,7 @@ def follow(game: engine.Game, max_moves: int) -> tuple[str, int, float]:
         if played == max_moves:
             return "capped", played, seconds
         started = time.perf_counter()
-        move = game.find_hint()
+        move = hint_for_view(game)
         seconds += time.perf_counter() - started
         if move is None:
             return "stuck", played, seconds

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from typing import Any, ClassVar, Iterable, Mapping, NamedTuple
+from typing import Any, Callable, ClassVar, Iterable, Mapping, NamedTuple
 
 from .cards import CODE, describe, parse_card
 from .errors import ActionUnavailable, BadNotation, BadOption, IllegalMove
@@ -468,25 +468,19 @@ class Game:
         torn cards finish automatically, so here it never may."""
         raise ActionUnavailable(f"{self.title} has no automatic finishing", code="finish_not_offered")
 
-    def find_hint(self) -> Move | None:
-        """The move a hint would suggest, without counting it: computed from
-        the player's view alone, the move most determinizations of it start
-        a win with, else the heuristic ``suggest``
-        (``engine.solver.assist.hint_for_view``)."""
-        from .solver.assist import hint_for_view  # here: engine.solver imports this module
-
-        return hint_for_view(self)
-
-    def hint(self) -> Move | None:
-        """A suggested move, counted as a hint.
+    def hint(self, find: Callable[[Game], Move | None]) -> Move | None:
+        """A suggested move, counted as a hint; ``find`` is the search that
+        suggests it (``engine.solver.assist.hint_for_view``: the rules do
+        not import the solver, which is built on them, so whoever asks for
+        a hint brings it).
 
         A game that charges for hints does so in ``score_at`` from the hint
         count, not by changing ``score``: undo restores ``score``, and an
         undo must not refund a hint.  A server splits this in three
-        (``check_hint``, ``find_hint`` off its event loop, ``note_hint``).
+        (``check_hint``, the search off its event loop, ``note_hint``).
         """
         self.check_hint()
-        move = self.find_hint()
+        move = find(self)
         self.note_hint(move)
         return move
 

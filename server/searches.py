@@ -49,6 +49,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 from engine.game import Position
 from engine.solver import Analysis, analyse, auto_finish
+from engine.solver.assist import hint_for_view
 from server.session import Session, build_game
 from server.storage.base import Action, SessionHeader
 
@@ -130,11 +131,11 @@ def _answer(started: float, value: Any) -> Answer:
 def hint_job(header: SessionHeader, known: int, entries: tuple[Action, ...], last: Action | None) -> Answer:
     """The hint's move as notation ("" for none) in the game of ``header``
     after its log's first ``known`` entries and ``entries``
-    (``_replayed``): ``Game.find_hint``, the player's view only.  None
+    (``_replayed``): ``hint_for_view``, the player's view only.  None
     when this worker does not hold those first entries."""
     started = time.perf_counter()
     session = _replayed(header, known, entries, last)
-    found = None if session is None else session.game.find_hint()
+    found = None if session is None else hint_for_view(session.game)
     return _answer(started, None if session is None else "" if found is None else str(found))
 
 

@@ -93,7 +93,7 @@ class Session:
     def perform(self, kind: str, text: str) -> tuple[str, str | None]:
         """Apply an action to the engine; return the text to log and, for a
         hint, the suggestion (a hint's ``text`` is the move the caller
-        already found with ``Game.find_hint``, or "" for none).  Raises ``EngineError`` (state unchanged).
+        already found with ``hint_for_view``, or "" for none).  Raises ``EngineError`` (state unchanged).
         Until ``commit``, readers keep seeing the state before the action."""
         logged, suggestion = self._engine_action(kind, text)
         self.pending = True

@@ -20,6 +20,7 @@ from engine.cards import PART, RANKS, SUITS, full_deck, parse_card, whole
 from engine.data.broken_deck_seeds import SEEDS as VERIFIED_SEEDS
 from engine.games.broken_deck import BrokenDeck, group_capacity
 from engine.rng import deal_rng, shuffled
+from engine.solver.assist import hint_for_view
 
 FOUNDATION_NAMES = ("fs", "fh", "fd", "fc")
 
@@ -848,12 +849,12 @@ def test_hint_prioritizes_repairs() -> None:
         fh="Q",
     )
     assert "t3-fh" in moves_from(waiting, "t3")
-    assert str(waiting.hint()) == "t2-r"
+    assert str(waiting.hint(hint_for_view)) == "t2-r"
     assert waiting.counters["hints"] == 1
     waiting.play("t2-r")
-    assert str(waiting.hint()) == "r-fs"
+    assert str(waiting.hint(hint_for_view)) == "r-fs"
     starting = board(TORN_QUEEN + "t3: KH\n", fs="J", fh="Q")
-    assert str(starting.hint()) in ("t1-r", "t2-r")
+    assert str(starting.hint(hint_for_view)) in ("t1-r", "t2-r")
 
 
 def test_hint_never_suggests_a_pointless_shuffle() -> None:
@@ -947,7 +948,7 @@ def test_relaxed_and_standard_share_rules_and_assists() -> None:
         game = engine.new_game("broken-deck", 11, difficulty=difficulty)
         game.play(game.legal_moves()[0])
         assert game.destinations() == [str(m) for m in game.legal_moves()]
-        assert game.hint() is not None
+        assert game.hint(hint_for_view) is not None
         game.undo()
         game.redo()
         assert game.counters["hints"] == 1 and game.counters["undos"] == 1
@@ -963,7 +964,7 @@ def test_challenge_keeps_the_rules_and_disables_the_assists() -> None:
     challenge.play(challenge.legal_moves()[0])
     assert challenge.destinations() == []
     assert not challenge.can_undo()
-    for action in (challenge.hint, challenge.undo, challenge.redo):
+    for action in (lambda: challenge.hint(hint_for_view), challenge.undo, challenge.redo):
         with pytest.raises(ActionUnavailable) as raised:
             action()
         assert raised.value.code == "assist_disabled"
@@ -1015,7 +1016,7 @@ def test_the_counters_records_are_built_from() -> None:
     difficulty; time and the records themselves belong to the server
     (issues 4 and 5)."""
     game = board(TORN_QUEEN + "t3: KH\n", difficulty="standard", fs="J", fh="Q")
-    game.hint()
+    game.hint(hint_for_view)
     game.play("t1-r")
     game.undo()
     game.redo()

@@ -8,6 +8,7 @@ import pytest
 
 import engine
 from engine.cards import CODE, RANK, SUIT, SUITS, full_deck, parse_card
+from engine.solver.assist import hint_for_view
 
 FOUNDATION = {"S": "fs", "H": "fh", "D": "fd", "C": "fc"}
 
@@ -306,7 +307,7 @@ def test_standard_scoring_loses_five_points_a_minute() -> None:
 def test_each_hint_costs_five_points() -> None:
     """Using auto-hint: -5 points"""
     game = position({"t1": "AS", "t2": "2H"})
-    hint = game.hint()
+    hint = game.hint(hint_for_view)
     assert hint == engine.Move("t1", "fs")
     assert game.counters["hints"] == 1
     assert game.score_at(0) == -5
@@ -322,7 +323,7 @@ def test_vegas_pays_five_per_foundation_card() -> None:
     game.play("fs-t3")
     assert game.score == 5, "a card taken back gives its 5 back: earnings are 5 per card on the foundations"
     assert game.score_at(600) == 5, "Vegas has no time penalty"
-    game.hint()
+    game.hint(hint_for_view)
     assert game.score_at(0) == 5, "Vegas charges nothing for hints"
 
 
@@ -366,9 +367,9 @@ def test_hint_points_at_a_movable_card_within_its_budget() -> None:
     """Hint: Tap the hint button to highlight a movable card.
     Hints can be earned by watching ads."""
     game = position({"t1": "AS", "t2": "2H"}, header="klondike deal=1 draw=1 scoring=standard auto_collect=false undo_limit=none hint_limit=1")
-    assert game.hint() in game.legal_moves()
+    assert game.hint(hint_for_view) in game.legal_moves()
     with pytest.raises(engine.ActionUnavailable) as refused:
-        game.hint()
+        game.hint(hint_for_view)
     assert refused.value.code == "hint_limit"
 
 

@@ -18,6 +18,8 @@ from storage_backends import ManualClock
 import engine
 import engine.solver.analysis
 import engine.solver.assist
+import server.searches
+from engine.solver.assist import hint_for_view
 from protocol import ErrorCode
 from protocol import to_server as ts
 from server.app import ArenaServer
@@ -70,7 +72,7 @@ async def test_hints_finishes_and_analyses_are_searched_in_worker_processes(
 ) -> None:
     """The server's own interpreter cannot search: every search function is
     replaced here by one that fails, and the answers come all the same."""
-    monkeypatch.setattr(engine.Game, "find_hint", _refuse_here("a hint"))
+    monkeypatch.setattr(server.searches, "hint_for_view", _refuse_here("a hint"))
     monkeypatch.setattr(engine.solver.assist, "auto_finish", _refuse_here("a finishing search"))
     monkeypatch.setattr(engine.solver.analysis, "analyse", _refuse_here("an analysis"))
     started, _ = await player.new_game("broken-deck", position=broken_deck_two_halves_left())
@@ -103,7 +105,7 @@ async def test_a_hint_from_the_pool_is_the_hint_the_game_gives_in_one_process(pl
     hinted: list[str] = []
     for step in script:
         if step == "hint":
-            expected = here.find_hint()
+            expected = hint_for_view(here)
             here.note_hint(expected)
             clock.now += 10
             reply = await player.request(ts.Hint, game_id=game_id)
@@ -161,7 +163,7 @@ async def test_a_restarted_worker_is_sent_the_whole_log() -> None:
     try:
         await pool.hint(header, log[:3])
         await pool.close()
-        fresh = Session.replay(header, log).game.find_hint()
+        fresh = hint_for_view(Session.replay(header, log).game)
         assert await pool.hint(header, log) == ("" if fresh is None else str(fresh))
         assert pool.jobs["hint_job"] == 3, "the first hint, the tail the new worker refused, the whole log"
         assert len(pool.pids) == 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import engine
+import server.searches
 from server.session import Session
 from server.storage.base import Action, SessionHeader
 
@@ -17,10 +18,10 @@ def test_a_logged_hint_is_counted_from_the_log_not_searched_again(monkeypatch: p
     """A hint's search may be costly and may change between versions; the
     log holds its suggestion, and replay must reach the same counters."""
 
-    def no_search(self: engine.Game) -> None:
+    def no_search(*args: object) -> None:
         raise AssertionError("replay must not search for hints")
 
-    monkeypatch.setattr(engine.Game, "find_hint", no_search)
+    monkeypatch.setattr(server.searches, "hint_for_view", no_search)
     monkeypatch.setattr(engine.Game, "suggest", no_search)
     log = [
         Action("move", "draw", 1_000),

@@ -1,0 +1,112 @@
+"""The modules of ``engine/`` and ``server/`` import each other without a
+cycle, counting every import: at the top, inside functions (lazy) and
+under ``TYPE_CHECKING``.
+
+A cycle hidden in a function or behind ``TYPE_CHECKING`` still ties two
+modules together: neither can be understood, tested or replaced alone.
+So parts that need each other meet through a narrow interface handed to
+them (``docs/architecture.md``, "The server's parts"), never by
+importing each other.  The graph is read from the source with ``ast``,
+so no module is imported to check it.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("engine", "server")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def known_modules() -> dict[str, Path]:
+    return {module_name(path): path for package in PACKAGES for path in sorted((ROOT / package).rglob("*.py"))}
+
+
+def _owner(name: str, modules: dict[str, Path]) -> str | None:
+    """The module of ``modules`` that ``name`` (a module or a name in one) lives in."""
+    while name and name not in modules:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def imports_in(source: str, name: str, is_package: bool, modules: dict[str, Path]) -> set[str]:
+    """The modules of ``modules`` that the module ``name`` imports,
+    anywhere in its ``source``."""
+    package = name if is_package else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source, name)):
+        if isinstance(node, ast.Import):
+            found.update(owner for alias in node.names if (owner := _owner(alias.name, modules)))
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            for alias in node.names:
+                full = f"{base}.{alias.name}"
+                owner = full if full in modules else _owner(base, modules)
+                if owner:
+                    found.add(owner)
+    found.discard(name)
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    modules = known_modules()
+    return {
+        name: imports_in(path.read_text(), name, path.name == "__init__.py", modules)
+        for name, path in modules.items()
+    }
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle of ``graph`` as a path that ends where it starts, or None."""
+    done: set[str] = set()
+    for start in sorted(graph):
+        if start in done:
+            continue
+        path = [start]
+        pending = [iter(sorted(graph[start]))]
+        while pending:
+            following = next(pending[-1], None)
+            if following is None:
+                pending.pop()
+                done.add(path.pop())
+            elif following in path:
+                return path[path.index(following) :] + [following]
+            elif following not in done:
+                path.append(following)
+                pending.append(iter(sorted(graph.get(following, ()))))
+    return None
+
+
+def test_the_reader_counts_lazy_relative_and_type_checking_imports() -> None:
+    modules = {name: ROOT for name in ("pkg", "pkg.a", "pkg.b", "pkg.c", "pkg.d")}
+    source = """
+from typing import TYPE_CHECKING
+import os
+from . import b
+if TYPE_CHECKING:
+    from pkg.c import Thing
+def later():
+    from .d import helper
+"""
+    assert imports_in(source, "pkg.a", False, modules) == {"pkg.b", "pkg.c", "pkg.d"}
+
+
+def test_a_cycle_is_found_and_reported_as_a_path() -> None:
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
+
+
+def test_engine_and_server_modules_import_each_other_without_a_cycle() -> None:
+    cycle = find_cycle(import_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
