@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, TypeVar
 from uuid import uuid4
 
 import pytest
@@ -16,18 +16,25 @@ TESTS = Path(__file__).parent
 # names are unique across directories, so one path list serves them all.
 sys.path[:0] = [str(TESTS)] + sorted(str(path) for path in TESTS.iterdir() if path.is_dir() and not path.name.startswith((".", "_")))
 
-from redis_server import RedisServer, RedisServerMissing  # noqa: E402  (needs the path above)
+from redis_server import RedisClusterServers, RedisServer, RedisServerMissing  # noqa: E402  (needs the path above)
+
+Made = TypeVar("Made")
 
 
-def _new_redis_server(*, persistent: bool = False) -> RedisServer:
-    """A stopped server, or a skip (a failure under CI, which installs
-    redis-server, so that a missing binary can never pass as green)."""
+def _or_skip(make: Callable[[], Made]) -> Made:
+    """``make()`` (a stopped server or cluster), or a skip when a Redis
+    binary is missing (a failure under CI, which installs redis-server and
+    redis-cli, so that a missing binary can never pass as green)."""
     try:
-        return RedisServer(persistent=persistent)
+        return make()
     except RedisServerMissing as exc:
         if os.environ.get("CI"):
             pytest.fail(str(exc))
         pytest.skip(str(exc))
+
+
+def _new_redis_server(*, persistent: bool = False) -> RedisServer:
+    return _or_skip(lambda: RedisServer(persistent=persistent))
 
 
 @pytest.fixture(scope="session")
@@ -60,6 +67,14 @@ def redis_server_factory() -> Iterator[Callable[..., RedisServer]]:
 def own_redis_server(redis_server_factory: Callable[..., RedisServer]) -> RedisServer:
     """A Redis of this test alone, which it may stop and start again."""
     return redis_server_factory()
+
+
+@pytest.fixture(scope="session")
+def redis_cluster() -> Iterator[RedisClusterServers]:
+    """One Redis Cluster (three masters) for the whole run, shared by
+    namespace as ``redis_server`` is."""
+    with _or_skip(RedisClusterServers) as cluster:
+        yield cluster
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ directory, which is how outage tests take Redis away and give it back.
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import signal
 import socket
@@ -20,23 +21,35 @@ import time
 from pathlib import Path
 
 REDIS_SERVER = "/usr/bin/redis-server"
+REDIS_CLI = "/usr/bin/redis-cli"
 STARTUP_SECONDS = 10.0
+CLUSTER_NODE_TIMEOUT_MS = 1000
+"""How soon cluster nodes call an unreachable master down and fail it
+over: quick, so failover tests take seconds."""
 
 
 class RedisServerMissing(RuntimeError):
     """No ``redis-server`` binary on this machine."""
 
 
-def find_redis_server() -> str:
-    """The binary to run: Debian's, or the first on PATH."""
-    if os.access(REDIS_SERVER, os.X_OK):
-        return REDIS_SERVER
-    found = shutil.which("redis-server")
+def _find(path: str, package: str, needed_by: str) -> str:
+    """The binary at Debian's ``path``, or the first of its name on PATH."""
+    if os.access(path, os.X_OK):
+        return path
+    name = os.path.basename(path)
+    found = shutil.which(name)
     if found is None:
-        raise RedisServerMissing(
-            "redis-server is not installed (Debian: apt-get install redis-server); the Redis tests need it"
-        )
+        raise RedisServerMissing(f"{name} is not installed (Debian: apt-get install {package}); {needed_by} need it")
     return found
+
+
+def find_redis_server() -> str:
+    return _find(REDIS_SERVER, "redis-server", "the Redis tests")
+
+
+def find_redis_cli() -> str:
+    """``redis-cli``, which creates clusters (``--cluster create``)."""
+    return _find(REDIS_CLI, "redis-tools", "the Redis Cluster tests")
 
 
 def free_port() -> int:
@@ -45,23 +58,50 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _answers_ping(port: int) -> bool:
+CLUSTER_BUS_OFFSET = 10000
+"""A cluster node also listens on its port + 10000 (the cluster bus)."""
+
+
+def _is_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def free_cluster_port() -> int:
+    """A free port whose cluster bus port is free too (both below 65536)."""
+    while True:
+        port = random.randint(20000, 65535 - CLUSTER_BUS_OFFSET)
+        if _is_free(port) and _is_free(port + CLUSTER_BUS_OFFSET):
+            return port
+
+
+def _ask(port: int, command: bytes) -> bytes:
+    """One inline command's raw reply (up to 64 KiB), or b"" if the port does not answer."""
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=0.5) as conn:
-            conn.sendall(b"PING\r\n")
-            return conn.recv(64).startswith(b"+PONG")
+            conn.sendall(command + b"\r\n")
+            return conn.recv(65536)
     except OSError:
-        return False
+        return b""
+
+
+def _answers_ping(port: int) -> bool:
+    return _ask(port, b"PING").startswith(b"+PONG")
 
 
 class RedisServer:
     """One ``redis-server`` process; ``start`` and ``stop`` may repeat."""
 
-    def __init__(self, *, persistent: bool = False, replica_of: int | None = None) -> None:
+    def __init__(self, *, persistent: bool = False, replica_of: int | None = None, cluster: bool = False) -> None:
         self.binary = find_redis_server()
-        self.port = free_port()
+        self.port = free_cluster_port() if cluster else free_port()
         self.persistent = persistent
         self.replica_of = replica_of
+        self.cluster = cluster
         self.directory = Path(tempfile.mkdtemp(prefix="arena-redis-"))
         self._process: subprocess.Popen[bytes] | None = None
 
@@ -95,6 +135,12 @@ class RedisServer:
             arguments += ["--appendonly", "no"]
         if self.replica_of is not None:
             arguments += ["--replicaof", "127.0.0.1", str(self.replica_of)]
+        if self.cluster:
+            arguments += [
+                "--cluster-enabled", "yes",
+                "--cluster-config-file", "nodes.conf",
+                "--cluster-node-timeout", str(CLUSTER_NODE_TIMEOUT_MS),
+            ]
         return arguments
 
     def start(self) -> None:
@@ -143,6 +189,61 @@ class RedisServer:
         shutil.rmtree(self.directory, ignore_errors=True)
 
     def __enter__(self) -> RedisServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.remove()
+
+
+class RedisClusterServers:
+    """A Redis Cluster on loopback: ``masters`` nodes sharing the 16,384
+    slots, each with ``replicas`` replicas, joined by ``redis-cli --cluster
+    create``.  ``start`` returns once every node reports the cluster ok and
+    agrees on who serves each slot."""
+
+    def __init__(self, masters: int = 3, replicas: int = 0) -> None:
+        self.cli = find_redis_cli()
+        self.replicas = replicas
+        self.nodes = [RedisServer(cluster=True) for _ in range(masters * (1 + replicas))]
+
+    @property
+    def url(self) -> str:
+        return "redis+cluster://" + ",".join(f"127.0.0.1:{node.port}" for node in self.nodes) + "/"
+
+    def start(self) -> None:
+        for node in self.nodes:
+            node.start()
+        addresses = [f"127.0.0.1:{node.port}" for node in self.nodes]
+        created = subprocess.run(
+            [self.cli, "--cluster", "create", *addresses, "--cluster-replicas", str(self.replicas), "--cluster-yes"],
+            capture_output=True, text=True, timeout=60, check=False,
+        )
+        if created.returncode != 0:
+            self.remove()
+            raise RuntimeError(f"redis-cli --cluster create failed:\n{created.stdout}{created.stderr}")
+        self.wait_ok()
+
+    def wait_ok(self, seconds: float = STARTUP_SECONDS) -> None:
+        """Return once every running node says ``cluster_state:ok``."""
+        deadline = time.monotonic() + seconds
+        while not all(b"cluster_state:ok" in _ask(node.port, b"CLUSTER INFO") for node in self.nodes if node.running):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the Redis Cluster did not reach cluster_state:ok")
+            time.sleep(0.05)
+
+    def master_of(self, key: str) -> RedisServer:
+        """The node that serves ``key``'s slot now."""
+        for node in self.nodes:
+            if node.running and _ask(node.port, f"GET {key}".encode()).split(b" ")[0] not in (b"-MOVED", b""):
+                return node
+        raise RuntimeError(f"no running node serves {key!r}")
+
+    def remove(self) -> None:
+        for node in self.nodes:
+            node.remove()
+
+    def __enter__(self) -> RedisClusterServers:
         self.start()
         return self
 

@@ -32,7 +32,7 @@ from .base import (
 )
 from .memory import MemoryStore
 
-REDIS_SCHEMES = ("redis://", "rediss://", "unix://", "redis+sentinel://")
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://", "redis+sentinel://", "redis+cluster://")
 MEMORY_URL = "memory://"
 
 
@@ -44,7 +44,8 @@ def open_store(url: str | None = None, *, namespace: str = "arena", retention: R
     """The store for ``url``: ``None`` or ``memory://`` for the in-memory
     store, ``redis://``, ``rediss://`` (TLS) or ``unix://`` for Redis,
     ``redis+sentinel://`` for a Redis that Sentinel watches
-    (``server.storage.redis_sentinel``).
+    (``server.storage.redis_sentinel``), ``redis+cluster://`` for a Redis
+    Cluster (``server.storage.redis_cluster``).
 
     Raises ``UnknownStorageURL`` (a ``ValueError``) for any other URL, or
     one of these schemes that does not parse.  Connecting is lazy: a Redis

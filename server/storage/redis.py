@@ -58,8 +58,6 @@ import time
 from functools import partial
 from typing import Any, Callable, cast
 
-from redis.asyncio import Redis
-
 from .base import (
     DEFAULT_RETENTION,
     SETTLED_MARK_SECONDS,
@@ -82,7 +80,7 @@ from .base import (
 from .redis_batch import PublishBatcher, ScriptBatcher
 from .redis_errors import guarded
 from .redis_keys import RedisKeys, dumps, player_of, record_of, text
-from .redis_pool import connection_pool
+from .redis_pool import redis_client
 from .redis_pubsub import PubSubHub
 from .redis_scripts import (
     ADD_RESULT_SCRIPT,
@@ -133,8 +131,7 @@ class RedisStore(Store):
         self.namespace = namespace
         self._keys = RedisKeys(namespace)
         self._identity_seconds = retention.identity_seconds
-        pool, self._sentinel = connection_pool(url, socket_timeout, connect_timeout, max_connections)
-        self._redis = Redis.from_pool(pool)
+        self._redis, self._sentinel = redis_client(url, socket_timeout, connect_timeout, max_connections)
         self._append = ScriptBatcher(self._redis, self._redis.register_script(APPEND_SCRIPT))
         self._append_budget_ms = round(socket_timeout * APPEND_DEADLINE_SHARE * 1000)
         self._redis_offset_ms: int | None = None

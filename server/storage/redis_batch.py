@@ -25,9 +25,10 @@ import asyncio
 from abc import ABC, abstractmethod
 from typing import Any, Sequence
 
-from redis.asyncio import Redis
 from redis.commands.core import AsyncScript
 from redis.exceptions import NoScriptError
+
+from .redis_pool import RedisClient
 
 _Call = tuple[Sequence[Any], asyncio.Future[Any]]
 
@@ -35,7 +36,7 @@ _Call = tuple[Sequence[Any], asyncio.Future[Any]]
 class _TurnBatcher(ABC):
     """Collects calls until the loop turn ends, then runs them as one batch."""
 
-    def __init__(self, client: Redis) -> None:
+    def __init__(self, client: RedisClient) -> None:
         self._client = client
         self._pending: list[_Call] = []
         self._flush_tasks: set[asyncio.Task[None]] = set()
@@ -89,7 +90,7 @@ class _TurnBatcher(ABC):
 class ScriptBatcher(_TurnBatcher):
     """Runs ``script`` for many callers, one pipeline per loop turn."""
 
-    def __init__(self, client: Redis, script: AsyncScript) -> None:
+    def __init__(self, client: RedisClient, script: AsyncScript) -> None:
         super().__init__(client)
         self._script = script
 

@@ -1,19 +1,24 @@
-"""The Redis store's connection pool: one place for how every connection
-to Redis is made (timeouts, keepalive, no retries), whether the URL names
-the master or the sentinels that watch it."""
+"""The Redis store's client: one place for how every connection to Redis
+is made (timeouts, keepalive, no retries), whether the URL names the
+master, the sentinels that watch it, or the nodes of a cluster."""
 
 from __future__ import annotations
 
 import socket
 from typing import Any
 
-from redis.asyncio import BlockingConnectionPool
+from redis.asyncio import BlockingConnectionPool, Redis
+from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import Sentinel
 from redis.backoff import NoBackoff
 from redis.maint_notifications import MaintNotificationsConfig
 
+from .redis_cluster import CLUSTER_SCHEME, cluster_client
 from .redis_sentinel import SENTINEL_SCHEME, BlockingSentinelPool, sentinel_url
+
+RedisClient = Redis | RedisCluster
+"""Either client: they share the command API the store uses."""
 
 # A silently dead peer (no FIN, e.g. a lost network) is noticed by the
 # kernel within about 20 s instead of the default two hours, which matters
@@ -25,10 +30,10 @@ KEEPALIVE_OPTIONS = {
 }
 
 
-def connection_pool(
+def redis_client(
     url: str, socket_timeout: float, connect_timeout: float, max_connections: int
-) -> tuple[BlockingConnectionPool, Sentinel | None]:
-    """The pool for ``url``, and the sentinels it asks (a
+) -> tuple[RedisClient, Sentinel | None]:
+    """The client for ``url``, and the sentinels it asks (a
     ``redis+sentinel://`` URL), which the store closes with it."""
     connection_options: dict[str, Any] = {
         "socket_timeout": socket_timeout,
@@ -42,11 +47,13 @@ def connection_pool(
         "maint_notifications_config": MaintNotificationsConfig(enabled=False),
         "decode_responses": False,
     }
+    if url.startswith(CLUSTER_SCHEME):
+        return cluster_client(url, connection_options), None
     if not url.startswith(SENTINEL_SCHEME):
         pool = BlockingConnectionPool.from_url(
             url, max_connections=max_connections, timeout=socket_timeout, **connection_options
         )
-        return pool, None
+        return Redis.from_pool(pool), None
     address = sentinel_url(url)
     sentinels = Sentinel(
         address.sentinels,
@@ -61,4 +68,4 @@ def connection_pool(
         password=address.password,
         **connection_options,
     )
-    return sentinel_pool, sentinels
+    return Redis.from_pool(sentinel_pool), sentinels

@@ -27,11 +27,11 @@ import contextlib
 import logging
 from typing import Any, AsyncIterator, Final
 
-from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
 
 from .base import OnResume, StorageUnavailable, Subscription
 from .redis_errors import REDIS_DOWN, unavailable
+from .redis_pool import RedisClient
 
 logger = logging.getLogger(__name__)
 
@@ -84,7 +84,7 @@ class RedisSubscription(Subscription):
 class PubSubHub:
     """The subscriber side of one store; see the module docstring."""
 
-    def __init__(self, client: Redis, *, confirm_timeout: float) -> None:
+    def __init__(self, client: RedisClient, *, confirm_timeout: float) -> None:
         self._client = client
         self._confirm_timeout = confirm_timeout
         self._listeners: dict[bytes, set[_Queue]] = {}

@@ -6,18 +6,18 @@ The URL names every sentinel and the service they watch, so one setting
     redis+sentinel://[:PASSWORD@]HOST[:PORT][,HOST[:PORT]...]/SERVICE[/DB]
 
 ``PORT`` defaults to 26379, Sentinel's own; ``PASSWORD`` is the Redis
-master's (sentinels here take none); ``DB`` defaults to 0.  redis-py has
-no URL form for Sentinel, hence this one, in the spirit of its
-``redis://`` URLs.
+master's (sentinels here take none); ``DB`` defaults to 0 (the URL's
+form: ``server.storage.redis_urls``).
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
-from urllib.parse import unquote
 
 from redis.asyncio import BlockingConnectionPool
 from redis.asyncio.sentinel import SentinelConnectionPool
+
+from .redis_urls import hosts_url
 
 SENTINEL_SCHEME = "redis+sentinel://"
 SENTINEL_PORT = 26379
@@ -32,28 +32,13 @@ class SentinelAddress(NamedTuple):
 
 def sentinel_url(url: str) -> SentinelAddress:
     """Read a ``redis+sentinel://`` URL; ``ValueError`` names what is wrong."""
-    if not url.startswith(SENTINEL_SCHEME):
-        raise ValueError(f"not a Sentinel URL (expected {SENTINEL_SCHEME}…): {url!r}")
-    rest = url[len(SENTINEL_SCHEME) :]
-    hosts, _, path = rest.partition("/")
-    password = None
-    if "@" in hosts:
-        credentials, _, hosts = hosts.rpartition("@")
-        password = unquote(credentials.partition(":")[2] or credentials) or None
-    sentinels = [_host_port(part) for part in hosts.split(",") if part]
-    parts = [part for part in path.split("/") if part]
-    if not sentinels or not parts or len(parts) > 2:
-        raise ValueError(f"a Sentinel URL is {SENTINEL_SCHEME}HOST[:PORT][,HOST[:PORT]...]/SERVICE[/DB]: {url!r}")
+    form = f"a Sentinel URL is {SENTINEL_SCHEME}HOST[:PORT][,HOST[:PORT]...]/SERVICE[/DB]"
+    sentinels, password, parts = hosts_url(url, SENTINEL_SCHEME, SENTINEL_PORT, form)
+    if not parts or len(parts) > 2:
+        raise ValueError(f"{form}: {url!r}")
     if len(parts) == 2 and not parts[1].isdigit():
         raise ValueError(f"the database in {url!r} must be a number")
-    return SentinelAddress(sentinels, unquote(parts[0]), int(parts[1]) if len(parts) == 2 else 0, password)
-
-
-def _host_port(text: str) -> tuple[str, int]:
-    host, colon, port = text.rpartition(":") if text.count(":") == 1 else (text, "", "")
-    if colon and not port.isdigit():
-        raise ValueError(f"bad sentinel port in {text!r}")
-    return (host if colon else text), (int(port) if colon else SENTINEL_PORT)
+    return SentinelAddress(sentinels, parts[0], int(parts[1]) if len(parts) == 2 else 0, password)
 
 
 class BlockingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):

@@ -10,8 +10,8 @@ from typing import AsyncIterator, Awaitable, Callable
 
 import pytest
 from redis.asyncio import Redis
-
 from redis_server import RedisServer
+
 from server.storage import (
     Action,
     GameResult,

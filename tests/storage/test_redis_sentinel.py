@@ -10,8 +10,8 @@ from typing import AsyncIterator, Iterator
 
 import pytest
 from redis.asyncio import Redis
-
 from redis_server import RedisSentinel, RedisServer
+
 from server.storage import Action, SessionHeader, StorageUnavailable, open_store
 from server.storage.redis import RedisStore
 

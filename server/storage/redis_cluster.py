@@ -1,0 +1,57 @@
+"""Redis Cluster addresses: ``redis+cluster://`` URLs and the cluster client.
+
+The URL names some of the cluster's nodes (any will do: the client learns
+the others and the slot map from them)::
+
+    redis+cluster://[:PASSWORD@]HOST[:PORT][,HOST[:PORT]...]/
+
+``PORT`` defaults to 6379.  A cluster has only database 0, so the path is
+empty.  The client is redis-py's ``redis.asyncio.cluster.RedisCluster``: it
+sends each command to the master of its key's slot and follows ``MOVED``
+and ``ASK`` redirections (a command Redis answered with a redirection did
+not run, so following it is no retry).  A command whose connection failed
+is not retried (``Retry(NoBackoff(), 0)``, as for a single Redis: it may
+have run); the client reloads the slot map before its next command, which
+is how it finds a replica promoted after a failover.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from redis.asyncio.cluster import ClusterNode, RedisCluster
+
+from .redis_urls import hosts_url
+
+CLUSTER_SCHEME = "redis+cluster://"
+CLUSTER_PORT = 6379
+CONNECTIONS_PER_NODE = 256
+"""The cluster client's pool per node is not blocking: beyond it a command
+fails at once (``MaxConnectionsError``) instead of waiting, so it is set
+well above what one process's batched appends and publishes use."""
+
+
+class ClusterAddress(NamedTuple):
+    nodes: list[tuple[str, int]]
+    password: str | None
+
+
+def cluster_url(url: str) -> ClusterAddress:
+    """Read a ``redis+cluster://`` URL; ``ValueError`` names what is wrong."""
+    form = f"a Cluster URL is {CLUSTER_SCHEME}HOST[:PORT][,HOST[:PORT]...]/"
+    nodes, password, path = hosts_url(url, CLUSTER_SCHEME, CLUSTER_PORT, form)
+    if path not in ([], ["0"]):
+        raise ValueError(f"{form}: {url!r} (a cluster has database 0 only)")
+    return ClusterAddress(nodes, password)
+
+
+def cluster_client(url: str, connection_options: dict[str, Any]) -> RedisCluster:
+    """The cluster client for ``url``, with the options every connection of
+    the store gets (``redis_pool``)."""
+    address = cluster_url(url)
+    return RedisCluster(
+        startup_nodes=[ClusterNode(host, port) for host, port in address.nodes],
+        password=address.password,
+        max_connections=CONNECTIONS_PER_NODE,
+        **connection_options,
+    )

@@ -1,0 +1,50 @@
+"""URLs that name several Redis hosts: ``redis+sentinel://`` and
+``redis+cluster://``.
+
+redis-py has a URL form for one server only, hence these, in the spirit
+of its ``redis://`` URLs: ``SCHEME[:PASSWORD@]HOST[:PORT][,HOST[:PORT]...]/PATH``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+from urllib.parse import unquote
+
+
+class HostsURL(NamedTuple):
+    """A URL's hosts, its password (the Redis servers', not the sentinels')
+    and the parts of its path."""
+
+    hosts: list[tuple[str, int]]
+    password: str | None
+    path: list[str]
+
+
+def hosts_url(url: str, scheme: str, default_port: int, form: str) -> HostsURL:
+    """Read ``url`` of ``scheme``; ``ValueError`` says what is wrong,
+    after ``form`` (the URL's form, for the operator)."""
+    try:
+        return _read(url, scheme, default_port)
+    except ValueError as error:
+        raise ValueError(f"{form}: {url!r} ({error})") from None
+
+
+def _read(url: str, scheme: str, default_port: int) -> HostsURL:
+    if not url.startswith(scheme):
+        raise ValueError(f"it does not start {scheme}")
+    hosts, _, path = url[len(scheme) :].partition("/")
+    password = None
+    if "@" in hosts:
+        credentials, _, hosts = hosts.rpartition("@")
+        password = unquote(credentials.partition(":")[2] or credentials) or None
+    addresses = [_host_port(part, default_port) for part in hosts.split(",") if part]
+    if not addresses:
+        raise ValueError("no host")
+    return HostsURL(addresses, password, [unquote(part) for part in path.split("/") if part])
+
+
+def _host_port(text: str, default_port: int) -> tuple[str, int]:
+    host, colon, port = text.rpartition(":") if text.count(":") == 1 else (text, "", "")
+    if colon and not port.isdigit():
+        raise ValueError(f"bad port in {text!r}")
+    return (host if colon else text), (int(port) if colon else default_port)
