@@ -6,10 +6,19 @@ the same on every run) are played by asking for a hint and playing it,
 again and again, until the game is won, lost, the hint is None (no move
 leads anywhere new) or ``--max-moves`` hints were played.  Hints are the
 server's (``hint_for_view``: from the player's view only, at the game's
-default budget); Broken Deck is played in Relaxed.  Printed: the share
-won, how the others ended, hints per deal and seconds per hint.
+default budget); Broken Deck is played in Relaxed.
 
-    python bench/hints.py [--deals 100] [--games klondike-draw3 ...] [--max-moves 1000]
+Beside them, on the same deals in the same run: the share whose
+certificate replays to a win (what "verified" means, so 100%: the
+full-information solver wins them all), the share the game's one-move
+heuristic wins alone (``Game.suggest``, view-only, no search: the floor),
+and the share won by the same hints given the face-down cards
+(``hint_seeing_hidden_cards``, never served: the ceiling a view-only hint
+is measured against).  Printed per variant: those shares, how the hints'
+games ended, hints per deal, and the median and 95th percentile of the
+seconds a hint took.
+
+    python bench/hints.py [--deals 100] [--games klondike-draw3 ...] [--max-moves 1000] [--no-reference]
 
 Progress goes to stderr: one line redrawn in place with an ETA on a
 terminal, a plain line per deal otherwise (a log stays readable).
@@ -22,7 +31,7 @@ import argparse
 import statistics
 import sys
 import time
-from typing import Any
+from typing import Any, Callable
 
 if not __package__:
     # Run as a file, Python puts bench/ first on sys.path, where this very
@@ -30,12 +39,14 @@ if not __package__:
     sys.path.pop(0)
 
 import engine  # noqa: E402
-from engine.solver.assist import hint_for_view  # noqa: E402
+from engine.solver.assist import hint_for_view, hint_seeing_hidden_cards  # noqa: E402
+from engine.solver.certify import replays  # noqa: E402
 from engine.solver.pools import VARIANTS  # noqa: E402
-from server.pools import verified_deals  # noqa: E402
+from server.pools import load_pool, verified_deals  # noqa: E402
 
 TARGET = 0.95
 ENDINGS = ("won", "lost", "stuck", "capped")
+Player = Callable[[engine.Game], "engine.Move | None"]
 
 
 def sample(variant: str, count: int) -> list[int]:
@@ -43,20 +54,24 @@ def sample(variant: str, count: int) -> list[int]:
     return verified_deals(*VARIANTS[variant])[:count]
 
 
-def follow(game: engine.Game, max_moves: int) -> tuple[str, int, float]:
-    """Play hints until the game ends; how it ended, hints played, seconds spent."""
-    played, seconds = 0, 0.0
+def follow(game: engine.Game, player: Player, max_moves: int) -> tuple[str, list[float]]:
+    """Play ``player``'s moves until the game ends; how it ended, and the
+    seconds each move took to choose."""
+    seconds: list[float] = []
     while game.status == engine.PLAYING:
-        if played == max_moves:
-            return "capped", played, seconds
+        if len(seconds) == max_moves:
+            return "capped", seconds
         started = time.perf_counter()
-        move = hint_for_view(game)
-        seconds += time.perf_counter() - started
+        move = player(game)
+        seconds.append(time.perf_counter() - started)
         if move is None:
-            return "stuck", played, seconds
+            return "stuck", seconds[:-1]
         game.play(move)
-        played += 1
-    return game.status, played, seconds
+    return game.status, seconds
+
+
+def heuristic(game: engine.Game) -> engine.Move | None:
+    return game.suggest()
 
 
 class Progress:
@@ -69,27 +84,42 @@ class Progress:
     def show(self, done: int, won: int, deal: int, ending: str) -> None:
         elapsed = time.monotonic() - self.started
         eta = elapsed / done * (self.total - done)
-        text = f"{self.name:<15} [{done}/{self.total}] won {won} ({won / done:.0%})  ETA {eta / 60:.1f} min"
+        text = f"{self.name:<15} [{done}/{self.total}] hints won {won} ({won / done:.0%})  ETA {eta / 60:.1f} min"
         if self.live:
             print(f"\r{text}   ", end="" if done < self.total else "\n", file=sys.stderr, flush=True)
         else:
             print(f"{text}  deal {deal}: {ending}", file=sys.stderr, flush=True)
 
 
-def run(variant: str, deals: list[int], max_moves: int) -> dict[str, Any]:
+def run(variant: str, deals: list[int], max_moves: int, reference: bool) -> dict[str, Any]:
     game_id, options = VARIANTS[variant]
+    certificates = load_pool(variant).certificates
     endings = dict.fromkeys(ENDINGS, 0)
-    hints, per_hint = [], []
+    hints: list[int] = []
+    times: list[float] = []
+    won = {"verified": 0, "heuristic": 0, "seeing": 0}
     progress = Progress(variant, len(deals))
     for done, deal in enumerate(deals, start=1):
-        game = engine.new_game(game_id, deal, **options)
-        ending, played, seconds = follow(game, max_moves)
+        ending, seconds = follow(engine.new_game(game_id, deal, **options), hint_for_view, max_moves)
         endings[ending] += 1
-        hints.append(played)
-        if played:
-            per_hint.append(seconds / played)
+        hints.append(len(seconds))
+        times.extend(seconds)
+        won["verified"] += replays(game_id, options, certificates[deal])
+        won["heuristic"] += follow(engine.new_game(game_id, deal, **options), heuristic, max_moves)[0] == "won"
+        if reference:
+            won["seeing"] += follow(engine.new_game(game_id, deal, **options), hint_seeing_hidden_cards, max_moves)[0] == "won"
         progress.show(done, endings["won"], deal, ending)
-    return {"variant": variant, "endings": endings, "hints": statistics.median(hints), "per_hint": statistics.median(per_hint)}
+    quantiles = statistics.quantiles(times, n=20) if len(times) > 1 else [times[0] if times else 0.0] * 19
+    return {
+        "variant": variant,
+        "deals": len(deals),
+        "endings": endings,
+        "won": won,
+        "reference": reference,
+        "hints": statistics.median(hints),
+        "median": statistics.median(times) if times else 0.0,
+        "p95": quantiles[18],
+    }
 
 
 def main() -> int:
@@ -97,19 +127,28 @@ def main() -> int:
     parser.add_argument("--deals", type=int, default=100, help="verified deals per variant (default 100)")
     parser.add_argument("--games", nargs="+", choices=sorted(VARIANTS), default=list(VARIANTS))
     parser.add_argument("--max-moves", type=int, default=1000, help="hints played at most per deal (default 1000)")
+    parser.add_argument(
+        "--no-reference", action="store_true", help="skip the hints that see the face-down cards (halves the run time)"
+    )
     args = parser.parse_args()
-    rows = [run(variant, sample(variant, args.deals), args.max_moves) for variant in args.games]
+    rows = [run(variant, sample(variant, args.deals), args.max_moves, not args.no_reference) for variant in args.games]
     print(f"following hints alone, the first {args.deals} verified deals per variant, one core")
-    print(f"{'variant':<15}{'won':>7}{'lost':>6}{'stuck':>7}{'capped':>8}{'hints/deal':>12}{'ms/hint':>9}")
+    print(
+        f"{'variant':<15}{'verified':>9}{'heuristic':>10}{'hints':>7}{'lost':>6}{'stuck':>7}{'capped':>8}"
+        f"{'seeing':>8}{'hints/deal':>12}{'ms/hint':>9}{'p95 ms':>8}"
+    )
     for row in rows:
-        endings, total = row["endings"], sum(row["endings"].values())
+        endings, won, total = row["endings"], row["won"], row["deals"]
+        seeing = f"{won['seeing'] / total:>7.0%} " if row["reference"] else f"{'-':>7} "
         print(
-            f"{row['variant']:<15}{endings['won'] / total:>6.0%} {endings['lost']:>5}{endings['stuck']:>7}{endings['capped']:>8}"
-            f"{row['hints']:>12.0f}{1000 * row['per_hint']:>9.0f}"
+            f"{row['variant']:<15}{won['verified'] / total:>8.0%} {won['heuristic'] / total:>9.0%} "
+            f"{endings['won'] / total:>6.0%} {endings['lost']:>5}{endings['stuck']:>7}{endings['capped']:>8}"
+            f"{seeing}{row['hints']:>11.0f}{1000 * row['median']:>9.0f}{1000 * row['p95']:>8.0f}"
         )
+    print("verified: certificate replays to a win; heuristic: Game.suggest alone; seeing: the hints given the face-down cards")
     for row in rows:
-        share = row["endings"]["won"] / sum(row["endings"].values())
-        print(f"{row['variant']}: {share:.1%} won, target {TARGET:.0%}: {'met' if share >= TARGET else 'NOT met'}")
+        share = row["endings"]["won"] / row["deals"]
+        print(f"{row['variant']}: {share:.1%} won by hints, target {TARGET:.0%}: {'met' if share >= TARGET else 'NOT met'}")
     return 0
 
 
