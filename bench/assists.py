@@ -78,9 +78,13 @@ def start_server(root: Path) -> tuple[subprocess.Popen[str], str]:
     this checkout's installed packages)."""
     run = "import sys; sys.path.insert(0, sys.argv.pop(1)); from server.cli import main; sys.exit(main())"
     environment = dict(ARENA_ENVIRONMENT)
-    if "hint_rate" in (root / "server" / "settings.py").read_text(encoding="utf-8"):
+    settings = (root / "server" / "settings.py").read_text(encoding="utf-8")
+    if "hint_rate" in settings:
         # (A checkout from before the hint rate refuses the variables.)
         environment.update(UNLIMITED_HINTS)
+    if "connection_burst" not in settings:
+        # (Nor does one from before the connection rate know its variable.)
+        del environment["ARENA_CONNECTION_BURST"]
     return _start([sys.executable, "-c", run, str(root), "serve", "--port", "0"], environment)
 
 

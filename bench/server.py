@@ -80,6 +80,7 @@ ARENA_ENVIRONMENT = {
     "ARENA_SEND_QUEUE": "4096",
     # Every bench client comes from 127.0.0.1: lift the limits per address.
     "ARENA_CONNECTIONS_PER_ADDRESS": "100000",
+    "ARENA_CONNECTION_BURST": "100000",
     "ARENA_IDENTITIES_PER_HOUR": "100000",
 }
 """The arena server's settings in the benches: no limit gets in the way."""

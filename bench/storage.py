@@ -76,6 +76,7 @@ SERVER_ENVIRONMENT = {
     "ARENA_PING_INTERVAL": "none",
     # Every bench client comes from 127.0.0.1: lift the limits per address.
     "ARENA_CONNECTIONS_PER_ADDRESS": "100000",
+    "ARENA_CONNECTION_BURST": "100000",
     "ARENA_IDENTITIES_PER_HOUR": "100000",
 }
 CLIENT_OPTIONS: dict[str, Any] = {"subprotocols": [MSGPACK_SUBPROTOCOL], "compression": None, "ping_interval": None}

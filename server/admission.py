@@ -2,37 +2,54 @@
 
 One policy, kept here and nowhere else, with no I/O and no clock of its
 own (``monotonic`` is injected, so tests advance time instead of
-sleeping).  The adapter (``server.app``) asks ``open`` at the WebSocket
-handshake and calls ``close`` when the TCP connection ends; the core
-(``server.core``) asks ``new_identity`` before ``hello`` creates a
-player and calls ``cool_down`` when it closes a connection for abuse.
+sleeping).  The adapter (``server.app``) asks ``screen`` when the kernel
+hands over a new TCP connection, ``open`` at the WebSocket handshake and
+calls ``close`` when the TCP connection ends; the core (``server.core``)
+asks ``new_identity`` before ``hello`` creates a player and calls
+``cool_down`` when it closes a connection for abuse.
 
+- **Screening at accept**: before a byte of HTTP is read, a connection
+  from an address in its cool-down, or over its connection rate
+  (``connection_burst`` at once, then ``connection_rate_per_second``: a
+  token bucket), is reset unanswered.  Refusing is then the cheapest
+  thing the server does (a reconnect loop once cost it more in refused
+  handshakes than every honest player together).  Only the first refused
+  connection of each episode (a cool-down, or a spell over the rate) is
+  let through, to be told why with HTTP 429 and ``Retry-After``: an
+  honest client learns when to come back, a loop learns nothing more.
 - **Open connections**: an address holds at most
   ``connections_per_address`` at once; one more is refused at the
   handshake (HTTP 429, ``too_many_connections``) before any WebSocket
-  exists, the cheapest refusal there is.
+  exists.
 - **New identities**: ``hello`` without a token may create
   ``identities_per_hour`` players per address per hour (a token bucket:
   that many at once, then one every ``3600 / identities_per_hour``
   seconds); one more is refused with ``too_many_identities`` and the
   connection stays open.  A ``hello`` with a token is free.
 - **Cool-down**: a connection the server closes with 1008 (message rate
-  abuse) bars its address for ``abuse_cooldown_seconds``: every
-  handshake meanwhile is refused (HTTP 429, ``cooling_down``), so a
-  reconnect loop cannot reset the rate limit by opening a fresh
+  abuse) bars its address for ``abuse_cooldown_seconds`` (``cooling_down``),
+  so a reconnect loop cannot reset the rate limit by opening a fresh
   connection with a fresh bucket.  The bar starts when the server
   decides to close, before the client can even see the close frame.
+  Running over the connection rate is answered with the same code: both
+  mean "wait ``Retry-After`` seconds".
 
 The address is the socket's peer address, or, when the operator names a
 trusted header (``forwarded_for_header``, e.g. ``X-Forwarded-For``), the
 last entry of that header: the one the operator's own proxy appended
-(entries before it were written by the client and prove nothing).  An
-IPv6 address counts by its /64 network, because one host usually holds a
-whole /64 and could otherwise take a fresh address per connection.
+(entries before it were written by the client and prove nothing).  At
+accept only the socket's peer is known, which behind a proxy is the
+proxy itself: so with a trusted header, screening resets only addresses
+barred by their own socket address (clients that bypass the proxy), and
+the connection rate counts WebSocket handshakes by the header's address
+at the handshake, each refusal a 429.  An IPv6 address counts by its /64
+network, because one host usually holds a whole /64 and could otherwise
+take a fresh address per connection.
 """
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import math
 from dataclasses import dataclass
@@ -46,6 +63,10 @@ SECONDS_PER_HOUR = 3600.0
 UNKNOWN_ADDRESS = "unknown"
 """The address of a connection whose peer is unknown (a Unix socket)."""
 IPV6_PREFIX = 64
+NORMALIZED_ADDRESSES = 65536
+"""Addresses whose key ``normalize`` remembers (a few MB at most)."""
+Peer = tuple[str, int]
+"""A TCP connection's peer: host and port, which tell its connections apart."""
 
 
 @dataclass(frozen=True)
@@ -63,10 +84,13 @@ class Denial:
         return str(max(1, math.ceil(self.retry_after)))
 
 
+@functools.lru_cache(maxsize=NORMALIZED_ADDRESSES)
 def normalize(address: str) -> str:
     """The key an address counts under: an IPv4 address as is, an IPv6
     address by its /64 (an IPv4-mapped one as its IPv4 address), anything
-    that does not parse as an address as its stripped text."""
+    that does not parse as an address as its stripped text.  Memoised:
+    screening normalizes the peer of every connection accepted, a flood's
+    included, and parsing is most of what screening would cost."""
     text = address.strip()
     try:
         parsed = ipaddress.ip_address(text.removeprefix("[").removesuffix("]"))
@@ -98,31 +122,72 @@ class Admission:
     def __init__(self, settings: Settings, monotonic: Callable[[], float]) -> None:
         self.connection_limit = settings.connections_per_address
         self.identity_limit = settings.identities_per_hour
+        self.connection_rate = settings.connection_rate_per_second
+        self.connection_burst = settings.connection_burst
         self.cooldown_seconds = settings.abuse_cooldown_seconds
         self.trusted_header = settings.forwarded_for_header
         self.monotonic = monotonic
         now = monotonic()
         self.open_connections: dict[str, int] = {}
+        self.reset_at_accept = 0
+        """Connections screened out before any HTTP (for tests and benches)."""
         self._identities = BucketTable(self.identity_limit, self.identity_limit / SECONDS_PER_HOUR, now)
+        self._connections = BucketTable(self.connection_burst, self.connection_rate, now)
         self._barred_until: dict[str, float] = {}
+        self._told_barred: set[str] = set()
+        """Addresses already sent their 429 for the cool-down they are in."""
+        self._told_over_rate: set[str] = set()
+        """Addresses already sent their 429 for their spell over the connection rate."""
+        self._notices: dict[Peer, tuple[Denial, float]] = {}
+        """Connections let through screening to be told, with a 429 at
+        their handshake, that their address is over its rate (and when)."""
         self._swept = now
 
     def address(self, peer_host: str | None, forwarded: Sequence[str]) -> str:
         """``client_address`` under this server's trusted header."""
         return client_address(peer_host, forwarded, self.trusted_header)
 
-    def open(self, address: str) -> Denial | None:
-        """Admit one more connection from ``address`` (it then holds a slot
-        until ``close``), or say why not."""
+    def screen(self, peer: Peer) -> bool:
+        """Whether a new TCP connection from ``peer`` may be read at all
+        (False: reset it unanswered).  Called for every connection, honest
+        or not, so it stays a few dictionary look-ups."""
         now = self.monotonic()
         self._sweep(now)
+        address = normalize(peer[0])
+        if self._barred_until.get(address, now) > now:
+            return self._tell_once(self._told_barred, address)
+        if self.trusted_header is not None:
+            return True
+        wait = self._connections.take(address, now)
+        if wait is None:
+            self._told_over_rate.discard(address)
+            return True
+        if not self._tell_once(self._told_over_rate, address):
+            return False
+        self._notices[peer] = (self._over_rate(wait), now)
+        return True
+
+    def open(self, address: str, peer: Peer | None = None) -> Denial | None:
+        """Admit one more WebSocket connection from ``address`` (its TCP
+        ``peer``, when known, tells whether screening kept a notice for
+        it); it then holds a slot until ``close``.  Or say why not."""
+        now = self.monotonic()
+        self._sweep(now)
+        notice = self._notices.pop(peer, None) if peer is not None else None
+        if notice is not None:
+            return notice[0]
         barred_until = self._barred_until.get(address, now)
         if barred_until > now:
+            self._told_barred.add(address)
             return Denial(
                 ErrorCode.COOLING_DOWN,
                 f"a connection from your address was closed for abuse; connect again in {math.ceil(barred_until - now)} s",
                 barred_until - now,
             )
+        if self.trusted_header is not None:
+            wait = self._connections.take(address, now)
+            if wait is not None:
+                return self._over_rate(wait)
         held = self.open_connections.get(address, 0)
         if held >= self.connection_limit:
             return Denial(
@@ -155,15 +220,39 @@ class Admission:
 
     def cool_down(self, address: str) -> None:
         """Bar ``address`` for the cool-down: one of its connections is being
-        closed for abuse (1008)."""
+        closed for abuse (1008).  A new bar is a new episode: its first
+        refused connection is told why."""
         self._barred_until[address] = self.monotonic() + self.cooldown_seconds
+        self._told_barred.discard(address)
+
+    def _tell_once(self, told: set[str], address: str) -> bool:
+        """Let the first refused connection of an episode through to hear
+        its 429 (``told`` then holds its address); reset the rest at
+        accept (False)."""
+        if address in told:
+            self.reset_at_accept += 1
+            return False
+        told.add(address)
+        return True
+
+    def _over_rate(self, wait: float) -> Denial:
+        return Denial(
+            ErrorCode.COOLING_DOWN,
+            f"your address opens connections faster than the {self.connection_rate:g} a second this server allows "
+            f"(after {self.connection_burst} at once); connect again in {math.ceil(wait)} s",
+            wait,
+        )
 
     def _sweep(self, now: float) -> None:
-        """Forget expired bars and identity buckets that have filled up
-        again (a full bucket is what a fresh address gets anyway), so the
-        tables hold only addresses active within the last hour."""
+        """Forget expired bars, notices no handshake came for and buckets
+        that have filled up again (a full bucket is what a fresh address
+        gets anyway), so the tables hold only addresses active lately."""
         if now - self._swept < SWEEP_SECONDS:
             return
         self._swept = now
         self._barred_until = {address: until for address, until in self._barred_until.items() if until > now}
+        self._notices = {peer: notice for peer, notice in self._notices.items() if now - notice[1] < SWEEP_SECONDS}
         self._identities.sweep(now)
+        self._connections.sweep(now)
+        self._told_barred = {address for address in self._told_barred if address in self._barred_until}
+        self._told_over_rate = {address for address in self._told_over_rate if address in self._connections}

@@ -12,11 +12,15 @@ Decisions: the WebSocket endpoint is ``/ws`` (other paths are HTTP, and
 an upgrade elsewhere gets 404); permessage-deflate is off by default
 (``compression``), because it would compress each broadcast frame once
 per watcher instead of once per codec.  An address over its limits
-(``server.admission``) is refused at the handshake with HTTP 429, a
-``Retry-After`` header and an ``error`` message as JSON body: no
-WebSocket is ever opened for it.  Its connection slot is taken at the
-handshake and given back when the handshake task ends, whatever way it
-ends, so no slot leaks when a handshake fails half way.
+(``server.admission``) is refused before any HTTP is read when it is
+over its connection rate or cooling down (``server.listener`` resets the
+TCP connection as it is accepted), except for the first such connection,
+which hears why; that one, and one over the cap of open connections, is
+refused at the handshake with HTTP 429, a ``Retry-After`` header and an
+``error`` message as JSON body: no WebSocket is ever opened for it.  Its
+connection slot is taken at the handshake and given back when the
+handshake task ends, whatever way it ends, so no slot leaks when a
+handshake fails half way.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from protocol import CODECS, JSON, SUBPROTOCOLS, codec_for
 from protocol import to_client as tc
 from server.admission import Denial
 from server.core import Hub
+from server.listener import LISTEN_BACKLOG, screened_listener
 from server.outbox import CLOSE_TRY_AGAIN_LATER
 from server.peer import Peer
 from server.retention import Sweeper, retention_of
@@ -199,8 +204,8 @@ class ArenaServer:
         self.sweeper.start()
         self._server = await serve(
             self._serve_connection,
-            settings.host,
-            settings.port,
+            sock=screened_listener(settings.host, settings.port, self.hub.admission.screen),
+            backlog=LISTEN_BACKLOG,
             subprotocols=[Subprotocol(name) for name in SUBPROTOCOLS],
             select_subprotocol=select_subprotocol,
             process_request=self._process_request,
@@ -304,7 +309,7 @@ class ArenaServer:
         header = self.settings.forwarded_for_header
         remote = connection.remote_address
         address = admission.address(remote[0] if remote else None, request.headers.get_all(header) if header else [])
-        denial = admission.open(address)
+        denial = admission.open(address, (remote[0], remote[1]) if remote else None)
         if denial is not None:
             return self._refuse(connection, denial)
         self._addresses[connection] = address

@@ -68,6 +68,10 @@ class BucketTable:
             return None
         return (1 - bucket.tokens) / self.rate
 
+    def __contains__(self, key: str) -> bool:
+        """Whether ``key``'s bucket is remembered (not yet swept as full)."""
+        return key in self._buckets
+
     def sweep(self, now: float) -> None:
         """Forget the full buckets, unless the last sweep was less than
         ``SWEEP_SECONDS`` ago."""

@@ -126,11 +126,23 @@ class Settings(BaseModel):
     connections_per_address: int = Field(
         50, ge=1, description="open connections one client address may hold; one more is refused at the handshake (HTTP 429)"
     )
+    connection_rate_per_second: float = Field(
+        5.0,
+        gt=0,
+        description="new TCP connections one client address may open per second, sustained; beyond, one gets HTTP 429 "
+        "and the rest are reset unanswered",
+    )
+    connection_burst: int = Field(
+        50, ge=1, description="new TCP connections one client address may open at once before connection_rate_per_second applies"
+    )
     identities_per_hour: int = Field(
         30, ge=1, description="new players (hello without a token) one client address may create per hour"
     )
     abuse_cooldown_seconds: float = Field(
-        30.0, ge=0, description="after a connection is closed with 1008, its address may not connect for this long"
+        30.0,
+        ge=0,
+        description="after a connection is closed with 1008, its address may not connect for this long (one HTTP 429, "
+        "then resets unanswered)",
     )
     log_level: Literal["debug", "info", "warning", "error"] = Field(
         "info", description="least severe log records written to standard error (arena serve --log-level)"

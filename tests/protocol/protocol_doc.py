@@ -59,6 +59,8 @@ LIMIT_SETTINGS = (
     "shutdown_grace_seconds",
     "health_timeout_seconds",
     "connections_per_address",
+    "connection_rate_per_second",
+    "connection_burst",
     "identities_per_hour",
     "abuse_cooldown_seconds",
     "forwarded_for_header",

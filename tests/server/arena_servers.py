@@ -14,7 +14,8 @@ ClientFactory = Callable[..., Awaitable[WireClient]]
 
 def make_settings(**changes: Any) -> Settings:
     """Loopback, any free port, practice positions allowed, no keepalive
-    noise, and rate limits out of the way (the limits tests set their own).
+    noise, and rate limits (messages, new connections) out of the way (the
+    limits tests set their own).
     Dailies are proven when first asked for, not ahead, under one secret,
     so a test process proves each day's deal once (``DealProver`` keeps
     proofs) instead of every server start proving fourteen; race deals
@@ -26,6 +27,7 @@ def make_settings(**changes: Any) -> Settings:
         "shutdown_grace_seconds": 2,
         "rate_per_second": 100_000,
         "rate_burst": 100_000,
+        "connection_burst": 100_000,
         "prepare_dailies": False,
         "race_deal_stock": 0,
         "daily_secret": "the tests' secret",

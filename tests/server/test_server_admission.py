@@ -1,6 +1,7 @@
 """Limits per client address: new identities an hour, open connections,
-the cool-down after a close for abuse, and the trusted forwarded-for
-header, against a real server with real WebSocket clients.
+the connection rate, the cool-down after a close for abuse, and the
+trusted forwarded-for header, against a real server with real WebSocket
+clients and raw sockets (to see a connection reset before any HTTP).
 
 Time is the hub's injected monotonic clock (``ManualClock``): the tests
 move it forward instead of sleeping, so none depends on machine speed.
@@ -11,6 +12,7 @@ its connections count apart from 127.0.0.1's.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from typing import Any, AsyncIterator, Callable
 
@@ -29,6 +31,11 @@ from server.settings import Settings
 from server.storage.memory import MemoryStore
 
 OTHER_ADDRESS = ("127.0.0.2", 0)
+UPGRADE = (
+    b"GET /ws HTTP/1.1\r\nHost: arena\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+)
+HEALTH = b"GET /healthz HTTP/1.1\r\nHost: arena\r\n\r\n"
 SETTLE_SECONDS = 5.0
 """A liveness bound on the server noticing a closed connection (real
 latencies are milliseconds)."""
@@ -41,6 +48,27 @@ def clock() -> ManualClock:
 
 def _server(clock: ManualClock, **changes: Any) -> ArenaServer:
     return ArenaServer(make_settings(**changes), store=MemoryStore(), monotonic=clock)
+
+
+async def _answer(server: ArenaServer, request: bytes = UPGRADE, local: tuple[str, int] | None = None) -> bytes:
+    """What the server writes back to ``request`` on a raw TCP connection
+    before it closes: b"" for a connection reset as it was accepted,
+    without a byte of HTTP (the reset may even beat the client's own
+    notice that it connected)."""
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port, local_addr=local)
+    except ConnectionResetError:
+        return b""
+    writer.write(request)
+    try:
+        async with asyncio.timeout(SETTLE_SECONDS):
+            return await reader.readline()
+    except ConnectionResetError:
+        return b""
+    finally:
+        writer.close()
+        with contextlib.suppress(ConnectionResetError):
+            await writer.wait_closed()
 
 
 @pytest.fixture
@@ -71,6 +99,7 @@ def test_the_defaults_are_the_documented_ones() -> None:
     settings = Settings()
     assert settings.identities_per_hour == 30 and settings.connections_per_address == 50
     assert settings.abuse_cooldown_seconds == 30.0 and settings.forwarded_for_header is None
+    assert settings.connection_rate_per_second == 5.0 and settings.connection_burst == 50
 
 
 async def test_the_identity_one_past_the_hourly_limit_is_refused(server: ArenaServer, clock: ManualClock) -> None:
@@ -133,7 +162,9 @@ async def test_plain_http_requests_take_no_connection_slot(server: ArenaServer) 
         await client.close()
 
 
-async def test_a_client_closed_for_abuse_is_refused_until_its_cool_down_ends(clock: ManualClock) -> None:
+async def test_a_client_closed_for_abuse_is_told_once_then_reset_at_accept_until_its_cool_down_ends(
+    clock: ManualClock,
+) -> None:
     async with _server(clock, rate_per_second=1, rate_burst=2, rate_strikes=2) as server:
         flooder = await WireClient.open(server.url)
         frame = MSGPACK.encode(ts.Ping())
@@ -141,18 +172,79 @@ async def test_a_client_closed_for_abuse_is_refused_until_its_cool_down_ends(clo
             await flooder.send_raw(frame)
         assert await flooder.closed() == 1008
         status, body, retry_after = await _refused(server.url)
-        assert (status, body["code"], retry_after) == (429, ErrorCode.COOLING_DOWN, "30")
+        assert (status, body["code"], retry_after) == (429, ErrorCode.COOLING_DOWN, "30"), "the first hears why"
+        assert await _answer(server) == b"", "the next is reset unanswered"
+        assert await _answer(server, HEALTH) == b"", "plain HTTP too: at accept nothing is read yet"
+        assert server.hub.admission.reset_at_accept == 2
         other = await WireClient.open(server.url, local_addr=OTHER_ADDRESS)
         assert (await other.request(ts.Ping)).type == "pong", "another address is unaffected"
 
         clock.now += 29.5
-        assert (await _refused(server.url))[1]["code"] == ErrorCode.COOLING_DOWN
+        assert await _answer(server) == b""
         clock.now += 0.5
         back = await WireClient.open(server.url)
         assert (await back.request(ts.Ping)).type == "pong"
         await back.close()
         await other.close()
-        assert server.hub.metrics.registry.get_sample_value("arena_errors_total", {"code": "cooling_down"}) == 2
+        assert server.hub.metrics.registry.get_sample_value("arena_errors_total", {"code": "cooling_down"}) == 1
+
+
+async def test_a_second_close_for_abuse_is_a_new_cool_down_told_again(clock: ManualClock) -> None:
+    async with _server(clock, rate_per_second=1, rate_burst=2, rate_strikes=2) as server:
+        for _ in range(2):
+            flooder = await WireClient.open(server.url)
+            for _ in range(5):
+                await flooder.send_raw(MSGPACK.encode(ts.Ping()))
+            assert await flooder.closed() == 1008
+            assert (await _refused(server.url))[1]["code"] == ErrorCode.COOLING_DOWN
+            assert await _answer(server) == b""
+            clock.now += 30
+
+
+async def test_an_address_over_its_connection_rate_is_reset_at_accept_until_its_bucket_refills(
+    clock: ManualClock,
+) -> None:
+    async with _server(clock, connection_burst=3, connection_rate_per_second=0.5) as server:
+        opened = [await WireClient.open(server.url) for _ in range(3)]
+        status, body, retry_after = await _refused(server.url)
+        assert (status, body["code"], retry_after) == (429, ErrorCode.COOLING_DOWN, "2"), "the first over it hears why"
+        assert "0.5 a second" in body["message"] and "after 3 at once" in body["message"]
+        assert await _answer(server) == b"", "the next is reset unanswered"
+        assert await _answer(server, HEALTH) == b""
+        assert server.hub.admission.reset_at_accept == 2
+        other = await WireClient.open(server.url, local_addr=OTHER_ADDRESS)
+        assert (await other.request(ts.Ping)).type == "pong", "another address is unaffected"
+        assert (await opened[0].request(ts.Ping)).type == "pong", "connections already open are unaffected"
+
+        clock.now += 1.9
+        assert await _answer(server) == b""
+        clock.now += 0.1
+        again = await WireClient.open(server.url)
+        assert (await again.request(ts.Ping)).type == "pong", "one more connection every two seconds"
+        assert (await _refused(server.url))[1]["code"] == ErrorCode.COOLING_DOWN, "a new spell over it is told again"
+        clock.now += 2
+        assert (await _answer(server, HEALTH)).startswith(b"HTTP/1.1 200"), "plain HTTP counts as a connection too"
+        for client in [*opened, other, again]:
+            await client.close()
+
+
+async def test_behind_a_proxy_the_connection_rate_counts_the_header_address_at_the_handshake(
+    clock: ManualClock,
+) -> None:
+    def via(address: str) -> dict[str, Any]:
+        return {"additional_headers": {"X-Forwarded-For": address}}
+
+    async with _server(clock, connection_burst=2, forwarded_for_header="X-Forwarded-For") as server:
+        opened = [await WireClient.open(server.url, **via("198.51.100.7")) for _ in range(2)]
+        for _ in range(2):
+            status, body, _ = await _refused(server.url, **via("198.51.100.7"))
+            assert (status, body["code"]) == (429, ErrorCode.COOLING_DOWN), "told every time: the proxy is not reset"
+        assert server.hub.admission.reset_at_accept == 0
+        opened.append(await WireClient.open(server.url, **via("198.51.100.8")))
+        opened.append(await WireClient.open(server.url, **via("198.51.100.8")))
+        assert (await opened[-1].request(ts.Ping)).type == "pong", "the proxy's other clients are unaffected"
+        for client in opened:
+            await client.close()
 
 
 async def test_the_forwarded_for_header_counts_only_when_configured(clock: ManualClock) -> None:
