@@ -1,16 +1,25 @@
 """``solve``: how one node budget is spent across bold and sound searches.
 
 A game with a bold domain (rarely needed moves pruned) looks for a win
-there first, with all of the budget when no proof is wanted and with all
-but ``PROOF_SHARE`` of it otherwise.  Depth-first, that share goes to one
-plain search on a quarter of it (at most ``FIRST_SEARCH_NODES``), then to
-restarts with a jittered move order on small budgets: searches of this
-kind have heavy tails, a bad early choice can hide a win behind hundreds
-of thousands of positions while a restart that chose differently finds it
-in a few hundred (on WordLink draw 3, restarts won 12 of the 37 deals a
-single 20,000-node search gave up on).  Best-first, it is one search.
-What is left goes to the sound domain, whose exhausted search is the only
-proof of "unwinnable"; a game without a bold domain gets one sound search.
+there; without a proof wanted it gets the whole budget.  Depth-first,
+the bold search is one plain search on a quarter of its nodes (at most
+``FIRST_SEARCH_NODES``), the rest going to restarts with a jittered move
+order on small budgets: searches of this kind have heavy tails, a bad
+early choice can hide a win behind hundreds of thousands of positions
+while a restart that chose differently finds it in a few hundred (on
+WordLink draw 3, restarts won 12 of the 37 deals a single 20,000-node
+search gave up on).  Best-first, it is one search.
+
+Only the sound domain's exhausted search proves "unwinnable".  A proving
+solve therefore alternates the two on budgets that double from
+``ROUND_NODES`` (iterative deepening on node budgets), the sound search
+getting ``PROOF_SHARE`` of each round; both are ``Resumable``, so a
+round continues where the last one stopped and no node is spent twice.
+Most won deals are won in the first rounds by the bold search; a lost
+deal costs about its sound search divided by ``PROOF_SHARE``, where the
+bold search used to take half of the budget first (on WordLink draw 3
+the deals left undecided were nearly all lost ones whose proof needed
+more than the half left: 100,000-140,000 sound nodes).
 """
 
 from __future__ import annotations
@@ -18,12 +27,25 @@ from __future__ import annotations
 from ..game import Game, Move, Position
 from ..rng import SplitMix64
 from .domains import domain_class
-from .search import UNKNOWN, WON, Domain, Progress, Solution, best_first, search
+from .search import (
+    UNKNOWN,
+    WON,
+    Domain,
+    Progress,
+    Resumable,
+    Solution,
+    best_first_search,
+    depth_first,
+    search,
+)
 
 DEFAULT_BUDGET = 100_000
 """Nodes for a full solve (about 6 s of WordLink, 3 s of Broken Deck on the reference machine)."""
 RESTART_NODES = (200, 1_000)
 """Bounds of one jittered restart's budget (otherwise a hundredth of the bold share)."""
+ROUND_NODES = 2_000
+"""Nodes of a proving solve's first round, bold and sound together; each
+next round doubles the total, up to the budget."""
 
 
 def solve(
@@ -46,42 +68,101 @@ def solve(
     """
     start = game.position if position is None else position
     domains = domain_class(game)
-    spent = 0
-    if domains.HAS_BOLD:
-        share = budget if not prove else budget - int(budget * domains.PROOF_SHARE)
-        found = _find(domains(game, bold=True), start, share, after, progress)
-        if found.result == WON or not prove:
-            return found if found.result == WON else Solution(UNKNOWN, (), found.nodes)
-        spent = found.nodes
-    sound = domains(game)
-    strategy = best_first if sound.BEST_FIRST else search
-    proof = strategy(sound, start, max(budget - spent, 1), after=after, progress=_after_spent(progress, spent))
-    return Solution(proof.result, proof.moves, spent + proof.nodes)
+    tally = _Tally(progress)
+    sound_domain = domains(game)
+    if not domains.HAS_BOLD:
+        return _resumable(sound_domain, start, after, tally.counting("sound")).run(max(budget, 1))
+    bold = _Finder(domains(game, bold=True), start, budget if not prove else _bold_share(budget, domains), after, tally)
+    if not prove:
+        found = bold.run(budget)
+        return found if found.result == WON else Solution(UNKNOWN, (), found.nodes)
+    sound = _resumable(sound_domain, start, after, tally.counting("sound"))
+    total = min(ROUND_NODES, budget)
+    sound_nodes = 0
+    while True:
+        if not bold.exhausted:
+            found = bold.run(_bold_share(total, domains))
+            if found.result == WON:
+                return Solution(WON, found.moves, found.nodes + sound_nodes)
+        proof = sound.run(max(total - bold.nodes, 1))
+        sound_nodes = proof.nodes
+        if proof.result != UNKNOWN or total >= budget:
+            return Solution(proof.result, proof.moves, bold.nodes + sound_nodes)
+        total = min(2 * total, budget)
 
 
-def _after_spent(progress: Progress | None, spent: int) -> Progress | None:
-    """``progress`` for a search that begins once ``spent`` nodes are gone."""
-    if progress is None:
-        return None
-    return lambda nodes: progress(spent + nodes)
+def _bold_share(total: int, domains: type[Domain]) -> int:
+    return total - int(total * domains.PROOF_SHARE)
 
 
-def _find(bold: Domain, start: Position, share: int, after: Move | None, progress: Progress | None) -> Solution:
-    """The bold searches; ``nodes`` counts all of them."""
-    if bold.BEST_FIRST:
-        return best_first(bold, start, share, after=after, progress=progress)
-    first = search(bold, start, min(share // 4, bold.FIRST_SEARCH_NODES), after=after, progress=progress)
-    spent = first.nodes
-    if first.result != UNKNOWN:
-        return first
-    per_restart = min(max(share // 100, RESTART_NODES[0]), RESTART_NODES[1])
-    attempt = 0
-    while spent + per_restart <= share:
-        attempt += 1
-        found = search(bold, start, per_restart, jitter=SplitMix64(attempt), after=after)
-        spent += found.nodes
-        if progress is not None:
-            progress(spent)
-        if found.result == WON:
-            return Solution(WON, found.moves, spent)
-    return Solution(UNKNOWN, (), spent)
+def _resumable(domain: Domain, start: Position, after: Move | None, progress: Progress | None) -> Resumable:
+    strategy = best_first_search if domain.BEST_FIRST else depth_first
+    return strategy(domain, start, after=after, progress=progress)
+
+
+class _Tally:
+    """The nodes each search has spent, so that ``progress`` hears the
+    total of all of them while any one runs."""
+
+    def __init__(self, progress: Progress | None) -> None:
+        self.progress = progress
+        self.spent = {"first": 0, "restarts": 0, "sound": 0}
+
+    def counting(self, name: str) -> Progress | None:
+        """A ``progress`` for the search ``name``, which reports its own nodes."""
+        if self.progress is None:
+            return None
+        report = self.progress
+
+        def heard(nodes: int) -> None:
+            self.spent[name] = nodes
+            report(sum(self.spent.values()))
+
+        return heard
+
+    def set(self, name: str, nodes: int) -> None:
+        self.spent[name] = nodes
+        if self.progress is not None:
+            self.progress(sum(self.spent.values()))
+
+
+class _Finder:
+    """The bold searches (module docstring), continued by each ``run`` up
+    to a total of nodes: the plain search first, restarts once it has
+    had its part of ``share`` (the most all runs together will get)."""
+
+    def __init__(self, bold: Domain, start: Position, share: int, after: Move | None, tally: _Tally) -> None:
+        self.bold, self.start, self.after, self.tally = bold, start, after, tally
+        self.first = _resumable(bold, start, after, tally.counting("first"))
+        self.first_cap = share if bold.BEST_FIRST else min(share // 4, bold.FIRST_SEARCH_NODES)
+        self.per_restart = min(max(share // 100, RESTART_NODES[0]), RESTART_NODES[1])
+        self.first_nodes = 0
+        self.restart_nodes = 0
+        self.attempt = 0
+
+    @property
+    def nodes(self) -> int:
+        return self.first_nodes + self.restart_nodes
+
+    @property
+    def exhausted(self) -> bool:
+        """Whether the plain bold search has run out of positions (restarts
+        of it would only reorder the same ones)."""
+        return self.first.verdict is not None
+
+    def run(self, total: int) -> Solution:
+        """A win, or ``UNKNOWN`` once about ``total`` nodes are spent in all."""
+        first = self.first.run(min(total, self.first_cap))
+        self.first_nodes = first.nodes
+        if first.result == WON:
+            return Solution(WON, first.moves, self.nodes)
+        if self.exhausted or self.bold.BEST_FIRST:
+            return Solution(UNKNOWN, (), self.nodes)
+        while self.nodes + self.per_restart <= total:
+            self.attempt += 1
+            found = search(self.bold, self.start, self.per_restart, jitter=SplitMix64(self.attempt), after=self.after)
+            self.restart_nodes += found.nodes
+            self.tally.set("restarts", self.restart_nodes)
+            if found.result == WON:
+                return Solution(WON, found.moves, self.nodes)
+        return Solution(UNKNOWN, (), self.nodes)

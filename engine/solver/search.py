@@ -21,7 +21,7 @@ hint must not depend on how busy the machine is).
 from __future__ import annotations
 
 import heapq
-from typing import Callable, Hashable, Iterator, NamedTuple
+from typing import Callable, Generator, Hashable, Iterator, NamedTuple
 
 from ..game import Game, Move, Position
 from ..rng import SplitMix64
@@ -162,6 +162,30 @@ def _jittered(steps: list[Step], rng: SplitMix64) -> list[Step]:
     return [steps[index] for _, index in keyed]
 
 
+class Resumable:
+    """A search that stops when its budget is spent and can go on later
+    with a bigger one, keeping its transposition table and stack: the
+    driver alternates a bold and a sound search on growing budgets
+    (iterative deepening on node budgets) without either one starting
+    over.  ``run(budget)`` returns the verdict, or ``UNKNOWN`` with the
+    nodes spent once they reach ``budget`` (the total, not an increment);
+    a finished search answers its verdict again."""
+
+    def __init__(self, steps: Generator[Solution, int, Solution]) -> None:
+        self._steps = steps
+        self.verdict: Solution | None = None
+        next(steps)
+
+    def run(self, budget: int) -> Solution:
+        if self.verdict is not None:
+            return self.verdict
+        try:
+            return self._steps.send(budget)
+        except StopIteration as finished:
+            self.verdict = finished.value
+            return finished.value
+
+
 def search(
     domain: Domain,
     root: Position,
@@ -180,6 +204,27 @@ def search(
     ``PROGRESS_NODES`` expansions.  Depth-first with an explicit stack:
     solutions run to hundreds of steps.
     """
+    return depth_first(domain, root, jitter=jitter, after=after, progress=progress).run(budget)
+
+
+def depth_first(
+    domain: Domain,
+    root: Position,
+    *,
+    jitter: SplitMix64 | None = None,
+    after: Move | None = None,
+    progress: Progress | None = None,
+) -> Resumable:
+    """``search`` as a ``Resumable`` (arguments as there)."""
+    return Resumable(_depth_first(domain, root, jitter, after, progress))
+
+
+def _depth_first(
+    domain: Domain, root: Position, jitter: SplitMix64 | None, after: Move | None, progress: Progress | None
+) -> Generator[Solution, int, Solution]:
+    """The depth-first search; it yields ``UNKNOWN`` whenever the budget
+    it was sent is spent, and takes the next budget where it stopped."""
+    budget = yield Solution(UNKNOWN, (), 0)
     prefix, start = domain.forced(root)
     if prefix and prefix[0].undoes(after):
         prefix, start = (), root
@@ -209,8 +254,8 @@ def search(
         signature = hash(domain.key(step.position))
         if signature in seen:
             continue
-        if nodes >= budget:
-            return Solution(UNKNOWN, (), nodes)
+        while nodes >= budget:
+            budget = yield Solution(UNKNOWN, (), nodes)
         seen.add(signature)
         nodes += 1
         if progress is not None and not nodes % PROGRESS_NODES:
@@ -249,6 +294,21 @@ def best_first(
     first; for games where a depth-first line wanders (free-cell games
     reach the same few cards by countless paths), the score pulls the
     search straight towards the foundations.  ``after`` and ``progress`` as in ``search``."""
+    return best_first_search(domain, root, after=after, progress=progress).run(budget)
+
+
+def best_first_search(
+    domain: Domain, root: Position, *, after: Move | None = None, progress: Progress | None = None
+) -> Resumable:
+    """``best_first`` as a ``Resumable`` (arguments as there)."""
+    return Resumable(_best_first(domain, root, after, progress))
+
+
+def _best_first(
+    domain: Domain, root: Position, after: Move | None, progress: Progress | None
+) -> Generator[Solution, int, Solution]:
+    """The best-first search, yielding as ``_depth_first`` does."""
+    budget = yield Solution(UNKNOWN, (), 0)
     prefix, start = domain.forced(root)
     if prefix and prefix[0].undoes(after):
         prefix, start = (), root
@@ -258,8 +318,8 @@ def best_first(
     frontier: list[tuple[int, int, Position, Trail | None]] = [(domain.score(start), 0, start, None)]
     complete, counter, nodes = True, 1, 0
     while frontier:
-        if nodes >= budget:
-            return Solution(UNKNOWN, (), nodes)
+        while nodes >= budget:
+            budget = yield Solution(UNKNOWN, (), nodes)
         _, _, pos, link = heapq.heappop(frontier)
         nodes += 1
         if progress is not None and not nodes % PROGRESS_NODES:

@@ -9,6 +9,9 @@ import engine
 
 from engine.game import WON as GAME_WON
 from engine.solver import UNKNOWN, UNWINNABLE, WON, solve
+from engine.solver.domains import domain_class
+from engine.solver.driver import ROUND_NODES
+from engine.solver.search import best_first, best_first_search, depth_first, search
 from solver.positions import (
     broken_deck_near_win,
     broken_deck_repaired,
@@ -81,3 +84,30 @@ def test_the_solution_never_starts_by_taking_back_the_move_that_led_here() -> No
     assert found.result == WON
     assert str(found.moves[0]) != "t1-fc"
     assert play_all(game, found.moves) == GAME_WON
+
+
+@pytest.mark.parametrize(("game_id", "deal", "options"), [("klondike", 17, {"draw": 3}), ("broken-deck", 6, {})])
+def test_a_search_continued_on_a_bigger_budget_answers_as_one_search_on_it(game_id: str, deal: int, options: dict) -> None:
+    """The driver's rounds resume their searches (iterative deepening on
+    node budgets): stopping and going on must neither lose nor repeat work."""
+    game = engine.new_game(game_id, deal, **options)
+    domain = domain_class(game)(game)
+    strategy, resumable = (best_first, best_first_search) if domain.BEST_FIRST else (search, depth_first)
+    whole = strategy(domain, game.position, 3_000)
+    pieces = resumable(domain, game.position)
+    assert pieces.run(700).result == UNKNOWN
+    assert pieces.run(700).nodes == 700, "a search stopped at its budget waits there"
+    assert pieces.run(3_000) == whole
+    assert pieces.run(10) == whole, "a finished search gives its verdict again"
+
+
+def test_a_proving_solve_spends_about_twice_the_sound_search_on_a_lost_deal() -> None:
+    """Draw-3 deal 36 is lost: the rounds give the sound search half of
+    every round, and its proof costs it what it costs the sound search
+    alone (before the rounds, the bold search took half the budget first)."""
+    game = engine.new_game("klondike", 36, draw=3)
+    sound = search(domain_class(game)(game), game.position, 20_000)
+    assert sound.result == UNWINNABLE
+    found = solve(game, budget=20_000)
+    assert found.result == UNWINNABLE
+    assert found.nodes <= 2 * sound.nodes + 1

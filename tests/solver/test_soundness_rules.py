@@ -13,13 +13,13 @@ import pytest
 
 import engine
 from engine.cards import RANKS, SUITS
-from engine.game import Game, Move
+from engine.game import Game, Move, Position
 from engine.games.klondike import STOCK, WASTE
 from engine.solver import WON, analyse, solve
 from engine.solver.analysis import LOST_AT, STILL_WINNABLE, WON_GAME
 from engine.solver.broken_deck import BrokenDeckDomain
 from engine.solver.chequers import ChequersDomain
-from engine.solver.klondike import KlondikeDomain, with_pointer
+from engine.solver.klondike import KlondikeDomain
 from engine.solver.laras_game import LarasGameDomain
 from solver.positions import crafted, klondike_hearts_locked, play_all, run
 
@@ -32,6 +32,16 @@ def test_draw_three_deals_once_called_unwinnable_are_won_and_replay(deal: int) -
     found = solve(game)
     assert found.result == WON
     assert play_all(engine.new_game("klondike", deal, draw=3), found.moves) == "won"
+
+
+def with_pointer(pos: Position, talon: tuple[int, ...], pointer: int) -> Position:
+    """``pos`` with its talon split at ``pointer`` (the waste before it)."""
+    piles = list(pos.piles)
+    down = list(pos.down)
+    piles[WASTE] = talon[:pointer]
+    piles[STOCK] = talon[pointer:][::-1]
+    down[STOCK] = len(piles[STOCK])
+    return Position(tuple(piles), tuple(down), pos.aux)
 
 
 def klondike_with(piles: dict[str, list[str]], down: dict[str, int] | None = None, draw: int = 1) -> Game:
