@@ -48,7 +48,7 @@ def top_text(pile: dict[str, Any]) -> str:
     return pile["up"][-1] if pile["up"] else f"[{pile['down']}]" if pile["down"] else "--"
 
 
-def value_text(value: Any) -> str:
+def value_text(value: object) -> str:
     if value is None:
         return "none"
     if isinstance(value, bool):

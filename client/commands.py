@@ -15,15 +15,19 @@ import argparse
 import os
 import sys
 from datetime import date
-from typing import Any, Callable, get_args
+from typing import TYPE_CHECKING, Callable, get_args
 
 from protocol import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL
-from protocol.to_server import DealKind, RaceDealKind
+from protocol.to_server import DealKind, OptionValue, RaceDealKind
 
 from .connection import DEFAULT_URL
 from .race_terminal import RaceRequest, race, watch_race
 from .standings import LeaderboardRequest, daily, leaderboard, records
 from .terminal import EXIT_USAGE, PlayRequest, analyse, play, run, watch
+
+if TYPE_CHECKING:
+    # argparse's subparsers type is generic only in the type stubs.
+    Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
 
 OPTION_FLAGS = ("draw", "scoring", "difficulty")
 
@@ -53,7 +57,7 @@ def day_choice(text: str) -> date:
         raise argparse.ArgumentTypeError(f"{text!r} is not a date: write YYYY-MM-DD") from None
 
 
-def option_value(text: str) -> Any:
+def option_value(text: str) -> OptionValue:
     """An option value as typed: numbers, true/false, none, else words."""
     lowered = text.lower()
     if lowered in ("true", "false"):
@@ -63,7 +67,7 @@ def option_value(text: str) -> Any:
     return int(text) if text.lstrip("-").isdigit() else text
 
 
-def option_pair(text: str) -> tuple[str, Any]:
+def option_pair(text: str) -> tuple[str, OptionValue]:
     name, sep, value = text.partition("=")
     if not sep or not name:
         raise argparse.ArgumentTypeError(f"{text!r}: write an option as NAME=VALUE")
@@ -94,7 +98,7 @@ def _identity_flags(parser: argparse.ArgumentParser, token_help: str = "play as 
     parser.add_argument("--token", default=os.environ.get("ARENA_TOKEN"), help=token_help)
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subcommands) -> None:
     play_parser = subparsers.add_parser(
         "play", help="play a game in the terminal", description="Play a game; type help at the prompt."
     )
@@ -128,7 +132,7 @@ def register(subparsers: Any) -> None:
     _register_standings(subparsers)
 
 
-def _register_race(subparsers: Any) -> None:
+def _register_race(subparsers: Subcommands) -> None:
     race_parser = subparsers.add_parser(
         "race", help="race friends on the same deal", description="Host, join or watch a race."
     )
@@ -170,7 +174,7 @@ def _register_race(subparsers: Any) -> None:
     spectate.set_defaults(handler=_watch_race)
 
 
-def _register_standings(subparsers: Any) -> None:
+def _register_standings(subparsers: Subcommands) -> None:
     board = subparsers.add_parser(
         "leaderboard", help="a day's leaderboard", description="A daily leaderboard of one game and variant."
     )
@@ -208,8 +212,8 @@ def _subprotocol(args: argparse.Namespace) -> str:
     return JSON_SUBPROTOCOL if args.json else MSGPACK_SUBPROTOCOL
 
 
-def _game_options(args: argparse.Namespace) -> dict[str, Any]:
-    options = dict(args.option)
+def _game_options(args: argparse.Namespace) -> dict[str, OptionValue]:
+    options: dict[str, OptionValue] = dict(args.option)
     for name in OPTION_FLAGS:
         if getattr(args, name) is not None:
             options[name] = getattr(args, name)

@@ -31,10 +31,12 @@ from __future__ import annotations
 import asyncio
 import math
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from collections.abc import Coroutine
+from typing import TextIO
 
 from protocol import MSGPACK_SUBPROTOCOL
 from protocol import to_client as tc
+from protocol.to_server import OptionValue
 
 from .board import game_over_text, render
 from .connection import ArenaClient, ClientState, RaceDeal
@@ -70,7 +72,7 @@ class RaceRequest:
     code: str | None = None
     rematch_of: str | None = None
     game: str | None = None
-    options: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, OptionValue] = field(default_factory=dict)
     deal: int | RaceDeal = "daily"
 
 
@@ -137,7 +139,7 @@ class RaceSession:
                     helper.cancel()
                 await asyncio.gather(*helpers, return_exceptions=True)
 
-    def _spawn(self, work: Any) -> None:
+    def _spawn(self, work: Coroutine[object, object, None]) -> None:
         task = asyncio.create_task(work)
         self._helpers.add(task)
         task.add_done_callback(self._helpers.discard)

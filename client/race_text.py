@@ -13,9 +13,10 @@ Example (a race in progress)::
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any
+from collections.abc import Mapping
 
 from protocol import to_client as tc
+from protocol.to_server import OptionValue
 
 from .board import clock_text, value_text
 from .reveal import daily_proof
@@ -31,7 +32,7 @@ def invite_text(code: str) -> str:
     return f"{code[:CODE_HALF]}-{code[CODE_HALF:]}" if len(code) > CODE_HALF else code
 
 
-def options_text(options: dict[str, Any]) -> str:
+def options_text(options: Mapping[str, OptionValue]) -> str:
     return " ".join(f"{name}={value_text(value)}" for name, value in options.items())
 
 

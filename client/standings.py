@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+
+from protocol.to_server import OptionValue
 
 from .connection import ArenaClient
 from .race_text import daily_lines, leaderboard_lines, records_lines
@@ -25,7 +26,7 @@ class LeaderboardRequest:
 
     url: str
     game: str
-    options: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, OptionValue] = field(default_factory=dict)
     day: date | None = None
     offset: int = 0
     limit: int = 10

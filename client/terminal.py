@@ -26,12 +26,12 @@ import shlex
 import sys
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Coroutine, TextIO
+from typing import Callable, Coroutine, TextIO
 
 from pydantic import ValidationError
 
 from protocol import to_client as tc
-from protocol.to_server import DealKind
+from protocol.to_server import DealKind, OptionValue
 
 from .board import analysis_text, describe, game_over_text, render
 from .connection import DEFAULT_URL, ArenaClient, ClientState
@@ -104,7 +104,7 @@ class PlayRequest:
     url: str
     game: str
     deal: int | DealKind = "random"
-    options: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, OptionValue] = field(default_factory=dict)
     subprotocol: str = "arena.v1.msgpack"
     token: str | None = None
     name: str | None = None
@@ -302,7 +302,7 @@ async def _follow(game: GameMirror, console: Console) -> int:
     return 0
 
 
-async def _reported(work: Callable[[Console], Coroutine[Any, Any, int]], console: Console) -> int:
+async def _reported(work: Callable[[Console], Coroutine[object, object, int]], console: Console) -> int:
     try:
         return await work(console)
     except ClientError as error:
@@ -326,7 +326,7 @@ class ConsoleLog(logging.Handler):
         self.console.say(f"note: {record.getMessage()}")
 
 
-def run(work: Callable[[Console], Coroutine[Any, Any, int]]) -> int:
+def run(work: Callable[[Console], Coroutine[object, object, int]]) -> int:
     """Run a command, writing to standard output, to its exit code.  A
     refusal or a lost connection is printed (exit 1), and so is a value
     the protocol's models refuse before it is sent, such as a display
