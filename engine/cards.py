@@ -73,11 +73,6 @@ def other_half(card: int) -> int:
     return (card & 127) + (256 if PART[card] == LEFT_HALF else 128)
 
 
-def card_code(card: int) -> str:
-    """The stable text code of a card, e.g. ``"TH"``, ``"7Hb"``, ``"QS<"``."""
-    return CODE[card]
-
-
 def parse_card(code: str) -> int:
     """The card with this text code; raises ``ValueError`` for anything else.
 

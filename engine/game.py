@@ -15,142 +15,13 @@ same positions as transposition-table keys.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Iterable, Mapping, NamedTuple
+from typing import Any, Callable, ClassVar, Iterable, Mapping
 
-from .cards import CODE, describe, parse_card
+from .cards import CODE, parse_card
 from .errors import ActionUnavailable, BadNotation, BadOption, IllegalMove
+from .moves import LOST, PLAYING, WON, Move, Position, Snapshot
+from .options import Option, format_option
 from .rng import SplitMix64, deal_rng
-
-PLAYING = "playing"
-WON = "won"
-LOST = "lost"
-SAFE_INTEGER = (1 << 53) - 1
-"""The largest integer every client reads exactly (JavaScript's
-``Number.MAX_SAFE_INTEGER``): the bound of open integer options."""
-
-
-class Move(NamedTuple):
-    """One player intention, in pile terms.
-
-    ``src-dst`` moves the top card of ``src`` to ``dst``; ``src-dstxN``
-    moves the top ``N`` cards as a group; a lone word (``draw``) is an
-    action on the game as a whole.  ``str(move)`` is the notation used on
-    the wire and in logs; ``Game.parse_move`` reads it back.
-    """
-
-    src: str
-    dst: str = ""
-    count: int = 1  # type: ignore[assignment]  # the field shadows tuple.count, which moves never use
-
-    def __str__(self) -> str:
-        if not self.dst:
-            return self.src
-        return f"{self.src}-{self.dst}" + (f"x{self.count}" if self.count != 1 else "")
-
-    def __repr__(self) -> str:
-        return f"Move.from_text({str(self)!r})"
-
-    def undoes(self, last: Move | None) -> bool:
-        """Whether this move takes ``last`` straight back (the same piles,
-        swapped): neither a hint nor a solver's line starts with one."""
-        return last is not None and bool(last.dst) and self.src == last.dst and self.dst == last.src
-
-    @classmethod
-    def from_text(cls, text: str) -> Move:
-        """Parse the notation's syntax only; a game checks the pile names."""
-        cleaned = text.strip().lower()
-        if not cleaned or any(ch.isspace() for ch in cleaned):
-            raise BadNotation(f"{text!r} is not a move (expected e.g. t3-t5, w-f, draw)")
-        if "-" not in cleaned:
-            return cls(cleaned)
-        src, _, rest = cleaned.partition("-")
-        dst, sep, count_text = rest.partition("x")
-        count = 1
-        if sep:
-            if not count_text.isdigit() or int(count_text) < 1:
-                raise BadNotation(f"{text!r}: the count after 'x' must be a positive whole number")
-            count = int(count_text)
-        if not src or not dst:
-            raise BadNotation(f"{text!r} is not a move (expected e.g. t3-t5, w-f, draw)")
-        return cls(src, dst, count)
-
-
-class Position(NamedTuple):
-    """Everything the rules need, and nothing else.
-
-    ``piles[i]`` lists the cards of pile ``i`` bottom to top; the bottom
-    ``down[i]`` of them are face down.  ``aux`` holds the few integers a
-    game needs beyond piles (named by ``Game.AUX_FIELDS``).
-    """
-
-    piles: tuple[tuple[int, ...], ...]
-    down: tuple[int, ...]
-    aux: tuple[int, ...] = ()
-
-
-class Snapshot(NamedTuple):
-    """What undo restores: the position and the counters that belong to it."""
-
-    position: Position
-    moves: int
-    score: int
-
-
-@dataclass(frozen=True)
-class Option:
-    """One game option: its default, and either a closed set of choices or
-    a minimum for an open integer (``None`` allowed when ``optional``).
-    An open integer also has a ``maximum``, by default ``SAFE_INTEGER``
-    (2^53 - 1): an option value is stored with the game and shown to
-    every client, so it must be a number every client can read exactly."""
-
-    name: str
-    default: Any
-    choices: tuple[Any, ...] | None = None
-    minimum: int | None = None
-    optional: bool = False
-    doc: str = ""
-    maximum: int = SAFE_INTEGER
-
-    def validate(self, value: Any) -> Any:
-        if value is None and self.optional:
-            return None
-        if self.choices is not None:
-            for choice in self.choices:
-                if value == choice and type(value) is type(choice):
-                    return choice
-            shown = ", ".join(repr(c) for c in self.choices)
-            raise BadOption(f"option {self.name}={_shown(value)} is not valid; choose one of {shown}")
-        if isinstance(value, bool) or not isinstance(value, int) or not (
-            (self.minimum is None or value >= self.minimum) and value <= self.maximum
-        ):
-            lowest = self.minimum if self.minimum is not None else "any"
-            extra = " or none" if self.optional else ""
-            raise BadOption(
-                f"option {self.name}={_shown(value)} is not valid; give a whole number from {lowest} to {self.maximum}{extra}"
-            )
-        return value
-
-
-def _shown(value: Any) -> str:
-    """A refused value as an error message quotes it: short, whatever it is."""
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _format_option(value: Any) -> str:
-    if value is None:
-        return "none"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
-def replace_pile(piles: tuple[tuple[int, ...], ...], index: int, cards: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
-    """A copy of ``piles`` with one pile replaced."""
-    return piles[:index] + (cards,) + piles[index + 1 :]
-
 
 class Game:
     """Base class of the four games; see the module docstring for the split
@@ -560,7 +431,7 @@ class Game:
 
     def to_text(self) -> str:
         """The position notation of the current position (see ``engine.notation``)."""
-        header = [self.id, f"deal={self.deal}"] + [f"{k}={_format_option(v)}" for k, v in self.options.items()]
+        header = [self.id, f"deal={self.deal}"] + [f"{k}={format_option(v)}" for k, v in self.options.items()]
         pos = self.position
         state = [f"moves={self.moves}"]
         if self.HAS_SCORE:
@@ -643,10 +514,6 @@ class Game:
     @staticmethod
     def illegal(code: str, message: str) -> IllegalMove:
         return IllegalMove(message, code=code)
-
-    @staticmethod
-    def card_name(card: int) -> str:
-        return describe(card)
 
     def position_from_piles(self, piles: Mapping[str, Iterable[str]], down: Mapping[str, int]) -> Position:
         """Build a position from card codes by pile (for notation and tests)."""

@@ -24,7 +24,8 @@ from hypothesis import strategies as st
 
 import engine
 from engine.cards import CODE
-from engine.game import SAFE_INTEGER, Game
+from engine.game import Game
+from engine.options import SAFE_INTEGER
 
 GAME_IDS = sorted(engine.GAMES)
 

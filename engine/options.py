@@ -1,0 +1,68 @@
+"""Game options: what a game accepts, checked before a deal is made.
+
+An option is a closed set of choices or an open integer with bounds; a
+refused value is quoted short in the message, whatever was sent, so bad
+input never makes a long or odd error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import BadOption
+
+SAFE_INTEGER = (1 << 53) - 1
+"""The largest integer every client reads exactly (JavaScript's
+``Number.MAX_SAFE_INTEGER``): the bound of open integer options."""
+
+
+@dataclass(frozen=True)
+class Option:
+    """One game option: its default, and either a closed set of choices or
+    a minimum for an open integer (``None`` allowed when ``optional``).
+    An open integer also has a ``maximum``, by default ``SAFE_INTEGER``
+    (2^53 - 1): an option value is stored with the game and shown to
+    every client, so it must be a number every client can read exactly."""
+
+    name: str
+    default: Any
+    choices: tuple[Any, ...] | None = None
+    minimum: int | None = None
+    optional: bool = False
+    doc: str = ""
+    maximum: int = SAFE_INTEGER
+
+    def validate(self, value: Any) -> Any:
+        if value is None and self.optional:
+            return None
+        if self.choices is not None:
+            for choice in self.choices:
+                if value == choice and type(value) is type(choice):
+                    return choice
+            shown = ", ".join(repr(c) for c in self.choices)
+            raise BadOption(f"option {self.name}={_shown(value)} is not valid; choose one of {shown}")
+        if isinstance(value, bool) or not isinstance(value, int) or not (
+            (self.minimum is None or value >= self.minimum) and value <= self.maximum
+        ):
+            lowest = self.minimum if self.minimum is not None else "any"
+            extra = " or none" if self.optional else ""
+            raise BadOption(
+                f"option {self.name}={_shown(value)} is not valid; give a whole number from {lowest} to {self.maximum}{extra}"
+            )
+        return value
+
+
+def _shown(value: Any) -> str:
+    """A refused value as an error message quotes it: short, whatever it is."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def format_option(value: Any) -> str:
+    """An option value as the notation's header writes it."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
