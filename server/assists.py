@@ -61,6 +61,7 @@ from server.ratelimit import BucketTable
 from server.refusal import Refusal, from_engine
 from server.room import FinishPath, Room
 from server.searches import SearchPool, analysis_job, finish_job
+from server.session import ActionKind
 from server.settings import Settings
 from server.storage.base import Action
 
@@ -73,14 +74,14 @@ def played_line(log: list[Action]) -> list[str]:
     line: list[str] = []
     undone: list[str] = []
     for action in log:
-        if action.kind == "move":
+        if action.kind == ActionKind.MOVE:
             line.append(action.text)
             undone.clear()
-        elif action.kind == "undo" and line:
+        elif action.kind == ActionKind.UNDO and line:
             undone.append(line.pop())
-        elif action.kind == "redo" and undone:
+        elif action.kind == ActionKind.REDO and undone:
             line.append(undone.pop())
-        elif action.kind == "restart":
+        elif action.kind == ActionKind.RESTART:
             line.clear()
             undone.clear()
     return line
@@ -173,7 +174,7 @@ class AssistDesk:
             previous is not None
             and previous.seq == session.seq - 1
             and last is not None
-            and last.kind == "move"
+            and last.kind == ActionKind.MOVE
             and previous.moves[0] == last.text
             and len(previous.moves) > 1
         ):

@@ -55,7 +55,7 @@ from server.session import Session
 from server.fair_play import board_name, counted_actions
 from server.settings import Settings
 from server.storage.base import BoardEntry, LeaderEntry, Store
-from server.variants import variant_of
+from server.variants import variant_label
 
 DAILY_VARIANTS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("klondike", {"draw": 1}),
@@ -97,8 +97,8 @@ def commitment(game_id: str, variant: str, day: str, seed: int, nonce: str) -> s
 
 def daily_variant(game_cls: type[Game], options: dict[str, Any]) -> str:
     """The variant of a daily game; refuses variants without a daily deal."""
-    variant = variant_of(game_cls, options)
-    daily = [variant_of(game_cls, chosen) for game_id, chosen in DAILY_VARIANTS if game_id == game_cls.id]
+    variant = variant_label(game_cls, options)
+    daily = [variant_label(game_cls, chosen) for game_id, chosen in DAILY_VARIANTS if game_id == game_cls.id]
     if variant not in daily:
         raise Refusal(
             ErrorCode.BAD_OPTION,
@@ -147,7 +147,7 @@ def _variant_options(game_cls: type[Game], variant: str) -> dict[str, Any]:
     """The options a variant's deal is proven with: those that name it."""
     return next(
         options for game_id, options in DAILY_VARIANTS
-        if game_id == game_cls.id and variant_of(game_cls, options) == variant
+        if game_id == game_cls.id and variant_label(game_cls, options) == variant
     )
 
 
@@ -217,7 +217,7 @@ def leaderboard_entry(settings: Settings, session: Session) -> BoardEntry | None
     if finished >= reveals_at(date.fromisoformat(header.daily), settings):
         return None
     game_cls = engine.game_class(header.game)
-    board = board_name(game_cls.id, variant_of(game_cls, header.options), header.daily, header.bot)
+    board = board_name(game_cls.id, variant_label(game_cls, header.options), header.daily, header.bot)
     return BoardEntry(
         board, header.owner, session.elapsed_ms(finished), counted_actions(session), finished,
         settings.leaderboard_retention_seconds,
@@ -263,7 +263,7 @@ async def daily_info(
         record = (
             await todays_record(store, settings, prover, game_cls, options, now_ms)
             if day == today
-            else await past_record(store, game_id, variant_of(game_cls, options), day)
+            else await past_record(store, game_id, variant_label(game_cls, options), day)
         )
         if record is None:
             continue

@@ -31,10 +31,10 @@ from datetime import date
 
 from protocol import ErrorCode
 from server.refusal import Refusal
-from server.session import Session
+from server.session import ActionKind, Session
 from server.storage.base import SessionHeader, Store
 
-COUNTED_KINDS = frozenset({"move", "undo", "redo", "restart"})
+COUNTED_KINDS = frozenset({ActionKind.MOVE, ActionKind.UNDO, ActionKind.REDO, ActionKind.RESTART})
 """Actions that count towards a ranked result's tie-break: everything a
 player does to the cards, taking moves back included."""
 BOT_BOARD_SUFFIX = "bots"

@@ -23,7 +23,7 @@ from protocol import to_client as tc
 from server.delay import DelayedBoard
 from server.metrics import Metrics
 from server.once import load_once
-from server.races import LEDGER_STATUS
+from server.races import RaceLedger
 from server.records import settle
 from server.refusal import Refusal
 from server.relay import Relay
@@ -93,7 +93,7 @@ class GameRooms:
             if loaded is None:
                 raise Refusal(ErrorCode.GAME_NOT_FOUND, f"there is no game {game_id!r}", game_id=game_id)
             header, entries = loaded
-            if header.status == LEDGER_STATUS:
+            if RaceLedger.read(header) is not None:
                 raise Refusal(ErrorCode.GAME_NOT_FOUND, f"{game_id!r} is a race; send watch_race", game_id=game_id)
             session = Session.replay(header, entries)
             owner = await self.owner(header.owner)

@@ -27,7 +27,7 @@ import engine
 from server.daily import DAILY_VARIANTS, fixed_record, utc_day
 from server.deals import daily_secret
 from server.secret_deals import DealProver, NoProvenDeal, ProvenDeal
-from server.variants import variant_of
+from server.variants import variant_label
 from server.settings import Settings
 from server.storage.base import StorageError, Store
 
@@ -108,7 +108,7 @@ class RaceDealStock:
         self._filling: dict[str, asyncio.Task[None]] = {}
 
     async def take(self, game_id: str, options: dict[str, Any]) -> ProvenDeal:
-        name = stock_name(game_id, variant_of(engine.game_class(game_id), options))
+        name = stock_name(game_id, variant_label(engine.game_class(game_id), options))
         stocked = await self.store.stock_pop(name)
         self.fill_soon(game_id, options)
         if stocked is not None:
@@ -119,7 +119,7 @@ class RaceDealStock:
     def fill_soon(self, game_id: str, options: dict[str, Any]) -> asyncio.Task[None]:
         """Top the variant's stock up in the background (once at a time);
         the task doing it, for whoever wants to know when it is full."""
-        name = stock_name(game_id, variant_of(engine.game_class(game_id), options))
+        name = stock_name(game_id, variant_label(engine.game_class(game_id), options))
         running = self._filling.get(name)
         if running is None or running.done():
             running = self._filling[name] = asyncio.create_task(self._fill(name, game_id, options), name=f"fill {name}")
@@ -135,7 +135,7 @@ class RaceDealStock:
 
     async def _prove(self, game_id: str, options: dict[str, Any]) -> ProvenDeal:
         secret = await daily_secret(self.store, self.settings.daily_secret)
-        variant = variant_of(engine.game_class(game_id), options)
+        variant = variant_label(engine.game_class(game_id), options)
         return await self.prover.prove(game_id, options, secret, f"race/{game_id}/{variant}/{secrets.token_hex(16)}")
 
     async def close(self) -> None:

@@ -43,7 +43,7 @@ from server.races import new_id
 from server.refusal import Refusal, from_engine
 from server.room import Room
 from server.secret_deals import DealProver
-from server.session import ABANDONED, Session
+from server.session import ABANDONED, ActionKind, Session
 from server.settings import Settings
 from server.storage.base import Action, LogConflict, SessionHeader, Store
 from server.watching import Watching
@@ -185,7 +185,7 @@ class Play:
         try:
             async with room.lock:
                 if room.session.result is None:
-                    await self.apply(room, "resign", ABANDONED, None, None)
+                    await self.apply(room, ActionKind.RESIGN, ABANDONED, None, None)
         finally:
             self._rooms.release(room)
 
@@ -213,6 +213,9 @@ class Play:
                         f"at seq {current}, nothing was done",
                         game_id=room.game_id,
                     )
+                if isinstance(message, ts.Finish):
+                    await self._finish(room, peer, message)
+                    return
                 if isinstance(message, ts.AutoMove):
                     self._check_live(room)
                     try:
@@ -222,19 +225,16 @@ class Play:
                     if found is None:
                         self._outbox.send(peer, tc.Ack(id=message.id, game_id=room.game_id))
                         return
-                    kind, text = "move", str(found)
+                    kind, text = ActionKind.MOVE, str(found)
                 else:
-                    kind = str(getattr(message, "type"))
+                    kind = ActionKind(getattr(message, "type"))
                     text = message.move if isinstance(message, ts.Move) else ""
-                if isinstance(message, ts.Finish):
-                    await self._finish(room, peer, message)
-                    return
-                if kind == "hint":
+                if kind == ActionKind.HINT:
                     check_assist(room.session.header, "Hint")
                     text = await self._find_hint(room)
-                diff_id = None if kind == "hint" else message.id
+                diff_id = None if kind == ActionKind.HINT else message.id
                 suggestion = await self.apply(room, kind, text, peer, diff_id)
-            if kind == "hint":
+            if kind == ActionKind.HINT:
                 self._outbox.send(peer, tc.HintReply(id=message.id, game_id=room.game_id, move=suggestion))
         finally:
             self._assists.refresh_offer(room)
@@ -247,7 +247,7 @@ class Play:
         self._check_live(room)
         moves = await self._assists.finish_path(room)
         for move in moves:
-            await self.apply(room, "move", move, peer, None)
+            await self.apply(room, ActionKind.MOVE, move, peer, None)
         self._outbox.send(peer, tc.FinishReply(id=message.id, game_id=room.game_id, moves=list(moves)))
 
     async def _find_hint(self, room: Room) -> str:
@@ -270,7 +270,7 @@ class Play:
             raise Refusal(ErrorCode.GAME_FINISHED, f"this game is over ({result})", game_id=room.game_id)
 
     async def apply(
-        self, room: Room, kind: str, text: str, actor: Peer | None, request_id: RequestId | None
+        self, room: Room, kind: ActionKind, text: str, actor: Peer | None, request_id: RequestId | None
     ) -> str | None:
         """Perform, persist, commit and broadcast one action (the caller
         holds ``room.lock``); return a hint's suggestion."""

@@ -43,13 +43,12 @@ from server.peer import Peer
 from server.race_followers import RaceFollowers, RaceRoom
 from server.races import (
     FINISHED,
-    LEDGER_STATUS,
     RUNNING,
     Milestones,
     Progress,
+    RaceLedger,
     RaceState,
     create_entry,
-    ledger_header,
     milestones,
     new_code,
     new_id,
@@ -69,7 +68,7 @@ CODE_ATTEMPTS = 5
 Make = Callable[[RaceState, int], Action | None]
 
 
-def channel_of(race_id: str) -> str:
+def race_channel(race_id: str) -> str:
     return f"race:{race_id}"
 
 
@@ -144,7 +143,7 @@ class RaceRooms(ABC):
                 async with room.lock:
                     await self._reload(room)
 
-        subscription: Subscription = await self._store.subscribe(channel_of(race_id), on_resume=resumed)
+        subscription: Subscription = await self._store.subscribe(race_channel(race_id), on_resume=resumed)
         return subscription
 
     async def _load(self, race_id: str) -> RaceRoom:
@@ -163,9 +162,10 @@ class RaceRooms(ABC):
 
     async def _read(self, race_id: str) -> RaceState | None:
         loaded = await self._store.load_session(race_id)
-        if loaded is None or loaded[0].status != LEDGER_STATUS:
+        ledger = RaceLedger.read(loaded[0]) if loaded is not None else None
+        if loaded is None or ledger is None:
             return None
-        return RaceState.replay(*loaded)
+        return RaceState.replay(ledger, loaded[1])
 
     async def _progress(self, state: RaceState) -> dict[str, Progress]:
         if state.finished_ms is not None:
@@ -308,7 +308,7 @@ class RaceRooms(ABC):
         """Publish to the other processes (failures are logged: the store
         has the truth, and they re-read it on a gap)."""
         try:
-            await self._store.publish(channel_of(race_id), payload)
+            await self._store.publish(race_channel(race_id), payload)
         except StorageError as error:
             log.warning("could not publish to race %s: %s", race_id, error)
 
@@ -323,7 +323,8 @@ class RaceRooms(ABC):
         race_id = new_id("r_")
         keep = settings.race_invite_seconds + settings.race_time_limit_seconds + settings.finished_retention_seconds
         code = await self._free_code()
-        header = ledger_header(race_id, game, options, host.player_id, now)
+        ledger = RaceLedger(race_id, game, options, host.player_id, now)
+        header = ledger.stored()
         entry = create_entry(
             code=code, host=host, deal=deal, limit=settings.race_limit,
             countdown_ms=round(settings.race_countdown_seconds * 1000),
@@ -342,7 +343,7 @@ class RaceRooms(ABC):
         except BaseException:
             await subscription.close()
             raise
-        room = RaceRoom(RaceState.replay(header, [entry]))
+        room = RaceRoom(RaceState.replay(ledger, [entry]))
         self._hold(room, subscription)
         return room
 
@@ -355,8 +356,9 @@ class RaceRooms(ABC):
 
     async def _discard_race(self, room: RaceRoom) -> None:
         """Remove a race that lost to another (a duplicate rematch)."""
-        header = ledger_header(room.race_id, room.state.game, room.state.options, room.state.host, room.state.created_ms)
-        await self._store.finish_session(header, 0)
+        state = room.state
+        ledger = RaceLedger(room.race_id, state.game, state.options, state.host, state.created_ms)
+        await self._store.finish_session(ledger.stored(), 0)
         self._forget(room)
 
     # ------------------------------------------------------------ the game side's questions

@@ -154,12 +154,36 @@ def create_entry(
     )
 
 
-def ledger_header(race_id: str, game: str, options: dict[str, Any], host: str, now_ms: int) -> SessionHeader:
-    """The ledger's header; its ``deal`` is unused (the start entry has the deal)."""
-    return SessionHeader(
-        game_id=race_id, game=game, deal=0, options=options, owner=host, created_ms=now_ms,
-        status=LEDGER_STATUS, race_id=race_id,
-    )
+@dataclass(frozen=True)
+class RaceLedger:
+    """The record of a race's ledger: which race, of what game and
+    options, hosted by whom, since when (the entries say the rest).
+
+    The store keeps it where it keeps a game's header, as a header with
+    status ``race`` (``stored``), so that the log's compare-and-append,
+    its expiry and its channel serve races unchanged and ledgers already
+    stored still load; everything here reads this type instead
+    (``read``), so no code mistakes a ledger for a game."""
+
+    race_id: str
+    game: str
+    options: dict[str, Any]
+    host: str
+    created_ms: int
+
+    def stored(self) -> SessionHeader:
+        """The header the store keeps (its ``deal`` is unused: the start entry has the deal)."""
+        return SessionHeader(
+            game_id=self.race_id, game=self.game, deal=0, options=self.options, owner=self.host,
+            created_ms=self.created_ms, status=LEDGER_STATUS, race_id=self.race_id,
+        )
+
+    @classmethod
+    def read(cls, header: SessionHeader) -> RaceLedger | None:
+        """The ledger a stored header holds, or None for a game's header."""
+        if header.status != LEDGER_STATUS:
+            return None
+        return cls(header.game_id, header.game, dict(header.options), header.owner, header.created_ms)
 
 
 @dataclass
@@ -192,8 +216,8 @@ class RaceState:
     seq: int = 0
 
     @classmethod
-    def replay(cls, header: SessionHeader, entries: list[Action]) -> RaceState:
-        state = cls(header.game_id, header.game, dict(header.options), header.created_ms)
+    def replay(cls, ledger: RaceLedger, entries: list[Action]) -> RaceState:
+        state = cls(ledger.race_id, ledger.game, dict(ledger.options), ledger.created_ms)
         for entry in entries:
             state.apply(entry)
         return state

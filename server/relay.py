@@ -33,7 +33,7 @@ log = logging.getLogger("arena.relay")
 OnAction = Callable[[str, int, Action], Awaitable[None]]
 
 
-def channel_of(game_id: str) -> str:
+def game_channel(game_id: str) -> str:
     return f"game:{game_id}"
 
 
@@ -62,7 +62,7 @@ class Relay:
         async def catch_up() -> None:
             await self._catch_up(game_id)
 
-        return await self._store.subscribe(channel_of(game_id), catch_up)
+        return await self._store.subscribe(game_channel(game_id), catch_up)
 
     async def _catch_up(self, game_id: str) -> None:
         """Pass on the log's last entry (see the module docstring)."""
@@ -102,7 +102,7 @@ class Relay:
         """Tell other processes; a failure is logged, not raised: the entry
         is already in the log, where they will find it on a reload."""
         try:
-            await self._store.publish(channel_of(game_id), pack(self.origin, seq, action))
+            await self._store.publish(game_channel(game_id), pack(self.origin, seq, action))
         except StorageError as error:
             log.warning("could not publish %s#%d: %s", game_id, seq, error)
 

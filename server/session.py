@@ -24,13 +24,28 @@ the number reveals every face-down card; ``game_over`` reveals it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 import engine
 from engine import LOST, WON, Game
 from server.storage.base import Action, SessionHeader
 
-ACTION_KINDS = ("move", "undo", "redo", "hint", "restart", "resign")
+
+
+class ActionKind(StrEnum):
+    """What a log entry does to its game.  A ``str`` enum, so the log in
+    the store, the relay and the wire keep the plain words (``"move"``)
+    and entries read back compare equal to the members."""
+
+    MOVE = "move"
+    UNDO = "undo"
+    REDO = "redo"
+    HINT = "hint"
+    RESTART = "restart"
+    RESIGN = "resign"
+
+
 ABANDONED = "abandoned"
 RESIGNED = "resigned"
 FINAL_RESULTS = ("won", "lost", RESIGNED, ABANDONED)
@@ -78,7 +93,7 @@ class Session:
         """The session as ``log`` leaves it."""
         session = cls(header, build_game(header))
         for action in log:
-            if action.kind == "hint":
+            if action.kind == ActionKind.HINT:
                 session.game.note_hint(session.game.parse_move(action.text) if action.text else None)
             else:
                 session.perform(action.kind, action.text)
@@ -101,19 +116,19 @@ class Session:
 
     def _engine_action(self, kind: str, text: str) -> tuple[str, str | None]:
         game = self.game
-        if kind == "move":
+        if kind == ActionKind.MOVE:
             return str(game.play(text)), None
-        if kind == "hint":
+        if kind == ActionKind.HINT:
             game.check_hint()
             game.note_hint(game.parse_move(text) if text else None)
             return text, text or None
-        if kind == "undo":
+        if kind == ActionKind.UNDO:
             game.undo()
-        elif kind == "redo":
+        elif kind == ActionKind.REDO:
             game.redo()
-        elif kind == "restart":
+        elif kind == ActionKind.RESTART:
             game.restart()
-        elif kind != "resign":
+        elif kind != ActionKind.RESIGN:
             raise ValueError(f"unknown action kind {kind!r}")
         return text, None
 
@@ -153,7 +168,7 @@ class Session:
         return self.result is None and self._outcome(action) is not None
 
     def _outcome(self, action: Action) -> str | None:
-        if action.kind == "resign":
+        if action.kind == ActionKind.RESIGN:
             return ABANDONED if action.text == ABANDONED else RESIGNED
         status = self.game.status
         if status == WON or status == LOST and not self.game.can_undo():

@@ -14,8 +14,11 @@ from typing import Any
 from engine import Game
 
 
-def variant_of(game_cls: type[Game], options: dict[str, Any]) -> str:
-    """``name=value`` pairs of the variant-defining options, or ``default``."""
+def variant_label(game_cls: type[Game], options: dict[str, Any]) -> str:
+    """``name=value`` pairs of the variant-defining options, or ``default``:
+    how records and daily boards name a variant (not the solver pools'
+    variant, ``engine.solver.pools.variant_of``, which only the draw
+    count decides)."""
     parts = [
         f"{option.name}={options.get(option.name, option.default)}"
         for option in game_cls.OPTIONS
@@ -26,4 +29,4 @@ def variant_of(game_cls: type[Game], options: dict[str, Any]) -> str:
 
 def record_key(game_cls: type[Game], options: dict[str, Any]) -> str:
     """The key of a player's record for this game and variant."""
-    return f"{game_cls.id}/{variant_of(game_cls, options)}"
+    return f"{game_cls.id}/{variant_label(game_cls, options)}"

@@ -23,7 +23,7 @@ from protocol import to_server as ts
 from server.fair_play import board_name
 from server.session import RESIGNED
 from server.storage.redis import RedisStore
-from server.variants import record_key, variant_of
+from server.variants import record_key, variant_label
 
 DAILY_OPTIONS: dict[str, ts.OptionValue] = {"draw": 3}
 PROOF_SECONDS = 120.0
@@ -145,7 +145,7 @@ async def daily_win_trial(server: ServerProcess, redis_url: str) -> TrialCount:
 
 
 def _daily_variant() -> str:
-    return variant_of(engine.game_class("klondike"), DAILY_OPTIONS)
+    return variant_label(engine.game_class("klondike"), DAILY_OPTIONS)
 
 
 def _today() -> str:

@@ -20,10 +20,10 @@ from server.races import (
     LOBBY,
     RUNNING,
     RaceDeal,
+    RaceLedger,
     RaceState,
     RosterChanged,
     create_entry,
-    ledger_header,
     new_code,
     normalize_code,
 )
@@ -46,7 +46,7 @@ def _created(limit: int = 3) -> Action:
 
 
 def _lobby(limit: int = 3) -> RaceState:
-    return RaceState.replay(ledger_header("r_1", "klondike", {"draw": 1}, "p_ann", T0), [_created(limit)])
+    return RaceState.replay(RaceLedger("r_1", "klondike", {"draw": 1}, "p_ann", T0), [_created(limit)])
 
 
 def _refused(code: ErrorCode) -> pytest.RaisesExc[Refusal]:
@@ -82,14 +82,14 @@ def test_a_race_moves_from_lobby_to_countdown_to_running_to_finished() -> None:
 def test_the_ledger_replays_to_the_same_state() -> None:
     """Any process rebuilds the race from its entries alone."""
     state = _lobby()
-    header = ledger_header("r_1", "klondike", {"draw": 1}, "p_ann", T0)
+    ledger = RaceLedger("r_1", "klondike", {"draw": 1}, "p_ann", T0)
     entries = [_created()]
     for name in ("bob", "cat"):
         entry = state.join_entry(f"p_{name}", name, T0 + 1)
         assert entry is not None
         entries.append(entry)
         state.apply(entry)
-    assert RaceState.replay(header, entries) == state
+    assert RaceState.replay(ledger, entries) == state
 
 
 def test_joining_checks_the_invite_the_stage_and_the_limit() -> None:
@@ -228,3 +228,15 @@ def test_the_game_in_a_delayed_diff_is_the_live_diff() -> None:
     (diff,) = board.due(T0 + 2000)
     assert isinstance(diff, dict)
     assert diff["ops"] == engine.diff({k: v for k, v in before.items() if k != "deal"}, {k: v for k, v in fresh.view().items() if k != "deal"})
+
+
+def test_a_ledger_is_stored_as_a_race_header_and_read_back_from_it_alone() -> None:
+    """Ledgers keep the stored shape races always had (a header with status
+    ``race``), so ledgers stored before this type existed still load; a
+    game's header is no ledger."""
+    ledger = RaceLedger("r_1", "klondike", {"draw": 1}, "p_ann", T0)
+    stored = ledger.stored()
+    assert (stored.game_id, stored.status, stored.race_id, stored.deal, stored.owner) == ("r_1", "race", "r_1", 0, "p_ann")
+    assert RaceLedger.read(stored) == ledger
+    game = SessionHeader(game_id="g_1", game="klondike", deal=3, options={}, owner="p_ann", created_ms=T0, race_id="r_1")
+    assert RaceLedger.read(game) is None
