@@ -8,6 +8,7 @@ memory, and the socket tests only confirm the adapter forwards them.
 from __future__ import annotations
 
 import pytest
+from arena_clock import FakeClock
 from arena_servers import make_settings
 
 import engine
@@ -46,17 +47,6 @@ class MemoryOutlet:
 
     def messages(self) -> list[ServerMessage]:
         return [self.codec.decode_reply(frame) for frame in self.written]
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.ms = 1_700_000_000_000
-
-    def __call__(self) -> int:
-        return self.ms
-
-    def seconds(self) -> float:
-        return self.ms / 1000
 
 
 @pytest.fixture
