@@ -13,8 +13,10 @@ loopback source address:
   lifted for anyone, the abusers included);
 - the reconnecting flooder comes from 127.0.0.2: it connects, sends
   ``ping`` frames as fast as it can without reading, is closed with 1008,
-  and reconnects at once, in a loop, for the whole block (handshakes
-  refused with HTTP 429 count as attempts; it retries at once);
+  and reconnects at once, in a loop, for the whole block, with the
+  ``websockets`` client a naive bot would use.  Whatever refuses it (an
+  HTTP 429, a connection reset at accept, a timeout) it retries at once,
+  so it spends a whole core knocking;
 - a busy player from 127.0.0.3 draws in its own WordLink game 15 times a
   second (under the default rate);
 - the slow reader from 127.0.0.4 (a 4 KiB receive buffer) watches the
@@ -24,22 +26,31 @@ The good players (each: hello, a new casual WordLink game, then "draw"
 about ``--rate`` times a second, timing each reply: ``bench/server.py``'s
 paced players) run in this process; the abusers run in a child process of
 their own, so that their CPU does not distort the clients' clocks.
-Conditions alternate in blocks (alone, abused, alone, abused …), so that
-load from elsewhere on the machine falls on both alike.  After the last
-abused block the slow reader is left stalled (unmeasured, up to
-``--linger`` seconds) until the server has closed it.
+Three conditions alternate in blocks, their order rotating from round to
+round (alone, control, abused; control, abused, alone; …), so that load
+from elsewhere on the machine, and whatever a block leaves behind, falls
+on all alike.  The control is a child process started just as the
+abusers' is, which then does nothing: its ratio to alone is the noise
+floor of the measurement (and of starting a process beside it).  After the last abused block the
+slow reader is left stalled (unmeasured, up to ``--linger`` seconds)
+until the server has closed it.
 
-Printed: the medians over blocks of p50 and p99 per condition, the ratio
-of the p99s (target, issue 13: at most 1.10), and what the abusers
-achieved per block: connections accepted, handshakes refused with 429 (by
-error code), frames sent, close codes received, and whether the slow
-reader was closed, with which code, from the server's log and from the
-client's side.
+Printed: the medians over blocks of p50 and p99 per condition, the ratios
+of the p99s to alone (target for abused, issue 13: at most 1.10), the
+server's CPU seconds per block in each condition (from ``/proc``) beside
+the abusers' own, and what the abusers achieved per block: connections
+accepted, handshakes refused (by HTTP 429 and error code, or reset at
+accept), frames sent, close codes received, and whether the slow reader
+was closed, with which code, from the server's log and from the client's
+side.  On two cores the abusers' own CPU (the flooder's loop takes all
+it can get) competes with the server and the players: the server's CPU
+per block, counted from the child's "ready" to the last round trip,
+tells the server's own extra work apart from that competition.
 
-    python bench/abuse.py [--players 50] [--rate 2] [--seconds 80] [--rounds 4] [--linger 30]
+    python bench/abuse.py [--players 50] [--rate 2] [--seconds 120] [--rounds 4] [--linger 30]
 
-``--seconds`` is the measured time of both conditions together (each block
-adds 1 s of warm-up); the defaults take about two minutes.
+``--seconds`` is the measured time of all three conditions together (each
+block adds 1 s of warm-up); the defaults take about three minutes.
 """
 
 from __future__ import annotations
@@ -49,6 +60,7 @@ import asyncio
 import json
 import os
 import re
+import resource
 import socket
 import statistics
 import subprocess
@@ -67,7 +79,7 @@ if not __package__:
 
 import msgpack
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.exceptions import ConnectionClosed, InvalidMessage, InvalidStatus
 
 from bench.server import (
     CLIENT_OPTIONS,
@@ -90,6 +102,8 @@ FRAMES_PER_CONNECTION = 100_000
 """A bound on one flooder connection (the server closes it long before)."""
 SERVER_ENVIRONMENT = {"ARENA_LOG_LEVEL": "info"}
 """Default settings; only the log level is raised, for the close lines."""
+CONDITIONS = ("alone", "control", "abused")
+RESET = "reset at accept"
 
 
 def player_address(number: int) -> str:
@@ -165,9 +179,11 @@ async def flooder(url: str, until: float, tally: dict[str, Any]) -> None:
                 code = "?"
             tally["refused"][f"{status} {code}"] += 1
             continue
+        except (ConnectionResetError, InvalidMessage):
+            tally["refused"][RESET] += 1
+            continue
         except (TimeoutError, OSError) as failure:
             tally["refused"][type(failure).__name__] += 1
-            await asyncio.sleep(0.01)
             continue
         tally["accepted"] += 1
         try:
@@ -185,6 +201,11 @@ async def flooder(url: str, until: float, tally: dict[str, Any]) -> None:
             tally["closes"][str(code)] += 1
         finally:
             await connection.close()
+
+
+def own_cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 async def busy_player(connection: ClientConnection, game_id: str, until: float) -> int:
@@ -210,6 +231,14 @@ async def drain(connection: ClientConnection, seconds: float) -> str:
         return "none: still open"
 
 
+async def control(args: argparse.Namespace) -> dict[str, Any]:
+    """The control's child: started as the abusers' is, then idle."""
+    print("ready", flush=True)
+    used, began = own_cpu_seconds(), time.perf_counter()
+    await asyncio.sleep(args.seconds)
+    return {"own_cpu": own_cpu_seconds() - used, "own_seconds": time.perf_counter() - began}
+
+
 async def abusers(args: argparse.Namespace) -> dict[str, Any]:
     url = args.abuser
     busy = await connect_from(url, BUSY_ADDRESS)
@@ -222,11 +251,13 @@ async def abusers(args: argparse.Namespace) -> dict[str, Any]:
     slow.transport.pause_reading()
     stalled = time.perf_counter()
     print("ready", flush=True)
-    until = time.perf_counter() + args.seconds
+    used, began = own_cpu_seconds(), time.perf_counter()
+    until = began + args.seconds
     tally: dict[str, Any] = {"attempts": 0, "accepted": 0, "frames": 0, "refused": Counter(), "closes": Counter()}
     flooding = asyncio.create_task(flooder(url, until, tally))
     moves = await busy_player(busy, busy_game, until)
     await flooding
+    own_cpu, own_seconds = own_cpu_seconds() - used, time.perf_counter() - began
     log_path = Path(args.log)
     if args.linger > 0:
         lingering = time.perf_counter() + args.linger
@@ -244,6 +275,8 @@ async def abusers(args: argparse.Namespace) -> dict[str, Any]:
         "slow_server_code": server_code,
         "slow_client_code": client_code,
         "slow_stalled_seconds": stalled_for,
+        "own_cpu": own_cpu,
+        "own_seconds": own_seconds,
     }
 
 
@@ -256,21 +289,36 @@ async def good_players(url: str, count: int) -> tuple[list[ClientConnection], li
     return connections, games
 
 
-async def abused_block(
-    url: str, log_path: Path, players: list[ClientConnection], move: Any, games: list[str],
-    block: float, rate: float, number: int, linger: float,
+async def measured_round_trips(
+    server_pid: int, players: list[ClientConnection], move: Any, block: float, rate: float
+) -> tuple[list[float], dict[str, float]]:
+    """``paced_round_trips``, and the server's CPU seconds and the wall
+    seconds they took."""
+    used, began = cpu_seconds(server_pid), time.perf_counter()
+    times = await paced_round_trips(players, move, block, rate)
+    return times, {"server_cpu": cpu_seconds(server_pid) - used, "seconds": time.perf_counter() - began}
+
+
+async def child_block(
+    server_pid: int, url: str, log_path: Path, players: list[ClientConnection], move: Any, games: list[str],
+    block: float, rate: float, number: int, linger: float, idle: bool,
 ) -> tuple[list[float], dict[str, Any]]:
+    """One block beside a child process: the abusers, or (``idle``) the
+    control, which starts the same way and then does nothing.  The
+    server's CPU counts from the child's "ready" to the players' last
+    round trip (the linger excluded)."""
+    role = ["--control"] if idle else ["--watch", *games]
     child = await asyncio.create_subprocess_exec(
         sys.executable, str(Path(__file__).resolve()), "--abuser", url, "--seconds", str(block + 1.0),
-        "--linger", str(linger), "--log", str(log_path), "--block-number", str(number), "--watch", *games,
+        "--linger", str(linger), "--log", str(log_path), "--block-number", str(number), *role,
         stdout=asyncio.subprocess.PIPE,
     )
     assert child.stdout is not None
     try:
         ready = await asyncio.wait_for(child.stdout.readline(), 30)
         if ready.strip() != b"ready":
-            raise RuntimeError(f"abusers did not start: {ready!r}")
-        times = await paced_round_trips(players, move, block, rate)
+            raise RuntimeError(f"the child did not start: {ready!r}")
+        times, server = await measured_round_trips(server_pid, players, move, block, rate)
         if linger > 0:
             print(f"  leaving the slow reader stalled until the server closes it (at most {linger:g} s more)", flush=True)
         output = await asyncio.wait_for(child.stdout.read(), block + linger + 60)
@@ -279,10 +327,14 @@ async def abused_block(
         if child.returncode is None:
             child.kill()
             await child.wait()
-    return times, json.loads(output.decode().strip().splitlines()[-1])
+    return times, {**server, **json.loads(output.decode().strip().splitlines()[-1])}
 
 
-async def run(args: argparse.Namespace, log_path: Path) -> tuple[list[tuple[float, float]], list[tuple[float, float]], list[dict[str, Any]], int, int, list[float]]:
+Block = dict[str, Any]
+"""One block's figures: p50, p99, moves, server_cpu, and the child's report."""
+
+
+async def run(args: argparse.Namespace, log_path: Path) -> dict[str, list[Block]]:
     server, url, log = start_server(log_path)
     try:
         players, games = await good_players(url, args.players)
@@ -292,85 +344,81 @@ async def run(args: argparse.Namespace, log_path: Path) -> tuple[list[tuple[floa
             reply = await request(connection, {"type": "move", "id": sequence, "game_id": game_of[id(connection)], "move": "draw"})
             assert reply["type"] == "diff", reply
 
-        block = args.seconds / (2 * args.rounds)
-        alone: list[tuple[float, float]] = []
-        abused: list[tuple[float, float]] = []
-        reports: list[dict[str, Any]] = []
-        counts = [0, 0]
-        cpu: list[float] = []
+        block = args.seconds / (len(CONDITIONS) * args.rounds)
+        blocks: dict[str, list[Block]] = {condition: [] for condition in CONDITIONS}
         for number in range(args.rounds):
-            print(f"  round {number + 1}/{args.rounds} alone:", end="", flush=True)
-            used = cpu_seconds(server.pid)
-            times = await paced_round_trips(players, move, block, args.rate)
-            cpu.append(cpu_seconds(server.pid) - used)
-            alone.append((percentile(times, 0.5), percentile(times, 0.99)))
-            counts[0] += len(times)
-            print(f"  round {number + 1}/{args.rounds} abused:", end="", flush=True)
-            linger = args.linger if number == args.rounds - 1 else 0.0
-            used = cpu_seconds(server.pid)
-            times, report = await abused_block(url, log_path, players, move, games, block, args.rate, number, linger)
-            report["server_cpu"] = cpu_seconds(server.pid) - used
-            abused.append((percentile(times, 0.5), percentile(times, 0.99)))
-            counts[1] += len(times)
-            reports.append(report)
+            for condition in CONDITIONS[number % 3:] + CONDITIONS[:number % 3]:
+                print(f"  round {number + 1}/{args.rounds} {condition}:", end="", flush=True)
+                if condition == "alone":
+                    times, report = await measured_round_trips(server.pid, players, move, block, args.rate)
+                else:
+                    linger = args.linger if condition == "abused" and len(blocks["abused"]) == args.rounds - 1 else 0.0
+                    times, report = await child_block(
+                        server.pid, url, log_path, players, move, games, block, args.rate, number, linger, condition == "control"
+                    )
+                blocks[condition].append({
+                    "p50": percentile(times, 0.5), "p99": percentile(times, 0.99), "moves": len(times), **report,
+                })
         await close_all(players)
     finally:
         stop(server)
         log.close()
-    return alone, abused, reports, counts[0], counts[1], cpu
+    return blocks
 
 
 def ms(seconds: float) -> str:
     return f"{seconds * 1000:7.2f} ms"
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--players", type=int, default=50)
-    parser.add_argument("--rate", type=float, default=2.0, help="moves per second per player")
-    parser.add_argument("--seconds", type=float, default=80.0, help="measured seconds, both conditions together")
-    parser.add_argument("--rounds", type=int, default=4, help="blocks per condition, alternating")
-    parser.add_argument("--linger", type=float, default=30.0,
-                        help="after the last abused block, seconds the slow reader may stay stalled before giving up")
-    parser.add_argument("--abuser", metavar="URL", help=argparse.SUPPRESS)
-    parser.add_argument("--log", help=argparse.SUPPRESS)
-    parser.add_argument("--block-number", type=int, default=0, help=argparse.SUPPRESS)
-    parser.add_argument("--watch", nargs="*", default=[], help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.abuser:
-        print(json.dumps(asyncio.run(abusers(args))), flush=True)
-        return 0
+def median_of(blocks: list[Block], key: str) -> float:
+    return statistics.median(block[key] for block in blocks)
 
-    addresses = sorted({player_address(n) for n in range(args.players)})
-    block = args.seconds / (2 * args.rounds)
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the start")
-    print("server at its default settings (no limit lifted for any address); log level info")
-    print(f"{args.players} good players from {', '.join(addresses)} (at most {PLAYERS_PER_ADDRESS} per address), "
-          f"~{args.rate:g} draws/s each; {args.rounds} rounds of {block:.1f} s per condition (each after 1 s warm-up)")
-    print(f"abusers (own process): flooder from {FLOODER_ADDRESS}, busy player from {BUSY_ADDRESS} at {BUSY_RATE:g} draws/s, "
-          f"slow reader from {SLOW_ADDRESS} watching the busy game and {min(WATCHED_GOOD_GAMES, args.players)} good games")
-    with tempfile.TemporaryDirectory(prefix="arena-abuse-") as directory:
-        log_path = Path(directory) / "server.log"
-        alone, abused, reports, alone_count, abused_count, alone_cpu = asyncio.run(run(args, log_path))
 
-    a50 = statistics.median(p50 for p50, _ in alone)
-    a99 = statistics.median(p99 for _, p99 in alone)
-    b50 = statistics.median(p50 for p50, _ in abused)
-    b99 = statistics.median(p99 for _, p99 in abused)
-    print()
-    print("per block (p50 / p99):")
-    for number, ((x50, x99), (y50, y99)) in enumerate(zip(alone, abused), start=1):
-        print(f"  round {number}  alone {ms(x50)} / {ms(x99)}   abused {ms(y50)} / {ms(y99)}")
-    print(f"round trip   alone     median p50 {ms(a50)}  p99 {ms(a99)}   ({alone_count} moves)")
-    print(f"             abused    median p50 {ms(b50)}  p99 {ms(b99)}   ({abused_count} moves)")
-    verdict = "met" if b99 / a99 <= P99_RATIO_TARGET else "NOT met"
-    print(f"             ratio            p50 {b50 / a50:5.2f}x     p99 {b99 / a99:5.2f}x     "
-          f"target p99 <= {P99_RATIO_TARGET}x: {verdict}")
+def report_round_trips(blocks: dict[str, list[Block]]) -> None:
+    print("per block (p50 / p99, server CPU seconds):")
+    for number, row in enumerate(zip(*blocks.values()), start=1):
+        cells = "   ".join(f"{condition} {ms(b['p50'])} / {ms(b['p99'])} {b['server_cpu']:5.2f} s" for condition, b in zip(CONDITIONS, row))
+        print(f"  round {number}  {cells}")
+    alone99 = median_of(blocks["alone"], "p99")
+    alone50 = median_of(blocks["alone"], "p50")
+    for condition in CONDITIONS:
+        b50, b99 = median_of(blocks[condition], "p50"), median_of(blocks[condition], "p99")
+        moves = sum(block["moves"] for block in blocks[condition])
+        line = f"round trip  {condition:8} median p50 {ms(b50)}  p99 {ms(b99)}   ({moves} moves)"
+        if condition != "alone":
+            line += f"   ratio to alone: p50 {b50 / alone50:5.2f}x  p99 {b99 / alone99:5.2f}x"
+        print(line)
+    ratio = median_of(blocks["abused"], "p99") / alone99
+    verdict = "met" if ratio <= P99_RATIO_TARGET else "NOT met"
+    print(f"target (issue 13): abused p99 <= {P99_RATIO_TARGET}x alone: {verdict} ({ratio:.2f}x; "
+          f"the control, abusers idle, is {median_of(blocks['control'], 'p99') / alone99:.2f}x)")
+
+
+def report_cpu(blocks: dict[str, list[Block]]) -> None:
+    alone, control, abused = (median_of(blocks[condition], "server_cpu") for condition in CONDITIONS)
+    extra = abused - alone
+    attempts = statistics.median(block["attempts"] for block in blocks["abused"])
+    print(f"server CPU per block (median): alone {alone:.2f} s, control {control:.2f} s, abused {abused:.2f} s "
+          f"(+{extra:.2f} s; over the flooder's {attempts:.0f} attempts a block, at most {extra / max(1, attempts) * 1e6:.0f} us "
+          f"each, were all of it refusals)")
+    print(f"the abusers' own CPU per block (median): {median_of(blocks['abused'], 'own_cpu'):.2f} s, "
+          f"the control's {median_of(blocks['control'], 'own_cpu'):.2f} s")
+    server_alone, server_abused, own = (
+        statistics.median(block[cpu] / block[seconds] for block in blocks[condition])
+        for condition, cpu, seconds in (("alone", "server_cpu", "seconds"), ("abused", "server_cpu", "seconds"),
+                                        ("abused", "own_cpu", "own_seconds"))
+    )
+    print(f"in cores (of {os.cpu_count()}), medians: the server {server_alone:.2f} alone, {server_abused:.2f} abused "
+          f"(+{server_abused - server_alone:.2f}: refusals, the busy player, the slow reader); the abusers' own process "
+          f"{own:.2f} beside it")
+
+
+def report_abusers(blocks: list[Block]) -> None:
     print("abusers per abused block:")
-    for number, report in enumerate(reports, start=1):
+    for number, report in enumerate(blocks, start=1):
         refused = ", ".join(f"{count} {why}" for why, count in sorted(report["refused"].items())) or "none"
         closes = ", ".join(f"{count}x {code}" for code, count in sorted(report["closes"].items())) or "none"
-        print(f"  round {number}  flooder: {report['attempts']} handshakes, {report['accepted']} accepted, refused: {refused}; "
+        print(f"  round {number}  flooder: {report['attempts']} attempts, {report['accepted']} accepted, refused: {refused}; "
               f"{report['frames']} frames sent; closes: {closes}")
         if report["slow_server_code"] != "open":
             slow = (f"closed by the server within {report['slow_stalled_seconds']:.1f} s of its stall (server's log: code "
@@ -379,8 +427,42 @@ def main() -> int:
             slow = f"still open after {report['slow_stalled_seconds']:.1f} s stalled (then read, and closed by the bench)"
         print(f"           busy player: {report['busy_moves']} draws; slow reader {slow}; "
               f"close code the client then read: {report['slow_client_code']}")
-        print(f"           server CPU {report['server_cpu']:.2f} s in this block (alone block before it: "
-              f"{alone_cpu[number - 1]:.2f} s){'; includes the linger' if number == len(reports) else ''}")
+        print(f"           server CPU {report['server_cpu']:.2f} s, abusers' own {report['own_cpu']:.2f} s in this block")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--players", type=int, default=50)
+    parser.add_argument("--rate", type=float, default=2.0, help="moves per second per player")
+    parser.add_argument("--seconds", type=float, default=120.0, help="measured seconds, all three conditions together")
+    parser.add_argument("--rounds", type=int, default=4, help="blocks per condition, alternating")
+    parser.add_argument("--linger", type=float, default=30.0,
+                        help="after the last abused block, seconds the slow reader may stay stalled before giving up")
+    parser.add_argument("--abuser", metavar="URL", help=argparse.SUPPRESS)
+    parser.add_argument("--control", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--log", help=argparse.SUPPRESS)
+    parser.add_argument("--block-number", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--watch", nargs="*", default=[], help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.abuser:
+        print(json.dumps(asyncio.run(control(args) if args.control else abusers(args))), flush=True)
+        return 0
+
+    addresses = sorted({player_address(n) for n in range(args.players)})
+    block = args.seconds / (len(CONDITIONS) * args.rounds)
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the start")
+    print("server at its default settings (no limit lifted for any address); log level info")
+    print(f"{args.players} good players from {', '.join(addresses)} (at most {PLAYERS_PER_ADDRESS} per address), "
+          f"~{args.rate:g} draws/s each; {args.rounds} rounds of {block:.1f} s per condition (each after 1 s warm-up)")
+    print(f"abusers (own process): flooder from {FLOODER_ADDRESS}, busy player from {BUSY_ADDRESS} at {BUSY_RATE:g} draws/s, "
+          f"slow reader from {SLOW_ADDRESS} watching the busy game and {min(WATCHED_GOOD_GAMES, args.players)} good games; "
+          f"control: a child process started alike that does nothing")
+    with tempfile.TemporaryDirectory(prefix="arena-abuse-") as directory:
+        blocks = asyncio.run(run(args, Path(directory) / "server.log"))
+    print()
+    report_round_trips(blocks)
+    report_cpu(blocks)
+    report_abusers(blocks["abused"])
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the end")
     return 0
 

@@ -43,7 +43,7 @@ def heuristic_line(game: Game, chooser: random.Random) -> list[str]:
     draws_in_a_row = 0
     while game.status == "playing" and len(line) < MOVE_CAP:
         legal = game.legal_moves()
-        useful = [move for move in legal if move.dst and game._hint_order(game.position, move) is not None]
+        useful = [move for move in legal if move.dst and game.hint_order(game.position, move) is not None]
         talon = len(game.position.piles[STOCK]) + len(game.position.piles[WASTE])
         if useful and (draws_in_a_row > talon or chooser.random() < 0.5):
             move = chooser.choice(useful)

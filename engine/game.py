@@ -491,6 +491,17 @@ class Game:
         """A hashable key equal for positions the search may treat as one."""
         return pos
 
+    def hint_order(self, pos: Position, move: Move) -> int | None:
+        """How promising the legal ``move`` looks in ``pos`` (lower first;
+        None: not worth suggesting): the game's own heuristic, which hints
+        and the solver's move ordering share."""
+        return self._hint_order(pos, move)
+
+    def seed_for_deal(self, deal: int) -> int:
+        """The shuffle seed numbered deal ``deal`` is dealt from (what a
+        certificate of a numbered deal names)."""
+        return self._seed_for_deal(deal)
+
     # ----------------------------------------------------------- options
 
     @classmethod

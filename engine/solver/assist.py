@@ -190,7 +190,7 @@ def _fallback(model: Game, world: Position, allowed: list[Move]) -> Move | None:
     domain = domains(model)
     ranked = []
     for index, move in enumerate(allowed):
-        order = model._hint_order(world, move)
+        order = model.hint_order(world, move)
         if order is not None:
             settled = domain.step(world, (move,)).position
             ranked.append((-len(model.moves_from(settled)), domain.score(settled), order, index, move))

@@ -113,7 +113,7 @@ class BrokenDeckDomain(Domain):
         repairs = [
             (order, index, move)
             for index, move in enumerate(game.moves_from(pos))
-            if not move.undoes(last) and (order := game._hint_order(pos, move)) is not None and order <= REPAIR_ORDER
+            if not move.undoes(last) and (order := game.hint_order(pos, move)) is not None and order <= REPAIR_ORDER
         ]
         return min(repairs)[2] if repairs else None
 
@@ -162,7 +162,7 @@ class BrokenDeckDomain(Domain):
             left = len(piles[src]) - move.count
             if dst in TABLEAU and not piles[dst] and src in TABLEAU and left == 0:
                 continue
-            rank = game._hint_order(pos, move)
+            rank = game.hint_order(pos, move)
             ranked.append((12 if rank is None else rank, order, move))
         ranked.sort()
         return [self.step(pos, (move,)) for _, _, move in ranked]

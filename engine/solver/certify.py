@@ -25,7 +25,7 @@ def seeded_game(game_id: str, deal: int, seed: int, options: dict[str, Any]) -> 
     the starting position (restart returns to it).
     """
     game = GAMES[game_id](deal, **options)
-    if seed != game._seed_for_deal(deal):
+    if seed != game.seed_for_deal(deal):
         game.load_position(game.layout_of_seed(seed))
     return game
 

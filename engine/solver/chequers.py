@@ -104,7 +104,7 @@ class ChequersDomain(Domain):
             dst = index(move.dst)
             if dst in TABLEAU and not pos.piles[dst] and move.dst != empty:
                 continue
-            rank = game._hint_order(pos, move)
+            rank = game.hint_order(pos, move)
             if self.bold and rank is None:
                 continue
             ranked.append((9 if rank is None else rank, order, move))

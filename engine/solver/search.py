@@ -119,7 +119,7 @@ class Domain:
         game = self.game
         ranked = []
         for index, move in enumerate(game.moves_from(pos)):
-            order = game._hint_order(pos, move)
+            order = game.hint_order(pos, move)
             ranked.append((99 if order is None else order, index, move))
         ranked.sort()
         return [self.step(pos, (move,)) for _, _, move in ranked]

@@ -165,7 +165,7 @@ def klondike_playouts(draw: st.DrawFn) -> tuple[Game, Position]:
         legal = game.legal_moves()
         if not legal:
             break
-        useful = [move for move in legal if move.dst and game._hint_order(game.position, move) is not None]
+        useful = [move for move in legal if move.dst and game.hint_order(game.position, move) is not None]
         drawing = [move for move in legal if not move.dst]
         game.play(chooser.choice(useful) if useful and (not drawing or chooser.random() < 0.6) else drawing[0])
     return game, game.position
