@@ -59,7 +59,7 @@ from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from bench.server import ARENA_ENVIRONMENT, CLIENT_OPTIONS, _start, close_all, new_game, open_many, paced_round_trips, percentile, request, stop  # noqa: E402
 from engine.solver import analyse, auto_finish  # noqa: E402
 from engine.solver.certify import seeded_game  # noqa: E402
-from server.pools import load_pool  # noqa: E402
+from server.pool_files import load_pool  # noqa: E402
 from server.settings import Settings  # noqa: E402
 
 P99_RATIO_TARGET = 1.2

@@ -42,7 +42,7 @@ import engine  # noqa: E402
 from engine.solver.assist import hint_for_view, hint_seeing_hidden_cards  # noqa: E402
 from engine.solver.certify import replays  # noqa: E402
 from engine.solver.pools import VARIANTS  # noqa: E402
-from server.pools import load_pool, verified_deals  # noqa: E402
+from server.pool_files import load_pool, verified_deals  # noqa: E402
 
 TARGET = 0.95
 ENDINGS = ("won", "lost", "stuck", "capped")

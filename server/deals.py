@@ -3,7 +3,7 @@
 This module is the one place that turns ``"random"``, ``"winnable"``
 (and WordLink's Vegas mode, "a preset Vegas deal with Vegas scoring")
 into a number.  ``winnable`` and Vegas draw from the verified pools
-(``server.pools``): deals whose winning move list ships in
+(``server.pool_files``): deals whose winning move list ships in
 ``engine/data`` and is replayed by the tests.  A game and options with no
 pool get no such deal (``bad_option``) rather than an unproven one.
 Vegas presets are a documented subset of WordLink's pool
@@ -24,7 +24,7 @@ from typing import Any, Sequence
 
 from engine import Game
 from protocol import ErrorCode
-from server.pools import verified_deals
+from server.pool_files import verified_deals
 from server.refusal import Refusal
 from server.storage.base import Store
 

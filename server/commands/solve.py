@@ -40,7 +40,7 @@ from engine.solver.pools import (
     variant_of,
 )
 from server.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
-from server.pools import pool_path
+from server.pool_files import pool_path
 from server.progress import ProgressLine
 
 PACKAGE_ROOT = Path(engine.__file__).resolve().parent.parent

@@ -25,7 +25,7 @@ from protocol import to_server as ts
 from server.app import ArenaServer
 from server.daily import DAILY_VARIANTS, RECORD_KIND, DailyRecord
 from server.secret_deals import seed_text
-from server.pools import verified_deals
+from server.pool_files import verified_deals
 
 SCANNED_DEALS = 1_000_000
 """Numbered WordLink deals an attacker tabulates (the issue's 1 to 1,000,000)."""

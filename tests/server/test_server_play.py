@@ -16,7 +16,7 @@ from protocol import ErrorCode
 from protocol import to_server as ts
 from server.app import ArenaServer
 from server.daily import fixed_record, utc_day
-from server.pools import verified_deals
+from server.pool_files import verified_deals
 from server.secret_deals import replays_to_win
 from server.variants import record_key
 
