@@ -139,8 +139,8 @@ class Admission:
         self._told_over_rate: set[str] = set()
         """Addresses already sent their 429 for their spell over the connection rate."""
         self._notices: dict[Peer, tuple[Denial, float]] = {}
-        """Connections let through screening to be told, with a 429 at
-        their handshake, that their address is over its rate (and when)."""
+        """Connections let through screening only to be told, with a 429 to
+        their request, why their address is refused (and for how long)."""
         self._swept = now
 
     def address(self, peer_host: str | None, forwarded: Sequence[str]) -> str:
@@ -154,36 +154,32 @@ class Admission:
         now = self.monotonic()
         self._sweep(now)
         address = normalize(peer[0])
-        if self._barred_until.get(address, now) > now:
-            return self._tell_once(self._told_barred, address)
+        barred_until = self._barred_until.get(address, now)
+        if barred_until > now:
+            return self._tell_once(self._told_barred, address, peer, self._cooling_down(barred_until - now), now)
         if self.trusted_header is not None:
             return True
         wait = self._connections.take(address, now)
         if wait is None:
             self._told_over_rate.discard(address)
             return True
-        if not self._tell_once(self._told_over_rate, address):
-            return False
-        self._notices[peer] = (self._over_rate(wait), now)
-        return True
+        return self._tell_once(self._told_over_rate, address, peer, self._over_rate(wait), now)
 
-    def open(self, address: str, peer: Peer | None = None) -> Denial | None:
-        """Admit one more WebSocket connection from ``address`` (its TCP
-        ``peer``, when known, tells whether screening kept a notice for
-        it); it then holds a slot until ``close``.  Or say why not."""
+    def notice(self, peer: Peer) -> Denial | None:
+        """The refusal ``screen`` let ``peer``'s connection through to hear,
+        whatever it asks for (then forgotten)."""
+        notice = self._notices.pop(peer, None)
+        return notice[0] if notice is not None else None
+
+    def open(self, address: str) -> Denial | None:
+        """Admit one more WebSocket connection from ``address`` (it then
+        holds a slot until ``close``), or say why not."""
         now = self.monotonic()
         self._sweep(now)
-        notice = self._notices.pop(peer, None) if peer is not None else None
-        if notice is not None:
-            return notice[0]
         barred_until = self._barred_until.get(address, now)
         if barred_until > now:
             self._told_barred.add(address)
-            return Denial(
-                ErrorCode.COOLING_DOWN,
-                f"a connection from your address was closed for abuse; connect again in {math.ceil(barred_until - now)} s",
-                barred_until - now,
-            )
+            return self._cooling_down(barred_until - now)
         if self.trusted_header is not None:
             wait = self._connections.take(address, now)
             if wait is not None:
@@ -225,15 +221,23 @@ class Admission:
         self._barred_until[address] = self.monotonic() + self.cooldown_seconds
         self._told_barred.discard(address)
 
-    def _tell_once(self, told: set[str], address: str) -> bool:
+    def _tell_once(self, told: set[str], address: str, peer: Peer, denial: Denial, now: float) -> bool:
         """Let the first refused connection of an episode through to hear
-        its 429 (``told`` then holds its address); reset the rest at
+        ``denial`` (``told`` then holds its address); reset the rest at
         accept (False)."""
         if address in told:
             self.reset_at_accept += 1
             return False
         told.add(address)
+        self._notices[peer] = (denial, now)
         return True
+
+    def _cooling_down(self, left: float) -> Denial:
+        return Denial(
+            ErrorCode.COOLING_DOWN,
+            f"a connection from your address was closed for abuse; connect again in {math.ceil(left)} s",
+            left,
+        )
 
     def _over_rate(self, wait: float) -> Denial:
         return Denial(

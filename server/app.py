@@ -267,6 +267,10 @@ class ArenaServer:
 
     async def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
         path = urlsplit(request.path).path
+        remote = connection.remote_address
+        notice = self.hub.admission.notice((remote[0], remote[1])) if remote else None
+        if notice is not None:
+            return self._refuse(connection, notice)
         if request.method not in METHODS:
             log.debug("refused %s %s: method not allowed", request.method, path)
             response = respond(connection, 405, f"{request.method} is not served here: use GET\n", "text/plain")
@@ -309,7 +313,7 @@ class ArenaServer:
         header = self.settings.forwarded_for_header
         remote = connection.remote_address
         address = admission.address(remote[0] if remote else None, request.headers.get_all(header) if header else [])
-        denial = admission.open(address, (remote[0], remote[1]) if remote else None)
+        denial = admission.open(address)
         if denial is not None:
             return self._refuse(connection, denial)
         self._addresses[connection] = address

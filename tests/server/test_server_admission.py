@@ -201,6 +201,13 @@ async def test_a_second_close_for_abuse_is_a_new_cool_down_told_again(clock: Man
             clock.now += 30
 
 
+async def test_the_connection_told_may_be_plain_http_and_is_refused_all_the_same(clock: ManualClock) -> None:
+    async with _server(clock, connection_burst=1) as server:
+        assert (await _answer(server, HEALTH)).startswith(b"HTTP/1.1 200")
+        assert (await _answer(server, HEALTH)).startswith(b"HTTP/1.1 429")
+        assert await _answer(server, HEALTH) == b""
+
+
 async def test_an_address_over_its_connection_rate_is_reset_at_accept_until_its_bucket_refills(
     clock: ManualClock,
 ) -> None:
