@@ -7,11 +7,15 @@ import asyncio
 from dataclasses import dataclass, field
 
 import pytest
-from redis_server import RedisServer
+from redis_server import RedisClusterServers, RedisServer
 
 from server.storage import MemoryStore, Retention, Store
 from server.storage.base import DEFAULT_RETENTION
 from server.storage.redis import RedisStore
+
+REDIS_FIXTURES = {"redis": "redis_server", "cluster": "redis_cluster"}
+BACKENDS = ["memory", pytest.param("redis", marks=pytest.mark.redis), pytest.param("cluster", marks=pytest.mark.redis)]
+"""Every back end a contract runs on, as fixture parameters."""
 
 
 class ManualClock:
@@ -64,11 +68,12 @@ class Backend:
 def open_backend(
     name: str, request: pytest.FixtureRequest, namespace: str, retention: Retention = DEFAULT_RETENTION
 ) -> Backend:
-    """The back end ``name`` ("memory" or "redis", the shared Redis of the
-    run under its own ``namespace``) keeping identities as ``retention`` says."""
+    """The back end ``name`` ("memory", "redis": the shared Redis of the run,
+    or "cluster": its shared Redis Cluster, each under its own
+    ``namespace``) keeping identities as ``retention`` says."""
     if name == "memory":
         clock = ManualClock()
         return Backend("memory", MemoryStore(clock=clock, retention=retention), clock=clock, retention=retention)
-    server: RedisServer = request.getfixturevalue("redis_server")
+    server: RedisServer | RedisClusterServers = request.getfixturevalue(REDIS_FIXTURES[name])
     store = RedisStore(server.url, namespace=namespace, retention=retention)
-    return Backend("redis", store, redis_url=server.url, namespace=namespace, retention=retention)
+    return Backend(name, store, redis_url=server.url, namespace=namespace, retention=retention)

@@ -8,7 +8,10 @@ MULTI transactions.  ``docs/storage.md`` lists every key.
 
 Decisions the interface left open:
 
-- Key names and hash tags are ``redis_keys``'s.
+- Key names and hash tags are ``redis_keys``'s.  On a Redis Cluster
+  (``redis_cluster``) every script touches one slot, and writes that span
+  slots run per slot, in order (``RedisBase._write``); docs/storage.md has
+  the slot plan and what a failure between two of them leaves.
 - High availability is Redis Sentinel's: a ``redis+sentinel://`` URL
   (``sentinel_url``) names the sentinels and the service, and the pool
   asks them for the master before each new connection, so after a
@@ -56,10 +59,9 @@ from __future__ import annotations
 import json
 import time
 from functools import partial
-from typing import Any, Callable, cast
+from typing import Any, cast
 
 from .base import (
-    DEFAULT_RETENTION,
     SETTLED_MARK_SECONDS,
     Action,
     AppendRefused,
@@ -67,37 +69,16 @@ from .base import (
     GameResult,
     LeaderEntry,
     LogConflict,
-    OnResume,
     PlayerRecord,
     Record,
-    Retention,
     SessionHeader,
-    Store,
-    StoreSize,
-    Subscription,
     board_score,
 )
-from .redis_batch import PublishBatcher, ScriptBatcher
+from .redis_base import INDEX_PAGE, RedisBase
 from .redis_errors import guarded
-from .redis_keys import RedisKeys, dumps, player_of, record_of, text
-from .redis_pool import redis_client
-from .redis_pubsub import PubSubHub
-from .redis_scripts import (
-    ADD_RESULT_SCRIPT,
-    ADD_VEGAS_SCRIPT,
-    APPEND_SCRIPT,
-    CLOSE_OUTBOX_SCRIPT,
-    INDEX_SCRIPT,
-    SETTLE_RESULT_SCRIPT,
-    SUBMIT_SCRIPT,
-    TOUCH_PLAYER_SCRIPT,
-    result_args,
-)
+from .redis_keys import dumps, player_of, record_of, text
+from .redis_scripts import result_args
 
-APPEND_DEADLINE_SHARE = 0.8
-"""An append must run within this share of ``socket_timeout`` of its call,
-so it never runs after its caller timed out (and answered storage_unavailable)."""
-INDEX_PAGE = 100
 PLAYER_SESSIONS_KEPT = 1000
 """Games a player's index lists at most (``sessions_of``), newest first;
 older ones stay loadable by id until they expire."""
@@ -107,95 +88,22 @@ def _local_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-class RedisStore(Store):
+class RedisStore(RedisBase):
     """The store on the Redis server at ``url`` (``redis://``, ``rediss://``
-    for TLS, ``unix://``).
-
-    ``namespace`` prefixes every key and channel, so several deployments
-    (or test runs) can share one Redis.  ``socket_timeout`` bounds how long
-    a command may take before the caller gets ``StorageUnavailable``;
-    ``max_connections`` bounds the pool, and callers beyond it wait.
-    ``retention`` says how long an unused identity is kept.
-    """
-
-    def __init__(
-        self,
-        url: str,
-        *,
-        namespace: str = "arena",
-        socket_timeout: float = 5.0,
-        connect_timeout: float = 2.0,
-        max_connections: int = 64,
-        retention: Retention = DEFAULT_RETENTION,
-    ) -> None:
-        self.namespace = namespace
-        self._keys = RedisKeys(namespace)
-        self._identity_seconds = retention.identity_seconds
-        self._redis, self._sentinel = redis_client(url, socket_timeout, connect_timeout, max_connections)
-        self._append = ScriptBatcher(self._redis, self._redis.register_script(APPEND_SCRIPT))
-        self._append_budget_ms = round(socket_timeout * APPEND_DEADLINE_SHARE * 1000)
-        self._redis_offset_ms: int | None = None
-        self._add_result = self._redis.register_script(ADD_RESULT_SCRIPT)
-        self._add_vegas = self._redis.register_script(ADD_VEGAS_SCRIPT)
-        self._touch_player = self._redis.register_script(TOUCH_PLAYER_SCRIPT)
-        self._index = self._redis.register_script(INDEX_SCRIPT)
-        self._settle_result = self._redis.register_script(SETTLE_RESULT_SCRIPT)
-        self._close_outbox = self._redis.register_script(CLOSE_OUTBOX_SCRIPT)
-        self._submit = self._redis.register_script(SUBMIT_SCRIPT)
-        self._publish = PublishBatcher(self._redis)
-        self._hub = PubSubHub(self._redis, confirm_timeout=socket_timeout)
-
-    def _renewal(self, player_id: str) -> list[str | int]:
-        """The arguments of a player script's ``renew``: the identity's
-        lifetime ('' for none) and the prefix of its record hashes."""
-        seconds = self._identity_seconds
-        return ["" if seconds is None else seconds, self._keys.record_prefix(player_id)]
-
-    # ------------------------------------------------------------ life
-
-    async def close(self) -> None:
-        await self._hub.close()
-        await self._redis.aclose()
-        if self._sentinel is not None:
-            for client in self._sentinel.sentinels:
-                await client.aclose()
-
-    @guarded
-    async def ping(self) -> None:
-        await self._redis.ping()
-
-    @guarded
-    async def size(self) -> StoreSize:
-        async with self._redis.pipeline(transaction=False) as pipe:
-            pipe.dbsize()
-            pipe.info("memory")
-            pipe.zcard(self._keys.live)
-            pipe.zcard(self._keys.outbox)
-            keys, memory, live, outboxes = await pipe.execute()
-        return StoreSize(keys=int(keys), live_games=int(live), open_finishes=int(outboxes),
-                         memory_bytes=int(memory["used_memory"]))
-
-    async def expire_due(self) -> int:
-        return 0
+    for TLS, ``unix://``, ``redis+sentinel://``, ``redis+cluster://``); see
+    ``RedisBase`` for the options."""
 
     # ------------------------------------------------------------ players
 
     @guarded
     async def create_player(self, player: PlayerRecord) -> None:
-        async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.hset(
-                self._keys.player(player.player_id),
-                mapping={
-                    "display_name": player.display_name,
-                    "token_hash": player.token_hash,
-                    "created_ms": player.created_ms,
-                    "bot": int(player.bot),
-                },
-            )
-            if self._identity_seconds is not None:
-                pipe.expire(self._keys.player(player.player_id), self._identity_seconds)
-            pipe.set(self._keys.token(player.token_hash), player.player_id, ex=self._identity_seconds)
-            await pipe.execute()
+        key = self._keys.player(player.player_id)
+        fields = ("display_name", player.display_name, "token_hash", player.token_hash)
+        lifetime = () if self._identity_seconds is None else ("EX", self._identity_seconds)
+        await self._write(
+            [("HSET", key, *fields, "created_ms", player.created_ms, "bot", int(player.bot)), *self._lasting(key)],
+            [("SET", self._keys.token(player.token_hash), player.player_id, *lifetime)],
+        )
 
     @guarded
     async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
@@ -242,17 +150,14 @@ class RedisStore(Store):
 
     @guarded
     async def create_session(self, header: SessionHeader) -> None:
-        async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.set(self._keys.session(header.game_id), dumps(header.to_dict()))
-            pipe.delete(self._keys.session(header.game_id, "log"))
-            if header.status == "playing":
-                pipe.zadd(self._keys.live, {header.game_id: header.created_ms})
-            sessions = self._keys.player(header.owner, "sessions")
-            pipe.zadd(sessions, {header.game_id: header.created_ms})
-            pipe.zremrangebyrank(sessions, 0, -PLAYER_SESSIONS_KEPT - 1)
-            if self._identity_seconds is not None:
-                pipe.expire(sessions, self._identity_seconds)
-            await pipe.execute()
+        game_id, created = header.game_id, header.created_ms
+        sessions = self._keys.player(header.owner, "sessions")
+        await self._write(
+            [("SET", self._keys.session(game_id), dumps(header.to_dict())), ("DEL", self._keys.session(game_id, "log"))],
+            [("ZADD", self._keys.live, created, game_id)] if header.status == "playing" else [],
+            [("ZADD", sessions, created, game_id), ("ZREMRANGEBYRANK", sessions, 0, -PLAYER_SESSIONS_KEPT - 1),
+             *self._lasting(sessions)],
+        )
 
     @guarded
     async def append(self, game_id: str, expected_length: int, action: Action, *, ends: bool = False) -> int:
@@ -294,11 +199,10 @@ class RedisStore(Store):
 
     @guarded
     async def update_session(self, header: SessionHeader) -> None:
-        async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.set(self._keys.session(header.game_id), dumps(header.to_dict()), xx=True, keepttl=True)
-            if header.status != "playing":
-                pipe.zrem(self._keys.live, header.game_id)
-            await pipe.execute()
+        await self._write(
+            [("SET", self._keys.session(header.game_id), dumps(header.to_dict()), "XX", "KEEPTTL")],
+            [("ZREM", self._keys.live, header.game_id)] if header.status != "playing" else [],
+        )
 
     @guarded
     async def live_sessions(self, limit: int = 100) -> list[SessionHeader]:
@@ -314,12 +218,12 @@ class RedisStore(Store):
 
     @guarded
     async def finish_session(self, header: SessionHeader, keep_seconds: int) -> None:
-        async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.set(self._keys.session(header.game_id), dumps(header.to_dict()), xx=True)
-            pipe.expire(self._keys.session(header.game_id), keep_seconds)
-            pipe.expire(self._keys.session(header.game_id, "log"), keep_seconds)
-            pipe.zrem(self._keys.live, header.game_id)
-            await pipe.execute()
+        key = self._keys.session(header.game_id)
+        await self._write(
+            [("SET", key, dumps(header.to_dict()), "XX"), ("EXPIRE", key, keep_seconds),
+             ("EXPIRE", self._keys.session(header.game_id, "log"), keep_seconds)],
+            [("ZREM", self._keys.live, header.game_id)],
+        )
 
     @guarded
     async def open_finishes(self, limit: int = 100) -> list[str]:
@@ -379,31 +283,6 @@ class RedisStore(Store):
             pipe.zrem(self._keys.live, header.game_id)
             pipe.zrem(self._keys.outbox, header.game_id)
             await pipe.execute()
-
-    async def _newest(
-        self,
-        index_key: str,
-        value_key: Callable[[str], str],
-        limit: int,
-        accept: Callable[[dict[str, Any]], bool] = lambda value: True,
-    ) -> list[dict[str, Any]]:
-        """The JSON values named by ``index_key``'s members, highest score
-        first, skipping (and removing from the index) members whose value
-        has expired."""
-        found: list[dict[str, Any]] = []
-        start = 0
-        while len(found) < limit:
-            members = await self._redis.zrevrange(index_key, start, start + INDEX_PAGE - 1)
-            if not members:
-                break
-            names = [text(member) for member in members]
-            values = await self._redis.mget([value_key(name) for name in names])
-            gone = [name for name, value in zip(names, values) if value is None]
-            if gone:
-                await self._redis.zrem(index_key, *gone)
-            start += len(members) - len(gone)
-            found += [document for document in (json.loads(value) for value in values if value) if accept(document)]
-        return found[:limit]
 
     # ------------------------------------------------------------ records
 
@@ -519,14 +398,3 @@ class RedisStore(Store):
     @guarded
     async def list_documents(self, kind: str, index: str, limit: int = 50) -> list[dict[str, Any]]:
         return await self._newest(self._keys.index(kind, index), partial(self._keys.document, kind), limit)
-
-    # ------------------------------------------------------------ pub/sub
-
-    @guarded
-    async def publish(self, channel: str, payload: bytes) -> None:
-        await self._publish(self._keys.channel(channel), payload)
-
-    @guarded
-    async def subscribe(self, channel: str, on_resume: OnResume | None = None) -> Subscription:
-        return await self._hub.subscribe(self._keys.channel(channel), on_resume)
-

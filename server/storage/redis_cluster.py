@@ -45,11 +45,24 @@ def cluster_url(url: str) -> ClusterAddress:
     return ClusterAddress(nodes, password)
 
 
+class MappedFirstCluster(RedisCluster):
+    """``RedisCluster`` that learns the cluster's map before each command
+    needs it.  With redis-py 8.1's own, commands that arrive while a fresh
+    client (or one that lost a node) maps the cluster may fail with
+    "Connection closed by server" (redis-py retries them by default; with
+    no retries they would reach players as ``storage_unavailable``)."""
+
+    async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        if self._initialize:
+            await self.initialize()
+        return await super().execute_command(*args, **kwargs)
+
+
 def cluster_client(url: str, connection_options: dict[str, Any]) -> RedisCluster:
     """The cluster client for ``url``, with the options every connection of
     the store gets (``redis_pool``)."""
     address = cluster_url(url)
-    return RedisCluster(
+    return MappedFirstCluster(
         startup_nodes=[ClusterNode(host, port) for host, port in address.nodes],
         password=address.password,
         max_connections=CONNECTIONS_PER_NODE,

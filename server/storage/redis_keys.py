@@ -67,7 +67,11 @@ class RedisKeys:
         return self._key("index", kind, index)
 
     def channel(self, channel: str) -> bytes:
-        return self._key("channel", channel).encode()
+        """A channel ``kind:id`` (``game:<game id>``, ``race:<race id>``)
+        tagged by its id, so that on a cluster it shares the slot of the
+        game's (or race's) keys, and a sharded publish goes to their shard."""
+        kind, colon, name = channel.partition(":")
+        return self._key("channel", kind + colon + "{" + name + "}" if colon else "{" + kind + "}").encode()
 
 
 def dumps(value: Any) -> str:

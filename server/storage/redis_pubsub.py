@@ -28,6 +28,7 @@ import logging
 from typing import Any, AsyncIterator, Final
 
 from redis.asyncio.client import PubSub
+from redis.asyncio.cluster import RedisCluster
 
 from .base import OnResume, StorageUnavailable, Subscription
 from .redis_errors import REDIS_DOWN, unavailable
@@ -178,7 +179,11 @@ class PubSubHub:
 
     async def _open(self) -> None:
         """A new subscriber connection, subscribed to every listened channel
-        (called with the lock held)."""
+        (called with the lock held).  A cluster client must know the
+        cluster's map first: its pub/sub connection goes to a node found by
+        the first channel's slot."""
+        if isinstance(self._client, RedisCluster):
+            await self._client.initialize()
         pubsub = self._client.pubsub()
         try:
             if self._listeners:

@@ -12,7 +12,7 @@ import dataclasses
 from typing import AsyncIterator
 
 import pytest
-from storage_backends import Backend, open_backend
+from storage_backends import BACKENDS, Backend, open_backend
 
 from server.storage import (
     Action,
@@ -33,7 +33,7 @@ BOARD = "broken-deck/relaxed/2024-05-01"
 DAY_MS = 1_714_521_600_000  # 2024-05-01T00:00:00Z
 
 
-@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.redis)])
+@pytest.fixture(params=BACKENDS)
 async def backend(request: pytest.FixtureRequest, redis_namespace: str) -> AsyncIterator[Backend]:
     """Every test taking ``backend`` (or ``store``) runs once per back end."""
     chosen = open_backend(request.param, request, redis_namespace)
@@ -600,7 +600,7 @@ async def test_closing_a_subscription_ends_its_iteration(store: Store) -> None:
 
 
 async def test_closing_the_store_ends_its_subscriptions(backend: Backend) -> None:
-    listener = backend.peer() if backend.name == "redis" else backend.store
+    listener = backend.peer() if backend.redis_url is not None else backend.store
     subscription = await listener.subscribe("game:g1")
     await listener.close()
     assert [payload async for payload in subscription] == []

@@ -7,11 +7,13 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from redis.asyncio import Redis
 from redis_server import RedisClusterServers
 
 from server.storage import UnknownStorageURL, open_store
 from server.storage.redis import RedisStore
 from server.storage.redis_cluster import ClusterAddress, cluster_url
+from server.storage.redis_keys import RedisKeys
 
 
 def test_a_cluster_url_names_its_seed_nodes_and_their_password() -> None:
@@ -53,3 +55,23 @@ async def test_one_store_reaches_every_master_of_the_cluster(
     finally:
         await store.close()
         await other.close()
+
+
+@pytest.mark.redis
+async def test_the_keys_one_script_touches_share_a_slot_and_a_game_shares_it_with_its_channel(
+    redis_cluster: RedisClusterServers,
+) -> None:
+    keys = RedisKeys("arena")
+    groups = {
+        "game": [keys.session("g_1"), keys.session("g_1", "log"), keys.session("g_1", "outbox"), keys.channel("game:g_1")],
+        "race": [keys.session("r_1"), keys.session("r_1", "log"), keys.channel("race:r_1")],
+        "player": [*keys.identity("p_1"), keys.record_prefix("p_1") + "klondike/draw=1"],
+        "board": [keys.board("klondike/draw=1/2024-05-01"), keys.board("klondike/draw=1/2024-05-01", "entries")],
+    }
+    node = Redis(port=redis_cluster.nodes[0].port)
+    try:
+        slots = {name: {await node.cluster("KEYSLOT", key) for key in group} for name, group in groups.items()}
+    finally:
+        await node.aclose()
+    assert all(len(found) == 1 for found in slots.values()), slots
+    assert len({next(iter(found)) for found in slots.values()}) == 4, "different games, players and boards spread"

@@ -22,7 +22,7 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.parser import text_string_to_metric_families
 from redis.asyncio import Redis
 from redis_server import RedisServer
-from storage_backends import Backend, ManualClock, open_backend
+from storage_backends import BACKENDS, Backend, ManualClock, open_backend
 
 from server.app import ArenaServer
 from server.retention import Sweeper
@@ -44,7 +44,7 @@ SHORT = Retention(identity_seconds=1)
 RESULT = GameResult(won=True, moves=40, time_ms=90_000)
 
 
-@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.redis)])
+@pytest.fixture(params=BACKENDS)
 def backend_name(request: pytest.FixtureRequest) -> str:
     """Every test taking ``backend`` or ``kept`` runs once per back end."""
     return str(request.param)
