@@ -51,6 +51,17 @@ def test_broken_deck_deal_3_relaxed_no_longer_cycles_at_the_default_budget() -> 
     walk(game, None, 250)
 
 
+@pytest.mark.parametrize("deal", [30, 43])
+def test_broken_deck_hints_alone_win_a_deal_whose_first_win_is_beyond_the_hint_budget(deal: int) -> None:
+    """Deals 30 and 43 (Relaxed) need some 4,600 nodes for a first win,
+    more than Broken Deck's ``HINT_BUDGET``; searched with 4,000, hints
+    guessed and won neither.  A view that hides nothing searches
+    ``FULL_VIEW_FACTOR`` times as much, and the plan it finds wins."""
+    game = engine.new_game("broken-deck", deal, difficulty="relaxed")
+    walk(game, None, 400)
+    assert game.status == engine.WON
+
+
 def test_a_hint_never_leads_back_to_a_position_of_the_undo_history() -> None:
     """The Q♦ goes to a cell and on to another: bringing it back to its
     column restores the start, without being the reverse of the last move."""
