@@ -26,12 +26,16 @@ The good players (each: hello, a new casual WordLink game, then "draw"
 about ``--rate`` times a second, timing each reply: ``bench/server.py``'s
 paced players) run in this process; the abusers run in a child process of
 their own, so that their CPU does not distort the clients' clocks.
-Three conditions alternate in blocks, their order rotating from round to
-round (alone, control, abused; control, abused, alone; …), so that load
-from elsewhere on the machine, and whatever a block leaves behind, falls
-on all alike.  The control is a child process started just as the
-abusers' is, which then does nothing: its ratio to alone is the noise
-floor of the measurement (and of starting a process beside it).  After the last abused block the
+Four conditions alternate in blocks, their order rotating from round to
+round (alone, control, spinner, abused; control, spinner, abused, alone;
+…), so that load from elsewhere on the machine, and whatever a block
+leaves behind, falls on all alike.  Two child processes start just as
+the abusers' does: the control then does nothing (its ratio to alone is
+the noise floor of the measurement), the spinner spins as hard as it can
+without ever touching the server, as the flooder's loop takes all the
+CPU it can get.  Abused beside spinner tells what the abusers cost the
+players through the server from what any busy process on two shared
+cores costs them.  After the last abused block the
 slow reader is left stalled (unmeasured, up to ``--linger`` seconds)
 until the server has closed it.
 
@@ -47,10 +51,10 @@ it can get) competes with the server and the players: the server's CPU
 per block, counted from the child's "ready" to the last round trip,
 tells the server's own extra work apart from that competition.
 
-    python bench/abuse.py [--players 50] [--rate 2] [--seconds 120] [--rounds 4] [--linger 30]
+    python bench/abuse.py [--players 50] [--rate 2] [--seconds 160] [--rounds 4] [--linger 30]
 
-``--seconds`` is the measured time of all three conditions together (each
-block adds 1 s of warm-up); the defaults take about three minutes.
+``--seconds`` is the measured time of all four conditions together (each
+block adds 1 s of warm-up); the defaults take about four minutes.
 """
 
 from __future__ import annotations
@@ -102,7 +106,7 @@ FRAMES_PER_CONNECTION = 100_000
 """A bound on one flooder connection (the server closes it long before)."""
 SERVER_ENVIRONMENT = {"ARENA_LOG_LEVEL": "info"}
 """Default settings; only the log level is raised, for the close lines."""
-CONDITIONS = ("alone", "control", "abused")
+CONDITIONS = ("alone", "control", "spinner", "abused")
 RESET = "reset at accept"
 
 
@@ -232,10 +236,15 @@ async def drain(connection: ClientConnection, seconds: float) -> str:
 
 
 async def control(args: argparse.Namespace) -> dict[str, Any]:
-    """The control's child: started as the abusers' is, then idle."""
+    """The control's child (started as the abusers' is, then idle), or
+    with ``--spin`` the spinner's (which burns CPU all along)."""
     print("ready", flush=True)
     used, began = own_cpu_seconds(), time.perf_counter()
-    await asyncio.sleep(args.seconds)
+    if args.spin:
+        while time.perf_counter() < began + args.seconds:
+            sum(range(1000))
+    else:
+        await asyncio.sleep(args.seconds)
     return {"own_cpu": own_cpu_seconds() - used, "own_seconds": time.perf_counter() - began}
 
 
@@ -301,13 +310,12 @@ async def measured_round_trips(
 
 async def child_block(
     server_pid: int, url: str, log_path: Path, players: list[ClientConnection], move: Any, games: list[str],
-    block: float, rate: float, number: int, linger: float, idle: bool,
+    block: float, rate: float, number: int, linger: float, condition: str,
 ) -> tuple[list[float], dict[str, Any]]:
-    """One block beside a child process: the abusers, or (``idle``) the
-    control, which starts the same way and then does nothing.  The
-    server's CPU counts from the child's "ready" to the players' last
-    round trip (the linger excluded)."""
-    role = ["--control"] if idle else ["--watch", *games]
+    """One block beside a child process: the abusers, the control or the
+    spinner.  The server's CPU counts from the child's "ready" to the
+    players' last round trip (the linger excluded)."""
+    role = {"control": ["--control"], "spinner": ["--control", "--spin"]}.get(condition, ["--watch", *games])
     child = await asyncio.create_subprocess_exec(
         sys.executable, str(Path(__file__).resolve()), "--abuser", url, "--seconds", str(block + 1.0),
         "--linger", str(linger), "--log", str(log_path), "--block-number", str(number), *role,
@@ -347,14 +355,15 @@ async def run(args: argparse.Namespace, log_path: Path) -> dict[str, list[Block]
         block = args.seconds / (len(CONDITIONS) * args.rounds)
         blocks: dict[str, list[Block]] = {condition: [] for condition in CONDITIONS}
         for number in range(args.rounds):
-            for condition in CONDITIONS[number % 3:] + CONDITIONS[:number % 3]:
+            turn = number % len(CONDITIONS)
+            for condition in CONDITIONS[turn:] + CONDITIONS[:turn]:
                 print(f"  round {number + 1}/{args.rounds} {condition}:", end="", flush=True)
                 if condition == "alone":
                     times, report = await measured_round_trips(server.pid, players, move, block, args.rate)
                 else:
                     linger = args.linger if condition == "abused" and len(blocks["abused"]) == args.rounds - 1 else 0.0
                     times, report = await child_block(
-                        server.pid, url, log_path, players, move, games, block, args.rate, number, linger, condition == "control"
+                        server.pid, url, log_path, players, move, games, block, args.rate, number, linger, condition
                     )
                 blocks[condition].append({
                     "p50": percentile(times, 0.5), "p99": percentile(times, 0.99), "moves": len(times), **report,
@@ -390,27 +399,30 @@ def report_round_trips(blocks: dict[str, list[Block]]) -> None:
         print(line)
     ratio = median_of(blocks["abused"], "p99") / alone99
     verdict = "met" if ratio <= P99_RATIO_TARGET else "NOT met"
-    print(f"target (issue 13): abused p99 <= {P99_RATIO_TARGET}x alone: {verdict} ({ratio:.2f}x; "
-          f"the control, abusers idle, is {median_of(blocks['control'], 'p99') / alone99:.2f}x)")
+    print(f"target (issue 13): abused p99 <= {P99_RATIO_TARGET}x alone: {verdict} ({ratio:.2f}x; the control, "
+          f"idle, is {median_of(blocks['control'], 'p99') / alone99:.2f}x; the spinner, never touching the server, "
+          f"{median_of(blocks['spinner'], 'p99') / alone99:.2f}x)")
+    print(f"abused beside the spinner (what the abusers cost through the server, not as a busy process): "
+          f"p99 {ratio / (median_of(blocks['spinner'], 'p99') / alone99):.2f}x")
 
 
 def report_cpu(blocks: dict[str, list[Block]]) -> None:
-    alone, control, abused = (median_of(blocks[condition], "server_cpu") for condition in CONDITIONS)
+    alone, control, spinner, abused = (median_of(blocks[condition], "server_cpu") for condition in CONDITIONS)
     extra = abused - alone
     attempts = statistics.median(block["attempts"] for block in blocks["abused"])
-    print(f"server CPU per block (median): alone {alone:.2f} s, control {control:.2f} s, abused {abused:.2f} s "
+    print(f"server CPU per block (median): alone {alone:.2f} s, control {control:.2f} s, spinner {spinner:.2f} s, abused {abused:.2f} s "
           f"(+{extra:.2f} s; over the flooder's {attempts:.0f} attempts a block, at most {extra / max(1, attempts) * 1e6:.0f} us "
           f"each, were all of it refusals)")
-    print(f"the abusers' own CPU per block (median): {median_of(blocks['abused'], 'own_cpu'):.2f} s, "
-          f"the control's {median_of(blocks['control'], 'own_cpu'):.2f} s")
-    server_alone, server_abused, own = (
+    print(f"the children's own CPU per block (median): abusers {median_of(blocks['abused'], 'own_cpu'):.2f} s, "
+          f"spinner {median_of(blocks['spinner'], 'own_cpu'):.2f} s, control {median_of(blocks['control'], 'own_cpu'):.2f} s")
+    server_alone, server_abused, own, spin = (
         statistics.median(block[cpu] / block[seconds] for block in blocks[condition])
         for condition, cpu, seconds in (("alone", "server_cpu", "seconds"), ("abused", "server_cpu", "seconds"),
-                                        ("abused", "own_cpu", "own_seconds"))
+                                        ("abused", "own_cpu", "own_seconds"), ("spinner", "own_cpu", "own_seconds"))
     )
     print(f"in cores (of {os.cpu_count()}), medians: the server {server_alone:.2f} alone, {server_abused:.2f} abused "
           f"(+{server_abused - server_alone:.2f}: refusals, the busy player, the slow reader); the abusers' own process "
-          f"{own:.2f} beside it")
+          f"{own:.2f} beside it, the spinner {spin:.2f}")
 
 
 def report_abusers(blocks: list[Block]) -> None:
@@ -434,12 +446,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", type=int, default=50)
     parser.add_argument("--rate", type=float, default=2.0, help="moves per second per player")
-    parser.add_argument("--seconds", type=float, default=120.0, help="measured seconds, all three conditions together")
+    parser.add_argument("--seconds", type=float, default=160.0, help="measured seconds, all four conditions together")
     parser.add_argument("--rounds", type=int, default=4, help="blocks per condition, alternating")
     parser.add_argument("--linger", type=float, default=30.0,
                         help="after the last abused block, seconds the slow reader may stay stalled before giving up")
     parser.add_argument("--abuser", metavar="URL", help=argparse.SUPPRESS)
     parser.add_argument("--control", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--spin", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--log", help=argparse.SUPPRESS)
     parser.add_argument("--block-number", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--watch", nargs="*", default=[], help=argparse.SUPPRESS)
@@ -456,7 +469,7 @@ def main() -> int:
           f"~{args.rate:g} draws/s each; {args.rounds} rounds of {block:.1f} s per condition (each after 1 s warm-up)")
     print(f"abusers (own process): flooder from {FLOODER_ADDRESS}, busy player from {BUSY_ADDRESS} at {BUSY_RATE:g} draws/s, "
           f"slow reader from {SLOW_ADDRESS} watching the busy game and {min(WATCHED_GOOD_GAMES, args.players)} good games; "
-          f"control: a child process started alike that does nothing")
+          f"control: a child process started alike that does nothing; spinner: one that spins without touching the server")
     with tempfile.TemporaryDirectory(prefix="arena-abuse-") as directory:
         blocks = asyncio.run(run(args, Path(directory) / "server.log"))
     print()
