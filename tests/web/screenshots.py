@@ -1,5 +1,8 @@
 """Regenerate the screenshots in docs/screenshots/ (run: python tests/web/screenshots.py).
 
+Desktop pictures are 1000 px wide; phone ones are the 390×844 screen a
+player sees (touch), not the whole page, to keep the PNGs small.
+
 Each board is shown a few moves into a real game: the moves are the
 engine's own suggestions for the same deal, sent through the page as a
 player's moves, so the pictures show what a person sees mid-game.
@@ -30,12 +33,14 @@ import engine  # noqa: E402  (needs the path above)
 from arena_races import DEAL_1_DRAW_1_WIN, WireClient, pin_daily_deal, player  # noqa: E402
 from playwright.async_api import Page  # noqa: E402
 from test_web_races import win_daily_deal  # noqa: E402
-from web_harness import PHONE, Site, open_site, sign_in  # noqa: E402
+from web_harness import Site, cards_settled, open_site, sign_in  # noqa: E402
 
 from server.daily import utc_day  # noqa: E402
 
 OUT = ROOT / "docs" / "screenshots"
 DESKTOP = {"width": 1000, "height": 720}
+PHONE = {"width": 390, "height": 844}
+TOUCH = {"has_touch": True, "is_mobile": True}
 BOARDS = (
     # player, game, deal, options the lobby sends, moves to play first
     ("Bea", "klondike", 4, {"draw": 1}, 12),
@@ -65,11 +70,12 @@ async def play(page: Page, moves: list[str] | tuple[str, ...], game_id: str | No
             [move, game_id],
         )
     await page.wait_for_timeout(300)
+    await cards_settled(page)
 
 
 async def board(site: Site, player: str, game_id: str, deal: int, options: dict[str, object], count: int,
                 viewport: dict[str, int]) -> Page:
-    page = await site.page(viewport)
+    page = await site.page(viewport, **(TOUCH if viewport is PHONE else {}))
     await sign_in(page, player)
     await page.click(f'.tile[data-game="{game_id}"]')
     await page.select_option("#deal-kind", "number")
@@ -114,7 +120,7 @@ async def race(site: Site) -> None:
     """Three racers on the daily deal, each some way along its winning line."""
     pages = []
     for name, viewport, _ in RACERS:
-        page = await site.page(viewport)
+        page = await site.page(viewport, **(TOUCH if viewport is PHONE else {}))
         await sign_in(page, name)
         pages.append(page)
     host = pages[0]
@@ -135,7 +141,7 @@ async def race(site: Site) -> None:
         await play(page, DEAL_1_DRAW_1_WIN[:count], game_id)
     await host.wait_for_timeout(2500)
     await host.screenshot(path=OUT / "race.png", full_page=True)
-    await pages[1].screenshot(path=OUT / "race-phone.png", full_page=True)
+    await pages[1].screenshot(path=OUT / "race-phone.png")
 
 
 async def main() -> None:
@@ -152,9 +158,9 @@ async def main() -> None:
         await lobby.click(".live .refresh")
         await lobby.wait_for_selector("#live-games li")
         await lobby.screenshot(path=OUT / "lobby.png")
-        phone = await board(site, "Fay", "broken-deck", 12, {}, 14, PHONE)
-        await phone.click("#board .pile[data-pile='t2'] .card.face >> nth=-1")
-        await phone.screenshot(path=OUT / "broken-deck-phone.png", full_page=True)
+        for player, game_id, deal, options, count in BOARDS:
+            phone = await board(site, f"{player}-phone", game_id, deal, options, count, PHONE)
+            await phone.screenshot(path=OUT / f"{game_id}-phone.png")
     for path in sorted(OUT.glob("*.png")):
         print(f"{path.relative_to(ROOT)}: {path.stat().st_size // 1024} KB")
 

@@ -8,7 +8,7 @@ the daily leaderboard are in ``test_web_races.py``.
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator
+from typing import Any
 
 import pytest
 from playwright.async_api import Page
@@ -23,7 +23,6 @@ from web_harness import (
     Site,
     codes,
     drag,
-    open_site,
     pile,
     start_from_lobby,
     start_position,
@@ -47,13 +46,6 @@ t6: 5S> 7C JC> 3C> 2D QS 6S
 t7: 6C 8D 8S 8H 3H KH 4H
 t8: 7H 5S< 2C< 2H 4C QD AC
 """
-
-@pytest.fixture
-async def site() -> AsyncIterator[Site]:
-    async with open_site() as running:
-        yield running
-        assert not running.page_errors, running.page_errors
-
 
 def first_waste_move_of_deal_1() -> str:
     game = engine.new_game("klondike", 1, draw=1)

@@ -6,20 +6,25 @@ field shows the name, and a screen reader hears words, not pile codes.
 from __future__ import annotations
 
 import re
-from typing import AsyncIterator
-
 import pytest
+from klondike_positions import ALL_OPEN, position
 from playwright.async_api import Page
-from web_harness import NEARLY_WON, Site, open_site, pile, start_from_lobby, start_position, top_card, wait_for_codes
+from web_harness import (
+    NEARLY_WON,
+    Site,
+    codes,
+    pile,
+    start_from_lobby,
+    start_position,
+    top_card,
+    wait_for_codes,
+)
 
 pytestmark = pytest.mark.browser
 
-
-@pytest.fixture
-async def site() -> AsyncIterator[Site]:
-    async with open_site() as running:
-        yield running
-        assert not running.page_errors, running.page_errors
+# The search for the path runs in a worker process the server starts on
+# first use: a bound for a slow machine, not a measure of speed.
+SEARCH_TIMEOUT_MS = 60_000
 
 
 async def my_live_games(page: Page) -> list[str]:
@@ -62,6 +67,18 @@ async def test_changing_difficulty_or_dealing_anew_ends_the_game_it_replaces(sit
     await page.click("#to-lobby")
     await page.wait_for_selector(".my-games li")
     assert await page.locator(".my-games li").count() == 1
+
+
+async def test_wordlink_offers_finish_once_every_card_is_open_and_the_server_plays_it(site: Site) -> None:
+    page = await site.page()
+    await start_position(page, "klondike", position(ALL_OPEN))
+    await page.wait_for_selector("#finish:not([hidden])", timeout=SEARCH_TIMEOUT_MS)
+    await page.click("#finish")
+    await page.wait_for_selector(".result:not([hidden])")
+    assert await page.inner_text(".result h2") == "You won!"
+    for name in ("fs", "fh", "fd", "fc"):
+        assert len(await codes(page, name)) == 1, "a foundation shows its King on top"
+    assert await page.inner_text('.stats [data-stat="foundation"] dd') == "52/52"
 
 
 async def test_leaving_a_game_for_the_lobby_keeps_it_to_resume(site: Site) -> None:

@@ -12,12 +12,12 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from typing import Any, AsyncIterator
+from typing import Any
 
 import pytest
 from arena_wire import WireClient
 from playwright.async_api import Page, WebSocketRoute
-from web_harness import TIMEOUT_MS, Site, open_site
+from web_harness import TIMEOUT_MS, Site
 
 from protocol import to_server as ts
 
@@ -72,13 +72,6 @@ class RoutedSocket:
     def actions(self) -> list[tuple[str, int | None]]:
         """The game actions the page sent: type and seq."""
         return [(frame["type"], frame.get("seq")) for frame in self.sent if frame["type"] in ACTIONS]
-
-
-@pytest.fixture
-async def site() -> AsyncIterator[Site]:
-    async with open_site() as running:
-        yield running
-        assert not running.page_errors, running.page_errors
 
 
 async def _routed_game(site: Site) -> tuple[Page, RoutedSocket, str]:

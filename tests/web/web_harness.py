@@ -118,6 +118,11 @@ t1: [KC] QC
 """
 
 
+# A stacked pile also draws the card beneath its top (covered, so that a
+# card moving in or out never uncovers an empty place): it is not shown.
+SHOWN_FACES = ".card.face:not(.under)"
+
+
 def pile(name: str) -> str:
     return f'#board .pile[data-pile="{name}"]'
 
@@ -128,13 +133,13 @@ def top_card(name: str) -> str:
 
 async def codes(page: Page, name: str) -> list[str]:
     """The face-up card codes the page shows in a pile, bottom to top."""
-    return await page.eval_on_selector_all(f"{pile(name)} .card.face", "cards => cards.map(c => c.dataset.code)")
+    return await page.eval_on_selector_all(f"{pile(name)} {SHOWN_FACES}", "cards => cards.map(c => c.dataset.code)")
 
 
 async def wait_for_codes(page: Page, name: str, expected: list[str]) -> None:
     await page.wait_for_function(
         """([name, expected]) => JSON.stringify([...document.querySelectorAll(
-               `#board .pile[data-pile="${name}"] .card.face`)].map(c => c.dataset.code)) === JSON.stringify(expected)""",
+               `#board .pile[data-pile="${name}"] .card.face:not(.under)`)].map(c => c.dataset.code)) === JSON.stringify(expected)""",
         arg=[name, expected],
     )
 
@@ -165,11 +170,22 @@ async def board_shown(page: Page, previous_hash: str) -> str:
     """Wait for the page to show a new game of the player; its id."""
     await page.wait_for_function("previous => location.hash.startsWith('#play/') && location.hash !== previous", arg=previous_hash)
     await page.wait_for_selector("#board .pile")
+    await cards_settled(page)
     return str(await page.evaluate("location.hash.split('/')[1]"))
+
+
+async def cards_settled(page: Page) -> None:
+    """Wait until no card is moving (the deal, a slide): a card's box is
+    only where a player would touch it once it has landed."""
+    await page.wait_for_function(
+        "!document.getAnimations().some(a => a.playState === 'running' && !(a instanceof CSSAnimation)"
+        " && a.effect?.target?.closest?.('#board'))"
+    )
 
 
 async def drag(page: Page, source: str, target: str) -> None:
     """A real pointer drag: press on ``source``, move in steps, release on ``target``."""
+    await cards_settled(page)
     start = await page.locator(source).bounding_box()
     end = await page.locator(target).bounding_box()
     assert start is not None and end is not None

@@ -12,13 +12,19 @@
 // Keyboard: Tab goes from pile to pile, the arrow keys move left/right
 // between piles and up/down within a pile, Enter or Space acts like a
 // click, Escape drops the selection.
+//
+// Motion (motion.js): a face-up card keeps its element for the whole
+// game, keyed by its code, and every redraw measures the cards before and
+// after and slides each one that moved; a face-down card turned up flips
+// in place, a drawn card arrives from the stock, a new game is dealt.
+// Under `prefers-reduced-motion` the board just redraws.
 
 import { backElement, faceElement } from "./cards.js";
+import { deal, dealing, originOf, planMotion, play, reducedMotion, settle, shake } from "./motion.js";
 import { moveText, parseMove, pileName, pileWords, rowPlace } from "./notation.js";
+import { cardMetrics } from "./sizing.js";
 
 const DRAG_THRESHOLD_PX = 6;
-const MIN_CARD_PX = 28;
-const MAX_CARD_PX = 96;
 
 export class Board {
   constructor(root, onIntent) {
@@ -29,6 +35,8 @@ export class Board {
     this.drag = null;
     this.suppressClick = false;
     this.focusKey = null;
+    this.faces = new Map();
+    this.dropRects = null;
     root.classList.add("board");
     root.addEventListener("click", (event) => this.clicked(event));
     root.addEventListener("pointerdown", (event) => this.pointerDown(event));
@@ -43,15 +51,28 @@ export class Board {
   }
 
   // Draw `view` laid out by `layout`; `legal` is null where the difficulty
-  // offers no highlights.
-  show({ view, layout, legal, interactive }) {
+  // offers no highlights.  `dealt` is a new game's first view: its cards
+  // are dealt rather than slid from the last game's.
+  // `height` is the room the board has on a phone (else null: the page scrolls).
+  show({ view, layout, legal, interactive, dealt = false, height = null }) {
     this.view = view;
+    this.height = height;
     this.layout = layout;
     this.legal = legal;
     this.interactive = interactive;
     if (!interactive) this.selection = null;
     if (this.selection && !this.sourceStillThere(this.selection)) this.selection = null;
-    this.render();
+    if (dealt) this.faces.clear();
+    this.render({ dealt });
+  }
+
+  // The server refused a move of `src`: its cards shake their heads.
+  refused(src) {
+    if (reducedMotion()) return;
+    const place = rowPlace(src);
+    const selector = place !== null ? `[data-spot="r:${place}"]` : `[data-pile="${src}"] .card.face:not(.under)`;
+    const nodes = [...this.root.querySelectorAll(selector)];
+    shake(place !== null ? nodes : nodes.slice(-1));
   }
 
   setHint(hint) {
@@ -66,22 +87,20 @@ export class Board {
 
   // ------------------------------------------------------------ drawing
 
-  render() {
+  render({ dealt = false } = {}) {
     if (!this.view) return;
+    const moving = this.root.isConnected && !reducedMotion();
+    const before = moving && !dealt ? this.measureCards() : null;
     const hadFocus = this.root.contains(document.activeElement);
     const { cols, sections } = this.layout;
-    const narrow = this.root.clientWidth < 600;
-    const gap = narrow ? 4 : 8;
-    const width = this.root.clientWidth;
-    const cw = Math.max(MIN_CARD_PX, Math.min(MAX_CARD_PX, Math.floor((width - (cols - 1) * gap) / cols)));
-    const ch = Math.round(cw * 1.4);
+    this.metrics = cardMetrics({ width: this.root.clientWidth, height: this.height, cols, sections });
+    const { cw, ch, gap, corner } = this.metrics;
     const style = this.root.style;
     style.setProperty("--cw", `${cw}px`);
     style.setProperty("--ch", `${ch}px`);
     style.setProperty("--gap", `${gap}px`);
-    style.setProperty("--corner", `${Math.max(11, Math.round(cw * 0.28))}px`);
+    style.setProperty("--corner", `${corner}px`);
     this.root.classList.toggle("tiny", cw < 44);
-    this.metrics = { cw, ch, gap };
     this.slots = new Map();
     this.spots = [];
     const fragment = document.createDocumentFragment();
@@ -98,6 +117,43 @@ export class Board {
     this.markHint();
     this.assignTabStops();
     if (hadFocus) this.restoreFocus();
+    if (before) this.animateCards(before);
+    else if (moving && dealt) this.dealCards();
+  }
+
+  // ------------------------------------------------------------ motion
+
+  // Where each card is seen now (with any running animation's transform,
+  // so a card caught mid-flight goes on from there), by key, plus each
+  // pile's place (`pile:<code>`) for cards that arrive from it.  A card
+  // just dropped starts from where the drag left it.
+  measureCards() {
+    const rects = new Map();
+    for (const node of this.root.querySelectorAll(".card[data-key]")) rects.set(node.dataset.key, node.getBoundingClientRect());
+    for (const node of this.root.querySelectorAll(".pile[data-pile]")) rects.set(`pile:${node.dataset.pile}`, node.getBoundingClientRect());
+    for (const [key, rect] of this.dropRects ?? []) rects.set(key, rect);
+    this.dropRects = null;
+    return rects;
+  }
+
+  animateCards(before) {
+    const nodes = new Map();
+    const after = new Map();
+    const cards = [...this.root.querySelectorAll(".card[data-key]")].filter((node) => !dealing(node));
+    for (const node of cards) settle(node);
+    for (const node of cards) {
+      const rect = node.getBoundingClientRect();
+      nodes.set(node.dataset.key, node);
+      after.set(node.dataset.key, { left: rect.left, top: rect.top, spot: node.dataset.at });
+    }
+    const stock = this.layout.sections.flatMap((section) => section.slots).find((slot) => slot.kind === "stock");
+    const stockKey = stock ? `pile:${stock.pile}` : null;
+    for (const step of planMotion(before, after, (key) => originOf(key, before, stockKey))) play(nodes.get(step.key), step);
+  }
+
+  dealCards() {
+    const stock = this.root.querySelector(".pile.stock") ?? this.root;
+    deal([...this.root.querySelectorAll(".card[data-key]")], stock.getBoundingClientRect());
   }
 
   slotElement(slot, section) {
@@ -130,9 +186,10 @@ export class Board {
       const badge = document.createElement("span");
       badge.className = "count";
       badge.textContent = String(total);
-      badge.setAttribute("aria-label", `${total} cards`);
-      badge.style.left = `${last.x + cw - 14}px`;
-      badge.style.top = `${last.y + ch - 14}px`;
+      badge.setAttribute("aria-hidden", "true");
+      // Inside the card's corner, so it is never cut off at the board's edge.
+      badge.style.left = `${last.x + cw - 2}px`;
+      badge.style.top = `${last.y + ch - 2}px`;
       element.append(badge);
     }
     if (slot.caption) {
@@ -151,9 +208,21 @@ export class Board {
     const { cw, ch } = this.metrics;
     const placed = [];
     const face = (index) => this.cardNode(slot, pile, index);
+    const back = (index) => {
+      const node = backElement();
+      node.dataset.key = `back:${slot.pile}:${index}`;
+      return node;
+    };
     if (slot.fan === "stack") {
+      // The card beneath the top is drawn too (covered), so that a card
+      // flying in or out never uncovers an empty place for a moment.
+      if (pile.up.length > 1) {
+        const under = face(pile.up.length - 2);
+        under.classList.add("under");
+        placed.push({ node: under, x: 0, y: 0 });
+      }
       if (pile.up.length) placed.push({ node: face(pile.up.length - 1), x: 0, y: 0 });
-      else if (pile.down) placed.push({ node: backElement(), x: 0, y: 0 });
+      else if (pile.down) placed.push({ node: back(pile.down - 1), x: 0, y: 0 });
     } else if (slot.fan === "waste") {
       const first = Math.max(0, pile.up.length - 3);
       for (let i = first; i < pile.up.length; i += 1) placed.push({ node: face(i), x: (i - first) * cw * 0.42, y: 0 });
@@ -162,25 +231,45 @@ export class Board {
       const step = n > 1 ? Math.min(cw * 0.6, (spanWidth - cw) / (n - 1)) : 0;
       for (let i = 0; i < n; i += 1) placed.push({ node: face(i), x: i * step, y: 0 });
     } else {
-      const limit = section.compact ? ch * 2.4 : ch * 4.2;
+      const limit = ch * (section.compact ? this.metrics.fan.compact : this.metrics.fan.normal);
       let downStep = Math.max(5, ch * 0.1);
-      let upStep = Math.max(15, ch * 0.25);
+      let upStep = Math.max(15, ch * 0.28);
       const need = pile.down * downStep + Math.max(0, pile.up.length - 1) * upStep;
       if (need > limit) {
         const shrink = limit / need;
         downStep *= shrink;
         upStep *= shrink;
       }
-      for (let i = 0; i < pile.down; i += 1) placed.push({ node: backElement(), x: 0, y: i * downStep });
+      for (let i = 0; i < pile.down; i += 1) placed.push({ node: back(i), x: 0, y: i * downStep });
       const base = pile.down * downStep;
       for (let i = 0; i < pile.up.length; i += 1) placed.push({ node: face(i), x: 0, y: base + i * upStep });
     }
     return placed;
   }
 
+  // The card's own element (kept from draw to draw, so it can move),
+  // reset to what this draw says about it.
+  faceNode(code) {
+    let kept = this.faces.get(code);
+    if (!kept) {
+      const node = faceElement(code);
+      node.dataset.key = code;
+      kept = { node, className: node.className, words: node.getAttribute("aria-label") };
+      this.faces.set(code, kept);
+    }
+    const { node } = kept;
+    node.className = kept.className;
+    node.setAttribute("aria-label", kept.words);
+    node.removeAttribute("role");
+    node.removeAttribute("tabindex");
+    node.style.zIndex = "";
+    return node;
+  }
+
   cardNode(slot, pile, index) {
-    const node = faceElement(pile.up[index]);
+    const node = this.faceNode(pile.up[index]);
     node.dataset.spot = `${slot.pile}:${index}`;
+    node.dataset.at = `${slot.pile}:${pile.down + index}`;
     if (this.interactive && this.sourceAt(slot, pile, index)) node.classList.add("pickable");
     const sel = this.selection;
     if (sel && sel.pile === slot.pile && (slot.pick === "run" ? index >= sel.index : index === sel.index)) {
@@ -313,9 +402,10 @@ export class Board {
       this.render();
       return;
     }
+    // Onto another pile it is a move even where the legal list says no:
+    // the server's refusal names the rule, and the card shakes.
     const dst = this.destinationAt(slot, pile, index, sel);
-    const known = this.legal !== null && this.legal !== undefined;
-    if (dst && !(known && source && !this.legal.includes(moveText(sel.src, dst, sel.count)))) {
+    if (dst) {
       this.send(sel, dst);
       return;
     }
@@ -412,6 +502,7 @@ export class Board {
     if (!drag || event.pointerId !== drag.pointerId) return;
     this.drag = null;
     if (!drag.ghost) return;
+    this.dropRects = new Map([...drag.ghost.children].map((copy) => [copy.dataset.key, copy.getBoundingClientRect()]));
     drag.ghost.remove();
     this.suppressClick = true;
     setTimeout(() => { this.suppressClick = false; }, 0);

@@ -17,12 +17,21 @@ import { h, formatSeconds, formatTime } from "./dom.js";
 import { errorSentence } from "./errors.js";
 import { GAMES, describeOptions } from "./games.js";
 import { parseMove } from "./notation.js";
+import { NARROW_PX } from "./sizing.js";
 import { play } from "./sound.js";
 
 const AUTO_HINT_AFTER_MS = 5000;
 const HINT_SHOWN_MS = 4000;
-const NARROW_PX = 600;
+// Each toolbar button's icon; its words stay its accessible name (and
+// show beside the icon where there is room).
+const ICONS = {
+  undo: "↶", redo: "↷", hint: "💡", finish: "✔", restart: "⟲", resign: "⚑", "new-deal": "＋",
+  "open-game-options": "☰", "back-to-race": "🏁", "to-lobby": "⌂",
+};
+// What stays below the board on a phone: the fixed toolbar and a margin.
+const PHONE_MARGIN_PX = 6;
 const RESIGN_CONFIRM_MS = 4000;
+const REFUSAL_SHOWN_MS = 4000;
 
 export class GameScreen {
   constructor(root, app, { gameId = null, embedded = false } = {}) {
@@ -57,6 +66,7 @@ export class GameScreen {
     clearTimeout(this.autoHintTimer);
     clearTimeout(this.hintTimer);
     clearTimeout(this.resignTimer);
+    clearTimeout(this.refusalTimer);
     window.removeEventListener("resize", this.resized);
   }
 
@@ -92,11 +102,10 @@ export class GameScreen {
     this.heading.textContent = mirror.title;
     this.root.querySelector(".game").classList.toggle("spectating", !this.mine);
     this.raceChanged();
-    const layout = game.layout(mirror.view, {
-      narrow: this.boardNode.clientWidth < NARROW_PX,
-      leftHanded: this.app.settings.leftHanded,
-    });
-    this.board.show({ view: mirror.view, layout, legal: mirror.legal, interactive: this.playing });
+    const narrow = this.boardNode.clientWidth < NARROW_PX;
+    const layout = game.layout(mirror.view, { narrow, leftHanded: this.app.settings.leftHanded });
+    this.board.show({ view: mirror.view, layout, legal: mirror.legal, interactive: this.playing,
+      dealt: first && !mirror.counters.moves, height: narrow ? this.boardRoom() : null });
     this.renderStats();
     this.armAutoHint();
   }
@@ -115,6 +124,16 @@ export class GameScreen {
     this.showDelay();
   }
 
+  // On a phone the board has the height from its top to the fixed
+  // toolbar; where that is too little (a race screen's table above it),
+  // the page scrolls instead and the width alone sizes the cards.
+  boardRoom() {
+    const top = this.boardNode.getBoundingClientRect().top + window.scrollY;
+    const toolbar = getComputedStyle(this.toolbar).position === "fixed" ? this.toolbar.offsetHeight : 0;
+    const room = window.innerHeight - top - toolbar - PHONE_MARGIN_PX;
+    return room > window.innerHeight / 3 ? room : null;
+  }
+
   relayout() {
     if (this.mirror) this.update(this.mirror);
   }
@@ -128,7 +147,8 @@ export class GameScreen {
     if (kind === this.toolbarKind) return;
     this.toolbarKind = kind;
     const game = GAMES[this.mirror.game];
-    const button = (id, label, onclick) => h("button", { type: "button", id, onclick }, label);
+    const button = (id, label, onclick) => h("button", { type: "button", id, onclick, "aria-label": label, title: label },
+      h("span", { class: "icon", "aria-hidden": "true" }, ICONS[id]), h("span", { class: "label" }, label));
     const raceButton = race && !this.embedded
       ? button("back-to-race", "Race", () => this.app.openRace(race.raceId)) : null;
     this.toolbar.replaceChildren(...[
@@ -163,13 +183,16 @@ export class GameScreen {
   // Resigning ends your race: the first click asks, a second confirms.
   resign() {
     const button = this.toolbar.querySelector("#resign");
+    const label = button.querySelector(".label");
     if (!button.classList.contains("confirm")) {
       button.classList.add("confirm");
-      button.textContent = "Really resign?";
+      label.textContent = "Really resign?";
+      button.setAttribute("aria-label", "Really resign?");
       clearTimeout(this.resignTimer);
       this.resignTimer = setTimeout(() => {
         button.classList.remove("confirm");
-        button.textContent = "Resign";
+        label.textContent = "Resign";
+        button.setAttribute("aria-label", "Resign");
       }, RESIGN_CONFIRM_MS);
       return;
     }
@@ -249,6 +272,7 @@ export class GameScreen {
       }
     } catch (error) {
       this.failed(error);
+      if (intent.type === "move" && error.code === "illegal_move") this.board.refused(parseMove(intent.move).src);
     }
   }
 
@@ -261,9 +285,16 @@ export class GameScreen {
     }
   }
 
+  // A refusal is said for a moment, then the line clears (unless
+  // something else was said since).
   failed(error) {
-    this.say(errorSentence(error), "error");
+    const sentence = errorSentence(error);
+    this.say(sentence, "error");
     play("error", this.app.settings);
+    clearTimeout(this.refusalTimer);
+    this.refusalTimer = setTimeout(() => {
+      if (this.message.textContent === sentence) this.say("");
+    }, REFUSAL_SHOWN_MS);
   }
 
   // Safe automatic finishing: the server plays its proven path, and the
