@@ -247,3 +247,30 @@ async def test_a_wrong_invite_code_gets_its_sentence_and_changes_nothing(site: S
     assert (await toast.inner_text()).startswith("No race has that code or link.")
     assert await page.evaluate("location.hash") in ("", "#lobby")
     assert await page.input_value("#race-code") == "ZZZZ-ZZZZ"
+
+
+async def test_a_race_shows_progress_bars_and_ends_with_a_banner_and_results_that_fit(site: Site) -> None:
+    """A race you can feel (issue 16, item 4) at 1366×800: each racer's
+    cards home as a bar; at the end a banner with the places, and a
+    results table within the page (it was 1,411 px wide)."""
+    wide = {"width": 1366, "height": 800}
+    host = await named_page(site, "Ann", viewport=wide)
+    guest = await named_page(site, "Bob", viewport=wide)
+    await join_race(guest, await create_race(host, deal="winnable"))
+    await host.wait_for_function("document.querySelectorAll('#racers tbody tr').length === 2")
+    await host.click("#start-race")
+    await host.wait_for_selector("#board .pile")
+    bars = await host.eval_on_selector_all(
+        "#racers .progress[role=progressbar]", "bars => bars.map(b => [b.getAttribute('aria-valuenow'), b.getAttribute('aria-valuemax')])"
+    )
+    assert bars == [["0", "52"], ["0", "52"]], bars
+    for page in (guest, host):
+        await resign(page)
+    for page in (host, guest):
+        await page.wait_for_selector("#race-banner:not([hidden])")
+        assert "Nobody finished the deal." in await page.inner_text("#race-banner")
+        widths = await page.evaluate(
+            "[document.documentElement.scrollWidth, document.documentElement.clientWidth,"
+            " Math.max(...[...document.querySelectorAll('#race-results button')].map(b => b.getBoundingClientRect().right), 0)]"
+        )
+        assert widths[0] <= widths[1] == wide["width"] and widths[2] < wide["width"] - 4, widths

@@ -15,7 +15,7 @@ import { h, formatPreciseTime, formatTime } from "./dom.js";
 import { errorSentence } from "./errors.js";
 import { GAMES, describeOptions } from "./games.js";
 import { GameScreen } from "./play.js";
-import { RACER_STATE_WORDS, raceLink, resultWords, spacedCode } from "./races.js";
+import { RACER_STATE_WORDS, finishBanner, homeShare, raceLink, resultWords, spacedCode } from "./races.js";
 
 const TICK_MS = 200;
 const GO_SHOWN_MS = 1200;
@@ -39,11 +39,12 @@ export class RaceScreen {
     this.message = h("p", { class: "message", role: "status", "aria-live": "polite" });
     this.racers = h("table", { class: "racers", id: "racers", "aria-label": "Racers" });
     this.results = h("div", { class: "results-table", id: "race-results", hidden: true });
+    this.banner = h("div", { class: "finish-banner", id: "race-banner", role: "status", hidden: true });
     this.boardArea = h("div", { class: "race-board" });
     this.countdown = h("div", { class: "countdown", id: "countdown", hidden: true, "aria-live": "assertive" });
     this.section = h("section", { class: "race" },
       h("div", { class: "game-head" }, this.heading, this.badge, this.who),
-      this.bar, this.message,
+      this.bar, this.banner, this.message,
       h("div", { class: "race-body" }, h("div", { class: "race-side" }, this.results, this.racers), this.boardArea),
       this.countdown);
     root.replaceChildren(this.section);
@@ -171,7 +172,7 @@ export class RaceScreen {
       return h("tr", { dataset: { player: racer.player_id, state }, class: racer.player_id === this.me ? "me" : null },
         h("th", { scope: "row" }, racerName(racer, model.info, this.me)),
         h("td", { dataset: { col: "state" } }, RACER_STATE_WORDS[state] ?? state),
-        h("td", { dataset: { col: "foundation" } }, `${racer.foundation}/${cards}`),
+        h("td", { dataset: { col: "foundation" } }, `${racer.foundation}/${cards}`, progressBar(racer, cards)),
         repairs ? h("td", { dataset: { col: "repairs" } }, `${racer.repairs}/${repairs}`) : null,
         h("td", { dataset: { col: "moves" } }, String(racer.moves)),
         h("td", { dataset: { col: "time" } }, formatTime(model.elapsedMs(entry, this.now()))),
@@ -199,7 +200,11 @@ export class RaceScreen {
   renderResults(phase) {
     const results = this.model.info.results;
     this.results.hidden = phase !== "finished" || !results;
+    this.banner.hidden = this.results.hidden;
     if (this.results.hidden) return;
+    const { headline, places } = finishBanner(results, this.me, formatPreciseTime);
+    this.banner.replaceChildren(h("strong", {}, headline),
+      h("ol", { class: "places" }, places.map((place) => h("li", {}, place))));
     const head = ["Place", "Racer", "Result", "Time", "Moves", "Cards home", ""];
     const rows = results.map((row) => {
       const racer = this.model.racers.get(row.player_id)?.racer ?? { player_id: row.player_id, name: row.name, game_id: null };
@@ -302,6 +307,14 @@ export class RaceScreen {
       this.countdown.dataset.seconds = "0";
     }
   }
+}
+
+// A racer's cards home as a bar (the cell's text says the numbers).
+function progressBar(racer, cards) {
+  const share = homeShare(racer, cards);
+  return h("span", { class: "progress", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": String(cards),
+    "aria-valuenow": String(racer.foundation), "aria-label": `${racer.name}: cards home` },
+  h("span", { style: `width: ${(share * 100).toFixed(1)}%` }));
 }
 
 function dealWords(info) {

@@ -93,6 +93,30 @@ export function resultWords(result) {
   return RACER_STATE_WORDS[result] ?? result;
 }
 
+// The finish banner: the winner (or that nobody won) and every placed
+// racer in order, "1st Ann 1:02", "2nd Bob 1:10", from the results (winners
+// by time first; the others have no place).  `formatTime` formats the time.
+export function finishBanner(results, me, formatTime) {
+  const placed = results.filter((row) => row.place !== null).sort((a, b) => a.place - b.place);
+  const who = (row) => (row.player_id === me ? "You" : row.name);
+  const headline = placed.length
+    ? `${who(placed[0])} ${placed[0].player_id === me ? "win" : "wins"}!`
+    : "Nobody finished the deal.";
+  const places = placed.map((row) => `${ordinal(row.place)} ${who(row)} ${formatTime(row.time_ms)}`);
+  return { headline, places };
+}
+
+export function ordinal(place) {
+  const tens = place % 100;
+  const suffix = tens >= 11 && tens <= 13 ? "th" : { 1: "st", 2: "nd", 3: "rd" }[place % 10] ?? "th";
+  return `${place}${suffix}`;
+}
+
+// How much of the deal a racer has home, 0 to 1, for the progress bar.
+export function homeShare(racer, cards) {
+  return cards ? Math.min(1, racer.foundation / cards) : 0;
+}
+
 // "FWRDBTKR" → "FWRD-BTKR": easier to read out to a friend (dashes do not matter to the server).
 export function spacedCode(code) {
   return code && code.length === 8 ? `${code.slice(0, 4)}-${code.slice(4)}` : code ?? "";
