@@ -42,11 +42,12 @@ from websockets.typing import Subprotocol
 from protocol import CODECS, JSON, SUBPROTOCOLS, codec_for
 from protocol import to_client as tc
 from server.admission import Denial
-from server.core import Hub
+from server.core import Hub, wall_clock_ms
 from server.listener import LISTEN_BACKLOG, screened_listener
 from server.outbox import CLOSE_TRY_AGAIN_LATER
 from server.peer import Peer
 from server.retention import Sweeper, retention_of
+from server.scheduler import Scheduler
 from server.settings import Settings
 from server.storage import StorageError, Store, open_store
 from server.web import METHODS, METRICS_CONTENT_TYPE, find_static, respond, static_response
@@ -181,16 +182,24 @@ def select_subprotocol(connection: ServerConnection, offered: Sequence[Subprotoc
 class ArenaServer:
     """One server process.  Use ``async with ArenaServer(settings) as server``
     (tests) or ``await run(settings)`` (the CLI).  ``monotonic`` is the
-    hub's clock of rate limits and admission, injected by tests that
-    advance time instead of sleeping."""
+    hub's clock of rate limits and admission, ``clock`` (ms) and
+    ``scheduler`` those of races and spectator delays: all injected by
+    tests that advance time instead of sleeping, so that a timing rule
+    seen through real sockets cannot fail on a loaded machine."""
 
     def __init__(
-        self, settings: Settings, store: Store | None = None, monotonic: Callable[[], float] = time.monotonic
+        self,
+        settings: Settings,
+        store: Store | None = None,
+        monotonic: Callable[[], float] = time.monotonic,
+        *,
+        clock: Callable[[], int] = wall_clock_ms,
+        scheduler: Scheduler | None = None,
     ) -> None:
         self.settings = settings
         self._own_store = store is None
         self.store = store if store is not None else open_store(settings.redis_url, retention=retention_of(settings))
-        self.hub = Hub(settings, self.store, monotonic=monotonic)
+        self.hub = Hub(settings, self.store, clock=clock, monotonic=monotonic, scheduler=scheduler)
         self.sweeper = Sweeper(self.store, settings, self.hub.metrics.registry)
         self._server: Server | None = None
         self._outlets: set[WebSocketOutlet] = set()
