@@ -23,10 +23,11 @@ import { play } from "./sound.js";
 const AUTO_HINT_AFTER_MS = 5000;
 const HINT_SHOWN_MS = 4000;
 // Each toolbar button's icon; its words stay its accessible name (and
-// show beside the icon where there is room).
+// show beside the icon where there is room).  Plain symbols, not emoji:
+// a system without an emoji font (Debian's) would draw empty boxes.
 const ICONS = {
-  undo: "↶", redo: "↷", hint: "💡", finish: "✔", restart: "⟲", resign: "⚑", "new-deal": "＋",
-  "open-game-options": "☰", "back-to-race": "🏁", "to-lobby": "⌂",
+  undo: "↶", redo: "↷", hint: "?", finish: "✔", restart: "⟲", resign: "⚑", "new-deal": "✚",
+  "open-game-options": "☰", "back-to-race": "⚐", "to-lobby": "⌂",
 };
 // What stays below the board on a phone: the fixed toolbar and a margin.
 const PHONE_MARGIN_PX = 6;
