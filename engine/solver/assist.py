@@ -217,7 +217,8 @@ def auto_finish(game: Game, budget: int = DEFAULT_BUDGET, position: Position | N
     None when finishing is not on offer.
 
     Offered only where ``game.check_finish`` allows it (Broken Deck in
-    Relaxed and Standard, once every half is repaired) and only when the
+    Relaxed and Standard, once every half is repaired; WordLink once the
+    stock and waste are empty and every card is face up) and only when the
     solver has found a complete path to the foundations within ``budget``
     nodes: "safe automatic finishing".  Play the moves with ``game.play``
     one by one to finish.  The search reads ``position`` alone, so a
