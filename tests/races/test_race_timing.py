@@ -1,12 +1,20 @@
 """The race's clocks: spectators' delay, the time limit, rivals' progress,
-and the race as a ledger that other processes follow (memory store)."""
+and the race as a ledger that other processes follow (memory store).
+
+The delay and the time limit are stepped on an injected clock and
+``Scheduler`` (``arena_clock``) through real sockets: a test that slept
+through them instead failed on a loaded machine, both ways (the moves
+took longer than the delay, or the sleep overran it)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from typing import Any
+from typing import Any, AsyncIterator
 
+import pytest
+from arena_clock import FakeClock, ManualScheduler
 from arena_races import (
     DEAL_1_DRAW_1_WIN,
     DELAY_SECONDS,
@@ -26,14 +34,51 @@ from server.storage.memory import MemoryStore
 
 __all__ = ["memory_arena"]
 
+DELAY_MS = round(DELAY_SECONDS * 1000)
 
-async def _running(server: ArenaServer, *names: str, deal: int | str = 1) -> tuple[list[WireClient], Any]:
-    """A started race of WordLink draw 1 once every racer has its board."""
+
+class SteppedArena:
+    """A server whose race clocks move only when the test steps them."""
+
+    def __init__(self, server: ArenaServer, scheduler: ManualScheduler) -> None:
+        self.server = server
+        self.scheduler = scheduler
+
+    async def step(self, ms: int, *clients: WireClient) -> None:
+        """Move time on by ``ms``, then a ping round trip on each of
+        ``clients``: the server sends what the timers released before it
+        answers, so a message not received by then was never sent."""
+        self.scheduler.advance(ms)
+        for client in clients:
+            assert (await client.request(ts.Ping)).type == "pong"
+
+
+@contextlib.asynccontextmanager
+async def stepped_server(**changes: Any) -> AsyncIterator[SteppedArena]:
+    clock = FakeClock()
+    scheduler = ManualScheduler(clock)
+    async with ArenaServer(race_settings(**changes), store=MemoryStore(), clock=clock, scheduler=scheduler) as server:
+        yield SteppedArena(server, scheduler)
+
+
+@pytest.fixture
+async def stepped_arena() -> AsyncIterator[SteppedArena]:
+    async with stepped_server() as stepped:
+        yield stepped
+
+
+async def _running(
+    server: ArenaServer, *names: str, deal: int | str = 1, stepped: SteppedArena | None = None
+) -> tuple[list[WireClient], Any]:
+    """A started race of WordLink draw 1 once every racer has its board
+    (the countdown stepped through if the clock is the test's)."""
     clients = [await player(server.url, name) for name in names]
     created = await clients[0].request(ts.CreateRace, game="klondike", options={"draw": 1}, deal=deal)
     for client in clients[1:]:
         await client.request(ts.JoinRace, code=created.race.code)
     started = await clients[0].request(ts.StartRace, race_id=created.race.race_id)
+    if stepped is not None:
+        await stepped.step(round(server.settings.race_countdown_seconds * 1000))
     for client in clients:
         game_id = next(r.game_id for r in started.race.racers if r.player_id == client.player_id)
         await client.wait_for(lambda m, g=game_id: m.type == "snapshot" and m.game_id == g)
@@ -44,15 +89,16 @@ def _game(started: Any, client: WireClient) -> str:
     return str(next(r.game_id for r in started.race.racers if r.player_id == client.player_id))
 
 
-async def test_a_late_spectator_sees_the_board_as_it_was_the_delay_ago(memory_arena: ArenaServer) -> None:
-    (ann, bob), started = await _running(memory_arena, "ann", "bob")
+async def test_a_late_spectator_sees_the_board_as_it_was_the_delay_ago(stepped_arena: SteppedArena) -> None:
+    server = stepped_arena.server
+    (ann, bob), started = await _running(server, "ann", "bob", stepped=stepped_arena)
     board = _game(started, ann)
     await play_line(ann, board, DEAL_1_DRAW_1_WIN[:5])
-    early = await WireClient.open(memory_arena.url)
+    early = await WireClient.open(server.url)
     first = await early.request(ts.Watch, game_id=board)
-    assert first.seq == 0 and first.clock.elapsed_ms <= first.clock.elapsed_ms
-    await asyncio.sleep(DELAY_SECONDS + 0.1)
-    late = await WireClient.open(memory_arena.url, "arena.v1.json")
+    assert first.seq == 0, "no move is a delay old yet"
+    await stepped_arena.step(DELAY_MS, early)
+    late = await WireClient.open(server.url, "arena.v1.json")
     second = await late.request(ts.Watch, game_id=board)
     assert second.seq == 5
     mirror = Mirror(first)
@@ -62,8 +108,9 @@ async def test_a_late_spectator_sees_the_board_as_it_was_the_delay_ago(memory_ar
     live = await ann.request(ts.Resync, game_id=board)
     assert live.seq == 5 and live.view == second.view
     await play_line(ann, board, DEAL_1_DRAW_1_WIN[5:6])
-    await asyncio.sleep(DELAY_SECONDS / 2)
+    await stepped_arena.step(DELAY_MS - 1, late)
     assert not any(m.type == "diff" and m.seq == 6 for m in late.received), "a diff came before the delay"
+    await stepped_arena.step(1)
     assert (await late.wait_for(lambda m: m.type == "diff" and m.seq == 6)).action.text == DEAL_1_DRAW_1_WIN[5]
     for client in (early, late):
         await client.close()
@@ -79,10 +126,13 @@ async def test_racers_see_each_others_progress_but_not_their_cards(memory_arena:
 
 
 async def test_the_race_ends_at_its_time_limit_and_abandons_games_still_playing() -> None:
-    async with ArenaServer(race_settings(race_countdown_seconds=0, race_time_limit_seconds=1), store=MemoryStore()) as server:
-        (ann, bob), started = await _running(server, "ann", "bob")
+    async with stepped_server(race_countdown_seconds=0, race_time_limit_seconds=1) as stepped:
+        (ann, bob), started = await _running(stepped.server, "ann", "bob", stepped=stepped)
         await play_line(ann, _game(started, ann), DEAL_1_DRAW_1_WIN[:3])
         await bob.request(ts.Resign, game_id=_game(started, bob))
+        await stepped.step(999, ann)
+        assert not any(m.type == "race" and m.event == "finished" for m in ann.received), "the limit is not up yet"
+        await stepped.step(1)
         finished = await race_event(ann, "finished", started.race.race_id)
         assert finished.race.finished_ms >= started.race.ends_at
         assert [(r.name, r.result, r.moves, r.place) for r in finished.race.results] == [
