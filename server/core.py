@@ -107,8 +107,9 @@ class Hub:
         self.races = RaceDesk(
             settings, store, now, scheduler, self.outbox, self.metrics, origin, self.prover, self.race_deals, self.rooms
         )
-        self.assists = AssistDesk(settings, now, monotonic, self.metrics, self.outbox, self.tables, self.races.deal_public)
-        self.watching = Watching(settings, now, scheduler, self.outbox, self.tables, self.races, self.assists)
+        ledgers = self.races.ledgers
+        self.assists = AssistDesk(settings, now, monotonic, self.metrics, self.outbox, self.tables, ledgers.deal_public)
+        self.watching = Watching(settings, now, scheduler, self.outbox, self.tables, ledgers, self.assists)
         self.play = Play(
             settings, store, now, self.metrics, self.prover, self.outbox, self.tables, self.watching, self.assists,
             self.races,
@@ -119,7 +120,7 @@ class Hub:
         )
         # The edges that point up the stack, wired once everything exists.
         self.tables.tell(self.watching)
-        self.tables.on_release(self.races.release_if_idle)
+        self.tables.on_release(ledgers.release_if_idle)
         self.races.attach(
             RaceBoards(self.watching.watch_game, self.watching.race_over, self.play.abandon, self.play.make_room_for)
         )
@@ -246,7 +247,7 @@ class Hub:
             live_games=self.live_games(),
             watchers=sum(len(room.watchers) for room in self.rooms.values()),
             backlog=sum(len(peer.backlog) for peer in self.peers),
-            races=self.races.phases(),
+            races=self.races.ledgers.phases(),
         )
 
     def render_metrics(self) -> str:
@@ -281,7 +282,7 @@ class Hub:
                     await self.tables.reload(room)
                 except Refusal:
                     self.watching.lost(room)
-        await self.races.store_replaced()
+        await self.races.ledgers.store_replaced()
 
     async def drain(self, timeout: float) -> bool:
         """Refuse new requests and wait up to ``timeout`` for those in
@@ -297,7 +298,7 @@ class Hub:
         """Stop following other processes and the clocks of races and
         delayed boards (after ``drain``)."""
         self.watching.close()
-        await self.races.close()
+        await self.races.ledgers.close()
         await self.assists.close()
         await self.keeper.close()
         if self._epoch_task is not None:

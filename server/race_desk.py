@@ -1,15 +1,18 @@
 """Races as one server process serves them: the requests, the race's
 clocks, and what happens when a race changes.
 
-Built on ``server.race_rooms`` (the ledgers, the channel, the game
-side's questions) and ``server.race_followers`` (who follows a race and
-what they are sent); here:
+Built from parts it holds: ``server.race_rooms.RaceRooms`` (the ledgers,
+their channel, and the watching part's questions about race games),
+which tells the desk of each change as its ``RaceChanges``;
+``server.race_followers`` (who follows a race and what they are sent);
+``server.race_start`` (a start's deal and games).  Here:
 
 - Requests: create, join (by code), start (prepares one game per racer,
   claiming daily ranked attempts, then appends ``start``; a start that
   fails discards its games, and games a failed discard left behind are
   dropped when their racer next says hello), watch, rematch, history;
-  and for the game side: the progress to publish after each action.
+  and for playing: whether a race game may be acted on, and the progress
+  to publish after each action.
 - Clocks (on the injected ``Scheduler``): at ``starts_at`` each process
   gives its connected racers their boards; at ``ends_at`` it settles the
   race (abandoning games still playing, then appending ``finish``; the
@@ -26,7 +29,6 @@ from __future__ import annotations
 
 import json
 import logging
-import secrets
 from dataclasses import dataclass
 from typing import Awaitable, Callable, Container
 
@@ -36,30 +38,27 @@ from protocol import ErrorCode
 from protocol import to_client as tc
 from protocol import to_server as ts
 from protocol.to_server import RequestId
-from server.daily import DailyRecord, claim_lifetime, daily_variant, known_game, todays_record, utc_day
-from server.deals import choose_deal
-from server.fair_play import check_practice, claim_ranked
+from server.daily import daily_variant, known_game
 from server.keeper import RaceDealStock
 from server.metrics import Metrics
 from server.outbox import Outbox
 from server.peer import Peer, require_player
-from server.race_followers import RaceRoom
+from server.race_followers import RaceFollowers, RaceRoom
+from server.race_start import RaceStarts
 from server.race_rooms import CODE_DOCUMENT, LEDGER_RETRIES, RACE_DOCUMENT, RaceRooms, history_index
 from server.races import (
     FINISHED,
+    RUNNING,
     Milestones,
     Progress,
-    RaceDeal,
-    RaceState,
     RosterChanged,
     event_of,
-    new_id,
     normalize_code,
 )
 from server.refusal import Refusal, from_engine
 from server.scheduler import Scheduler
-from server.secret_deals import DealProver, race_commitment
-from server.session import ABANDONED, Session
+from server.secret_deals import DealProver
+from server.session import Session
 from server.settings import Settings
 from server.storage.base import Action, SessionHeader, StorageError, Store
 
@@ -84,7 +83,7 @@ class RaceBoards:
     make_room_for: Callable[[str], Awaitable[None]]
 
 
-class RaceDesk(RaceRooms):
+class RaceDesk:
     """Race requests, clocks and changes; see the module docstring."""
 
     def __init__(
@@ -100,12 +99,18 @@ class RaceDesk(RaceRooms):
         race_deals: RaceDealStock,
         held_games: Container[str],
     ) -> None:
-        super().__init__(settings, store, clock, origin, outbox, held_games)
+        self._settings = settings
+        self._store = store
+        self._now = clock
+        self._outbox = outbox
         self._scheduler = scheduler
         self._metrics = metrics
-        self._prover = prover
-        self._race_deals = race_deals
+        self._starts = RaceStarts(settings, store, prover, race_deals)
         self._boards: RaceBoards | None = None
+        self.followers = RaceFollowers(outbox, clock, settings.watch_limit)
+        self.ledgers = RaceRooms(settings, store, clock, origin, outbox, held_games, changes=self)
+        """The ledgers of the races held here; the watching part asks them
+        about race games directly (``RaceViews``)."""
 
     def attach(self, boards: RaceBoards) -> None:
         """Give the desk the game side, which is built after it (the game
@@ -133,7 +138,7 @@ class RaceDesk(RaceRooms):
             daily_variant(game_cls, options)
         host = tc.Owner(player_id=player.player_id, name=player.display_name)
         self.followers.check_limit(peer)
-        room = await self._create(game_cls.id, options, message.deal, host, [host])
+        room = await self.ledgers.create(game_cls.id, options, message.deal, host, [host])
         self._metrics.race_events.labels("created").inc()
         self.followers.add(peer, room)
         self.followers.reply(peer, room, "created", message.id)
@@ -144,10 +149,10 @@ class RaceDesk(RaceRooms):
         found = await self._store.get_document(CODE_DOCUMENT, code) if code is not None else None
         if found is None:
             raise Refusal(ErrorCode.RACE_NOT_FOUND, f"no race has the invite code {message.code!r}")
-        room = await self.room(found["race_id"])
+        room = await self.ledgers.room(found["race_id"])
         self.followers.check_limit(peer, room)
         player_id = player.player_id
-        joined = await self._change(
+        joined = await self.ledgers.change(
             room, lambda state, now: state.join_entry(player_id, player.display_name, now), peer, message.id
         )
         await self._store.index_document(RACE_DOCUMENT, history_index(player_id), room.race_id, room.state.created_ms)
@@ -156,21 +161,23 @@ class RaceDesk(RaceRooms):
 
     async def start(self, peer: Peer, message: ts.StartRace) -> None:
         player_id = require_player(peer).player_id
-        room = await self.room(message.race_id)
+        room = await self.ledgers.room(message.race_id)
         now = self._now()
         room.state.check_start(player_id, now)
-        deal, record = await self._deal_for(room.state, now)
+        deal, record = await self._starts.deal_for(room.state, now)
         starts_at = now + room.state.countdown_ms
         prepared: dict[str, tuple[str, bool]] = {}
         headers: list[SessionHeader] = []
         try:
             for _ in range(LEDGER_RETRIES):
                 for racer_id in [racer for racer in room.state.racers if racer not in prepared]:
-                    header = await self._prepare_game(room.state, racer_id, deal, record, starts_at, now)
+                    header = await self._starts.prepare_game(
+                        room.state, racer_id, deal, record, starts_at, now, self.boards.make_room_for
+                    )
                     prepared[racer_id] = (header.game_id, header.ranked)
                     headers.append(header)
                 try:
-                    await self._change(
+                    await self.ledgers.change(
                         room,
                         lambda state, at: state.start_entry(player_id, at, starts_at=starts_at, deal=deal, games=prepared),
                         peer,
@@ -182,44 +189,44 @@ class RaceDesk(RaceRooms):
                     continue
             raise Refusal(ErrorCode.STATE_CONFLICT, "racers kept joining while the race started; start it again")
         except (Refusal, StorageError):
-            await self._discard_games(headers)
+            await self._starts.discard_games(headers)
             raise
 
     async def watch(self, peer: Peer, message: ts.WatchRace) -> None:
-        room = await self.room(message.race_id)
+        room = await self.ledgers.room(message.race_id)
         self.followers.check_limit(peer, room)
         await self._follow_as(peer, room, message.id)
 
     async def unwatch(self, peer: Peer, message: ts.UnwatchRace) -> None:
-        room = self.rooms.get(message.race_id)
+        room = self.ledgers.rooms.get(message.race_id)
         if room is not None:
             self._drop_watcher(peer, room)
         self._outbox.send(peer, tc.Ack(id=message.id))
 
     async def rematch(self, peer: Peer, message: ts.Rematch) -> None:
         player = require_player(peer)
-        room = await self.room(message.race_id)
+        room = await self.ledgers.room(message.race_id)
         state = room.state
         state.check_rematch(player.player_id, self._now())
         if state.rematch is None:
             asker = tc.Owner(player_id=player.player_id, name=player.display_name)
             others = [tc.Owner(player_id=r.player_id, name=r.name) for r in state.racers.values() if r.player_id != asker.player_id]
-            fresh = await self._create(state.game, state.options, "winnable", asker, [asker, *others])
+            fresh = await self.ledgers.create(state.game, state.options, "winnable", asker, [asker, *others])
             try:
-                pointed = await self._change(
+                pointed = await self.ledgers.change(
                     room, lambda current, now: current.rematch_entry(player.player_id, fresh.race_id, now), peer
                 )
             except BaseException:
-                await self._discard_race(fresh)
+                await self.ledgers.discard_race(fresh)
                 raise
             if pointed is not None:
                 self._metrics.race_events.labels("created").inc()
                 self.followers.add(peer, fresh)
                 self.followers.reply(peer, fresh, "created", message.id)
                 return
-            await self._discard_race(fresh)
+            await self.ledgers.discard_race(fresh)
         assert room.state.rematch is not None
-        await self._follow_as(peer, await self.room(room.state.rematch), message.id)
+        await self._follow_as(peer, await self.ledgers.room(room.state.rematch), message.id)
 
     async def history(self, peer: Peer, message: ts.ListRaces) -> None:
         asker = peer.player.player_id if peer.player is not None else None
@@ -228,8 +235,8 @@ class RaceDesk(RaceRooms):
         now = self._now()
         races = []
         for document in documents:
-            room = self.rooms.get(document["race_id"])
-            state = room.state if room is not None else await self._read(document["race_id"])
+            room = self.ledgers.rooms.get(document["race_id"])
+            state = room.state if room is not None else await self.ledgers.read(document["race_id"])
             if state is None:
                 continue
             progress = room.progress if room is not None else state.final_progress()
@@ -243,13 +250,13 @@ class RaceDesk(RaceRooms):
         documents = await self._store.list_documents(RACE_DOCUMENT, history_index(player_id), REJOIN_SCAN)
         for document in documents:
             try:
-                room = await self.room(document["race_id"])
+                room = await self.ledgers.room(document["race_id"])
             except Refusal:
                 continue
             if room.state.phase(self._now()) != FINISHED and player_id in room.state.racers:
                 await self._follow_as(peer, room, None)
             else:
-                self._release_if_idle(room)
+                self.ledgers.release_room(room)
 
     async def without_orphans(self, headers: list[SessionHeader]) -> list[SessionHeader]:
         """``headers`` less the race games their race never started with,
@@ -261,38 +268,56 @@ class RaceDesk(RaceRooms):
         for header in headers:
             if header.race_id is not None and now - header.created_ms > ORPHAN_AGE_MS:
                 try:
-                    room = await self.room(header.race_id)
+                    room = await self.ledgers.room(header.race_id)
                 except Refusal:
                     room = None
                 orphan = room is None or header.game_id not in room.state.games
                 if room is not None:
-                    self._release_if_idle(room)
+                    self.ledgers.release_room(room)
                 if orphan:
-                    await self._discard_games([header])
+                    await self._starts.discard_games([header])
                     continue
             kept.append(header)
         return kept
+
+    async def check_action(self, session: Session) -> None:
+        """Refuse acting on a race game outside the running race."""
+        header = session.header
+        assert header.race_id is not None
+        try:
+            room = await self.ledgers.room(header.race_id)
+        except Refusal:
+            return
+        self.ledgers.release_room(room)
+        phase = room.state.phase(self._now())
+        if phase == FINISHED:
+            raise Refusal(ErrorCode.RACE_STATE, "this race is over; it accepts no more moves", game_id=header.game_id)
+        if phase != RUNNING:
+            raise Refusal(ErrorCode.RACE_STATE, room.state.wait_sentence(self._now()), game_id=header.game_id)
 
     async def progressed(self, session: Session) -> None:
         """A racer's game changed here: tell everyone following the race."""
         race_id = session.header.race_id
         assert race_id is not None
         progress = Progress.of(session)
-        await self._share_progress(race_id, session.header.owner, progress)
+        await self.ledgers.share_progress(race_id, session.header.owner, progress)
         if session.result is not None:
-            self._spawn(self.settle(race_id))
+            self.ledgers.spawn(self.settle(race_id))
 
     def disconnect(self, peer: Peer) -> None:
         for race_id in self.followers.watching.pop(peer, set()):
-            room = self.rooms.get(race_id)
+            room = self.ledgers.rooms.get(race_id)
             if room is not None:
                 self._drop_watcher(peer, room, forget=False)
+
+    def progress_changed(self, room: RaceRoom, player_id: str) -> None:
+        self.followers.broadcast_progress(room, player_id)
 
     def resync(self, peer: Peer) -> None:
         """Queue a fresh race message for each race ``peer`` follows (after
         the outbox dropped its backlog)."""
         for race_id in self.followers.watching.get(peer, ()):
-            room = self.rooms.get(race_id)
+            room = self.ledgers.rooms.get(race_id)
             if room is not None:
                 peer.backlog.append(peer.codec.encode(self.followers.message(room, "snapshot", room.member(peer))))
 
@@ -302,24 +327,24 @@ class RaceDesk(RaceRooms):
         """End the race if every game is over or its time is up (any
         process may try; the ledger takes one ``finish``)."""
         try:
-            room = await self.room(race_id)
+            room = await self.ledgers.room(race_id)
             async with room.settling:
                 state = room.state
                 if state.starts_at is None or state.finished_ms is not None:
                     return
-                sessions = await self._sessions(state)
+                sessions = await self.ledgers.sessions(state)
                 playing = [game_id for game_id, session in sessions.items() if session and session.result is None]
                 if playing and self._now() < (state.ends_at or 0):
                     return
                 for game_id in playing:
                     await self._abandon(game_id)
                 if playing:
-                    sessions = await self._sessions(state)
+                    sessions = await self.ledgers.sessions(state)
                 by_racer = {state.games[game_id]: session for game_id, session in sessions.items()}
                 results = state.results_of(by_racer)
-                if await self._change(room, lambda current, now: current.finish_entry(now, results)) is not None:
+                if await self.ledgers.change(room, lambda current, now: current.finish_entry(now, results)) is not None:
                     self._metrics.race_events.labels("finished").inc()
-            self._release_if_idle(room)
+            self.ledgers.release_room(room)
         except (Refusal, StorageError) as error:
             log.warning("could not settle race %s: %s", race_id, getattr(error, "message", error))
 
@@ -332,58 +357,9 @@ class RaceDesk(RaceRooms):
                 if refusal.code is not ErrorCode.STATE_CONFLICT:
                     raise
 
-    # ------------------------------------------------------------ starting
-
-    async def _deal_for(self, state: RaceState, now: int) -> tuple[RaceDeal, DailyRecord | None]:
-        """The race's deal: the day's secret one, a freshly proven secret
-        one (``winnable``), or the number the host typed (unranked)."""
-        game_cls = engine.game_class(state.game)
-        if state.deal_request == "daily":
-            record = await todays_record(self._store, self._settings, self._prover, game_cls, state.options, now)
-            deal = RaceDeal(0, record.seed, record.line, record.nonce, record.commitment, True, record.date)
-            return deal, record
-        if state.deal_request == "winnable":
-            proven = await self._race_deals.take(game_cls.id, state.options)
-            nonce = secrets.token_hex(16)
-            commitment = race_commitment(state.race_id, proven.seed, nonce)
-            return RaceDeal(0, proven.seed, proven.line, nonce, commitment, True, None), None
-        choice = choose_deal(game_cls, state.deal_request, state.options)
-        return RaceDeal(choice.number, None, (), None, None, choice.verified, None), None
-
-    async def _prepare_game(
-        self, state: RaceState, racer_id: str, deal: RaceDeal, record: DailyRecord | None, starts_at: int, now: int
-    ) -> SessionHeader:
-        """A racer's game of the race, stored (claiming the daily ranked
-        attempt for a daily race), not yet playable."""
-        game_id = new_id("g_")
-        ranked = record is not None and await claim_ranked(
-            self._store, record.key, racer_id, game_id, claim_lifetime(record, self._settings, now)
-        )
-        if record is not None and not ranked:
-            await check_practice(self._store, record.key, racer_id, utc_day(now))
-        await self.boards.make_room_for(racer_id)
-        player = await self._store.get_player(racer_id)
-        header = SessionHeader(
-            game_id=game_id, game=state.game, deal=deal.number, options=dict(state.options), owner=racer_id,
-            created_ms=now, practice=record is not None and not ranked, race_id=state.race_id,
-            daily=record.date if record is not None else None, ranked=ranked, started_ms=starts_at,
-            seed=deal.seed, bot=player is not None and player.bot,
-        )
-        await self._store.create_session(header)
-        return header
-
-    async def _discard_games(self, headers: list[SessionHeader]) -> None:
-        """Remove games prepared for a start that did not happen."""
-        for header in headers:
-            header.status = ABANDONED
-            try:
-                await self._store.finish_session(header, 0)
-            except StorageError as error:
-                log.warning("could not discard %s: %s", header.game_id, error)
-
     # ------------------------------------------------------------ changes
 
-    def _after(
+    def race_changed(
         self, room: RaceRoom, before: Milestones, entry: Action | None, actor: Peer | None,
         request_id: RequestId | None,
     ) -> None:
@@ -402,7 +378,7 @@ class RaceDesk(RaceRooms):
         if state.rematch is not None and not rematched:
             for peer in list(room.watchers):
                 if room.member(peer) and peer is not actor:
-                    self._spawn(self._follow_rematch(peer, state.rematch))
+                    self.ledgers.spawn(self._follow_rematch(peer, state.rematch))
         if entry is not None and entry.kind == "presence":
             self.followers.broadcast_progress(room, json.loads(entry.text)["player_id"])
             return
@@ -412,13 +388,13 @@ class RaceDesk(RaceRooms):
 
     async def _follow_rematch(self, peer: Peer, race_id: str) -> None:
         try:
-            await self._follow_as(peer, await self.room(race_id), None)
+            await self._follow_as(peer, await self.ledgers.room(race_id), None)
         except (Refusal, StorageError) as error:
             log.warning("could not follow rematch %s: %s", race_id, error)
 
     # ------------------------------------------------------------ timers
 
-    def _arm(self, room: RaceRoom) -> None:
+    def race_armed(self, room: RaceRoom) -> None:
         """A race followed from now on: its clocks, and a settling in case
         its end passed while nobody followed it (every game over, or the
         time limit gone by).  A race still under way is settled by its
@@ -432,7 +408,7 @@ class RaceDesk(RaceRooms):
             for racer in state.games.values()
         )
         if every_game_over or self._now() >= (state.ends_at or 0):
-            self._spawn(self.settle(room.race_id))
+            self.ledgers.spawn(self.settle(room.race_id))
 
     def _schedule(self, room: RaceRoom) -> None:
         """Arm the race's clocks: the boards at ``starts_at``, the settling at ``ends_at``."""
@@ -443,7 +419,7 @@ class RaceDesk(RaceRooms):
         if state.starts_at is None or state.ends_at is None or state.finished_ms is not None:
             return
         self._at(room, state.starts_at, lambda: self._go(room))
-        self._at(room, state.ends_at, lambda: self._spawn(self.settle(room.race_id)))
+        self._at(room, state.ends_at, lambda: self.ledgers.spawn(self.settle(room.race_id)))
 
     def _at(self, room: RaceRoom, when_ms: int, action: Callable[[], None]) -> None:
         """Run ``action`` once the server's clock reads ``when_ms`` (the
@@ -463,7 +439,7 @@ class RaceDesk(RaceRooms):
         for peer in list(room.watchers):
             racer = room.state.racers.get(peer.player.player_id) if peer.player is not None else None
             if racer is not None and racer.game_id is not None:
-                self._spawn(self._watch_game(peer, racer.game_id))
+                self.ledgers.spawn(self._watch_game(peer, racer.game_id))
 
     async def _watch_game(self, peer: Peer, game_id: str) -> None:
         try:
@@ -479,7 +455,7 @@ class RaceDesk(RaceRooms):
         self.followers.reply(peer, room, "snapshot", request_id)
         if peer.player is not None:
             player_id = peer.player.player_id
-            await self._change(room, lambda state, now: state.presence_entry(player_id, True, now))
+            await self.ledgers.change(room, lambda state, now: state.presence_entry(player_id, True, now))
 
     def _drop_watcher(self, peer: Peer, room: RaceRoom, forget: bool = True) -> None:
         room.watchers.discard(peer)
@@ -487,13 +463,13 @@ class RaceDesk(RaceRooms):
             self.followers.watching.get(peer, set()).discard(room.race_id)
         player_id = peer.player.player_id if peer.player is not None else None
         if player_id in room.state.racers and not room.connected_here(player_id):
-            self._spawn(self._presence(room, player_id, False))
+            self.ledgers.spawn(self._presence(room, player_id, False))
         else:
-            self._release_if_idle(room)
+            self.ledgers.release_room(room)
 
     async def _presence(self, room: RaceRoom, player_id: str, connected: bool) -> None:
         try:
-            await self._change(room, lambda state, now: state.presence_entry(player_id, connected, now))
+            await self.ledgers.change(room, lambda state, now: state.presence_entry(player_id, connected, now))
         except (Refusal, StorageError) as error:
             log.info("could not record the presence of %s in %s: %s", player_id, room.race_id, error)
-        self._release_if_idle(room)
+        self.ledgers.release_room(room)

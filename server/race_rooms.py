@@ -14,10 +14,10 @@ other processes through the race's channel.
   re-read the ledger and the racers' games from the store.
 
 ``RaceRooms`` does this bookkeeping, creates ledgers, and answers the
-game side's questions about a race game (may it be watched live, acted
-on, does its ``game_over`` hide the deal).  What a change means for the
-connections (``_after``) and the race's clocks
-(``_arm``) are the subclass's (``server.race_desk.RaceDesk``).
+watching part's questions about a race game (may it be watched live,
+does its ``game_over`` hide the deal).  What a change means for the
+connections and the race's clocks is told to its ``RaceChanges`` (the
+race desk, ``server.race_desk``), which it knows only as that.
 
 Documents: ``race_code`` (code -> race id) and ``race`` (one per race,
 indexed under ``player/<id>`` for each racer: the race history), both
@@ -28,9 +28,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from abc import ABC, abstractmethod
 from collections import Counter
-from typing import Any, Callable, Container, Coroutine
+from typing import Any, Callable, Container, Coroutine, Protocol
 
 import msgpack
 
@@ -40,7 +39,7 @@ from protocol.to_server import RequestId
 from server.once import load_once
 from server.outbox import Outbox
 from server.peer import Peer
-from server.race_followers import RaceFollowers, RaceRoom
+from server.race_followers import RaceRoom
 from server.races import (
     FINISHED,
     RUNNING,
@@ -76,7 +75,23 @@ def history_index(player_id: str) -> str:
     return f"player/{player_id}"
 
 
-class RaceRooms(ABC):
+class RaceChanges(Protocol):
+    """Who acts on what happens to a race held here."""
+
+    def race_armed(self, room: RaceRoom) -> None:
+        """A race is followed from now on: set its clocks."""
+
+    def race_changed(
+        self, room: RaceRoom, before: Milestones, entry: Action | None, actor: Peer | None,
+        request_id: RequestId | None,
+    ) -> None:
+        """The race changed (by ``entry``, or by a reload when None)."""
+
+    def progress_changed(self, room: RaceRoom, player_id: str) -> None:
+        """A racer's progress changed."""
+
+
+class RaceRooms:
     """The races this process follows; see the module docstring."""
 
     def __init__(
@@ -87,6 +102,7 @@ class RaceRooms(ABC):
         origin: str,
         outbox: Outbox,
         held_games: Container[str],
+        changes: RaceChanges,
     ) -> None:
         self._settings = settings
         self._store = store
@@ -95,22 +111,11 @@ class RaceRooms(ABC):
         self._outbox = outbox
         self._held_games = held_games
         """The games this process holds: a race is kept while one of its games is."""
-        self.followers = RaceFollowers(outbox, clock, settings.watch_limit)
+        self._changes = changes
         self.rooms: dict[str, RaceRoom] = {}
         self._loading: dict[str, asyncio.Future[RaceRoom]] = {}
         self._followers: dict[str, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
-
-    @abstractmethod
-    def _arm(self, room: RaceRoom) -> None:
-        """A race is followed from now on: set its clocks."""
-
-    @abstractmethod
-    def _after(
-        self, room: RaceRoom, before: Milestones, entry: Action | None, actor: Peer | None,
-        request_id: RequestId | None,
-    ) -> None:
-        """The race changed (by ``entry``, or by a reload when None)."""
 
     async def close(self) -> None:
         """Stop every clock, follower and task."""
@@ -123,7 +128,7 @@ class RaceRooms(ABC):
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
-    def _spawn(self, coroutine: Coroutine[Any, Any, Any]) -> None:
+    def spawn(self, coroutine: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.create_task(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -149,7 +154,7 @@ class RaceRooms(ABC):
     async def _load(self, race_id: str) -> RaceRoom:
         subscription = await self._subscribe(race_id)
         try:
-            state = await self._read(race_id)
+            state = await self.read(race_id)
             if state is None:
                 raise Refusal(ErrorCode.RACE_NOT_FOUND, f"there is no race {race_id!r}")
             room = RaceRoom(state)
@@ -160,7 +165,7 @@ class RaceRooms(ABC):
         self._hold(room, subscription)
         return room
 
-    async def _read(self, race_id: str) -> RaceState | None:
+    async def read(self, race_id: str) -> RaceState | None:
         loaded = await self._store.load_session(race_id)
         ledger = RaceLedger.read(loaded[0]) if loaded is not None else None
         if loaded is None or ledger is None:
@@ -170,13 +175,13 @@ class RaceRooms(ABC):
     async def _progress(self, state: RaceState) -> dict[str, Progress]:
         if state.finished_ms is not None:
             return state.final_progress()
-        sessions = await self._sessions(state)
+        sessions = await self.sessions(state)
         return {
             state.games[game_id]: Progress.of(session) if session else Progress(result=ABANDONED)
             for game_id, session in sessions.items()
         }
 
-    async def _sessions(self, state: RaceState) -> dict[str, Session | None]:
+    async def sessions(self, state: RaceState) -> dict[str, Session | None]:
         sessions: dict[str, Session | None] = {}
         for game_id in state.games:
             loaded = await self._store.load_session(game_id)
@@ -188,17 +193,17 @@ class RaceRooms(ABC):
         self._followers[room.race_id] = asyncio.create_task(
             self._consume(room.race_id, subscription), name=f"race {room.race_id}"
         )
-        self._arm(room)
+        self._changes.race_armed(room)
 
-    def _release_if_idle(self, room: RaceRoom) -> None:
+    def release_room(self, room: RaceRoom) -> None:
         """Stop following a race nobody here watches or plays."""
         if room.watchers or room.lock.locked() or room.settling.locked() or self.rooms.get(room.race_id) is not room:
             return
         if any(game_id in self._held_games for game_id in room.state.games):
             return
-        self._forget(room)
+        self.forget(room)
 
-    def _forget(self, room: RaceRoom) -> None:
+    def forget(self, room: RaceRoom) -> None:
         """Drop a race from this process: its room, clocks and channel."""
         if self.rooms.get(room.race_id) is room:
             del self.rooms[room.race_id]
@@ -208,7 +213,7 @@ class RaceRooms(ABC):
         if follower is not None:
             follower.cancel()
 
-    async def _change(
+    async def change(
         self, room: RaceRoom, make: Make, actor: Peer | None = None, request_id: RequestId | None = None
     ) -> Action | None:
         """Append the entry ``make`` builds from the current state (None:
@@ -230,7 +235,7 @@ class RaceRooms(ABC):
                 room.state.apply(entry)
                 seq = room.state.seq
             await self._publish(room.race_id, msgpack.packb(["entry", self._origin, seq, *entry.to_list()]))
-            self._after(room, before, entry, actor, request_id)
+            self._changes.race_changed(room, before, entry, actor, request_id)
             return entry
         raise Refusal(ErrorCode.STATE_CONFLICT, "the race kept changing on other servers; try again")
 
@@ -239,7 +244,7 @@ class RaceRooms(ABC):
         tell the followers of one the store no longer has that it is gone."""
         for room in list(self.rooms.values()):
             async with room.lock:
-                if await self._read(room.race_id) is not None:
+                if await self.read(room.race_id) is not None:
                     await self._reload(room)
                     continue
                 for peer in list(room.watchers):
@@ -248,17 +253,17 @@ class RaceRooms(ABC):
                         reason=None, game_id=None,
                     ))
                 room.watchers.clear()
-                self._forget(room)
+                self.forget(room)
 
     async def _reload(self, room: RaceRoom) -> None:
         """Re-read the ledger and the racers' games (the caller holds the lock)."""
         before = milestones(room.state)
-        state = await self._read(room.race_id)
+        state = await self.read(room.race_id)
         if state is None:
             return
         room.state = state
         room.progress = await self._progress(state)
-        self._after(room, before, None, None, None)
+        self._changes.race_changed(room, before, None, None, None)
 
     async def _consume(self, race_id: str, subscription: Subscription) -> None:
         try:
@@ -288,16 +293,16 @@ class RaceRooms(ABC):
                 return
             before = milestones(room.state)
             room.state.apply(entry)
-        self._after(room, before, entry, None, None)
+        self._changes.race_changed(room, before, entry, None, None)
 
     def _on_progress(self, room: RaceRoom, player_id: str, progress: Progress) -> None:
         current = room.progress.get(player_id)
         if player_id not in room.state.racers or current is not None and current.seq > progress.seq:
             return
         room.progress[player_id] = progress
-        self.followers.broadcast_progress(room, player_id)
+        self._changes.progress_changed(room, player_id)
 
-    async def _share_progress(self, race_id: str, player_id: str, progress: Progress) -> None:
+    async def share_progress(self, race_id: str, player_id: str, progress: Progress) -> None:
         """A racer acted here: tell this process's followers, then the others."""
         room = self.rooms.get(race_id)
         if room is not None:
@@ -315,7 +320,7 @@ class RaceRooms(ABC):
 
     # ------------------------------------------------------------ ledgers
 
-    async def _create(
+    async def create(
         self, game: str, options: dict[str, Any], deal: int | str, host: tc.Owner, racers: list[tc.Owner]
     ) -> RaceRoom:
         settings = self._settings
@@ -354,14 +359,14 @@ class RaceRooms(ABC):
                 return code
         raise RuntimeError("could not find an unused invite code")
 
-    async def _discard_race(self, room: RaceRoom) -> None:
+    async def discard_race(self, room: RaceRoom) -> None:
         """Remove a race that lost to another (a duplicate rematch)."""
         state = room.state
         ledger = RaceLedger(room.race_id, state.game, state.options, state.host, state.created_ms)
         await self._store.finish_session(ledger.stored(), 0)
-        self._forget(room)
+        self.forget(room)
 
-    # ------------------------------------------------------------ the game side's questions
+    # ------------------------------------------------------------ the watching part's questions
 
     async def watch_mode(self, peer: Peer, session: Session) -> bool:
         """Whether ``peer`` may watch this race game live (False: delayed);
@@ -375,7 +380,7 @@ class RaceRooms(ABC):
             return viewer == header.owner or session.result is not None
         state = room.state
         phase = state.phase(self._now())
-        self._release_if_idle(room)
+        self.release_room(room)
         if phase == FINISHED:
             return True
         if viewer != header.owner and viewer in state.racers:
@@ -387,21 +392,6 @@ class RaceRooms(ABC):
         if phase != RUNNING:
             raise Refusal(ErrorCode.RACE_STATE, state.wait_sentence(self._now()), game_id=header.game_id)
         return viewer == header.owner
-
-    async def check_action(self, session: Session) -> None:
-        """Refuse acting on a race game outside the running race."""
-        header = session.header
-        assert header.race_id is not None
-        try:
-            room = await self.room(header.race_id)
-        except Refusal:
-            return
-        self._release_if_idle(room)
-        phase = room.state.phase(self._now())
-        if phase == FINISHED:
-            raise Refusal(ErrorCode.RACE_STATE, "this race is over; it accepts no more moves", game_id=header.game_id)
-        if phase != RUNNING:
-            raise Refusal(ErrorCode.RACE_STATE, room.state.wait_sentence(self._now()), game_id=header.game_id)
 
     def hides_deal(self, race_id: str) -> bool:
         """Whether a race game's ``game_over`` must not tell the deal yet
@@ -416,7 +406,7 @@ class RaceRooms(ABC):
             room = await self.room(race_id)
         except Refusal:
             return True
-        self._release_if_idle(room)
+        self.release_room(room)
         return room.state.finished_ms is not None
 
     def phases(self) -> Counter[str]:
@@ -429,4 +419,4 @@ class RaceRooms(ABC):
         nothing else here needs it."""
         room = self.rooms.get(race_id) if race_id is not None else None
         if room is not None:
-            self._release_if_idle(room)
+            self.release_room(room)

@@ -6,7 +6,8 @@ follows ``progress`` instead; a spectator of a running race's board
 watches a ``DelayedBoard`` that stays ``race_spectator_delay_seconds``
 behind, released entry by entry on the ``Scheduler``, and catching up
 when the race ends.  Which of these a race game allows is the race
-desk's answer (``RaceViews``), asked through three questions only.
+ledgers' answer (``RaceViews``, ``server.race_rooms``), asked through
+three questions only.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from server.storage.base import SessionHeader
 
 
 class RaceViews(Protocol):
-    """What watching asks the race desk about a race game."""
+    """What watching asks the races about a race game."""
 
     async def watch_mode(self, peer: Peer, session: Session) -> bool:
         """Live (True) or delayed; raises ``Refusal`` when not at all."""
