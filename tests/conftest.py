@@ -78,5 +78,12 @@ def redis_cluster() -> Iterator[RedisClusterServers]:
 
 
 @pytest.fixture
+def own_redis_cluster() -> Iterator[RedisClusterServers]:
+    """A Redis Cluster (three masters) of this test alone, which it may reshard or break."""
+    with _or_skip(RedisClusterServers) as cluster:
+        yield cluster
+
+
+@pytest.fixture
 def redis_namespace() -> str:
     return f"test-{uuid4().hex[:12]}"

@@ -239,6 +239,20 @@ class RedisClusterServers:
                 return node
         raise RuntimeError(f"no running node serves {key!r}")
 
+    def move_slot(self, key: str, to: RedisServer) -> None:
+        """Give the slot of ``key`` (holding no keys) to the master ``to``,
+        as a resharding does: importing, migrating, then the new owner
+        announced to every master."""
+        slot = int(_ask(to.port, f"CLUSTER KEYSLOT {key}".encode())[1:].strip())
+        source = self.master_of(key)
+        source_id, target_id = (_ask(node.port, b"CLUSTER MYID").split(b"\r\n")[1].decode() for node in (source, to))
+        _ask(to.port, f"CLUSTER SETSLOT {slot} IMPORTING {source_id}".encode())
+        _ask(source.port, f"CLUSTER SETSLOT {slot} MIGRATING {target_id}".encode())
+        for node in self.nodes:
+            if node.running:
+                _ask(node.port, f"CLUSTER SETSLOT {slot} NODE {target_id}".encode())
+        assert self.master_of(key) is to
+
     def remove(self) -> None:
         for node in self.nodes:
             node.remove()

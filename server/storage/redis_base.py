@@ -15,7 +15,7 @@ from .base import DEFAULT_RETENTION, OnResume, Retention, Store, StoreSize, Subs
 from .redis_batch import PublishBatcher, ScriptBatcher
 from .redis_errors import guarded
 from .redis_keys import RedisKeys, text
-from .redis_pool import redis_client
+from .redis_pool import connection_options, redis_client
 from .redis_pubsub import PubSubHub
 from .redis_scripts import (
     ADD_RESULT_SCRIPT,
@@ -27,6 +27,7 @@ from .redis_scripts import (
     SUBMIT_SCRIPT,
     TOUCH_PLAYER_SCRIPT,
 )
+from .redis_shards import ShardedPubSub
 
 APPEND_DEADLINE_SHARE = 0.8
 """An append must run within this share of ``socket_timeout`` of its call,
@@ -72,8 +73,14 @@ class RedisBase(Store):
         self._settle_result = self._redis.register_script(SETTLE_RESULT_SCRIPT)
         self._close_outbox = self._redis.register_script(CLOSE_OUTBOX_SCRIPT)
         self._submit = self._redis.register_script(SUBMIT_SCRIPT)
-        self._publish = PublishBatcher(self._redis)
-        self._hub = PubSubHub(self._redis, confirm_timeout=socket_timeout)
+        self._hub: PubSubHub | ShardedPubSub
+        if isinstance(self._redis, RedisCluster):
+            self._publish = PublishBatcher(self._redis, "SPUBLISH")
+            options = connection_options(socket_timeout, connect_timeout)
+            self._hub = ShardedPubSub(self._redis, confirm_timeout=socket_timeout, connection_options=options)
+        else:
+            self._publish = PublishBatcher(self._redis, "PUBLISH")
+            self._hub = PubSubHub(self._redis, confirm_timeout=socket_timeout)
 
     def _renewal(self, player_id: str) -> list[str | int]:
         """The arguments of a player script's ``renew``: the identity's

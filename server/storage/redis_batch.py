@@ -110,10 +110,14 @@ class ScriptBatcher(_TurnBatcher):
 
 
 class PublishBatcher(_TurnBatcher):
-    """PUBLISH for many callers, one pipeline per loop turn."""
+    """PUBLISH (or, on a cluster, SPUBLISH) for many callers, one pipeline per loop turn."""
+
+    def __init__(self, client: RedisClient, command: str) -> None:
+        super().__init__(client)
+        self._command = command
 
     async def __call__(self, channel: bytes, payload: bytes) -> int:
-        return int(await self._submit(["PUBLISH", channel, payload]))
+        return int(await self._submit([self._command, channel, payload]))
 
     async def _execute(self, batch: list[Sequence[Any]]) -> list[Any]:
         return await self._pipeline(batch)

@@ -3,7 +3,8 @@
 The server must answer ``storage_unavailable`` (and acknowledge nothing)
 whenever Redis cannot be reached, whatever the cause: refused connection,
 a connection closed mid-command, a timeout, or a server still loading its
-data (redis-py's ``BusyLoadingError`` is a ``ConnectionError``).  Other
+data (redis-py's ``BusyLoadingError`` is a ``ConnectionError``), or, on a
+cluster, a slot without a master (during a failover).  Other
 Redis errors are programming errors and propagate unchanged.
 """
 
@@ -12,12 +13,15 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, Coroutine, ParamSpec, TypeVar
 
+from redis.exceptions import ClusterDownError, SlotNotCoveredError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .base import StorageUnavailable
 
-REDIS_DOWN: tuple[type[BaseException], ...] = (RedisConnectionError, RedisTimeoutError, OSError)
+REDIS_DOWN: tuple[type[BaseException], ...] = (
+    RedisConnectionError, RedisTimeoutError, OSError, ClusterDownError, SlotNotCoveredError
+)
 
 P = ParamSpec("P")
 R = TypeVar("R")

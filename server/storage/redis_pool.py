@@ -30,12 +30,9 @@ KEEPALIVE_OPTIONS = {
 }
 
 
-def redis_client(
-    url: str, socket_timeout: float, connect_timeout: float, max_connections: int
-) -> tuple[RedisClient, Sentinel | None]:
-    """The client for ``url``, and the sentinels it asks (a
-    ``redis+sentinel://`` URL), which the store closes with it."""
-    connection_options: dict[str, Any] = {
+def connection_options(socket_timeout: float, connect_timeout: float) -> dict[str, Any]:
+    """How every connection to Redis is made."""
+    return {
         "socket_timeout": socket_timeout,
         "socket_connect_timeout": connect_timeout,
         "socket_keepalive": True,
@@ -47,12 +44,18 @@ def redis_client(
         "maint_notifications_config": MaintNotificationsConfig(enabled=False),
         "decode_responses": False,
     }
+
+
+def redis_client(
+    url: str, socket_timeout: float, connect_timeout: float, max_connections: int
+) -> tuple[RedisClient, Sentinel | None]:
+    """The client for ``url``, and the sentinels it asks (a
+    ``redis+sentinel://`` URL), which the store closes with it."""
+    options = connection_options(socket_timeout, connect_timeout)
     if url.startswith(CLUSTER_SCHEME):
-        return cluster_client(url, connection_options), None
+        return cluster_client(url, options), None
     if not url.startswith(SENTINEL_SCHEME):
-        pool = BlockingConnectionPool.from_url(
-            url, max_connections=max_connections, timeout=socket_timeout, **connection_options
-        )
+        pool = BlockingConnectionPool.from_url(url, max_connections=max_connections, timeout=socket_timeout, **options)
         return Redis.from_pool(pool), None
     address = sentinel_url(url)
     sentinels = Sentinel(
@@ -66,6 +69,6 @@ def redis_client(
         timeout=socket_timeout,
         db=address.db,
         password=address.password,
-        **connection_options,
+        **options,
     )
     return Redis.from_pool(sentinel_pool), sentinels

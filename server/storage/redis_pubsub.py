@@ -25,10 +25,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any, AsyncIterator, Final
+from typing import Any, AsyncIterator, Awaitable, Callable, Final
 
 from redis.asyncio.client import PubSub
 from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import ResponseError
 
 from .base import OnResume, StorageUnavailable, Subscription
 from .redis_errors import REDIS_DOWN, unavailable
@@ -46,14 +47,18 @@ class _Resumed:
 
 
 RESUMED: Final = _Resumed()
-_Queue = asyncio.Queue[bytes | _Resumed | None]
+ListenerQueue = asyncio.Queue[bytes | _Resumed | None]
+Remover = Callable[[bytes, ListenerQueue], Awaitable[None]]
+SHARD_LOST: tuple[type[BaseException], ...] = (*REDIS_DOWN, ResponseError)
+"""Failures of a subscriber connection: Redis unreachable, or (a shard
+channel's master) a MOVED refusal of a subscription."""
 
 
 class RedisSubscription(Subscription):
     """Messages of one channel, delivered in the order Redis sent them."""
 
-    def __init__(self, hub: PubSubHub, channel: bytes, queue: _Queue, on_resume: OnResume | None) -> None:
-        self._hub = hub
+    def __init__(self, remove: Remover, channel: bytes, queue: ListenerQueue, on_resume: OnResume | None) -> None:
+        self._remove = remove
         self._channel = channel
         self._queue = queue
         self._on_resume = on_resume
@@ -78,19 +83,40 @@ class RedisSubscription(Subscription):
         if self._closed:
             return
         self._closed = True
-        await self._hub.remove(self._channel, self._queue)
+        await self._remove(self._channel, self._queue)
         self._queue.put_nowait(None)
 
 
 class PubSubHub:
-    """The subscriber side of one store; see the module docstring."""
+    """The subscriber side of one store (or of one cluster node's shard);
+    see the module docstring.
 
-    def __init__(self, client: RedisClient, *, confirm_timeout: float) -> None:
+    ``sharded``: the channels are shard channels (SSUBSCRIBE, Redis 7), one
+    connection per cluster master (``redis_shards``).  A shard channel
+    lives on the master of its slot, so when that master stops serving it
+    (Redis drops the subscription when its slot moves, refuses a
+    subscription with MOVED, or the master is gone) ``on_lost`` is awaited
+    with this hub, to move the channels elsewhere (``detach``, ``adopt``).
+    ``remove`` is what a subscription's close calls: the hub's own, or the
+    router's, which knows which hub holds the channel now."""
+
+    def __init__(
+        self,
+        client: RedisClient,
+        *,
+        confirm_timeout: float,
+        sharded: bool = False,
+        on_lost: Callable[[PubSubHub], Awaitable[None]] | None = None,
+        remove: Remover | None = None,
+    ) -> None:
         self._client = client
         self._confirm_timeout = confirm_timeout
-        self._listeners: dict[bytes, set[_Queue]] = {}
+        self._sharded = sharded
+        self._on_lost = on_lost
+        self._remove = remove or self.remove
+        self._listeners: dict[bytes, set[ListenerQueue]] = {}
         self._confirmed: set[bytes] = set()
-        self._interrupted: set[_Queue] = set()
+        self._interrupted: set[ListenerQueue] = set()
         self._waiters: dict[bytes, list[asyncio.Future[None]]] = {}
         self._pubsub: PubSub | None = None
         self._reader: asyncio.Task[None] | None = None
@@ -99,21 +125,21 @@ class PubSubHub:
 
     async def subscribe(self, channel: bytes, on_resume: OnResume | None = None) -> RedisSubscription:
         """Listen to ``channel``; raises ``StorageUnavailable`` if Redis is down."""
-        queue: _Queue = asyncio.Queue()
+        queue: ListenerQueue = asyncio.Queue()
         async with self._lock:
             if self._closed:
                 raise StorageUnavailable("the store is closed")
             listeners = self._listeners.setdefault(channel, set())
             listeners.add(queue)
             if channel in self._confirmed:
-                return RedisSubscription(self, channel, queue, on_resume)
+                return RedisSubscription(self._remove, channel, queue, on_resume)
             waiter = asyncio.get_running_loop().create_future()
             self._waiters.setdefault(channel, []).append(waiter)
             try:
                 if self._pubsub is None:
                     await self._open()
                 elif len(listeners) == 1:
-                    await self._pubsub.subscribe(channel)
+                    await self._subscribe(self._pubsub, channel)
             except REDIS_DOWN as exc:
                 self._forget(channel, queue, waiter)
                 raise unavailable(exc) from exc
@@ -126,9 +152,9 @@ class PubSubHub:
             if isinstance(exc, (StorageUnavailable, TimeoutError)):
                 raise unavailable(exc) from exc
             raise
-        return RedisSubscription(self, channel, queue, on_resume)
+        return RedisSubscription(self._remove, channel, queue, on_resume)
 
-    def _forget(self, channel: bytes, queue: _Queue, waiter: asyncio.Future[None]) -> None:
+    def _forget(self, channel: bytes, queue: ListenerQueue, waiter: asyncio.Future[None]) -> None:
         """Undo a subscribe that failed (called with the lock held)."""
         listeners = self._listeners.get(channel, set())
         listeners.discard(queue)
@@ -141,7 +167,7 @@ class PubSubHub:
         if not waiters:
             self._waiters.pop(channel, None)
 
-    async def remove(self, channel: bytes, queue: _Queue) -> None:
+    async def remove(self, channel: bytes, queue: ListenerQueue) -> None:
         async with self._lock:
             listeners = self._listeners.get(channel)
             if listeners is None:
@@ -156,7 +182,41 @@ class PubSubHub:
                 # A failed UNSUBSCRIBE is harmless: the reconnect that must
                 # follow subscribes only to channels that still have listeners.
                 with contextlib.suppress(*REDIS_DOWN):
-                    await self._pubsub.unsubscribe(channel)
+                    await self._unsubscribe(self._pubsub, channel)
+
+    def channels(self) -> list[bytes]:
+        return list(self._listeners)
+
+    async def detach(self, channel: bytes) -> set[ListenerQueue]:
+        """Stop carrying ``channel``; its listeners, for another hub to ``adopt``."""
+        async with self._lock:
+            queues = self._listeners.pop(channel, set())
+            self._confirmed.discard(channel)
+            self._interrupted -= queues
+            for waiter in self._waiters.pop(channel, []):
+                if not waiter.done():
+                    waiter.set_exception(StorageUnavailable(f"the slot of {channel!r} moved"))
+            if self._pubsub is not None:
+                with contextlib.suppress(*REDIS_DOWN, ResponseError):
+                    await self._unsubscribe(self._pubsub, channel)
+            return queues
+
+    async def adopt(self, channel: bytes, queues: set[ListenerQueue]) -> None:
+        """Carry ``channel`` for ``queues`` that listened to it elsewhere:
+        each gets ``RESUMED`` once this hub's Redis confirms it."""
+        async with self._lock:
+            if self._closed:
+                for queue in queues:
+                    queue.put_nowait(None)
+                return
+            self._listeners.setdefault(channel, set()).update(queues)
+            self._interrupted.update(queues)
+            if self._pubsub is not None:
+                # A failure here fails the reader too, which reconnects and
+                # subscribes to every channel this hub carries.
+                with contextlib.suppress(*REDIS_DOWN):
+                    await self._subscribe(self._pubsub, channel)
+            self._start_reader()
 
     async def close(self) -> None:
         """End every subscription and release the subscriber connection."""
@@ -186,7 +246,11 @@ class PubSubHub:
             await self._client.initialize()
         pubsub = self._client.pubsub()
         try:
-            if self._listeners:
+            if self._sharded:
+                await pubsub.connect()
+                for channel in self._listeners:
+                    await pubsub.ssubscribe(channel)
+            elif self._listeners:
                 await pubsub.subscribe(*self._listeners)
             else:
                 await pubsub.connect()
@@ -205,6 +269,12 @@ class PubSubHub:
         if pubsub is not None:
             await _close_quietly(pubsub)
 
+    async def _subscribe(self, pubsub: PubSub, channel: bytes) -> None:
+        await (pubsub.ssubscribe(channel) if self._sharded else pubsub.subscribe(channel))
+
+    async def _unsubscribe(self, pubsub: PubSub, channel: bytes) -> None:
+        await (pubsub.sunsubscribe(channel) if self._sharded else pubsub.unsubscribe(channel))
+
     def _fail_waiters(self, error: Exception) -> None:
         for waiters in self._waiters.values():
             for waiter in waiters:
@@ -222,18 +292,22 @@ class PubSubHub:
             try:
                 pubsub = await self._connected()
                 message = await pubsub.get_message(timeout=None)
-            except REDIS_DOWN as exc:
+            except SHARD_LOST as exc:
+                if isinstance(exc, ResponseError) and not self._sharded:
+                    raise
                 if backoff == FIRST_BACKOFF_SECONDS:
                     logger.warning("Redis pub/sub connection lost (%s); reconnecting", exc)
                 async with self._lock:
                     await self._discard_pubsub()
                     self._fail_waiters(unavailable(exc))
+                if self._on_lost is not None:
+                    await self._on_lost(self)
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
                 continue
             backoff = FIRST_BACKOFF_SECONDS
-            if message is not None:
-                self._dispatch(message)
+            if message is not None and self._dispatch(message) and self._on_lost is not None:
+                await self._on_lost(self)
 
     async def _connected(self) -> PubSub:
         async with self._lock:
@@ -243,12 +317,19 @@ class PubSubHub:
             assert self._pubsub is not None
             return self._pubsub
 
-    def _dispatch(self, message: dict[str, Any]) -> None:
+    def _dispatch(self, message: dict[str, Any]) -> bool:
+        """Hand a message on; True when Redis dropped a shard channel that
+        still has listeners (its slot moved to another master)."""
         channel = message["channel"]
-        if message["type"] == "message":
+        kind = message["type"]
+        if kind in ("message", "smessage"):
             for queue in self._listeners.get(channel, ()):
                 queue.put_nowait(message["data"])
-        elif message["type"] == "subscribe" and channel in self._listeners:
+        elif kind == "sunsubscribe" and channel in self._listeners:
+            self._confirmed.discard(channel)
+            self._interrupted.update(self._listeners[channel])
+            return True
+        elif kind in ("subscribe", "ssubscribe") and channel in self._listeners:
             self._confirmed.add(channel)
             for queue in self._listeners[channel] & self._interrupted:
                 self._interrupted.discard(queue)
@@ -256,6 +337,7 @@ class PubSubHub:
             for waiter in self._waiters.pop(channel, []):
                 if not waiter.done():
                     waiter.set_result(None)
+        return False
 
 
 async def _close_quietly(pubsub: PubSub) -> None:

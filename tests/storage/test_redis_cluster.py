@@ -75,3 +75,61 @@ async def test_the_keys_one_script_touches_share_a_slot_and_a_game_shares_it_wit
         await node.aclose()
     assert all(len(found) == 1 for found in slots.values()), slots
     assert len({next(iter(found)) for found in slots.values()}) == 4, "different games, players and boards spread"
+
+
+async def shard_channels(cluster: RedisClusterServers, command: str) -> dict[int, list[bytes]]:
+    """``PUBSUB <command>`` on every node, by port."""
+    found = {}
+    for node in cluster.nodes:
+        client = Redis(port=node.port)
+        try:
+            found[node.port] = await client.execute_command("PUBSUB", command)
+        finally:
+            await client.aclose()
+    return found
+
+
+@pytest.mark.redis
+async def test_a_games_channel_is_a_shard_channel_on_the_master_of_its_slot(
+    redis_cluster: RedisClusterServers, redis_namespace: str
+) -> None:
+    store = open_store(redis_cluster.url, namespace=redis_namespace)
+    try:
+        subscription = await store.subscribe("game:g_7")
+        channel = f"{redis_namespace}:channel:game:{{g_7}}"
+        owner = redis_cluster.master_of(channel).port
+        shard = await shard_channels(redis_cluster, "SHARDCHANNELS")
+        plain = await shard_channels(redis_cluster, "CHANNELS")
+        await subscription.close()
+    finally:
+        await store.close()
+    assert [port for port, channels in shard.items() if channel.encode() in channels] == [owner]
+    assert not any(channel.encode() in channels for channels in plain.values()), "no plain SUBSCRIBE"
+
+
+@pytest.mark.redis
+async def test_a_subscription_follows_its_slot_to_another_master(own_redis_cluster: RedisClusterServers) -> None:
+    cluster = own_redis_cluster
+    listener = open_store(cluster.url, namespace="moving")
+    speaker = open_store(cluster.url, namespace="moving")
+    resumed = asyncio.Event()
+
+    async def on_resume() -> None:
+        resumed.set()
+
+    try:
+        subscription = await listener.subscribe("game:g_1", on_resume)
+        messages = aiter(subscription)
+        await speaker.publish("game:g_1", b"before")
+        assert await asyncio.wait_for(anext(messages), 5) == b"before"
+        channel = "moving:channel:game:{g_1}"
+        target = next(node for node in cluster.nodes if node is not cluster.master_of(channel))
+        cluster.move_slot(channel, target)
+        delivery = asyncio.ensure_future(anext(messages))
+        await asyncio.wait_for(resumed.wait(), 10)
+        await speaker.publish("game:g_1", b"after")
+        assert await asyncio.wait_for(delivery, 5) == b"after", "heard from the new master"
+        await subscription.close()
+    finally:
+        await listener.close()
+        await speaker.close()
