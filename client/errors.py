@@ -137,7 +137,9 @@ class TooManyConnections(ArenaError):
 
 class CoolingDown(ArenaError):
     """The server refused the handshake: a connection from your address was
-    closed for abuse a moment ago (``CannotConnect.refusal``)."""
+    closed for abuse a moment ago, or your address opens connections too
+    fast (``CannotConnect.refusal``).  Wait the sentence's seconds: until
+    then the server resets further connections unanswered."""
 
 
 class TooManyIdentities(ArenaError):

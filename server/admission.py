@@ -65,7 +65,7 @@ UNKNOWN_ADDRESS = "unknown"
 IPV6_PREFIX = 64
 NORMALIZED_ADDRESSES = 65536
 """Addresses whose key ``normalize`` remembers (a few MB at most)."""
-Peer = tuple[str, int]
+SocketPeer = tuple[str, int]
 """A TCP connection's peer: host and port, which tell its connections apart."""
 
 
@@ -129,8 +129,6 @@ class Admission:
         self.monotonic = monotonic
         now = monotonic()
         self.open_connections: dict[str, int] = {}
-        self.reset_at_accept = 0
-        """Connections screened out before any HTTP (for tests and benches)."""
         self._identities = BucketTable(self.identity_limit, self.identity_limit / SECONDS_PER_HOUR, now)
         self._connections = BucketTable(self.connection_burst, self.connection_rate, now)
         self._barred_until: dict[str, float] = {}
@@ -138,7 +136,7 @@ class Admission:
         """Addresses already sent their 429 for the cool-down they are in."""
         self._told_over_rate: set[str] = set()
         """Addresses already sent their 429 for their spell over the connection rate."""
-        self._notices: dict[Peer, tuple[Denial, float]] = {}
+        self._notices: dict[SocketPeer, tuple[Denial, float]] = {}
         """Connections let through screening only to be told, with a 429 to
         their request, why their address is refused (and for how long)."""
         self._swept = now
@@ -147,7 +145,7 @@ class Admission:
         """``client_address`` under this server's trusted header."""
         return client_address(peer_host, forwarded, self.trusted_header)
 
-    def screen(self, peer: Peer) -> bool:
+    def screen(self, peer: SocketPeer) -> bool:
         """Whether a new TCP connection from ``peer`` may be read at all
         (False: reset it unanswered).  Called for every connection, honest
         or not, so it stays a few dictionary look-ups."""
@@ -165,7 +163,7 @@ class Admission:
             return True
         return self._tell_once(self._told_over_rate, address, peer, self._over_rate(wait), now)
 
-    def notice(self, peer: Peer) -> Denial | None:
+    def notice(self, peer: SocketPeer) -> Denial | None:
         """The refusal ``screen`` let ``peer``'s connection through to hear,
         whatever it asks for (then forgotten)."""
         notice = self._notices.pop(peer, None)
@@ -221,12 +219,11 @@ class Admission:
         self._barred_until[address] = self.monotonic() + self.cooldown_seconds
         self._told_barred.discard(address)
 
-    def _tell_once(self, told: set[str], address: str, peer: Peer, denial: Denial, now: float) -> bool:
+    def _tell_once(self, told: set[str], address: str, peer: SocketPeer, denial: Denial, now: float) -> bool:
         """Let the first refused connection of an episode through to hear
         ``denial`` (``told`` then holds its address); reset the rest at
         accept (False)."""
         if address in told:
-            self.reset_at_accept += 1
             return False
         told.add(address)
         self._notices[peer] = (denial, now)

@@ -33,6 +33,7 @@ import time
 from typing import Callable, Sequence
 from urllib.parse import urlsplit
 
+from prometheus_client import Counter
 from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
@@ -41,7 +42,7 @@ from websockets.typing import Subprotocol
 
 from protocol import CODECS, JSON, SUBPROTOCOLS, codec_for
 from protocol import to_client as tc
-from server.admission import Denial
+from server.admission import Denial, SocketPeer
 from server.core import Hub, wall_clock_ms
 from server.listener import LISTEN_BACKLOG, screened_listener
 from server.outbox import CLOSE_TRY_AGAIN_LATER
@@ -201,6 +202,11 @@ class ArenaServer:
         self.store = store if store is not None else open_store(settings.redis_url, retention=retention_of(settings))
         self.hub = Hub(settings, self.store, clock=clock, monotonic=monotonic, scheduler=scheduler)
         self.sweeper = Sweeper(self.store, settings, self.hub.metrics.registry)
+        self._resets = Counter(
+            "arena_connections_reset",
+            "TCP connections reset as they were accepted (over the connection rate, or cooling down).",
+            registry=self.hub.metrics.registry,
+        )
         self._server: Server | None = None
         self._outlets: set[WebSocketOutlet] = set()
         self._addresses: dict[ServerConnection, str] = {}
@@ -213,7 +219,7 @@ class ArenaServer:
         self.sweeper.start()
         self._server = await serve(
             self._serve_connection,
-            sock=screened_listener(settings.host, settings.port, self.hub.admission.screen),
+            sock=screened_listener(settings.host, settings.port, self._screen),
             backlog=LISTEN_BACKLOG,
             subprotocols=[Subprotocol(name) for name in SUBPROTOCOLS],
             select_subprotocol=select_subprotocol,
@@ -312,6 +318,13 @@ class ArenaServer:
             log.debug("no file for %s", path)
             return respond(connection, 404, "not found\n", "text/plain")
         return await static_response(connection, request, found)
+
+    def _screen(self, peer: SocketPeer) -> bool:
+        """``Admission.screen``, counting the connections it resets."""
+        admitted = self.hub.admission.screen(peer)
+        if not admitted:
+            self._resets.inc()
+        return admitted
 
     def _admit(self, connection: ServerConnection, request: Request) -> Response | None:
         """Take a connection slot for the client's address, or refuse the

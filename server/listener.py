@@ -19,7 +19,7 @@ import socket
 import struct
 from typing import Callable
 
-from server.admission import Peer
+from server.admission import SocketPeer
 
 RESET_ON_CLOSE = struct.pack("ii", 1, 0)
 """``SO_LINGER`` on, timeout 0: ``close`` sends RST."""
@@ -38,7 +38,7 @@ class ScreenedSocket(socket.socket):
     """A listening socket whose ``accept`` resets each connection that
     ``admit(peer)`` refuses and returns only the admitted ones."""
 
-    admit: Callable[[Peer], bool]
+    admit: Callable[[SocketPeer], bool]
 
     def accept(self) -> tuple[socket.socket, object]:
         for _ in range(RESETS_PER_ACCEPT):
@@ -50,7 +50,7 @@ class ScreenedSocket(socket.socket):
         raise BlockingIOError("only refused connections so far; more are accepted on the next turn of the event loop")
 
 
-def screened_listener(host: str, port: int, admit: Callable[[Peer], bool]) -> ScreenedSocket:
+def screened_listener(host: str, port: int, admit: Callable[[SocketPeer], bool]) -> ScreenedSocket:
     """A listening socket on ``host`` (its first address, if a name) and
     ``port``, screening each connection with ``admit``."""
     family, kind, proto, _, address = socket.getaddrinfo(
