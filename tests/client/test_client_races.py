@@ -7,6 +7,7 @@ import asyncio
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from arena_cli import WAIT_SECONDS
 from arena_races import DEAL_1_DRAW_1_WIN, pin_daily_deal
 from arena_restart import RestartableServer, ServerFactory, drop_connections
 
@@ -50,6 +51,12 @@ async def play(client: ArenaClient, board: GameMirror, moves: tuple[str, ...]) -
         await client.move(board.game_id, move)
 
 
+async def boards_of(race_id: str, *clients: ArenaClient) -> list[GameMirror]:
+    """Each racer's board once the countdown is over (``WAIT_SECONDS``
+    only bounds a hang: the 5 s it was ran out at load 20 on 2 cores)."""
+    return await asyncio.gather(*(client.race_board(race_id, WAIT_SECONDS) for client in clients))
+
+
 async def test_a_race_between_two_clients_from_the_lobby_to_the_results_and_a_rematch(
     arena_factory: ServerFactory, subprotocol: str
 ) -> None:
@@ -81,8 +88,7 @@ async def test_a_race_between_two_clients_from_the_lobby_to_the_results_and_a_re
             with pytest.raises(RaceState):
                 await bob.move(bobs_game, "draw")
 
-            boards = await asyncio.gather(ann.race_board(race.race_id, 5), bob.race_board(race.race_id, 5))
-            anns_board, bobs_board = boards
+            anns_board, bobs_board = await boards_of(race.race_id, ann, bob)
             assert anns_board.seq == bobs_board.seq == 0 and anns_board.view == bobs_board.view
             assert anns_board.clock is not None and race.info is not None
             assert anns_board.clock.started_ms == race.info.starts_at and race.countdown_ms() == 0
@@ -198,7 +204,7 @@ async def test_racers_and_spectators_follow_the_race_again_after_a_dropped_conne
         bobs_race = await bob.join_race(race.code or "")
         teds_race, sues_race = await ted.watch_race(race.race_id), await sue.watch_race(race.race_id)
         await ann.start_race(race.race_id)
-        anns_board, bobs_board = await asyncio.gather(ann.race_board(race.race_id, 5), bob.race_board(race.race_id, 5))
+        anns_board, bobs_board = await boards_of(race.race_id, ann, bob)
         await play(bob, bobs_board, DEAL_1_DRAW_1_WIN[:2])
 
         with race.updates() as anns_stream:
@@ -275,14 +281,14 @@ async def test_a_race_that_ended_during_an_outage_is_seen_finished_after_the_rec
         bobs_race = await bob.join_race(race.code or "")
         teds_race = await ted.watch_race(race.race_id)
         await ann.start_race(race.race_id)
-        anns_board, bobs_board = await asyncio.gather(ann.race_board(race.race_id, 5), bob.race_board(race.race_id, 5))
+        anns_board, bobs_board = await boards_of(race.race_id, ann, bob)
         with bobs_race.updates() as bobs_stream, teds_race.updates() as teds_stream:
             drop_connections(arena, bob.player_id)
             drop_connections(arena, None)
             await ann.resign(anns_board.game_id)
-            await race.wait_until(lambda r: r.finished, timeout=5)
+            await race.wait_until(lambda r: r.finished, timeout=WAIT_SECONDS)
             assert not bobs_race.finished and not teds_race.finished
-            await asyncio.gather(bob.wait_open(timeout=5), ted.wait_open(timeout=5))
+            await asyncio.gather(bob.wait_open(timeout=WAIT_SECONDS), ted.wait_open(timeout=WAIT_SECONDS))
             for stream in (bobs_stream, teds_stream):
                 last = [update async for update in stream][-1]
                 assert isinstance(last, tc.Race) and last.event == "snapshot" and last.race.phase == "finished"

@@ -120,7 +120,7 @@ async def test_leaving_a_race_tells_how_to_come_back_and_coming_back_gives_the_b
         await again.expect("^your board, as you left it:$")
         await again.send("resign")
         await again.expect("^game over: resigned after 0 moves")
-        await ann.resign((await ann.race_board(race.race_id, 5)).game_id)
+        await ann.resign((await ann.race_board(race.race_id, WAIT_SECONDS)).game_id)
         await again.expect(r"^the race is over \(deal 3, unranked\)$")
         assert (await again.finish())[0] == 0
 
@@ -141,7 +141,7 @@ async def test_the_results_tell_each_racer_how_to_ask_for_a_rematch(
     async with ArenaClient(arena.url, name="ann") as ann:
         race, friend = await _racing_bob(ann, arena_cli, arena.url)
         await friend.send("resign")
-        await ann.resign((await ann.race_board(race.race_id, 5)).game_id)
+        await ann.resign((await ann.race_board(race.race_id, WAIT_SECONDS)).game_id)
         asked = await friend.expect(r"^race them again \(a new deal, whoever asks first hosts\): (arena race rematch .*)$")
         assert (await friend.finish())[0] == 0
 
@@ -231,7 +231,7 @@ async def test_the_example_race_bot_joins_plays_by_hints_and_prints_the_results(
         bot = await Running.start("examples/race_bot.py", race.code or "", arena.url)
         await race.wait_until(lambda r: len(r.racers) == 2, timeout=WAIT_SECONDS)
         await ann.start_race(race.race_id)
-        board = await ann.race_board(race.race_id, 5)
+        board = await ann.race_board(race.race_id, WAIT_SECONDS)
         await ann.move(board.game_id, DEAL_1_DRAW_1_WIN[0])
         await ann.resign(board.game_id)
         try:
