@@ -34,8 +34,12 @@ from server.storage.redis import RedisStore
 ROOT = Path(__file__).resolve().parents[2]
 
 LISTENING = "arena: listening on "
-START_SECONDS = 20.0
+# Hang bounds only, so generous: a passing run never waits for them, while
+# at load 20 on 2 cores a child's imports and start-up settling alone can
+# take most of 20 s.
+START_SECONDS = 120.0
 STOP_SECONDS = 10.0
+HEALTH_SECONDS = 30.0
 
 # Loopback test servers: no keepalive pings to wait for, and no rate limit
 # in the way of tests that send many requests at once.
@@ -120,7 +124,7 @@ class ServerProcess:
 
         def fetch() -> int:
             try:
-                with urllib.request.urlopen(address, timeout=5) as response:
+                with urllib.request.urlopen(address, timeout=HEALTH_SECONDS) as response:
                     return int(response.status)
             except urllib.error.HTTPError as error:
                 return int(error.code)
