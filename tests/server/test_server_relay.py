@@ -15,7 +15,7 @@ from typing import AsyncIterator
 
 import pytest
 from arena_stores import FaultyStore
-from arena_wire import Mirror, WireClient
+from arena_wire import WAIT_SECONDS, Mirror, WireClient
 from arena_servers import make_settings
 
 from protocol import ErrorCode
@@ -98,7 +98,10 @@ async def test_two_processes_acting_at_once_cannot_fork_a_game(
     assert loser.received.index(fresh) < loser.received.index(error), "the true state comes before the error"
     header, log = await store.load_session(started.game_id)
     assert len(log) == 1
-    await asyncio.sleep(0.05)
-    assert here.hub.rooms[started.game_id].session.view == there.hub.rooms[started.game_id].session.view
+    # The winner's move reaches the other process through the relay: wait
+    # for it (a fixed 50 ms was too short on a loaded machine).
+    async with asyncio.timeout(WAIT_SECONDS):
+        while here.hub.rooms[started.game_id].session.view != there.hub.rooms[started.game_id].session.view:
+            await asyncio.sleep(0.01)
     await left.close()
     await right.close()
