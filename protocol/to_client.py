@@ -262,6 +262,22 @@ class AnalysisReply(Event):
     nodes: int
 
 
+class ReplayReply(Event):
+    """Reply to ``replay``: the game as its player saw it at ``start.seq``
+    and then each action's ``diff`` in order, the very messages a watcher
+    got, so a client steps through it with the code that follows a live
+    game (no rules engine).  A page ends before it would exceed the
+    server's ``max_frame_bytes``; while ``start.seq`` plus the number of
+    ``diffs`` is below ``last_seq``, ask for the next page from there."""
+
+    type: Literal["replay"] = "replay"
+    game_id: GameId
+    result: Result
+    last_seq: int = Field(description="the game's number of actions")
+    start: Snapshot
+    diffs: list[Diff]
+
+
 class Games(Event):
     """Reply to ``list_games``."""
 
@@ -510,7 +526,7 @@ class GameProgress(Event):
 
 ServerMessage = Annotated[
     Union[
-        Welcome, GameStarted, Snapshot, Diff, GameOver, GameProgress, HintReply, FinishOffer, FinishReply, AnalysisReply, Games, Pong, Ack, Error,
+        Welcome, GameStarted, Snapshot, Diff, GameOver, GameProgress, HintReply, FinishOffer, FinishReply, AnalysisReply, ReplayReply, Games, Pong, Ack, Error,
         Race, RaceProgress, Races, RecordsReply, DailyInfo, LeaderboardPage,
     ],
     Field(discriminator="type"),

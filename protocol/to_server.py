@@ -147,6 +147,16 @@ class Analyse(GameRequest):
     type: Literal["analyse"] = "analyse"
 
 
+class Replay(GameRequest):
+    """A finished game, action by action, to step through: the same
+    permission as ``analyse`` (over, and its deal no longer secret).  A
+    long game comes in pages; ask for the next from the ``seq`` the last
+    page ended at (``from_seq``, 0 for the first)."""
+
+    type: Literal["replay"] = "replay"
+    from_seq: Annotated[int, Field(ge=0, le=SAFE_INTEGER, description="the seq the page starts from")] = 0
+
+
 class Restart(GameAction):
     """Back to the first position of the deal; counters restart, the clock does not."""
 
@@ -277,7 +287,7 @@ class Leaderboard(Request):
 
 ClientMessage = Annotated[
     Union[
-        Hello, NewGame, Move, AutoMove, Undo, Redo, Hint, Finish, Analyse, Restart, Resign, Watch, Unwatch, Resync, ListGames, Ping,
+        Hello, NewGame, Move, AutoMove, Undo, Redo, Hint, Finish, Analyse, Replay, Restart, Resign, Watch, Unwatch, Resync, ListGames, Ping,
         CreateRace, JoinRace, StartRace, WatchRace, UnwatchRace, Rematch, ListRaces, Records, Daily, Leaderboard,
     ],
     Field(discriminator="type"),

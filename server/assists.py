@@ -235,7 +235,7 @@ class AssistDesk:
         """Reply with where the game stopped being winnable (any watcher may ask)."""
         room = await self._rooms.room(message.game_id)
         try:
-            await self._check_analysable(room)
+            await self.check_over_and_public(room)
             line = played_line(room.session.log)
             analysis = room.analysis
             if analysis is None:
@@ -247,12 +247,14 @@ class AssistDesk:
         finally:
             self._rooms.release(room)
 
-    async def _check_analysable(self, room: Room) -> None:
+    async def check_over_and_public(self, room: Room) -> None:
+        """Refuse a game still being played or whose deal is still secret:
+        what an analysis or a replay would show rivals (``server.replays``)."""
         session = room.session
         header = session.header
         if session.result is None:
             raise Refusal(
-                ErrorCode.UNAVAILABLE, "a game is analysed once it is over", reason="game_live", game_id=room.game_id
+                ErrorCode.UNAVAILABLE, "a game is analysed or replayed once it is over", reason="game_live", game_id=room.game_id
             )
         if header.race_id is not None and not await self._deal_public(header.race_id):
             raise Refusal(

@@ -58,6 +58,7 @@ from server.play import Play
 from server.race_desk import RaceBoards, RaceDesk
 from server.ratelimit import RateLimiter, Verdict
 from server.refusal import Refusal
+from server.replays import Replays
 from server.scheduler import LoopScheduler, Scheduler
 from server.secret_deals import DealProver
 from server.settings import Settings
@@ -148,6 +149,7 @@ class Hub:
             ts.Hint: play.act,
             ts.Finish: play.act,
             ts.Analyse: self.assists.analyse,
+            ts.Replay: Replays(settings, self.tables, self.assists, self.outbox).replay,
             ts.Restart: play.act,
             ts.Resign: play.act,
             ts.Watch: self.watching.watch_request,

@@ -1,0 +1,92 @@
+"""Replays: a finished game, action by action, as its player saw it.
+
+A replay is built from the stored log the way a process that loads the
+game rebuilds it (``Session``), but one entry at a time, keeping what a
+watcher was sent after each: the first page starts with the snapshot at
+seq 0 and goes on with every ``diff`` (``Room.diff``, the broadcast's own
+code), so the views are the player's views at each step and a face-down
+card is never named before it was turned.  A client needs no rules
+engine: it applies the diffs with the mirror it already has.
+
+Decisions where the issue is silent:
+- Permission is ``analyse``'s (``AssistDesk.check_over_and_public``): a
+  live game, a race still running and a daily deal before its reveal are
+  refused with the same codes, its owner included, since a replay of a
+  secret deal would show every card that was turned.
+- Pages, not one frame: a page stops before its encoding would exceed
+  ``max_frame_bytes``, the largest frame the server accepts (what a
+  careful client sizes its own receive limit by); every page holds at
+  least one action, so paging always ends.  A ``from_seq`` past the end
+  gives the final position and no diffs.
+- Nothing is cached: a replay costs one pass of the engine over the log,
+  as loading the game does, and asking for a page is rate limited like
+  any request.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from protocol import to_client as tc
+from protocol import to_server as ts
+from protocol.codec import Codec
+from server.assists import AssistDesk
+from server.game_rooms import GameRooms
+from server.outbox import Outbox
+from server.peer import Peer
+from server.room import Room
+from server.session import Session, build_game
+from server.settings import Settings
+
+PAGE_MARGIN_BYTES = 64
+"""Room left under ``max_frame_bytes`` for the separators the estimate
+of a page's size does not count."""
+
+
+class Replays:
+    """Answers ``replay``; see the module docstring."""
+
+    def __init__(self, settings: Settings, rooms: GameRooms, assists: AssistDesk, outbox: Outbox) -> None:
+        self._settings = settings
+        self._rooms = rooms
+        self._assists = assists
+        self._outbox = outbox
+
+    async def replay(self, peer: Peer, message: ts.Replay) -> None:
+        room = await self._rooms.room(message.game_id)
+        try:
+            await self._assists.check_over_and_public(room)
+            reply = replay_page(room, message.from_seq, peer.codec, self._settings.max_frame_bytes)
+            self._outbox.send(peer, reply.model_copy(update={"id": message.id}))
+        finally:
+            self._rooms.release(room)
+
+
+def replay_page(room: Room, from_seq: int, codec: Codec, max_bytes: int) -> tc.ReplayReply:
+    """The page of ``room``'s finished game from ``from_seq``, as large as
+    fits in ``max_bytes`` once encoded with ``codec``."""
+    finished = room.session
+    log = finished.log
+    start_seq = min(from_seq, len(log))
+    header = replace(finished.header, status="playing")
+    session = Session(header, build_game(header))
+    mirror = Room(session, room.owner)
+    for action in log[:start_seq]:
+        session.apply_committed(action)
+    at_ms = log[start_seq - 1].at_ms if start_seq else finished.header.created_ms
+    page = tc.ReplayReply(
+        game_id=room.game_id,
+        result=finished.result,
+        last_seq=len(log),
+        start=mirror.snapshot(at_ms),
+        diffs=[],
+    )
+    size = len(codec.encode(page)) + PAGE_MARGIN_BYTES
+    diffs: list[dict[str, object]] = []
+    for action in log[start_seq:]:
+        diff = mirror.diff(session.apply_committed(action))
+        size += len(codec.encode_data(diff)) + 1
+        if diffs and size > max_bytes:
+            break
+        diffs.append(diff)
+    return tc.ReplayReply.model_validate({**page.model_dump(), "diffs": diffs})

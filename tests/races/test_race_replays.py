@@ -1,0 +1,58 @@
+"""Replays of games whose deal was secret: a race's boards once the race
+is over (each racer's board opens as a replay), a daily attempt once its
+day is revealed, and neither before, not even for the game's own player."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from arena_races import DEAL_1_DRAW_1_WIN, memory_arena, pin_daily_deal, play_line, player, race_event
+from arena_wire import Mirror
+from test_daily import DAY, GRACE_SECONDS, arena, clock
+from test_race_refusals import _lobby, _started
+from test_server_core import FakeClock
+
+from protocol import ErrorCode
+from protocol import to_server as ts
+from server.app import ArenaServer
+from server.daily import day_start_ms
+
+__all__ = ["arena", "clock", "memory_arena"]
+
+
+async def test_each_racers_board_replays_once_the_race_is_over(memory_arena: ArenaServer) -> None:
+    (host, friend), created = await _lobby(memory_arena, "ann", "bob")
+    race_id = created.race.race_id
+    games = await _started(host, friend, race_id)
+    await host.request(ts.Move, game_id=games[host.player_id], move="draw")
+    await host.request(ts.Resign, game_id=games[host.player_id])
+    for asker in (host, friend):
+        secret = await asker.request(ts.Replay, game_id=games[host.player_id])
+        assert secret.code == ErrorCode.UNAVAILABLE and secret.reason == "deal_secret"
+    await friend.request(ts.Resign, game_id=games[friend.player_id])
+    await race_event(host, "finished", race_id)
+    for racer in (host, friend):
+        replay = await friend.request(ts.Replay, game_id=games[racer.player_id])
+        assert replay.type == "replay" and replay.result == "resigned"
+        mirror = Mirror(replay.start)
+        for diff in replay.diffs:
+            mirror.apply(diff)
+        final = await friend.request(ts.Watch, game_id=games[racer.player_id])
+        assert mirror.view == final.view.model_dump()
+    assert [d.action.kind for d in replay.diffs] == ["resign"]
+
+
+async def test_a_daily_attempt_replays_once_its_day_is_revealed(arena: ArenaServer, clock: FakeClock) -> None:
+    await pin_daily_deal(arena.store, DAY)
+    client = await player(arena.url, "curious")
+    game_id = (await client.new_game(deal="daily", options={"draw": 1}))[0].game_id
+    await play_line(client, game_id, DEAL_1_DRAW_1_WIN[:2])
+    await client.request(ts.Resign, game_id=game_id)
+    revealed = day_start_ms(DAY + timedelta(days=1)) + GRACE_SECONDS * 1000
+    replies = []
+    for now in (revealed - 1, revealed):
+        clock.ms = now
+        replies.append(await client.request(ts.Replay, game_id=game_id))
+    secret, replay = replies
+    assert (secret.type, secret.reason) == ("error", "deal_secret")
+    assert [d.action.text for d in replay.diffs] == [*DEAL_1_DRAW_1_WIN[:2], ""]

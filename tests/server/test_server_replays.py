@@ -1,0 +1,157 @@
+"""Replays through the protocol: a finished game, step by step, as its
+player and its watchers saw it (``server.replays``)."""
+
+from __future__ import annotations
+
+from typing import Any, AsyncIterator
+
+import pytest
+from arena_servers import ClientFactory, make_settings
+from arena_wire import Mirror, WireClient
+
+import engine
+from protocol import ErrorCode
+from protocol import to_server as ts
+from server.app import ArenaServer
+from server.storage.memory import MemoryStore
+
+DEAL = 7
+RECYCLE = ["draw"] * 25
+"""24 draws and a recycle: the stock goes round once, turning up every card."""
+
+
+def _line(moves: int) -> list[str]:
+    """The first legal move, ``moves`` times (tableau and foundation moves
+    of deal 7 as well as draws, so cards turn face up on the tableau)."""
+    game = engine.new_game("klondike", DEAL)
+    line: list[str] = []
+    while len(line) < moves and (legal := game.legal_moves()):
+        line.append(str(game.play(legal[0])))
+    return line
+
+
+async def _played(connect: ClientFactory, subprotocol: str, moves: list[str]) -> tuple[WireClient, WireClient, str, list[Any]]:
+    """A game played (with an undo and a redo) and resigned while a
+    spectator watched it; the player, the spectator, its id and the live
+    diffs the spectator received, in order."""
+    player = await connect(subprotocol)
+    await player.hello()
+    started, _ = await player.new_game(deal=DEAL)
+    game_id = started.game_id
+    spectator = await connect(subprotocol)
+    await spectator.request(ts.Watch, game_id=game_id)
+    for move in moves[:1]:
+        await player.request(ts.Move, game_id=game_id, move=move)
+    await player.request(ts.Undo, game_id=game_id)
+    await player.request(ts.Redo, game_id=game_id)
+    for move in moves[1:]:
+        await player.request(ts.Move, game_id=game_id, move=move)
+    await player.request(ts.Resign, game_id=game_id)
+    await spectator.wait_for(lambda m: m.type == "game_over")
+    live = [m for m in spectator.received if m.type == "diff"]
+    return player, spectator, game_id, live
+
+
+async def _whole_replay(client: WireClient, game_id: str) -> tuple[Any, list[Any], list[Any]]:
+    """Every page of a replay: the first start, all the diffs, the pages."""
+    pages = [await client.request(ts.Replay, game_id=game_id)]
+    while (seq := pages[-1].start.seq + len(pages[-1].diffs)) < pages[-1].last_seq:
+        pages.append(await client.request(ts.Replay, game_id=game_id, from_seq=seq))
+    return pages[0].start, [diff for page in pages for diff in page.diffs], pages
+
+
+async def test_a_finished_game_replays_the_diffs_its_watchers_got_to_its_final_view(
+    connect: ClientFactory, subprotocol: str
+) -> None:
+    """Step for step the replay is what a spectator saw live: the same
+    diffs (ops, status, counters, clock), so no view of it names a card
+    that lay face down at that step, and the last view is the final
+    snapshot's."""
+    player, spectator, game_id, live = await _played(connect, subprotocol, RECYCLE[:3] + _line(12))
+    reply = await spectator.request(ts.Replay, game_id=game_id)
+    assert reply.type == "replay" and reply.result == "resigned" and reply.last_seq == len(live)
+    first = await (await connect(subprotocol)).request(ts.Replay, game_id=game_id)
+    assert first.model_dump(exclude={"id"}) == reply.model_dump(exclude={"id"})
+    assert reply.start.seq == 0 and reply.start.status == "playing"
+    assert [d.model_dump() for d in reply.diffs] == [d.model_dump() for d in live]
+    mirror = Mirror(reply.start)
+    watched = Mirror(reply.start)
+    for replayed, seen in zip(reply.diffs, live):
+        mirror.apply(replayed)
+        watched.apply(seen)
+        assert mirror.view == watched.view, replayed.seq
+    final = await player.request(ts.Watch, game_id=game_id)
+    assert mirror.seq == final.seq and mirror.view == final.view.model_dump()
+    assert [d.action.kind for d in reply.diffs][:3] == ["move", "undo", "redo"]
+    assert reply.diffs[-1].action.kind == "resign" and reply.diffs[-1].status == "resigned"
+
+
+async def test_the_first_replayed_view_is_the_deal_face_down_as_dealt(connect: ClientFactory) -> None:
+    player, _, game_id, _ = await _played(connect, "arena.v1.msgpack", RECYCLE[:2])
+    start = (await player.request(ts.Replay, game_id=game_id)).start
+    dealt = engine.new_game("klondike", DEAL).view()
+    dealt.pop("deal", None)
+    assert start.view.model_dump() == dealt
+    assert all(len(pile["up"]) <= 1 for name, pile in dealt["piles"].items() if name.startswith("t"))
+
+
+async def test_a_live_game_is_not_replayed(connect: ClientFactory) -> None:
+    player = await connect()
+    await player.hello()
+    started, _ = await player.new_game(deal=DEAL)
+    refused = await player.request(ts.Replay, game_id=started.game_id)
+    assert refused.type == "error" and refused.code == ErrorCode.UNAVAILABLE and refused.reason == "game_live"
+    missing = await player.request(ts.Replay, game_id="g_nothing")
+    assert missing.type == "error" and missing.code == ErrorCode.GAME_NOT_FOUND
+
+
+async def test_a_daily_deal_is_not_replayed_before_its_reveal(connect: ClientFactory) -> None:
+    player = await connect()
+    await player.hello()
+    started, _ = await player.new_game(deal="daily")
+    await player.request(ts.Resign, game_id=started.game_id)
+    refused = await player.request(ts.Replay, game_id=started.game_id)
+    assert refused.type == "error" and refused.code == ErrorCode.UNAVAILABLE and refused.reason == "deal_secret"
+
+
+SMALL_FRAMES = 2048
+
+
+@pytest.fixture
+async def small_frames_server() -> AsyncIterator[ArenaServer]:
+    async with ArenaServer(make_settings(max_frame_bytes=SMALL_FRAMES), store=MemoryStore()) as running:
+        yield running
+
+
+@pytest.mark.parametrize("subprotocol", ["arena.v1.json", "arena.v1.msgpack"])
+async def test_a_long_game_comes_in_pages_that_fit_the_frame_limit(
+    small_frames_server: ArenaServer, subprotocol: str
+) -> None:
+    player = await WireClient.open(small_frames_server.url, subprotocol)
+    await player.hello()
+    started, _ = await player.new_game(deal=DEAL)
+    for move in RECYCLE * 2:
+        await player.request(ts.Move, game_id=started.game_id, move=move)
+    await player.request(ts.Resign, game_id=started.game_id)
+    start, diffs, pages = await _whole_replay(player, started.game_id)
+    assert len(pages) > 2 and all(page.diffs for page in pages)
+    sizes = [len(player.raw[player.received.index(page)]) for page in pages]
+    assert max(sizes) <= SMALL_FRAMES, sizes
+    assert [d.seq for d in diffs] == list(range(1, len(RECYCLE) * 2 + 2))
+    mirror = Mirror(start)
+    for diff in diffs:
+        mirror.apply(diff)
+    for page in pages[1:]:
+        assert page.start.view.model_dump() == _view_at(start, diffs, page.start.seq)
+    final = await player.request(ts.Watch, game_id=started.game_id)
+    assert mirror.view == final.view.model_dump()
+    past_end = await player.request(ts.Replay, game_id=started.game_id, from_seq=10_000)
+    assert past_end.diffs == [] and past_end.start.seq == past_end.last_seq == final.seq
+    await player.close()
+
+
+def _view_at(start: Any, diffs: list[Any], seq: int) -> dict[str, Any]:
+    mirror = Mirror(start)
+    for diff in diffs[:seq]:
+        mirror.apply(diff)
+    return mirror.view
