@@ -9,7 +9,7 @@ from typing import AsyncIterator
 import pytest
 from arena_positions import REPAIRS, broken_deck_two_halves_left
 from arena_servers import ClientFactory, make_settings
-from arena_wire import Mirror, WireClient
+from arena_wire import WAIT_SECONDS, Mirror, WireClient
 
 import engine
 from protocol import ErrorCode
@@ -253,7 +253,13 @@ async def test_watchers_share_a_running_analysis_and_a_full_queue_refuses_more(
         await player.request(ts.Resign, game_id=quick.game_id)
 
         first = asyncio.ensure_future(player.request(ts.Analyse, game_id=slow.game_id))
-        await asyncio.sleep(0.2)
+        # Wait until the server is analysing (a fixed 0.2 s was a guess: on
+        # a loaded machine the request had not arrived by then).
+        async with asyncio.timeout(WAIT_SECONDS):
+            while (room := one_analysis_server.hub.rooms.get(slow.game_id)) is None or (
+                room.analysis_task is None and room.analysis is None
+            ):
+                await asyncio.sleep(0.01)
         shared = asyncio.ensure_future(spectator.request(ts.Analyse, game_id=slow.game_id))
         busy = await spectator.request(ts.Analyse, game_id=quick.game_id)
         assert busy.type == "error" and busy.code == ErrorCode.UNAVAILABLE and busy.reason == "analysis_busy"
