@@ -30,6 +30,7 @@ Options = Annotated[
     Field(max_length=16, description="a game's options by name, e.g. {\"draw\": 3}"),
 ]
 GameId = Annotated[str, Field(min_length=1, max_length=64, description="a game session id from game_started")]
+MAX_REPLAY_LINE = 400
 DealKind = Literal["random", "winnable", "daily"]
 RaceDealKind = Literal["daily", "winnable"]
 GameName = Annotated[str, Field(min_length=1, max_length=40, description="a game id, e.g. klondike")]
@@ -151,10 +152,18 @@ class Replay(GameRequest):
     """A finished game, action by action, to step through: the same
     permission as ``analyse`` (over, and its deal no longer secret).  A
     long game comes in pages; ask for the next from the ``seq`` the last
-    page ended at (``from_seq``, 0 for the first)."""
+    page ended at (``from_seq``, 0 for the first).  With ``line``, the
+    page shows those moves played from ``from_seq`` instead of what the
+    player did next: an analysis's winning line, stepped through like the
+    game (the client has no rules engine to play it)."""
 
     type: Literal["replay"] = "replay"
     from_seq: Annotated[int, Field(ge=0, le=SAFE_INTEGER, description="the seq the page starts from")] = 0
+    line: list[Annotated[str, Field(min_length=1, max_length=40)]] = Field(
+        default_factory=list,
+        max_length=MAX_REPLAY_LINE,
+        description="moves to play from from_seq instead of the game's own (an analysis's solution)",
+    )
 
 
 class Restart(GameAction):

@@ -155,3 +155,30 @@ def _view_at(start: Any, diffs: list[Any], seq: int) -> dict[str, Any]:
     for diff in diffs[:seq]:
         mirror.apply(diff)
     return mirror.view
+
+
+async def test_a_line_from_a_replayed_position_is_played_there_and_an_illegal_one_refused(
+    connect: ClientFactory, subprotocol: str
+) -> None:
+    """The analysis's winning line, stepped through without an engine in
+    the client: the moves are played from ``from_seq``'s position."""
+    moves = _line(8)
+    player, _, game_id, _ = await _played(connect, subprotocol, moves)
+    branch_at = 4
+    game = engine.new_game("klondike", DEAL)
+    for move in moves[: branch_at - 2]:
+        game.play(move)
+    variation = [str(game.play(legal)) for legal in game.legal_moves()[:1]] + ["draw", "draw"]
+    for move in variation[1:]:
+        game.play(move)
+    reply = await player.request(ts.Replay, game_id=game_id, from_seq=branch_at, line=variation)
+    assert reply.start.seq == branch_at and [d.action.text for d in reply.diffs] == variation
+    assert reply.last_seq == branch_at + len(variation)
+    mirror = Mirror(reply.start)
+    for diff in reply.diffs:
+        mirror.apply(diff)
+    expected = game.view()
+    expected.pop("deal", None)
+    assert mirror.view == expected
+    illegal = await player.request(ts.Replay, game_id=game_id, from_seq=0, line=["fs-t1"])
+    assert illegal.type == "error" and illegal.code == ErrorCode.ILLEGAL_MOVE and illegal.reason == "empty_source"
