@@ -78,10 +78,26 @@ def redis_cluster() -> Iterator[RedisClusterServers]:
 
 
 @pytest.fixture
-def own_redis_cluster() -> Iterator[RedisClusterServers]:
+def redis_cluster_factory() -> Iterator[Callable[..., RedisClusterServers]]:
+    """Start Redis Clusters of this test alone (``masters``, ``replicas``
+    each), which it may reshard or break; all removed at the end."""
+    clusters: list[RedisClusterServers] = []
+
+    def start(masters: int = 3, replicas: int = 0) -> RedisClusterServers:
+        cluster = _or_skip(lambda: RedisClusterServers(masters, replicas))
+        clusters.append(cluster)
+        cluster.start()
+        return cluster
+
+    yield start
+    for cluster in clusters:
+        cluster.remove()
+
+
+@pytest.fixture
+def own_redis_cluster(redis_cluster_factory: Callable[..., RedisClusterServers]) -> RedisClusterServers:
     """A Redis Cluster (three masters) of this test alone, which it may reshard or break."""
-    with _or_skip(RedisClusterServers) as cluster:
-        yield cluster
+    return redis_cluster_factory()
 
 
 @pytest.fixture

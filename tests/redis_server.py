@@ -223,6 +223,7 @@ class RedisClusterServers:
             self.remove()
             raise RuntimeError(f"redis-cli --cluster create failed:\n{created.stdout}{created.stderr}")
         self.wait_ok()
+        self.wait_replicated()
 
     def wait_ok(self, seconds: float = STARTUP_SECONDS) -> None:
         """Return once every running node says ``cluster_state:ok``."""
@@ -230,6 +231,17 @@ class RedisClusterServers:
         while not all(b"cluster_state:ok" in _ask(node.port, b"CLUSTER INFO") for node in self.nodes if node.running):
             if time.monotonic() > deadline:
                 raise RuntimeError("the Redis Cluster did not reach cluster_state:ok")
+            time.sleep(0.05)
+
+    def wait_replicated(self, seconds: float = STARTUP_SECONDS) -> None:
+        """Return once every replica's link to its master is up."""
+        deadline = time.monotonic() + seconds
+        while True:
+            infos = [_ask(node.port, b"INFO replication") for node in self.nodes if node.running]
+            if all(b"role:master" in info or b"master_link_status:up" in info for info in infos):
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError("the cluster's replicas did not link to their masters")
             time.sleep(0.05)
 
     def master_of(self, key: str) -> RedisServer:

@@ -4,6 +4,7 @@ a second "process" on the same data and a way to let time pass."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 import pytest
@@ -16,6 +17,27 @@ from server.storage.redis import RedisStore
 REDIS_FIXTURES = {"redis": "redis_server", "cluster": "redis_cluster"}
 BACKENDS = ["memory", pytest.param("redis", marks=pytest.mark.redis), pytest.param("cluster", marks=pytest.mark.redis)]
 """Every back end a contract runs on, as fixture parameters."""
+
+
+class ResumeSignal:
+    """An ``on_resume`` a test can wait for (``await signal.event.wait()``)."""
+
+    def __init__(self) -> None:
+        self.event = asyncio.Event()
+
+    async def __call__(self) -> None:
+        self.event.set()
+
+
+async def heard_after_resume(
+    messages: AsyncIterator[bytes], resumed: ResumeSignal, publisher: Store, channel: str, payload: bytes, seconds: float
+) -> bytes:
+    """Iterate a subscription (its ``on_resume`` runs inside the iteration)
+    until it resumed, then publish ``payload`` and return what it hears next."""
+    delivery = asyncio.ensure_future(anext(messages))
+    await asyncio.wait_for(resumed.event.wait(), seconds)
+    await publisher.publish(channel, payload)
+    return await asyncio.wait_for(delivery, 5)
 
 
 class ManualClock:

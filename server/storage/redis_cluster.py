@@ -19,10 +19,14 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from redis.asyncio.cluster import ClusterNode, RedisCluster
+from redis.asyncio.cluster import ClusterNode, ClusterPipeline, RedisCluster
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisClusterException
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .redis_urls import hosts_url
 
+NODE_LOST = (RedisConnectionError, RedisTimeoutError)
 CLUSTER_SCHEME = "redis+cluster://"
 CLUSTER_PORT = 6379
 CONNECTIONS_PER_NODE = 256
@@ -47,15 +51,40 @@ def cluster_url(url: str) -> ClusterAddress:
 
 class MappedFirstCluster(RedisCluster):
     """``RedisCluster`` that learns the cluster's map before each command
-    needs it.  With redis-py 8.1's own, commands that arrive while a fresh
-    client (or one that lost a node) maps the cluster may fail with
-    "Connection closed by server" (redis-py retries them by default; with
-    no retries they would reach players as ``storage_unavailable``)."""
+    needs it, and again after a pipeline lost a node.  With redis-py 8.1's
+    own, commands that arrive while a fresh client (or one that lost a
+    node) maps the cluster may fail with "Connection closed by server"
+    (redis-py retries them by default; with no retries they would reach
+    players as ``storage_unavailable``), and a pipeline whose node died
+    leaves the old map in place, so every later append would go to the
+    dead master even after its replica took over."""
 
     async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
         if self._initialize:
             await self.initialize()
         return await super().execute_command(*args, **kwargs)
+
+    def pipeline(self, transaction: Any | None = None, shard_hint: Any | None = None) -> ClusterPipeline:
+        if shard_hint:
+            raise RedisClusterException("shard_hint is not supported by a cluster pipeline")
+        # redis-py declares ClusterPipeline's _event_dispatcher abstract and sets it in __init__.
+        return RemappingPipeline(self, transaction)  # type: ignore[abstract]
+
+
+class RemappingPipeline(ClusterPipeline):
+    """A cluster pipeline after which a lost node makes the client map the
+    cluster again (the failures come raised, or as results with
+    ``raise_on_error=False``)."""
+
+    async def execute(self, raise_on_error: bool = True, allow_redirections: bool = True) -> list[Any]:
+        try:
+            results: list[Any] = await super().execute(raise_on_error, allow_redirections)
+        except NODE_LOST:
+            self.cluster_client._initialize = True
+            raise
+        if any(isinstance(result, NODE_LOST) for result in results):
+            self.cluster_client._initialize = True
+        return results
 
 
 def cluster_client(url: str, connection_options: dict[str, Any]) -> RedisCluster:

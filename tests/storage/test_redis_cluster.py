@@ -9,6 +9,7 @@ import asyncio
 import pytest
 from redis.asyncio import Redis
 from redis_server import RedisClusterServers
+from storage_backends import ResumeSignal, heard_after_resume
 
 from server.storage import UnknownStorageURL, open_store
 from server.storage.redis import RedisStore
@@ -112,23 +113,17 @@ async def test_a_subscription_follows_its_slot_to_another_master(own_redis_clust
     cluster = own_redis_cluster
     listener = open_store(cluster.url, namespace="moving")
     speaker = open_store(cluster.url, namespace="moving")
-    resumed = asyncio.Event()
-
-    async def on_resume() -> None:
-        resumed.set()
-
+    resumed = ResumeSignal()
     try:
-        subscription = await listener.subscribe("game:g_1", on_resume)
+        subscription = await listener.subscribe("game:g_1", resumed)
         messages = aiter(subscription)
         await speaker.publish("game:g_1", b"before")
         assert await asyncio.wait_for(anext(messages), 5) == b"before"
         channel = "moving:channel:game:{g_1}"
         target = next(node for node in cluster.nodes if node is not cluster.master_of(channel))
         cluster.move_slot(channel, target)
-        delivery = asyncio.ensure_future(anext(messages))
-        await asyncio.wait_for(resumed.wait(), 10)
-        await speaker.publish("game:g_1", b"after")
-        assert await asyncio.wait_for(delivery, 5) == b"after", "heard from the new master"
+        heard = await heard_after_resume(messages, resumed, speaker, "game:g_1", b"after", 10)
+        assert heard == b"after", "heard from the new master"
         await subscription.close()
     finally:
         await listener.close()
