@@ -77,6 +77,9 @@ RACE_SETTINGS = (
 )
 ASSIST_SETTINGS = ("search_workers", "hint_rate", "hint_burst", "finish_search_nodes", "analysis_nodes", "analysis_slots", "analysis_queue")
 RACE_RECORDING = {"race_countdown_seconds": 0.5, "race_spectator_delay_seconds": 1.0}
+RECEIVE_SECONDS = 60.0
+"""Bounds a hang only: a race on the daily deal waits for its proof (a
+worker process), which can take well over 10 s on a loaded machine."""
 """Short waits for the recorded race, so the recording takes seconds."""
 
 
@@ -113,7 +116,7 @@ class Recorder:
     async def receive(self, count: int = 1) -> list[dict[str, Any]]:
         got = []
         for _ in range(count):
-            text = await asyncio.wait_for(self.connection.recv(), 10)
+            text = await asyncio.wait_for(self.connection.recv(), RECEIVE_SECONDS)
             assert isinstance(text, str)
             self.frames.append(Frame(self.who, "←", text))
             got.append(json.loads(text))
