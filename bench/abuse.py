@@ -51,7 +51,7 @@ it can get) competes with the server and the players: the server's CPU
 per block, counted from the child's "ready" to the last round trip,
 tells the server's own extra work apart from that competition.
 
-    python bench/abuse.py [--players 50] [--rate 2] [--seconds 160] [--rounds 4] [--linger 30]
+    python bench/abuse.py [--players 50] [--rate 2] [--seconds 160] [--rounds 4] [--linger 30] [--no-flooder]
 
 ``--seconds`` is the measured time of all four conditions together (each
 block adds 1 s of warm-up); the defaults take about four minutes.
@@ -263,7 +263,7 @@ async def abusers(args: argparse.Namespace) -> dict[str, Any]:
     used, began = own_cpu_seconds(), time.perf_counter()
     until = began + args.seconds
     tally: dict[str, Any] = {"attempts": 0, "accepted": 0, "frames": 0, "refused": Counter(), "closes": Counter()}
-    flooding = asyncio.create_task(flooder(url, until, tally))
+    flooding = asyncio.create_task(flooder(url, until if args.flooder else began, tally))
     moves = await busy_player(busy, busy_game, until)
     await flooding
     own_cpu, own_seconds = own_cpu_seconds() - used, time.perf_counter() - began
@@ -310,12 +310,12 @@ async def measured_round_trips(
 
 async def child_block(
     server_pid: int, url: str, log_path: Path, players: list[ClientConnection], move: Any, games: list[str],
-    block: float, rate: float, number: int, linger: float, condition: str,
+    block: float, rate: float, number: int, linger: float, condition: str, flooder: list[str],
 ) -> tuple[list[float], dict[str, Any]]:
     """One block beside a child process: the abusers, the control or the
     spinner.  The server's CPU counts from the child's "ready" to the
     players' last round trip (the linger excluded)."""
-    role = {"control": ["--control"], "spinner": ["--control", "--spin"]}.get(condition, ["--watch", *games])
+    role = {"control": ["--control"], "spinner": ["--control", "--spin"]}.get(condition, [*flooder, "--watch", *games])
     child = await asyncio.create_subprocess_exec(
         sys.executable, str(Path(__file__).resolve()), "--abuser", url, "--seconds", str(block + 1.0),
         "--linger", str(linger), "--log", str(log_path), "--block-number", str(number), *role,
@@ -363,7 +363,8 @@ async def run(args: argparse.Namespace, log_path: Path) -> dict[str, list[Block]
                 else:
                     linger = args.linger if condition == "abused" and len(blocks["abused"]) == args.rounds - 1 else 0.0
                     times, report = await child_block(
-                        server.pid, url, log_path, players, move, games, block, args.rate, number, linger, condition
+                        server.pid, url, log_path, players, move, games, block, args.rate, number, linger, condition,
+                        [] if args.flooder else ["--no-flooder"],
                     )
                 blocks[condition].append({
                     "p50": percentile(times, 0.5), "p99": percentile(times, 0.99), "moves": len(times), **report,
@@ -450,6 +451,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=4, help="blocks per condition, alternating")
     parser.add_argument("--linger", type=float, default=30.0,
                         help="after the last abused block, seconds the slow reader may stay stalled before giving up")
+    parser.add_argument("--no-flooder", dest="flooder", action="store_false",
+                        help="abusers without the flooder (the busy player and the slow reader only), to tell their costs apart")
     parser.add_argument("--abuser", metavar="URL", help=argparse.SUPPRESS)
     parser.add_argument("--control", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--spin", action="store_true", help=argparse.SUPPRESS)
@@ -467,7 +470,7 @@ def main() -> int:
     print("server at its default settings (no limit lifted for any address); log level info")
     print(f"{args.players} good players from {', '.join(addresses)} (at most {PLAYERS_PER_ADDRESS} per address), "
           f"~{args.rate:g} draws/s each; {args.rounds} rounds of {block:.1f} s per condition (each after 1 s warm-up)")
-    print(f"abusers (own process): flooder from {FLOODER_ADDRESS}, busy player from {BUSY_ADDRESS} at {BUSY_RATE:g} draws/s, "
+    print(f"abusers (own process): {'flooder from ' + FLOODER_ADDRESS if args.flooder else 'no flooder (--no-flooder)'}, busy player from {BUSY_ADDRESS} at {BUSY_RATE:g} draws/s, "
           f"slow reader from {SLOW_ADDRESS} watching the busy game and {min(WATCHED_GOOD_GAMES, args.players)} good games; "
           f"control: a child process started alike that does nothing; spinner: one that spins without touching the server")
     with tempfile.TemporaryDirectory(prefix="arena-abuse-") as directory:
