@@ -43,7 +43,7 @@ from __future__ import annotations
 from typing import Hashable
 
 from ..cards import PART, RANK, SUIT, other_half
-from ..game import Move, Position
+from ..game import Game, Move, Position
 from ..games.broken_deck import CELLS, FOUNDATIONS, KEY, SLOT, TABLEAU, WANTS
 from .klondike import OPPOSITE
 from .search import Domain, Step
@@ -52,6 +52,12 @@ EXPOSED = (*TABLEAU, *CELLS)
 WEIGHTS = (2, 1, 2, 4, 2, 1)
 """Of ``score``: cards off the foundations, cards on the next cards wanted,
 occupied cells, halves, cards on halves, cards not in sequence."""
+OTHER_WEIGHTS = ((4, 1, 2, 4, 2, 1), (2, 2, 2, 4, 2, 1), (1, 1, 1, 4, 2, 1))
+"""The scores of the bold searches that take turns with the first one once
+it has had ``FIRST_SEARCH_NODES``: best-first search has heavy tails, and
+which weights find a win fast differs from deal to deal (practice deal 79:
+no win in 30,000 nodes with ``WEIGHTS``, won after 1,014, 9,910 and
+12,931 with these; deal 5 the other way round)."""
 REPAIR_ORDER = 3
 """The game's hint orders 0..3 are the repair moves (see its ``_hint_order``)."""
 
@@ -67,6 +73,19 @@ class BrokenDeckDomain(Domain):
     against 166 (``bench/solver.py --deals 200 --budget 50000``), and 1
     proof against 3."""
     HINT_BUDGET = 4_000
+    FIRST_SEARCH_NODES = 30_000
+    """Above every budget a hint, a finishing search or a pool build gives
+    the bold search (so those find what they always found), below the
+    budget of a full solve."""
+    RESTART_NODES = (5_000, 5_000)
+
+    def __init__(self, game: Game, bold: bool = False, weights: tuple[int, ...] = WEIGHTS) -> None:
+        super().__init__(game, bold)
+        self.weights = weights
+
+    def alternatives(self) -> list[Domain]:
+        """The same domain scored with each of ``OTHER_WEIGHTS``."""
+        return [BrokenDeckDomain(self.game, self.bold, weights) for weights in OTHER_WEIGHTS]
 
     def key(self, pos: Position) -> Hashable:
         piles = pos.piles
@@ -78,7 +97,7 @@ class BrokenDeckDomain(Domain):
         )
 
     def score(self, pos: Position) -> int:
-        """A weighted sum (``WEIGHTS``) of what stands between ``pos`` and a
+        """A weighted sum (``self.weights``, ``WEIGHTS`` by default) of what stands between ``pos`` and a
         win; the halves weigh most, since each one blocks its column."""
         piles = pos.piles
         heights = [len(piles[f]) for f in FOUNDATIONS]
@@ -102,7 +121,7 @@ class BrokenDeckDomain(Domain):
             if piles[i]:
                 occupied += 1
                 halves += PART[piles[i][0]] > 0
-        w = WEIGHTS
+        w = self.weights
         return w[0] * (52 - sum(heights)) + w[1] * buried + w[2] * occupied + w[3] * halves + w[4] * covering + w[5] * disorder
 
     def preferred(self, pos: Position, last: Move | None) -> Move | None:

@@ -93,8 +93,12 @@ class Domain:
     BEST_FIRST = False
     """Search by ``score`` (``best_first``) instead of depth-first."""
     FIRST_SEARCH_NODES = 1 << 62
-    """Cap on the first, unjittered depth-first search before restarts
-    begin (a quarter of the bold share otherwise)."""
+    """Cap on the first bold search before restarts begin (depth-first, a
+    quarter of the bold share otherwise; best-first, all of it)."""
+    RESTART_NODES = (200, 1_000)
+    """Bounds of one bold restart's budget (otherwise a hundredth of the
+    bold share): a jittered depth-first search, or a turn of one of the
+    ``alternatives``."""
     HINT_BUDGET = 2_000
     """Nodes a hint may search: at most about 200 ms on the reference
     machine.  Calibrated per game with ``python bench/solver.py
@@ -147,6 +151,12 @@ class Domain:
     def preferred(self, pos: Position, last: Move | None) -> Move | None:
         """A move a hint should name first if the deal stays won after it."""
         return None
+
+    def alternatives(self) -> list[Domain]:
+        """Differently scored copies whose best-first searches take turns
+        with this one's after ``FIRST_SEARCH_NODES`` (none: a best-first
+        bold search is then continued alone)."""
+        return []
 
     def score(self, pos: Position) -> int:
         """How far ``pos`` looks from a win, lower is better; only

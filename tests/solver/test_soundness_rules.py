@@ -14,7 +14,7 @@ import pytest
 import engine
 from engine.cards import RANKS, SUITS
 from engine.game import Game, Move, Position
-from engine.games.klondike import STOCK, WASTE
+from engine.games.klondike import STOCK, TABLEAU, WASTE
 from engine.solver import WON, analyse, solve
 from engine.solver.analysis import LOST_AT, STILL_WINNABLE, WON_GAME
 from engine.solver.broken_deck import BrokenDeckDomain
@@ -101,6 +101,25 @@ def test_wordlink_key_merges_only_pointers_that_reach_the_same_cards() -> None:
     assert domain.key(with_pointer(start, talon, 3)) == domain.key(start)
     assert domain.key(with_pointer(start, talon, len(talon))) == domain.key(start)
     assert domain.key(with_pointer(start, talon, 2)) != domain.key(start)
+
+
+def test_wordlink_key_takes_the_columns_as_a_set_with_their_face_down_counts() -> None:
+    """Columns are interchangeable, so their order is no part of the key;
+    a face-down count is (the same cards, fewer of them hidden, is another
+    position), and so are the cards on a column."""
+    game = klondike_with({"t1": ["KD", "QS"], "t2": ["8H"], "t3": ["9C"]})
+    domain = KlondikeDomain(game)
+    start = game.position
+    piles, down = list(start.piles), list(start.down)
+    first, second = TABLEAU[0], TABLEAU[1]
+    piles[first], piles[second] = piles[second], piles[first]
+    down[first], down[second] = down[second], down[first]
+    assert domain.key(Position(tuple(piles), tuple(down))) == domain.key(start)
+    hidden = list(start.down)
+    hidden[first] = 1
+    assert domain.key(Position(start.piles, tuple(hidden))) != domain.key(start)
+    moved = game.successor(start, Move("t2", "t3"))
+    assert domain.key(moved) != domain.key(start)
 
 
 def broken_deck_torn(torn: tuple[str, ...]) -> Game:
