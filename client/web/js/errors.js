@@ -18,7 +18,7 @@ const UNAVAILABLE_REASONS = {
   finish_not_offered: "This game does not finish by itself.",
   halves_unrepaired: "Automatic finishing waits until every torn card is repaired.",
   no_finish_path: "The server found no sure way to finish from here; keep playing.",
-  game_live: "A game is analysed once it is over.",
+  game_live: "A game is analysed or replayed once it is over.",
   deal_secret: "This deal is still secret (a daily deal until its day is revealed, a race until it ends).",
   analysis_busy: "The server is busy analysing other games; try again in a minute.",
   hint_rate: "You asked for hints faster than the server allows; wait a few seconds.",

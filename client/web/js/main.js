@@ -20,6 +20,7 @@ import { Lobby } from "./lobby.js";
 import { Mirror } from "./mirror.js";
 import { GameScreen } from "./play.js";
 import { RaceScreen } from "./race.js";
+import { ReplayScreen } from "./replay.js";
 import { RaceModel } from "./races.js";
 import { ServerClock } from "./servertime.js";
 import { bindSettingsDialog, loadSettings } from "./settings.js";
@@ -52,6 +53,9 @@ const SCREENS = {
   },
 };
 SCREENS.watch = SCREENS.play;
+SCREENS.replay = (app, state, entering) => {
+  if (entering) app.screen = new ReplayScreen(app.main, app, state.route.gameId);
+};
 
 class App {
   constructor() {
@@ -237,6 +241,10 @@ class App {
     }
     if (this.spectatedRace) this.followRace(this.spectatedRace);
     if (route.kind === "lobby") return;
+    if (route.kind === "replay") {
+      this.screen.load();
+      return;
+    }
     const own = this.connection.welcome.games.some((summary) => summary.game_id === route.gameId);
     if (!own) this.watch(route.gameId);
   }
@@ -277,6 +285,7 @@ class App {
     if (!this.connection.online) return;
     if (state.route.kind === "lobby") this.refreshLobby();
     else if (state.route.kind === "race") this.followRace(state.route.raceId);
+    else if (state.route.kind === "replay") this.screen.load();
     else if (!this.mirrors.has(state.route.gameId)) this.watch(state.route.gameId);
   }
 

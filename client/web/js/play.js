@@ -380,6 +380,8 @@ export class GameScreen {
       won ? null : h("p", { class: "analysis", role: "status", "aria-live": "polite" }),
       h("div", { class: "actions" },
         won ? null : h("button", { type: "button", id: "analyse", onclick: () => this.analyse() }, "Where did it go wrong?"),
+        h("button", { type: "button", id: "open-replay",
+          onclick: () => this.app.go({ kind: "replay", gameId: this.mirror.gameId }) }, "Replay"),
         mine ? h("button", { type: "button", class: "primary", onclick: () => this.app.newDeal(this.mirror) }, "New deal") : null,
         h("button", { type: "button", onclick: () => this.app.toLobby() }, "Lobby")),
     ].filter(Boolean));

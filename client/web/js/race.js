@@ -197,6 +197,13 @@ export class RaceScreen {
       onclick: () => this.app.watchRaceBoard(racer.game_id) }, "Board");
   }
 
+  // After the race every racer's board, yours too, opens as a replay.
+  replayButton(racer) {
+    if (!racer.game_id) return null;
+    return h("button", { type: "button", class: "small", dataset: { replayBoard: racer.player_id },
+      onclick: () => this.app.go({ kind: "replay", gameId: racer.game_id }) }, "Replay");
+  }
+
   renderResults(phase) {
     const results = this.model.info.results;
     this.results.hidden = phase !== "finished" || !results;
@@ -217,7 +224,8 @@ export class RaceScreen {
         h("td", { dataset: { col: "time" } }, formatPreciseTime(row.time_ms)),
         h("td", { dataset: { col: "moves" } }, String(row.moves)),
         h("td", { dataset: { col: "foundation" } }, String(row.foundation)),
-        h("td", {}, this.boardsHidden(phase) ? null : this.boardButton(racer)));
+        h("td", {}, this.boardsHidden(phase) ? null
+          : [this.boardButton(racer), this.replayButton(racer)]));
     });
     this.results.replaceChildren(
       h("h2", {}, "Results"),

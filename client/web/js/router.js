@@ -1,8 +1,9 @@
 // The address is the route: `#lobby`, `#play/<game id>` (your game),
-// `#watch/<game id>` (someone else's, read-only) and `#race/<race id>`,
+// `#watch/<game id>` (someone else's, read-only), `#replay/<game id>` (a
+// finished game, step by step) and `#race/<race id>`,
 // so a reload or a shared link lands on the same screen.
 
-const ROUTE = /^#(play|watch|race)\/(.+)$/;
+const ROUTE = /^#(play|watch|replay|race)\/(.+)$/;
 
 // The route of a location hash; anything unknown or malformed (`#race/%zz`) is the lobby.
 export function parseRoute(hash) {
@@ -19,7 +20,7 @@ export function parseRoute(hash) {
 
 export function routeHash(route) {
   if (route.kind === "race") return `#race/${encodeURIComponent(route.raceId)}`;
-  if (route.kind === "play" || route.kind === "watch") return `#${route.kind}/${encodeURIComponent(route.gameId)}`;
+  if (route.kind === "play" || route.kind === "watch" || route.kind === "replay") return `#${route.kind}/${encodeURIComponent(route.gameId)}`;
   return "#lobby";
 }
 

@@ -6,7 +6,7 @@ import { parseRoute, routeHash, sameRoute } from "../../../client/web/js/router.
 
 test("each screen has its address, and back", () => {
   for (const route of [{ kind: "lobby" }, { kind: "play", gameId: "g 1/2" }, { kind: "watch", gameId: "g2" },
-    { kind: "race", raceId: "r-1" }]) {
+    { kind: "replay", gameId: "g 3" }, { kind: "race", raceId: "r-1" }]) {
     assert.deepEqual(parseRoute(routeHash(route)), route);
   }
 });
