@@ -274,3 +274,24 @@ async def test_a_race_shows_progress_bars_and_ends_with_a_banner_and_results_tha
             " Math.max(...[...document.querySelectorAll('#race-results button')].map(b => b.getBoundingClientRect().right), 0)]"
         )
         assert widths[0] <= widths[1] == wide["width"] and widths[2] < wide["width"] - 4, widths
+
+
+async def test_after_the_race_each_racers_board_opens_as_a_replay(site: Site) -> None:
+    """Bob draws once and resigns, Ann resigns: from the results, Bob
+    replays his own board (the draw, then the resignation) and Ann's."""
+    host, guest = await started_race(site)
+    ann, bob = await player_id(host), await player_id(guest)
+    assert await guest.locator("[data-replay-board]").count() == 0, "no replay while the race runs"
+    await guest.click('#board .pile[data-pile="s"]')
+    await resign(guest)
+    await resign(host)
+    await guest.wait_for_selector("#race-results:not([hidden])")
+    await guest.click(f'#race-results [data-replay-board="{bob}"]')
+    await guest.wait_for_function("document.getElementById('replay-position')?.textContent === 'Step 2 of 2'")
+    labels = await guest.eval_on_selector_all("#move-list li > button", "items => items.map(b => b.textContent)")
+    assert labels == ["Deal", "draw", "Resigned"]
+    await guest.click("#replay-first")
+    await guest.wait_for_function("document.getElementById('replay-position').textContent === 'Step 0 of 2'")
+    await guest.go_back()
+    await guest.click(f'#race-results [data-replay-board="{ann}"]')
+    await guest.wait_for_function("document.getElementById('replay-position')?.textContent === 'Step 1 of 1'")
