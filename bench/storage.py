@@ -1,4 +1,5 @@
-"""Storage figures: the memory store against Redis, same run.
+"""Storage figures: the memory store against Redis (and, with
+``--cluster``, a Redis Cluster of three masters), same run.
 
 Each scenario is measured on every back end, alternating back ends from
 run to run so that a busy machine slows both alike; the table gives the
@@ -15,7 +16,9 @@ concurrent tasks (100 by default, like 100 players) each perform
   (MessagePack) to an ``arena serve`` child process started for the run,
   with a Klondike draw-3 game of its own, sending a move ("draw", always
   legal) as soon as the previous one is answered.  This is the figure
-  issue 5 asks for: with Redis at least half of the memory one.
+  issue 5 asks for: with Redis at least half of the memory one.  Beside
+  the actions per second, the 99th percentile of a move's round trip
+  (sent to answered) over every move of the run.
 
 Then, unless ``--games 0``, memory per live game: ``--games`` players
 connect to a fresh server process and say hello, then each starts a game
@@ -28,10 +31,12 @@ replayed sessions.
 
 Without ``--redis URL`` a throw-away ``redis-server`` is started on a free
 port (the one the tests use; no persistence, so disk speed does not
-count).  The machine's load average is printed at the start and the end:
+count); ``--cluster`` starts a throw-away cluster of three masters the
+same way (``redis-server --cluster-enabled yes``, joined by ``redis-cli
+--cluster create``), all on this machine's cores.  The machine's load average is printed at the start and the end:
 the clients, the server and Redis share its cores.
 
-    nice -n 10 python bench/storage.py [--redis URL] [--tasks 100] [--ops 200] [--runs 5]
+    nice -n 10 python bench/storage.py [--redis URL] [--cluster] [--tasks 100] [--ops 200] [--runs 5]
         [--scenario server] [--games 500]
 """
 
@@ -60,7 +65,7 @@ from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 
 from protocol import MSGPACK_SUBPROTOCOL  # noqa: E402
 from protocol import to_client as tc  # noqa: E402
-from redis_server import RedisServer  # noqa: E402
+from redis_server import RedisClusterServers, RedisServer  # noqa: E402
 from server.room import Room  # noqa: E402
 from server.session import Session  # noqa: E402
 from server.storage import Action, SessionHeader, Store, open_store  # noqa: E402
@@ -99,7 +104,16 @@ class Load:
     ops: int
 
 
-Scenario = Callable[[Backend, Load], Awaitable[float]]
+@dataclass(frozen=True)
+class Result:
+    """One run of a scenario: operations per second and, where each
+    operation's round trip is timed, their 99th percentile in ms."""
+
+    rate: float
+    p99_ms: float | None = None
+
+
+Scenario = Callable[[Backend, Load], Awaitable[Result]]
 
 
 async def _run_tasks(store: Store, load: Load, work: Callable[[Store, int, int], Awaitable[None]]) -> float:
@@ -120,11 +134,11 @@ def store_scenario(
 ) -> Scenario:
     """A scenario that drives the store directly, on a fresh store per run."""
 
-    async def measure(backend: Backend, load: Load) -> float:
+    async def measure(backend: Backend, load: Load) -> Result:
         store = backend.open()
         try:
             await setup(store, load)
-            return await _run_tasks(store, load, work)
+            return Result(await _run_tasks(store, load, work))
         finally:
             await store.close()
 
@@ -231,10 +245,15 @@ async def _start_game(connection: ClientConnection, deal: int) -> str:
         deal += 1_000_000
 
 
-async def _play(connection: ClientConnection, game_id: str, moves: int) -> None:
+async def _play(connection: ClientConnection, game_id: str, moves: int, round_trips: list[float] | None = None) -> None:
+    """``moves`` draws, each sent once the previous one is answered; each
+    round trip in seconds is added to ``round_trips``."""
     for number in range(moves):
+        sent = time.perf_counter()
         reply = await _request(connection, {"type": "move", "id": 10 + number, "game_id": game_id, "move": "draw"})
         assert reply["type"] == "diff", reply
+        if round_trips is not None:
+            round_trips.append(time.perf_counter() - sent)
 
 
 async def _start_and_play(connection: ClientConnection, deal: int, moves: int) -> None:
@@ -245,18 +264,20 @@ async def _close(connections: list[ClientConnection]) -> None:
     await asyncio.gather(*(connection.close() for connection in connections), return_exceptions=True)
 
 
-async def server_actions(backend: Backend, load: Load) -> float:
-    """Actions per second through a fresh server process (see the module
-    docstring); connecting and starting games are not timed."""
+async def server_actions(backend: Backend, load: Load) -> Result:
+    """Actions per second through a fresh server process, and the p99 of
+    their round trips (see the module docstring); connecting and starting
+    games are not timed."""
     child = ServerChild(backend.url)
     try:
         players = await _players(child.url, load.tasks, f"server/{backend.name}")
         games = await asyncio.gather(*(_start_game(player, n + 1) for n, player in enumerate(players)))
+        round_trips: list[float] = []
         start = time.perf_counter()
-        await asyncio.gather(*(_play(player, game, load.ops) for player, game in zip(players, games)))
+        await asyncio.gather(*(_play(player, game, load.ops, round_trips) for player, game in zip(players, games)))
         rate = load.tasks * load.ops / (time.perf_counter() - start)
         await _close(players)
-        return rate
+        return Result(rate, statistics.quantiles(round_trips, n=100)[98] * 1000)
     finally:
         child.stop()
 
@@ -323,15 +344,24 @@ def game_state_bytes(games: int) -> float:
     return used / games
 
 
-async def measure_all(backends: list[Backend], names: list[str], load: Load, runs: int) -> dict[tuple[str, str], list[float]]:
-    figures: dict[tuple[str, str], list[float]] = {}
+Figures = dict[tuple[str, str], list[Result]]
+
+
+async def measure_all(backends: list[Backend], names: list[str], load: Load, runs: int) -> Figures:
+    figures: Figures = {}
     for name in names:
         for run in range(runs):
             for backend in backends if run % 2 == 0 else reversed(backends):
-                rate = await SCENARIOS[name](backend, load)
-                figures.setdefault((name, backend.name), []).append(rate)
-                progress(f"{name:<8} {backend.name:<7} run {run + 1}/{runs}: {rate:>12,.0f} ops/s", done=True)
+                result = await SCENARIOS[name](backend, load)
+                figures.setdefault((name, backend.name), []).append(result)
+                p99 = "" if result.p99_ms is None else f", p99 {result.p99_ms:.1f} ms"
+                rate = f"{result.rate:>12,.0f} ops/s{p99}"
+                progress(f"{name:<8} {backend.name:<7} run {run + 1}/{runs}: {rate}", done=True)
     return figures
+
+
+def median_rate(figures: Figures, name: str, backend: str) -> float:
+    return statistics.median(result.rate for result in figures[(name, backend)])
 
 
 def progress(line: str, *, done: bool = False) -> None:
@@ -339,8 +369,8 @@ def progress(line: str, *, done: bool = False) -> None:
     print(f"\r  {line:<70}", end="\n" if done else "", file=sys.stderr, flush=True)
 
 
-def verdict(figures: dict[tuple[str, str], list[float]]) -> str:
-    ratio = statistics.median(figures[("server", "redis")]) / statistics.median(figures[("server", "memory")])
+def verdict(figures: Figures) -> str:
+    ratio = median_rate(figures, "server", "redis") / median_rate(figures, "server", "memory")
     met = "met" if ratio >= SERVER_TARGET else "NOT met"
     return f"through the server, Redis/memory = {ratio:.3f} (target >= {SERVER_TARGET}): {met}"
 
@@ -355,15 +385,25 @@ async def measure_memory(backends: list[Backend], games: int) -> list[str]:
     return lines
 
 
-def table(figures: dict[tuple[str, str], list[float]], names: list[str]) -> str:
-    lines = [
-        f"{'scenario':<10} {'memory ops/s':>14} {'redis ops/s':>14} {'redis/memory':>13}",
-        f"{'-' * 10} {'-' * 14} {'-' * 14} {'-' * 13}",
-    ]
+def table(figures: Figures, names: list[str], backends: list[Backend]) -> str:
+    """Medians: ops/s of each back end, its ratio to memory, and the
+    round trips' p99 where the scenario times them."""
+    others = [backend.name for backend in backends if backend.name != "memory"]
+    columns = ["memory ops/s", *(f"{name} ops/s" for name in others), *(f"{name}/memory" for name in others)]
+    lines = [f"{'scenario':<10} " + " ".join(f"{column:>15}" for column in columns)]
     for name in names:
-        memory = statistics.median(figures[(name, "memory")])
-        redis = statistics.median(figures[(name, "redis")])
-        lines.append(f"{name:<10} {memory:>14,.0f} {redis:>14,.0f} {redis / memory:>13.3f}")
+        memory = median_rate(figures, name, "memory")
+        rates = [median_rate(figures, name, other) for other in others]
+        cells = [f"{memory:>15,.0f}", *(f"{rate:>15,.0f}" for rate in rates)]
+        cells += [f"{rate / memory:>15.3f}" for rate in rates]
+        lines.append(f"{name:<10} " + " ".join(cells))
+        p99s = {
+            backend.name: [run.p99_ms for run in figures[(name, backend.name)] if run.p99_ms is not None]
+            for backend in backends
+        }
+        if all(p99s.values()):
+            lines.append(f"{'':<10} round-trip p99, median of runs: " + ", ".join(
+                f"{backend} {statistics.median(values):.1f} ms" for backend, values in p99s.items()))
     return "\n".join(lines)
 
 
@@ -385,6 +425,7 @@ def redis_description(url: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--redis", help="Redis URL (default: start a throw-away redis-server)")
+    parser.add_argument("--cluster", action="store_true", help="also a throw-away Redis Cluster of three masters")
     parser.add_argument("--tasks", type=int, default=100, help="concurrent tasks (default 100)")
     parser.add_argument("--ops", type=int, default=200, help="operations per task and run (default 200)")
     parser.add_argument("--runs", type=int, default=5, help="runs per scenario and back end (default 5)")
@@ -395,6 +436,7 @@ def main() -> None:
     load = Load(tasks=args.tasks, ops=args.ops)
 
     server = None if args.redis else RedisServer()
+    cluster = RedisClusterServers() if args.cluster else None
     try:
         if server is not None:
             server.start()
@@ -402,8 +444,11 @@ def main() -> None:
         print(f"{redis_description(url)}; {load.tasks} tasks x {load.ops} ops, {args.runs} runs", flush=True)
         print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the start", flush=True)
         backends = [Backend("memory", None), Backend("redis", url)]
+        if cluster is not None:
+            cluster.start()
+            backends.append(Backend("cluster", cluster.url))
         figures = asyncio.run(measure_all(backends, names, load, args.runs))
-        print(table(figures, names))
+        print(table(figures, names, backends))
         if "server" in names:
             print(verdict(figures))
         if args.games:
@@ -412,6 +457,8 @@ def main() -> None:
     finally:
         if server is not None:
             server.remove()
+        if cluster is not None:
+            cluster.remove()
 
 
 if __name__ == "__main__":
