@@ -411,9 +411,10 @@ def report_cpu(blocks: dict[str, list[Block]]) -> None:
     alone, control, spinner, abused = (median_of(blocks[condition], "server_cpu") for condition in CONDITIONS)
     extra = abused - alone
     attempts = statistics.median(block["attempts"] for block in blocks["abused"])
+    per_attempt = (f"; over the flooder's {attempts:.0f} attempts a block, at most {extra / attempts * 1e6:.0f} us each, "
+                   f"were all of it refusals" if attempts else "")
     print(f"server CPU per block (median): alone {alone:.2f} s, control {control:.2f} s, spinner {spinner:.2f} s, abused {abused:.2f} s "
-          f"(+{extra:.2f} s; over the flooder's {attempts:.0f} attempts a block, at most {extra / max(1, attempts) * 1e6:.0f} us "
-          f"each, were all of it refusals)")
+          f"(+{extra:.2f} s{per_attempt})")
     print(f"the children's own CPU per block (median): abusers {median_of(blocks['abused'], 'own_cpu'):.2f} s, "
           f"spinner {median_of(blocks['spinner'], 'own_cpu'):.2f} s, control {median_of(blocks['control'], 'own_cpu'):.2f} s")
     server_alone, server_abused, own, spin = (
