@@ -3,6 +3,7 @@ player and its watchers saw it (``server.replays``)."""
 
 from __future__ import annotations
 
+import random
 from typing import Any, AsyncIterator
 
 import pytest
@@ -182,3 +183,24 @@ async def test_a_line_from_a_replayed_position_is_played_there_and_an_illegal_on
     assert mirror.view == expected
     illegal = await player.request(ts.Replay, game_id=game_id, from_seq=0, line=["fs-t1"])
     assert illegal.type == "error" and illegal.code == ErrorCode.ILLEGAL_MOVE and illegal.reason == "empty_source"
+
+
+async def test_any_replay_request_is_answered_by_a_page_or_a_stable_refusal(connect: ClientFactory) -> None:
+    """Random seqs and lines (moves legal, illegal, unreadable, from any
+    seq): a page whose diffs apply, or a refusal with a stable code, and
+    never ``internal_error``."""
+    player, _, game_id, _ = await _played(connect, "arena.v1.msgpack", _line(10))
+    chooser = random.Random(16)
+    words = [*_line(20), "draw", "w-f", "t9-t1", "fs-t1", "zz", "-", "t1-t2x99", "r-fs"]
+    codes = set()
+    for _ in range(80):
+        line = [chooser.choice(words) for _ in range(chooser.randrange(4))]
+        reply = await player.request(ts.Replay, game_id=game_id, from_seq=chooser.randrange(20), line=line)
+        if reply.type == "error":
+            codes.add(reply.code)
+            continue
+        mirror = Mirror(reply.start)
+        for diff in reply.diffs:
+            mirror.apply(diff)
+    assert codes <= {ErrorCode.ILLEGAL_MOVE, ErrorCode.BAD_NOTATION}, codes
+    assert codes, "some of the random lines are refused"

@@ -88,3 +88,19 @@ async def test_a_live_game_has_no_replay_yet(site: Site) -> None:
         "document.querySelector('.replay .message').textContent === 'A game is analysed or replayed once it is over.'"
     )
     assert await page.locator("#board .pile").count() == 0
+
+
+@pytest.mark.parametrize("width, height", [(390, 844), (360, 740)])
+async def test_a_replay_fits_a_phone(site: Site, width: int, height: int) -> None:
+    """The move list goes under the board and nothing overflows sideways."""
+    page = await site.page({"width": width, "height": height}, has_touch=True, is_mobile=True)
+    game_id = await start_position(page, "klondike", klondike_hearts_locked(empty_seventh=True).to_text())
+    await _play_as_the_page(site, page, game_id, BLUNDER_LOG)
+    await page.evaluate("id => { location.hash = '#replay/' + id; }", game_id)
+    await _position_text(page, f"Step {len(BLUNDER_LOG) + 1} of {len(BLUNDER_LOG) + 1}")
+    await page.locator("#analysis-sentence").wait_for()
+    scroll, client = await page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert scroll <= client == width
+    board = await page.locator("#board").bounding_box()
+    moves = await page.locator("#move-list").bounding_box()
+    assert board is not None and moves is not None and moves["y"] >= board["y"] + board["height"] - 1
