@@ -64,7 +64,17 @@ from typing import Hashable, Sequence
 
 from ..cards import RANK, SUIT
 from ..game import Game, Move, Position
-from ..games.klondike import DRAW, FITS_KEY, FOUNDATION_NAMES, FOUNDATIONS, MOVES, STOCK, TABLEAU, WASTE
+from ..games.klondike import (
+    DRAW,
+    FITS_KEY,
+    FOUNDATION_NAMES,
+    FOUNDATIONS,
+    MOVES,
+    STOCK,
+    TABLEAU,
+    WASTE,
+    Klondike,
+)
 from .search import Domain, Step
 
 OPPOSITE = ((1, 2), (0, 3), (0, 3), (1, 2))
@@ -230,7 +240,7 @@ class KlondikeDomain(Domain):
         talon = piles[WASTE] + piles[STOCK][::-1]
         if not talon:
             return []
-        wanted, empty = self.game._targets(pos)
+        wanted, empty = Klondike._targets(pos)
         plays = []
         for pointer, draws in self._reachable(len(piles[WASTE]), len(talon)):
             card = talon[pointer - 1]

@@ -11,7 +11,6 @@ from engine.game import WON as GAME_WON
 from engine.solver import UNKNOWN, UNWINNABLE, WON, solve
 from engine.solver.broken_deck import BrokenDeckDomain
 from engine.solver.domains import domain_class
-from engine.solver.driver import ROUND_NODES
 from engine.solver.search import best_first, best_first_search, depth_first, search
 from solver.positions import (
     broken_deck_near_win,
