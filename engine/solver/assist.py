@@ -7,8 +7,9 @@ face-down card is.  And a hint leads somewhere: it never suggests a move
 back to a position the game has already been in, so following hints
 alone never goes round in circles.
 
-Automatic finishing is offered only in Broken Deck, which shows every
-card, so it searches the real position.
+Automatic finishing is offered only where no card is hidden (Broken
+Deck, and WordLink once every card is face up), so it searches the real
+position.
 """
 
 from __future__ import annotations
