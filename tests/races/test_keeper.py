@@ -16,7 +16,10 @@ from server.app import ArenaServer
 from server.daily import DAILY_VARIANTS
 from server.storage.memory import MemoryStore
 
-WAIT_SECONDS = 120.0
+WAIT_SECONDS = 600.0
+"""Bounds a hang only: proving every variant's deal for tomorrow took over
+120 s beside two CPU burners on a loaded 2-core machine
+(``bench/stress_suite.py``); the loop ends as soon as they are in."""
 
 
 async def test_a_server_commits_to_tomorrows_dailies_by_itself() -> None:

@@ -69,11 +69,12 @@ class WireClient:
     def next_id(self) -> int:
         return next(self._ids)
 
-    async def request(self, kind: type[ts.Request], **fields: Any) -> ServerMessage:
-        """Send a request with a fresh id and return the reply carrying it."""
+    async def request(self, kind: type[ts.Request], timeout: float = WAIT_SECONDS, **fields: Any) -> ServerMessage:
+        """Send a request with a fresh id and return the reply carrying it
+        (``timeout``: a longer hang bound for a reply that costs proofs)."""
         request_id = self.next_id()
         await self.send(kind(id=request_id, **fields))
-        return await self.wait_for(lambda m: m.id == request_id)
+        return await self.wait_for(lambda m: m.id == request_id, timeout)
 
     async def wait_for(self, predicate: Callable[[Any], bool], timeout: float = WAIT_SECONDS) -> Any:
         """The first not yet taken message matching ``predicate``."""
