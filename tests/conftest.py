@@ -1,22 +1,14 @@
-"""Shared fixtures (a real redis-server) and the import path of the test helpers."""
+"""Shared fixtures: a real redis-server."""
 
 from __future__ import annotations
 
 import os
-import sys
-from pathlib import Path
 from typing import Callable, Iterator, TypeVar
 from uuid import uuid4
 
 import pytest
 
-TESTS = Path(__file__).parent
-# Helper modules (``arena_*``, ``protocol_doc`` …) live beside the tests that
-# use them and are imported by name from other directories too; test module
-# names are unique across directories, so one path list serves them all.
-sys.path[:0] = [str(TESTS)] + sorted(str(path) for path in TESTS.iterdir() if path.is_dir() and not path.name.startswith((".", "_")))
-
-from redis_server import RedisClusterServers, RedisServer, RedisServerMissing  # noqa: E402  (needs the path above)
+from tests.redis_server import RedisClusterServers, RedisServer, RedisServerMissing
 
 Made = TypeVar("Made")
 

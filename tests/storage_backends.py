@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 import pytest
-from redis_server import RedisClusterServers, RedisServer
+from tests.redis_server import RedisClusterServers, RedisServer
 
 from server.storage import MemoryStore, Retention, Store
 from server.storage.base import DEFAULT_RETENTION

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from seed_sentences import SEED_OF_GAME, normalize, require_seeds, sentences
+from tests.seed_sentences import SEED_OF_GAME, normalize, require_seeds, sentences
 
 TESTS_DIR = Path(__file__).parent
 

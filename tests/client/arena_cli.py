@@ -7,7 +7,7 @@ import asyncio
 import re
 import sys
 
-from arena_restart import REPO_ROOT
+from tests.client.arena_restart import REPO_ROOT
 
 # Both only bound a hang, so they are generous: a passing run never waits
 # for them, while at load 20 on 2 cores the example bots (hints searched

@@ -6,8 +6,7 @@ The server tests' helpers are reused, not copied: ``make_settings``
 (``arena_servers``), the ``subprotocol`` fixture (``arena_fixtures``) and
 ``WireClient`` (``arena_wire``), which gives a raw, independent view of
 what the server says; the race tests' helpers (``arena_races``: a pinned
-daily deal and the winning line of WordLink deal 1) too.  The root
-``tests/conftest.py`` puts every test directory on the import path.
+daily deal and the winning line of WordLink deal 1) too.
 """
 
 from __future__ import annotations
@@ -15,9 +14,9 @@ from __future__ import annotations
 from typing import AsyncIterator
 
 import pytest
-from arena_fixtures import subprotocol
-from arena_restart import RestartableServer, ServerFactory
-from arena_servers import make_settings
+from tests.server.arena_fixtures import subprotocol
+from tests.client.arena_restart import RestartableServer, ServerFactory
+from tests.server.arena_servers import make_settings
 
 __all__ = ["subprotocol"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from arena_restart import RestartableServer
-from arena_wire import WireClient
+from tests.client.arena_restart import RestartableServer
+from tests.server.arena_wire import WireClient
 
 from client import ArenaClient, GameMirror, Unavailable
 from protocol import ServerMessage

@@ -7,9 +7,9 @@ import asyncio
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from arena_cli import WAIT_SECONDS
-from arena_races import DEAL_1_DRAW_1_WIN, pin_daily_deal
-from arena_restart import RestartableServer, ServerFactory, drop_connections
+from tests.client.arena_cli import WAIT_SECONDS
+from tests.races.arena_races import DEAL_1_DRAW_1_WIN, pin_daily_deal
+from tests.client.arena_restart import RestartableServer, ServerFactory, drop_connections
 
 from client import (
     ArenaClient,

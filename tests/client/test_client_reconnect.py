@@ -6,7 +6,7 @@ import asyncio
 import random
 
 import pytest
-from arena_restart import RestartableServer, drop_connections
+from tests.client.arena_restart import RestartableServer, drop_connections
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.typing import Subprotocol
 

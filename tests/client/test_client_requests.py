@@ -8,8 +8,8 @@ from typing import AsyncIterator
 
 import msgpack
 import pytest
-from arena_positions import REPAIRS, broken_deck_two_halves_left
-from arena_restart import RestartableServer, ServerFactory
+from tests.server.arena_positions import REPAIRS, broken_deck_two_halves_left
+from tests.client.arena_restart import RestartableServer, ServerFactory
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.typing import Subprotocol
 

@@ -3,7 +3,7 @@ each shown to fail on the lie it is there to catch."""
 
 from __future__ import annotations
 
-from arena_races import DEAL_1_DRAW_1_WIN, KLONDIKE_DRAW_1
+from tests.races.arena_races import DEAL_1_DRAW_1_WIN, KLONDIKE_DRAW_1
 
 from client.reveal import race_reveal_problems, reveal_problems
 from protocol import to_client as tc

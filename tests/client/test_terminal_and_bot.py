@@ -10,17 +10,17 @@ from datetime import datetime, timezone
 
 import engine
 import pytest
-from arena_cli import RUN_SECONDS, Running, run
-from arena_positions import REPAIRS, broken_deck_two_halves_left
-from arena_races import pin_daily_deal
-from arena_restart import REPO_ROOT, RestartableServer
-from arena_wire import WireClient
+from tests.client.arena_cli import RUN_SECONDS, Running, run
+from tests.server.arena_positions import REPAIRS, broken_deck_two_halves_left
+from tests.races.arena_races import pin_daily_deal
+from tests.client.arena_restart import REPO_ROOT, RestartableServer
+from tests.server.arena_wire import WireClient
 
 from client import ArenaClient
 from protocol import to_client as tc
 from protocol import to_server as ts
-from solver.positions import klondike_hearts_locked
-from solver.test_analysis import BLUNDER_LOG
+from tests.solver.positions import klondike_hearts_locked
+from tests.solver.test_analysis import BLUNDER_LOG
 
 GAME_ID = re.compile(r"\bg_[A-Za-z0-9_-]+")
 

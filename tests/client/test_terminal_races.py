@@ -12,9 +12,9 @@ from typing import AsyncIterator, Awaitable, Callable
 
 import pytest
 
-from arena_races import DEAL_1_DRAW_1_WIN, KLONDIKE_DRAW_1, pin_daily_deal
-from arena_restart import REPO_ROOT, RestartableServer, ServerFactory
-from arena_cli import WAIT_SECONDS, Running, run
+from tests.races.arena_races import DEAL_1_DRAW_1_WIN, KLONDIKE_DRAW_1, pin_daily_deal
+from tests.client.arena_restart import REPO_ROOT, RestartableServer, ServerFactory
+from tests.client.arena_cli import WAIT_SECONDS, Running, run
 
 from client import ArenaClient, RaceMirror
 from server.daily import RECORD_KIND, DailyRecord

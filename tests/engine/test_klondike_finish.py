@@ -11,7 +11,7 @@ import engine
 from engine import ActionUnavailable
 from engine.game import WON
 from engine.solver import auto_finish
-from klondike_positions import ALL_OPEN, ONE_HIDDEN, STOCK_LEFT, position
+from tests.engine.klondike_positions import ALL_OPEN, ONE_HIDDEN, STOCK_LEFT, position
 
 
 def game(text: str, collect: bool = False) -> engine.Game:

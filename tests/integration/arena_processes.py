@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import AsyncIterator, Awaitable, Callable
 
 import pytest
-from arena_wire import Mirror, WireClient
+from tests.server.arena_wire import Mirror, WireClient
 
 from server.storage import Action
 from server.storage.redis import RedisStore

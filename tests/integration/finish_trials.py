@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from arena_processes import ServerProcess, WireClient
+from tests.integration.arena_processes import ServerProcess, WireClient
 
 import engine
 from protocol import to_server as ts

@@ -10,9 +10,9 @@ settles it before it listens.  ``bench/finish_crash.py`` runs 100 trials.
 from __future__ import annotations
 
 import pytest
-from arena_processes import ServerStarter
-from finish_trials import TrialCount, daily_win_trial, resign_trial
-from redis_server import RedisServer
+from tests.integration.arena_processes import ServerStarter
+from tests.integration.finish_trials import TrialCount, daily_win_trial, resign_trial
+from tests.redis_server import RedisServer
 
 pytestmark = pytest.mark.redis
 

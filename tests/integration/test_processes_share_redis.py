@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from arena_processes import (
+from tests.integration.arena_processes import (
     ClientOpener,
     Mirror,
     ServerProcess,
@@ -21,8 +21,8 @@ from arena_processes import (
     WireClient,
     view_of,
 )
-from arena_positions import REPAIRS, broken_deck_two_halves_left
-from redis_server import RedisServer
+from tests.server.arena_positions import REPAIRS, broken_deck_two_halves_left
+from tests.redis_server import RedisServer
 
 from protocol import to_server as ts
 

@@ -16,7 +16,7 @@ import asyncio
 from typing import Any, Callable
 
 import pytest
-from arena_processes import (
+from tests.integration.arena_processes import (
     ClientOpener,
     Mirror,
     ServerStarter,
@@ -24,7 +24,7 @@ from arena_processes import (
     stored_log,
     view_of,
 )
-from redis_server import RedisServer
+from tests.redis_server import RedisServer
 
 from protocol import ErrorCode
 from protocol import to_server as ts

@@ -14,8 +14,8 @@ import asyncio
 from typing import AsyncIterator
 
 import pytest
-from arena_processes import ClientOpener, ServerStarter, WireClient, stored_log
-from redis_server import RedisServer
+from tests.integration.arena_processes import ClientOpener, ServerStarter, WireClient, stored_log
+from tests.redis_server import RedisServer
 
 from protocol import ErrorCode
 from protocol import to_server as ts

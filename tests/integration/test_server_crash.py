@@ -14,7 +14,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from arena_processes import (
+from tests.integration.arena_processes import (
     ClientOpener,
     Mirror,
     ServerStarter,
@@ -22,7 +22,7 @@ from arena_processes import (
     stored_log,
     view_of,
 )
-from redis_server import RedisServer
+from tests.redis_server import RedisServer
 
 from protocol import to_server as ts
 

@@ -1,6 +1,6 @@
 """The generated parts of ``docs/protocol.md``, and the script that writes them.
 
-``python tests/protocol/protocol_doc.py`` runs a real server on a free
+``python -m tests.protocol.protocol_doc`` runs a real server on a free
 port, plays the example sessions with real clients, and rewrites the
 marked sections of the document: the three session transcripts (a game,
 a race, and the solver's assists), the error-code and close-code tables, and the tables
@@ -16,28 +16,25 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.typing import Subprotocol
+
+from tests.server.arena_positions import REPAIRS, broken_deck_two_halves_left
+from tests.solver.positions import klondike_hearts_locked
+from tests.solver.test_analysis import BLUNDER_LOG
+
+from protocol import JSON_SUBPROTOCOL, ErrorCode
+from protocol.close_codes import CLOSE_CODES
+from server.app import ArenaServer
+from server.settings import Settings, env_name
+from server.storage.memory import MemoryStore
+
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "protocol.md"
-sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "server")]
-
-from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
-from websockets.typing import Subprotocol  # noqa: E402
-
-from arena_positions import REPAIRS, broken_deck_two_halves_left  # noqa: E402
-from solver.positions import klondike_hearts_locked  # noqa: E402
-from solver.test_analysis import BLUNDER_LOG  # noqa: E402
-
-from protocol import JSON_SUBPROTOCOL, ErrorCode  # noqa: E402
-from protocol.close_codes import CLOSE_CODES  # noqa: E402
-from server.app import ArenaServer  # noqa: E402
-from server.settings import Settings, env_name  # noqa: E402
-from server.storage.memory import MemoryStore  # noqa: E402
-
 JSON_OFFER = [Subprotocol(JSON_SUBPROTOCOL)]
 
 LIMIT_SETTINGS = (

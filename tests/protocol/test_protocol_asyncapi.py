@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import protocol_doc
+from tests.protocol import protocol_doc
 import pytest
 
 from protocol import PROTOCOL_VERSION, SUBPROTOCOLS, ClientMessage, ServerMessage

@@ -7,7 +7,7 @@ import json
 import re
 import typing
 
-import protocol_doc
+from tests.protocol import protocol_doc
 import pytest
 from pydantic import ValidationError
 

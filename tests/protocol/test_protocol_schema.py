@@ -9,8 +9,7 @@ import sys
 from pathlib import Path
 
 import jsonschema
-import protocol_doc
-
+from tests.protocol import protocol_doc
 from protocol import PROTOCOL_VERSION, ErrorCode
 from protocol.schema import protocol_schema
 

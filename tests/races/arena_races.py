@@ -13,9 +13,9 @@ from datetime import date
 from typing import Any, AsyncIterator
 
 import pytest
-from arena_positions import DEAL_1_DRAW_1_WIN
-from arena_servers import make_settings
-from arena_wire import Mirror, WireClient
+from tests.server.arena_positions import DEAL_1_DRAW_1_WIN
+from tests.server.arena_servers import make_settings
+from tests.server.arena_wire import Mirror, WireClient
 
 from protocol import to_server as ts
 from server.app import ArenaServer

@@ -14,8 +14,8 @@ from datetime import date, timedelta
 from typing import AsyncIterator
 
 import pytest
-from arena_races import DEAL_1_DRAW_1_WIN, KLONDIKE_DRAW_1, WireClient, pin_daily_deal, player, race_settings
-from test_server_core import FakeClock
+from tests.races.arena_races import DEAL_1_DRAW_1_WIN, KLONDIKE_DRAW_1, WireClient, pin_daily_deal, player, race_settings
+from tests.server.test_server_core import FakeClock
 
 import engine
 from protocol import ErrorCode

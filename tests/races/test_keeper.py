@@ -8,8 +8,8 @@ import asyncio
 import re
 from datetime import datetime, timedelta, timezone
 
-from arena_cli import run
-from arena_races import WireClient, race_settings
+from tests.client.arena_cli import run
+from tests.races.arena_races import WireClient, race_settings
 
 from protocol import to_server as ts
 from server.app import ArenaServer

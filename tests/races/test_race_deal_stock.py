@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import AsyncIterator
 
 import pytest
-from arena_races import race_settings
+from tests.races.arena_races import race_settings
 
 from server.keeper import RaceDealStock, stock_name
 from server.secret_deals import DealProver, replays_to_win

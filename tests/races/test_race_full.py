@@ -17,7 +17,7 @@ import asyncio
 from datetime import datetime, timezone
 from typing import Any
 
-from arena_races import (
+from tests.races.arena_races import (
     DEAL_1_DRAW_1_WIN,
     KLONDIKE_DRAW_1,
     WireClient,

@@ -3,7 +3,7 @@ a real server says today, and the race settings table is the settings'."""
 
 from __future__ import annotations
 
-import protocol_doc
+from tests.protocol import protocol_doc
 import pytest
 
 from protocol import CLIENT_MESSAGE, SERVER_MESSAGE

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from arena_races import WireClient, memory_arena, player, race_event, race_settings
+from tests.races.arena_races import WireClient, memory_arena, player, race_event, race_settings
 
 import engine
 from protocol import ErrorCode

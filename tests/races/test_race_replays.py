@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from arena_races import DEAL_1_DRAW_1_WIN, memory_arena, pin_daily_deal, play_line, player, race_event
-from arena_wire import Mirror
-from test_daily import DAY, GRACE_SECONDS, arena, clock
-from test_race_refusals import _lobby, _started
-from test_server_core import FakeClock
+from tests.races.arena_races import DEAL_1_DRAW_1_WIN, memory_arena, pin_daily_deal, play_line, player, race_event
+from tests.server.arena_wire import Mirror
+from tests.races.test_daily import DAY, GRACE_SECONDS, arena, clock
+from tests.races.test_race_refusals import _lobby, _started
+from tests.server.test_server_core import FakeClock
 
 from protocol import ErrorCode
 from protocol import to_server as ts

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from arena_races import DEAL_1_DRAW_1_WIN
+from tests.races.arena_races import DEAL_1_DRAW_1_WIN
 
 import engine
 from protocol import ErrorCode

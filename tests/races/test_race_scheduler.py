@@ -12,8 +12,8 @@ from __future__ import annotations
 import asyncio
 from typing import Callable, TypeVar
 
-from arena_clock import FakeClock, ManualScheduler
-from arena_servers import make_settings
+from tests.server.arena_clock import FakeClock, ManualScheduler
+from tests.server.arena_servers import make_settings
 
 from protocol import MSGPACK
 from protocol import to_client as tc

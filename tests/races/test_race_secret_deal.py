@@ -4,7 +4,7 @@ verifies with the public engine), then boards and analyses for everyone."""
 
 from __future__ import annotations
 
-from arena_races import WireClient, memory_arena, player, race_event
+from tests.races.arena_races import WireClient, memory_arena, player, race_event
 
 from client.reveal import race_reveal_problems
 from protocol import to_server as ts

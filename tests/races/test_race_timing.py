@@ -14,8 +14,8 @@ import time
 from typing import Any, AsyncIterator
 
 import pytest
-from arena_clock import FakeClock, ManualScheduler
-from arena_races import (
+from tests.server.arena_clock import FakeClock, ManualScheduler
+from tests.races.arena_races import (
     DEAL_1_DRAW_1_WIN,
     DELAY_SECONDS,
     Mirror,

@@ -11,7 +11,7 @@ from typing import Any, AsyncIterator
 
 import pytest
 import redis.asyncio as redis
-from arena_races import WireClient, player, race_settings
+from tests.races.arena_races import WireClient, player, race_settings
 
 from protocol import ErrorCode
 from protocol import to_server as ts

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import AsyncIterator
 
 import pytest
-from arena_servers import ClientFactory, make_settings
-from arena_wire import WireClient
+from tests.server.arena_servers import ClientFactory, make_settings
+from tests.server.arena_wire import WireClient
 
 from protocol import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL
 from server.app import ArenaServer

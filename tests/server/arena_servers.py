@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Awaitable, Callable
 
-from arena_wire import WireClient
+from tests.server.arena_wire import WireClient
 
 from server.settings import Settings
 

@@ -1,5 +1,5 @@
 """The server tests' fixtures, from ``arena_fixtures``."""
 
-from arena_fixtures import SUBPROTOCOL_CHOICES, connect, server, subprotocol
+from tests.server.arena_fixtures import SUBPROTOCOL_CHOICES, connect, server, subprotocol
 
 __all__ = ["SUBPROTOCOL_CHOICES", "connect", "server", "subprotocol"]

@@ -13,9 +13,9 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import pytest
-from arena_servers import ClientFactory
-from arena_wire import WireClient
-from test_server_core import FakeClock
+from tests.server.arena_servers import ClientFactory
+from tests.server.arena_wire import WireClient
+from tests.server.test_server_core import FakeClock
 
 import engine
 from engine.cards import CODE, full_deck

@@ -17,9 +17,9 @@ import json
 from typing import Any, AsyncIterator, Callable
 
 import pytest
-from arena_servers import make_settings
-from arena_wire import WireClient
-from storage_backends import ManualClock
+from tests.server.arena_servers import make_settings
+from tests.server.arena_wire import WireClient
+from tests.storage_backends import ManualClock
 from websockets.exceptions import InvalidStatus
 
 from client import ArenaClient, CannotConnect, TooManyConnections, TooManyIdentities

@@ -7,9 +7,9 @@ import random
 from typing import AsyncIterator
 
 import pytest
-from arena_positions import REPAIRS, broken_deck_two_halves_left
-from arena_servers import ClientFactory, make_settings
-from arena_wire import WAIT_SECONDS, Mirror, WireClient
+from tests.server.arena_positions import REPAIRS, broken_deck_two_halves_left
+from tests.server.arena_servers import ClientFactory, make_settings
+from tests.server.arena_wire import WAIT_SECONDS, Mirror, WireClient
 
 import engine
 from protocol import ErrorCode
@@ -18,8 +18,8 @@ from server.app import ArenaServer
 from server.assists import played_line
 from server.storage.base import Action
 from server.storage.memory import MemoryStore
-from solver.positions import broken_deck_needs_search, klondike_hearts_locked
-from solver.test_analysis import BLUNDER_LOG
+from tests.solver.positions import broken_deck_needs_search, klondike_hearts_locked
+from tests.solver.test_analysis import BLUNDER_LOG
 
 FINISH_PATH_AFTER_REPAIRS = ("r-fs", "t3-fh", "t4-fd", "t2-fs", "t6-fc", "t3-fh", "t5-fd", "t6-fc")
 """The solver's path once both halves of the Q♠ are repaired (checked by the tests that play it)."""

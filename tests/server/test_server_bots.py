@@ -6,12 +6,12 @@ own client)."""
 
 from __future__ import annotations
 
-import sys
+import importlib.util
 from pathlib import Path
 from typing import Any
 
-from arena_servers import ClientFactory
-from arena_wire import WireClient
+from tests.server.arena_servers import ClientFactory
+from tests.server.arena_wire import WireClient
 
 from client import ArenaClient
 from protocol import ErrorCode
@@ -19,8 +19,20 @@ from protocol import to_server as ts
 from server.app import ArenaServer
 from server.peer import Peer
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
-import bot as example_bot  # noqa: E402  (examples/ is not a package: imported by path)
+
+
+def _example(name: str) -> Any:
+    """``examples/NAME.py``, loaded by its path: examples/ is a folder of
+    scripts a user copies, not a package."""
+    path = Path(__file__).resolve().parents[2] / "examples" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"examples_{name}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+example_bot = _example("bot")
 
 
 def _peer(server: ArenaServer, player_id: str) -> Peer:

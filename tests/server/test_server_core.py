@@ -8,8 +8,8 @@ memory, and the socket tests only confirm the adapter forwards them.
 from __future__ import annotations
 
 import pytest
-from arena_clock import FakeClock
-from arena_servers import make_settings
+from tests.server.arena_clock import FakeClock
+from tests.server.arena_servers import make_settings
 
 import engine
 from protocol import JSON, MSGPACK, ErrorCode, ServerMessage

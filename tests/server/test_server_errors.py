@@ -9,9 +9,9 @@ from typing import AsyncIterator
 
 import msgpack
 import pytest
-from arena_stores import FaultyStore
-from arena_wire import WireClient, json_frame
-from arena_servers import ClientFactory, make_settings
+from tests.server.arena_stores import FaultyStore
+from tests.server.arena_wire import WireClient, json_frame
+from tests.server.arena_servers import ClientFactory, make_settings
 
 from protocol import JSON_SUBPROTOCOL, MSGPACK, MSGPACK_SUBPROTOCOL, ErrorCode
 from protocol import to_server as ts

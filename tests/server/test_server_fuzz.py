@@ -9,9 +9,9 @@ import logging
 from typing import Any
 
 import pytest
-from arena_fuzz import Known, fuzz
-from arena_servers import make_settings
-from arena_wire import WireClient
+from tests.server.arena_fuzz import Known, fuzz
+from tests.server.arena_servers import make_settings
+from tests.server.arena_wire import WireClient
 
 from protocol import JSON, JSON_SUBPROTOCOL, MSGPACK, ErrorCode
 from protocol import to_server as ts

@@ -16,8 +16,8 @@ import re
 from typing import Any, Iterator
 
 import pytest
-from arena_wire import Mirror, WireClient
-from arena_servers import ClientFactory
+from tests.server.arena_wire import Mirror, WireClient
+from tests.server.arena_servers import ClientFactory
 
 import engine
 from engine.cards import CODE

@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import AsyncIterator
 
 import pytest
-from arena_servers import make_settings
-from arena_wire import WireClient, http_exchange
+from tests.server.arena_servers import make_settings
+from tests.server.arena_wire import WireClient, http_exchange
 from prometheus_client import CONTENT_TYPE_LATEST
 from prometheus_client.parser import text_string_to_metric_families
-from redis_server import RedisServer
+from tests.redis_server import RedisServer
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 

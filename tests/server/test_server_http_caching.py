@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import AsyncIterator
 
 import pytest
-from arena_servers import make_settings
-from arena_wire import http_exchange
+from tests.server.arena_servers import make_settings
+from tests.server.arena_wire import http_exchange
 
 from server.app import ArenaServer
 from server.storage.memory import MemoryStore

@@ -14,8 +14,8 @@ import time
 from typing import AsyncIterator
 
 import pytest
-from arena_wire import WireClient
-from arena_servers import make_settings
+from tests.server.arena_wire import WireClient
+from tests.server.arena_servers import make_settings
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from arena_positions import (
+from tests.server.arena_positions import (
     DEAL_1_DRAW_1_WIN,
     LAST_MOVE_BEFORE_BLOCKED,
     NEARLY_WON_KLONDIKE,
     ONE_MOVE_FROM_BLOCKED_KLONDIKE,
     WINNING_MOVES,
 )
-from arena_wire import Mirror
-from arena_servers import ClientFactory
+from tests.server.arena_wire import Mirror
+from tests.server.arena_servers import ClientFactory
 
 from protocol import ErrorCode
 from protocol import to_server as ts

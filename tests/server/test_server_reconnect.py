@@ -4,8 +4,8 @@ repairs a client that missed diffs."""
 from __future__ import annotations
 
 import pytest
-from arena_wire import Mirror
-from arena_servers import ClientFactory
+from tests.server.arena_wire import Mirror
+from tests.server.arena_servers import ClientFactory
 
 from protocol import ErrorCode
 from protocol import to_server as ts

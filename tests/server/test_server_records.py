@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from arena_positions import DEAL_1_DRAW_1_WIN, NEARLY_WON_KLONDIKE
-from arena_servers import ClientFactory
+from tests.server.arena_positions import DEAL_1_DRAW_1_WIN, NEARLY_WON_KLONDIKE
+from tests.server.arena_servers import ClientFactory
 
 from protocol import ErrorCode
 from protocol import to_server as ts

@@ -14,9 +14,9 @@ import asyncio
 from typing import AsyncIterator
 
 import pytest
-from arena_stores import FaultyStore
-from arena_wire import WAIT_SECONDS, Mirror, WireClient
-from arena_servers import make_settings
+from tests.server.arena_stores import FaultyStore
+from tests.server.arena_wire import WAIT_SECONDS, Mirror, WireClient
+from tests.server.arena_servers import make_settings
 
 from protocol import ErrorCode
 from protocol import to_server as ts

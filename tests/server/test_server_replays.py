@@ -7,8 +7,8 @@ import random
 from typing import Any, AsyncIterator
 
 import pytest
-from arena_servers import ClientFactory, make_settings
-from arena_wire import Mirror, WireClient
+from tests.server.arena_servers import ClientFactory, make_settings
+from tests.server.arena_wire import Mirror, WireClient
 
 import engine
 from protocol import ErrorCode

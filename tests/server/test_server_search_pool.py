@@ -10,10 +10,10 @@ import sys
 from typing import AsyncIterator, Callable
 
 import pytest
-from arena_positions import NEARLY_WON_KLONDIKE, REPAIRS, broken_deck_two_halves_left
-from arena_servers import make_settings
-from arena_wire import WireClient
-from storage_backends import ManualClock
+from tests.server.arena_positions import NEARLY_WON_KLONDIKE, REPAIRS, broken_deck_two_halves_left
+from tests.server.arena_servers import make_settings
+from tests.server.arena_wire import WireClient
+from tests.storage_backends import ManualClock
 
 import engine
 import engine.solver.analysis

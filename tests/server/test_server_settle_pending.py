@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 
 import pytest
-from arena_servers import make_settings
+from tests.server.arena_servers import make_settings
 
 from server.records import settle_pending
 from server.storage.base import Action, SessionHeader, StorageUnavailable

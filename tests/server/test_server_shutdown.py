@@ -11,9 +11,9 @@ import subprocess
 import sys
 
 import pytest
-from arena_servers import make_settings
-from arena_stores import FaultyStore
-from arena_wire import WireClient
+from tests.server.arena_servers import make_settings
+from tests.server.arena_stores import FaultyStore
+from tests.server.arena_wire import WireClient
 from websockets.exceptions import ConnectionClosed
 
 from protocol import ErrorCode

@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 import socket
 
-from arena_servers import make_settings
-from arena_wire import WireClient
+from tests.server.arena_servers import make_settings
+from tests.server.arena_wire import WireClient
 
 from protocol import to_server as ts
 from server.app import ArenaServer

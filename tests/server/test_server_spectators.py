@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from arena_wire import Mirror, WireClient
-from arena_servers import ClientFactory, make_settings
+from tests.server.arena_wire import Mirror, WireClient
+from tests.server.arena_servers import ClientFactory, make_settings
 
 from protocol import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL, ErrorCode
 from protocol import to_server as ts

@@ -12,8 +12,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from arena_servers import ClientFactory
-from arena_wire import WireClient
+from tests.server.arena_servers import ClientFactory
+from tests.server.arena_wire import WireClient
 
 from client import ArenaClient, StaleState
 from protocol import ErrorCode, ServerMessage

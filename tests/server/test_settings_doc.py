@@ -1,20 +1,17 @@
 """``docs/settings.md`` lists every ``ARENA_*`` variable, generated from the
 settings model, so a new setting cannot go undocumented.
 
-``python tests/server/test_settings_doc.py`` rewrites the table after a
+``python -m tests.server.test_settings_doc`` rewrites the table after a
 change to ``server/settings.py``.
 """
 
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from server.settings import CLIENT_VARIABLES, DEFAULT_STATIC_DIR, Settings, env_name  # noqa: E402
+from server.settings import CLIENT_VARIABLES, DEFAULT_STATIC_DIR, Settings, env_name
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "settings.md"
 MARKERS = ("<!-- settings:begin -->\n", "<!-- settings:end -->")
@@ -47,7 +44,7 @@ def _with_table(text: str) -> str:
 def test_the_settings_table_is_the_settings_model() -> None:
     text = DOC.read_text(encoding="utf-8")
     assert all(marker in text for marker in MARKERS)
-    assert text == _with_table(text), "docs/settings.md is stale: run python tests/server/test_settings_doc.py"
+    assert text == _with_table(text), "docs/settings.md is stale: run python -m tests.server.test_settings_doc"
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ import engine
 from engine.errors import IllegalMove
 from engine.solver import analyse, solve
 from engine.solver.analysis import LOST_AT, NEVER_SHOWN_WINNABLE, STILL_WINNABLE, WON_GAME, replay
-from solver.positions import klondike_hearts_locked
+from tests.solver.positions import klondike_hearts_locked
 
 BLUNDER_LOG = ["draw", "draw", "draw", "draw", "w-t7", "draw", "draw", "draw"]
 """Four draws bring the K♥ back to the waste; ``w-t7`` fills the only empty

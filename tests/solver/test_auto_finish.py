@@ -8,7 +8,7 @@ import engine
 from engine import ActionUnavailable
 from engine.game import WON as GAME_WON
 from engine.solver import auto_finish
-from solver.positions import broken_deck_near_win, broken_deck_needs_search, broken_deck_repaired, play_all
+from tests.solver.positions import broken_deck_near_win, broken_deck_needs_search, broken_deck_repaired, play_all
 
 
 def test_automatic_finishing_waits_for_every_repair_and_a_proven_path() -> None:

@@ -9,7 +9,7 @@ import pytest
 import engine
 from engine.game import WON as GAME_WON
 from engine.solver import hint
-from solver.positions import broken_deck_near_win, klondike_hearts_locked, klondike_near_win, laras_near_win
+from tests.solver.positions import broken_deck_near_win, klondike_hearts_locked, klondike_near_win, laras_near_win
 
 HINT_BUDGET = 600
 """Small, to keep the random walks quick; the default budget is larger."""

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from solver.positions import broken_deck_near_win
-from solver.test_hint_view import HIDDEN_GAMES
+from tests.solver.positions import broken_deck_near_win
+from tests.solver.test_hint_view import HIDDEN_GAMES
 
 import engine
 from engine.game import Game

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from solver.positions import broken_deck_near_win
+from tests.solver.positions import broken_deck_near_win
 
 import engine
 from engine.game import Game, Position

@@ -12,7 +12,7 @@ from engine.solver import UNKNOWN, UNWINNABLE, WON, solve
 from engine.solver.broken_deck import BrokenDeckDomain
 from engine.solver.domains import domain_class
 from engine.solver.search import best_first, best_first_search, depth_first, search
-from solver.positions import (
+from tests.solver.positions import (
     broken_deck_near_win,
     broken_deck_repaired,
     chequers_near_win,

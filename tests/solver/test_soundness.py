@@ -22,7 +22,7 @@ from collections.abc import Callable, Hashable
 
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
-from solver.positions import play_all
+from tests.solver.positions import play_all
 
 import engine
 from engine.cards import make_card

@@ -21,7 +21,7 @@ from engine.solver.broken_deck import BrokenDeckDomain
 from engine.solver.chequers import ChequersDomain
 from engine.solver.klondike import KlondikeDomain
 from engine.solver.laras_game import LarasGameDomain
-from solver.positions import crafted, klondike_hearts_locked, play_all, run
+from tests.solver.positions import crafted, klondike_hearts_locked, play_all, run
 
 
 @pytest.mark.parametrize("deal", [1, 99, 429])

@@ -12,7 +12,7 @@ import dataclasses
 from typing import AsyncIterator
 
 import pytest
-from storage_backends import BACKENDS, Backend, open_backend
+from tests.storage_backends import BACKENDS, Backend, open_backend
 
 from server.storage import (
     Action,

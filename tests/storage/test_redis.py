@@ -10,7 +10,7 @@ from typing import AsyncIterator, Awaitable, Callable
 
 import pytest
 from redis.asyncio import Redis
-from redis_server import RedisServer
+from tests.redis_server import RedisServer
 
 from server.storage import (
     Action,

@@ -8,8 +8,8 @@ import asyncio
 
 import pytest
 from redis.asyncio import Redis
-from redis_server import RedisClusterServers
-from storage_backends import ResumeSignal, heard_after_resume
+from tests.redis_server import RedisClusterServers
+from tests.storage_backends import ResumeSignal, heard_after_resume
 
 from server.storage import UnknownStorageURL, open_store
 from server.storage.redis import RedisStore

@@ -10,7 +10,7 @@ from typing import AsyncIterator, Iterator
 
 import pytest
 from redis.asyncio import Redis
-from redis_server import RedisSentinel, RedisServer
+from tests.redis_server import RedisSentinel, RedisServer
 
 from server.storage import Action, SessionHeader, StorageUnavailable, open_store
 from server.storage.redis import RedisStore

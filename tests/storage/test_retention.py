@@ -16,13 +16,13 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
-from arena_servers import make_settings
-from arena_wire import http_exchange
+from tests.server.arena_servers import make_settings
+from tests.server.arena_wire import http_exchange
 from prometheus_client import CollectorRegistry
 from prometheus_client.parser import text_string_to_metric_families
 from redis.asyncio import Redis
-from redis_server import RedisServer
-from storage_backends import BACKENDS, Backend, ManualClock, open_backend
+from tests.redis_server import RedisServer
+from tests.storage_backends import BACKENDS, Backend, ManualClock, open_backend
 
 from server.app import ArenaServer
 from server.retention import Sweeper

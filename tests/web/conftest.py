@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
-from web_harness import Site, open_site
+from tests.web.web_harness import Site, open_site
 
 
 @pytest.fixture

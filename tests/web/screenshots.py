@@ -1,4 +1,4 @@
-"""Regenerate the screenshots in docs/screenshots/ (run: python tests/web/screenshots.py).
+"""Regenerate the screenshots in docs/screenshots/ (run: python -m tests.web.screenshots).
 
 Desktop pictures are 1000 px wide; phone ones are the 390×844 screen a
 player sees (touch), not the whole page, to keep the PNGs small.
@@ -16,26 +16,17 @@ protocol, one of them as the page's own player, so the panel shows a rank.
 from __future__ import annotations
 
 import asyncio
-import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-TESTS = HERE.parent
-ROOT = TESTS.parent
-# The import path tests/conftest.py gives pytest: tests/ and every test
-# folder (the helper modules live beside the tests that use them), then
-# the repository for the project's own packages.
-sys.path[:0] = [str(TESTS)] + sorted(
-    str(path) for path in TESTS.iterdir() if path.is_dir() and not path.name.startswith((".", "_"))
-) + [str(ROOT)]
+from playwright.async_api import Page
 
-import engine  # noqa: E402  (needs the path above)
-from arena_races import DEAL_1_DRAW_1_WIN, WireClient, pin_daily_deal, player  # noqa: E402
-from playwright.async_api import Page  # noqa: E402
-from test_web_races import win_daily_deal  # noqa: E402
-from web_harness import Site, cards_settled, open_site, sign_in  # noqa: E402
+import engine
+from server.daily import utc_day
+from tests.races.arena_races import DEAL_1_DRAW_1_WIN, WireClient, pin_daily_deal, player
+from tests.web.test_web_races import win_daily_deal
+from tests.web.web_harness import Site, cards_settled, open_site, sign_in
 
-from server.daily import utc_day  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 OUT = ROOT / "docs" / "screenshots"
 DESKTOP = {"width": 1000, "height": 720}

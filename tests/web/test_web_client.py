@@ -15,9 +15,9 @@ from playwright.async_api import Page
 
 import engine
 from protocol import to_server as ts
-from arena_positions import ONE_MOVE_FROM_BLOCKED_KLONDIKE, broken_deck_two_halves_left
-from arena_wire import WireClient
-from web_harness import (
+from tests.server.arena_positions import ONE_MOVE_FROM_BLOCKED_KLONDIKE, broken_deck_two_halves_left
+from tests.server.arena_wire import WireClient
+from tests.web.web_harness import (
     PHONE,
     NEARLY_WON,
     Site,

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import re
 import pytest
-from klondike_positions import ALL_OPEN, position
+from tests.engine.klondike_positions import ALL_OPEN, position
 from playwright.async_api import Page
-from web_harness import (
+from tests.web.web_harness import (
     NEARLY_WON,
     Site,
     codes,

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from playwright.async_api import Page
-from web_harness import (
+from tests.web.web_harness import (
     NEARLY_WON,
     Site,
     cards_settled,

@@ -10,7 +10,7 @@ from typing import Any, AsyncIterator
 
 import pytest
 from playwright.async_api import Page
-from web_harness import Site, cards_settled, open_site, sign_in, start_from_lobby
+from tests.web.web_harness import Site, cards_settled, open_site, sign_in, start_from_lobby
 
 pytestmark = pytest.mark.browser
 

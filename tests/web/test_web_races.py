@@ -19,9 +19,9 @@ import re
 from typing import AsyncIterator
 
 import pytest
-from arena_races import DEAL_1_DRAW_1_WIN, WireClient, pin_daily_deal, player
+from tests.races.arena_races import DEAL_1_DRAW_1_WIN, WireClient, pin_daily_deal, player
 from playwright.async_api import Page
-from web_harness import Site, open_site, sign_in
+from tests.web.web_harness import Site, open_site, sign_in
 
 from protocol import to_server as ts
 from server.daily import utc_day

@@ -5,11 +5,11 @@ analysis's mark and its winning line (played by the server)."""
 from __future__ import annotations
 
 import pytest
-from arena_wire import WireClient
+from tests.server.arena_wire import WireClient
 from playwright.async_api import Page
-from solver.positions import klondike_hearts_locked
-from solver.test_analysis import BLUNDER_LOG
-from web_harness import Site, codes, start_position
+from tests.solver.positions import klondike_hearts_locked
+from tests.solver.test_analysis import BLUNDER_LOG
+from tests.web.web_harness import Site, codes, start_position
 
 from protocol import to_server as ts
 

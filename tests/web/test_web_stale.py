@@ -15,9 +15,9 @@ import re
 from typing import Any
 
 import pytest
-from arena_wire import WireClient
+from tests.server.arena_wire import WireClient
 from playwright.async_api import Page, WebSocketRoute
-from web_harness import TIMEOUT_MS, Site
+from tests.web.web_harness import TIMEOUT_MS, Site
 
 from protocol import to_server as ts
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import AsyncIterator
 
 import pytest
-from arena_servers import make_settings
+from tests.server.arena_servers import make_settings
 from playwright.async_api import Browser, Page, async_playwright
 
 from server.app import ArenaServer
