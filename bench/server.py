@@ -82,6 +82,8 @@ ARENA_ENVIRONMENT = {
     "ARENA_CONNECTIONS_PER_ADDRESS": "100000",
     "ARENA_CONNECTION_BURST": "100000",
     "ARENA_IDENTITIES_PER_HOUR": "100000",
+    # One INFO line per connection opened and closed would bury the figures.
+    "ARENA_LOG_LEVEL": "warning",
 }
 """The arena server's settings in the benches: no limit gets in the way."""
 
