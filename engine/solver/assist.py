@@ -52,8 +52,10 @@ def hint_seeing_hidden_cards(game: Game, budget: int | None = None) -> Move | No
     search, plans and no-circles rule of ``hint_for_view`` with the real
     position as its one world.  Never served, since it tells where hidden
     cards lie; ``bench/hints.py`` plays it as the upper reference that
-    view-only hints are measured against (the same deals, the same
-    search, only the information differs)."""
+    view-only hints are measured against (the same deals and search;
+    with one world it gets a full view's budget, ``FULL_VIEW_FACTOR``
+    times ``HINT_BUDGET``, where view-only hints share ``HINT_BUDGET``
+    among their worlds)."""
     return _hint(game, budget, see_hidden=True)
 
 
