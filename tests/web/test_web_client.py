@@ -29,6 +29,7 @@ from tests.web.web_harness import (
     stat,
     top_card,
     wait_for_codes,
+    win_nearly_won,
 )
 
 pytestmark = pytest.mark.browser
@@ -252,12 +253,7 @@ async def test_a_win_celebrates_unless_the_celebration_is_skipped(site: Site) ->
             await page.click("#open-settings")
             await page.click("#setting-skip-celebration")
             await page.click("#settings button[value=close]")
-        await start_position(page, "klondike", NEARLY_WON)
-        await page.dblclick(top_card("t1"))
-        await wait_for_codes(page, "t1", ["KC"])
-        await page.dblclick(top_card("t1"))
-        await page.click(pile("s"))
-        await page.dblclick(top_card("w"))
+        await win_nearly_won(page)
         await page.wait_for_selector(".result:not([hidden])")
         assert await page.inner_text(".result h2") == "You won!"
         assert "null" not in await page.inner_text(".result")

@@ -18,6 +18,7 @@ from tests.web.web_harness import (
     start_position,
     top_card,
     wait_for_codes,
+    win_nearly_won,
 )
 
 pytestmark = pytest.mark.browser
@@ -115,12 +116,7 @@ async def test_the_result_stays_readable_above_the_victory_animation(site: Site)
     """The celebration's symbols fall behind the result card: a symbol put
     right over the headline is painted (and hit) beneath it."""
     page = await site.page()
-    await start_position(page, "klondike", NEARLY_WON)
-    await page.dblclick(top_card("t1"))
-    await wait_for_codes(page, "t1", ["KC"])
-    await page.dblclick(top_card("t1"))
-    await page.click(pile("s"))
-    await page.dblclick(top_card("w"))
+    await win_nearly_won(page)
     await page.wait_for_selector(".result:not([hidden]) h2")
     assert await page.locator(".celebration span").count() == 12
     hit = await page.evaluate(

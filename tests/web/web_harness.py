@@ -166,6 +166,17 @@ async def start_position(page: Page, game: str, position: str) -> str:
     return await board_shown(page, before)
 
 
+async def win_nearly_won(page: Page) -> None:
+    """Start ``NEARLY_WON`` and play its last moves: the King of clubs
+    up, both clubs to the foundation, the King of diamonds drawn and sent."""
+    await start_position(page, "klondike", NEARLY_WON)
+    await page.dblclick(top_card("t1"))
+    await wait_for_codes(page, "t1", ["KC"])
+    await page.dblclick(top_card("t1"))
+    await page.click(pile("s"))
+    await page.dblclick(top_card("w"))
+
+
 async def board_shown(page: Page, previous_hash: str) -> str:
     """Wait for the page to show a new game of the player; its id."""
     await page.wait_for_function("previous => location.hash.startsWith('#play/') && location.hash !== previous", arg=previous_hash)
