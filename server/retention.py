@@ -79,7 +79,6 @@ class Sweeper:
 
     def __init__(self, store: Store, settings: Settings, registry: CollectorRegistry) -> None:
         self._store = store
-        self._interval = settings.retention_sweep_seconds
         self._settings = settings
         self.size: StoreSize | None = None
         self._task: asyncio.Task[None] | None = None
@@ -108,7 +107,7 @@ class Sweeper:
 
     async def _run(self) -> None:
         while True:
-            await asyncio.sleep(self._interval)
+            await asyncio.sleep(self._settings.retention_sweep_seconds)
             await self.sweep()
 
     async def close(self) -> None:
