@@ -115,6 +115,18 @@ async def test_a_daily_deal_is_not_replayed_before_its_reveal(connect: ClientFac
     assert refused.type == "error" and refused.code == ErrorCode.UNAVAILABLE and refused.reason == "deal_secret"
 
 
+async def test_a_line_longer_than_the_protocol_allows_is_refused_as_a_bad_message(connect: ClientFactory) -> None:
+    """``line`` is bounded (``MAX_REPLAY_LINE``, the web client's own cut):
+    one move more is refused, and the connection still answers a line within it."""
+    player, _, game_id, _ = await _played(connect, "arena.v1.json", _line(3))
+    too_long = ["draw"] * (ts.MAX_REPLAY_LINE + 1)
+    await player.send_raw(player.codec.encode_data({"type": "replay", "id": 1, "game_id": game_id, "line": too_long}))
+    refusal = await player.wait_for(lambda message: message.id == 1)
+    assert refusal.type == "error" and refusal.code == ErrorCode.BAD_MESSAGE
+    within = await player.request(ts.Replay, game_id=game_id, line=RECYCLE)
+    assert within.type == "replay", within
+
+
 SMALL_FRAMES = 2048
 
 
