@@ -335,6 +335,29 @@ async def test_metrics_show_the_memory_stores_size() -> None:
     assert figures["arena_store_keys"] >= 8
 
 
+async def test_a_store_too_slow_to_measure_drops_its_size_until_a_sweep_measures_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The size is awaited for ``SIZE_TIMEOUT_SECONDS`` at most: a store
+    that hangs there is no size, as one that fails is."""
+    store = MemoryStore()
+    sweeper = Sweeper(store, make_settings(), CollectorRegistry())
+    await sweeper.sweep()
+    assert sweeper.size is not None
+    measure = store.size
+
+    async def hanging() -> None:
+        await asyncio.Event().wait()
+
+    monkeypatch.setattr("server.retention.SIZE_TIMEOUT_SECONDS", 0.05)
+    monkeypatch.setattr(store, "size", hanging)
+    await sweeper.sweep()
+    assert sweeper.size is None
+    monkeypatch.setattr(store, "size", measure)
+    await sweeper.sweep()
+    assert sweeper.size is not None
+
+
 @pytest.mark.redis
 async def test_metrics_show_redis_size_and_drop_it_while_redis_is_away(own_redis_server: RedisServer) -> None:
     store = RedisStore(own_redis_server.url, socket_timeout=0.5, connect_timeout=0.5)
