@@ -21,7 +21,7 @@ import { actionLabel, analysisMarks, replaySteps, scrub } from "./replaysteps.js
 import { NARROW_PX } from "./sizing.js";
 
 const PLAY_STEP_MS = 700;
-const MAX_LINE = 400;
+const MAX_LINE = 400; // protocol.to_server.MAX_REPLAY_LINE: a longer line is refused
 const SCRUBBER = [
   ["first", "⇤", "First"], ["previous", "←", "Previous"], ["play", "▶", "Play"], ["next", "→", "Next"],
   ["last", "⇥", "Last"],
