@@ -199,6 +199,7 @@ class Play:
         require_player(peer)
         room = await self._rooms.room(message.game_id)
         if not room.is_owner(peer):
+            self._rooms.release(room)
             raise Refusal(ErrorCode.FORBIDDEN, "only the game's owner can play it; you can watch", game_id=room.game_id)
         try:
             if room.session.header.race_id is not None and room.session.result is None:

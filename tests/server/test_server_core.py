@@ -181,3 +181,17 @@ def test_replaying_a_log_gives_the_live_session() -> None:
 def test_a_live_view_never_carries_the_deal_number() -> None:
     header = SessionHeader("g_x", "klondike", 8, {}, "p_x", 0)
     assert "deal" not in Session(header, engine.new_game("klondike", 8)).view
+
+
+async def test_a_stranger_refused_an_action_leaves_no_room_loaded(hub: Hub) -> None:
+    owner, owner_out = _join(hub)
+    await _say(hub, owner, ts.Hello())
+    await _say(hub, owner, ts.NewGame(game="klondike", deal=5))
+    game_id = owner_out.messages()[1].game_id
+    hub.disconnect(owner)
+    assert game_id not in hub.rooms
+    stranger, stranger_out = _join(hub)
+    await _say(hub, stranger, ts.Hello())
+    await _say(hub, stranger, ts.Resign(id=1, game_id=game_id))
+    assert stranger_out.messages()[-1].code == ErrorCode.FORBIDDEN
+    assert game_id not in hub.rooms
