@@ -4,10 +4,9 @@ Every key is named here, so the layout (listed in ``docs/storage.md``) is
 one piece of code: the namespace that prefixes every key and channel, and
 the Redis Cluster hash tag (the ``{...}`` part) that puts the keys one
 script touches into one slot.  Keys of one session, one player or one
-board share a tag, so each Lua script touches one slot.  That is a first
-step only: the store speaks to a single Redis (or a proxy in front of
-several); a Cluster client would also have to split the MULTI
-transactions that span a session and the shared indexes.
+board share a tag, so each Lua script touches one slot; on a Redis
+Cluster (``server/storage/redis_cluster.py``) the writes that span slots
+are split into one transaction per slot.
 """
 
 from __future__ import annotations
