@@ -31,6 +31,7 @@ from .base import (
     board_score,
 )
 from .memory import MemoryStore
+from .redis_urls import without_password
 
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://", "redis+sentinel://", "redis+cluster://")
 MEMORY_URL = "memory://"
@@ -61,9 +62,9 @@ def open_store(url: str | None = None, *, namespace: str = "arena", retention: R
         try:
             return RedisStore(url, namespace=namespace, retention=retention)
         except ValueError as error:
-            raise UnknownStorageURL(f"bad storage URL {url!r}: {error}") from None
+            raise UnknownStorageURL(f"bad storage URL {without_password(url)!r}: {error}") from None
     schemes = ", ".join((MEMORY_URL, *REDIS_SCHEMES))
-    raise UnknownStorageURL(f"unknown storage URL {url!r}: expected one of {schemes}")
+    raise UnknownStorageURL(f"unknown storage URL {without_password(url)!r}: expected one of {schemes}")
 
 
 __all__ = [

@@ -26,7 +26,17 @@ def hosts_url(url: str, scheme: str, default_port: int, form: str) -> HostsURL:
     try:
         return _read(url, scheme, default_port)
     except ValueError as error:
-        raise ValueError(f"{form}: {url!r} ({error})") from None
+        raise ValueError(f"{form}: {without_password(url)!r} ({error})") from None
+
+
+def without_password(url: str) -> str:
+    """``url`` fit for an error message: operators paste errors into
+    tickets, so the credentials before ``@`` are masked."""
+    head, slashes, rest = url.partition("//")
+    netloc, slash, path = rest.partition("/")
+    if not slashes or "@" not in netloc:
+        return url
+    return f"{head}//***@{netloc.rpartition('@')[2]}{slash}{path}"
 
 
 def _read(url: str, scheme: str, default_port: int) -> HostsURL:

@@ -49,3 +49,10 @@ async def test_open_store_picks_the_back_end_by_scheme() -> None:
 def test_a_bad_storage_url_is_a_usage_error(url: str) -> None:
     with pytest.raises(UnknownStorageURL):
         open_store(url)
+
+
+@pytest.mark.parametrize("url", ["redis+sentinel://:s3cret@host:port/arena", "redis+cluster://user:s3cret@host:port/"])
+def test_a_bad_url_s_error_does_not_print_its_password(url: str) -> None:
+    with pytest.raises(UnknownStorageURL) as refused:
+        open_store(url)
+    assert "s3cret" not in str(refused.value) and "***@host:port" in str(refused.value)
