@@ -5,7 +5,9 @@ A, in order, as the very diffs the player got; a player who reconnects
 through the other process finds its game there and plays on, and the
 spectators of the first process see those moves in turn.  Everything
 crosses processes through Redis only (the log, and pub/sub for the
-relay), as in production.
+relay), as in production.  Each test runs on one Redis and again on a
+Redis Cluster of three masters, where the relay is sharded pub/sub on the
+master of the game's slot.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from tests.integration.arena_processes import (
     view_of,
 )
 from tests.server.arena_positions import REPAIRS, broken_deck_two_halves_left
-from tests.redis_server import RedisServer
+from tests.redis_server import RedisClusterServers, RedisServer
 
 from protocol import to_server as ts
 
@@ -31,10 +33,21 @@ pytestmark = pytest.mark.redis
 MOVES = 12
 
 
+@pytest.fixture(params=["redis", "cluster"])
+def shared_redis_url(request: pytest.FixtureRequest) -> str:
+    """The store both processes share, of this test alone: one Redis, or a
+    Redis Cluster (skipped, with the reason, without redis-server and
+    redis-cli)."""
+    shared: RedisServer | RedisClusterServers = request.getfixturevalue(
+        "own_redis_cluster" if request.param == "cluster" else "own_redis_server"
+    )
+    return shared.url
+
+
 @pytest.fixture
-async def a_and_b(own_redis_server: RedisServer, arena_processes: ServerStarter) -> tuple[ServerProcess, ServerProcess]:
-    """Two server processes on one Redis."""
-    return await arena_processes(own_redis_server.url), await arena_processes(own_redis_server.url)
+async def a_and_b(shared_redis_url: str, arena_processes: ServerStarter) -> tuple[ServerProcess, ServerProcess]:
+    """Two server processes on one store."""
+    return await arena_processes(shared_redis_url), await arena_processes(shared_redis_url)
 
 
 async def play(player: WireClient, game_id: str, legal: list[str] | None, count: int) -> list[Any]:
