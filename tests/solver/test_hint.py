@@ -49,7 +49,7 @@ def test_hint_suggests_a_useful_move_prioritizing_repairs() -> None:
     """Hint suggests a useful move, prioritizing repairs."""
     game = broken_deck_near_win()
     first = hint(game)
-    assert str(first) in ("t1-r", "t2-r")
+    assert first is not None and str(first) in ("t1-r", "t2-r")
     game.play(first)
     assert str(hint(game)) in ("t1-r", "t2-r")
 
@@ -62,6 +62,8 @@ def test_without_a_known_win_the_hint_is_the_games_heuristic() -> None:
 def test_a_finished_game_has_no_hint() -> None:
     game = laras_near_win()
     while game.status == "playing":
-        game.play(hint(game))
+        move = hint(game)
+        assert move is not None, "a game still playing has a hint"
+        game.play(move)
     assert game.status == GAME_WON
     assert hint(game) is None

@@ -28,7 +28,7 @@ VARIANTS: list[tuple[str, dict[str, Any]]] = [*HIDDEN_GAMES, ("broken-deck", {"d
 def walk(game: Game, budget: int | None, length: int) -> list[str]:
     """Play up to ``length`` hints; fail on a position met twice.  The moves played."""
     reached = {game.position}
-    played = []
+    played: list[str] = []
     while game.status == engine.PLAYING and len(played) < length:
         move = hint_for_view(game, budget=budget)
         if move is None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from typing import AsyncIterator
+from typing import Any, AsyncIterator
 
 import pytest
 from tests.storage_backends import BACKENDS, Backend, open_backend
@@ -26,6 +26,7 @@ from server.storage import (
     ResultEntry,
     SessionHeader,
     Store,
+    Subscription,
     board_score,
 )
 
@@ -46,7 +47,7 @@ def store(backend: Backend) -> Store:
     return backend.store
 
 
-def header(game_id: str, *, owner: str = "p1", created_ms: int = 1_000, **changes: object) -> SessionHeader:
+def header(game_id: str, *, owner: str = "p1", created_ms: int = 1_000, **changes: Any) -> SessionHeader:
     base = SessionHeader(game_id=game_id, game="broken-deck", deal=7, options={"difficulty": "relaxed"},
                          owner=owner, created_ms=created_ms)
     return dataclasses.replace(base, **changes)
@@ -56,8 +57,8 @@ def move(text: str, at_ms: int = 5_000) -> Action:
     return Action("move", text, at_ms)
 
 
-async def next_message(subscription: object, timeout: float = 5.0) -> bytes:
-    iterator = aiter(subscription)  # type: ignore[arg-type]
+async def next_message(subscription: Subscription, timeout: float = 5.0) -> bytes:
+    iterator = aiter(subscription)
     return await asyncio.wait_for(anext(iterator), timeout)
 
 
@@ -239,7 +240,7 @@ async def test_an_action_appended_after_the_finish_expires_with_the_session(back
 # ---------------------------------------------------------------- a game's end
 
 
-def finish(game_id: str, *, vegas: int | None = None, board: bool = True, **changes: object) -> Finish:
+def finish(game_id: str, *, vegas: int | None = None, board: bool = True, **changes: Any) -> Finish:
     """A won game's end: a record, Vegas earnings if given, a board entry."""
     final = header(game_id, status="won", finished_ms=9_000, **changes)
     result = ResultEntry(final.owner, "wordlink/vegas", GameResult(True, 90, 60_000, score=vegas), vegas)

@@ -63,7 +63,7 @@ async def test_the_keys_one_script_touches_share_a_slot_and_a_game_shares_it_wit
     redis_cluster: RedisClusterServers,
 ) -> None:
     keys = RedisKeys("arena")
-    groups = {
+    groups: dict[str, list[str | bytes]] = {
         "game": [keys.session("g_1"), keys.session("g_1", "log"), keys.session("g_1", "outbox"), keys.channel("game:g_1")],
         "race": [keys.session("r_1"), keys.session("r_1", "log"), keys.channel("race:r_1")],
         "player": [*keys.identity("p_1"), keys.record_prefix("p_1") + "klondike/draw=1"],
@@ -71,7 +71,9 @@ async def test_the_keys_one_script_touches_share_a_slot_and_a_game_shares_it_wit
     }
     node = Redis(port=redis_cluster.nodes[0].port)
     try:
-        slots = {name: {await node.cluster("KEYSLOT", key) for key in group} for name, group in groups.items()}
+        slots: dict[str, set[int]] = {
+            name: {await node.cluster("KEYSLOT", key) for key in group} for name, group in groups.items()
+        }
     finally:
         await node.aclose()
     assert all(len(found) == 1 for found in slots.values()), slots

@@ -211,7 +211,7 @@ def of_identity(found: dict[str, int], namespace: str) -> dict[str, int]:
 
 @pytest.fixture(params=[5000, None], ids=["kept 5000 s", "kept for ever"])
 def identity_seconds(request: pytest.FixtureRequest) -> int | None:
-    return request.param  # type: ignore[no-any-return]
+    return request.param
 
 
 @pytest.fixture
