@@ -304,15 +304,12 @@ class Play:
         if actor is not None:
             reply = shared if request_id is None else {"id": request_id, **shared}
             self._outbox.send_frame(actor, actor.codec.encode_data(reply))
-        self._outbox.broadcast(room, shared, skip=actor)
-        self._watching.tell_followers(room)
+        self._watching.announce(room, change, diff=shared, skip=actor)
         self._metrics.broadcast.observe(time.perf_counter() - started)
         self._metrics.action(time.perf_counter() - begun)
         self._metrics.relay_lag.observe(max(0, self._clock() - action.at_ms) / 1000)
         await self._rooms.relay.publish(room.game_id, change.seq, action)
-        self._watching.advance_delayed(room.game_id)
         if change.finished:
-            self._outbox.broadcast(room, self._watching.game_over(room))
             await self._rooms.record(session)
         if session.header.race_id is not None:
             await self._races.progressed(session)

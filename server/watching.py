@@ -173,12 +173,21 @@ class Watching:
         self.tell_followers(room)
         self.advance_delayed(room.game_id)
 
-    def relayed(self, room: Room, change: Change) -> None:
-        self._outbox.broadcast(room, room.diff(change))
+    def announce(
+        self, room: Room, change: Change, *, diff: dict[str, Any] | None = None, skip: Peer | None = None
+    ) -> None:
+        """Tell this process's watchers, followers and delayed boards of
+        one committed change.  An action played here and one relayed from
+        another process both come through this, so a watcher gets the
+        same frames in the same order wherever the player is connected."""
+        self._outbox.broadcast(room, room.diff(change) if diff is None else diff, skip=skip)
         self.tell_followers(room)
         self.advance_delayed(room.game_id)
         if change.finished:
             self._outbox.broadcast(room, self.game_over(room))
+
+    def relayed(self, room: Room, change: Change) -> None:
+        self.announce(room, change)
         self._assists.refresh_offer(room)
 
     def resync(self, peer: Peer) -> None:
