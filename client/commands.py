@@ -17,6 +17,7 @@ import sys
 from datetime import date
 from typing import TYPE_CHECKING, Callable, get_args
 
+import engine
 from protocol import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL
 from protocol.to_server import DealKind, OptionValue, RaceDealKind
 
@@ -24,6 +25,9 @@ from .connection import DEFAULT_URL
 from .race_terminal import RaceRequest, race, watch_race
 from .standings import LeaderboardRequest, daily, leaderboard, records
 from .terminal import EXIT_USAGE, PlayRequest, analyse, play, run, watch
+
+_GAME_IDS = ", ".join(engine.GAMES)
+"""The games the help names: the registry's (a server may offer fewer)."""
 
 if TYPE_CHECKING:
     # argparse's subparsers type is generic only in the type stubs.
@@ -102,7 +106,7 @@ def register(subparsers: Subcommands) -> None:
     play_parser = subparsers.add_parser(
         "play", help="play a game in the terminal", description="Play a game; type help at the prompt."
     )
-    play_parser.add_argument("game", help="klondike, broken-deck, laras-game or chequers")
+    play_parser.add_argument("game", help=_GAME_IDS)
     play_parser.add_argument(
         "--deal", type=deal_choice, default="random", metavar="N|daily|random|winnable", help="which deal"
     )
@@ -142,7 +146,7 @@ def _register_race(subparsers: Subcommands) -> None:
     create = race_commands.add_parser(
         "create", help="host a race and get its invite code", description="Host a race; type help at the prompt."
     )
-    create.add_argument("game", help="klondike, broken-deck, laras-game or chequers")
+    create.add_argument("game", help=_GAME_IDS)
     create.add_argument(
         "--deal", type=race_deal_choice, default="daily", metavar="daily|winnable|N", help="which deal (default daily)"
     )
@@ -178,7 +182,7 @@ def _register_standings(subparsers: Subcommands) -> None:
     board = subparsers.add_parser(
         "leaderboard", help="a day's leaderboard", description="A daily leaderboard of one game and variant."
     )
-    board.add_argument("game", help="klondike, broken-deck, laras-game or chequers")
+    board.add_argument("game", help=_GAME_IDS)
     board.add_argument("--date", type=day_choice, metavar="YYYY-MM-DD", help="the UTC day (default today)")
     _option_flags(board)
     board.add_argument("--around-me", action="store_true", help="the page around your own entry (needs --token)")

@@ -16,7 +16,8 @@ layout from the seed with the public generator and replay the line
 (``arena daily --verify DATE``).
 
 Decisions where the issue is silent:
-- Daily variants are ``DAILY_VARIANTS``: WordLink draw 1 and draw 3 with
+- Daily variants are ``daily_variants()``, what each game's descriptor
+  declares (``GameDescriptor.daily``): WordLink draw 1 and draw 3 with
   standard scoring (Vegas has its own preset deals), Broken Deck per
   difficulty, Chequers and Lara's Game.  Other options (auto-collect,
   undo and hint budgets) do not change the deal.
@@ -45,6 +46,7 @@ from weakref import WeakKeyDictionary
 
 import engine
 from engine import EngineError, Game
+from engine.games import DESCRIPTORS
 from protocol import ErrorCode
 from protocol import to_client as tc
 from protocol import to_server as ts
@@ -57,15 +59,14 @@ from server.settings import Settings
 from server.storage.base import BoardEntry, LeaderEntry, Store
 from server.variants import variant_label
 
-DAILY_VARIANTS: tuple[tuple[str, dict[str, Any]], ...] = (
-    ("klondike", {"draw": 1}),
-    ("klondike", {"draw": 3}),
-    ("broken-deck", {"difficulty": "relaxed"}),
-    ("broken-deck", {"difficulty": "standard"}),
-    ("broken-deck", {"difficulty": "challenge"}),
-    ("chequers", {}),
-    ("laras-game", {}),
-)
+
+def daily_variants() -> list[tuple[str, dict[str, Any]]]:
+    """(game id, options) of every daily variant of every registered game,
+    read from the registry each time (a game registered later has its
+    dailies at once)."""
+    return [(game.id, dict(options)) for game in DESCRIPTORS.values() for options in game.daily]
+
+
 DAY_MS = 86_400_000
 RECORD_KIND = "ranked_daily"
 """Seed records; the numbered records of earlier versions (kind ``daily``) are not read."""
@@ -98,7 +99,7 @@ def commitment(game_id: str, variant: str, day: str, seed: int, nonce: str) -> s
 def daily_variant(game_cls: type[Game], options: dict[str, Any]) -> str:
     """The variant of a daily game; refuses variants without a daily deal."""
     variant = variant_label(game_cls, options)
-    daily = [variant_label(game_cls, chosen) for game_id, chosen in DAILY_VARIANTS if game_id == game_cls.id]
+    daily = [variant_label(game_cls, chosen) for game_id, chosen in daily_variants() if game_id == game_cls.id]
     if variant not in daily:
         raise Refusal(
             ErrorCode.BAD_OPTION,
@@ -146,7 +147,7 @@ class DailyRecord:
 def _variant_options(game_cls: type[Game], variant: str) -> dict[str, Any]:
     """The options a variant's deal is proven with: those that name it."""
     return next(
-        options for game_id, options in DAILY_VARIANTS
+        options for game_id, options in daily_variants()
         if game_id == game_cls.id and variant_label(game_cls, options) == variant
     )
 
@@ -253,8 +254,8 @@ async def daily_info(
     day = _requested_day(message.date, now_ms)
     if day > today + timedelta(days=1):
         raise Refusal(ErrorCode.FORBIDDEN, f"the daily deals of {day} are not committed yet; tomorrow's are, once prepared")
-    wanted = DAILY_VARIANTS if message.game is None else [
-        (game_id, options) for game_id, options in DAILY_VARIANTS if game_id == known_game(message.game).id
+    wanted = daily_variants() if message.game is None else [
+        (game_id, options) for game_id, options in daily_variants() if game_id == known_game(message.game).id
     ]
     revealed = now_ms >= reveals_at(day, settings)
     deals = []

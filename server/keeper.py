@@ -24,7 +24,7 @@ from datetime import date, timedelta
 from typing import Any, Callable
 
 import engine
-from server.daily import DAILY_VARIANTS, fixed_record, utc_day
+from server.daily import daily_variants, fixed_record, utc_day
 from server.deals import daily_secret
 from server.secret_deals import DealProver, NoProvenDeal, ProvenDeal
 from server.variants import variant_label
@@ -43,7 +43,8 @@ async def prepare_day(
     """Prove and fix every daily variant's record of ``day``; the number
     that could not be proven (logged, left for the next round)."""
     failed = 0
-    for done, (game_id, options) in enumerate(DAILY_VARIANTS, start=1):
+    variants = daily_variants()
+    for done, (game_id, options) in enumerate(variants, start=1):
         game_cls = engine.game_class(game_id)
         try:
             await fixed_record(store, settings, prover, game_cls, options, day, now_ms)
@@ -51,7 +52,7 @@ async def prepare_day(
             failed += 1
             log.error("could not prepare the daily deal: %s", error)
         if report is not None:
-            report(done, len(DAILY_VARIANTS), f"{day} {game_id} {options or ''}".rstrip())
+            report(done, len(variants), f"{day} {game_id} {options or ''}".rstrip())
     return failed
 
 
@@ -72,7 +73,7 @@ class DailyKeeper:
         self._task = asyncio.create_task(self._run(), name="daily-keeper")
 
     async def _run(self) -> None:
-        for game_id, options in DAILY_VARIANTS:
+        for game_id, options in daily_variants():
             self.stock.fill_soon(game_id, options)
         while True:
             today = utc_day(self.clock())

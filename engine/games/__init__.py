@@ -1,17 +1,40 @@
-"""The registry: game id → game class.  A fifth game is one module here
-and one line below."""
+"""The registry: game id → descriptor (``engine.descriptor``).  A fifth
+game is one module here, declaring its ``DESCRIPTOR``, and one line below;
+every other table (``GAMES``, the pools, the daily variants, the solver
+domains, the lobby's catalogue) is derived from ``DESCRIPTORS``.
+
+``registered`` adds a descriptor for the length of a ``with`` block: the
+tests play a toy game through the whole server that way, which is the
+proof that nothing outside the registry needs to know a game."""
 
 from __future__ import annotations
 
-from ..game import Game
-from .broken_deck import BrokenDeck
-from .chequers import Chequers
-from .klondike import Klondike
-from .laras_game import LarasGame
+from contextlib import contextmanager
+from typing import Iterator
 
-GAMES: dict[str, type[Game]] = {
-    BrokenDeck.id: BrokenDeck,
-    Klondike.id: Klondike,
-    LarasGame.id: LarasGame,
-    Chequers.id: Chequers,
+from ..descriptor import GameDescriptor
+from ..game import Game
+from . import broken_deck, chequers, klondike, laras_game
+
+DESCRIPTORS: dict[str, GameDescriptor] = {
+    descriptor.id: descriptor
+    for descriptor in (broken_deck.DESCRIPTOR, klondike.DESCRIPTOR, laras_game.DESCRIPTOR, chequers.DESCRIPTOR)
 }
+
+GAMES: dict[str, type[Game]] = {game_id: descriptor.rules for game_id, descriptor in DESCRIPTORS.items()}
+"""Game id → rules, the view of the registry most callers need."""
+
+
+@contextmanager
+def registered(descriptor: GameDescriptor) -> Iterator[GameDescriptor]:
+    """Register ``descriptor`` until the block ends (the two tables are
+    changed in place, so every module that imported them sees it)."""
+    if descriptor.id in DESCRIPTORS:
+        raise ValueError(f"a game {descriptor.id!r} is already registered")
+    DESCRIPTORS[descriptor.id] = descriptor
+    GAMES[descriptor.id] = descriptor.rules
+    try:
+        yield descriptor
+    finally:
+        del DESCRIPTORS[descriptor.id]
+        del GAMES[descriptor.id]

@@ -73,6 +73,7 @@ from ..cards import (
     whole,
 )
 from ..data.broken_deck_seeds import SEEDS as VERIFIED_SEEDS
+from ..descriptor import GameDescriptor, Lobby, LobbyOption, PoolVariant, ProgressCounter
 from ..errors import ActionUnavailable, BadNotation, IllegalMove
 from ..game import Game, Move, Option, Position
 from ..rng import SplitMix64, shuffled
@@ -446,3 +447,29 @@ class BrokenDeck(Game):
             expected = tuple(make_card(rank, suit) for rank in range(1, len(pos.piles[f]) + 1))
             if len(pos.piles[f]) > 13 or pos.piles[f] != expected:
                 raise BadNotation(f"foundation {self.PILES[f]} must hold its suit from the Ace up, in order")
+
+
+DESCRIPTOR = GameDescriptor(
+    rules=BrokenDeck,
+    lobby=Lobby(
+        blurb="FreeCell with six torn cards: repair them in the Repair Slot, then build the foundations.",
+        cards=52,
+        deal_kinds=("random", "daily", "number"),
+        options=(
+            LobbyOption(
+                "difficulty", "Difficulty",
+                choices=(("relaxed", "Relaxed"), ("standard", "Standard"), ("challenge", "Challenge")),
+            ),
+            LobbyOption("practice", "Practice deal (all six repairs done)", toggle=True),
+        ),
+        changeable=("difficulty",),
+        choose_random_deal=True,
+    ),
+    counters=(ProgressCounter("repairs", "Repairs", TORN_CARDS), ProgressCounter("foundation", "Cards home", 52)),
+    pools=(PoolVariant("broken-deck", {}, 1_000),),
+    daily=tuple({"difficulty": difficulty} for difficulty in DIFFICULTIES),
+    domain="engine.solver.broken_deck:BrokenDeckDomain",
+    recorded=("repairs",),
+)
+"""Every deal is verified (1 to 1,000), so the lobby deals no "winnable"
+kind; a daily deal per difficulty, since the difficulty changes the contest."""

@@ -40,6 +40,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from ..cards import RANK, SUIT, SUIT_SYMBOLS, describe, full_deck
+from ..descriptor import GameDescriptor, Lobby, PoolVariant, ProgressCounter
 from ..errors import BadNotation, IllegalMove
 from ..game import Game, Move, Position
 from ..rng import SplitMix64, shuffled
@@ -286,3 +287,16 @@ class Chequers(Game):
             tuple(tableau),
             tuple(card & 63 for card in piles[RESERVE]),
         )
+
+
+DESCRIPTOR = GameDescriptor(
+    rules=Chequers,
+    lobby=Lobby(
+        blurb="Two decks, 25 piles: build up or down by suit (wrapping), send cards to eight foundations.",
+        cards=104,
+    ),
+    counters=(ProgressCounter("foundation", "Cards home", 104), ProgressCounter("reserve", "Reserve")),
+    pools=(PoolVariant("chequers", {}, 1_000),),
+    daily=({},),
+    domain="engine.solver.chequers:ChequersDomain",
+)

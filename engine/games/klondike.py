@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ..cards import RANK, RED, SUIT, describe, full_deck
+from ..descriptor import GameDescriptor, Lobby, LobbyOption, PoolVariant, ProgressCounter
 from ..errors import ActionUnavailable, IllegalMove
 from ..game import Game, Move, Option, Position
 from ..rng import SplitMix64, shuffled
@@ -345,3 +346,19 @@ class Klondike(Game):
 
     def _extra_counters(self, pos: Position) -> dict[str, int]:
         return {"foundation": sum(len(pos.piles[f]) for f in FOUNDATIONS)}
+
+
+DESCRIPTOR = GameDescriptor(
+    rules=Klondike,
+    lobby=Lobby(
+        blurb="Classic solitaire: build four suits from Ace to King; tap the stock to draw.",
+        cards=52,
+        options=(LobbyOption("scoring", "Scoring", choices=(("standard", "Standard"), ("vegas", "Vegas"))),),
+    ),
+    counters=(ProgressCounter("foundation", "Cards home", 52),),
+    pools=(PoolVariant("klondike-draw1", {"draw": 1}, 2_000), PoolVariant("klondike-draw3", {"draw": 3}, 2_000)),
+    daily=({"draw": 1}, {"draw": 3}),
+    domain="engine.solver.klondike:KlondikeDomain",
+)
+"""Vegas shares the certificates of its draw count (scoring leaves the legal
+moves alone), and has its own preset deals rather than a daily one."""

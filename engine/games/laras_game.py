@@ -79,6 +79,7 @@ from itertools import islice
 from typing import Any, ClassVar, Sequence
 
 from ..cards import RANK, SUIT, SUIT_SYMBOLS, describe, full_deck
+from ..descriptor import GameDescriptor, Lobby, LobbyOption, PoolVariant, ProgressCounter
 from ..errors import BadNotation, IllegalMove
 from ..game import Game, Move, Option, Position
 from ..rng import SplitMix64, shuffled
@@ -438,3 +439,17 @@ class LarasGame(Game):
 
     def _view_extra(self, pos: Position) -> dict[str, Any]:
         return {"spread": pos.aux[0]}
+
+
+DESCRIPTOR = GameDescriptor(
+    rules=LarasGame,
+    lobby=Lobby(
+        blurb="Two decks, thirteen packs: turn the stock to spread a pack, rearrange the row, build up and down.",
+        cards=104,
+        options=(LobbyOption("autoplay", "AutoPlay", toggle=True),),
+    ),
+    counters=(ProgressCounter("foundation", "Cards home", 104), ProgressCounter("stock", "Stock")),
+    pools=(PoolVariant("laras-game", {}, 1_000),),
+    daily=({},),
+    domain="engine.solver.laras_game:LarasGameDomain",
+)

@@ -30,23 +30,42 @@ Variants and which deals they hold:
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, Callable, Iterator, Mapping, NamedTuple
+
+from ..descriptor import GameDescriptor, PoolVariant
+from ..games import DESCRIPTORS
 
 VEGAS_PRESETS = 500
 """How many deals of a WordLink pool (the first, by deal number) are Vegas presets."""
 REMAP_BASE = 1_000_000
 REMAP_STRIDE = 1_000
 
-VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
-    "klondike-draw1": ("klondike", {"draw": 1}),
-    "klondike-draw3": ("klondike", {"draw": 3}),
-    "broken-deck": ("broken-deck", {}),
-    "chequers": ("chequers", {}),
-    "laras-game": ("laras-game", {}),
-}
+
+class _PoolTable(Mapping[str, Any]):
+    """A table of every registered game's pools (``GameDescriptor.pools``),
+    read from the registry at each look-up, so a game registered later
+    (a test's toy game) is in it too; ``pick`` says what a row holds."""
+
+    def __init__(self, pick: Callable[[GameDescriptor, PoolVariant], Any]) -> None:
+        self._pick = pick
+
+    def _rows(self) -> dict[str, Any]:
+        return {pool.name: self._pick(game, pool) for game in DESCRIPTORS.values() for pool in game.pools}
+
+    def __getitem__(self, name: str) -> Any:
+        return self._rows()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows())
+
+    def __len__(self) -> int:
+        return len(self._rows())
+
+
+VARIANTS: Mapping[str, tuple[str, dict[str, Any]]] = _PoolTable(lambda game, pool: (game.id, dict(pool.options)))
 """Variant name → (game id, options the certificates are played with)."""
 
-TARGETS = {"klondike-draw1": 2_000, "klondike-draw3": 2_000, "broken-deck": 1_000, "chequers": 1_000, "laras-game": 1_000}
+TARGETS: Mapping[str, int] = _PoolTable(lambda game, pool: pool.target)
 """How many verified deals each pool is meant to hold (issue 3)."""
 
 
@@ -74,11 +93,12 @@ def remap_seed_base(deal: int) -> int:
 
 
 def variant_of(game_id: str, options: dict[str, Any]) -> str:
-    """The pool variant for a game played with ``options`` (draw count for
-    WordLink; every other option leaves the certificates valid)."""
-    if game_id == "klondike":
-        return f"klondike-draw{options.get('draw', 1)}"
-    return game_id
+    """The pool variant for a game played with ``options``
+    (``GameDescriptor.pool_for``: WordLink's draw count; every other option
+    leaves the certificates valid), or the game id if no pool fits."""
+    descriptor = DESCRIPTORS.get(game_id)
+    pool = descriptor.pool_for(options) if descriptor is not None else None
+    return pool.name if pool is not None else game_id
 
 
 def vegas_presets(pool: Pool) -> list[int]:

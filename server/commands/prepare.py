@@ -19,7 +19,7 @@ from typing import Any
 import engine
 from server.cli import EXIT_FAILURE, EXIT_OK
 from server.commands import run_with_settings
-from server.daily import DAILY_VARIANTS, fixed_record, utc_day
+from server.daily import daily_variants, fixed_record, utc_day
 from server.keeper import prepare_day
 from server.progress import ProgressLine
 from server.secret_deals import DealProver
@@ -47,7 +47,7 @@ async def _main(settings: Settings, day: date | None) -> int:
     prover = DealProver(settings.deal_workers, settings.deal_proof_nodes, settings.deal_proof_attempts)
     try:
         failed = await prepare_day(store, settings, prover, day, now, ProgressLine())
-        for game_id, options in DAILY_VARIANTS:
+        for game_id, options in daily_variants():
             record = await fixed_record(store, settings, prover, engine.game_class(game_id), options, day, now)
             print(f"{record.key}  commitment {record.commitment}")
     finally:

@@ -13,7 +13,7 @@ from tests.races.arena_races import WireClient, race_settings
 
 from protocol import to_server as ts
 from server.app import ArenaServer
-from server.daily import DAILY_VARIANTS
+from server.daily import daily_variants
 from server.storage.memory import MemoryStore
 
 WAIT_SECONDS = 600.0
@@ -28,7 +28,7 @@ async def test_a_server_commits_to_tomorrows_dailies_by_itself() -> None:
         client = await WireClient.open(server.url)
         tomorrow = (datetime.now(timezone.utc).date() + timedelta(days=1)).isoformat()
         async with asyncio.timeout(WAIT_SECONDS):
-            while len((info := await client.request(ts.Daily, date=tomorrow)).deals) < len(DAILY_VARIANTS):
+            while len((info := await client.request(ts.Daily, date=tomorrow)).deals) < len(daily_variants()):
                 await asyncio.sleep(0.2)
         assert all(deal.seed is None and len(deal.commitment) == 64 for deal in info.deals), "committed, not revealed"
         await client.close()
@@ -38,5 +38,5 @@ async def test_arena_prepare_dailies_prints_a_commitment_per_variant() -> None:
     code, out, err = await run("-m", "server.cli", "prepare-dailies", "--date", "2026-03-20")
     assert code == 0, err
     lines = out.splitlines()
-    assert len(lines) == len(DAILY_VARIANTS) and all(re.fullmatch(r"\S+/2026-03-20  commitment [0-9a-f]{64}", line) for line in lines)
-    assert f"{len(DAILY_VARIANTS)}/{len(DAILY_VARIANTS)}" in err and "ETA" in err, "progress with an ETA on standard error"
+    assert len(lines) == len(daily_variants()) and all(re.fullmatch(r"\S+/2026-03-20  commitment [0-9a-f]{64}", line) for line in lines)
+    assert f"{len(daily_variants())}/{len(daily_variants())}" in err and "ETA" in err, "progress with an ETA on standard error"

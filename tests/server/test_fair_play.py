@@ -23,7 +23,7 @@ from engine.rng import MASK64, fnv1a64
 from protocol import ErrorCode
 from protocol import to_server as ts
 from server.app import ArenaServer
-from server.daily import DAILY_VARIANTS, RECORD_KIND, DailyRecord
+from server.daily import daily_variants, RECORD_KIND, DailyRecord
 from server.secret_deals import seed_text
 from server.pool_files import verified_deals
 
@@ -79,16 +79,16 @@ async def test_no_public_table_identifies_a_ranked_deal_from_its_first_board(con
     and WordLink deals 1 to 1,000,000 of the generator, matched by the
     first board.  Nothing matches; the same scan finds numbered deals."""
     boards: dict[tuple[str, str], dict[str, Any]] = {}
-    for game_id, options in DAILY_VARIANTS:
+    for game_id, options in daily_variants():
         client = await connect()
         await client.hello()
         _, boards[(game_id, str(options))] = await _ranked_daily(client, game_id, options)
-    for game_id, options in DAILY_VARIANTS:
+    for game_id, options in daily_variants():
         first = _visible(boards[(game_id, str(options))])
         for deal in verified_deals(game_id, options):
             assert _visible(engine.new_game(game_id, deal, **options).view()) != first, (game_id, deal)
 
-    targets = {_face_up(boards[("klondike", str(options))]) for game_id, options in DAILY_VARIANTS if game_id == "klondike"}
+    targets = {_face_up(boards[("klondike", str(options))]) for game_id, options in daily_variants() if game_id == "klondike"}
     base = fnv1a64("klondike")
     workers = os.cpu_count() or 1
     step = SCANNED_DEALS // workers + 1
