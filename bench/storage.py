@@ -204,7 +204,7 @@ class ServerChild:
             self.process.stdout.close()
 
 
-async def _request(connection: ClientConnection, message: dict[str, Any]) -> dict[str, Any]:
+async def request(connection: ClientConnection, message: dict[str, Any]) -> dict[str, Any]:
     """Send ``message``; its reply (frames without its id, like the
     snapshot after ``game_started``, are skipped)."""
     await connection.send(msgpack.packb(message))
@@ -214,9 +214,9 @@ async def _request(connection: ClientConnection, message: dict[str, Any]) -> dic
             return reply
 
 
-async def _hello(url: str, number: int) -> ClientConnection:
+async def hello(url: str, number: int) -> ClientConnection:
     connection = await connect(url, **CLIENT_OPTIONS)
-    welcome = await _request(connection, {"type": "hello", "id": 1, "name": f"bench-{number}"})
+    welcome = await request(connection, {"type": "hello", "id": 1, "name": f"bench-{number}"})
     assert welcome["type"] == "welcome", welcome
     return connection
 
@@ -226,17 +226,17 @@ async def _players(url: str, count: int, label: str) -> list[ClientConnection]:
     connections: list[ClientConnection] = []
     while len(connections) < count:
         batch = range(len(connections), min(count, len(connections) + BATCH))
-        connections += await asyncio.gather(*(_hello(url, number) for number in batch))
+        connections += await asyncio.gather(*(hello(url, number) for number in batch))
         progress(f"{label}: {len(connections)}/{count} players connected")
     return connections
 
 
-async def _start_game(connection: ClientConnection, deal: int) -> str:
+async def start_game(connection: ClientConnection, deal: int) -> str:
     """A Klondike draw-3 game at ``deal`` or, if that deal is lost from the
     start (no move can ever help), at the next deal that is not."""
     while True:
         message = {"type": "new_game", "id": 2, "game": "klondike", "deal": deal, "options": {"draw": 3}}
-        started = await _request(connection, message)
+        started = await request(connection, message)
         assert started["type"] == "game_started", started
         snapshot: dict[str, Any] = msgpack.unpackb(await connection.recv())
         assert snapshot["type"] == "snapshot", snapshot
@@ -250,17 +250,17 @@ async def _play(connection: ClientConnection, game_id: str, moves: int, round_tr
     round trip in seconds is added to ``round_trips``."""
     for number in range(moves):
         sent = time.perf_counter()
-        reply = await _request(connection, {"type": "move", "id": 10 + number, "game_id": game_id, "move": "draw"})
+        reply = await request(connection, {"type": "move", "id": 10 + number, "game_id": game_id, "move": "draw"})
         assert reply["type"] == "diff", reply
         if round_trips is not None:
             round_trips.append(time.perf_counter() - sent)
 
 
 async def _start_and_play(connection: ClientConnection, deal: int, moves: int) -> None:
-    await _play(connection, await _start_game(connection, deal), moves)
+    await _play(connection, await start_game(connection, deal), moves)
 
 
-async def _close(connections: list[ClientConnection]) -> None:
+async def close_all(connections: list[ClientConnection]) -> None:
     await asyncio.gather(*(connection.close() for connection in connections), return_exceptions=True)
 
 
@@ -271,12 +271,12 @@ async def server_actions(backend: Backend, load: Load) -> Result:
     child = ServerChild(backend.url)
     try:
         players = await _players(child.url, load.tasks, f"server/{backend.name}")
-        games = await asyncio.gather(*(_start_game(player, n + 1) for n, player in enumerate(players)))
+        games = await asyncio.gather(*(start_game(player, n + 1) for n, player in enumerate(players)))
         round_trips: list[float] = []
         start = time.perf_counter()
         await asyncio.gather(*(_play(player, game, load.ops, round_trips) for player, game in zip(players, games)))
         rate = load.tasks * load.ops / (time.perf_counter() - start)
-        await _close(players)
+        await close_all(players)
         return Result(rate, statistics.quantiles(round_trips, n=100)[98] * 1000)
     finally:
         child.stop()
@@ -305,7 +305,7 @@ async def server_footprint(backend: Backend, games: int) -> Footprint:
     try:
         warm = await _players(child.url, 10, f"memory/{backend.name} warm-up")
         await asyncio.gather(*(_start_and_play(player, 1, MOVES_PER_GAME) for player in warm))
-        await _close(warm)
+        await close_all(warm)
         await asyncio.sleep(0.5)
         empty = child.rss_kib()
         players = await _players(child.url, games, f"memory/{backend.name}")
@@ -317,7 +317,7 @@ async def server_footprint(backend: Backend, games: int) -> Footprint:
             progress(f"memory/{backend.name}: {start + len(batch)}/{games} games started and played")
         await asyncio.sleep(0.5)
         playing = child.rss_kib()
-        await _close(players)
+        await close_all(players)
         return Footprint((connected - empty) / games, (playing - connected) / games)
     finally:
         child.stop()

@@ -3,10 +3,10 @@ race is exactly as it was before (one server, the memory store)."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
-from tests.races.arena_races import WireClient, memory_arena, player, race_event, race_settings
+from tests.server.arena_clock import FakeClock, ManualScheduler
+from tests.races.arena_races import WireClient, memory_arena, player, race_event, race_settings, racer_games
 
 import engine
 from protocol import ErrorCode
@@ -31,6 +31,7 @@ async def _lobby(server: ArenaServer, *names: str) -> tuple[list[WireClient], An
     """A race hosted by the first name and joined by the others."""
     clients = [await player(server.url, name) for name in names]
     created = await clients[0].request(ts.CreateRace, game="klondike", deal=7)
+    assert created.type == "race", created
     for client in clients[1:]:
         joined = await client.request(ts.JoinRace, code=created.race.code)
         assert joined.type == "race" and joined.event == "joined", joined
@@ -40,7 +41,8 @@ async def _lobby(server: ArenaServer, *names: str) -> tuple[list[WireClient], An
 async def _started(host: WireClient, friend: WireClient, race_id: str) -> dict[str, str]:
     """Start the race; each racer's game id, once both boards have come."""
     started = await host.request(ts.StartRace, race_id=race_id)
-    games = {r.player_id: r.game_id for r in started.race.racers}
+    assert started.type == "race", started
+    games = racer_games(started.race)
     for client in (host, friend):
         await client.wait_for(lambda m, c=client: m.type == "snapshot" and m.game_id == games[c.player_id])
     return games
@@ -61,20 +63,24 @@ async def test_a_code_is_read_whatever_its_case_and_dashes(memory_arena: ArenaSe
     code = created.race.code
     friend = await player(memory_arena.url, "bob")
     joined = await friend.request(ts.JoinRace, code=f"{code[:4].lower()}-{code[4:].lower()}")
-    assert joined.event == "joined" and [r.name for r in joined.race.racers] == ["ann", "bob"]
+    assert joined.type == "race" and joined.event == "joined" and [r.name for r in joined.race.racers] == ["ann", "bob"]
 
 
 async def test_joining_with_an_expired_code_is_invite_expired() -> None:
-    async with ArenaServer(race_settings(race_invite_seconds=1), store=MemoryStore()) as server:
+    clock = FakeClock()
+    settings = race_settings(race_invite_seconds=1)
+    async with ArenaServer(settings, store=MemoryStore(), clock=clock, scheduler=ManualScheduler(clock)) as server:
         (host,), created = await _lobby(server, "ann")
-        await asyncio.sleep(1.05)
+        clock.ms += 999
+        assert (await _race_of(host, created.race.race_id)).race.phase == "lobby", "good until its last millisecond"
+        clock.ms += 1
         late = await player(server.url, "bob")
         refusal = await late.request(ts.JoinRace, code=created.race.code)
-        assert refusal.code == ErrorCode.INVITE_EXPIRED and "expired" in refusal.message
+        assert refusal.type == "error" and refusal.code == ErrorCode.INVITE_EXPIRED and "expired" in refusal.message
         again = await _race_of(host, created.race.race_id)
         assert again.race.phase == "expired" and [r.name for r in again.race.racers] == ["ann"]
         start = await host.request(ts.StartRace, race_id=created.race.race_id)
-        assert start.code == ErrorCode.RACE_STATE
+        assert start.type == "error" and start.code == ErrorCode.RACE_STATE
 
 
 async def test_a_full_race_refuses_one_more_racer() -> None:
@@ -83,7 +89,7 @@ async def test_a_full_race_refuses_one_more_racer() -> None:
         before = await _race_of(host, created.race.race_id)
         third = await player(server.url, "cat")
         refusal = await third.request(ts.JoinRace, code=created.race.code)
-        assert refusal.code == ErrorCode.RACE_FULL and "2 racers" in refusal.message
+        assert refusal.type == "error" and refusal.code == ErrorCode.RACE_FULL and "2 racers" in refusal.message
         assert _unchanged(before, await _race_of(host, created.race.race_id))
 
 
@@ -92,7 +98,7 @@ async def test_only_the_host_starts_the_race(memory_arena: ArenaServer) -> None:
     race_id = created.race.race_id
     before = await _race_of(host, race_id)
     refusal = await friend.request(ts.StartRace, race_id=race_id)
-    assert refusal.code == ErrorCode.FORBIDDEN and "host" in refusal.message
+    assert refusal.type == "error" and refusal.code == ErrorCode.FORBIDDEN and "host" in refusal.message
     after = await _race_of(host, race_id)
     assert _unchanged(before, after) and after.race.phase == "lobby"
 
@@ -100,13 +106,13 @@ async def test_only_the_host_starts_the_race(memory_arena: ArenaServer) -> None:
 async def test_nobody_acts_or_watches_before_the_countdown_ends(memory_arena: ArenaServer) -> None:
     (host, friend), created = await _lobby(memory_arena, "ann", "bob")
     started = await host.request(ts.StartRace, race_id=created.race.race_id)
-    assert started.event == "started" and started.race.phase == "countdown"
+    assert started.type == "race" and started.event == "started" and started.race.phase == "countdown"
     mine = next(r.game_id for r in started.race.racers if r.player_id == host.player_id)
     early = await host.request(ts.Move, game_id=mine, move="draw")
-    assert early.code == ErrorCode.RACE_STATE and "starts in" in early.message
+    assert early.type == "error" and early.code == ErrorCode.RACE_STATE and "starts in" in early.message
     spectator = await WireClient.open(memory_arena.url)
     peek = await spectator.request(ts.Watch, game_id=mine)
-    assert peek.code == ErrorCode.RACE_STATE
+    assert peek.type == "error" and peek.code == ErrorCode.RACE_STATE
     board = await host.wait_for(lambda m: m.type == "snapshot" and m.game_id == mine)
     assert board.seq == 0 and board.clock.started_ms == started.race.starts_at
     await spectator.close()
@@ -115,13 +121,14 @@ async def test_nobody_acts_or_watches_before_the_countdown_ends(memory_arena: Ar
 async def test_a_racer_may_not_watch_a_rival_while_the_race_runs(memory_arena: ArenaServer) -> None:
     (host, friend), created = await _lobby(memory_arena, "ann", "bob")
     started = await host.request(ts.StartRace, race_id=created.race.race_id)
+    assert started.type == "race", started
     rival = next(r.game_id for r in started.race.racers if r.player_id == host.player_id)
     await host.wait_for(lambda m: m.type == "snapshot" and m.game_id == rival)
     refusal = await friend.request(ts.Watch, game_id=rival)
-    assert refusal.code == ErrorCode.FORBIDDEN and "rivals' boards stay hidden" in refusal.message
+    assert refusal.type == "error" and refusal.code == ErrorCode.FORBIDDEN and "rivals' boards stay hidden" in refusal.message
     assert not any(m.type == "snapshot" and m.game_id == rival for m in friend.received)
     refusal = await friend.request(ts.Resync, game_id=rival)
-    assert refusal.code == ErrorCode.FORBIDDEN
+    assert refusal.type == "error" and refusal.code == ErrorCode.FORBIDDEN
 
 
 async def test_nothing_is_accepted_after_the_race_ended(memory_arena: ArenaServer) -> None:
@@ -133,35 +140,36 @@ async def test_nothing_is_accepted_after_the_race_ended(memory_arena: ArenaServe
     finished = await race_event(host, "finished", race_id)
     assert finished.race.phase == "finished" and finished.race.deal == 7
     late = await host.request(ts.Move, game_id=games[host.player_id], move="draw")
-    assert late.code == ErrorCode.GAME_FINISHED
+    assert late.type == "error" and late.code == ErrorCode.GAME_FINISHED
     again = await host.request(ts.StartRace, race_id=race_id)
-    assert again.code == ErrorCode.RACE_STATE
+    assert again.type == "error" and again.code == ErrorCode.RACE_STATE
     rejoin = await (await player(memory_arena.url, "cat")).request(ts.JoinRace, code=created.race.code)
-    assert rejoin.code == ErrorCode.RACE_STATE
+    assert rejoin.type == "error" and rejoin.code == ErrorCode.RACE_STATE
     assert _unchanged(finished, await _race_of(host, race_id))
 
 
 async def test_rematch_needs_a_finished_race_and_a_racer(memory_arena: ArenaServer) -> None:
     (host, _), created = await _lobby(memory_arena, "ann", "bob")
     too_early = await host.request(ts.Rematch, race_id=created.race.race_id)
-    assert too_early.code == ErrorCode.RACE_STATE
+    assert too_early.type == "error" and too_early.code == ErrorCode.RACE_STATE
     outsider = await player(memory_arena.url, "eve")
     refusal = await outsider.request(ts.Rematch, race_id=created.race.race_id)
-    assert refusal.code == ErrorCode.FORBIDDEN
+    assert refusal.type == "error" and refusal.code == ErrorCode.FORBIDDEN
 
 
 async def test_an_unknown_race_id_is_race_not_found(memory_arena: ArenaServer) -> None:
     client = await WireClient.open(memory_arena.url)
     refusal = await client.request(ts.WatchRace, race_id="r_nothing")
-    assert refusal.code == ErrorCode.RACE_NOT_FOUND
+    assert refusal.type == "error" and refusal.code == ErrorCode.RACE_NOT_FOUND
     await client.close()
 
 
 async def test_a_race_ledger_is_not_a_game(memory_arena: ArenaServer) -> None:
     (host,), created = await _lobby(memory_arena, "ann")
     refusal = await host.request(ts.Watch, game_id=created.race.race_id)
-    assert refusal.code == ErrorCode.GAME_NOT_FOUND and "watch_race" in refusal.message
-    assert (await host.request(ts.ListGames)).games == []
+    assert refusal.type == "error" and refusal.code == ErrorCode.GAME_NOT_FOUND and "watch_race" in refusal.message
+    listed = await host.request(ts.ListGames)
+    assert listed.type == "games" and listed.games == []
 
 
 async def test_a_race_game_is_analysed_only_after_the_race(memory_arena: ArenaServer) -> None:
@@ -171,7 +179,7 @@ async def test_a_race_game_is_analysed_only_after_the_race(memory_arena: ArenaSe
     games = await _started(host, friend, race_id)
     await host.request(ts.Resign, game_id=games[host.player_id])
     secret = await host.request(ts.Analyse, game_id=games[host.player_id])
-    assert secret.code == ErrorCode.UNAVAILABLE and secret.reason == "deal_secret"
+    assert secret.type == "error" and secret.code == ErrorCode.UNAVAILABLE and secret.reason == "deal_secret"
     await friend.request(ts.Resign, game_id=games[friend.player_id])
     await race_event(host, "finished", race_id)
     analysis = await host.request(ts.Analyse, game_id=games[host.player_id])
@@ -218,7 +226,11 @@ async def test_a_game_left_by_a_start_that_failed_is_discarded_when_its_racer_re
 async def test_a_connection_follows_at_most_watch_limit_races() -> None:
     async with ArenaServer(race_settings(watch_limit=2), store=MemoryStore()) as server:
         host = await player(server.url, "ann")
-        races = [await host.request(ts.CreateRace, game="klondike", deal=7) for _ in range(2)]
+        races = []
+        for _ in range(2):
+            created = await host.request(ts.CreateRace, game="klondike", deal=7)
+            assert created.type == "race", created
+            races.append(created)
         refused = await host.request(ts.CreateRace, game="klondike", deal=7)
         assert refused.type == "error" and refused.code == ErrorCode.FORBIDDEN and "at most 2 races" in refused.message
         watcher = await WireClient.open(server.url)
