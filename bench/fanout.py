@@ -15,8 +15,11 @@ Each move waits until every spectator has its diff before the next one
 goes, so each figure is one move's fan-out and not a queue.  Per run:
 the relay latency from the move's acknowledgement (the player has the
 reply) to each spectator's receipt, p50 and p99 over every spectator and
-move (on ``spread`` also split by the spectator's process), and the
-server processes' CPU time (user + system, from ``/proc``) per delivered
+move; the p50 over moves of the first receipt on each process (what the
+relay itself costs: the spectators all live in this one client process,
+which reads their frames one after another, so a later receipt includes
+that queue) and of the last receipt (the whole fan-out); and the server
+processes' CPU time (user + system, from ``/proc``) per delivered
 message, and Redis's CPU time and commands (``INFO``, every node) per
 move.  The table
 gives the medians of the runs and the spread/local ratios.
@@ -50,10 +53,17 @@ sys.path.insert(0, str(ROOT))
 
 import msgpack  # noqa: E402
 import redis  # noqa: E402
-from storage import BATCH, CLIENT_OPTIONS, ServerChild, close_all, hello, request, start_game  # noqa: E402
+from storage import (  # noqa: E402
+    BATCH,
+    CLIENT_OPTIONS,
+    ServerChild,
+    close_all,
+    hello,
+    redis_under_test,
+    request,
+    start_game,
+)
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
-
-from tests.redis_server import RedisClusterServers, RedisServer  # noqa: E402
 
 from server.progress import ProgressLine  # noqa: E402
 
@@ -169,8 +179,9 @@ class Run:
 
     p50_ms: float
     p99_ms: float
-    near_p50_ms: float
-    far_p50_ms: float | None
+    first_a_p50_ms: float
+    first_b_p50_ms: float | None
+    last_p50_ms: float
     server_us_per_message: float
     redis_us_per_move: float
     redis_commands_per_move: float
@@ -211,14 +222,19 @@ async def one_run(
     def lags(spectators: list[Spectator]) -> list[float]:
         return [(spectator.arrivals[seq] - acks[seq]) * 1000 for spectator in spectators for seq in measured]
 
+    def firsts(spectators: list[Spectator]) -> list[float]:
+        return [(min(spectator.arrivals[seq] for spectator in spectators) - acks[seq]) * 1000 for seq in measured]
+
+    on_b = [spectator for spectator in watching.spectators if spectator.on_b]
     every = lags(watching.spectators)
-    near = lags([spectator for spectator in watching.spectators if not spectator.on_b])
-    far = lags([spectator for spectator in watching.spectators if spectator.on_b])
     return Run(
         p50_ms=percentile(every, 50),
         p99_ms=percentile(every, 99),
-        near_p50_ms=percentile(near, 50),
-        far_p50_ms=percentile(far, 50) if far else None,
+        first_a_p50_ms=percentile(firsts([spectator for spectator in watching.spectators if not spectator.on_b]), 50),
+        first_b_p50_ms=percentile(firsts(on_b), 50) if on_b else None,
+        last_p50_ms=percentile(
+            [(max(spectator.arrivals[seq] for spectator in watching.spectators) - acks[seq]) * 1000 for seq in measured], 50
+        ),
         server_us_per_message=server_cpu / (len(measured) * args.spectators) * 1e6,
         redis_us_per_move=redis_done.cpu_seconds / len(measured) * 1e6,
         redis_commands_per_move=redis_done.commands / len(measured),
@@ -254,8 +270,9 @@ def table(runs: dict[tuple[str, str], list[Run]], backends: list[Backend], args:
     figures = [
         ("relay p50, ack to receipt (ms)", "p50_ms"),
         ("relay p99, ack to receipt (ms)", "p99_ms"),
-        ("  p50 of spectators on A (ms)", "near_p50_ms"),
-        ("  p50 of spectators on B (ms)", "far_p50_ms"),
+        ("first spectator on A, p50 (ms)", "first_a_p50_ms"),
+        ("first spectator on B, p50 (ms)", "first_b_p50_ms"),
+        ("last spectator, p50 (ms)", "last_p50_ms"),
         ("server CPU per delivered message (µs)", "server_us_per_message"),
         ("Redis CPU per move (µs)", "redis_us_per_move"),
         ("Redis commands per move", "redis_commands_per_move"),
@@ -265,7 +282,7 @@ def table(runs: dict[tuple[str, str], list[Run]], backends: list[Backend], args:
         local, spread = runs[(backend.name, "local")], runs[(backend.name, "spread")]
         lines.append(f"\n{backend.name:<40} {'local (baseline)':>17} {'spread over A+B':>17} {'spread/local':>13}")
         for label, figure in figures:
-            if figure == "far_p50_ms":
+            if figure == "first_b_p50_ms":
                 lines.append(f"{label:<40} {'-':>17} {median(spread, figure):>17.2f} {'':>13}")
                 continue
             near, far = median(local, figure), median(spread, figure)
@@ -288,27 +305,15 @@ def main() -> None:
 
     # The servers' log (a line per connection) would bury the progress line.
     os.environ.setdefault("ARENA_LOG_LEVEL", "warning")
-    single = None if args.redis else RedisServer()
-    cluster = RedisClusterServers() if args.cluster else None
-    try:
-        if single is not None:
-            single.start()
-        url = args.redis or single.url  # type: ignore[union-attr]
+    with redis_under_test(args.redis, args.cluster) as (url, cluster):
         backends = [Backend("redis", url, [redis.Redis.from_url(url)])]
         if cluster is not None:
-            cluster.start()
             nodes = [redis.Redis.from_url(node.url) for node in cluster.nodes]
             backends.append(Backend("cluster", cluster.url, nodes))
         print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the start", flush=True)
         runs = asyncio.run(measure(backends, args))
         print(table(runs, backends, args))
         print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the end")
-    finally:
-        if single is not None:
-            single.remove()
-        if cluster is not None:
-            cluster.remove()
-
 
 if __name__ == "__main__":
     main()

@@ -50,9 +50,10 @@ import subprocess
 import sys
 import time
 import tracemalloc
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Iterator
 from uuid import uuid4
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -422,6 +423,26 @@ def redis_description(url: str) -> str:
     return f"Redis {asyncio.run(version())}, redis-py {redis.__version__} ({parser})"
 
 
+@contextmanager
+def redis_under_test(url: str | None, cluster: bool) -> Iterator[tuple[str, RedisClusterServers | None]]:
+    """The Redis a bench measures: ``url``, or else a throw-away
+    ``redis-server``; with ``cluster``, a throw-away cluster of three
+    masters beside it.  Whatever was started is removed at the end."""
+    single = None if url else RedisServer()
+    masters = RedisClusterServers() if cluster else None
+    try:
+        if single is not None:
+            single.start()
+        if masters is not None:
+            masters.start()
+        yield url or single.url, masters  # type: ignore[union-attr]
+    finally:
+        if single is not None:
+            single.remove()
+        if masters is not None:
+            masters.remove()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--redis", help="Redis URL (default: start a throw-away redis-server)")
@@ -435,17 +456,11 @@ def main() -> None:
     names = args.scenario or list(SCENARIOS)
     load = Load(tasks=args.tasks, ops=args.ops)
 
-    server = None if args.redis else RedisServer()
-    cluster = RedisClusterServers() if args.cluster else None
-    try:
-        if server is not None:
-            server.start()
-        url = args.redis or server.url  # type: ignore[union-attr]
+    with redis_under_test(args.redis, args.cluster) as (url, cluster):
         print(f"{redis_description(url)}; {load.tasks} tasks x {load.ops} ops, {args.runs} runs", flush=True)
         print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the start", flush=True)
         backends = [Backend("memory", None), Backend("redis", url)]
         if cluster is not None:
-            cluster.start()
             backends.append(Backend("cluster", cluster.url))
         figures = asyncio.run(measure_all(backends, names, load, args.runs))
         print(table(figures, names, backends))
@@ -454,12 +469,6 @@ def main() -> None:
         if args.games:
             print("\n".join(asyncio.run(measure_memory(backends, args.games))))
         print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the end")
-    finally:
-        if server is not None:
-            server.remove()
-        if cluster is not None:
-            cluster.remove()
-
 
 if __name__ == "__main__":
     main()

@@ -64,6 +64,7 @@ async def resign_trial(server: ServerProcess, redis_url: str, players: int = 3) 
     try:
         for client in clients:
             started, snapshot = await client.new_game(deal=7, options={"draw": 3})
+            assert snapshot.legal, "the owner's snapshot lists the legal moves"
             await client.request(ts.Move, game_id=started.game_id, move=snapshot.legal[0])
             games.append(started.game_id)
         ids = {}
@@ -86,13 +87,12 @@ async def resign_trial(server: ServerProcess, redis_url: str, players: int = 3) 
     return await _count(redis_url, owners, acknowledged)
 
 
-async def _count(redis_url: str, owners: dict[str, str | None], acknowledged: set[str]) -> TrialCount:
+async def _count(redis_url: str, owners: dict[str, str], acknowledged: set[str]) -> TrialCount:
     """Which ends the store shows: a settled header and a record per game."""
     count = TrialCount(acknowledged=len(acknowledged))
     store = RedisStore(redis_url)
     try:
         for game_id, owner in owners.items():
-            assert owner is not None
             loaded = await store.load_session(game_id)
             assert loaded is not None, f"{game_id} is not stored"
             header, log = loaded

@@ -96,7 +96,7 @@ async def test_a_spectator_on_process_b_sees_every_move_made_through_process_a(
         players_copy.apply(reply)
     assert spectators_copy.view == players_copy.view
     resynced = await spectator.request(ts.Resync, game_id=started.game_id)
-    assert resynced.seq == MOVES and view_of(resynced) == players_copy.view
+    assert resynced.type == "snapshot" and resynced.seq == MOVES and view_of(resynced) == players_copy.view
 
 
 async def test_a_player_resumes_its_game_through_the_other_process(

@@ -50,7 +50,9 @@ async def test_after_kill_9_and_a_restart_the_game_has_the_same_position_counter
     legal = snapshot.legal
     replies = []
     for _ in range(8):
+        assert legal, "the owner is told the legal moves"
         reply = await player.request(ts.Move, game_id=started.game_id, move=legal[0])
+        assert reply.type == "diff", reply
         mirror.apply(reply)
         replies.append(reply)
         legal = reply.legal

@@ -17,6 +17,7 @@ from tests.server.arena_positions import DEAL_1_DRAW_1_WIN
 from tests.server.arena_servers import make_settings
 from tests.server.arena_wire import Mirror, WireClient
 
+from protocol import to_client as tc
 from protocol import to_server as ts
 from server.app import ArenaServer
 from server.daily import DailyRecord
@@ -75,6 +76,14 @@ async def progress(client: WireClient, player_id: str, state: str | None = None,
     return await client.wait_for(matches)
 
 
+def racer_games(race: tc.RaceInfo) -> dict[str, str]:
+    """Each racer's game id by player id: a started race has dealt every
+    racer a game, so one missing fails the test here."""
+    games = {racer.player_id: racer.game_id for racer in race.racers if racer.game_id is not None}
+    assert len(games) == len(race.racers), race
+    return games
+
+
 async def play_line(client: WireClient, game_id: str, moves: tuple[str, ...] | list[str]) -> list[Any]:
     """Play moves in order; return each reply (diffs), failing on a refusal."""
     replies = []
@@ -118,5 +127,6 @@ __all__ = [
     "player",
     "progress",
     "race_event",
+    "racer_games",
     "redis_arenas",
 ]

@@ -68,7 +68,7 @@ async def test_the_commitment_published_today_matches_the_deal_revealed_after_th
     await prepare_day(arena.store, arena.settings, arena.hub.prover, DAY, clock.ms)
     client = await player(arena.url, "ann")
     today = await client.request(ts.Daily)
-    assert today.date == today.today == DAY.isoformat()
+    assert today.type == "daily_info" and today.date == today.today == DAY.isoformat()
     assert {(d.game, d.variant) for d in today.deals} == {
         ("klondike", "draw=1,scoring=standard"), ("klondike", "draw=3,scoring=standard"),
         ("broken-deck", "difficulty=relaxed"), ("broken-deck", "difficulty=standard"),
@@ -79,14 +79,16 @@ async def test_the_commitment_published_today_matches_the_deal_revealed_after_th
     seen = await _first_board(client, {"draw": 3})
 
     clock.ms = day_start_ms(DAY + timedelta(days=1)) + GRACE_SECONDS * 1000 - 1
-    assert all(d.seed is None for d in (await client.request(ts.Daily, date=DAY.isoformat())).deals)
+    hidden = await client.request(ts.Daily, date=DAY.isoformat())
+    assert hidden.type == "daily_info" and all(d.seed is None for d in hidden.deals)
     clock.ms += 1
     revealed = await client.request(ts.Daily, date=DAY.isoformat(), game="klondike")
-    assert revealed.today == (DAY + timedelta(days=1)).isoformat() and len(revealed.deals) == 2
+    assert revealed.type == "daily_info" and revealed.today == (DAY + timedelta(days=1)).isoformat() and len(revealed.deals) == 2
     shown = next(d for d in revealed.deals if d.variant == "draw=3,scoring=standard")
     assert (shown.commitment, shown.committed_ms) == (promised.commitment, NOON)
     proof = f"klondike/draw=3,scoring=standard/{DAY.isoformat()}/{shown.seed}/{shown.nonce}"
     assert hashlib.sha256(proof.encode()).hexdigest() == shown.commitment
+    assert shown.seed is not None and shown.line is not None, "a revealed day shows its seed and line"
     dealt = engine.seeded_game("klondike", int(shown.seed, 16), draw=3).view()["piles"]
     assert dealt == seen
     assert replays_to_win("klondike", {"draw": 3}, int(shown.seed, 16), shown.line)
@@ -97,8 +99,9 @@ async def test_tomorrows_commitments_are_published_and_later_days_are_not(arena:
     tomorrow = await client.request(ts.Daily, date=(DAY + timedelta(days=1)).isoformat())
     assert tomorrow.type == "daily_info" and all(d.seed is None for d in tomorrow.deals)
     refusal = await client.request(ts.Daily, date=(DAY + timedelta(days=2)).isoformat())
-    assert refusal.code == ErrorCode.FORBIDDEN and "not committed yet" in refusal.message
-    assert (await client.request(ts.Daily, date="2026-02-30")).code == ErrorCode.BAD_OPTION
+    assert refusal.type == "error" and refusal.code == ErrorCode.FORBIDDEN and "not committed yet" in refusal.message
+    impossible = await client.request(ts.Daily, date="2026-02-30")
+    assert impossible.type == "error" and impossible.code == ErrorCode.BAD_OPTION
     await client.close()
 
 
@@ -129,7 +132,7 @@ async def test_every_process_serves_the_deal_fixed_first(clock: FakeClock) -> No
         assert await _first_board(there, {"draw": 1}) == fixed
         wordlink = {"game": "klondike"}
         days = [await client.request(ts.Daily, PROOF_SECONDS, **wordlink) for client in (here, there)]
-        assert days[0].deals == days[1].deals
+        assert days[0].type == days[1].type == "daily_info" and days[0].deals == days[1].deals
 
 
 async def test_the_first_daily_attempt_is_ranked_and_later_ones_are_practice(arena: ArenaServer) -> None:
@@ -137,7 +140,8 @@ async def test_the_first_daily_attempt_is_ranked_and_later_ones_are_practice(are
     first, _ = await client.new_game(deal="daily", options={"draw": 1})
     assert (first.ranked, first.practice, first.deal_kind) == (True, False, "daily")
     early = await client.request(ts.NewGame, game="klondike", deal="daily", options={"draw": 1}, practice=True)
-    assert (early.code, early.reason) == (ErrorCode.UNAVAILABLE, "ranked_first"), "no practice before the ranked attempt ends"
+    assert early.type == "error", "no practice before the ranked attempt ends"
+    assert (early.code, early.reason) == (ErrorCode.UNAVAILABLE, "ranked_first")
     await client.request(ts.Resign, game_id=first.game_id)
     second, _ = await client.new_game(deal="daily", options={"draw": 1})
     assert (second.ranked, second.practice) == (False, True)
@@ -165,7 +169,7 @@ async def test_two_connections_starting_the_daily_at_once_get_one_ranked_game(ar
 async def test_a_daily_variant_without_a_daily_deal_is_refused(arena: ArenaServer) -> None:
     client = await player(arena.url, "ann")
     refusal = await client.request(ts.NewGame, game="klondike", deal="daily", options={"scoring": "vegas"})
-    assert refusal.code == ErrorCode.BAD_OPTION and "daily variants are" in refusal.message
+    assert refusal.type == "error" and refusal.code == ErrorCode.BAD_OPTION and "daily variants are" in refusal.message
 
 
 async def _win_daily(arena: ArenaServer, clock: FakeClock, name: str, seconds: int, detour: bool) -> WireClient:
@@ -181,7 +185,7 @@ async def _win_daily(arena: ArenaServer, clock: FakeClock, name: str, seconds: i
             clock.ms = first_at + seconds * 1000
         reply = await client.request(ts.Move, game_id=started.game_id, move=move)
         assert reply.type == "diff", reply
-    assert reply.status == "won"
+    assert reply.type == "diff" and reply.status == "won"
     clock.ms = first_at
     return client
 
@@ -192,6 +196,7 @@ async def test_the_daily_leaderboard_ranks_by_time_then_actions(arena: ArenaServ
     await _win_daily(arena, clock, "slow-short", 100, detour=False)
     await _win_daily(arena, clock, "fast-long", 90, detour=True)
     page = await slow_long.request(ts.Leaderboard, game="klondike", options={"draw": 1}, date=DAY.isoformat())
+    assert page.type == "leaderboard", page
     assert [(e.rank, e.name, e.time_ms, e.actions) for e in page.entries] == [
         (1, "fast-long", 90_000, 153),
         (2, "slow-short", 100_000, 128),
@@ -199,11 +204,11 @@ async def test_the_daily_leaderboard_ranks_by_time_then_actions(arena: ArenaServ
     ]
     assert page.me is not None and page.me.rank == 3
     second = await slow_long.request(ts.Leaderboard, game="klondike", options={"draw": 1}, offset=1, limit=1)
-    assert [e.name for e in second.entries] == ["slow-short"] and second.date == DAY.isoformat()
+    assert second.type == "leaderboard" and [e.name for e in second.entries] == ["slow-short"] and second.date == DAY.isoformat()
     around = await slow_long.request(ts.Leaderboard, game="klondike", options={"draw": 1}, limit=2, around_me=True)
-    assert around.offset == 1 and [e.name for e in around.entries] == ["slow-short", "slow-long"]
+    assert around.type == "leaderboard" and around.offset == 1 and [e.name for e in around.entries] == ["slow-short", "slow-long"]
     other = await slow_long.request(ts.Leaderboard, game="klondike", options={"draw": 3})
-    assert other.entries == [] and other.board == f"klondike/draw=3,scoring=standard/{DAY.isoformat()}"
+    assert other.type == "leaderboard" and other.entries == [] and other.board == f"klondike/draw=3,scoring=standard/{DAY.isoformat()}"
 
 
 async def test_a_ranked_win_after_the_reveal_is_recorded_but_not_ranked(arena: ArenaServer, clock: FakeClock) -> None:
@@ -213,9 +218,9 @@ async def test_a_ranked_win_after_the_reveal_is_recorded_but_not_ranked(arena: A
     clock.ms = day_start_ms(DAY + timedelta(days=1)) + GRACE_SECONDS * 1000
     for move in DEAL_1_DRAW_1_WIN:
         reply = await client.request(ts.Move, game_id=started.game_id, move=move)
-    assert reply.status == "won"
+    assert reply.type == "diff" and reply.status == "won"
     page = await client.request(ts.Leaderboard, game="klondike", options={"draw": 1}, date=DAY.isoformat())
-    assert page.entries == [] and page.me is None
+    assert page.type == "leaderboard" and page.entries == [] and page.me is None
     assert (await arena.store.records(client.player_id))[f"klondike/{KLONDIKE_DRAW_1}"].wins == 1
 
 
@@ -250,10 +255,11 @@ async def test_a_declared_bot_ranks_on_the_bots_board_not_the_peoples(arena: Are
     assert started.ranked
     for move in DEAL_1_DRAW_1_WIN:
         reply = await bot.request(ts.Move, game_id=started.game_id, move=move)
-    assert reply.status == "won"
+    assert reply.type == "diff" and reply.status == "won"
     await _win_daily(arena, clock, "person", 100, detour=False)
     people = await bot.request(ts.Leaderboard, game="klondike", options={"draw": 1}, date=DAY.isoformat())
     bots = await bot.request(ts.Leaderboard, game="klondike", options={"draw": 1}, date=DAY.isoformat(), bots=True)
+    assert people.type == bots.type == "leaderboard"
     assert [e.name for e in people.entries] == ["person"]
     assert [e.name for e in bots.entries] == ["robot"] and bots.board.endswith("/bots")
 
@@ -268,6 +274,6 @@ async def test_an_undo_never_improves_a_rank(arena: ArenaServer, clock: FakeCloc
     await client.request(ts.Undo, game_id=started.game_id)
     for move in DEAL_1_DRAW_1_WIN:
         reply = await client.request(ts.Move, game_id=started.game_id, move=move)
-    assert reply.status == "won" and reply.counters["moves"] == len(DEAL_1_DRAW_1_WIN)
+    assert reply.type == "diff" and reply.status == "won" and reply.counters["moves"] == len(DEAL_1_DRAW_1_WIN)
     page = await client.request(ts.Leaderboard, game="klondike", options={"draw": 1}, date=DAY.isoformat())
-    assert [e.actions for e in page.entries] == [len(DEAL_1_DRAW_1_WIN) + 2]
+    assert page.type == "leaderboard" and [e.actions for e in page.entries] == [len(DEAL_1_DRAW_1_WIN) + 2]

@@ -26,6 +26,7 @@ from tests.races.arena_races import (
     player,
     progress,
     race_event,
+    racer_games,
     redis_arenas,
 )
 
@@ -62,25 +63,26 @@ async def test_a_full_race_between_three_friends_on_two_processes(
     await cat.request(ts.Resign, game_id=solo.game_id)
 
     created = await ann.request(ts.CreateRace, game="klondike", options={"draw": 1}, deal="daily")
-    assert created.event == "created" and created.race.phase == "lobby" and len(created.race.code) == 8
+    assert created.type == "race" and created.event == "created" and created.race.phase == "lobby"
     race_id, code = created.race.race_id, created.race.code
+    assert code is not None and len(code) == 8
     joined = await bob.request(ts.JoinRace, code=f"{code[:4]}-{code[4:]}".lower())
-    assert joined.event == "joined" and joined.race.code == code
+    assert joined.type == "race" and joined.event == "joined" and joined.race.code == code
     await cat.request(ts.JoinRace, code=code)
 
     ted = await WireClient.open(a.url)
     followed = await ted.request(ts.WatchRace, race_id=race_id)
-    assert followed.race.code is None and [r.name for r in followed.race.racers] == ["ann", "bob", "cat"]
+    assert followed.type == "race" and followed.race.code is None and [r.name for r in followed.race.racers] == ["ann", "bob", "cat"]
     sue = await player(b.url, "sue")
     await sue.request(ts.WatchRace, race_id=race_id)
 
     started = await ann.request(ts.StartRace, race_id=race_id)
-    assert started.event == "started" and started.race.deal is None
-    assert 0 < started.race.starts_at - started.server_time <= 1000
+    assert started.type == "race" and started.event == "started" and started.race.deal is None
+    assert started.race.starts_at is not None and 0 < started.race.starts_at - started.server_time <= 1000
     assert {r.state for r in started.race.racers} == {"waiting"}
     heard = await race_event(bob, "started", race_id)
     assert heard.race.starts_at == started.race.starts_at
-    games = {r.player_id: r.game_id for r in started.race.racers}
+    games = racer_games(started.race)
     ranked = {r.name: r.ranked for r in started.race.racers}
     assert ranked == {"ann": True, "bob": True, "cat": False}
 
@@ -92,7 +94,8 @@ async def test_a_full_race_between_three_friends_on_two_processes(
     # sees a racer's board: a rival is refused (race_progress tells how the
     # others do); a spectator and a rival's second, anonymous connection
     # follow counts, never cards.
-    assert (await bob.request(ts.Watch, game_id=games[ann.player_id])).code == "forbidden"
+    refused = await bob.request(ts.Watch, game_id=games[ann.player_id])
+    assert refused.type == "error" and refused.code == "forbidden"
     followed_board = await sue.request(ts.Watch, game_id=games[ann.player_id])
     assert followed_board.type == "progress" and followed_board.seq == 0 and followed_board.cards_home == 0
     anonymous = await WireClient.open(a.url)
@@ -139,7 +142,8 @@ async def test_a_full_race_between_three_friends_on_two_processes(
     race = finished.race
     assert race.phase == "finished" and race.deal is None and race.finished_ms is not None
     assert race.ranked and race.seed is None, "a daily race's deal is revealed with the day's"
-    assert race.commitment == (await ann.request(ts.Daily, game="klondike")).deals[0].commitment
+    daily = await ann.request(ts.Daily, game="klondike")
+    assert daily.type == "daily_info" and race.commitment == daily.deals[0].commitment
     table = [(row.place, row.name, row.result, row.moves) for row in race.results]
     assert table == [
         (1, "ann", "won", len(DEAL_1_DRAW_1_WIN)),
@@ -161,10 +165,10 @@ async def test_a_full_race_between_three_friends_on_two_processes(
 
     # Only ranked attempts reach the daily leaderboard; records as usual.
     board = await ted.request(ts.Leaderboard, game="klondike", options={"draw": 1})
-    assert board.board == f"klondike/{KLONDIKE_DRAW_1}/{today.isoformat()}"
+    assert board.type == "leaderboard" and board.board == f"klondike/{KLONDIKE_DRAW_1}/{today.isoformat()}"
     assert [(e.rank, e.name, e.actions, e.time_ms) for e in board.entries] == [(1, "ann", end, race.results[0].time_ms)]
     mine = await back.request(ts.Leaderboard, game="klondike", options={"draw": 1}, around_me=True)
-    assert mine.me is None
+    assert mine.type == "leaderboard" and mine.me is None
     records = {client.player_id: (await a.store.records(client.player_id))[f"klondike/{KLONDIKE_DRAW_1}"] for client in (ann, bob, cat)}
     assert (records[ann.player_id].games, records[ann.player_id].wins) == (1, 1)
     assert records[ann.player_id].best_moves == end
@@ -172,19 +176,19 @@ async def test_a_full_race_between_three_friends_on_two_processes(
     assert (records[cat.player_id].games, records[cat.player_id].wins) == (1, 0), "cat's race game was practice"
 
     history = await bob.request(ts.ListRaces)
-    assert [(r.race_id, r.phase) for r in history.races] == [(race_id, "finished")]
+    assert history.type == "races" and [(r.race_id, r.phase) for r in history.races] == [(race_id, "finished")]
     assert history.races[0].results == race.results
 
     # Rematch: same racers, new code, a new (winnable) deal.
     again = await bob.request(ts.Rematch, race_id=race_id)
-    assert again.event == "created" and again.race.host.name == "bob"
+    assert again.type == "race" and again.event == "created" and again.race.host.name == "bob"
     assert again.race.code != code and again.race.deal_kind == "winnable" and again.race.phase == "lobby"
     assert [r.name for r in again.race.racers] == ["bob", "ann", "cat"]
     assert (await race_event(ted, "rematch", race_id)).race.rematch == again.race.race_id
     for client in (ann, back):
         assert (await race_event(client, "snapshot", again.race.race_id)).race.code == again.race.code
     same = await ann.request(ts.Rematch, race_id=race_id)
-    assert same.race.race_id == again.race.race_id
+    assert same.type == "race" and same.race.race_id == again.race.race_id
 
     for client in (ann, bob, back, ted, sue, anonymous):
         await client.close()

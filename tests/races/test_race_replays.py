@@ -28,7 +28,7 @@ async def test_each_racers_board_replays_once_the_race_is_over(memory_arena: Are
     await host.request(ts.Resign, game_id=games[host.player_id])
     for asker in (host, friend):
         secret = await asker.request(ts.Replay, game_id=games[host.player_id])
-        assert secret.code == ErrorCode.UNAVAILABLE and secret.reason == "deal_secret"
+        assert secret.type == "error" and secret.code == ErrorCode.UNAVAILABLE and secret.reason == "deal_secret"
     await friend.request(ts.Resign, game_id=games[friend.player_id])
     await race_event(host, "finished", race_id)
     for racer in (host, friend):
@@ -38,8 +38,8 @@ async def test_each_racers_board_replays_once_the_race_is_over(memory_arena: Are
         for diff in replay.diffs:
             mirror.apply(diff)
         final = await friend.request(ts.Watch, game_id=games[racer.player_id])
-        assert mirror.view == final.view.model_dump()
-    assert [d.action.kind for d in replay.diffs] == ["resign"]
+        assert final.type == "snapshot" and mirror.view == final.view.model_dump()
+    assert replay.type == "replay" and [d.action.kind for d in replay.diffs] == ["resign"]
 
 
 async def test_a_daily_attempt_replays_once_its_day_is_revealed(arena: ArenaServer, clock: FakeClock) -> None:
@@ -54,5 +54,5 @@ async def test_a_daily_attempt_replays_once_its_day_is_revealed(arena: ArenaServ
         clock.ms = now
         replies.append(await client.request(ts.Replay, game_id=game_id))
     secret, replay = replies
-    assert (secret.type, secret.reason) == ("error", "deal_secret")
-    assert [d.action.text for d in replay.diffs] == [*DEAL_1_DRAW_1_WIN[:2], ""]
+    assert secret.type == "error" and secret.reason == "deal_secret"
+    assert replay.type == "replay" and [d.action.text for d in replay.diffs] == [*DEAL_1_DRAW_1_WIN[:2], ""]

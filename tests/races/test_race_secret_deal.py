@@ -16,11 +16,13 @@ __all__ = ["memory_arena"]
 async def test_a_winnable_race_reveals_its_secret_deal_when_it_ends(memory_arena: ArenaServer) -> None:
     ann, bob = await player(memory_arena.url, "ann"), await player(memory_arena.url, "bob")
     created = await ann.request(ts.CreateRace, game="klondike", options={"draw": 1}, deal="winnable")
+    assert created.type == "race", created
     race_id = created.race.race_id
     await bob.request(ts.JoinRace, code=created.race.code)
     started = await ann.request(ts.StartRace, race_id=race_id)
+    assert started.type == "race", started
     race = started.race
-    assert race.ranked and len(race.commitment) == 64 and race.seed is None
+    assert race.ranked and race.commitment is not None and len(race.commitment) == 64 and race.seed is None
     games = {racer.name: racer.game_id for racer in race.racers}
     for client, name in ((ann, "ann"), (bob, "bob")):
         await client.wait_for(lambda m, g=games[name]: m.type == "snapshot" and m.game_id == g)

@@ -74,9 +74,11 @@ async def _running(
     (the countdown stepped through if the clock is the test's)."""
     clients = [await player(server.url, name) for name in names]
     created = await clients[0].request(ts.CreateRace, game="klondike", options={"draw": 1}, deal=deal)
+    assert created.type == "race", created
     for client in clients[1:]:
         await client.request(ts.JoinRace, code=created.race.code)
     started = await clients[0].request(ts.StartRace, race_id=created.race.race_id)
+    assert started.type == "race", started
     if stepped is not None:
         await stepped.step(round(server.settings.race_countdown_seconds * 1000))
     for client in clients:
@@ -96,17 +98,17 @@ async def test_a_late_spectator_sees_the_board_as_it_was_the_delay_ago(stepped_a
     await play_line(ann, board, DEAL_1_DRAW_1_WIN[:5])
     early = await WireClient.open(server.url)
     first = await early.request(ts.Watch, game_id=board)
-    assert first.seq == 0, "no move is a delay old yet"
+    assert first.type == "snapshot" and first.seq == 0, "no move is a delay old yet"
     await stepped_arena.step(DELAY_MS, early)
     late = await WireClient.open(server.url, "arena.v1.json")
     second = await late.request(ts.Watch, game_id=board)
-    assert second.seq == 5
+    assert second.type == "snapshot" and second.seq == 5
     mirror = Mirror(first)
     for seq in range(1, 6):
         mirror.apply(await early.wait_for(lambda m, n=seq: m.type == "diff" and m.seq == n))
     assert mirror.view == second.view.model_dump()
     live = await ann.request(ts.Resync, game_id=board)
-    assert live.seq == 5 and live.view == second.view
+    assert live.type == "snapshot" and live.seq == 5 and live.view == second.view
     await play_line(ann, board, DEAL_1_DRAW_1_WIN[5:6])
     await stepped_arena.step(DELAY_MS - 1, late)
     assert not any(m.type == "diff" and m.seq == 6 for m in late.received), "a diff came before the delay"
@@ -122,7 +124,7 @@ async def test_racers_see_each_others_progress_but_not_their_cards(memory_arena:
     seen = await progress(bob, ann.player_id, moves=2)
     assert seen.racer.foundation == 1 and seen.racer.state == "playing" and seen.racer.elapsed_ms >= 0
     shown = seen.racer.model_dump()
-    assert set(shown) == {"player_id", "name", "game_id", "state", "ranked", "moves", "foundation", "repairs", "elapsed_ms"}
+    assert set(shown) == {"player_id", "name", "game_id", "state", "ranked", "moves", "foundation", "counters", "elapsed_ms"}
 
 
 async def test_the_race_ends_at_its_time_limit_and_abandons_games_still_playing() -> None:
@@ -162,10 +164,11 @@ async def test_another_process_follows_the_race_through_the_store() -> None:
     async with ArenaServer(race_settings(), store=store) as here, ArenaServer(race_settings(), store=store) as there:
         ann = await player(here.url, "ann")
         created = await ann.request(ts.CreateRace, game="laras-game", deal="winnable")
+        assert created.type == "race", created
         bob = await player(there.url, "bob")
         joined = await bob.request(ts.JoinRace, code=created.race.code)
         heard = await race_event(ann, "joined", created.race.race_id)
-        assert heard.race.racers == joined.race.racers
+        assert joined.type == "race" and heard.race.racers == joined.race.racers
         await ann.request(ts.StartRace, race_id=created.race.race_id)
         started = await race_event(bob, "started", created.race.race_id)
         board = await bob.wait_for(lambda m: m.type == "snapshot" and m.game_id == _game(started, bob))

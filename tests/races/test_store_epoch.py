@@ -74,15 +74,16 @@ async def test_both_processes_notice_a_wiped_store_and_serve_one_daily(
     lost = await ann.wait_for(lambda m: m.type == "error" and m.game_id == started.game_id)
     assert lost.code == ErrorCode.GAME_NOT_FOUND
     refused = await ann.request(ts.Watch, game_id=started.game_id)
-    assert refused.code == ErrorCode.GAME_NOT_FOUND, "the room held in memory is gone with the store"
+    assert refused.type == "error" and refused.code == ErrorCode.GAME_NOT_FOUND, "the room held in memory is gone with the store"
 
     again_a, again_b = await player(a.url, "cat"), await player(b.url, "dan")
     boards = [(await _daily_board(client))[1] for client in (again_a, again_b)]
     assert boards[0] == boards[1] == before, "one daily deal on every process, the same secret giving the same seed"
-    commitments = [
-        [deal.commitment for deal in (await client.request(ts.Daily, game="klondike")).deals]
-        for client in (again_a, again_b)
-    ]
+    commitments = []
+    for client in (again_a, again_b):
+        info = await client.request(ts.Daily, game="klondike")
+        assert info.type == "daily_info", info
+        commitments.append([deal.commitment for deal in info.deals])
     assert commitments[0] == commitments[1]
     for client in (ann, spectator, again_a, again_b):
         await client.close()

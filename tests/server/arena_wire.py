@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from typing import Any, Callable
+from typing import Any, Callable, overload
 
 import engine
 from pydantic import BaseModel
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
+from websockets.typing import Subprotocol
 
 from protocol import JSON, MSGPACK_SUBPROTOCOL, ServerMessage, codec_for
+from protocol import to_client as tc
 from protocol import to_server as ts
 
 # Only bounds a hang, so it is generous: a passing run never waits for it,
@@ -40,11 +42,11 @@ class WireClient:
         self._ids = itertools.count(1)
         self._reader = asyncio.create_task(self._read())
         self.token: str | None = None
-        self.player_id: str | None = None
+        self._player_id: str | None = None
 
     @classmethod
     async def open(cls, url: str, subprotocol: str | None = MSGPACK_SUBPROTOCOL, **options: Any) -> WireClient:
-        offered = [subprotocol] if subprotocol else None
+        offered = [Subprotocol(subprotocol)] if subprotocol else None
         return cls(await connect(url, subprotocols=offered, **options))
 
     async def _read(self) -> None:
@@ -66,18 +68,78 @@ class WireClient:
     async def send_raw(self, frame: bytes | str) -> None:
         await self.connection.send(frame)
 
+    @property
+    def player_id(self) -> str:
+        """Who the server says this connection is: known once ``hello``
+        was answered, and a test asking earlier has a bug."""
+        assert self._player_id is not None, "no welcome yet: call hello first"
+        return self._player_id
+
     def next_id(self) -> int:
         return next(self._ids)
 
+    # What each request is answered by, so a test reads its reply's fields
+    # checked: a refusal is always possible, so every reply may be an
+    # ``Error`` until the test asserts its ``type`` (which narrows it).
+    @overload
+    async def request(self, kind: type[ts.Hello], timeout: float = ..., **fields: Any) -> tc.Welcome | tc.Error: ...
+    @overload
+    async def request(self, kind: type[ts.NewGame], timeout: float = ..., **fields: Any) -> tc.GameStarted | tc.Error: ...
+    @overload
+    async def request(
+        self, kind: type[ts.Move | ts.Undo | ts.Redo | ts.Restart | ts.Resign], timeout: float = ..., **fields: Any
+    ) -> tc.Diff | tc.Error: ...
+    @overload
+    async def request(self, kind: type[ts.AutoMove], timeout: float = ..., **fields: Any) -> tc.Diff | tc.Ack | tc.Error: ...
+    @overload
+    async def request(self, kind: type[ts.Hint], timeout: float = ..., **fields: Any) -> tc.HintReply | tc.Error: ...
+    @overload
+    async def request(self, kind: type[ts.Finish], timeout: float = ..., **fields: Any) -> tc.FinishReply | tc.Error: ...
+    @overload
+    async def request(self, kind: type[ts.Analyse], timeout: float = ..., **fields: Any) -> tc.AnalysisReply | tc.Error: ...
+    @overload
+    async def request(self, kind: type[ts.Replay], timeout: float = ..., **fields: Any) -> tc.ReplayReply | tc.Error: ...
+    @overload
+    async def request(
+        self, kind: type[ts.Watch | ts.Resync], timeout: float = ..., **fields: Any
+    ) -> tc.Snapshot | tc.GameProgress | tc.Error: ...
+    @overload
+    async def request(
+        self, kind: type[ts.Unwatch | ts.UnwatchRace], timeout: float = ..., **fields: Any
+    ) -> tc.Ack | tc.Error: ...
+    @overload
+    async def request(self, kind: type[ts.ListGames], timeout: float = ..., **fields: Any) -> tc.Games | tc.Error: ...
+    @overload
+    async def request(self, kind: type[ts.Ping], timeout: float = ..., **fields: Any) -> tc.Pong | tc.Error: ...
+    @overload
+    async def request(
+        self,
+        kind: type[ts.CreateRace | ts.JoinRace | ts.StartRace | ts.WatchRace | ts.Rematch],
+        timeout: float = ...,
+        **fields: Any,
+    ) -> tc.Race | tc.Error: ...
+    @overload
+    async def request(self, kind: type[ts.ListRaces], timeout: float = ..., **fields: Any) -> tc.Races | tc.Error: ...
+    @overload
+    async def request(self, kind: type[ts.Records], timeout: float = ..., **fields: Any) -> tc.RecordsReply | tc.Error: ...
+    @overload
+    async def request(self, kind: type[ts.Daily], timeout: float = ..., **fields: Any) -> tc.DailyInfo | tc.Error: ...
+    @overload
+    async def request(
+        self, kind: type[ts.Leaderboard], timeout: float = ..., **fields: Any
+    ) -> tc.LeaderboardPage | tc.Error: ...
     async def request(self, kind: type[ts.Request], timeout: float = WAIT_SECONDS, **fields: Any) -> ServerMessage:
         """Send a request with a fresh id and return the reply carrying it
         (``timeout``: a longer hang bound for a reply that costs proofs)."""
         request_id = self.next_id()
         await self.send(kind(id=request_id, **fields))
-        return await self.wait_for(lambda m: m.id == request_id, timeout)
+        reply: ServerMessage = await self.wait_for(lambda m: m.id == request_id, timeout)
+        return reply
 
-    async def wait_for(self, predicate: Callable[[Any], bool], timeout: float = WAIT_SECONDS) -> Any:
-        """The first not yet taken message matching ``predicate``."""
+    async def wait_for(self, predicate: Callable[..., bool], timeout: float = WAIT_SECONDS) -> Any:
+        """The first not yet taken message matching ``predicate`` (called
+        with the message alone: ``...`` lets a test's lambda bind its loop
+        variable as a default, ``lambda m, n=number: ...``)."""
 
         def find() -> Any:
             for index, message in enumerate(self.received):
@@ -97,17 +159,18 @@ class WireClient:
     async def next_of(self, kind: str, timeout: float = WAIT_SECONDS) -> Any:
         return await self.wait_for(lambda m: m.type == kind, timeout)
 
-    async def hello(self, token: str | None = None, name: str | None = None) -> Any:
+    async def hello(self, token: str | None = None, name: str | None = None) -> tc.Welcome:
         welcome = await self.request(ts.Hello, token=token, name=name)
         assert welcome.type == "welcome", welcome
-        self.token, self.player_id = welcome.token, welcome.player_id
+        self.token, self._player_id = welcome.token, welcome.player_id
         return welcome
 
-    async def new_game(self, game: str = "klondike", **fields: Any) -> tuple[Any, Any]:
+    async def new_game(self, game: str = "klondike", **fields: Any) -> tuple[tc.GameStarted, tc.Snapshot]:
         """Start a game; return (game_started, its snapshot)."""
         started = await self.request(ts.NewGame, game=game, **fields)
         assert started.type == "game_started", started
-        snapshot = await self.wait_for(lambda m: m.type == "snapshot" and m.game_id == started.game_id)
+        game_id = started.game_id
+        snapshot: tc.Snapshot = await self.wait_for(lambda m: m.type == "snapshot" and m.game_id == game_id)
         return started, snapshot
 
     async def closed(self, timeout: float = WAIT_SECONDS) -> int | None:
@@ -124,11 +187,15 @@ class WireClient:
 class Mirror:
     """A client's copy of a game: a snapshot, then each diff in order."""
 
-    def __init__(self, snapshot: Any) -> None:
+    def __init__(self, snapshot: ServerMessage) -> None:
+        assert snapshot.type == "snapshot", snapshot
         self.seq: int = snapshot.seq
         self.view: dict[str, Any] = snapshot.view.model_dump()
 
-    def apply(self, diff: Any) -> None:
+    def apply(self, diff: ServerMessage) -> None:
+        """``diff`` as any reply, since a test hands it a request's reply
+        straight: a refusal fails here, naming itself."""
+        assert diff.type == "diff", diff
         assert diff.seq == self.seq + 1, f"gap: have {self.seq}, got {diff.seq}"
         self.view = engine.apply_diff(self.view, [op.model_dump() for op in diff.ops])
         self.seq = diff.seq
