@@ -68,7 +68,6 @@ from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from server.progress import ProgressLine  # noqa: E402
 
 LAYOUTS = ("local", "spread")
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 @dataclass(frozen=True)
@@ -83,12 +82,6 @@ class Backend:
     def close(self) -> None:
         for node in self.nodes:
             node.close()
-
-
-def process_cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far (``/proc``, Linux)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
 @dataclass(frozen=True)
@@ -199,11 +192,11 @@ async def one_run(
     game_id = await start_game(player, 1)
     watching = await audience(a, b, game_id, layout, args.spectators)
     acks: dict[int, float] = {}
-    servers = [a.process.pid, b.process.pid]
+    servers = [a, b]
     try:
         for number in range(args.warm_up + args.moves):
             if number == args.warm_up:
-                cpu_before = sum(process_cpu_seconds(pid) for pid in servers)
+                cpu_before = sum(server.cpu_seconds() for server in servers)
                 redis_before = redis_work(backend.nodes)
             reply = await request(player, {"type": "move", "id": 10 + number, "game_id": game_id, "move": "draw"})
             assert reply["type"] == "diff", reply
@@ -212,7 +205,7 @@ async def one_run(
             if number >= args.warm_up:
                 done[0] += 1
                 progress(done[0], total, f"moves ({backend.name}, {layout})")
-        server_cpu = sum(process_cpu_seconds(pid) for pid in servers) - cpu_before
+        server_cpu = sum(server.cpu_seconds() for server in servers) - cpu_before
         redis_done = redis_work(backend.nodes) - redis_before
     finally:
         await watching.close()

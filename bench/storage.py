@@ -18,7 +18,9 @@ concurrent tasks (100 by default, like 100 players) each perform
   legal) as soon as the previous one is answered.  This is the figure
   issue 5 asks for: with Redis at least half of the memory one.  Beside
   the actions per second, the 99th percentile of a move's round trip
-  (sent to answered) over every move of the run.
+  (sent to answered) over every move of the run, and the server
+  process's CPU time (user + system, from ``/proc``) per action, which
+  says how many actions one core serves when the machine is not shared.
 
 Then, unless ``--games 0``, memory per live game: ``--games`` players
 connect to a fresh server process and say hello, then each starts a game
@@ -85,6 +87,7 @@ SERVER_ENVIRONMENT = {
     "ARENA_CONNECTION_BURST": "100000",
     "ARENA_IDENTITIES_PER_HOUR": "100000",
 }
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 CLIENT_OPTIONS: dict[str, Any] = {"subprotocols": [MSGPACK_SUBPROTOCOL], "compression": None, "ping_interval": None}
 
 
@@ -112,6 +115,7 @@ class Result:
 
     rate: float
     p99_ms: float | None = None
+    server_us_per_action: float | None = None
 
 
 Scenario = Callable[[Backend, Load], Awaitable[Result]]
@@ -186,6 +190,11 @@ class ServerChild:
             self.stop()
             raise RuntimeError(f"arena serve did not start: {line!r}")
         self.url = line.removeprefix(LISTENING).strip()
+
+    def cpu_seconds(self) -> float:
+        """The process's user + system CPU time so far, from ``/proc`` (Linux)."""
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
     def rss_kib(self) -> int:
         """The process's resident set size, from ``/proc`` (Linux)."""
@@ -274,11 +283,12 @@ async def server_actions(backend: Backend, load: Load) -> Result:
         players = await _players(child.url, load.tasks, f"server/{backend.name}")
         games = await asyncio.gather(*(start_game(player, n + 1) for n, player in enumerate(players)))
         round_trips: list[float] = []
-        start = time.perf_counter()
+        start, cpu_before = time.perf_counter(), child.cpu_seconds()
         await asyncio.gather(*(_play(player, game, load.ops, round_trips) for player, game in zip(players, games)))
         rate = load.tasks * load.ops / (time.perf_counter() - start)
+        us_per_action = (child.cpu_seconds() - cpu_before) / (load.tasks * load.ops) * 1e6
         await close_all(players)
-        return Result(rate, statistics.quantiles(round_trips, n=100)[98] * 1000)
+        return Result(rate, statistics.quantiles(round_trips, n=100)[98] * 1000, us_per_action)
     finally:
         child.stop()
 
@@ -356,6 +366,8 @@ async def measure_all(backends: list[Backend], names: list[str], load: Load, run
                 result = await SCENARIOS[name](backend, load)
                 figures.setdefault((name, backend.name), []).append(result)
                 p99 = "" if result.p99_ms is None else f", p99 {result.p99_ms:.1f} ms"
+                if result.server_us_per_action is not None:
+                    p99 += f", server CPU {result.server_us_per_action:.0f} us/action"
                 rate = f"{result.rate:>12,.0f} ops/s{p99}"
                 progress(f"{name:<8} {backend.name:<7} run {run + 1}/{runs}: {rate}", done=True)
     return figures
@@ -405,6 +417,14 @@ def table(figures: Figures, names: list[str], backends: list[Backend]) -> str:
         if all(p99s.values()):
             lines.append(f"{'':<10} round-trip p99, median of runs: " + ", ".join(
                 f"{backend} {statistics.median(values):.1f} ms" for backend, values in p99s.items()))
+        cpus = {
+            backend.name: [run.server_us_per_action for run in figures[(name, backend.name)]
+                           if run.server_us_per_action is not None]
+            for backend in backends
+        }
+        if all(cpus.values()):
+            lines.append(f"{'':<10} server CPU per action, median of runs: " + ", ".join(
+                f"{backend} {statistics.median(values):.0f} us" for backend, values in cpus.items()))
     return "\n".join(lines)
 
 
