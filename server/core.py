@@ -307,5 +307,5 @@ class Hub:
             self._epoch_task.cancel()
             await asyncio.gather(self._epoch_task, return_exceptions=True)
         await self.race_deals.close()
-        self.prover.close()
+        await self.prover.close()
         await self.tables.relay.close()

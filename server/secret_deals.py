@@ -30,6 +30,7 @@ import hashlib
 import hmac
 import multiprocessing
 import os
+import signal
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -103,14 +104,36 @@ def prove(game_id: str, options: dict[str, Any], secret: str, label: str, budget
     raise NoProvenDeal(f"no layout of {label} was won in {attempts} attempts of {budget} nodes")
 
 
+def proof_worker(server: int) -> None:
+    """Worker initializer: the search workers' lower priority and end with
+    the server (``server.searches.background_worker``), deaf to SIGINT and
+    SIGTERM.  Those signals reach the whole process group (Ctrl-C,
+    ``timeout``, a service manager stopping a unit), and a worker that died
+    of one mid-proof broke the pool under the server's own shutdown: the
+    pool then failed futures the shutdown had cancelled, and CPython 3.11
+    printed an ``InvalidStateError`` traceback.  The server ends its
+    workers itself (``DealProver.close``)."""
+    background_worker(server)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def _abandoned(answer: asyncio.Future[ProvenDeal]) -> None:
+    """Take the error of a proof that ``DealProver.close`` abandoned: its
+    worker was killed, and nobody awaits it any more, so asyncio would
+    log it as never retrieved."""
+    if not answer.cancelled():
+        answer.exception()
+
+
 class DealProver:
     """Proofs in a pool of worker processes, each label searched once.
 
     The pool starts with the first proof (a server that never deals a
     ranked game starts no process) and uses ``spawn``: forking a process
     that runs an event loop and threads copies locks in unknown states.
-    Its workers run at a lower CPU priority and end with the server, as
-    the search workers do (``server.searches.background_worker``).
+    Its workers run at a lower CPU priority and end with the server
+    (``proof_worker``).
     """
 
     _proven: dict[tuple[Any, ...], ProvenDeal] = {}
@@ -139,21 +162,36 @@ class DealProver:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
                 self.workers, mp_context=multiprocessing.get_context("spawn"),
-                initializer=background_worker, initargs=(os.getpid(),),
+                initializer=proof_worker, initargs=(os.getpid(),),
             )
-        loop = asyncio.get_running_loop()
-        proven = await loop.run_in_executor(
+        answer = asyncio.get_running_loop().run_in_executor(
             self._pool, prove, game_id, dict(options), secret, label, self.budget, self.attempts
         )
+        answer.add_done_callback(_abandoned)
+        # Shielded: cancelling this task must not cancel the pool's future
+        # from the event loop's thread, behind the pool's back (see close).
+        proven = await asyncio.shield(answer)
         if len(self._proven) >= PROVEN_CACHE:
             self._proven.pop(next(iter(self._proven)))
         self._proven[key] = proven
         return proven
 
-    def close(self) -> None:
-        """Stop the workers (a proof under way is abandoned)."""
-        for running in self._running.values():
-            running.cancel()
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+    async def close(self) -> None:
+        """Stop the workers now, abandoning a proof under way (a proof runs
+        for seconds: waiting for it held up the server's exit), and return
+        once no worker is left.  Only the pool itself cancels the proofs
+        queued in it (``_search`` shields them): a future cancelled from
+        outside and then failed by the pool when its worker died is what
+        raised CPython 3.11's ``InvalidStateError`` in the pool's thread.
+        A proof after this starts a new pool."""
+        running = list(self._running.values())
+        for proof in running:
+            proof.cancel()
+        await asyncio.gather(*running, return_exceptions=True)
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        # The executor has no public way to stop a call under way.
+        for worker in list(pool._processes.values()):
+            worker.kill()
+        await asyncio.to_thread(pool.shutdown, wait=True, cancel_futures=True)

@@ -51,6 +51,6 @@ async def _main(settings: Settings, day: date | None) -> int:
             record = await fixed_record(store, settings, prover, engine.game_class(game_id), options, day, now)
             print(f"{record.key}  commitment {record.commitment}")
     finally:
-        prover.close()
+        await prover.close()
         await store.close()
     return EXIT_FAILURE if failed else EXIT_OK

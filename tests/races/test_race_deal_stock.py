@@ -22,7 +22,7 @@ async def prover() -> AsyncIterator[DealProver]:
     settings = race_settings()
     proving = DealProver(1, settings.deal_proof_nodes, settings.deal_proof_attempts)
     yield proving
-    proving.close()
+    await proving.close()
 
 
 async def test_a_stock_is_filled_taken_once_and_topped_up(prover: DealProver) -> None:
