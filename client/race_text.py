@@ -41,12 +41,17 @@ def utc_text(milliseconds: int) -> str:
 
 
 def racer_line(racer: tc.Racer) -> str:
-    repairs = f"  {racer.repairs} repairs" if racer.repairs else ""
     ranked = "  ranked" if racer.ranked else ""
     return (
         f"{racer.name:<{NAME_WIDTH}} {racer.state:<{STATE_WIDTH}} {racer.moves:>4} moves "
-        f"{racer.foundation:>3} on foundations{repairs}  {clock_text(racer.elapsed_ms)}{ranked}"
+        f"{racer.foundation:>3} on foundations{counters_text(racer.counters)}  {clock_text(racer.elapsed_ms)}{ranked}"
     )
+
+
+def counters_text(counters: Mapping[str, int]) -> str:
+    """A game's own counters as ``  3 repairs``: named as the game names
+    them, so a new game's counters show without a change here."""
+    return "".join(f"  {value} {name}" for name, value in counters.items())
 
 
 def deal_text(info: tc.RaceInfo) -> str:
@@ -112,7 +117,7 @@ def records_lines(reply: tc.RecordsReply) -> list[str]:
         lines.append(
             f"  {record.title} {record.variant}: {record.wins}/{record.games} won, {record.moves} moves, "
             f"{clock_text(record.time_ms)} played, {record.hints} hints, {record.undos} undos"
-            + (f", {record.repairs} repairs" if record.game == "broken-deck" else "")
+            + "".join(f", {value} {name}" for name, value in record.counters.items())
             + best
         )
     if not reply.records:

@@ -40,9 +40,10 @@ class PoolVariant:
 
 @dataclass(frozen=True)
 class ProgressCounter:
-    """A count everyone may see of a game in progress (a racer's row, a
-    secret deal's progress): ``name`` is the key in ``Game.counters``,
-    ``out_of`` its total when it has one (Broken Deck's six repairs)."""
+    """A count everyone may see of a game in progress (a racer's row in a
+    race), besides moves and the cards on the foundations, which every game
+    has: ``name`` is the key in ``Game.counters``, ``out_of`` its total
+    when it has one (Broken Deck's six repairs)."""
 
     name: str
     label: str

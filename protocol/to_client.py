@@ -326,8 +326,11 @@ class Racer(Part):
     state: RacerState
     ranked: bool
     moves: int
-    foundation: int
-    repairs: int
+    foundation: int = Field(description="cards on the foundations")
+    counters: dict[str, int] = Field(
+        description="what the game counts besides, by name (Broken Deck's repairs …): the counters its "
+        "`catalogue` entry lists, with their labels and totals"
+    )
     elapsed_ms: int
 
 
@@ -459,7 +462,7 @@ class RecordEntry(Part):
     time_ms: int
     hints: int
     undos: int
-    repairs: int
+    counters: dict[str, int] = Field(description="the sums of what the game counts besides, by name (Broken Deck's repairs)")
     best_moves: int | None
     best_time_ms: int | None
     best_score: int | None

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import engine
+from engine.games import descriptor_of
 from protocol import ErrorCode
 from protocol import to_client as tc
 from server.refusal import Refusal
@@ -97,34 +98,40 @@ class RosterChanged(Exception):
 
 @dataclass
 class Progress:
-    """What everyone may know of a racer's game: counts, never cards."""
+    """What everyone may know of a racer's game: counts, never cards.
+    ``counters`` are the ones its game's descriptor declares
+    (``GameDescriptor.counters``: Broken Deck's repairs, Chequers' reserve
+    …), so the race code names none of them."""
 
     seq: int = 0
     result: str | None = None
     moves: int = 0
     foundation: int = 0
-    repairs: int = 0
+    counters: dict[str, int] = field(default_factory=dict)
     finished_ms: int | None = None
 
     @classmethod
     def of(cls, session: Session) -> Progress:
         counters = session.counters
+        shown = descriptor_of(session.header.game).counters
         return cls(
             seq=session.seq,
             result=session.result,
             moves=session.moves,
             foundation=counters.get("foundation", 0),
-            repairs=counters.get("repairs", 0),
+            counters={counter.name: counters.get(counter.name, 0) for counter in shown},
             finished_ms=session.finished_ms,
         )
 
     def to_list(self) -> list[Any]:
-        return [self.seq, self.result, self.moves, self.foundation, self.repairs, self.finished_ms]
+        return [self.seq, self.result, self.moves, self.foundation, self.counters, self.finished_ms]
 
     @classmethod
     def from_list(cls, data: list[Any]) -> Progress:
-        seq, result, moves, foundation, repairs, finished_ms = data
-        return cls(int(seq), result, int(moves), int(foundation), int(repairs), finished_ms)
+        seq, result, moves, foundation, counters, finished_ms = data
+        return cls(
+            int(seq), result, int(moves), int(foundation), {str(k): int(v) for k, v in counters.items()}, finished_ms
+        )
 
 
 @dataclass
@@ -369,6 +376,7 @@ class RaceState:
                 "moves": progress.moves,
                 "actions": counted_actions(session) if session is not None else 0,
                 "foundation": progress.foundation,
+                "counters": progress.counters,
                 "finished_ms": finished,
                 "ranked": racer.ranked,
             })
@@ -399,15 +407,20 @@ class RaceState:
             ranked=racer.ranked,
             moves=progress.moves,
             foundation=progress.foundation,
-            repairs=progress.repairs,
+            counters=progress.counters,
             elapsed_ms=max(0, end - self.starts_at) if self.starts_at is not None else 0,
         )
 
     def final_progress(self) -> dict[str, Progress]:
-        """Progress as the results table froze it (for finished races)."""
+        """Progress as the results table froze it (for finished races;
+        a table stored before rows kept their ``counters`` shows none)."""
         return {
             row["player_id"]: Progress(
-                result=row["result"], moves=row["moves"], foundation=row["foundation"], finished_ms=row["finished_ms"]
+                result=row["result"],
+                moves=row["moves"],
+                foundation=row["foundation"],
+                counters=row.get("counters", {}),
+                finished_ms=row["finished_ms"],
             )
             for row in self.results or []
         }

@@ -11,6 +11,12 @@ start, and any process that loads a finished game whose header still says
 ``playing``.  So a crash, or a Redis outage, between the two steps delays
 a record but never loses it.
 
+A game's own sums (``GameDescriptor.recorded``: Broken Deck's repairs)
+are named by its descriptor and kept by the store under the same name
+(a field of ``GameResult`` and ``Record``), so records stored before
+``counters`` replaced the wire's ``repairs`` read back unchanged: the
+store's sum kept its name, only the message around it changed.
+
 Practice games record nothing.  WordLink's Vegas earnings accumulate
 across games (its seed: "accumulated as total earnings"), so a Vegas
 game's final score is added to the owner's total.
@@ -19,9 +25,12 @@ game's final score is added to the owner's total.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
+from typing import Any
 
 import engine
 from engine import EngineError
+from engine.games import descriptor_of
 from protocol import to_client as tc
 from protocol.to_server import RequestId
 from server.daily import leaderboard_entry
@@ -54,9 +63,10 @@ def finish_of(settings: Settings, session: Session) -> Finish:
         time_ms=session.elapsed_ms(finished),
         hints=counters.get("hints", 0),
         undos=counters.get("undos", 0),
-        repairs=counters.get("repairs", 0),
         score=score,
     )
+    recorded: dict[str, Any] = {name: counters.get(name, 0) for name in descriptor_of(header.game).recorded}
+    result = replace(result, **recorded)
     vegas = score if header.options.get("scoring") == "vegas" else None
     entry = ResultEntry(header.owner, record_key(engine.game_class(header.game), header.options), result, vegas)
     return Finish(header, keep, entry, leaderboard_entry(settings, session))
@@ -103,10 +113,11 @@ async def records_reply(store: Store, player_id: str, name: str, request_id: Req
     for key in sorted(stored):
         game, _, variant = key.partition("/")
         record = stored[key]
+        descriptor = descriptor_of(game)
         entries.append(
             tc.RecordEntry(
                 game=game,
-                title=engine.game_class(game).title,
+                title=descriptor.title,
                 variant=variant,
                 games=record.games,
                 wins=record.wins,
@@ -114,7 +125,7 @@ async def records_reply(store: Store, player_id: str, name: str, request_id: Req
                 time_ms=record.time_ms,
                 hints=record.hints,
                 undos=record.undos,
-                repairs=record.repairs,
+                counters={name: getattr(record, name) for name in descriptor.recorded},
                 best_moves=record.best_moves,
                 best_time_ms=record.best_time_ms,
                 best_score=record.extra.get("best_score"),

@@ -13,16 +13,26 @@ from contextlib import contextmanager
 from typing import Iterator
 
 from ..descriptor import GameDescriptor
+from ..errors import UnknownGame
 from ..game import Game
 from . import broken_deck, chequers, klondike, laras_game
 
 DESCRIPTORS: dict[str, GameDescriptor] = {
     descriptor.id: descriptor
-    for descriptor in (broken_deck.DESCRIPTOR, klondike.DESCRIPTOR, laras_game.DESCRIPTOR, chequers.DESCRIPTOR)
+    for descriptor in (klondike.DESCRIPTOR, broken_deck.DESCRIPTOR, laras_game.DESCRIPTOR, chequers.DESCRIPTOR)
 }
+"""In the order a lobby lists the games (the ``catalogue`` message keeps it)."""
 
 GAMES: dict[str, type[Game]] = {game_id: descriptor.rules for game_id, descriptor in DESCRIPTORS.items()}
 """Game id → rules, the view of the registry most callers need."""
+
+
+def descriptor_of(game_id: str) -> GameDescriptor:
+    """The descriptor registered under ``game_id``; raises ``UnknownGame``."""
+    try:
+        return DESCRIPTORS[game_id]
+    except KeyError:
+        raise UnknownGame(f"unknown game {game_id!r}; games are: {', '.join(DESCRIPTORS)}") from None
 
 
 @contextmanager

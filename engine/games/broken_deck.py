@@ -465,7 +465,7 @@ DESCRIPTOR = GameDescriptor(
         changeable=("difficulty",),
         choose_random_deal=True,
     ),
-    counters=(ProgressCounter("repairs", "Repairs", TORN_CARDS), ProgressCounter("foundation", "Cards home", 52)),
+    counters=(ProgressCounter("repairs", "Repairs", TORN_CARDS),),
     pools=(PoolVariant("broken-deck", {}, 1_000),),
     daily=tuple({"difficulty": difficulty} for difficulty in DIFFICULTIES),
     domain="engine.solver.broken_deck:BrokenDeckDomain",

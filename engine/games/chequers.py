@@ -295,7 +295,7 @@ DESCRIPTOR = GameDescriptor(
         blurb="Two decks, 25 piles: build up or down by suit (wrapping), send cards to eight foundations.",
         cards=104,
     ),
-    counters=(ProgressCounter("foundation", "Cards home", 104), ProgressCounter("reserve", "Reserve")),
+    counters=(ProgressCounter("reserve", "Reserve"),),
     pools=(PoolVariant("chequers", {}, 1_000),),
     daily=({},),
     domain="engine.solver.chequers:ChequersDomain",

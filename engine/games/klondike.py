@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ..cards import RANK, RED, SUIT, describe, full_deck
-from ..descriptor import GameDescriptor, Lobby, LobbyOption, PoolVariant, ProgressCounter
+from ..descriptor import GameDescriptor, Lobby, LobbyOption, PoolVariant
 from ..errors import ActionUnavailable, IllegalMove
 from ..game import Game, Move, Option, Position
 from ..rng import SplitMix64, shuffled
@@ -355,7 +355,6 @@ DESCRIPTOR = GameDescriptor(
         cards=52,
         options=(LobbyOption("scoring", "Scoring", choices=(("standard", "Standard"), ("vegas", "Vegas"))),),
     ),
-    counters=(ProgressCounter("foundation", "Cards home", 52),),
     pools=(PoolVariant("klondike-draw1", {"draw": 1}, 2_000), PoolVariant("klondike-draw3", {"draw": 3}, 2_000)),
     daily=({"draw": 1}, {"draw": 3}),
     domain="engine.solver.klondike:KlondikeDomain",

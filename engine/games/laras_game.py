@@ -448,7 +448,7 @@ DESCRIPTOR = GameDescriptor(
         cards=104,
         options=(LobbyOption("autoplay", "AutoPlay", toggle=True),),
     ),
-    counters=(ProgressCounter("foundation", "Cards home", 104), ProgressCounter("stock", "Stock")),
+    counters=(ProgressCounter("stock", "Stock"),),
     pools=(PoolVariant("laras-game", {}, 1_000),),
     daily=({},),
     domain="engine.solver.laras_game:LarasGameDomain",

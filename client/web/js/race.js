@@ -173,7 +173,7 @@ export class RaceScreen {
         h("th", { scope: "row" }, racerName(racer, model.info, this.me)),
         h("td", { dataset: { col: "state" } }, RACER_STATE_WORDS[state] ?? state),
         h("td", { dataset: { col: "foundation" } }, `${racer.foundation}/${cards}`, progressBar(racer, cards)),
-        repairs ? h("td", { dataset: { col: "repairs" } }, `${racer.repairs}/${repairs}`) : null,
+        repairs ? h("td", { dataset: { col: "repairs" } }, `${racer.counters.repairs ?? 0}/${repairs}`) : null,
         h("td", { dataset: { col: "moves" } }, String(racer.moves)),
         h("td", { dataset: { col: "time" } }, formatTime(model.elapsedMs(entry, this.now()))),
         watchable ? h("td", {}, this.boardButton(racer)) : null);
