@@ -106,9 +106,24 @@ class Sweeper:
         self._task = asyncio.create_task(self._run(), name="retention sweeper")
 
     async def _run(self) -> None:
+        """Sweep until cancelled.  A sweep that raises what no store should
+        (a bug, not an outage: ``sweep`` handles those) is logged with its
+        traceback and the sweeps go on: a sweeper that died with it would
+        leave game ends unsettled and the store growing for as long as the
+        process runs, and nothing would say so.  The same failure sweep
+        after sweep is logged once, not every few seconds."""
+        logged: tuple[type[BaseException], str] | None = None
         while True:
             await asyncio.sleep(self._settings.retention_sweep_seconds)
-            await self.sweep()
+            try:
+                await self.sweep()
+            except Exception as error:
+                failure = (type(error), str(error))
+                if failure != logged:
+                    log.exception("a sweep failed; the next one runs in %s s", self._settings.retention_sweep_seconds)
+                    logged = failure
+            else:
+                logged = None
 
     async def close(self) -> None:
         task, self._task = self._task, None

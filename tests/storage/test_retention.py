@@ -376,3 +376,35 @@ async def test_metrics_show_redis_size_and_drop_it_while_redis_is_away(own_redis
             assert "arena_store_keys" in await scrape(server), "back with the next sweep"
     finally:
         await store.close()
+
+
+async def test_a_sweep_that_raises_a_bug_is_logged_once_and_the_sweeps_go_on(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Not a store outage (``sweep`` handles those) but an error no store
+    should raise: the sweeper used to die of it without a word."""
+    store = MemoryStore()
+    sweeper = Sweeper(store, make_settings(retention_sweep_seconds=0.01), CollectorRegistry())
+    expire = store.expire_due
+    failures = 3
+
+    async def failing() -> int:
+        nonlocal failures
+        if failures:
+            failures -= 1
+            raise ValueError("a bug in the sweep")
+        return await expire()
+
+    monkeypatch.setattr(store, "expire_due", failing)
+    sweeper.start()
+    try:
+
+        async def measured() -> bool:
+            return sweeper.size is not None
+
+        await wait_for(measured)
+    finally:
+        await sweeper.close()
+    logged = [record for record in caplog.records if record.name == "arena.retention" and record.levelname == "ERROR"]
+    assert len(logged) == 1, "the same failure three sweeps running is logged once"
+    assert logged[0].exc_info is not None and "a bug in the sweep" in str(logged[0].exc_info[1])
