@@ -16,13 +16,15 @@ goes, so each figure is one move's fan-out and not a queue.  Per run:
 the relay latency from the move's acknowledgement (the player has the
 reply) to each spectator's receipt, p50 and p99 over every spectator and
 move; the p50 over moves of the first receipt on each process (what the
-relay itself costs: the spectators all live in this one client process,
-which reads their frames one after another, so a later receipt includes
-that queue) and of the last receipt (the whole fan-out); and the server
+relay itself costs; the spectators live in two client processes, half
+each, in both layouts, so that B's receipts do not queue behind A's in
+one event loop) and of the last receipt (the whole fan-out); the server
 processes' CPU time (user + system, from ``/proc``) per delivered
-message, and Redis's CPU time and commands (``INFO``, every node) per
-move.  The table
-gives the medians of the runs and the spread/local ratios.
+message, and each one's per move (B's, on ``spread``, is what relaying
+costs a process: applying the relayed action to its own replay, then
+delivering to its half); and Redis's CPU time and commands (``INFO``,
+every node) per move.  The table gives the medians of the runs and the
+spread/local ratios.
 
 The memory store cannot be shared, so the processes run on a throw-away
 ``redis-server`` (or ``--redis URL``) and, with ``--cluster``, on a
@@ -38,11 +40,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import multiprocessing
 import os
 import statistics
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -108,62 +112,95 @@ def redis_work(nodes: list[redis.Redis]) -> RedisWork:
     return RedisWork(cpu_seconds, commands)
 
 
-@dataclass
-class Spectator:
-    """One watching connection and the time each diff of the game reached it."""
-
-    connection: ClientConnection
-    on_b: bool
-    arrivals: dict[int, float] = field(default_factory=dict)
+# ---------------------------------------------------------------- spectator processes
 
 
 class Audience:
-    """Every spectator of the game; ``wait_for(seq)`` returns once each has
-    that diff."""
+    """The spectators one client process holds, all on one server; each
+    diff that every one of them has is reported by its number."""
 
-    def __init__(self, spectators: list[Spectator], game_id: str) -> None:
-        self.spectators = spectators
+    def __init__(self, game_id: str, connections: list[ClientConnection], reports: Connection) -> None:
         self.game_id = game_id
+        self.connections = connections
+        self.reports = reports
+        self.arrivals: list[dict[int, float]] = [{} for _ in connections]
         self._counts: dict[int, int] = {}
-        self._complete: dict[int, asyncio.Event] = {}
-        self._readers = [asyncio.create_task(self._read(spectator)) for spectator in spectators]
+        self._readers = [
+            asyncio.create_task(self._read(connection, arrivals)) for connection, arrivals in zip(connections, self.arrivals)
+        ]
 
-    def _event(self, seq: int) -> asyncio.Event:
-        return self._complete.setdefault(seq, asyncio.Event())
-
-    async def _read(self, spectator: Spectator) -> None:
-        async for frame in spectator.connection:
+    async def _read(self, connection: ClientConnection, arrivals: dict[int, float]) -> None:
+        async for frame in connection:
             message = msgpack.unpackb(frame)
             if message.get("type") == "diff" and message.get("game_id") == self.game_id:
                 seq = int(message["seq"])
-                spectator.arrivals[seq] = time.perf_counter()
+                arrivals[seq] = time.perf_counter()
                 self._counts[seq] = self._counts.get(seq, 0) + 1
-                if self._counts[seq] == len(self.spectators):
-                    self._event(seq).set()
+                if self._counts[seq] == len(self.connections):
+                    self.reports.send(seq)
 
-    async def wait_for(self, seq: int) -> None:
-        await self._event(seq).wait()
-
-    async def close(self) -> None:
-        await close_all([spectator.connection for spectator in self.spectators])
+    async def close(self) -> list[dict[int, float]]:
+        """Each spectator's receipt times, by diff number, once all are closed."""
+        await close_all(self.connections)
         await asyncio.gather(*self._readers, return_exceptions=True)
+        return self.arrivals
 
 
-async def watcher(url: str, game_id: str, on_b: bool) -> Spectator:
+async def watcher(url: str, game_id: str) -> ClientConnection:
     connection = await connect(url, **CLIENT_OPTIONS)
     snapshot = await request(connection, {"type": "watch", "id": 1, "game_id": game_id})
     assert snapshot["type"] == "snapshot", snapshot
-    return Spectator(connection, on_b)
+    return connection
 
 
-async def audience(a: ServerChild, b: ServerChild, game_id: str, layout: str, count: int) -> Audience:
-    """``count`` spectators of ``game_id``, opened ``BATCH`` at a time."""
-    spectators: list[Spectator] = []
-    while len(spectators) < count:
-        batch = range(len(spectators), min(count, len(spectators) + BATCH))
-        on_b = [layout == "spread" and number % 2 == 1 for number in batch]
-        spectators += await asyncio.gather(*(watcher((b if far else a).url, game_id, far) for far in on_b))
-    return Audience(spectators, game_id)
+async def serve_orders(orders: Connection, reports: Connection) -> None:
+    """A spectator process's loop.  An order ``(url, game_id, count)``
+    opens that many spectators of the game (``BATCH`` at a time) and
+    reports ``"ready"``; the next order ends the run: the spectators close
+    and their receipt times are reported.  ``None`` between runs ends the
+    process."""
+    while (order := await asyncio.to_thread(orders.recv)) is not None:
+        url, game_id, count = order
+        connections: list[ClientConnection] = []
+        while len(connections) < count:
+            batch = min(BATCH, count - len(connections))
+            connections += await asyncio.gather(*(watcher(url, game_id) for _ in range(batch)))
+        audience = Audience(game_id, connections, reports)
+        reports.send("ready")
+        await asyncio.to_thread(orders.recv)
+        reports.send(await audience.close())
+
+
+def spectator_process(orders: Connection, reports: Connection) -> None:
+    asyncio.run(serve_orders(orders, reports))
+
+
+class SpectatorProcess:
+    """A client process of its own for half the spectators: with every
+    spectator in this one, a receipt on B would wait for this event loop to
+    read A's frames first (and the reverse), and the figures would measure
+    the client.  Receipt times are ``time.perf_counter``, the system's
+    monotonic clock, comparable across processes."""
+
+    def __init__(self) -> None:
+        context = multiprocessing.get_context("spawn")
+        their_orders, self._orders = context.Pipe(duplex=False)
+        self._reports, their_reports = context.Pipe(duplex=False)
+        self._process = context.Process(target=spectator_process, args=(their_orders, their_reports), daemon=True)
+        self._process.start()
+
+    def order(self, order: tuple[str, str, int] | str | None) -> None:
+        self._orders.send(order)
+
+    async def report(self) -> Any:
+        return await asyncio.to_thread(self._reports.recv)
+
+    def stop(self) -> None:
+        self.order(None)
+        self._process.join(30)
+        if self._process.is_alive():
+            self._process.kill()
+            self._process.join()
 
 
 @dataclass(frozen=True)
@@ -176,6 +213,8 @@ class Run:
     first_b_p50_ms: float | None
     last_p50_ms: float
     server_us_per_message: float
+    a_ms_per_move: float
+    b_ms_per_move: float
     redis_us_per_move: float
     redis_commands_per_move: float
 
@@ -185,50 +224,59 @@ def percentile(values: list[float], share: int) -> float:
 
 
 async def one_run(
-    backend: Backend, a: ServerChild, b: ServerChild, layout: str, args: argparse.Namespace, progress: ProgressLine,
-    done: list[int], total: int,
+    backend: Backend, servers: tuple[ServerChild, ServerChild], clients: list[SpectatorProcess], layout: str,
+    args: argparse.Namespace, progress: ProgressLine, done: list[int], total: int,
 ) -> Run:
+    a, b = servers
     player = await hello(a.url, 0)
     game_id = await start_game(player, 1)
-    watching = await audience(a, b, game_id, layout, args.spectators)
+    targets = [a, a] if layout == "local" else [a, b]
+    halves = [args.spectators - args.spectators // 2, args.spectators // 2]
+    for client, target, count in zip(clients, targets, halves):
+        client.order((target.url, game_id, count))
+    for client in clients:
+        assert await client.report() == "ready"
     acks: dict[int, float] = {}
-    servers = [a, b]
     try:
         for number in range(args.warm_up + args.moves):
             if number == args.warm_up:
-                cpu_before = sum(server.cpu_seconds() for server in servers)
+                cpu_before = [server.cpu_seconds() for server in servers]
                 redis_before = redis_work(backend.nodes)
             reply = await request(player, {"type": "move", "id": 10 + number, "game_id": game_id, "move": "draw"})
             assert reply["type"] == "diff", reply
             acks[int(reply["seq"])] = time.perf_counter()
-            await watching.wait_for(int(reply["seq"]))
+            for client in clients:
+                assert await client.report() == reply["seq"]
             if number >= args.warm_up:
                 done[0] += 1
                 progress(done[0], total, f"moves ({backend.name}, {layout})")
-        server_cpu = sum(server.cpu_seconds() for server in servers) - cpu_before
+        a_cpu, b_cpu = (server.cpu_seconds() - before for server, before in zip(servers, cpu_before))
         redis_done = redis_work(backend.nodes) - redis_before
     finally:
-        await watching.close()
+        for client in clients:
+            client.order("end of the run")
+        near, far = [await client.report() for client in clients]
         await close_all([player])
     measured = [seq for seq in acks if seq > args.warm_up]
+    on_a = near + far if layout == "local" else near
+    on_b = far if layout == "spread" else []
 
-    def lags(spectators: list[Spectator]) -> list[float]:
-        return [(spectator.arrivals[seq] - acks[seq]) * 1000 for spectator in spectators for seq in measured]
+    def lags(spectators: list[dict[int, float]]) -> list[float]:
+        return [(arrivals[seq] - acks[seq]) * 1000 for arrivals in spectators for seq in measured]
 
-    def firsts(spectators: list[Spectator]) -> list[float]:
-        return [(min(spectator.arrivals[seq] for spectator in spectators) - acks[seq]) * 1000 for seq in measured]
+    def firsts(spectators: list[dict[int, float]]) -> list[float]:
+        return [(min(arrivals[seq] for arrivals in spectators) - acks[seq]) * 1000 for seq in measured]
 
-    on_b = [spectator for spectator in watching.spectators if spectator.on_b]
-    every = lags(watching.spectators)
+    every = lags(near + far)
     return Run(
         p50_ms=percentile(every, 50),
         p99_ms=percentile(every, 99),
-        first_a_p50_ms=percentile(firsts([spectator for spectator in watching.spectators if not spectator.on_b]), 50),
+        first_a_p50_ms=percentile(firsts(on_a), 50),
         first_b_p50_ms=percentile(firsts(on_b), 50) if on_b else None,
-        last_p50_ms=percentile(
-            [(max(spectator.arrivals[seq] for spectator in watching.spectators) - acks[seq]) * 1000 for seq in measured], 50
-        ),
-        server_us_per_message=server_cpu / (len(measured) * args.spectators) * 1e6,
+        last_p50_ms=percentile([(max(arrivals[seq] for arrivals in near + far) - acks[seq]) * 1000 for seq in measured], 50),
+        server_us_per_message=(a_cpu + b_cpu) / (len(measured) * args.spectators) * 1e6,
+        a_ms_per_move=a_cpu / len(measured) * 1e3,
+        b_ms_per_move=b_cpu / len(measured) * 1e3,
         redis_us_per_move=redis_done.cpu_seconds / len(measured) * 1e6,
         redis_commands_per_move=redis_done.commands / len(measured),
     )
@@ -239,18 +287,23 @@ async def measure(backends: list[Backend], args: argparse.Namespace) -> dict[tup
     total = len(backends) * len(LAYOUTS) * args.runs * args.moves
     done = [0]
     progress = ProgressLine(every=5.0)
-    for backend in backends:
-        a, b = ServerChild(backend.url), ServerChild(backend.url)
-        try:
-            for run in range(args.runs):
-                for layout in LAYOUTS if run % 2 == 0 else reversed(LAYOUTS):
-                    result = await one_run(backend, a, b, layout, args, progress, done, total)
-                    runs.setdefault((backend.name, layout), []).append(result)
-        finally:
-            progress.finish()
-            a.stop()
-            b.stop()
-            backend.close()
+    clients = [SpectatorProcess(), SpectatorProcess()]
+    try:
+        for backend in backends:
+            servers = ServerChild(backend.url), ServerChild(backend.url)
+            try:
+                for run in range(args.runs):
+                    for layout in LAYOUTS if run % 2 == 0 else reversed(LAYOUTS):
+                        result = await one_run(backend, servers, clients, layout, args, progress, done, total)
+                        runs.setdefault((backend.name, layout), []).append(result)
+            finally:
+                for server in servers:
+                    server.stop()
+                backend.close()
+    finally:
+        progress.finish()
+        for client in clients:
+            client.stop()
     return runs
 
 
@@ -267,6 +320,8 @@ def table(runs: dict[tuple[str, str], list[Run]], backends: list[Backend], args:
         ("first spectator on B, p50 (ms)", "first_b_p50_ms"),
         ("last spectator, p50 (ms)", "last_p50_ms"),
         ("server CPU per delivered message (µs)", "server_us_per_message"),
+        ("  process A's CPU per move (ms)", "a_ms_per_move"),
+        ("  process B's CPU per move (ms)", "b_ms_per_move"),
         ("Redis CPU per move (µs)", "redis_us_per_move"),
         ("Redis commands per move", "redis_commands_per_move"),
     ]

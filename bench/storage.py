@@ -59,7 +59,10 @@ from typing import Any, Awaitable, Callable, Iterator
 from uuid import uuid4
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+# The project first, so that bench/server.py cannot shadow the server
+# package (nothing more: tests/storage would shadow this very module for
+# bench/fanout.py's spectator processes).
+sys.path.insert(0, str(ROOT))
 
 import msgpack  # noqa: E402
 import engine  # noqa: E402
@@ -68,10 +71,10 @@ from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 
 from protocol import MSGPACK_SUBPROTOCOL  # noqa: E402
 from protocol import to_client as tc  # noqa: E402
-from redis_server import RedisClusterServers, RedisServer  # noqa: E402
 from server.room import Room  # noqa: E402
 from server.session import Session  # noqa: E402
 from server.storage import Action, SessionHeader, Store, open_store  # noqa: E402
+from tests.redis_server import RedisClusterServers, RedisServer  # noqa: E402
 
 DAY_MS = 1_714_521_600_000
 SERVER_TARGET = 0.5

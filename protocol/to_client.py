@@ -285,6 +285,60 @@ class Games(Event):
     games: list[GameSummary]
 
 
+class CatalogueChoice(Part):
+    """One choice of a lobby option: the value to send, the words to show."""
+
+    value: bool | int | str
+    label: str
+
+
+class CatalogueOption(Part):
+    """An option a lobby offers: a ``toggle`` (``true``/``false``) or one of
+    ``choices``.  Options a lobby does not offer keep their defaults."""
+
+    name: str
+    label: str
+    toggle: bool
+    choices: list[CatalogueChoice]
+
+
+class CatalogueCounter(Part):
+    """Something a game counts besides moves and cards home, shown in a
+    racer's row and on the board: ``name`` is its key in ``counters``
+    (a racer's, a snapshot's), ``out_of`` its total if it has one."""
+
+    name: str
+    label: str
+    out_of: int | None
+
+
+class CatalogueGame(Part):
+    """What a lobby shows of one game before it is dealt."""
+
+    game: str
+    title: str
+    blurb: str
+    cards: int = Field(description="how many cards go home: the total of `foundation`")
+    first_deal: int
+    last_deal: int | None = Field(
+        description="the last numbered deal; null where deals run past what every client reads exactly (2^53 - 1)"
+    )
+    deal_kinds: list[str] = Field(description="the `deal` kinds a lobby offers for it, of random, winnable, daily, number")
+    choose_random_deal: bool = Field(description="a client may pick a random deal's number itself (every card is face up)")
+    options: list[CatalogueOption]
+    changeable: list[str] = Field(description="options a player may change during a game (a restart with them)")
+    counters: list[CatalogueCounter]
+    daily_variants: int = Field(description="how many daily deals it has each day")
+
+
+class CatalogueReply(Event):
+    """Reply to ``catalogue``: every game this server offers, in the
+    lobby's order."""
+
+    type: Literal["catalogue"] = "catalogue"
+    games: list[CatalogueGame]
+
+
 class Pong(Event):
     type: Literal["pong"] = "pong"
     server_time: int
@@ -529,7 +583,7 @@ class GameProgress(Event):
 
 ServerMessage = Annotated[
     Union[
-        Welcome, GameStarted, Snapshot, Diff, GameOver, GameProgress, HintReply, FinishOffer, FinishReply, AnalysisReply, ReplayReply, Games, Pong, Ack, Error,
+        Welcome, GameStarted, Snapshot, Diff, GameOver, GameProgress, HintReply, FinishOffer, FinishReply, AnalysisReply, ReplayReply, Games, CatalogueReply, Pong, Ack, Error,
         Race, RaceProgress, Races, RecordsReply, DailyInfo, LeaderboardPage,
     ],
     Field(discriminator="type"),

@@ -200,6 +200,13 @@ class ListGames(Request):
     limit: Annotated[int, Field(ge=1, le=100)] = 50
 
 
+class Catalogue(Request):
+    """The games this server offers, with what a lobby shows of each (their
+    options' labels, deal kinds, counters); needs no ``hello``."""
+
+    type: Literal["catalogue"] = "catalogue"
+
+
 class Ping(Request):
     type: Literal["ping"] = "ping"
 
@@ -296,7 +303,7 @@ class Leaderboard(Request):
 
 ClientMessage = Annotated[
     Union[
-        Hello, NewGame, Move, AutoMove, Undo, Redo, Hint, Finish, Analyse, Replay, Restart, Resign, Watch, Unwatch, Resync, ListGames, Ping,
+        Hello, NewGame, Move, AutoMove, Undo, Redo, Hint, Finish, Analyse, Replay, Restart, Resign, Watch, Unwatch, Resync, ListGames, Catalogue, Ping,
         CreateRace, JoinRace, StartRace, WatchRace, UnwatchRace, Rematch, ListRaces, Records, Daily, Leaderboard,
     ],
     Field(discriminator="type"),

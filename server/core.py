@@ -156,6 +156,7 @@ class Hub:
             ts.Resync: self.watching.watch_request,
             ts.Unwatch: self.watching.unwatch,
             ts.ListGames: lobby.list_games,
+            ts.Catalogue: lobby.catalogue,
             ts.Ping: lobby.ping,
             ts.CreateRace: races.create,
             ts.JoinRace: races.join,

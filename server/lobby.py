@@ -1,8 +1,11 @@
 """The requests about players and the server rather than one game:
-``hello``, the list of live games, records, the daily challenge and its
-leaderboard, ``ping``.
+``hello``, the list of live games, the catalogue of the games offered,
+records, the daily challenge and its leaderboard, ``ping``.
 
 Decisions where the issue is silent:
+- The catalogue is sent on request (``catalogue``), not with ``welcome``:
+  a lobby shows the games before anyone says hello, and a client written
+  before the catalogue never receives a message it does not know.
 - Watching needs no identity (anonymous spectators); starting or playing
   a game needs ``hello``.
 - On ``hello`` with a token the player re-watches all of its live games
@@ -16,6 +19,9 @@ import hashlib
 import secrets
 from typing import Awaitable, Callable
 
+from engine.descriptor import GameDescriptor
+from engine.games import DESCRIPTORS
+from engine.options import SAFE_INTEGER
 from protocol import PROTOCOL_VERSION, ErrorCode
 from protocol import to_client as tc
 from protocol import to_server as ts
@@ -37,6 +43,38 @@ from server.storage.base import PlayerRecord, SessionHeader, Store
 def hash_token(token: str) -> str:
     """Tokens are stored only as this hash, so a leaked store leaks no identity."""
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def catalogue_game(descriptor: GameDescriptor) -> tc.CatalogueGame:
+    """A game's entry in the ``catalogue``: its descriptor's lobby facts,
+    so a client's lobby and boards need nothing of a game but its layout."""
+    lobby = descriptor.lobby
+    rules = descriptor.rules
+    return tc.CatalogueGame(
+        game=descriptor.id,
+        title=descriptor.title,
+        blurb=lobby.blurb,
+        cards=lobby.cards,
+        first_deal=rules.FIRST_DEAL,
+        last_deal=rules.LAST_DEAL if rules.LAST_DEAL <= SAFE_INTEGER else None,
+        deal_kinds=list(lobby.deal_kinds),
+        choose_random_deal=lobby.choose_random_deal,
+        options=[
+            tc.CatalogueOption(
+                name=option.name,
+                label=option.label,
+                toggle=option.toggle,
+                choices=[tc.CatalogueChoice(value=value, label=label) for value, label in option.choices],
+            )
+            for option in lobby.options
+        ],
+        changeable=list(lobby.changeable),
+        counters=[
+            tc.CatalogueCounter(name=counter.name, label=counter.label, out_of=counter.out_of)
+            for counter in descriptor.counters
+        ],
+        daily_variants=len(descriptor.daily),
+    )
 
 
 class Lobby:
@@ -134,6 +172,9 @@ class Lobby:
         self._outbox.send(
             peer, tc.Games(id=message.id, games=[summarize(header, owners[header.owner]) for header in chosen])
         )
+
+    async def catalogue(self, peer: Peer, message: ts.Catalogue) -> None:
+        self._outbox.send(peer, tc.CatalogueReply(id=message.id, games=[catalogue_game(game) for game in DESCRIPTORS.values()]))
 
     async def ping(self, peer: Peer, message: ts.Ping) -> None:
         self._outbox.send(peer, tc.Pong(id=message.id, server_time=self._clock()))

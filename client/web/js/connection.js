@@ -62,7 +62,12 @@ export class Connection {
     clearTimeout(this.retryTimer);
     const socket = new WebSocket(this.url, [SUBPROTOCOL]);
     this.socket = socket;
-    socket.addEventListener("open", () => this.hello());
+    socket.addEventListener("open", () => {
+      // The games on offer first: their reply (a "catalogue" event) comes
+      // before the welcome and the snapshots that need it.
+      this.request({ type: "catalogue" }, { beforeWelcome: true }).catch(() => {});
+      this.hello();
+    });
     socket.addEventListener("message", (event) => this.receive(event.data));
     socket.addEventListener("close", (event) => this.closed(socket, event));
   }

@@ -1,14 +1,18 @@
-// What the browser knows about each game: how its piles are laid out, which
-// cards can be picked up, its lobby options and the counters worth showing.
+// How the browser draws each game: how its piles are laid out and which
+// cards can be picked up, and which player settings it takes as options.
+// Everything else about a game (title, blurb, deal kinds, lobby options
+// and their labels, the counters worth showing) comes from the server's
+// `catalogue` message (docs/protocol.md), which `setCatalogue` merges in
+// before anything is drawn; a game the server offers with no layout here
+// gets `genericLayout`, so a new game plays in the browser before it has a
+// layout of its own.
 //
 // The board itself is generic (board.js): it draws sections of slots, each
 // slot one pile of the view.  A slot's `pick` says which of its cards start
 // a move: "run" (any face-up card, taking the cards above it along), "top"
 // (only the top card), "row" (every card, named r1, r2 … from the left:
 // Lara's Game's spread row) or "action" (clicking sends the game's action,
-// e.g. draw).  `cards` is how many cards go home and `repairs` (Broken
-// Deck) how many cards are torn, for the counters and the race table.
-// A fifth game needs one entry here and nothing else.
+// e.g. draw).
 
 import { rankText, suitSymbol } from "./cards.js";
 
@@ -33,20 +37,8 @@ function columns(count, pick, label = "") {
   return Array.from({ length: count }, (_, i) => ({ pile: `t${i + 1}`, pick, fan: "down", kind: "tableau", label }));
 }
 
-const DEAL_KINDS = ["random", "winnable", "daily", "number"];
-
-export const GAMES = {
+export const LAYOUTS = {
   klondike: {
-    title: "WordLink",
-    blurb: "Classic solitaire: build four suits from Ace to King; tap the stock to draw.",
-    deals: DEAL_KINDS,
-    firstDeal: 1,
-    lobbyOptions: [
-      { name: "scoring", label: "Scoring", choices: [["standard", "Standard"], ["vegas", "Vegas"]] },
-    ],
-    // Draw mode and auto-collect are player settings in WordLink's seed.
-    settingsOptions: (settings) => ({ draw: settings.draw, auto_collect: settings.autoCollect }),
-    gameOptions: [],
     layout(view, { leftHanded }) {
       const foundations = suitFoundations();
       const stock = { pile: "s", pick: "action", action: "draw", fan: "stack", kind: "stock" };
@@ -56,27 +48,11 @@ export const GAMES = {
         : [...foundations, waste, stock];
       return { cols: 7, sections: [{ slots: top }, { slots: columns(7, "run", "K") }] };
     },
-    cards: 52,
-    stats(m) {
-      return [["Foundation", `${foundationCards(m.view, ["fs", "fh", "fd", "fc"])}/${this.cards}`]];
-    },
+    // Draw mode and auto-collect are player settings in WordLink's seed.
+    settingsOptions: (settings) => ({ draw: settings.draw, auto_collect: settings.autoCollect }),
   },
 
   "broken-deck": {
-    title: "Broken Deck",
-    blurb: "FreeCell with six torn cards: repair them in the Repair Slot, then build the foundations.",
-    deals: ["random", "daily", "number"],
-    firstDeal: 1,
-    lastDeal: 1000,
-    // The deal number must be known to restart it at another difficulty,
-    // and every piece is face up, so the browser may pick the number itself.
-    chooseRandomDeal: true,
-    lobbyOptions: [
-      { name: "difficulty", label: "Difficulty",
-        choices: [["relaxed", "Relaxed"], ["standard", "Standard"], ["challenge", "Challenge"]] },
-      { name: "practice", label: "Practice deal (all six repairs done)", toggle: true },
-    ],
-    gameOptions: ["difficulty"],
     layout() {
       const cells = ["c1", "c2", "c3", "c4"].map((pile) => ({ pile, pick: "top", fan: "stack", kind: "cell" }));
       const slot = { pile: "r", pick: "top", fan: "stack", kind: "repair", label: "Repair", caption: "Repair Slot" };
@@ -85,24 +61,9 @@ export const GAMES = {
         { slots: columns(8, "run"), inset: true },
       ] };
     },
-    cards: 52,
-    repairs: 6,
-    stats(m) {
-      return [
-        ["Repairs", `${m.counters.repairs ?? m.view.repairs ?? 0}/${this.repairs}`],
-        ["Foundation", `${m.counters.foundation ?? 0}/${this.cards}`],
-        ["Difficulty", capitalize(m.view.difficulty ?? m.view.options.difficulty)],
-      ];
-    },
   },
 
   "laras-game": {
-    title: "Lara's Game",
-    blurb: "Two decks, thirteen packs: turn the stock to spread a pack, rearrange the row, build up and down.",
-    deals: DEAL_KINDS,
-    firstDeal: 1,
-    lobbyOptions: [{ name: "autoplay", label: "AutoPlay", toggle: true }],
-    gameOptions: [],
     layout(view, { narrow }) {
       const packs = Array.from({ length: 13 }, (_, i) => ({
         pile: `p${i + 1}`, pick: "top", fan: "stack", kind: "pack", label: rankText(i + 1),
@@ -118,19 +79,9 @@ export const GAMES = {
         { slots: [stock, row] },
       ] };
     },
-    cards: 104,
-    stats(m) {
-      return [["Foundations", `${m.counters.foundation ?? 0}/${this.cards}`], ["Stock", m.counters.stock ?? 0]];
-    },
   },
 
   chequers: {
-    title: "Chequers",
-    blurb: "Two decks, 25 piles: build up or down by suit (wrapping), send cards to eight foundations.",
-    deals: DEAL_KINDS,
-    firstDeal: 1,
-    lobbyOptions: [],
-    gameOptions: [],
     layout(view, { narrow }) {
       const reserve = { pile: "v", pick: "top", fan: "stack", kind: "reserve", label: "Reserve", caption: "Reserve" };
       return { cols: narrow ? 9 : 13, sections: [
@@ -138,15 +89,60 @@ export const GAMES = {
         { slots: columns(25, "top"), compact: true },
       ] };
     },
-    cards: 104,
-    stats(m) {
-      return [["Foundations", `${m.counters.foundation ?? 0}/${this.cards}`], ["Reserve", m.counters.reserve ?? 0]];
-    },
   },
 };
 
-function foundationCards(view, names) {
-  return names.reduce((sum, name) => sum + (view.piles[name]?.up.length ?? 0), 0);
+const GENERIC_COLS = 8;
+
+// A game without a layout of its own: every pile of the view in the order
+// the server sends them, top cards picked up, foundations (a name starting
+// with "f") shown stacked, the other piles fanned down.
+export function genericLayout(view, { narrow } = {}) {
+  const slots = Object.keys(view.piles).map((pile) => pile.startsWith("f")
+    ? foundation(pile, pile)
+    : { pile, pick: "top", fan: "down", kind: "tableau", label: pile });
+  return { cols: narrow ? Math.min(GENERIC_COLS, slots.length) : Math.max(1, slots.length), sections: [{ slots }] };
+}
+
+// The games the server offers, by id: its catalogue entries with their
+// layouts; empty until the catalogue arrives.
+export const GAMES = {};
+
+export function setCatalogue(entries) {
+  for (const id of Object.keys(GAMES)) delete GAMES[id];
+  for (const entry of entries) GAMES[entry.game] = gameOf(entry);
+}
+
+function gameOf(entry) {
+  const drawing = LAYOUTS[entry.game] ?? { layout: genericLayout };
+  return {
+    title: entry.title,
+    blurb: entry.blurb,
+    deals: entry.deal_kinds,
+    firstDeal: entry.first_deal,
+    lastDeal: entry.last_deal ?? Number.MAX_SAFE_INTEGER,
+    chooseRandomDeal: entry.choose_random_deal,
+    lobbyOptions: entry.options.map((option) => ({
+      name: option.name, label: option.label, toggle: option.toggle,
+      choices: option.choices.map((choice) => [choice.value, choice.label]),
+    })),
+    gameOptions: entry.changeable,
+    cards: entry.cards,
+    counters: entry.counters,
+    layout: drawing.layout,
+    settingsOptions: drawing.settingsOptions,
+    stats(m) {
+      return [
+        ["Foundation", `${m.counters.foundation ?? 0}/${this.cards}`],
+        ...this.counters.map(({ name, label, out_of: outOf }) => {
+          const value = m.counters[name] ?? m.view[name] ?? 0;
+          return [label, outOf === null ? value : `${value}/${outOf}`];
+        }),
+        ...this.gameOptions.map((name) => [this.lobbyOptions.find((option) => option.name === name)?.label ?? name,
+          capitalize(String(m.view[name] ?? m.view.options[name] ?? ""))]),
+      ];
+    },
+  };
 }
 
 function capitalize(word) {

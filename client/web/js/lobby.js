@@ -27,7 +27,6 @@ export class Lobby {
     this.root = root;
     this.actions = actions;
     this.choices = { game: "klondike", deal: "random", number: 1, options: {}, raceDeal: "daily", ...loadChoices() };
-    if (!GAMES[this.choices.game]) this.choices.game = "klondike";
     this.liveGames = null;
     this.ownGames = null;
     this.races = null;
@@ -49,9 +48,17 @@ export class Lobby {
     this.render();
   }
 
+  // The games come from the server's catalogue (games.js): until it has
+  // arrived there is nothing to choose, and a game saved in this browser's
+  // choices that the server no longer offers gives way to its first game.
   render() {
+    const offered = Object.keys(GAMES);
+    if (offered.length && !GAMES[this.choices.game]) this.choices.game = offered[0];
+    const choosing = offered.length
+      ? [this.newGamePanel(), this.racePanel()]
+      : [h("section", { class: "panel new-game" }, h("h2", {}, "New game"), h("p", { class: "note", id: "games-loading" }, "Loading the games…"))];
     this.root.replaceChildren(h("div", { class: "lobby" },
-      this.namePanel(), this.newGamePanel(), this.racePanel(), this.myGamesPanel(), this.livePanel(),
+      this.namePanel(), ...choosing, this.myGamesPanel(), this.livePanel(),
       this.leaderboard.node, this.records.node));
   }
 

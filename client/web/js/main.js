@@ -15,7 +15,7 @@
 
 import { Connection, serverUrl } from "./connection.js";
 import { CLOSE_SENTENCES, errorSentence } from "./errors.js";
-import { GAMES } from "./games.js";
+import { GAMES, setCatalogue } from "./games.js";
 import { Lobby } from "./lobby.js";
 import { Mirror } from "./mirror.js";
 import { GameScreen } from "./play.js";
@@ -66,7 +66,7 @@ class App {
     this.delays = new Map();
     this.serverClock = new ServerClock();
     this.spectatedRace = null;
-    this.store = new Store({ route: null, welcome: null, liveGames: null, raceHistory: null });
+    this.store = new Store({ route: null, welcome: null, liveGames: null, raceHistory: null, catalogue: null });
     this.screen = null;
     this.main = document.getElementById("screen");
     this.banner = document.getElementById("connection");
@@ -121,6 +121,10 @@ class App {
 
   listen() {
     const connection = this.connection;
+    connection.on("catalogue", (catalogue) => {
+      setCatalogue(catalogue.games);
+      this.store.update({ catalogue: catalogue.games });
+    });
     connection.on("welcome", (welcome) => {
       this.serverClock.reset();
       this.serverClock.sample(welcome.server_time);

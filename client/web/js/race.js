@@ -162,9 +162,12 @@ export class RaceScreen {
   renderRacers(phase) {
     const model = this.model;
     const game = model.info.game;
-    const { cards, repairs } = GAMES[game] ?? { cards: 52 };
+    // The game's own counters, as its catalogue entry labels them (Broken
+    // Deck's repairs out of six …): one column each.
+    const { cards, counters } = GAMES[game] ?? { cards: 52, counters: [] };
     const watchable = !this.boardsHidden(phase) && (phase === "finished" || (phase === "running" && !this.racing));
-    const head = ["Racer", "State", "Cards home", repairs ? "Repairs" : null, "Moves", "Time", watchable ? "" : null];
+    const head = ["Racer", "State", "Cards home", ...counters.map((counter) => counter.label), "Moves", "Time",
+      watchable ? "" : null];
     this.racers.hidden = phase === "finished";
     const rows = model.entries().map((entry) => {
       const { racer } = entry;
@@ -173,7 +176,10 @@ export class RaceScreen {
         h("th", { scope: "row" }, racerName(racer, model.info, this.me)),
         h("td", { dataset: { col: "state" } }, RACER_STATE_WORDS[state] ?? state),
         h("td", { dataset: { col: "foundation" } }, `${racer.foundation}/${cards}`, progressBar(racer, cards)),
-        repairs ? h("td", { dataset: { col: "repairs" } }, `${racer.counters.repairs ?? 0}/${repairs}`) : null,
+        ...counters.map(({ name, out_of: outOf }) => {
+          const value = racer.counters[name] ?? 0;
+          return h("td", { dataset: { col: name } }, outOf === null ? String(value) : `${value}/${outOf}`);
+        }),
         h("td", { dataset: { col: "moves" } }, String(racer.moves)),
         h("td", { dataset: { col: "time" } }, formatTime(model.elapsedMs(entry, this.now()))),
         watchable ? h("td", {}, this.boardButton(racer)) : null);

@@ -2,18 +2,18 @@
 import assert from "node:assert/strict";
 import test from "node:test";
 
-import { GAMES } from "../../../client/web/js/games.js";
+import { LAYOUTS } from "../../../client/web/js/games.js";
 import { MIN_CARD_PX, cardMetrics } from "../../../client/web/js/sizing.js";
 
 const VIEW = { options: { draw: 1 }, piles: {}, spread: 1 };
 
 function metrics(game, width, height) {
-  const layout = GAMES[game].layout(VIEW, { narrow: width < 600, leftHanded: false });
+  const layout = LAYOUTS[game].layout(VIEW, { narrow: width < 600, leftHanded: false });
   return { layout, ...cardMetrics({ width, height, cols: layout.cols, sections: layout.sections }) };
 }
 
 test("the columns fit the width, with their gaps", () => {
-  for (const game of Object.keys(GAMES)) {
+  for (const game of Object.keys(LAYOUTS)) {
     for (const width of [352, 382, 422, 1000]) {
       const { layout, cw, gap } = metrics(game, width, null);
       assert.ok(layout.cols * cw + (layout.cols - 1) * gap <= width, `${game} at ${width}`);
@@ -27,7 +27,7 @@ test("a phone's WordLink cards are as wide as its seven columns allow", () => {
 });
 
 test("every game stays readable at 360 px", () => {
-  for (const game of Object.keys(GAMES)) {
+  for (const game of Object.keys(LAYOUTS)) {
     const { cw, corner } = metrics(game, 352, 560);
     assert.ok(cw >= 34, `${game}: ${cw}`);
     assert.ok(corner >= 11);
