@@ -2,7 +2,8 @@
 ``redis+cluster://``.
 
 redis-py has a URL form for one server only, hence these, in the spirit
-of its ``redis://`` URLs: ``SCHEME[:PASSWORD@]HOST[:PORT][,HOST[:PORT]...]/PATH``.
+of its ``redis://`` URLs: ``SCHEME[:PASSWORD@]HOST[:PORT][,HOST[:PORT]...]/PATH``,
+where a HOST may be an IPv6 address in brackets (``[::1]:26379``).
 """
 
 from __future__ import annotations
@@ -54,7 +55,20 @@ def _read(url: str, scheme: str, default_port: int) -> HostsURL:
 
 
 def _host_port(text: str, default_port: int) -> tuple[str, int]:
-    host, colon, port = text.rpartition(":") if text.count(":") == 1 else (text, "", "")
-    if colon and not port.isdigit():
+    """``HOST``, ``HOST:PORT``, ``[IPV6]`` or ``[IPV6]:PORT``, as in
+    ``redis://`` URLs: an IPv6 address takes its port only in brackets,
+    so a bare one (more than one colon) is all host."""
+    if text.startswith("["):
+        host, bracket, rest = text[1:].partition("]")
+        if not bracket or not host or (rest and not rest.startswith(":")):
+            raise ValueError(f"bad bracketed host in {text!r}")
+        port = rest[1:] if rest else None
+    elif text.count(":") == 1:
+        host, _, port = text.partition(":")
+    else:
+        host, port = text, None
+    if port is None:
+        return host, default_port
+    if not port.isdigit() or not 0 < int(port) < 65536:
         raise ValueError(f"bad port in {text!r}")
-    return (host if colon else text), (int(port) if colon else default_port)
+    return host, int(port)

@@ -8,6 +8,7 @@ import pytest
 
 from server.storage import MemoryStore, UnknownStorageURL, open_store
 from server.storage.redis import RedisStore
+from server.storage.redis_cluster import ClusterAddress, cluster_url
 from server.storage.redis_sentinel import SentinelAddress, sentinel_url
 
 BAD_SENTINEL_URLS = (
@@ -16,6 +17,11 @@ BAD_SENTINEL_URLS = (
     "redis+sentinel:///arena",
     "redis+sentinel://host/arena/zero",
     "redis+sentinel://host/arena/0/extra",
+    "redis+sentinel://[::1/arena",
+    "redis+sentinel://[::1]x/arena",
+    "redis+sentinel://[::1]:/arena",
+    "redis+sentinel://[]:26379/arena",
+    "redis+sentinel://[::1]:65536/arena",
 )
 
 
@@ -35,6 +41,16 @@ def test_a_sentinel_url_names_the_sentinels_the_service_and_the_database() -> No
     ):
         with pytest.raises(ValueError):
             sentinel_url(wrong)
+
+
+def test_an_ipv6_host_keeps_its_port_in_brackets() -> None:
+    assert sentinel_url("redis+sentinel://[::1]:26380,[fe80::2],10.0.0.3:26381/arena") == SentinelAddress(
+        [("::1", 26380), ("fe80::2", 26379), ("10.0.0.3", 26381)], "arena", 0, None
+    )
+    assert cluster_url("redis+cluster://:pw@[::1]:7001,[::1]:7002/") == ClusterAddress(
+        [("::1", 7001), ("::1", 7002)], "pw"
+    )
+    assert cluster_url("redis+cluster://::1/") == ClusterAddress([("::1", 6379)], None), "unbracketed: all host"
 
 
 async def test_open_store_picks_the_back_end_by_scheme() -> None:
