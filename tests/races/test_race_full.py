@@ -159,8 +159,8 @@ async def test_a_full_race_between_three_friends_on_two_processes(
     # still secret after the race.
     end = len(DEAL_1_DRAW_1_WIN)
     await sue.wait_for(lambda m: m.type == "progress" and m.game_id == games[ann.player_id] and m.status == "won")
-    for watcher in (bob, sue, anonymous):
-        others = set(games.values()) - {games.get(watcher.player_id)}
+    for watcher, own_game in ((bob, games[bob.player_id]), (sue, None), (anonymous, None)):
+        others = set(games.values()) - {own_game}
         assert not [m for m in watcher.received if m.type in ("snapshot", "diff") and m.game_id in others]
 
     # Only ranked attempts reach the daily leaderboard; records as usual.
