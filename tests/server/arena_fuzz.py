@@ -25,6 +25,7 @@ from typing import Any, Iterable, Iterator
 import msgpack
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
+from websockets.typing import Subprotocol
 
 from protocol import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL, codec_for
 
@@ -145,7 +146,7 @@ def valid_message(rng: random.Random, known: Known) -> dict[str, Any]:
     race_id = rng.choice(known.races[-5:] or ["r_nothing"])
     message: dict[str, Any] = {"type": kind, "id": rng.choice((rng.randrange(1, 10**6), f"f{rng.randrange(999)}"))}
     game = rng.choice(GAMES)
-    extra: dict[str, Any] = {
+    extras: dict[str, dict[str, Any]] = {
         "hello": {"name": rng.choice(("eve", "mallory"))},
         "new_game": {"game": game, "deal": rng.choice((rng.randrange(1, 500), "random", "winnable")), "options": {}},
         "move": {"game_id": game_id, "move": rng.choice(("draw", "t1-t2", "w-f", "t7-f"))},
@@ -157,8 +158,8 @@ def valid_message(rng: random.Random, known: Known) -> dict[str, Any]:
         "records": {"player_id": known.victim_player},
         "daily": {"game": game},
         "leaderboard": {"game": game, "options": {}},
-    }.get(kind, {})
-    message.update(extra)
+    }
+    message.update(extras.get(kind, {}))
     if kind in ("undo", "redo", "hint", "finish", "analyse", "restart", "resign", "watch", "unwatch", "resync"):
         message["game_id"] = game_id
     if kind in ("start_race", "watch_race", "unwatch_race", "rematch"):
@@ -273,7 +274,7 @@ class FuzzConnection:
         self._closing = False
 
     async def open(self) -> None:
-        self.connection = await connect(self.url, subprotocols=[self.subprotocol], max_size=None)
+        self.connection = await connect(self.url, subprotocols=[Subprotocol(self.subprotocol)], max_size=None)
         self._reader = asyncio.create_task(self._read(self.connection))
         if self.say_hello:
             await self._request({"type": "hello", "token": self.token} if self.token else {"type": "hello"})

@@ -112,7 +112,7 @@ async def test_the_server_does_not_play_a_ranked_attempt_for_you(connect: Client
         started, _ = await _ranked_daily(client, game_id, options)
         for request in (ts.Hint, ts.Finish):
             refused = await client.request(request, game_id=started.game_id)
-            assert (refused.type, refused.code, refused.reason) == ("error", ErrorCode.UNAVAILABLE, "ranked"), request
+            assert refused.type == "error" and (refused.code, refused.reason) == (ErrorCode.UNAVAILABLE, "ranked"), request
         assert not [m for m in client.received if m.type in ("hint", "finish_offer")]
 
 
@@ -134,9 +134,13 @@ async def test_nothing_names_a_ranked_deal_before_its_reveal(server: ArenaServer
                             (ts.Leaderboard, {"game": "klondike", "options": {"draw": 1}}),
                             (ts.Analyse, {"game_id": ranked.game_id})):
         await client.request(request, **fields)
-    seed = (await server.store.load_session(ranked.game_id))[0].seed
+    stored_session = await server.store.load_session(ranked.game_id)
+    assert stored_session is not None
+    seed = stored_session[0].seed
     assert seed is not None
-    day = (await client.request(ts.Daily)).today
+    daily = await client.request(ts.Daily)
+    assert daily.type == "daily_info", daily
+    day = daily.today
     stored = await server.store.get_setting(f"{RECORD_KIND}/klondike/draw=1,scoring=standard/{day}")
     record = DailyRecord.from_dict(json.loads(stored or "{}"))
     assert record.seed == seed
@@ -152,7 +156,7 @@ async def test_a_spectator_of_a_ranked_daily_game_sees_progress_never_a_card(
     await owner.hello()
     started, _ = await _ranked_daily(owner, "klondike", {"draw": 1})
     listed = await (await connect()).request(ts.ListGames)
-    assert started.game_id in [game.game_id for game in listed.games], "the game is listed, its board is not shown"
+    assert listed.type == "games" and started.game_id in [game.game_id for game in listed.games], "the game is listed, its board is not shown"
     anonymous = await connect(subprotocol)
     watched = await anonymous.request(ts.Watch, game_id=started.game_id)
     assert watched.type == "progress" and (watched.seq, watched.actions) == (0, 0)
@@ -177,7 +181,7 @@ async def test_the_clock_of_a_ranked_attempt_starts_with_its_first_snapshot(serv
     assert snapshot.clock.started_ms == clock.ms
     clock.ms += 12_900
     moved = await client.request(ts.Move, game_id=started.game_id, move="draw")
-    assert moved.clock.elapsed_ms == 12_900
+    assert moved.type == "diff" and moved.clock.elapsed_ms == 12_900
 
 
 @pytest.mark.parametrize("practice", [True, False])
@@ -188,7 +192,7 @@ async def test_todays_daily_cannot_be_practised_before_the_ranked_attempt_ends(c
     await client.hello()
     ranked, _ = await _ranked_daily(client, "chequers", {})
     refused = await client.request(ts.NewGame, game="chequers", deal="daily", practice=practice)
-    assert (refused.code, refused.reason) == (ErrorCode.UNAVAILABLE, "ranked_first")
+    assert refused.type == "error" and (refused.code, refused.reason) == (ErrorCode.UNAVAILABLE, "ranked_first")
     await client.request(ts.Resign, game_id=ranked.game_id)
     later, _ = await client.new_game("chequers", deal="daily", practice=practice)
     assert later.practice and not later.ranked

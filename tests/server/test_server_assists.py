@@ -27,7 +27,7 @@ FINISH_PATH_AFTER_REPAIRS = ("r-fs", "t3-fh", "t4-fd", "t2-fs", "t6-fc", "t3-fh"
 
 async def _unchanged(player: WireClient, game_id: str, seq: int) -> None:
     again = await player.request(ts.Resync, game_id=game_id)
-    assert again.seq == seq
+    assert again.type == "snapshot" and again.seq == seq
 
 
 async def _repaired_game(connect: ClientFactory, difficulty: str = "relaxed") -> tuple[WireClient, str, Mirror]:
@@ -110,7 +110,7 @@ async def test_a_watcher_who_arrives_while_an_offer_stands_gets_it_after_the_sna
     late = await connect()
     snapshot = await late.request(ts.Watch, game_id=game_id)
     offer = await late.next_of("finish_offer")
-    assert offer.seq == snapshot.seq == 2
+    assert snapshot.type == "snapshot" and offer.seq == snapshot.seq == 2
     assert late.received.index(offer) > late.received.index(snapshot)
 
 
@@ -166,7 +166,7 @@ async def test_without_a_proven_path_nothing_is_offered_and_finish_is_refused(no
 
 def test_the_analysed_line_leaves_out_undone_moves_and_starts_again_at_a_restart() -> None:
     def log(*entries: str) -> list[Action]:
-        return [Action(*entry.split(":"), at_ms=0) if ":" in entry else Action(entry, "", 0) for entry in entries]
+        return [Action(kind, text, 0) for kind, _, text in (entry.partition(":") for entry in entries)]
 
     assert played_line(log("move:a", "move:b", "undo", "move:c")) == ["a", "c"]
     assert played_line(log("move:a", "move:b", "undo", "hint:x", "redo")) == ["a", "b"]
@@ -203,7 +203,7 @@ async def test_a_resigned_game_that_could_still_be_won_shows_the_win(connect: Cl
     player, game_id, _ = await _repaired_game(connect)
     await player.request(ts.Resign, game_id=game_id)
     analysis = await player.request(ts.Analyse, game_id=game_id)
-    assert analysis.verdict == "still_winnable" and analysis.last_winnable == 2
+    assert analysis.type == "analysis" and analysis.verdict == "still_winnable" and analysis.last_winnable == 2
     assert len(analysis.solution) == len(FINISH_PATH_AFTER_REPAIRS)
 
 

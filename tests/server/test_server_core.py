@@ -7,6 +7,8 @@ memory, and the socket tests only confirm the adapter forwards them.
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 import pytest
 from tests.server.arena_clock import FakeClock
 from tests.server.arena_servers import make_settings
@@ -22,6 +24,8 @@ from server.ratelimit import BucketTable, RateLimiter, TokenBucket, Verdict
 from server.session import Session
 from server.storage.base import Action, SessionHeader
 from server.storage.memory import MemoryStore
+
+Reply = TypeVar("Reply", bound=tc.Event)
 
 
 class MemoryOutlet:
@@ -48,6 +52,13 @@ class MemoryOutlet:
     def messages(self) -> list[ServerMessage]:
         return [self.codec.decode_reply(frame) for frame in self.written]
 
+    def message(self, index: int, kind: type[Reply]) -> Reply:
+        """The message at ``index`` of ``messages()``, which the test
+        expects to be a ``kind`` (its fields are then read typed)."""
+        found = self.messages()[index]
+        assert isinstance(found, kind), found
+        return found
+
 
 @pytest.fixture
 def clock() -> FakeClock:
@@ -73,16 +84,17 @@ async def test_the_core_answers_into_outlets_without_sockets(hub: Hub, clock: Fa
     watcher, watcher_out = _join(hub, JSON)
     await _say(hub, owner, ts.Hello(id=1))
     await _say(hub, owner, ts.NewGame(id=2, game="klondike", deal=5))
-    game_id = owner_out.messages()[1].game_id
+    game_id = owner_out.message(1, tc.GameStarted).game_id
     await _say(hub, watcher, ts.Watch(id=1, game_id=game_id))
     clock.ms += 61_000
     await _say(hub, owner, ts.Move(id=3, game_id=game_id, move="draw"))
     owner_got, watcher_got = owner_out.messages(), watcher_out.messages()
     assert [m.type for m in owner_got] == ["welcome", "game_started", "snapshot", "diff"]
     assert [m.type for m in watcher_got] == ["snapshot", "diff"]
-    assert owner_got[-1].id == 3 and watcher_got[-1].id is None
-    assert owner_got[-1].clock.started_ms == clock.ms and owner_got[-1].clock.elapsed_ms == 0
-    assert owner_got[-1].model_copy(update={"id": None}) == watcher_got[-1]
+    owner_diff, watcher_diff = owner_out.message(-1, tc.Diff), watcher_out.message(-1, tc.Diff)
+    assert owner_diff.id == 3 and watcher_diff.id is None
+    assert owner_diff.clock.started_ms == clock.ms and owner_diff.clock.elapsed_ms == 0
+    assert owner_diff.model_copy(update={"id": None}) == watcher_diff
 
 
 async def test_a_diff_built_as_data_is_byte_for_byte_the_diff_model(hub: Hub) -> None:
@@ -90,7 +102,9 @@ async def test_a_diff_built_as_data_is_byte_for_byte_the_diff_model(hub: Hub) ->
     await _say(hub, owner, ts.Hello())
     await _say(hub, owner, ts.NewGame(game="klondike", deal=5))
     room = hub.rooms[next(iter(owner.watching))]
-    logged, _ = room.session.perform("move", room.session.legal[0])
+    legal = room.session.legal
+    assert legal, "a dealt game has moves"
+    logged, _ = room.session.perform("move", legal[0])
     data = room.diff(room.session.commit(Action("move", logged, hub.clock())))
     for codec in (JSON, MSGPACK):
         assert codec.encode_data(data) == codec.encode(tc.Diff.model_validate(data))
@@ -100,7 +114,7 @@ async def test_the_clock_is_the_servers_and_runs_from_the_first_action(hub: Hub,
     owner, out = _join(hub)
     await _say(hub, owner, ts.Hello())
     await _say(hub, owner, ts.NewGame(game="klondike", deal=5))
-    game_id = out.messages()[1].game_id
+    game_id = out.message(1, tc.GameStarted).game_id
     clock.ms += 5_000
     await _say(hub, owner, ts.Move(game_id=game_id, move="draw"))
     started = clock.ms
@@ -108,7 +122,7 @@ async def test_the_clock_is_the_servers_and_runs_from_the_first_action(hub: Hub,
     await _say(hub, owner, ts.Move(game_id=game_id, move="draw"))
     clock.ms += 1_000
     await _say(hub, owner, ts.Resync(game_id=game_id))
-    *_, second, snapshot = out.messages()
+    second, snapshot = out.message(-2, tc.Diff), out.message(-1, tc.Snapshot)
     assert second.clock.started_ms == started and second.clock.elapsed_ms == 125_000
     assert snapshot.clock.elapsed_ms == 126_000
     assert snapshot.score == second.score == -10, "WordLink loses 5 points per whole minute"
@@ -125,7 +139,8 @@ async def test_a_slow_peer_gets_a_fresh_snapshot_and_then_is_closed(hub: Hub) ->
     for _ in range(hub.settings.send_queue + 1):
         await _say(hub, owner, ts.Move(game_id=game_id, move="draw"))
     assert [slow.codec.decode_reply(frame).type for frame in slow.backlog] == ["snapshot"]
-    assert slow.codec.decode_reply(slow.backlog[0]).seq == hub.settings.send_queue + 1
+    fresh = slow.codec.decode_reply(slow.backlog[0])
+    assert fresh.type == "snapshot" and fresh.seq == hub.settings.send_queue + 1
     for _ in range(hub.settings.send_queue):
         await _say(hub, owner, ts.Move(game_id=game_id, move="draw"))
     assert slow_out.closed_with is not None and slow_out.closed_with[0] == 1013
@@ -138,7 +153,8 @@ async def test_rate_limited_messages_are_dropped_unread(clock: FakeClock) -> Non
     for _ in range(4):
         await _say(hub, peer, ts.Ping(id=7))
     assert [m.type for m in out.messages()] == ["pong", "pong", "error", "error"]
-    assert out.messages()[-1].code == ErrorCode.RATE_LIMITED and out.messages()[-1].id is None
+    refused = out.message(-1, tc.Error)
+    assert refused.code == ErrorCode.RATE_LIMITED and refused.id is None
     await _say(hub, peer, ts.Ping())
     assert out.closed_with is not None and out.closed_with[0] == 1008
 
@@ -187,11 +203,11 @@ async def test_a_stranger_refused_an_action_leaves_no_room_loaded(hub: Hub) -> N
     owner, owner_out = _join(hub)
     await _say(hub, owner, ts.Hello())
     await _say(hub, owner, ts.NewGame(game="klondike", deal=5))
-    game_id = owner_out.messages()[1].game_id
+    game_id = owner_out.message(1, tc.GameStarted).game_id
     hub.disconnect(owner)
     assert game_id not in hub.rooms
     stranger, stranger_out = _join(hub)
     await _say(hub, stranger, ts.Hello())
     await _say(hub, stranger, ts.Resign(id=1, game_id=game_id))
-    assert stranger_out.messages()[-1].code == ErrorCode.FORBIDDEN
+    assert stranger_out.message(-1, tc.Error).code == ErrorCode.FORBIDDEN
     assert game_id not in hub.rooms

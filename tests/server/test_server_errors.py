@@ -76,20 +76,22 @@ async def test_a_malformed_msgpack_frame_gets_bad_message_and_the_connection_sta
 
 async def test_acting_before_hello_is_refused(connect: ClientFactory) -> None:
     client = await connect()
-    assert (await client.request(ts.NewGame, game="klondike")).code == ErrorCode.HELLO_REQUIRED
+    refusal = await client.request(ts.NewGame, game="klondike")
+    assert refusal.type == "error" and refusal.code == ErrorCode.HELLO_REQUIRED
 
 
 async def test_hello_twice_is_forbidden(connect: ClientFactory) -> None:
     client = await connect()
     await client.hello()
-    assert (await client.request(ts.Hello)).code == ErrorCode.FORBIDDEN
+    refusal = await client.request(ts.Hello)
+    assert refusal.type == "error" and refusal.code == ErrorCode.FORBIDDEN
 
 
 async def test_an_unknown_game_lists_the_games(connect: ClientFactory) -> None:
     client = await connect()
     await client.hello()
     refusal = await client.request(ts.NewGame, game="poker")
-    assert refusal.code == ErrorCode.UNKNOWN_GAME and "klondike" in refusal.message
+    assert refusal.type == "error" and refusal.code == ErrorCode.UNKNOWN_GAME and "klondike" in refusal.message
 
 
 @pytest.mark.parametrize(
@@ -100,8 +102,9 @@ async def test_bad_options_and_deals_are_refused(connect: ClientFactory, fields:
     client = await connect()
     await client.hello()
     refusal = await client.request(ts.NewGame, game="klondike", **fields)
-    assert refusal.code == ErrorCode.BAD_OPTION and refusal.message
-    assert (await client.request(ts.ListGames)).games == []
+    assert refusal.type == "error" and refusal.code == ErrorCode.BAD_OPTION and refusal.message
+    listed = await client.request(ts.ListGames)
+    assert listed.type == "games" and listed.games == []
 
 
 async def test_unparsable_move_text_is_bad_notation(connect: ClientFactory) -> None:
@@ -110,9 +113,9 @@ async def test_unparsable_move_text_is_bad_notation(connect: ClientFactory) -> N
     started, _ = await client.new_game(deal=2)
     for text in ("zz-t1", "t1-", "t1-t2xq", "jump"):
         refusal = await client.request(ts.Move, game_id=started.game_id, move=text)
-        assert refusal.code == ErrorCode.BAD_NOTATION, (text, refusal)
+        assert refusal.type == "error" and refusal.code == ErrorCode.BAD_NOTATION, (text, refusal)
     bad_position = await client.request(ts.NewGame, game="klondike", position="klondike deal=1\nnonsense")
-    assert bad_position.code == ErrorCode.BAD_NOTATION
+    assert bad_position.type == "error" and bad_position.code == ErrorCode.BAD_NOTATION
 
 
 async def test_undo_with_nothing_to_undo_and_spent_hints_are_unavailable(connect: ClientFactory) -> None:
@@ -120,9 +123,9 @@ async def test_undo_with_nothing_to_undo_and_spent_hints_are_unavailable(connect
     await client.hello()
     started, _ = await client.new_game(deal=2, options={"hint_limit": 0})
     undo = await client.request(ts.Undo, game_id=started.game_id)
-    assert (undo.code, undo.reason) == (ErrorCode.UNAVAILABLE, "nothing_to_undo")
+    assert undo.type == "error" and (undo.code, undo.reason) == (ErrorCode.UNAVAILABLE, "nothing_to_undo")
     hint = await client.request(ts.Hint, game_id=started.game_id)
-    assert (hint.code, hint.reason) == (ErrorCode.UNAVAILABLE, "hint_limit")
+    assert hint.type == "error" and (hint.code, hint.reason) == (ErrorCode.UNAVAILABLE, "hint_limit")
 
 
 async def test_an_unknown_game_id_is_not_found(connect: ClientFactory) -> None:
@@ -130,7 +133,7 @@ async def test_an_unknown_game_id_is_not_found(connect: ClientFactory) -> None:
     await client.hello()
     for kind in (ts.Watch, ts.Resync, ts.Undo):
         refusal = await client.request(kind, game_id="g_nothing_here")
-        assert refusal.code == ErrorCode.GAME_NOT_FOUND and refusal.game_id == "g_nothing_here"
+        assert refusal.type == "error" and refusal.code == ErrorCode.GAME_NOT_FOUND and refusal.game_id == "g_nothing_here"
 
 
 async def test_positions_are_forbidden_unless_the_server_allows_them() -> None:
@@ -138,7 +141,7 @@ async def test_positions_are_forbidden_unless_the_server_allows_them() -> None:
         client = await WireClient.open(strict.url)
         await client.hello()
         refusal = await client.request(ts.NewGame, game="klondike", position="klondike deal=1\nmoves=0\n")
-        assert refusal.code == ErrorCode.FORBIDDEN
+        assert refusal.type == "error" and refusal.code == ErrorCode.FORBIDDEN
         await client.close()
 
 
@@ -148,15 +151,17 @@ async def test_storage_failure_acknowledges_nothing(server: ArenaServer, connect
     started, snapshot = await client.new_game(deal=2)
     store = server.store
     assert isinstance(store, FaultyStore)
+    assert snapshot.legal, "the owner's snapshot lists the legal moves"
     store.failure = StorageUnavailable("redis is down")
     refusal = await client.request(ts.Move, game_id=started.game_id, move=snapshot.legal[0])
-    assert refusal.code == ErrorCode.STORAGE_UNAVAILABLE
+    assert refusal.type == "error" and refusal.code == ErrorCode.STORAGE_UNAVAILABLE
     store.failure = None
     unchanged = await client.request(ts.Resync, game_id=started.game_id)
-    assert unchanged.seq == 0 and unchanged.view == snapshot.view and unchanged.counters == snapshot.counters
+    assert unchanged.type == "snapshot" and unchanged.seq == 0 and unchanged.view == snapshot.view and unchanged.counters == snapshot.counters
     moved = await client.request(ts.Move, game_id=started.game_id, move=snapshot.legal[0])
-    assert moved.seq == 1
-    assert len((await store.load_session(started.game_id))[1]) == 1
+    assert moved.type == "diff" and moved.seq == 1
+    stored = await store.load_session(started.game_id)
+    assert stored is not None and len(stored[1]) == 1
 
 
 async def test_an_unexpected_failure_is_an_internal_error_and_changes_nothing(
@@ -167,11 +172,13 @@ async def test_an_unexpected_failure_is_an_internal_error_and_changes_nothing(
     started, snapshot = await client.new_game(deal=2)
     store = server.store
     assert isinstance(store, FaultyStore)
+    assert snapshot.legal, "the owner's snapshot lists the legal moves"
     store.failure = RuntimeError("a bug")
     refusal = await client.request(ts.Move, game_id=started.game_id, move=snapshot.legal[0])
-    assert refusal.code == ErrorCode.INTERNAL_ERROR and "bug" not in refusal.message
+    assert refusal.type == "error" and refusal.code == ErrorCode.INTERNAL_ERROR and "bug" not in refusal.message
     store.failure = None
-    assert (await client.request(ts.Resync, game_id=started.game_id)).view == snapshot.view
+    unchanged = await client.request(ts.Resync, game_id=started.game_id)
+    assert unchanged.type == "snapshot" and unchanged.view == snapshot.view
 
 
 def test_every_error_code_is_provoked_by_some_server_test() -> None:

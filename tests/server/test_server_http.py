@@ -59,6 +59,7 @@ async def test_metrics_parse_as_prometheus_text_with_histograms_counters_and_bui
     client = await WireClient.open(site.url)
     await client.hello()
     started, snapshot = await client.new_game(deal=3)
+    assert snapshot.legal, "the owner's snapshot lists the legal moves"
     moved = await client.request(ts.Move, game_id=started.game_id, move=snapshot.legal[0])
     undone = await client.request(ts.Undo, game_id=started.game_id)
     assert moved.type != "error" and undone.type != "error"

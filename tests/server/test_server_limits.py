@@ -18,6 +18,7 @@ from tests.server.arena_wire import WireClient
 from tests.server.arena_servers import make_settings
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
+from websockets.typing import Subprotocol
 
 from protocol import MSGPACK, MSGPACK_SUBPROTOCOL, ErrorCode
 from protocol import to_server as ts
@@ -111,7 +112,7 @@ async def test_a_spectator_that_never_reads_delays_nobody_and_is_dropped(small_b
     keen = await WireClient.open(small_buffers.url)
     await keen.request(ts.Watch, game_id=started.game_id)
     sleeper = await connect(
-        small_buffers.url, subprotocols=[MSGPACK_SUBPROTOCOL], sock=_small_window_socket(small_buffers.port), max_queue=2
+        small_buffers.url, subprotocols=[Subprotocol(MSGPACK_SUBPROTOCOL)], sock=_small_window_socket(small_buffers.port), max_queue=2
     )
     await sleeper.send(MSGPACK.encode(ts.Watch(game_id=started.game_id)))
     hub = small_buffers.hub
@@ -137,6 +138,7 @@ async def test_a_spectator_that_never_reads_delays_nobody_and_is_dropped(small_b
     overflows = hub.metrics.registry.get_sample_value("arena_send_queue_overflows_total")
     assert overflows is not None and overflows > small_buffers.settings.send_overflows
     assert max(times) < NEVER_BLOCKED_SECONDS
+    assert reply.type == "diff", reply
     last = await keen.wait_for(lambda m: m.type == "diff" and m.seq == reply.seq)
     assert [m.seq for m in keen.received if m.type == "diff"] == list(range(1, last.seq + 1))
     with pytest.raises(ConnectionClosed) as closed:

@@ -37,7 +37,7 @@ async def test_a_whole_deal_is_won_through_the_protocol(
     spectator = await connect(_other(subprotocol))
     watched = await spectator.request(ts.Watch, game_id=game_id)
     mine, theirs = Mirror(snapshot), Mirror(watched)
-    assert watched.seq == snapshot.seq == 0 and watched.clock.started_ms is None
+    assert watched.type == "snapshot" and watched.seq == snapshot.seq == 0 and watched.clock.started_ms is None
 
     for number, move in enumerate(DEAL_1_DRAW_1_WIN, start=1):
         reply = await player.request(ts.Move, game_id=game_id, move=move)
@@ -46,7 +46,7 @@ async def test_a_whole_deal_is_won_through_the_protocol(
 
     over = await player.next_of("game_over")
     assert (over.result, over.deal, over.moves) == ("won", 1, len(DEAL_1_DRAW_1_WIN))
-    assert over.time_ms == reply.clock.elapsed_ms
+    assert reply.type == "diff" and over.time_ms == reply.clock.elapsed_ms
     for number in range(1, len(DEAL_1_DRAW_1_WIN) + 1):
         theirs.apply(await spectator.wait_for(lambda m, n=number: m.type == "diff" and m.seq == n))
     assert (await spectator.next_of("game_over")).result == "won"
@@ -70,7 +70,7 @@ async def test_a_practice_position_is_won_and_records_nothing(server: ArenaServe
     assert over.result == "won"
     assert await server.store.records(player.player_id) == {}
     late = await player.request(ts.Undo, game_id=started.game_id)
-    assert late.code == ErrorCode.GAME_FINISHED
+    assert late.type == "error" and late.code == ErrorCode.GAME_FINISHED
 
 
 async def test_an_illegal_move_is_refused_with_the_engine_sentence_and_changes_nothing(connect: ClientFactory) -> None:
@@ -81,7 +81,7 @@ async def test_an_illegal_move_is_refused_with_the_engine_sentence_and_changes_n
     assert refusal.type == "error" and refusal.code == ErrorCode.ILLEGAL_MOVE
     assert refusal.reason and refusal.message and refusal.game_id == started.game_id
     again = await player.request(ts.Resync, game_id=started.game_id)
-    assert again.seq == 0 and again.view == snapshot.view and again.counters == snapshot.counters
+    assert again.type == "snapshot" and again.seq == 0 and again.view == snapshot.view and again.counters == snapshot.counters
 
 
 async def test_undo_redo_hint_and_restart_are_logged_actions(connect: ClientFactory) -> None:
@@ -90,17 +90,18 @@ async def test_undo_redo_hint_and_restart_are_logged_actions(connect: ClientFact
     started, snapshot = await player.new_game(deal=7)
     game_id = started.game_id
     mirror = Mirror(snapshot)
+    assert snapshot.legal, "the owner's snapshot lists the legal moves"
     first = snapshot.legal[0]
     mirror.apply(await player.request(ts.Move, game_id=game_id, move=first))
     undone = await player.request(ts.Undo, game_id=game_id)
     mirror.apply(undone)
-    assert mirror.view == snapshot.view.model_dump() and undone.counters["undos"] == 1
+    assert undone.type == "diff" and mirror.view == snapshot.view.model_dump() and undone.counters["undos"] == 1
     redone = await player.request(ts.Redo, game_id=game_id)
     mirror.apply(redone)
-    assert redone.counters["redos"] == 1 and redone.action.kind == "redo"
+    assert redone.type == "diff" and redone.counters["redos"] == 1 and redone.action.kind == "redo"
 
     hint = await player.request(ts.Hint, game_id=game_id)
-    assert hint.type == "hint" and hint.move in redone.legal
+    assert hint.type == "hint" and redone.legal is not None and hint.move in redone.legal
     counted = await player.wait_for(lambda m: m.type == "diff" and m.seq == 4)
     assert counted.counters["hints"] == 1 and counted.action.text == hint.move
     mirror.apply(counted)
@@ -108,7 +109,7 @@ async def test_undo_redo_hint_and_restart_are_logged_actions(connect: ClientFact
     restarted = await player.request(ts.Restart, game_id=game_id)
     mirror.apply(restarted)
     assert mirror.view == snapshot.view.model_dump()
-    assert restarted.counters["moves"] == 0 and restarted.seq == 5
+    assert restarted.type == "diff" and restarted.counters["moves"] == 0 and restarted.seq == 5
     assert restarted.clock.started_ms == redone.clock.started_ms, "restart does not reset the clock"
 
 
@@ -123,7 +124,7 @@ async def test_tapping_a_card_moves_it_to_its_best_place_or_does_nothing(connect
     nothing = await player.request(ts.AutoMove, game_id=started.game_id, src="t2")
     assert nothing.type == "ack" and nothing.game_id == started.game_id
     still = await player.request(ts.Resync, game_id=started.game_id)
-    assert still.seq == 1
+    assert still.type == "snapshot" and still.seq == 1
 
 
 async def test_resigning_ends_the_game_and_reveals_the_deal(server: ArenaServer, connect: ClientFactory) -> None:
@@ -131,11 +132,11 @@ async def test_resigning_ends_the_game_and_reveals_the_deal(server: ArenaServer,
     await player.hello()
     started, _ = await player.new_game(deal=42)
     resigned = await player.request(ts.Resign, game_id=started.game_id)
-    assert resigned.status == "resigned" and resigned.ops == []
+    assert resigned.type == "diff" and resigned.status == "resigned" and resigned.ops == []
     over = await player.next_of("game_over")
     assert (over.result, over.deal) == ("resigned", 42)
     refused = await player.request(ts.Move, game_id=started.game_id, move="draw")
-    assert refused.code == ErrorCode.GAME_FINISHED
+    assert refused.type == "error" and refused.code == ErrorCode.GAME_FINISHED
     key = record_key(engine.game_class("klondike"), started.options)
     assert (await server.store.records(player.player_id))[key].games == 1
 
@@ -145,7 +146,7 @@ async def test_a_blocked_game_without_undo_is_lost(connect: ClientFactory) -> No
     await player.hello()
     started, _ = await player.new_game(position=ONE_MOVE_FROM_BLOCKED_KLONDIKE)
     last = await player.request(ts.Move, game_id=started.game_id, move=LAST_MOVE_BEFORE_BLOCKED)
-    assert last.status == "lost"
+    assert last.type == "diff" and last.status == "lost"
     assert (await player.next_of("game_over")).result == "lost"
 
 
@@ -190,7 +191,9 @@ async def test_the_daily_deal_is_the_same_for_everyone_on_a_day(server: ArenaSer
         boards.append(snapshot.view)
         await player.request(ts.Resign, game_id=started.game_id)
         assert (await player.next_of("game_over")).deal is None, "the deal stays secret until the day's reveal"
-        seeds.add((await server.store.load_session(started.game_id))[0].seed)
+        stored = await server.store.load_session(started.game_id)
+        assert stored is not None, started
+        seeds.add(stored[0].seed)
     assert boards[0] == boards[1] and len(seeds) == 1
     day = utc_day(server.hub.clock())
     record = await fixed_record(server.store, server.settings, server.hub.prover, engine.game_class("klondike"), {"draw": 3}, day, 0)

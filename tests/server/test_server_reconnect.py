@@ -18,9 +18,12 @@ async def test_a_player_who_reconnects_with_the_token_continues_the_same_game(
     first = await connect(subprotocol)
     await first.hello(name="returning")
     started, snapshot = await first.new_game(deal=21)
-    last = None
+    last, legal = None, snapshot.legal
     for _ in range(3):
-        last = await first.request(ts.Move, game_id=started.game_id, move=(last or snapshot).legal[0])
+        assert legal, "the owner is told the legal moves"
+        last = await first.request(ts.Move, game_id=started.game_id, move=legal[0])
+        assert last.type == "diff", last
+        legal = last.legal
     await first.close()
 
     again = await connect(subprotocol)
@@ -28,6 +31,7 @@ async def test_a_player_who_reconnects_with_the_token_continues_the_same_game(
     assert welcome.player_id == first.player_id and welcome.name == "returning"
     assert [g.game_id for g in welcome.games] == [started.game_id]
     resumed = await again.wait_for(lambda m: m.type == "snapshot" and m.game_id == started.game_id)
+    assert last is not None and last.type == "diff", last
     assert resumed.seq == last.seq == 3
     assert resumed.counters == last.counters and resumed.legal == last.legal
     assert resumed.clock.started_ms == last.clock.started_ms
@@ -39,7 +43,7 @@ async def test_the_token_is_stored_only_as_a_hash(connect: ClientFactory, server
     client = await connect()
     welcome = await client.hello()
     record = await server.store.get_player(welcome.player_id)
-    assert record.token_hash != welcome.token and welcome.token not in repr(record)
+    assert record is not None and record.token_hash != welcome.token and welcome.token not in repr(record)
 
 
 async def test_a_name_can_change_on_hello(connect: ClientFactory) -> None:
@@ -52,7 +56,7 @@ async def test_a_name_can_change_on_hello(connect: ClientFactory) -> None:
 async def test_an_unknown_token_is_refused_and_the_connection_stays(connect: ClientFactory) -> None:
     client = await connect()
     refusal = await client.request(ts.Hello, token="not-a-token")
-    assert refusal.code == ErrorCode.BAD_TOKEN
+    assert refusal.type == "error" and refusal.code == ErrorCode.BAD_TOKEN
     assert (await client.request(ts.Ping)).type == "pong"
 
 
@@ -64,7 +68,10 @@ async def test_resync_after_a_gap_gives_the_current_state(connect: ClientFactory
     mirror = Mirror(await spectator.request(ts.Watch, game_id=started.game_id))
     legal = snapshot.legal
     for _ in range(4):
-        legal = (await player.request(ts.Move, game_id=started.game_id, move=legal[0])).legal
+        assert legal, "the owner is told the legal moves"
+        moved = await player.request(ts.Move, game_id=started.game_id, move=legal[0])
+        assert moved.type == "diff", moved
+        legal = moved.legal
     diffs = [await spectator.wait_for(lambda m, n=n: m.type == "diff" and m.seq == n) for n in range(1, 5)]
     mirror.apply(diffs[0])
     with pytest.raises(AssertionError, match="gap"):
@@ -84,7 +91,9 @@ async def test_a_disconnected_spectator_resyncs_at_the_current_position(connect:
     spectator = await connect()
     await spectator.request(ts.Watch, game_id=started.game_id)
     await spectator.close()
+    assert snapshot.legal, "the owner's snapshot lists the legal moves"
     reply = await player.request(ts.Move, game_id=started.game_id, move=snapshot.legal[0])
     back = await connect()
     fresh = await back.request(ts.Resync, game_id=started.game_id)
+    assert fresh.type == "snapshot" and reply.type == "diff"
     assert fresh.seq == reply.seq and fresh.counters == reply.counters

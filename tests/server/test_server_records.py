@@ -19,6 +19,7 @@ async def test_records_sum_finished_games_per_variant_and_keep_the_bests(connect
     for move in DEAL_1_DRAW_1_WIN:
         await player.request(ts.Move, game_id=won.game_id, move=move)
     resigned, snapshot = await player.new_game(deal=7, options={"draw": 1})
+    assert snapshot.legal, "the owner's snapshot lists the legal moves"
     await player.request(ts.Move, game_id=resigned.game_id, move=snapshot.legal[0])
     await player.request(ts.Hint, game_id=resigned.game_id)
     await player.request(ts.Resign, game_id=resigned.game_id)
@@ -38,6 +39,7 @@ async def test_records_sum_finished_games_per_variant_and_keep_the_bests(connect
     assert draw_1.best_time_ms is not None and draw_1.best_time_ms <= draw_1.time_ms
     in_vegas = by_variant["klondike", "draw=1,scoring=vegas"]
     assert (in_vegas.games, in_vegas.wins, in_vegas.best_moves) == (1, 1, len(DEAL_1_DRAW_1_WIN))
+    assert vegas_over.type == "diff", vegas_over
     assert mine.vegas_earnings == in_vegas.best_score == vegas_over.score == 5 * 52, "5 per card home"
     assert draw_1.best_score is not None and draw_1.best_score > 0
 
@@ -54,4 +56,4 @@ async def test_records_refusals(connect: ClientFactory) -> None:
     assert unknown.type == "error" and unknown.code == ErrorCode.PLAYER_NOT_FOUND
     await anonymous.hello(name="new")
     empty = await anonymous.request(ts.Records)
-    assert empty.records == [] and empty.vegas_earnings == 0
+    assert empty.type == "records" and empty.records == [] and empty.vegas_earnings == 0

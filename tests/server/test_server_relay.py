@@ -42,7 +42,9 @@ async def test_a_spectator_on_another_process_sees_every_move(
     legal = snapshot.legal
     played = []
     for _ in range(10):
+        assert legal, "the owner is told the legal moves"
         reply = await player.request(ts.Move, game_id=started.game_id, move=legal[0])
+        assert reply.type == "diff", reply
         played.append(reply.action.text)
         legal = reply.legal
     for number in range(1, 11):
@@ -62,14 +64,16 @@ async def test_the_player_can_continue_through_another_process(
     player = await WireClient.open(here.url)
     await player.hello()
     started, snapshot = await player.new_game(deal=12)
+    assert snapshot.legal, "the owner's snapshot lists the legal moves"
     moved = await player.request(ts.Move, game_id=started.game_id, move=snapshot.legal[0])
+    assert moved.type == "diff", moved
     await player.close()
     elsewhere = await WireClient.open(there.url)
     await elsewhere.hello(token=player.token)
     resumed = await elsewhere.wait_for(lambda m: m.type == "snapshot")
     assert resumed.seq == 1 and resumed.counters == moved.counters
     onward = await elsewhere.request(ts.Move, game_id=started.game_id, move=resumed.legal[0])
-    assert onward.seq == 2
+    assert onward.type == "diff" and onward.seq == 2
     await elsewhere.close()
 
 
@@ -93,10 +97,12 @@ async def test_two_processes_acting_at_once_cannot_fork_a_game(
     assert kinds == ["diff", "error"], replies
     loser = left if replies[0].type == "error" else right
     error = replies[0] if replies[0].type == "error" else replies[1]
-    assert error.code == ErrorCode.STATE_CONFLICT
+    assert error.type == "error" and error.code == ErrorCode.STATE_CONFLICT
     fresh = next(m for m in loser.received if m.type == "snapshot" and m.seq == 1)
     assert loser.received.index(fresh) < loser.received.index(error), "the true state comes before the error"
-    header, log = await store.load_session(started.game_id)
+    stored = await store.load_session(started.game_id)
+    assert stored is not None
+    header, log = stored
     assert len(log) == 1
     # The winner's move reaches the other process through the relay: wait
     # for it (a fixed 50 ms was too short on a loaded machine).

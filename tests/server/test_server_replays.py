@@ -12,6 +12,7 @@ from tests.server.arena_wire import Mirror, WireClient
 
 import engine
 from protocol import ErrorCode
+from protocol import to_client as tc
 from protocol import to_server as ts
 from server.app import ArenaServer
 from server.storage.memory import MemoryStore
@@ -53,11 +54,17 @@ async def _played(connect: ClientFactory, subprotocol: str, moves: list[str]) ->
     return player, spectator, game_id, live
 
 
-async def _whole_replay(client: WireClient, game_id: str) -> tuple[Any, list[Any], list[Any]]:
+async def _whole_replay(client: WireClient, game_id: str) -> tuple[tc.Snapshot, list[tc.Diff], list[tc.ReplayReply]]:
     """Every page of a replay: the first start, all the diffs, the pages."""
-    pages = [await client.request(ts.Replay, game_id=game_id)]
+
+    async def page(**fields: Any) -> tc.ReplayReply:
+        reply = await client.request(ts.Replay, game_id=game_id, **fields)
+        assert reply.type == "replay", reply
+        return reply
+
+    pages = [await page()]
     while (seq := pages[-1].start.seq + len(pages[-1].diffs)) < pages[-1].last_seq:
-        pages.append(await client.request(ts.Replay, game_id=game_id, from_seq=seq))
+        pages.append(await page(from_seq=seq))
     return pages[0].start, [diff for page in pages for diff in page.diffs], pages
 
 
@@ -82,14 +89,16 @@ async def test_a_finished_game_replays_the_diffs_its_watchers_got_to_its_final_v
         watched.apply(seen)
         assert mirror.view == watched.view, replayed.seq
     final = await player.request(ts.Watch, game_id=game_id)
-    assert mirror.seq == final.seq and mirror.view == final.view.model_dump()
+    assert final.type == "snapshot" and mirror.seq == final.seq and mirror.view == final.view.model_dump()
     assert [d.action.kind for d in reply.diffs][:3] == ["move", "undo", "redo"]
     assert reply.diffs[-1].action.kind == "resign" and reply.diffs[-1].status == "resigned"
 
 
 async def test_the_first_replayed_view_is_the_deal_face_down_as_dealt(connect: ClientFactory) -> None:
     player, _, game_id, _ = await _played(connect, "arena.v1.msgpack", RECYCLE[:2])
-    start = (await player.request(ts.Replay, game_id=game_id)).start
+    reply = await player.request(ts.Replay, game_id=game_id)
+    assert reply.type == "replay", reply
+    start = reply.start
     dealt = engine.new_game("klondike", DEAL).view()
     dealt.pop("deal", None)
     assert start.view.model_dump() == dealt
@@ -157,9 +166,9 @@ async def test_a_long_game_comes_in_pages_that_fit_the_frame_limit(
     for page in pages[1:]:
         assert page.start.view.model_dump() == _view_at(start, diffs, page.start.seq)
     final = await player.request(ts.Watch, game_id=started.game_id)
-    assert mirror.view == final.view.model_dump()
+    assert final.type == "snapshot" and mirror.view == final.view.model_dump()
     past_end = await player.request(ts.Replay, game_id=started.game_id, from_seq=10_000)
-    assert past_end.diffs == [] and past_end.start.seq == past_end.last_seq == final.seq
+    assert past_end.type == "replay" and past_end.diffs == [] and past_end.start.seq == past_end.last_seq == final.seq
     await player.close()
 
 
@@ -185,7 +194,7 @@ async def test_a_line_from_a_replayed_position_is_played_there_and_an_illegal_on
     for move in variation[1:]:
         game.play(move)
     reply = await player.request(ts.Replay, game_id=game_id, from_seq=branch_at, line=variation)
-    assert reply.start.seq == branch_at and [d.action.text for d in reply.diffs] == variation
+    assert reply.type == "replay" and reply.start.seq == branch_at and [d.action.text for d in reply.diffs] == variation
     assert reply.last_seq == branch_at + len(variation)
     mirror = Mirror(reply.start)
     for diff in reply.diffs:

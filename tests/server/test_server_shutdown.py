@@ -43,6 +43,7 @@ async def test_shutdown_finishes_the_action_in_flight_then_closes_with_1012() ->
     latecomer = await WireClient.open(url)
     await latecomer.hello()
 
+    assert snapshot.legal, "the owner's snapshot lists the legal moves"
     store.delay = 0.3
     store.appending.clear()
     await player.send(ts.Move(id=99, game_id=started.game_id, move=snapshot.legal[0]))
@@ -52,14 +53,14 @@ async def test_shutdown_finishes_the_action_in_flight_then_closes_with_1012() ->
         await asyncio.sleep(0.001)
 
     refused = await latecomer.request(ts.NewGame, game="klondike")
-    assert refused.code == ErrorCode.SHUTTING_DOWN
+    assert refused.type == "error" and refused.code == ErrorCode.SHUTTING_DOWN
     finished = await player.wait_for(lambda m: m.id == 99)
     assert finished.type == "diff" and finished.seq == 1
     assert await player.closed() == SERVICE_RESTART
     assert await latecomer.closed() == SERVICE_RESTART
     await stopping
-    _, log = await store.load_session(started.game_id)
-    assert [entry.text for entry in log] == [finished.action.text]
+    stored = await store.load_session(started.game_id)
+    assert stored is not None and [entry.text for entry in stored[1]] == [finished.action.text]
     with pytest.raises(OSError):
         await WireClient.open(url)
 
@@ -81,6 +82,7 @@ async def test_sigterm_stops_the_command_gracefully() -> None:
         client = await WireClient.open(url)
         await client.hello()
         started, snapshot = await client.new_game(deal=3)
+        assert snapshot.legal, "the owner's snapshot lists the legal moves"
         moved = await client.request(ts.Move, game_id=started.game_id, move=snapshot.legal[0])
         assert moved.type == "diff"
         process.send_signal(signal.SIGTERM)

@@ -23,9 +23,9 @@ async def _play_randomly(player: WireClient, game_id: str, legal: list[str], see
         reply = await player.request(ts.Move, game_id=game_id, move=move)
         assert reply.type == "diff", reply
         played.append(reply.action.text)
-        legal = reply.legal
-        if reply.status != "playing" or not legal:
+        if reply.status != "playing" or not reply.legal:
             break
+        legal = reply.legal
     return played
 
 
@@ -36,6 +36,7 @@ async def test_spectators_see_every_move_in_order(server: ArenaServer, connect: 
     game_id = started.game_id
     spectators = [await connect(JSON_SUBPROTOCOL), await connect(MSGPACK_SUBPROTOCOL), await connect(None)]
     mirrors = [Mirror(await s.request(ts.Watch, game_id=game_id)) for s in spectators]
+    assert snapshot.legal, "the owner's snapshot lists the legal moves"
 
     played = await _play_randomly(player, game_id, snapshot.legal, seed=5, count=MOVES)
 
@@ -56,6 +57,7 @@ async def test_a_diff_is_encoded_once_per_codec_and_the_same_bytes_go_to_everyon
     watchers = [await connect(protocol) for protocol in (JSON_SUBPROTOCOL, JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL)]
     for watcher in watchers:
         await watcher.request(ts.Watch, game_id=started.game_id)
+    assert snapshot.legal, "the owner's snapshot lists the legal moves"
     await player.request(ts.Move, game_id=started.game_id, move=snapshot.legal[0])
     frames = []
     for watcher in watchers:
@@ -72,6 +74,7 @@ async def test_spectators_cannot_act(connect: ClientFactory) -> None:
     intruder = await connect()
     await intruder.hello(name="mallory")
     await intruder.request(ts.Watch, game_id=started.game_id)
+    assert snapshot.legal, "the owner's snapshot lists the legal moves"
     for kind, fields in (
         (ts.Move, {"move": snapshot.legal[0]}),
         (ts.AutoMove, {"src": "t1"}),
@@ -84,7 +87,7 @@ async def test_spectators_cannot_act(connect: ClientFactory) -> None:
         refusal = await intruder.request(kind, game_id=started.game_id, **fields)
         assert refusal.type == "error" and refusal.code == ErrorCode.FORBIDDEN, refusal
     unchanged = await intruder.request(ts.Resync, game_id=started.game_id)
-    assert unchanged.seq == 0 and unchanged.status == "playing"
+    assert unchanged.type == "snapshot" and unchanged.seq == 0 and unchanged.status == "playing"
 
 
 async def test_anonymous_spectators_must_say_hello_before_acting(connect: ClientFactory) -> None:
@@ -94,7 +97,7 @@ async def test_anonymous_spectators_must_say_hello_before_acting(connect: Client
     anonymous = await connect()
     assert (await anonymous.request(ts.Watch, game_id=started.game_id)).type == "snapshot"
     refusal = await anonymous.request(ts.Undo, game_id=started.game_id)
-    assert refusal.code == ErrorCode.HELLO_REQUIRED
+    assert refusal.type == "error" and refusal.code == ErrorCode.HELLO_REQUIRED
 
 
 async def test_live_games_are_listed_for_spectators(connect: ClientFactory) -> None:
@@ -105,11 +108,13 @@ async def test_live_games_are_listed_for_spectators(connect: ClientFactory) -> N
     await player.request(ts.Resign, game_id=ended.game_id)
     spectator = await connect()
     listed = await spectator.request(ts.ListGames, game="klondike")
+    assert listed.type == "games", listed
     ids = [g.game_id for g in listed.games]
     assert kept.game_id in ids and ended.game_id not in ids
     line = listed.games[ids.index(kept.game_id)]
     assert line.owner.name == "lister" and line.title == "WordLink" and line.status == "playing"
-    assert (await spectator.request(ts.ListGames, game="no-such-game")).games == []
+    unknown = await spectator.request(ts.ListGames, game="no-such-game")
+    assert unknown.type == "games" and unknown.games == []
 
 
 async def test_unwatching_stops_the_diffs(connect: ClientFactory) -> None:
@@ -119,6 +124,7 @@ async def test_unwatching_stops_the_diffs(connect: ClientFactory) -> None:
     spectator = await connect()
     await spectator.request(ts.Watch, game_id=started.game_id)
     assert (await spectator.request(ts.Unwatch, game_id=started.game_id)).type == "ack"
+    assert snapshot.legal, "the owner's snapshot lists the legal moves"
     await player.request(ts.Move, game_id=started.game_id, move=snapshot.legal[0])
     await spectator.request(ts.Ping)
     assert not [m for m in spectator.received if m.type == "diff"]
@@ -138,7 +144,7 @@ async def test_a_connection_watches_a_bounded_number_of_games() -> None:
             assert (await spectator.request(ts.Watch, game_id=games[0])).type == "snapshot"
             assert (await spectator.request(ts.Watch, game_id=games[1])).type == "snapshot"
             refusal = await spectator.request(ts.Watch, game_id=games[2])
-            assert refusal.code == ErrorCode.FORBIDDEN and "unwatch" in refusal.message
+            assert refusal.type == "error" and refusal.code == ErrorCode.FORBIDDEN and "unwatch" in refusal.message
             assert (await spectator.request(ts.Resync, game_id=games[1])).type == "snapshot"
             await spectator.request(ts.Unwatch, game_id=games[0])
             assert (await spectator.request(ts.Watch, game_id=games[2])).type == "snapshot"

@@ -17,6 +17,7 @@ from tests.server.arena_wire import WireClient
 
 from client import ArenaClient, StaleState
 from protocol import ErrorCode, ServerMessage
+from protocol import to_client as tc
 from protocol import to_server as ts
 from server.app import ArenaServer
 
@@ -58,9 +59,11 @@ async def _playing(connect: ClientFactory, subprotocol: str) -> tuple[WireClient
     return player, started.game_id
 
 
-def _stale(reply: ServerMessage, game_id: str) -> None:
+def _stale(reply: ServerMessage, game_id: str) -> tc.Error:
+    """``reply`` checked to be the stale-state refusal, for more checks."""
     assert reply.type == "error" and reply.code == ErrorCode.STALE_STATE, reply
     assert reply.game_id == game_id and "nothing was done" in reply.message
+    return reply
 
 
 async def test_every_action_with_an_old_seq_is_refused_and_changes_nothing(
@@ -84,9 +87,8 @@ async def test_a_seq_ahead_of_the_game_is_refused_the_same_way(
 ) -> None:
     player, game_id = await _playing(connect, subprotocol)
     before = await _state(player, game_id)
-    reply = await player.request(ts.Move, game_id=game_id, move="draw", seq=5)
-    _stale(reply, game_id)
-    assert "never reached" in reply.message and "at seq 0" in reply.message
+    refusal = _stale(await player.request(ts.Move, game_id=game_id, move="draw", seq=5), game_id)
+    assert "never reached" in refusal.message and "at seq 0" in refusal.message
     assert await _state(player, game_id) == before
     assert await _log_length(server, game_id) == 0
 
