@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from playwright.async_api import Page
+from playwright.async_api import Page, ViewportSize
 
 import engine
 from server.daily import utc_day
@@ -29,10 +29,9 @@ from tests.web.web_harness import Site, cards_settled, open_site, sign_in
 ROOT = Path(__file__).resolve().parents[2]
 
 OUT = ROOT / "docs" / "screenshots"
-DESKTOP = {"width": 1000, "height": 720}
-PHONE = {"width": 390, "height": 844}
-TOUCH = {"has_touch": True, "is_mobile": True}
-BOARDS = (
+DESKTOP: ViewportSize = {"width": 1000, "height": 720}
+PHONE: ViewportSize = {"width": 390, "height": 844}
+BOARDS: tuple[tuple[str, str, int, dict[str, object], int], ...] = (
     # player, game, deal, options the lobby sends, moves to play first
     ("Bea", "klondike", 4, {"draw": 1}, 12),
     ("Cal", "broken-deck", 12, {}, 14),
@@ -65,8 +64,8 @@ async def play(page: Page, moves: list[str] | tuple[str, ...], game_id: str | No
 
 
 async def board(site: Site, player: str, game_id: str, deal: int, options: dict[str, object], count: int,
-                viewport: dict[str, int]) -> Page:
-    page = await site.page(viewport, **(TOUCH if viewport is PHONE else {}))
+                viewport: ViewportSize) -> Page:
+    page = await site.page(viewport, has_touch=viewport is PHONE, is_mobile=viewport is PHONE)
     await sign_in(page, player)
     await page.click(f'.tile[data-game="{game_id}"]')
     await page.select_option("#deal-kind", "number")
@@ -111,7 +110,7 @@ async def race(site: Site) -> None:
     """Three racers on the daily deal, each some way along its winning line."""
     pages = []
     for name, viewport, _ in RACERS:
-        page = await site.page(viewport, **(TOUCH if viewport is PHONE else {}))
+        page = await site.page(viewport, has_touch=viewport is PHONE, is_mobile=viewport is PHONE)
         await sign_in(page, name)
         pages.append(page)
     host = pages[0]

@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 import pytest
-from playwright.async_api import Page
+from playwright.async_api import FloatRect, Page
 from tests.web.web_harness import (
     NEARLY_WON,
     Site,
@@ -52,7 +52,7 @@ def translation(frame: str) -> tuple[float, float]:
     return float(match[1]), float(match[2])
 
 
-async def box(page: Page, selector: str) -> dict[str, float]:
+async def box(page: Page, selector: str) -> FloatRect:
     found = await page.locator(selector).bounding_box()
     assert found is not None
     return found

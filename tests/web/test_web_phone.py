@@ -9,12 +9,12 @@ from __future__ import annotations
 from typing import Any, AsyncIterator
 
 import pytest
-from playwright.async_api import Page
+from playwright.async_api import Page, ViewportSize
 from tests.web.web_harness import Site, cards_settled, open_site, sign_in, start_from_lobby
 
 pytestmark = pytest.mark.browser
 
-PHONES = [{"width": 390, "height": 844}, {"width": 360, "height": 740}]
+PHONES: list[ViewportSize] = [{"width": 390, "height": 844}, {"width": 360, "height": 740}]
 # The narrowest card each game may have on a phone and still be read
 # (WordLink's were 46 px wide at 390 px before, on a quarter of the screen).
 READABLE_CARD_PX = {"klondike": 45, "broken-deck": 35, "laras-game": 36, "chequers": 34}
@@ -49,11 +49,11 @@ async def site() -> AsyncIterator[Site]:
         assert not running.page_errors, running.page_errors
 
 
-async def phone_page(site: Site, phone: dict[str, int]) -> Page:
+async def phone_page(site: Site, phone: ViewportSize) -> Page:
     return await site.page(viewport=phone, has_touch=True, is_mobile=True)
 
 
-def check_screen(shown: dict[str, Any], phone: dict[str, int], where: str) -> None:
+def check_screen(shown: dict[str, Any], phone: ViewportSize, where: str) -> None:
     width, height = phone["width"], phone["height"]
     assert shown["scrollWidth"] <= shown["clientWidth"] == width, (where, shown)
     assert shown["toolbarPosition"] == "fixed" and abs(shown["toolbarBottom"] - height) < 1, (where, shown)
@@ -63,7 +63,7 @@ def check_screen(shown: dict[str, Any], phone: dict[str, int], where: str) -> No
 
 
 @pytest.mark.parametrize("phone", PHONES, ids=lambda phone: f"{phone['width']}x{phone['height']}")
-async def test_each_game_fills_a_phone_without_overflow(site: Site, phone: dict[str, int]) -> None:
+async def test_each_game_fills_a_phone_without_overflow(site: Site, phone: ViewportSize) -> None:
     page = await phone_page(site, phone)
     for game, card_px in READABLE_CARD_PX.items():
         await page.goto(site.base_url + "#lobby")
@@ -76,7 +76,7 @@ async def test_each_game_fills_a_phone_without_overflow(site: Site, phone: dict[
         assert shown["bottom"] <= shown["toolbarTop"], f"{game}: cards hidden under the toolbar: {shown}"
 
 
-async def started_phone_race(site: Site, phone: dict[str, int]) -> tuple[Page, Page]:
+async def started_phone_race(site: Site, phone: ViewportSize) -> tuple[Page, Page]:
     host, guest = await phone_page(site, phone), await phone_page(site, phone)
     await sign_in(host, "Ann")
     await sign_in(guest, "Bob")
@@ -97,7 +97,7 @@ async def started_phone_race(site: Site, phone: dict[str, int]) -> tuple[Page, P
 
 
 @pytest.mark.parametrize("phone", PHONES, ids=lambda phone: f"{phone['width']}x{phone['height']}")
-async def test_the_race_screen_fits_a_phone_while_racing_and_at_the_results(site: Site, phone: dict[str, int]) -> None:
+async def test_the_race_screen_fits_a_phone_while_racing_and_at_the_results(site: Site, phone: ViewportSize) -> None:
     host, guest = await started_phone_race(site, phone)
     for page in (host, guest):
         check_screen(await page.evaluate(MEASURE), phone, "race")

@@ -235,7 +235,7 @@ async def win_daily_deal(client: WireClient, pause_seconds: float = 0.0) -> None
         assert reply.type == "diff", reply
         if number == 0:
             await asyncio.sleep(pause_seconds)
-    assert reply.status == "won"
+    assert reply.type == "diff" and reply.status == "won"
 
 
 async def test_a_wrong_invite_code_gets_its_sentence_and_changes_nothing(site: Site) -> None:

@@ -16,11 +16,11 @@ import os
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import AsyncIterator
+from typing import Any, AsyncIterator
 
 import pytest
 from tests.server.arena_servers import make_settings
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import Browser, Page, ViewportSize, async_playwright
 
 from server.app import ArenaServer
 from server.storage.memory import MemoryStore
@@ -34,8 +34,8 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-DESKTOP = {"width": 1100, "height": 820}
-PHONE = {"width": 375, "height": 740}
+DESKTOP: ViewportSize = {"width": 1100, "height": 820}
+PHONE: ViewportSize = {"width": 375, "height": 740}
 TIMEOUT_MS = 8000
 
 
@@ -61,12 +61,12 @@ class Site:
         return f"http://{self.server.settings.host}:{self.server.port}/"
 
     async def page(
-        self, viewport: dict[str, int] = DESKTOP, fragment: str = "", init_script: str | None = None,
-        **context_options: object,
+        self, viewport: ViewportSize = DESKTOP, fragment: str = "", init_script: str | None = None,
+        **context_options: Any,
     ) -> Page:
         """A page in a fresh browser profile (its own localStorage, so its
         own player); ``init_script`` runs before the page's own scripts."""
-        context = await self.browser.new_context(viewport=viewport, **context_options)  # type: ignore[arg-type]
+        context = await self.browser.new_context(viewport=viewport, **context_options)
         context.set_default_timeout(TIMEOUT_MS)
         if init_script is not None:
             await context.add_init_script(init_script)
