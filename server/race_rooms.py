@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections import Counter
 from typing import Any, Callable, Container, Coroutine, Protocol
 
@@ -326,7 +327,11 @@ class RaceRooms:
         settings = self._settings
         now = self._now()
         race_id = new_id("r_")
-        keep = settings.race_invite_seconds + settings.race_time_limit_seconds + settings.finished_retention_seconds
+        # The latest end is a start at the invite's last moment, plus the
+        # countdown, plus the time limit: the ledger, its code and its page
+        # stay finished_retention_seconds after that.
+        latest_end = settings.race_invite_seconds + math.ceil(settings.race_countdown_seconds) + settings.race_time_limit_seconds
+        keep = latest_end + settings.finished_retention_seconds
         code = await self._free_code()
         ledger = RaceLedger(race_id, game, options, host.player_id, now)
         header = ledger.stored()
