@@ -29,7 +29,9 @@ async def test_a_race_started_at_its_invites_last_moment_is_kept_its_retention_a
     async with ArenaServer(settings, store=store, clock=clock, scheduler=scheduler) as server:
         host = await player(server.url, "ann")
         created = await host.request(ts.CreateRace, game="klondike", options={"draw": 1}, deal=1)
+        assert created.type == "race", created
         race_id, code = created.race.race_id, created.race.code
+        assert code is not None, "the host is shown the invite code"
         scheduler.advance(INVITE_MS - 1)
         started = await host.request(ts.StartRace, race_id=race_id)
         assert started.type == "race" and started.race.ends_at == clock.ms + COUNTDOWN_MS + LIMIT_MS
