@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from typing import Any, Callable, overload
+from typing import Any, Callable, Literal, overload
 
 import engine
 from pydantic import BaseModel
@@ -162,7 +162,28 @@ class WireClient:
                     await self._arrived.wait()
         return found
 
+    # The messages a server sends unasked, typed by their ``type``; any
+    # other kind is read untyped.
+    @overload
+    async def next_of(self, kind: Literal["diff"], timeout: float = ...) -> tc.Diff: ...
+    @overload
+    async def next_of(self, kind: Literal["snapshot"], timeout: float = ...) -> tc.Snapshot: ...
+    @overload
+    async def next_of(self, kind: Literal["progress"], timeout: float = ...) -> tc.GameProgress: ...
+    @overload
+    async def next_of(self, kind: Literal["game_over"], timeout: float = ...) -> tc.GameOver: ...
+    @overload
+    async def next_of(self, kind: Literal["finish_offer"], timeout: float = ...) -> tc.FinishOffer: ...
+    @overload
+    async def next_of(self, kind: Literal["race"], timeout: float = ...) -> tc.Race: ...
+    @overload
+    async def next_of(self, kind: Literal["race_progress"], timeout: float = ...) -> tc.RaceProgress: ...
+    @overload
+    async def next_of(self, kind: Literal["error"], timeout: float = ...) -> tc.Error: ...
+    @overload
+    async def next_of(self, kind: str, timeout: float = ...) -> Any: ...
     async def next_of(self, kind: str, timeout: float = WAIT_SECONDS) -> Any:
+        """The next not yet taken message of this ``type``."""
         return await self.wait_for(lambda m: m.type == kind, timeout)
 
     async def hello(self, token: str | None = None, name: str | None = None) -> tc.Welcome:
