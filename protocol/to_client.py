@@ -10,38 +10,85 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import ConfigDict, Field, TypeAdapter
 
 from .errors import ErrorCode
-from .to_server import GameId, RequestId
+from .parts import Event, Owner, Part, Result, Status
+from .standings import (
+    DailyDeal,
+    DailyInfo,
+    LeaderboardEntry,
+    LeaderboardPage,
+    Race,
+    RaceEvent,
+    RaceInfo,
+    RacePhase,
+    RaceProgress,
+    Racer,
+    RacerState,
+    RaceResult,
+    Races,
+    RecordEntry,
+    RecordsReply,
+)
+from .to_server import GameId
 
-Status = Literal["playing", "won", "lost", "resigned", "abandoned"]
-Result = Literal["won", "lost", "resigned", "abandoned"]
-
-
-def _absent(value: object) -> bool:
-    return value is None
-
-
-class Part(BaseModel):
-    """Every server model: it ignores fields it does not know
-    (``extra="ignore"``, said once here rather than left to pydantic's
-    default), which is what lets a client built today read the frames of
-    a newer server of the same protocol version, as the module docstring
-    promises."""
-
-    model_config = ConfigDict(extra="ignore")
-
-
-class Event(Part):
-    """Fields every server message has."""
-
-    id: RequestId | None = Field(default=None, exclude_if=_absent)
-
-
-class Owner(Part):
-    player_id: str
-    name: str
+__all__ = [
+    "Ack",
+    "ActionDone",
+    "AnalysisReply",
+    "CatalogueChoice",
+    "CatalogueCounter",
+    "CatalogueGame",
+    "CatalogueOption",
+    "CatalogueReply",
+    "Clock",
+    "DailyDeal",
+    "DailyInfo",
+    "Diff",
+    "Error",
+    "Event",
+    "FinishOffer",
+    "FinishReply",
+    "GameOver",
+    "GameProgress",
+    "GameStarted",
+    "GameSummary",
+    "GameView",
+    "Games",
+    "HintReply",
+    "LeaderboardEntry",
+    "LeaderboardPage",
+    "Limits",
+    "Owner",
+    "Part",
+    "PileOp",
+    "PileView",
+    "Pong",
+    "Race",
+    "RaceEvent",
+    "RaceInfo",
+    "RacePhase",
+    "RaceProgress",
+    "RaceResult",
+    "Racer",
+    "RacerState",
+    "Races",
+    "RecordEntry",
+    "RecordsReply",
+    "ReplayReply",
+    "Result",
+    "SERVER_MESSAGE",
+    "ServerMessage",
+    "SetOp",
+    "Snapshot",
+    "Status",
+    "Verdict",
+    "ViewOp",
+    "Welcome",
+]
+"""Every server model, those of ``standings`` and ``parts`` included: a
+client reads them all from here."""
 
 
 class PileView(Part):
@@ -363,201 +410,6 @@ class Error(Event):
     reason: str | None = None
     game_id: GameId | None = None
 
-
-RacePhase = Literal["lobby", "expired", "countdown", "running", "finished"]
-RacerState = Literal["waiting", "playing", "disconnected", "won", "lost", "resigned", "abandoned"]
-RaceEvent = Literal["snapshot", "created", "joined", "started", "finished", "rematch"]
-
-
-class Racer(Part):
-    """One racer as everyone may see them: progress, never the board.
-    ``state`` is ``disconnected`` while a playing racer has no connection
-    (their clock runs on); ``elapsed_ms`` is as of the message."""
-
-    player_id: str
-    name: str
-    game_id: GameId | None
-    state: RacerState
-    ranked: bool
-    moves: int
-    foundation: int = Field(description="cards on the foundations")
-    counters: dict[str, int] = Field(
-        description="what the game counts besides, by name (Broken Deck's repairs …): the counters its "
-        "`catalogue` entry lists, with their labels and totals"
-    )
-    elapsed_ms: int
-
-
-class RaceResult(Part):
-    """A line of the results table: winners by time, then ``actions``
-    (every move, undo, redo and restart: an undo never improves a place),
-    ``place`` 1, 2 …; the others after them by cards on the foundations
-    (``place`` null)."""
-
-    place: int | None
-    player_id: str
-    name: str
-    result: Result
-    time_ms: int
-    moves: int
-    actions: int = 0
-    foundation: int
-    ranked: bool
-
-
-class RaceInfo(Part):
-    """Everything about a race but the boards.  ``code`` (the invite) is
-    shown to its racers only; times are the server's clock in ms since the
-    Unix epoch.  A race ranks (``ranked``) unless the host typed a deal
-    number: then ``deal`` is that number, shown once the race is over.  A
-    ranked race's deal is a secret seed: from the start, ``commitment`` is
-    ``sha256("race/RACE_ID/SEED/NONCE")`` (a daily race's is the daily's
-    commitment); once the race is over, a winnable race reveals ``seed``,
-    ``nonce`` and the server's winning ``line`` (a daily race's deal is
-    revealed with the day's, by ``daily``)."""
-
-    race_id: str
-    code: str | None
-    host: Owner
-    game: str
-    title: str
-    options: dict[str, Any]
-    deal_kind: Literal["daily", "winnable", "number"]
-    daily: str | None
-    verified: bool | None
-    deal: int | None
-    ranked: bool = True
-    commitment: str | None = None
-    seed: str | None = Field(None, pattern=r"^[0-9a-f]{16}$")
-    nonce: str | None = None
-    line: list[str] | None = None
-    phase: RacePhase
-    limit: int
-    created_ms: int
-    invite_expires_ms: int
-    starts_at: int | None
-    ends_at: int | None
-    finished_ms: int | None
-    racers: list[Racer]
-    results: list[RaceResult] | None
-    rematch: str | None
-
-
-class Race(Event):
-    """A race as it is now, and what just happened to it (``event``)."""
-
-    type: Literal["race"] = "race"
-    event: RaceEvent
-    server_time: int
-    race: RaceInfo
-
-
-class RaceProgress(Event):
-    """One racer's progress changed (a move, the end of their game, a
-    disconnect or a return)."""
-
-    type: Literal["race_progress"] = "race_progress"
-    race_id: str
-    server_time: int
-    racer: Racer
-
-
-class Races(Event):
-    """Reply to ``list_races``: a player's races, newest first."""
-
-    type: Literal["races"] = "races"
-    player_id: str
-    races: list[RaceInfo]
-
-
-class DailyDeal(Part):
-    """One variant's daily deal for a date.  ``commitment`` is
-    ``sha256("GAME/VARIANT/DATE/SEED/NONCE")`` in hex (``SEED`` in 16 hex
-    digits), fixed at ``committed_ms``; ``seed``, ``nonce`` and ``line``
-    (the server's winning moves) are null until ``reveals_at``, after
-    which anyone can check the commitment, deal the layout from the seed
-    with the public generator and replay the line."""
-
-    game: str
-    title: str
-    variant: str
-    options: dict[str, Any]
-    board: str
-    date: str
-    commitment: str
-    committed_ms: int
-    reveals_at: int
-    seed: str | None = Field(None, pattern=r"^[0-9a-f]{16}$")
-    nonce: str | None
-    line: list[str] | None = None
-
-
-class DailyInfo(Event):
-    """Reply to ``daily``."""
-
-    type: Literal["daily_info"] = "daily_info"
-    date: str
-    today: str
-    server_time: int
-    deals: list[DailyDeal]
-
-
-class RecordEntry(Part):
-    """A player's record in one game and variant: sums over every
-    finished non-practice game, and bests over the won ones (null before
-    the first win; ``best_score`` only where the game keeps a score)."""
-
-    game: str
-    title: str
-    variant: str
-    games: int
-    wins: int
-    moves: int
-    time_ms: int
-    hints: int
-    undos: int
-    counters: dict[str, int] = Field(description="the sums of what the game counts besides, by name (Broken Deck's repairs)")
-    best_moves: int | None
-    best_time_ms: int | None
-    best_score: int | None
-
-
-class RecordsReply(Event):
-    """Reply to ``records``: one entry per game and variant played, by
-    game then variant, and the accumulated Vegas earnings."""
-
-    type: Literal["records"] = "records"
-    player_id: str
-    name: str
-    records: list[RecordEntry]
-    vegas_earnings: int
-
-
-class LeaderboardEntry(Part):
-    """A ranked win: ranked by ``time_ms``, then ``actions`` (every move,
-    undo, redo and restart counted, so an undo never improves a rank)."""
-
-    rank: int
-    player_id: str
-    name: str
-    time_ms: int
-    actions: int
-    finished_ms: int
-
-
-class LeaderboardPage(Event):
-    """Reply to ``leaderboard``: ``entries`` from rank ``offset + 1``;
-    ``me`` is your own entry wherever it is (null if none or anonymous)."""
-
-    type: Literal["leaderboard"] = "leaderboard"
-    board: str
-    game: str
-    title: str
-    variant: str
-    date: str
-    offset: int
-    entries: list[LeaderboardEntry]
-    me: LeaderboardEntry | None
 
 
 class GameProgress(Event):
