@@ -58,14 +58,16 @@ async def player(url: str, name: str, subprotocol: str = "arena.v1.msgpack") -> 
     return client
 
 
-async def race_event(client: WireClient, event: str, race_id: str | None = None) -> Any:
+async def race_event(client: WireClient, event: str, race_id: str | None = None) -> tc.Race:
     """The next ``race`` message of this kind (for this race)."""
     return await client.wait_for(
         lambda m: m.type == "race" and m.event == event and race_id in (None, m.race.race_id)
     )
 
 
-async def progress(client: WireClient, player_id: str, state: str | None = None, moves: int | None = None) -> Any:
+async def progress(
+    client: WireClient, player_id: str, state: str | None = None, moves: int | None = None
+) -> tc.RaceProgress:
     """The next progress message about ``player_id`` matching what is given."""
 
     def matches(message: Any) -> bool:

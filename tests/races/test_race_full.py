@@ -140,7 +140,7 @@ async def test_a_full_race_between_three_friends_on_two_processes(
 
     finished = await race_event(ted, "finished", race_id)
     race = finished.race
-    assert race.phase == "finished" and race.deal is None and race.finished_ms is not None
+    assert race.phase == "finished" and race.deal is None and race.finished_ms is not None and race.results is not None
     assert race.ranked and race.seed is None, "a daily race's deal is revealed with the day's"
     daily = await ann.request(ts.Daily, game="klondike")
     assert daily.type == "daily_info" and race.commitment == daily.deals[0].commitment

@@ -137,6 +137,7 @@ async def test_the_race_ends_at_its_time_limit_and_abandons_games_still_playing(
         await stepped.step(1)
         finished = await race_event(ann, "finished", started.race.race_id)
         assert finished.race.finished_ms >= started.race.ends_at
+        assert finished.race.results is not None, "a finished race has its results"
         assert [(r.name, r.result, r.moves, r.place) for r in finished.race.results] == [
             ("ann", "abandoned", 3, None),
             ("bob", "resigned", 0, None),
@@ -172,6 +173,7 @@ async def test_another_process_follows_the_race_through_the_store() -> None:
         await ann.request(ts.StartRace, race_id=created.race.race_id)
         started = await race_event(bob, "started", created.race.race_id)
         board = await bob.wait_for(lambda m: m.type == "snapshot" and m.game_id == _game(started, bob))
-        assert board.game == "laras-game" and time.time() * 1000 >= started.race.starts_at
+        assert started.race.starts_at is not None and board.game == "laras-game"
+        assert time.time() * 1000 >= started.race.starts_at
         await bob.request(ts.Resign, game_id=_game(started, bob))
         assert (await progress(ann, bob.player_id, state="resigned")).racer.game_id == _game(started, bob)
