@@ -114,6 +114,8 @@ class WireClient:
     @overload
     async def request(self, kind: type[ts.Ping], timeout: float = ..., /, **fields: Any) -> tc.Pong | tc.Error: ...
     @overload
+    async def request(self, kind: type[ts.Catalogue], timeout: float = ..., /, **fields: Any) -> tc.CatalogueReply | tc.Error: ...
+    @overload
     async def request(
         self,
         kind: type[ts.CreateRace | ts.JoinRace | ts.StartRace | ts.WatchRace | ts.Rematch],
