@@ -3,13 +3,12 @@ race is exactly as it was before (one server, the memory store)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from tests.server.arena_clock import FakeClock, ManualScheduler
 from tests.races.arena_races import WireClient, memory_arena, player, race_event, race_settings, racer_games
 
 import engine
 from protocol import ErrorCode
+from protocol import to_client as tc
 from protocol import to_server as ts
 from server.app import ArenaServer
 from server.storage.base import SessionHeader
@@ -18,16 +17,19 @@ from server.storage.memory import MemoryStore
 __all__ = ["memory_arena"]
 
 
-def _unchanged(before: Any, after: Any) -> bool:
+def _unchanged(before: tc.Race, after: tc.Race) -> bool:
     """Two race messages describe the same race (ignoring the clock)."""
     return before.race.model_dump() == after.race.model_dump()
 
 
-async def _race_of(client: WireClient, race_id: str) -> Any:
-    return await client.request(ts.WatchRace, race_id=race_id)
+async def _race_of(client: WireClient, race_id: str) -> tc.Race:
+    """The race as a watcher is shown it now."""
+    race = await client.request(ts.WatchRace, race_id=race_id)
+    assert race.type == "race", race
+    return race
 
 
-async def _lobby(server: ArenaServer, *names: str) -> tuple[list[WireClient], Any]:
+async def _lobby(server: ArenaServer, *names: str) -> tuple[list[WireClient], tc.Race]:
     """A race hosted by the first name and joined by the others."""
     clients = [await player(server.url, name) for name in names]
     created = await clients[0].request(ts.CreateRace, game="klondike", deal=7)
@@ -61,6 +63,7 @@ async def test_joining_with_a_wrong_code_is_race_not_found(memory_arena: ArenaSe
 async def test_a_code_is_read_whatever_its_case_and_dashes(memory_arena: ArenaServer) -> None:
     _, created = await _lobby(memory_arena, "ann")
     code = created.race.code
+    assert code is not None, "the host is shown the invite code"
     friend = await player(memory_arena.url, "bob")
     joined = await friend.request(ts.JoinRace, code=f"{code[:4].lower()}-{code[4:].lower()}")
     assert joined.type == "race" and joined.event == "joined" and [r.name for r in joined.race.racers] == ["ann", "bob"]
