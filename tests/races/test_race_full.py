@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime, timezone
-from typing import Any
 
 from tests.races.arena_races import (
     DEAL_1_DRAW_1_WIN,
@@ -30,6 +29,7 @@ from tests.races.arena_races import (
     redis_arenas,
 )
 
+from protocol import to_client as tc
 from protocol import to_server as ts
 from server.app import ArenaServer
 
@@ -38,11 +38,7 @@ __all__ = ["redis_arenas"]
 OPENING = 10
 
 
-def _game_of(race: Any, player_id: str) -> str:
-    return next(racer.game_id for racer in race.racers if racer.player_id == player_id)
-
-
-async def _board(client: WireClient, game_id: str) -> Any:
+async def _board(client: WireClient, game_id: str) -> tc.Snapshot:
     return await client.wait_for(lambda m: m.type == "snapshot" and m.game_id == game_id)
 
 

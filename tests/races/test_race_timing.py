@@ -26,8 +26,10 @@ from tests.races.arena_races import (
     progress,
     race_event,
     race_settings,
+    racer_games,
 )
 
+from protocol import to_client as tc
 from protocol import to_server as ts
 from server.app import ArenaServer
 from server.storage.memory import MemoryStore
@@ -69,7 +71,7 @@ async def stepped_arena() -> AsyncIterator[SteppedArena]:
 
 async def _running(
     server: ArenaServer, *names: str, deal: int | str = 1, stepped: SteppedArena | None = None
-) -> tuple[list[WireClient], Any]:
+) -> tuple[list[WireClient], tc.Race]:
     """A started race of WordLink draw 1 once every racer has its board
     (the countdown stepped through if the clock is the test's)."""
     clients = [await player(server.url, name) for name in names]
@@ -87,8 +89,8 @@ async def _running(
     return clients, started
 
 
-def _game(started: Any, client: WireClient) -> str:
-    return str(next(r.game_id for r in started.race.racers if r.player_id == client.player_id))
+def _game(started: tc.Race, client: WireClient) -> str:
+    return racer_games(started.race)[client.player_id]
 
 
 async def test_a_late_spectator_sees_the_board_as_it_was_the_delay_ago(stepped_arena: SteppedArena) -> None:
@@ -136,9 +138,10 @@ async def test_the_race_ends_at_its_time_limit_and_abandons_games_still_playing(
         assert not any(m.type == "race" and m.event == "finished" for m in ann.received), "the limit is not up yet"
         await stepped.step(1)
         finished = await race_event(ann, "finished", started.race.race_id)
-        assert finished.race.finished_ms >= started.race.ends_at
-        assert finished.race.results is not None, "a finished race has its results"
-        assert [(r.name, r.result, r.moves, r.place) for r in finished.race.results] == [
+        finished_ms, ends_at, results = finished.race.finished_ms, started.race.ends_at, finished.race.results
+        assert finished_ms is not None and ends_at is not None and results is not None, finished
+        assert finished_ms >= ends_at
+        assert [(r.name, r.result, r.moves, r.place) for r in results] == [
             ("ann", "abandoned", 3, None),
             ("bob", "resigned", 0, None),
         ]
