@@ -129,7 +129,7 @@ class ErrorCode(StrEnum):
         "A connection from your address was closed for abuse (1008) less than abuse_cooldown_seconds ago, or "
         "your address opens connections faster than connection_rate_per_second: the handshake was refused with "
         "HTTP 429 and this error as its JSON body, and until Retry-After has passed further connections are "
-        "reset unanswered. Wait that long, then connect again.",
+        "reset unanswered (after abuse, dropped: they get no answer at all). Wait that long, then connect again.",
     )
     TOO_MANY_IDENTITIES = (
         "too_many_identities",

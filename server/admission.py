@@ -32,7 +32,10 @@ asks ``new_identity`` before ``hello`` creates a player and calls
   connection with a fresh bucket.  The bar starts when the server
   decides to close, before the client can even see the close frame.
   Running over the connection rate is answered with the same code: both
-  mean "wait ``Retry-After`` seconds".
+  mean "wait ``Retry-After`` seconds".  Once told, an address in its
+  cool-down is handed to ``on_told_barred``: the listener has the kernel
+  drop it until the bar ends (``server.listener``), so the rest of a
+  reconnect loop's knocks never reach the server at all.
 
 The address is the socket's peer address, or, when the operator names a
 trusted header (``forwarded_for_header``, e.g. ``X-Forwarded-For``), the
@@ -140,6 +143,14 @@ class Admission:
         """Connections let through screening only to be told, with a 429 to
         their request, why their address is refused (and for how long)."""
         self._swept = now
+        self.on_told_barred: Callable[[str], None] = lambda host: None
+        """Given the socket address of a connection let through to hear its
+        cool-down: from then on its address need not reach the server."""
+
+    def barred_seconds(self, host: str) -> float:
+        """Seconds left of the cool-down of the address of socket peer
+        ``host`` (0: none), by this admission's clock."""
+        return max(0.0, self._barred_until.get(normalize(host), 0.0) - self.monotonic())
 
     def address(self, peer_host: str | None, forwarded: Sequence[str]) -> str:
         """``client_address`` under this server's trusted header."""
@@ -154,7 +165,10 @@ class Admission:
         address = normalize(peer[0])
         barred_until = self._barred_until.get(address, now)
         if barred_until > now:
-            return self._tell_once(self._told_barred, address, peer, self._cooling_down(barred_until - now), now)
+            told = self._tell_once(self._told_barred, address, peer, self._cooling_down(barred_until - now), now)
+            if told:
+                self.on_told_barred(peer[0])
+            return told
         if self.trusted_header is not None:
             return True
         wait = self._connections.take(address, now)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import errno
 import socket
@@ -9,7 +10,13 @@ import socket
 import pytest
 
 from server.admission import SocketPeer
-from server.listener import RESETS_PER_ACCEPT, ScreenedSocket, screened_listener
+from server.listener import RECHECK_SECONDS, RESETS_PER_ACCEPT, ScreenedSocket, screened_listener
+
+DROPPED_SECONDS = 0.5
+"""How long a connect waits before the test calls it dropped (on loopback
+the kernel makes a connection at once; a dropped SYN is retried after 1 s)."""
+SETTLE_SECONDS = 5.0
+"""A liveness bound on the listener noticing that a bar ended."""
 
 
 def test_one_accept_resets_at_most_its_share_of_refused_connections_then_yields() -> None:
@@ -58,3 +65,54 @@ def test_a_port_in_use_raises_eaddrinuse_and_closes_the_half_made_socket(monkeyp
             screened_listener("127.0.0.1", taken.getsockname()[1], lambda peer: True)
     assert raised.value.errno == errno.EADDRINUSE
     assert len(closed) == 1 and closed[0].fileno() == -1
+
+
+def _accepted_from(listener: ScreenedSocket) -> str:
+    connection, peer = listener.accept()
+    connection.close()
+    return str(peer[0])
+
+
+async def test_the_kernel_drops_a_barred_address_until_its_bar_ends_and_spares_open_connections() -> None:
+    """Dropped, not reset: a SYN from the address gets no answer at all,
+    so the server never wakes for it; another address, and a connection
+    the barred address opened before, carry on."""
+    bars = {"127.0.0.2": 30.0}
+    listener = screened_listener("127.0.0.1", 0, lambda peer: True, lambda host: bars.get(host, 0.0))
+    address = listener.getsockname()
+    loop = asyncio.get_running_loop()
+    clients: list[socket.socket] = []
+
+    def connect(host: str) -> socket.socket:
+        client = socket.socket()
+        clients.append(client)
+        client.bind((host, 0))
+        client.settimeout(DROPPED_SECONDS)
+        client.connect(address)
+        return client
+
+    try:
+        listener.setblocking(True)
+        earlier = connect("127.0.0.2")
+        opened, _ = listener.accept()
+        listener.drop_from("127.0.0.2")
+        assert listener.dropping == {"127.0.0.2"}
+        with pytest.raises(TimeoutError):
+            await loop.run_in_executor(None, connect, "127.0.0.2")
+        connect("127.0.0.3")
+        assert _accepted_from(listener) == "127.0.0.3"
+        opened.sendall(b"x")
+        assert earlier.recv(1) == b"x", "a connection made before the bar is untouched"
+        opened.close()
+
+        bars.clear()
+        deadline = loop.time() + SETTLE_SECONDS
+        while listener.dropping:
+            assert loop.time() < deadline, "the listener lifts a bar that ended"
+            await asyncio.sleep(RECHECK_SECONDS / 10)
+        connect("127.0.0.2")
+        assert _accepted_from(listener) == "127.0.0.2"
+    finally:
+        listener.close()
+        for client in clients:
+            client.close()
