@@ -49,6 +49,7 @@ from server.outbox import CLOSE_TRY_AGAIN_LATER
 from server.peer import Peer
 from server.retention import Sweeper, retention_of
 from server.scheduler import Scheduler
+from server.searches import Searchers
 from server.settings import Settings
 from server.storage import StorageError, Store, open_store
 from server.web import METHODS, METRICS_CONTENT_TYPE, find_static, respond, static_response
@@ -184,9 +185,10 @@ class ArenaServer:
     """One server process.  Use ``async with ArenaServer(settings) as server``
     (tests) or ``await run(settings)`` (the CLI).  ``monotonic`` is the
     hub's clock of rate limits and admission, ``clock`` (ms) and
-    ``scheduler`` those of races and spectator delays: all injected by
-    tests that advance time instead of sleeping, so that a timing rule
-    seen through real sockets cannot fail on a loaded machine."""
+    ``scheduler`` those of races and spectator delays, ``searchers`` the
+    assists' worker pools: all injected by tests that advance time or
+    hold a search instead of sleeping, so that a timing rule seen through
+    real sockets cannot fail on a loaded machine."""
 
     def __init__(
         self,
@@ -196,11 +198,12 @@ class ArenaServer:
         *,
         clock: Callable[[], int] = wall_clock_ms,
         scheduler: Scheduler | None = None,
+        searchers: Searchers | None = None,
     ) -> None:
         self.settings = settings
         self._own_store = store is None
         self.store = store if store is not None else open_store(settings.redis_url, retention=retention_of(settings))
-        self.hub = Hub(settings, self.store, clock=clock, monotonic=monotonic, scheduler=scheduler)
+        self.hub = Hub(settings, self.store, clock=clock, monotonic=monotonic, scheduler=scheduler, searchers=searchers)
         self.sweeper = Sweeper(self.store, settings, self.hub.metrics.registry)
         self._resets = Counter(
             "arena_connections_reset",

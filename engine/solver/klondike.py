@@ -60,11 +60,13 @@ that only split a face-up run, and foundation cards coming back last.
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Hashable, Sequence
 
-from ..cards import RANK, SUIT
+from ..cards import RANK, SUIT, make_card
 from ..game import Game, Move, Position
 from ..games.klondike import (
+    ACCEPTS_KEY,
     DRAW,
     FITS_KEY,
     FOUNDATION_NAMES,
@@ -81,11 +83,6 @@ OPPOSITE = ((1, 2), (0, 3), (0, 3), (1, 2))
 """Suits of the other colour, by suit (order SHDC)."""
 SAME_COLOUR_OTHER = (3, 2, 1, 0)
 COLUMNS = slice(TABLEAU[0], TABLEAU[-1] + 1)
-FOUNDATION_SLICE = slice(FOUNDATIONS[0], FOUNDATIONS[-1] + 1)
-
-
-def heights(pos: Position) -> list[int]:
-    return [len(pos.piles[f]) for f in FOUNDATIONS]
 
 
 def is_safe(card: int, height: list[int], slack: int = 2) -> bool:
@@ -115,6 +112,16 @@ def reachable_pointers(pointer: int, size: int, per_draw: int) -> list[tuple[int
     return result
 
 
+Targets = tuple[dict[int, list[int]], list[int]]
+"""``Klondike._targets`` of a position: columns by the card they accept, and the empty ones."""
+Candidate = tuple[int, int, tuple[Move, ...], Position, tuple[int, ...]]
+"""A step before its forced moves: its rank in the move order (two numbers),
+its moves, the position they lead to, and the piles whose top they changed
+when no foundation was among them (``KlondikeDomain._forced_among``), else ()."""
+RANKED_ORDER = itemgetter(0, 1)
+"""Sorts ``steps``' candidates by their rank in the move order (stable, so ties keep their order)."""
+NEXT_CARD = tuple(tuple(make_card(rank, suit) for rank in range(1, 14)) for suit in range(4))
+"""The card of each suit that goes on a foundation holding ``level`` cards: ``NEXT_CARD[suit][level]``."""
 DRAWS = tuple((DRAW,) * draws for draws in range(2 * 52))
 """The draws before a waste play, by count (at most one trip round the talon)."""
 
@@ -131,14 +138,14 @@ class KlondikeDomain(Domain):
     def __init__(self, game: Game, bold: bool = False) -> None:
         super().__init__(game, bold)
         self.per_draw: int = game.options["draw"]
-        self.names = game.PILES
-        self.index = {name: i for i, name in enumerate(self.names)}
         self.slack = 3 if bold else 2
         # Forced cards come from the waste only in draw 1, where that is
         # proven (module docstring).
         self.forced_sources = (WASTE, *TABLEAU) if self.per_draw == 1 else TABLEAU
         self.pointers: dict[tuple[int, int], list[tuple[int, int]]] = {}
-        self.to_foundation = [[Move(name, home) for home in FOUNDATION_NAMES] for name in self.names]
+        self.to_foundation = [[Move(name, home) for home in FOUNDATION_NAMES] for name in game.PILES]
+        self.safe_by_heights: dict[tuple[int, ...], frozenset[int]] = {}
+        self.last_talon: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]] = ((), (), ())
 
     def key(self, pos: Position) -> Hashable:
         """The talon (with the pointer only where draws cannot bring it
@@ -146,37 +153,65 @@ class KlondikeDomain(Domain):
         are left out: they hold exactly the cards missing elsewhere, in
         order, so the rest of the key decides them."""
         piles = pos.piles
-        talon = piles[WASTE] + piles[STOCK][::-1]
+        waste, stock, talon = self.last_talon
+        if piles[WASTE] is not waste or piles[STOCK] is not stock:
+            # Every move but a waste play keeps both tuples (positions share
+            # the piles they do not change), so this is rare.
+            talon = piles[WASTE] + piles[STOCK][::-1]
+            self.last_talon = (piles[WASTE], piles[STOCK], talon)
         pointer = len(piles[WASTE])
         off_cycle = pointer % self.per_draw and pointer != len(talon)
         return (talon, pointer if off_cycle else 0, frozenset(zip(piles[COLUMNS], pos.down[COLUMNS])))
 
     def won(self, pos: Position) -> bool:
-        return sum(map(len, pos.piles[FOUNDATION_SLICE])) == 52
+        piles = pos.piles
+        first = FOUNDATIONS[0]
+        return (
+            len(piles[first]) == 13
+            and len(piles[first + 1]) == 13
+            and len(piles[first + 2]) == 13
+            and len(piles[first + 3]) == 13
+        )
 
     def forced_move(self, pos: Position) -> Move | None:
         """A face-up card ``is_safe`` allows, from ``forced_sources`` (the
         module docstring says why this loses no win)."""
-        src = self._safe_top(pos.piles, pos.down, heights(pos))
+        src = self._safe_top(pos.piles, pos.down)
         return None if src is None else self.to_foundation[src][SUIT[pos.piles[src][-1]]]
 
-    def _safe_top(self, piles: Sequence[tuple[int, ...]], down: Sequence[int], height: list[int]) -> int | None:
+    def _safe_top(self, piles: Sequence[tuple[int, ...]], down: Sequence[int]) -> int | None:
         """The first of ``forced_sources`` whose top card ``forced_move`` plays."""
+        safe = self._safe_cards(piles)
+        if not safe:
+            return None
         for src in self.forced_sources:
             cards = piles[src]
-            if not cards or down[src] >= len(cards):
-                continue
-            card = cards[-1]
-            if RANK[card] == height[SUIT[card]] + 1 and is_safe(card, height, self.slack):
+            if cards and cards[-1] in safe and down[src] < len(cards):
                 return src
         return None
+
+    def _safe_cards(self, piles: Sequence[tuple[int, ...]]) -> frozenset[int]:
+        """The next card of each suit that ``is_safe`` sends home at the
+        foundations' heights, remembered per heights: most positions have
+        none, and checking four suits once beats checking seven columns
+        for every position the search generates."""
+        first = FOUNDATIONS[0]
+        height = (len(piles[first]), len(piles[first + 1]), len(piles[first + 2]), len(piles[first + 3]))
+        safe = self.safe_by_heights.get(height)
+        if safe is None:
+            safe = frozenset(
+                NEXT_CARD[suit][level]
+                for suit, level in enumerate(height)
+                if level < 13 and is_safe(NEXT_CARD[suit][level], list(height), self.slack)
+            )
+            self.safe_by_heights[height] = safe
+        return safe
 
     def forced(self, pos: Position) -> tuple[tuple[Move, ...], Position]:
         """The ``forced_move`` sequence, played on lists and made into one
         position at the end: the search settles every position it generates
         this way, and a position per forced card was a fifth of its time."""
-        height = heights(pos)
-        src = self._safe_top(pos.piles, pos.down, height)
+        src = self._safe_top(pos.piles, pos.down)
         if src is None:
             return (), pos
         piles, down = list(pos.piles), list(pos.down)
@@ -190,49 +225,129 @@ class KlondikeDomain(Domain):
             piles[FOUNDATIONS[suit]] += (card,)
             if left and down[src] >= len(left) and src in TABLEAU:
                 down[src] = len(left) - 1
-            height[suit] += 1
             moved.append(self.to_foundation[src][suit])
-            src = self._safe_top(piles, down, height)
+            src = self._safe_top(piles, down)
         return tuple(moved), Position(tuple(piles), tuple(down), pos.aux)
 
     def steps(self, pos: Position) -> list[Step]:
-        ranked: list[tuple[int, int, tuple[Move, ...], Position]] = []
-        successor = self.game.successor
-        for move in self.game.moves_from(pos):
-            if move is DRAW or move.src == "w":
-                continue
-            order = self._order(pos, move)
-            if order is not None:
-                ranked.append((order[0], order[1], (move,), successor(pos, move)))
-        ranked.extend(self._waste_plays(pos))
-        ranked.sort(key=lambda entry: (entry[0], entry[1]))
+        targets = Klondike._targets(pos)
+        ranked = self._pile_moves(pos, targets)
+        ranked.extend(self._waste_plays(pos, targets))
+        ranked.sort(key=RANKED_ORDER)
+        forced = self.forced
+        settled = self._safe_top(pos.piles, pos.down) is None
         steps = []
-        for _, _, moves, after in ranked:
-            extra, settled = self.forced(after)
-            steps.append(Step(moves + extra, settled))
+        for _, _, moves, after, changed in ranked:
+            if settled and changed and not self._forced_among(after, changed):
+                steps.append(Step(moves, after))
+            else:
+                extra, after = forced(after)
+                steps.append(Step(moves + extra, after))
         return steps
 
-    def _order(self, pos: Position, move: Move) -> tuple[int, int] | None:
-        src, dst = self.index[move.src], self.index[move.dst]
-        if src in FOUNDATIONS:
-            return None if self.bold else (6, 0)
-        cards, down = pos.piles[src], pos.down[src]
-        left = len(cards) - move.count
-        if left == 0 and not pos.piles[dst]:
-            return None
-        if left and left == down:
-            return (0, -down)
-        if dst in FOUNDATIONS:
-            return (1, 0)
-        if left == 0:
-            return (4, 0)
-        if self.bold:
-            exposed = cards[left - 1]
-            if RANK[exposed] != heights(pos)[SUIT[exposed]] + 1:
-                return None
-        return (5, 0)
+    def _forced_among(self, pos: Position, changed: tuple[int, int]) -> bool:
+        """Whether one of the piles ``changed`` tops ``pos`` with a card
+        ``forced_move`` plays, which for a move between two piles other
+        than foundations, from a position where none is forced, is
+        whether any is: the foundations, and so ``_safe_cards``, are those
+        of that position, and every other pile kept its top.  Most
+        positions keep an Ace or a 2 somewhere below, so ``_safe_cards``
+        is rarely empty, and this spares a look at every source for each
+        position generated."""
+        safe = self._safe_cards(pos.piles)
+        if not safe:
+            return False
+        piles, down = pos.piles, pos.down
+        for src in changed:
+            cards = piles[src]
+            if cards and cards[-1] in safe and down[src] < len(cards) and src in self.forced_sources:
+                return True
+        return False
 
-    def _waste_plays(self, pos: Position) -> list[tuple[int, int, tuple[Move, ...], Position]]:
+    def _pile_moves(self, pos: Position, targets: Targets) -> list[Candidate]:
+        """The moves from a column or a foundation worth trying, in the
+        order ``Klondike.moves_from`` lists them, each with its rank in the
+        move order (module docstring) and the position it leads to, built
+        directly: this is the search's hot path, where the generic
+        ``moves_from``, then ``successor`` for each move, named every pile
+        by its string and looked each name up again."""
+        piles, down = pos.piles, pos.down
+        height = [len(piles[f]) for f in FOUNDATIONS]
+        wanted, empty = targets
+        ranked: list[Candidate] = []
+        for src in TABLEAU:
+            cards = piles[src]
+            size = len(cards)
+            first_up = down[src]
+            if first_up >= size:
+                continue
+            top = cards[-1]
+            if RANK[top] == height[SUIT[top]] + 1:
+                # Ranked as the turn of a face-down card when it makes one.
+                order = (0, -first_up) if first_up == size - 1 and first_up else (1, 0)
+                self._add(ranked, pos, src, FOUNDATIONS[SUIT[top]], 1, *order)
+            index = size - 1
+            while True:
+                card = cards[index]
+                count = size - index
+                if index == first_up:
+                    # Turns a face-down card up, or empties the column.
+                    order = (0, -index) if index else (4, 0)
+                elif self.bold and RANK[cards[index - 1]] != height[SUIT[cards[index - 1]]] + 1:
+                    # The bold domain splits a run only to send the card
+                    # it uncovers home.
+                    order = None
+                else:
+                    order = (5, 0)
+                if order is not None:
+                    for dst in wanted.get(FITS_KEY[card], ()):
+                        if dst != src:
+                            self._add(ranked, pos, src, dst, count, *order)
+                if RANK[card] == 13 and index:
+                    # A King run from the bottom of its column never moves
+                    # to an empty one (the same position, columns swapped).
+                    for dst in empty:
+                        self._add(ranked, pos, src, dst, count, 0, -index)
+                if index == first_up or FITS_KEY[card] != ACCEPTS_KEY[cards[index - 1]]:
+                    break
+                index -= 1
+        if not self.bold:
+            for suit, f in enumerate(FOUNDATIONS):
+                if height[suit]:
+                    card = piles[f][-1]
+                    for dst in wanted.get(FITS_KEY[card], ()):
+                        self._add(ranked, pos, f, dst, 1, 6, 0)
+                    if RANK[card] == 13:
+                        for dst in empty:
+                            self._add(ranked, pos, f, dst, 1, 6, 0)
+        return ranked
+
+    @staticmethod
+    def _add(
+        ranked: list[Candidate],
+        pos: Position,
+        src: int,
+        dst: int,
+        count: int,
+        order: int,
+        within: int,
+    ) -> None:
+        """Append the move of ``count`` cards from ``src`` to ``dst``, ranked
+        ``(order, within)``, with the position after it."""
+        piles = list(pos.piles)
+        cards = piles[src]
+        left = len(cards) - count
+        piles[src] = cards[:left]
+        piles[dst] += cards[left:]
+        down = pos.down
+        if left and down[src] >= left and src in TABLEAU:
+            flipped = list(down)
+            flipped[src] = left - 1
+            down = tuple(flipped)
+        changed = (src, dst) if dst in TABLEAU else ()
+        ranked.append((order, within, (MOVES[src][dst][count],), Position(tuple(piles), down, pos.aux), changed))
+
+    def _waste_plays(self, pos: Position, targets: Targets) -> list[Candidate]:
         """Each waste card the draws can reach and a place it fits, as a
         step (draws, play) to the position it leads to, built directly: the
         card leaves the talon, the waste is what lies before it."""
@@ -240,7 +355,7 @@ class KlondikeDomain(Domain):
         talon = piles[WASTE] + piles[STOCK][::-1]
         if not talon:
             return []
-        wanted, empty = Klondike._targets(pos)
+        wanted, empty = targets
         plays = []
         for pointer, draws in self._reachable(len(piles[WASTE]), len(talon)):
             card = talon[pointer - 1]
@@ -260,7 +375,8 @@ class KlondikeDomain(Domain):
                 after[WASTE], after[STOCK] = waste, stock
                 after[dst] += (card,)
                 moves = DRAWS[draws] + (MOVES[WASTE][dst][1],)
-                plays.append((order, draws, moves, Position(tuple(after), tuple(down), pos.aux)))
+                changed = (WASTE, dst) if dst in TABLEAU else ()
+                plays.append((order, draws, moves, Position(tuple(after), tuple(down), pos.aux), changed))
         return plays
 
     def _reachable(self, pointer: int, size: int) -> list[tuple[int, int]]:
