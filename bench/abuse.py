@@ -16,7 +16,9 @@ loopback source address:
   and reconnects at once, in a loop, for the whole block, with the
   ``websockets`` client a naive bot would use.  Whatever refuses it (an
   HTTP 429, a connection reset at accept, a timeout) it retries at once,
-  so it spends a whole core knocking;
+  so it spends a whole core knocking, until its address's cool-down has
+  the server's kernel drop its SYNs (``server.listener``): then each
+  attempt waits out the client's 5 s open timeout;
 - a busy player from 127.0.0.3 draws in its own WordLink game 15 times a
   second (under the default rate);
 - the slow reader from 127.0.0.4 (a 4 KiB receive buffer) watches the
@@ -35,7 +37,15 @@ the noise floor of the measurement), the spinner spins as hard as it can
 without ever touching the server, as the flooder's loop takes all the
 CPU it can get.  Abused beside spinner tells what the abusers cost the
 players through the server from what any busy process on two shared
-cores costs them.  After the last abused block the
+cores costs them.
+
+The three children run at the lowest CPU priority (``--nice``, 19): a
+remote attacker spends its own CPU, not the server's, and on two shared
+cores an abuser at the server's priority mostly measures its loop taking
+a core from the server and the players (as the spinner, which never
+touches the server, does).  At nice 19 they still get every idle cycle,
+so the ratio shows the server's own extra work; ``--nice 0`` measures
+the old way, everyone at one priority.  After the last abused block the
 slow reader is left stalled (unmeasured, up to ``--linger`` seconds)
 until the server has closed it.
 
@@ -51,7 +61,7 @@ it can get) competes with the server and the players: the server's CPU
 per block, counted from the child's "ready" to the last round trip,
 tells the server's own extra work apart from that competition.
 
-    python bench/abuse.py [--players 50] [--rate 2] [--seconds 160] [--rounds 4] [--linger 30] [--no-flooder]
+    python bench/abuse.py [--players 50] [--rate 2] [--seconds 160] [--rounds 4] [--linger 30] [--nice 19] [--no-flooder]
 
 ``--seconds`` is the measured time of all four conditions together (each
 block adds 1 s of warm-up); the defaults take about four minutes.
@@ -310,7 +320,7 @@ async def measured_round_trips(
 
 async def child_block(
     server_pid: int, url: str, log_path: Path, players: list[ClientConnection], move: Any, games: list[str],
-    block: float, rate: float, number: int, linger: float, condition: str, flooder: list[str],
+    block: float, rate: float, number: int, linger: float, condition: str, flooder: list[str], nice: int,
 ) -> tuple[list[float], dict[str, Any]]:
     """One block beside a child process: the abusers, the control or the
     spinner.  The server's CPU counts from the child's "ready" to the
@@ -318,7 +328,7 @@ async def child_block(
     role = {"control": ["--control"], "spinner": ["--control", "--spin"]}.get(condition, [*flooder, "--watch", *games])
     child = await asyncio.create_subprocess_exec(
         sys.executable, str(Path(__file__).resolve()), "--abuser", url, "--seconds", str(block + 1.0),
-        "--linger", str(linger), "--log", str(log_path), "--block-number", str(number), *role,
+        "--linger", str(linger), "--log", str(log_path), "--block-number", str(number), "--nice", str(nice), *role,
         stdout=asyncio.subprocess.PIPE,
     )
     assert child.stdout is not None
@@ -364,7 +374,7 @@ async def run(args: argparse.Namespace, log_path: Path) -> dict[str, list[Block]
                     linger = args.linger if condition == "abused" and len(blocks["abused"]) == args.rounds - 1 else 0.0
                     times, report = await child_block(
                         server.pid, url, log_path, players, move, games, block, args.rate, number, linger, condition,
-                        [] if args.flooder else ["--no-flooder"],
+                        [] if args.flooder else ["--no-flooder"], args.nice,
                     )
                 blocks[condition].append({
                     "p50": percentile(times, 0.5), "p99": percentile(times, 0.99), "moves": len(times), **report,
@@ -452,6 +462,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=4, help="blocks per condition, alternating")
     parser.add_argument("--linger", type=float, default=30.0,
                         help="after the last abused block, seconds the slow reader may stay stalled before giving up")
+    parser.add_argument("--nice", type=int, default=19,
+                        help="CPU niceness of the abusers', the spinner's and the control's process (0: the server's own priority)")
     parser.add_argument("--no-flooder", dest="flooder", action="store_false",
                         help="abusers without the flooder (the busy player and the slow reader only), to tell their costs apart")
     parser.add_argument("--abuser", metavar="URL", help=argparse.SUPPRESS)
@@ -462,6 +474,7 @@ def main() -> int:
     parser.add_argument("--watch", nargs="*", default=[], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.abuser:
+        os.nice(args.nice)
         print(json.dumps(asyncio.run(control(args) if args.control else abusers(args))), flush=True)
         return 0
 
@@ -473,7 +486,8 @@ def main() -> int:
           f"~{args.rate:g} draws/s each; {args.rounds} rounds of {block:.1f} s per condition (each after 1 s warm-up)")
     print(f"abusers (own process): {'flooder from ' + FLOODER_ADDRESS if args.flooder else 'no flooder (--no-flooder)'}, busy player from {BUSY_ADDRESS} at {BUSY_RATE:g} draws/s, "
           f"slow reader from {SLOW_ADDRESS} watching the busy game and {min(WATCHED_GOOD_GAMES, args.players)} good games; "
-          f"control: a child process started alike that does nothing; spinner: one that spins without touching the server")
+          f"control: a child process started alike that does nothing; spinner: one that spins without touching the server; "
+          f"all three children at nice {args.nice}")
     with tempfile.TemporaryDirectory(prefix="arena-abuse-") as directory:
         blocks = asyncio.run(run(args, Path(directory) / "server.log"))
     print()
