@@ -60,7 +60,7 @@ from server.peer import Peer
 from server.ratelimit import BucketTable
 from server.refusal import Refusal, from_engine
 from server.room import FinishPath, Room
-from server.searches import SearchPool, analysis_job, finish_job
+from server.searches import Searchers, analysis_job, finish_job
 from server.session import ActionKind
 from server.settings import Settings
 from server.storage.base import Action
@@ -104,6 +104,7 @@ class AssistDesk:
         outbox: Outbox,
         rooms: GameRooms,
         deal_public: Callable[[str], Awaitable[bool]],
+        searchers: Searchers,
     ) -> None:
         self._settings = settings
         self._clock = clock
@@ -113,11 +114,8 @@ class AssistDesk:
         self._rooms = rooms
         self._deal_public = deal_public
         self._searches: set[asyncio.Task[None]] = set()
-        self.searches = SearchPool(settings.search_workers)
-        """Worker processes for hints and finishing searches; analyses have
-        their own (``analysis_slots``), so a long analysis never holds up
-        a hint."""
-        self.analysts = SearchPool(settings.analysis_slots)
+        self.searches = searchers.hints
+        self.analysts = searchers.analyses
         self._analyses: set[asyncio.Task[Analysis]] = set()
         self._hint_buckets = BucketTable(settings.hint_burst, settings.hint_rate, monotonic())
 

@@ -60,6 +60,7 @@ from server.ratelimit import RateLimiter, Verdict
 from server.refusal import Refusal
 from server.replays import Replays
 from server.scheduler import LoopScheduler, Scheduler
+from server.searches import Searchers
 from server.secret_deals import DealProver
 from server.settings import Settings
 from server.storage.base import StorageError, StorageUnavailable, Store
@@ -84,6 +85,7 @@ class Hub:
         clock: Callable[[], int] = wall_clock_ms,
         monotonic: Callable[[], float] = time.monotonic,
         scheduler: Scheduler | None = None,
+        searchers: Searchers | None = None,
     ) -> None:
         self.settings = settings
         self.store = store
@@ -109,7 +111,10 @@ class Hub:
             settings, store, now, scheduler, self.outbox, self.metrics, origin, self.prover, self.race_deals, self.rooms
         )
         ledgers = self.races.ledgers
-        self.assists = AssistDesk(settings, now, monotonic, self.metrics, self.outbox, self.tables, ledgers.deal_public)
+        searchers = searchers or Searchers.sized(settings.search_workers, settings.analysis_slots)
+        self.assists = AssistDesk(
+            settings, now, monotonic, self.metrics, self.outbox, self.tables, ledgers.deal_public, searchers
+        )
         self.watching = Watching(settings, now, scheduler, self.outbox, self.tables, ledgers, self.assists)
         self.play = Play(
             settings, store, now, self.metrics, self.prover, self.outbox, self.tables, self.watching, self.assists,

@@ -44,6 +44,7 @@ import time
 import zlib
 from collections import Counter, OrderedDict
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, NamedTuple, Sequence
 
@@ -228,3 +229,19 @@ class SearchPool:
         self._executors = [None] * len(self._executors)
         for executor in executors:
             await asyncio.to_thread(executor.shutdown, wait=True, cancel_futures=True)
+
+
+@dataclass(frozen=True)
+class Searchers:
+    """The assists' two pools: ``hints`` for hints and finishing,
+    ``analyses`` for post-game analysis, so a long analysis never holds up
+    a hint.  Injected beside the clock and the scheduler, so that a test
+    can hold a real search at a point it chooses instead of hoping a slow
+    one is still running when its next request arrives."""
+
+    hints: SearchPool
+    analyses: SearchPool
+
+    @classmethod
+    def sized(cls, hint_workers: int, analysis_workers: int) -> Searchers:
+        return cls(SearchPool(hint_workers), SearchPool(analysis_workers))

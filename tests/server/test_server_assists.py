@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from typing import AsyncIterator
+from typing import Any, AsyncIterator, Callable
 
 import pytest
 from tests.server.arena_positions import REPAIRS, broken_deck_two_halves_left
@@ -16,6 +16,7 @@ from protocol import ErrorCode
 from protocol import to_server as ts
 from server.app import ArenaServer
 from server.assists import played_line
+from server.searches import Answer, SearchPool, Searchers
 from server.storage.base import Action
 from server.storage.memory import MemoryStore
 from tests.solver.positions import broken_deck_needs_search, klondike_hearts_locked
@@ -228,21 +229,38 @@ def random_line(deal: int, moves: int, seed: int) -> list[str]:
     return line
 
 
+class HeldSearchPool(SearchPool):
+    """The real worker pool, whose jobs start only once ``release`` is set:
+    the test, not the machine's speed, decides how long an analysis runs."""
+
+    def __init__(self, workers: int) -> None:
+        super().__init__(workers)
+        self.asked = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def run(self, key: str | None, job: Callable[..., Answer], *args: Any) -> Answer:
+        self.asked.set()
+        await self.release.wait()
+        return await super().run(key, job, *args)
+
+
 @pytest.fixture
-async def one_analysis_server() -> AsyncIterator[ArenaServer]:
+async def one_analysis_server() -> AsyncIterator[tuple[ArenaServer, HeldSearchPool]]:
     settings = make_settings(analysis_slots=1, analysis_queue=0, analysis_nodes=20_000)
-    async with ArenaServer(settings, store=MemoryStore()) as running:
-        yield running
+    analyses = HeldSearchPool(settings.analysis_slots)
+    searchers = Searchers(SearchPool(settings.search_workers), analyses)
+    async with ArenaServer(settings, store=MemoryStore(), searchers=searchers) as running:
+        yield running, analyses
 
 
 async def test_watchers_share_a_running_analysis_and_a_full_queue_refuses_more(
-    one_analysis_server: ArenaServer,
+    one_analysis_server: tuple[ArenaServer, HeldSearchPool],
 ) -> None:
-    """Deal 4 lost by 200 random moves takes seconds to analyse (its losing
-    side is never proven within the budget): long enough for two more
-    requests to arrive while it runs."""
-    player = await WireClient.open(one_analysis_server.url)
-    spectator = await WireClient.open(one_analysis_server.url)
+    """The one analysis slot is held busy (``HeldSearchPool``) while a
+    watcher asks for the same game and for another, then released."""
+    server, analyses = one_analysis_server
+    player = await WireClient.open(server.url)
+    spectator = await WireClient.open(server.url)
     try:
         await player.hello()
         slow, _ = await player.new_game(deal=4, options={"draw": 3})
@@ -253,20 +271,16 @@ async def test_watchers_share_a_running_analysis_and_a_full_queue_refuses_more(
         await player.request(ts.Resign, game_id=quick.game_id)
 
         first = asyncio.ensure_future(player.request(ts.Analyse, game_id=slow.game_id))
-        # Wait until the server is analysing (a fixed 0.2 s was a guess: on
-        # a loaded machine the request had not arrived by then).
         async with asyncio.timeout(WAIT_SECONDS):
-            while (room := one_analysis_server.hub.rooms.get(slow.game_id)) is None or (
-                room.analysis_task is None and room.analysis is None
-            ):
-                await asyncio.sleep(0.01)
+            await analyses.asked.wait()
         shared = asyncio.ensure_future(spectator.request(ts.Analyse, game_id=slow.game_id))
         busy = await spectator.request(ts.Analyse, game_id=quick.game_id)
         assert busy.type == "error" and busy.code == ErrorCode.UNAVAILABLE and busy.reason == "analysis_busy"
+        analyses.release.set()
         mine, theirs = await first, await shared
         assert mine.type == theirs.type == "analysis" and mine.verdict == "lost_at"
         assert mine.model_dump(exclude={"id"}) == theirs.model_dump(exclude={"id"})
-        assert one_analysis_server.hub.metrics.registry.get_sample_value("arena_analysis_seconds_count") == 1
+        assert server.hub.metrics.registry.get_sample_value("arena_analysis_seconds_count") == 1
         after = await spectator.request(ts.Analyse, game_id=quick.game_id)
         assert after.type == "analysis", "the queue has room again"
     finally:
