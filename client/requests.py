@@ -184,6 +184,12 @@ class ArenaRequests(ABC):
         """Live games open to watch, newest first."""
         return (await self._ask(ts.ListGames(game=game, limit=limit), tc.Games)).games
 
+    async def catalogue(self) -> list[tc.CatalogueGame]:
+        """The games this server offers, in its lobby's order, with their
+        options, deal kinds and counters: what a client needs to offer a
+        game it has no code for."""
+        return (await self._ask(ts.Catalogue(), tc.CatalogueReply)).games
+
     async def ping(self) -> int:
         """The server's clock (ms since the epoch); a cheap liveness check."""
         return (await self._ask(ts.Ping(), tc.Pong)).server_time

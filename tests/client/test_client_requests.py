@@ -13,6 +13,7 @@ from tests.client.arena_restart import RestartableServer, ServerFactory
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.typing import Subprotocol
 
+import engine
 from client import (
     ArenaClient,
     ArenaError,
@@ -61,6 +62,14 @@ async def test_concurrent_requests_each_get_their_own_reply(player: ArenaClient)
     for name, listing in zip(GAMES, listings):
         assert isinstance(listing, list)
         assert [summary.game for summary in listing] == [name]
+
+
+async def test_the_catalogue_lists_every_registered_game_with_its_counters(player: ArenaClient) -> None:
+    games = await player.catalogue()
+    assert [game.game for game in games] == list(engine.GAMES)
+    broken_deck = next(game for game in games if game.game == "broken-deck")
+    assert [counter.name for counter in broken_deck.counters] == ["repairs"]
+    assert all(game.cards > 0 and game.options is not None for game in games)
 
 
 async def test_a_hint_answers_its_own_request_while_moves_fly(player: ArenaClient) -> None:
