@@ -427,6 +427,9 @@ class GameProgress(Event):
     seq: int
     status: str
     cards_home: int = Field(description="cards on the foundations")
+    counters: dict[str, int] = Field(
+        default_factory=dict, description="what the game counts besides, by name, as the catalogue lists them"
+    )
     actions: int = Field(description="moves, undos, redos and restarts so far")
     started_ms: int | None
     time_ms: int = Field(description="the game's clock as of server_time")

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from datetime import date
 
+from engine.games import descriptor_of
 from protocol import ErrorCode
 from server.refusal import Refusal
 from server.session import ActionKind, Session
@@ -43,6 +44,14 @@ BOT_BOARD_SUFFIX = "bots"
 def counted_actions(session: Session) -> int:
     """The actions that break ties between equal times."""
     return sum(1 for action in session.log if action.kind in COUNTED_KINDS)
+
+
+def shown_counters(session: Session) -> dict[str, int]:
+    """The counts its game's descriptor declares (Broken Deck's repairs,
+    Chequers' reserve …), which rivals and viewers of a secret deal may
+    see beside the cards home: counts, never cards."""
+    counters = session.counters
+    return {counter.name: counters.get(counter.name, 0) for counter in descriptor_of(session.header.game).counters}
 
 
 def board_name(game_id: str, variant: str, day: str, bot: bool = False) -> str:

@@ -44,11 +44,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import engine
-from engine.games import descriptor_of
 from protocol import ErrorCode
 from protocol import to_client as tc
 from server.refusal import Refusal
-from server.fair_play import counted_actions
+from server.fair_play import counted_actions, shown_counters
 from server.secret_deals import seed_text
 from server.session import ABANDONED, Session
 from server.storage.base import Action, SessionHeader
@@ -112,14 +111,12 @@ class Progress:
 
     @classmethod
     def of(cls, session: Session) -> Progress:
-        counters = session.counters
-        shown = descriptor_of(session.header.game).counters
         return cls(
             seq=session.seq,
             result=session.result,
             moves=session.moves,
-            foundation=counters.get("foundation", 0),
-            counters={counter.name: counters.get(counter.name, 0) for counter in shown},
+            foundation=session.counters.get("foundation", 0),
+            counters=shown_counters(session),
             finished_ms=session.finished_ms,
         )
 

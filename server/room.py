@@ -23,7 +23,7 @@ from protocol import to_client as tc
 from protocol.to_server import RequestId
 from engine.solver import Analysis
 from server.peer import Peer
-from server.fair_play import counted_actions
+from server.fair_play import counted_actions, shown_counters
 from server.session import Change, Session
 from server.storage.base import SessionHeader
 
@@ -120,6 +120,7 @@ class Room:
             seq=session.seq,
             status=session.status,
             cards_home=session.counters.get("foundation", 0),
+            counters=shown_counters(session),
             actions=counted_actions(session),
             started_ms=session.started_ms,
             time_ms=session.elapsed_ms(now_ms),

@@ -171,6 +171,22 @@ async def test_a_spectator_of_a_ranked_daily_game_sees_progress_never_a_card(
         assert not [m for m in viewer.received if m.type in ("snapshot", "diff")]
 
 
+async def test_progress_of_a_secret_deal_carries_the_counts_its_game_declares(
+    connect: ClientFactory, subprotocol: str
+) -> None:
+    """Broken Deck's repairs, as a race shows them of its racers; WordLink
+    declares none."""
+    for game_id, options, counters in (
+        ("broken-deck", {"difficulty": "relaxed"}, {"repairs": 0}),
+        ("klondike", {"draw": 3}, {}),
+    ):
+        owner = await connect()
+        await owner.hello()
+        started, _ = await _ranked_daily(owner, game_id, options)
+        watched = await (await connect(subprotocol)).request(ts.Watch, game_id=started.game_id)
+        assert watched.type == "progress" and watched.counters == counters, watched
+
+
 async def test_the_clock_of_a_ranked_attempt_starts_with_its_first_snapshot(server: ArenaServer, connect: ClientFactory) -> None:
     """Studying the board before the first move is on the clock."""
     clock = FakeClock()
