@@ -4,17 +4,28 @@ lost or leaves undecided, and how long a deal takes.
 For each benched variant, deals 1 to ``--deals`` (``Game(deal)``, so
 Broken Deck's deal table applies; ``--raw`` deals shuffle seeds 1..N
 instead, which for Broken Deck are the layouts before the table replaced
-the ones its solver could not win) are solved with ``--budget`` nodes
-each, proof included (``solve(prove=True)``).  Printed per variant: the
-share won / proved unwinnable / unknown, the share decided within
+the ones its solver could not win) are solved, proof included
+(``solve(prove=True)``), each until it is decided or has spent
+``--seconds`` of CPU time: issue 12's target is a verdict within 10 s
+per deal, so a node budget (``--budget``) would only stop a search that
+still had time, on a fast machine or a quiet one.  Printed per variant:
+the share won / proved unwinnable / unknown, the share decided within
 ``--seconds`` seconds, the median and 95th-percentile seconds per deal
 and nodes per second, then the same figures of the solver before issue 12
 (``BASELINE``, measured on the same deals) and the ratios.
 
-Seconds are the CPU time of this process (``time.process_time``): the
+``--baseline-root DIR`` also runs another version of the solver on the
+same deals in the same run, at the same time (a second process, so both
+share the machine's load), e.g. the last commit's, exported with
+``git archive HEAD engine server | tar -x -C DIR``, with
+``--baseline-budget`` nodes per deal (default: the 300,000 it shipped
+with), and prints its figures and the ratios beside this one's.
+
+Seconds are the CPU time of each process (``time.process_time``): the
 machine is shared, and wall-clock time would measure the neighbours.
 
-    python bench/solver.py [--deals 1000] [--budget NODES] [--games klondike-draw3 ...] [--raw]
+    python bench/solver.py [--deals 1000] [--seconds 10] [--budget NODES] [--games klondike-draw3 ...] [--raw]
+    python bench/solver.py --games klondike-draw3 --deals 200 --baseline-root /tmp/base
     python bench/solver.py --calibrate     # nodes a 200 ms hint may search
 
 Checks printed with the table:
@@ -30,7 +41,9 @@ Checks printed with the table:
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
+import subprocess
 import sys
 import time
 from collections import Counter
@@ -43,7 +56,7 @@ if not __package__:
 
 from engine.games import GAMES  # noqa: E402
 from engine.rng import SplitMix64  # noqa: E402
-from engine.solver import DEFAULT_BUDGET, UNKNOWN, UNWINNABLE, WON, hint, solve  # noqa: E402
+from engine.solver import UNKNOWN, UNWINNABLE, WON, hint, solve  # noqa: E402
 from engine.solver.certify import seeded_game  # noqa: E402
 from engine.solver.domains import domain_class  # noqa: E402
 from engine.solver.pools import VARIANTS  # noqa: E402
@@ -54,6 +67,11 @@ BENCHES: dict[str, tuple[str, dict[str, Any]]] = {
     "broken-deck-practice": ("broken-deck", {"practice": True}),
 }
 """The variants benched: the certified-pool ones and Broken Deck's practice layout."""
+UNLIMITED = 1 << 62
+"""The node budget when ``--budget`` is not given: the CPU-time cap decides."""
+SHIPPED_BUDGET = 300_000
+"""The node budget each deal had in this bench before the CPU-time cap
+alone decided (``--baseline-budget``'s default)."""
 PUBLISHED_DRAW3 = (0.819, 0.820)
 HINT_SECONDS = 0.2
 
@@ -110,7 +128,10 @@ class OutOfTime(Exception):
     bench stops it there instead of spending the rest of its budget."""
 
 
-def run(name: str, deals: int, budget: int, seconds: float, raw: bool) -> dict[str, Any]:
+def run(name: str, deals: int, budget: int, seconds: float, raw: bool, per_deal: bool = False) -> dict[str, Any]:
+    """Solve deals 1..``deals`` of ``name``; with ``per_deal``, print one
+    ``NAME DEAL RESULT SECONDS`` line per deal on standard output and
+    nothing else there (what ``--baseline-root`` reads from its process)."""
     results: list[tuple[str, float]] = []
     nodes = 0
     progress = ProgressLine(every=30.0, eta_label="done in about")
@@ -128,7 +149,9 @@ def run(name: str, deals: int, budget: int, seconds: float, raw: bool) -> dict[s
         except OutOfTime:
             result = UNKNOWN
         results.append((result, time.process_time() - started))
-        if deal % 100 == 0 or deal == deals:
+        if per_deal:
+            print(name, deal, result, results[-1][1], flush=True)
+        elif deal % 100 == 0 or deal == deals:
             print(f"{name} deals 1-{deal}: {summary(results, seconds)}", flush=True)
         counts = Counter(result for result, _ in results)
         progress(deal, deals, f"{name} deals, {counts[WON]} won {counts[UNWINNABLE]} unwinnable {counts[UNKNOWN]} unknown")
@@ -185,7 +208,8 @@ def share(count: int, total: int) -> str:
 def report(rows: list[dict[str, Any]], args: argparse.Namespace) -> None:
     total = args.deals
     layouts = "shuffle seeds" if args.raw else "deals"
-    print(f"{layouts} 1-{total} per variant, {args.budget:,} nodes and {args.seconds:g} CPU s at most per deal (proof included)")
+    nodes = "no node limit" if args.budget == UNLIMITED else f"{args.budget:,} nodes"
+    print(f"{layouts} 1-{total} per variant, {nodes} and {args.seconds:g} CPU s at most per deal (proof included)")
     print(
         f"{'variant':<22}{'won':>8}{'unwinn.':>9}{'unknown':>9}{f'<= {args.seconds:g} s':>10}"
         f"{'median s':>10}{'p95 s':>8}{'nodes/s':>10}"
@@ -231,20 +255,67 @@ def columns(found: dict[str, Any], total: int) -> str:
     )
 
 
+def start_baseline(args: argparse.Namespace) -> subprocess.Popen[str]:
+    """This bench in ``--per-deal`` mode on the solver at ``--baseline-root``
+    (first on its module path), running while this process measures."""
+    command = [sys.executable, os.path.abspath(__file__), "--per-deal", "--deals", str(args.deals)]
+    command += ["--budget", str(args.baseline_budget), "--seconds", str(args.seconds), "--games", *args.games]
+    if args.raw:
+        command.append("--raw")
+    env = {**os.environ, "PYTHONPATH": os.path.abspath(args.baseline_root)}
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+
+
+def baseline_rows(process: subprocess.Popen[str], games: list[str]) -> list[dict[str, Any]]:
+    """The baseline process's results, per variant in ``games``' order."""
+    output, _ = process.communicate()
+    if process.returncode:
+        raise SystemExit(f"the baseline run failed (exit {process.returncode}); run it alone with --per-deal to see why")
+    results: dict[str, list[tuple[str, float]]] = {name: [] for name in games}
+    for line in output.splitlines():
+        name, _, result, seconds = line.split()
+        results[name].append((result, float(seconds)))
+    return [{"name": name, "results": found} for name, found in results.items()]
+
+
+def compare(rows: list[dict[str, Any]], baselines: list[dict[str, Any]], args: argparse.Namespace) -> None:
+    """The baseline run's figures beside this run's, deal for deal, and the ratios."""
+    print(f"baseline measured in this run: the solver at {args.baseline_root}, {args.baseline_budget:,} nodes per deal")
+    for row, before in zip(rows, baselines):
+        found, old = figures(row["results"], args.seconds), figures(before["results"], args.seconds)
+        undecided = (1 - found["decided"]) / max(1 - old["decided"], 1e-9)
+        print(f"{row['name'] + ' baseline':<22}{columns(old, args.deals)}")
+        print(
+            f"{row['name'] + ' now':<22}{columns(found, args.deals)}"
+            f"   undecided x{undecided:.2f}, median x{found['median'] / max(old['median'], 1e-9):.2f},"
+            f" p95 x{found['p95'] / max(old['p95'], 1e-9):.2f}"
+        )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=1000, help="deals 1..N per variant (default 1000)")
-    parser.add_argument("--budget", type=int, default=DEFAULT_BUDGET, help=f"nodes per deal (default {DEFAULT_BUDGET})")
-    parser.add_argument("--seconds", type=float, default=10.0, help="a deal counts as decided within this (default 10)")
+    parser.add_argument(
+        "--budget", type=int, default=UNLIMITED, help="nodes per deal (default: no limit, --seconds stops a deal)"
+    )
+    parser.add_argument("--seconds", type=float, default=10.0, help="CPU seconds a deal may take to count as decided (default 10)")
     parser.add_argument("--games", nargs="+", choices=sorted(BENCHES), default=list(TARGETS))
     parser.add_argument("--raw", action="store_true", help="shuffle seeds 1..N, without Broken Deck's deal table")
+    parser.add_argument("--baseline-root", help="a source tree (engine/, server/) whose solver to run beside this one")
+    parser.add_argument("--baseline-budget", type=int, default=SHIPPED_BUDGET, help="its nodes per deal (default 300,000)")
+    parser.add_argument("--per-deal", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--calibrate", action="store_true", help="measure the hint budget instead")
     args = parser.parse_args()
     if args.calibrate:
         calibrate(min(args.deals, 20))
         return 0
-    rows = [run(name, args.deals, args.budget, args.seconds, args.raw) for name in args.games]
+    baseline = start_baseline(args) if args.baseline_root else None
+    rows = [run(name, args.deals, args.budget, args.seconds, args.raw, args.per_deal) for name in args.games]
+    if args.per_deal:
+        return 0
     report(rows, args)
+    if baseline is not None:
+        compare(rows, baseline_rows(baseline, args.games), args)
     return 0
 
 
