@@ -139,7 +139,10 @@ def run(name: str, deals: int, budget: int, seconds: float, raw: bool, per_deal:
         game = deal_game(name, deal, raw)
         started = time.process_time()
 
-        def watch(_: int, started: float = started) -> None:
+        searched = [0]
+
+        def watch(count: int, started: float = started) -> None:
+            searched[0] = count
             if time.process_time() - started > seconds:
                 raise OutOfTime
 
@@ -147,7 +150,8 @@ def run(name: str, deals: int, budget: int, seconds: float, raw: bool, per_deal:
             found = solve(game, budget=budget, progress=watch)
             result, nodes = found.result, nodes + found.nodes
         except OutOfTime:
-            result = UNKNOWN
+            # Its nodes count towards nodes/s as its seconds do.
+            result, nodes = UNKNOWN, nodes + searched[0]
         results.append((result, time.process_time() - started))
         if per_deal:
             print(name, deal, result, results[-1][1], flush=True)
