@@ -24,7 +24,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisClusterException
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from .redis_urls import hosts_url
+from .redis_urls import hosts_url, without_password
 
 NODE_LOST = (RedisConnectionError, RedisTimeoutError)
 CLUSTER_SCHEME = "redis+cluster://"
@@ -45,7 +45,7 @@ def cluster_url(url: str) -> ClusterAddress:
     form = f"a Cluster URL is {CLUSTER_SCHEME}HOST[:PORT][,HOST[:PORT]...]/"
     nodes, password, path = hosts_url(url, CLUSTER_SCHEME, CLUSTER_PORT, form)
     if path not in ([], ["0"]):
-        raise ValueError(f"{form}: {url!r} (a cluster has database 0 only)")
+        raise ValueError(f"{form}: {without_password(url)!r} (a cluster has database 0 only)")
     return ClusterAddress(nodes, password)
 
 

@@ -17,7 +17,7 @@ from typing import NamedTuple
 from redis.asyncio import BlockingConnectionPool
 from redis.asyncio.sentinel import SentinelConnectionPool
 
-from .redis_urls import hosts_url
+from .redis_urls import hosts_url, without_password
 
 SENTINEL_SCHEME = "redis+sentinel://"
 SENTINEL_PORT = 26379
@@ -35,9 +35,9 @@ def sentinel_url(url: str) -> SentinelAddress:
     form = f"a Sentinel URL is {SENTINEL_SCHEME}HOST[:PORT][,HOST[:PORT]...]/SERVICE[/DB]"
     sentinels, password, parts = hosts_url(url, SENTINEL_SCHEME, SENTINEL_PORT, form)
     if not parts or len(parts) > 2:
-        raise ValueError(f"{form}: {url!r}")
+        raise ValueError(f"{form}: {without_password(url)!r}")
     if len(parts) == 2 and not parts[1].isdigit():
-        raise ValueError(f"the database in {url!r} must be a number")
+        raise ValueError(f"the database in {without_password(url)!r} must be a number")
     return SentinelAddress(sentinels, parts[0], int(parts[1]) if len(parts) == 2 else 0, password)
 
 
