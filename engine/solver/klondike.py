@@ -245,7 +245,7 @@ class KlondikeDomain(Domain):
                 steps.append(Step(moves + extra, after))
         return steps
 
-    def _forced_among(self, pos: Position, changed: tuple[int, int]) -> bool:
+    def _forced_among(self, pos: Position, changed: tuple[int, ...]) -> bool:
         """Whether one of the piles ``changed`` tops ``pos`` with a card
         ``forced_move`` plays, which for a move between two piles other
         than foundations, from a position where none is forced, is
@@ -282,6 +282,7 @@ class KlondikeDomain(Domain):
             if first_up >= size:
                 continue
             top = cards[-1]
+            order: tuple[int, int] | None
             if RANK[top] == height[SUIT[top]] + 1:
                 # Ranked as the turn of a face-down card when it makes one.
                 order = (0, -first_up) if first_up == size - 1 and first_up else (1, 0)
@@ -344,10 +345,10 @@ class KlondikeDomain(Domain):
             flipped = list(down)
             flipped[src] = left - 1
             down = tuple(flipped)
-        changed = (src, dst) if dst in TABLEAU else ()
+        changed: tuple[int, ...] = (src, dst) if dst in TABLEAU else ()
         ranked.append((order, within, (MOVES[src][dst][count],), Position(tuple(piles), down, pos.aux), changed))
 
-    def _waste_plays(self, pos: Position, targets: Targets) -> list[Candidate]:
+    def _waste_plays(self, pos: Position, columns: Targets) -> list[Candidate]:
         """Each waste card the draws can reach and a place it fits, as a
         step (draws, play) to the position it leads to, built directly: the
         card leaves the talon, the waste is what lies before it."""
@@ -355,8 +356,8 @@ class KlondikeDomain(Domain):
         talon = piles[WASTE] + piles[STOCK][::-1]
         if not talon:
             return []
-        wanted, empty = targets
-        plays = []
+        wanted, empty = columns
+        plays: list[Candidate] = []
         for pointer, draws in self._reachable(len(piles[WASTE]), len(talon)):
             card = talon[pointer - 1]
             rank, suit = RANK[card], SUIT[card]
@@ -375,7 +376,7 @@ class KlondikeDomain(Domain):
                 after[WASTE], after[STOCK] = waste, stock
                 after[dst] += (card,)
                 moves = DRAWS[draws] + (MOVES[WASTE][dst][1],)
-                changed = (WASTE, dst) if dst in TABLEAU else ()
+                changed: tuple[int, ...] = (WASTE, dst) if dst in TABLEAU else ()
                 plays.append((order, draws, moves, Position(tuple(after), tuple(down), pos.aux), changed))
         return plays
 
