@@ -39,6 +39,7 @@ import asyncio
 import multiprocessing
 import os
 import pickle
+import signal
 import threading
 import time
 import zlib
@@ -88,8 +89,18 @@ def background_worker(server: int) -> None:
     ``server.secret_deals``): yield the CPU to the server process, and end
     when the server process does.  A server that is killed (SIGKILL, an
     out-of-memory kill) never shuts its pool down, and a worker blocked
-    on its queue would otherwise outlive it for ever."""
+    on its queue would otherwise outlive it for ever.
+
+    Deaf to SIGINT and SIGTERM: those reach the whole process group
+    (Ctrl-C, ``timeout``, a service manager stopping a unit), and a worker
+    that died of one mid-search broke its pool under the server's own
+    shutdown, which then failed futures the shutdown had cancelled
+    (CPython 3.11 printed an ``InvalidStateError`` traceback) or, before
+    that, failed the search a player was waiting for.  The server ends its
+    workers itself when it closes."""
     os.nice(WORKER_NICENESS)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     threading.Thread(target=_end_with, args=(server,), name="end with the server", daemon=True).start()
 
 

@@ -30,7 +30,6 @@ import hashlib
 import hmac
 import multiprocessing
 import os
-import signal
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -104,20 +103,6 @@ def prove(game_id: str, options: dict[str, Any], secret: str, label: str, budget
     raise NoProvenDeal(f"no layout of {label} was won in {attempts} attempts of {budget} nodes")
 
 
-def proof_worker(server: int) -> None:
-    """Worker initializer: the search workers' lower priority and end with
-    the server (``server.searches.background_worker``), deaf to SIGINT and
-    SIGTERM.  Those signals reach the whole process group (Ctrl-C,
-    ``timeout``, a service manager stopping a unit), and a worker that died
-    of one mid-proof broke the pool under the server's own shutdown: the
-    pool then failed futures the shutdown had cancelled, and CPython 3.11
-    printed an ``InvalidStateError`` traceback.  The server ends its
-    workers itself (``DealProver.close``)."""
-    background_worker(server)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-
-
 def _abandoned(answer: asyncio.Future[ProvenDeal]) -> None:
     """Take the error of a proof that ``DealProver.close`` abandoned: its
     worker was killed, and nobody awaits it any more, so asyncio would
@@ -133,7 +118,8 @@ class DealProver:
     ranked game starts no process) and uses ``spawn``: forking a process
     that runs an event loop and threads copies locks in unknown states.
     Its workers run at a lower CPU priority and end with the server
-    (``proof_worker``).
+    (``server.searches.background_worker``), deaf to the signals that
+    stop the server: it ends them itself (``close``).
     """
 
     _proven: dict[tuple[Any, ...], ProvenDeal] = {}
@@ -162,7 +148,7 @@ class DealProver:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
                 self.workers, mp_context=multiprocessing.get_context("spawn"),
-                initializer=proof_worker, initargs=(os.getpid(),),
+                initializer=background_worker, initargs=(os.getpid(),),
             )
         answer = asyncio.get_running_loop().run_in_executor(
             self._pool, prove, game_id, dict(options), secret, label, self.budget, self.attempts

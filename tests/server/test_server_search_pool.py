@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import select
+import signal
 import subprocess
 import sys
 from typing import AsyncIterator, Callable
@@ -152,6 +153,23 @@ async def test_a_closed_server_stops_its_worker_processes(clock: ManualClock) ->
     for pid in workers:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+async def test_a_worker_outlives_the_signals_that_stop_its_server() -> None:
+    """Ctrl-C and ``timeout`` signal the whole process group: the worker
+    keeps its search (and the next) for the server, which ends it itself."""
+    header = SessionHeader(game_id="g_sig", game="klondike", deal=3, options={"draw": 1}, owner="p_1", created_ms=0)
+    pool = SearchPool(1)
+    try:
+        first = await pool.run("g_sig", hint_job, header, 0, (), None)
+        for signal_number in (signal.SIGINT, signal.SIGTERM):
+            os.kill(first.pid, signal_number)
+        again = await pool.run("g_sig", hint_job, header, 0, (), None)
+        assert again.pid == first.pid and again.value == first.value
+    finally:
+        await pool.close()
+    with pytest.raises(ProcessLookupError):
+        os.kill(first.pid, 0)
 
 
 async def test_a_restarted_worker_is_sent_the_whole_log() -> None:
