@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -66,9 +67,20 @@ def failing_ids(output: str) -> list[str]:
     return ids
 
 
+BURNER = """
+import os
+parent = os.getppid()
+while os.getppid() == parent:
+    sum(range(100_000))
+"""
+"""Spins one core for as long as the process that started it lives: a
+stress run killed outright (SIGKILL, a closed terminal) leaves no burner
+behind to distort whatever the machine does next."""
+
+
 def start_burners(count: int) -> list[subprocess.Popen[bytes]]:
     """``count`` processes each spinning one core until stopped."""
-    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+    return [subprocess.Popen([sys.executable, "-c", BURNER]) for _ in range(count)]
 
 
 def stop_burners(burners: list[subprocess.Popen[bytes]]) -> None:
@@ -82,10 +94,16 @@ def run_once(number: int, tests: list[str], logs: Path) -> Run:
     log = logs / f"run-{number}.txt"
     started = time.monotonic()
     with log.open("w") as out:
-        finished = subprocess.run([*README_COMMAND, *tests], cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, check=False)
+        suite = subprocess.Popen([*README_COMMAND, *tests], cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+        try:
+            returncode = suite.wait()
+        finally:
+            if suite.poll() is None:
+                suite.terminate()
+                suite.wait()
     seconds = time.monotonic() - started
     output = log.read_text(errors="replace")
-    return Run(number, finished.returncode == 0, seconds, os.getloadavg()[0], failing_ids(output), log)
+    return Run(number, returncode == 0, seconds, os.getloadavg()[0], failing_ids(output), log)
 
 
 def report(run: Run, runs: int) -> str:
@@ -106,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     command = " ".join(["python -m pytest", *options.tests])
     print(f"{command}: {options.runs} runs beside {options.burners} burners on {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}", flush=True)
 
+    signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))
     progress = ProgressLine(eta_label="ETA")
     progress(0, options.runs, "runs")
     burners = start_burners(options.burners)
