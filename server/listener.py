@@ -38,7 +38,7 @@ import ipaddress
 import socket
 import struct
 import sys
-from typing import Callable
+from typing import Any, Callable
 
 from server.admission import SocketPeer
 
@@ -124,7 +124,7 @@ class ScreenedSocket(socket.socket):
             self._recheck = None
         super().close()
 
-    def accept(self) -> tuple[socket.socket, object]:
+    def accept(self) -> tuple[socket.socket, Any]:
         for _ in range(RESETS_PER_ACCEPT):
             connection, peer = super().accept()
             if self.admit(peer[:2]):
