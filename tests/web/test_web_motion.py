@@ -17,6 +17,7 @@ import pytest
 from playwright.async_api import FloatRect, Page
 from tests.web.web_harness import (
     NEARLY_WON,
+    SHOWN_FACES,
     Site,
     cards_settled,
     codes,
@@ -76,6 +77,7 @@ async def test_a_move_slides_the_card_from_its_pile_and_undo_slides_it_back(site
     assert len(shown) == 29 and dealt == shown, "every card (28 dealt, the stock's top) flies in"
 
     await page.click(pile("s"))
+    await page.wait_for_selector(f"{pile('w')} {SHOWN_FACES}")
     [card] = await codes(page, "w")
     drawn = [motion for motion in await motions(page) if motion["key"] == card]
     assert drawn and "scaleX" in drawn[-1]["frames"][0], "the drawn card arrives from the stock, turning"
@@ -117,6 +119,7 @@ async def test_an_illegal_drop_shakes_the_card_and_says_the_rule_for_a_moment(si
     page = await site.page(init_script=RECORD_MOTION)
     await start_from_lobby(page, "klondike", deal=1)
     await page.click(pile("s"))
+    await page.wait_for_selector(f"{pile('w')} {SHOWN_FACES}")
     await cards_settled(page)
     [card] = await codes(page, "w")
     _, wrong = waste_moves_of_deal_1()
