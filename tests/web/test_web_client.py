@@ -19,7 +19,6 @@ from tests.server.arena_positions import ONE_MOVE_FROM_BLOCKED_KLONDIKE, broken_
 from tests.server.arena_wire import WireClient
 from tests.web.web_harness import (
     PHONE,
-    NEARLY_WON,
     Site,
     codes,
     drag,

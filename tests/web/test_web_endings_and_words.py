@@ -17,7 +17,6 @@ from tests.web.web_harness import (
     start_from_lobby,
     start_position,
     top_card,
-    wait_for_codes,
     win_nearly_won,
 )
 
