@@ -5,12 +5,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import ipaddress
 import socket
+import struct
 
 import pytest
 
 from server.admission import SocketPeer
-from server.listener import RECHECK_SECONDS, RESETS_PER_ACCEPT, ScreenedSocket, screened_listener
+from server.listener import (
+    DROP_PACKET,
+    JUMP_IF_EQUAL,
+    KEEP_PACKET,
+    RECHECK_SECONDS,
+    RESETS_PER_ACCEPT,
+    RETURN,
+    ScreenedSocket,
+    drop_program,
+    screened_listener,
+)
 
 DROPPED_SECONDS = 0.5
 """How long a connect waits before the test calls it dropped (on loopback
@@ -116,3 +128,22 @@ async def test_the_kernel_drops_a_barred_address_until_its_bar_ends_and_spares_o
         listener.close()
         for client in clients:
             client.close()
+
+
+def test_every_barred_address_jumps_to_the_drop_and_any_other_falls_through_to_keep() -> None:
+    """The jump offsets of the filter, read back: a wrong one drops the
+    wrong address (or everyone), which the kernel test of one address
+    cannot tell."""
+    barred = ["127.0.0.2", "127.0.0.3", "10.1.2.3"]
+    code = [struct.unpack("HBBI", raw) for (raw,) in struct.iter_unpack("8s", drop_program(barred))]
+    keep, drop = len(code) - 2, len(code) - 1
+    assert code[keep] == (RETURN, 0, 0, KEEP_PACKET) and code[drop] == (RETURN, 0, 0, DROP_PACKET)
+    for position, address in enumerate(barred, start=1):
+        op, if_equal, otherwise, value = code[position]
+        assert (op, value) == (JUMP_IF_EQUAL, int(ipaddress.IPv4Address(address)))
+        assert position + 1 + if_equal == drop, address
+        assert otherwise == 0, "another address goes on to the next test, after the last to keep"
+    assert [struct.unpack("HBBI", raw) for (raw,) in struct.iter_unpack("8s", drop_program([]))][1:] == [
+        (RETURN, 0, 0, KEEP_PACKET), (RETURN, 0, 0, DROP_PACKET)
+    ], "no bar: everything is kept"
+
