@@ -25,6 +25,10 @@ from .game import Game
 DEAL_KINDS = ("random", "winnable", "daily", "number")
 """How a lobby may deal a game: any deal, a verified one, the day's, a typed number."""
 
+RECORD_SUMS = ("games", "wins", "moves", "time_ms", "hints", "undos")
+"""What every record sums of every game (``server/records.py``): a game's
+own recorded counters take other names."""
+
 
 @dataclass(frozen=True)
 class PoolVariant:
@@ -93,8 +97,19 @@ class GameDescriptor:
     daily: tuple[Mapping[str, Any], ...] = ()
     domain: str | None = None
     recorded: tuple[str, ...] = ()
-    """Counters summed in a player's records besides moves, time, hints and
-    undos (each must be a sum the store keeps: see ``docs/storage.md``)."""
+    """Counters (keys of ``Game.counters``) summed in a player's records
+    besides the sums every record has (``RECORD_SUMS``); the store keeps
+    any name (``docs/storage.md``)."""
+
+    def __post_init__(self) -> None:
+        """Refuse a recorded name a record already sums, or one named twice:
+        a record entry would show one count under two names, or count it twice."""
+        names = self.recorded
+        if len(set(names)) < len(names) or any(not name or name in RECORD_SUMS for name in names):
+            raise ValueError(
+                f"{self.id}: recorded counters must be distinct, non-empty and none of {', '.join(RECORD_SUMS)}; "
+                f"got {', '.join(map(repr, self.recorded))}"
+            )
 
     @property
     def id(self) -> str:

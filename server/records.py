@@ -12,10 +12,10 @@ start, and any process that loads a finished game whose header still says
 a record but never loses it.
 
 A game's own sums (``GameDescriptor.recorded``: Broken Deck's repairs)
-are named by its descriptor and kept by the store under the same name
-(a field of ``GameResult`` and ``Record``), so records stored before
-``counters`` replaced the wire's ``repairs`` read back unchanged: the
-store's sum kept its name, only the message around it changed.
+are named by its descriptor: they go to the store as ``GameResult.counters``
+and come back as ``Record.counters``, and the store sums any names it is
+given, so a game that records a counter of its own changes nothing in
+``server/``.  Only the names the game records now are read back.
 
 Practice games record nothing.  WordLink's Vegas earnings accumulate
 across games (its seed: "accumulated as total earnings"), so a Vegas
@@ -25,8 +25,6 @@ game's final score is added to the owner's total.
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
-from typing import Any
 
 import engine
 from engine import EngineError
@@ -64,9 +62,8 @@ def finish_of(settings: Settings, session: Session) -> Finish:
         hints=counters.get("hints", 0),
         undos=counters.get("undos", 0),
         score=score,
+        counters={name: counters.get(name, 0) for name in descriptor_of(header.game).recorded},
     )
-    recorded: dict[str, Any] = {name: counters.get(name, 0) for name in descriptor_of(header.game).recorded}
-    result = replace(result, **recorded)
     vegas = score if header.options.get("scoring") == "vegas" else None
     entry = ResultEntry(header.owner, record_key(engine.game_class(header.game), header.options), result, vegas)
     return Finish(header, keep, entry, leaderboard_entry(settings, session))
@@ -125,7 +122,7 @@ async def records_reply(store: Store, player_id: str, name: str, request_id: Req
                 time_ms=record.time_ms,
                 hints=record.hints,
                 undos=record.undos,
-                counters={name: getattr(record, name) for name in descriptor.recorded},
+                counters={name: record.counters.get(name, 0) for name in descriptor.recorded},
                 best_moves=record.best_moves,
                 best_time_ms=record.best_time_ms,
                 best_score=record.extra.get("best_score"),

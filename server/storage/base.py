@@ -131,15 +131,20 @@ class Action:
 
 @dataclass
 class GameResult:
-    """What one finished (won, lost or resigned) game adds to a record."""
+    """What one finished (won, lost or resigned) game adds to a record.
+
+    ``counters`` are the game's own sums, by the names its descriptor
+    records (``GameDescriptor.recorded``: Broken Deck's repairs): the
+    store sums whatever names it is given, so a new game's counter needs
+    nothing of the store."""
 
     won: bool
     moves: int
     time_ms: int
     hints: int = 0
     undos: int = 0
-    repairs: int = 0
     score: int | None = None
+    counters: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -228,7 +233,8 @@ class LeaderEntry:
 
 @dataclass
 class Record:
-    """A player's record for one (game, variant): sums and bests."""
+    """A player's record for one (game, variant): sums and bests, and the
+    game's own sums in ``counters`` (by name, as ``GameResult`` gives them)."""
 
     games: int = 0
     wins: int = 0
@@ -236,7 +242,7 @@ class Record:
     time_ms: int = 0
     hints: int = 0
     undos: int = 0
-    repairs: int = 0
+    counters: dict[str, int] = field(default_factory=dict)
     best_moves: int | None = None
     best_time_ms: int | None = None
     extra: dict[str, int] = field(default_factory=dict)

@@ -264,7 +264,8 @@ class MemoryStore(Store):
         record.time_ms += result.time_ms
         record.hints += result.hints
         record.undos += result.undos
-        record.repairs += result.repairs
+        for name, value in result.counters.items():
+            record.counters[name] = record.counters.get(name, 0) + value
         if result.won:
             record.best_moves = result.moves if record.best_moves is None else min(record.best_moves, result.moves)
             record.best_time_ms = (

@@ -77,7 +77,7 @@ from .base import (
 from .redis_base import INDEX_PAGE, RedisBase
 from .redis_errors import guarded
 from .redis_keys import dumps, player_of, record_of, text
-from .redis_scripts import result_args
+from .redis_scripts import counter_args, result_args
 
 PLAYER_SESSIONS_KEPT = 1000
 """Games a player's index lists at most (``sessions_of``), newest first;
@@ -266,7 +266,7 @@ class RedisStore(RedisBase):
             vegas = "" if entry.vegas is None else entry.vegas
             args = [
                 *result_args(entry.record_key, entry.result), *self._renewal(player),
-                header.game_id, vegas, SETTLED_MARK_SECONDS * 1000,
+                header.game_id, vegas, SETTLED_MARK_SECONDS * 1000, *counter_args(entry.result),
             ]
             await self._settle_result(keys=keys, args=args)
         board = finish.board
@@ -289,7 +289,8 @@ class RedisStore(RedisBase):
     @guarded
     async def add_result(self, player_id: str, record_key: str, result: GameResult) -> None:
         keys = [*self._keys.identity(player_id), self._keys.player(player_id, "record", record_key)]
-        await self._add_result(keys=keys, args=[*result_args(record_key, result), *self._renewal(player_id)])
+        args = [*result_args(record_key, result), *self._renewal(player_id), *counter_args(result)]
+        await self._add_result(keys=keys, args=args)
 
     @guarded
     async def records(self, player_id: str) -> dict[str, Record]:

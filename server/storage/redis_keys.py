@@ -16,8 +16,15 @@ from typing import Any
 
 from .base import PlayerRecord, Record
 
-RECORD_SUMS = ("games", "wins", "moves", "time_ms", "hints", "undos", "repairs")
+RECORD_SUMS = ("games", "wins", "moves", "time_ms", "hints", "undos")
 EXTRA_PREFIX = "extra:"
+COUNTER_PREFIX = "counter:"
+"""What a game's own sum is kept under in a record hash (``counter:repairs``)."""
+LEGACY_COUNTERS = ("repairs",)
+"""Game sums a record hash kept under their bare names before a game named
+its own (Broken Deck's repairs, until the ``counter:`` fields): read back
+as the counter of that name, added to its ``counter:`` field's, since a
+record stored before holds the one and the games after add to the other."""
 IDENTITY_SUFFIXES: tuple[tuple[str, ...], ...] = ((), ("sessions",), ("records",), ("vegas",), ("settled",))
 """A player's keys that expire together (with each record hash, found from
 ``records``), in the order every player script takes them as ``KEYS``."""
@@ -99,10 +106,19 @@ def player_of(player_id: str, fields: dict[bytes, bytes]) -> PlayerRecord | None
     )
 
 
+def counter_field(name: str) -> str:
+    return COUNTER_PREFIX + name
+
+
 def record_of(fields: dict[bytes, bytes]) -> Record:
     values = {text(name): int(value) for name, value in fields.items()}
+    counters = {name[len(COUNTER_PREFIX):]: value for name, value in values.items() if name.startswith(COUNTER_PREFIX)}
+    for name in LEGACY_COUNTERS:
+        if values.get(name):
+            counters[name] = counters.get(name, 0) + values[name]
     return Record(
         **{name: values.get(name, 0) for name in RECORD_SUMS},
+        counters=counters,
         best_moves=values.get("best_moves"),
         best_time_ms=values.get("best_time_ms"),
         extra={name[len(EXTRA_PREFIX):]: value for name, value in values.items() if name.startswith(EXTRA_PREFIX)},

@@ -9,6 +9,7 @@ write are replicated by their effects (the default since Redis 5).
 from __future__ import annotations
 
 from .base import GameResult
+from .redis_keys import counter_field
 
 REDIS_NOW = """
 local clock = redis.call('TIME')
@@ -70,45 +71,52 @@ renew(ARGV[2], ARGV[3])
 return total
 """
 
-# KEYS: the identity's 5, then the record's hash; ARGV 1 to 8:
-# ``result_args``, 9 and 10: ``renew``'s.
-ADD_RESULT_BODY = """
-local record = KEYS[6]
-redis.call('SADD', KEYS[3], ARGV[1])
-redis.call('HINCRBY', record, 'games', 1)
-local sums = {'wins', 'moves', 'time_ms', 'hints', 'undos', 'repairs'}
-for i, name in ipairs(sums) do redis.call('HINCRBY', record, name, ARGV[i + 1]) end
-local function keep_best(field, value, lower_is_better)
-  local current = redis.call('HGET', record, field)
-  local new = tonumber(value)
-  if not current or (lower_is_better and new < tonumber(current))
-      or (not lower_is_better and new > tonumber(current)) then
-    redis.call('HSET', record, field, value)
+# KEYS: the identity's 5, then the record's hash; ARGV 1 to 7:
+# ``result_args``, 8 and 9: ``renew``'s, then each script's own, then from
+# ``first_counter`` on the game's counters as (field, amount) pairs
+# (``counter_args``), so a game's own sums need no change here.
+ADD_RESULT_FUNCTION = """
+local function add_result(first_counter)
+  local record = KEYS[6]
+  redis.call('SADD', KEYS[3], ARGV[1])
+  redis.call('HINCRBY', record, 'games', 1)
+  local sums = {'wins', 'moves', 'time_ms', 'hints', 'undos'}
+  for i, name in ipairs(sums) do redis.call('HINCRBY', record, name, ARGV[i + 1]) end
+  for i = first_counter, #ARGV, 2 do redis.call('HINCRBY', record, ARGV[i], ARGV[i + 1]) end
+  local function keep_best(field, value, lower_is_better)
+    local current = redis.call('HGET', record, field)
+    local new = tonumber(value)
+    if not current or (lower_is_better and new < tonumber(current))
+        or (not lower_is_better and new > tonumber(current)) then
+      redis.call('HSET', record, field, value)
+    end
   end
+  if ARGV[2] == '1' then
+    keep_best('best_moves', ARGV[3], true)
+    keep_best('best_time_ms', ARGV[4], true)
+  end
+  if ARGV[7] ~= '' then keep_best('extra:best_score', ARGV[7], false) end
 end
-if ARGV[2] == '1' then
-  keep_best('best_moves', ARGV[3], true)
-  keep_best('best_time_ms', ARGV[4], true)
-end
-if ARGV[8] ~= '' then keep_best('extra:best_score', ARGV[8], false) end
 """
 
-ADD_RESULT_SCRIPT = RENEW_FUNCTION + ADD_RESULT_BODY + """
-renew(ARGV[9], ARGV[10])
+# ARGV as above, the counters from 10.
+ADD_RESULT_SCRIPT = RENEW_FUNCTION + ADD_RESULT_FUNCTION + """
+add_result(10)
+renew(ARGV[8], ARGV[9])
 """
 
 # The record's part of a game's end, in the player's slot: the mark of
 # the game (``settled``, scored by when it was set) guards the record and
 # the Vegas earnings, so settling the same game again changes nothing.
-# ARGV as ``ADD_RESULT_SCRIPT``'s, then 11: game id, 12: Vegas amount or
-# '', 13: milliseconds a mark is kept.
-SETTLE_RESULT_SCRIPT = REDIS_NOW + RENEW_FUNCTION + """
-redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now - tonumber(ARGV[13]))
-if redis.call('ZSCORE', KEYS[5], ARGV[11]) then return 0 end
-redis.call('ZADD', KEYS[5], now, ARGV[11])
-""" + ADD_RESULT_BODY + """
-if ARGV[12] ~= '' then redis.call('INCRBY', KEYS[4], ARGV[12]) end
-renew(ARGV[9], ARGV[10])
+# ARGV as ``ADD_RESULT_SCRIPT``'s, then 10: game id, 11: Vegas amount or
+# '', 12: milliseconds a mark is kept; the counters from 13.
+SETTLE_RESULT_SCRIPT = REDIS_NOW + RENEW_FUNCTION + ADD_RESULT_FUNCTION + """
+redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now - tonumber(ARGV[12]))
+if redis.call('ZSCORE', KEYS[5], ARGV[10]) then return 0 end
+redis.call('ZADD', KEYS[5], now, ARGV[10])
+add_result(13)
+if ARGV[11] ~= '' then redis.call('INCRBY', KEYS[4], ARGV[11]) end
+renew(ARGV[8], ARGV[9])
 return 1
 """
 
@@ -139,7 +147,7 @@ redis.call('EXPIRE', KEYS[2], ARGV[4])
 
 
 def result_args(record_key: str, result: GameResult) -> list[str | int]:
-    """``ADD_RESULT_SCRIPT``'s arguments (its ARGV 1 to 8)."""
+    """The record scripts' ARGV 1 to 7."""
     return [
         record_key,
         int(result.won),
@@ -147,6 +155,12 @@ def result_args(record_key: str, result: GameResult) -> list[str | int]:
         result.time_ms,
         result.hints,
         result.undos,
-        result.repairs,
         "" if result.score is None else result.score,
     ]
+
+
+def counter_args(result: GameResult) -> list[str | int]:
+    """The game's counters as the record scripts' last ARGV: (field, amount)
+    pairs, each field prefixed (``counter_field``) so that no game's name
+    can add to one of the record's own sums."""
+    return [item for name, value in sorted(result.counters.items()) for item in (counter_field(name), value)]

@@ -93,3 +93,9 @@ def test_a_domain_name_that_names_no_domain_is_refused() -> None:
     broken = GameDescriptor(rules=Mirror, lobby=Lobby(blurb="", cards=52), domain="engine.solver.search:Step")
     with registered(broken), pytest.raises(LookupError, match="does not name a solver domain"):
         domain_class(engine.new_game("mirror"))
+
+
+@pytest.mark.parametrize("recorded", [("moves",), ("hints", "foundation"), ("foundation", "foundation"), ("",)])
+def test_a_recorded_counter_a_record_already_sums_or_names_twice_is_refused(recorded: tuple[str, ...]) -> None:
+    with pytest.raises(ValueError, match="recorded counters must be distinct, non-empty and none of games"):
+        GameDescriptor(rules=Mirror, lobby=Lobby(blurb="", cards=52), recorded=recorded)

@@ -1,6 +1,7 @@
-"""A game's own counters in the records: named by its descriptor, read
-from the store's sums, and records stored before ``counters`` replaced the
-wire's ``repairs`` field read back the same."""
+"""A game's own counters in the records: named by its descriptor, summed
+by the store under those names, and read back as the descriptor names
+them.  Records stored with the old ``repairs`` hash field read back the
+same: ``tests/storage/test_redis.py``."""
 
 from __future__ import annotations
 
@@ -13,10 +14,13 @@ from server.storage.base import GameResult
 RELAXED = "broken-deck/difficulty=relaxed"
 
 
-async def test_a_record_stored_with_repairs_reads_back_as_its_counter(server: ArenaServer, connect: ClientFactory) -> None:
+async def test_a_games_recorded_counter_adds_to_what_its_record_holds(
+    server: ArenaServer, connect: ClientFactory
+) -> None:
     player = await connect()
     await player.hello(name="ann")
-    await server.store.add_result(player.player_id, RELAXED, GameResult(True, 140, 400_000, hints=1, repairs=6))
+    earlier = GameResult(True, 140, 400_000, hints=1, counters={"repairs": 6})
+    await server.store.add_result(player.player_id, RELAXED, earlier)
     started, snapshot = await player.new_game("broken-deck", deal=3, options={"difficulty": "relaxed"})
     assert snapshot.legal
     await player.request(ts.Move, game_id=started.game_id, move=snapshot.legal[0])

@@ -1,37 +1,50 @@
 """A fifth game is its module and its registration: the toy game
 (``tests.server.toy_game``), registered here in the tests only, is offered
-in the catalogue, played over the wire, watched, and raced, with nothing
-in ``server/`` or ``protocol/`` knowing it."""
+in the catalogue, played over the wire, watched, raced, and its own
+counter summed in its players' records on every back end, with nothing in
+``server/`` or ``protocol/`` knowing it."""
 
 from __future__ import annotations
 
 import contextlib
 from typing import Any, AsyncIterator
 
+import pytest
 from tests.server.arena_clock import FakeClock, ManualScheduler
 from tests.server.arena_servers import make_settings
 from tests.server.arena_wire import Mirror, WireClient
-from tests.server.toy_game import COLUMNS, TOY, winning_deal
+from tests.server.toy_game import COLUMNS, SPADES, TOY, winning_deal
+from tests.storage_backends import BACKENDS, open_backend
 
 from engine.games import registered
 from protocol import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL
 from protocol import to_server as ts
 from server.app import ArenaServer
+from server.storage import Store
 from server.storage.memory import MemoryStore
 
 COUNTDOWN_MS = 1_000
 
 
 @contextlib.asynccontextmanager
-async def toy_server() -> AsyncIterator[tuple[ArenaServer, ManualScheduler]]:
+async def toy_server(store: Store | None = None) -> AsyncIterator[tuple[ArenaServer, ManualScheduler]]:
     """A server on a stepped clock (race countdowns pass when the test
-    says), with the toy game registered for its whole life."""
+    says), with the toy game registered for its whole life; on a memory
+    store unless given one."""
     clock = FakeClock()
     scheduler = ManualScheduler(clock)
     settings = make_settings(race_countdown_seconds=COUNTDOWN_MS / 1000, race_spectator_delay_seconds=0)
     with registered(TOY):
-        async with ArenaServer(settings, store=MemoryStore(), clock=clock, scheduler=scheduler) as server:
+        async with ArenaServer(settings, store=store or MemoryStore(), clock=clock, scheduler=scheduler) as server:
             yield server, scheduler
+
+
+@pytest.fixture(params=BACKENDS)
+async def store(request: pytest.FixtureRequest, redis_namespace: str) -> AsyncIterator[Store]:
+    """The memory store, a real Redis and a real Redis Cluster, in turn."""
+    backend = open_backend(request.param, request, redis_namespace)
+    yield backend.store
+    await backend.close()
 
 
 async def named(url: str, name: str, subprotocol: str = MSGPACK_SUBPROTOCOL) -> WireClient:
@@ -111,3 +124,27 @@ async def test_the_toy_game_is_raced_with_its_counters_in_the_racers_rows() -> N
         assert [(row.name, row.place) for row in finished.race.results] == [("ann", 1), ("bob", None)]
         for client in (ann, bob, sue):
             await client.close()
+
+
+async def test_the_toy_games_own_counter_is_summed_in_its_players_record(store: Store) -> None:
+    """The toy records ``left`` (cards its games left out): a won game, one
+    resigned with one card home and one resigned at once add 0, 12 and 13,
+    read back through ``records``."""
+    deal, line = winning_deal()
+    first_home = next(index for index, move in enumerate(line) if move.endswith("-f"))
+    async with toy_server(store) as (server, _):
+        ann = await named(server.url, "ann")
+        won, _ = await ann.new_game("one-suit", deal=deal)
+        await play(ann, won.game_id, line)
+        one_home, _ = await ann.new_game("one-suit", deal=deal)
+        await play(ann, one_home.game_id, line[: first_home + 1])
+        await ann.request(ts.Resign, game_id=one_home.game_id)
+        at_once, _ = await ann.new_game("one-suit", deal=deal)
+        await ann.request(ts.Resign, game_id=at_once.game_id)
+
+        reply = await ann.request(ts.Records)
+        assert reply.type == "records", reply
+        (record,) = reply.records
+        assert (record.game, record.title, record.games, record.wins) == ("one-suit", "One Suit", 3, 1)
+        assert record.counters == {"left": 0 + (len(SPADES) - 1) + len(SPADES)}
+        await ann.close()

@@ -4,7 +4,9 @@ the proof that a game is its module and its registration.
 The thirteen spades are dealt face up into four columns; a column's top
 card goes onto the foundation ``f`` (Ace up to King) or onto a card one
 rank higher (or an empty column).  It counts the cards ``left`` to send
-home, which a racer's row and the board show beside the cards home."""
+home, which a racer's row and the board show beside the cards home, and
+which a player's record sums (the cards their games left out), a counter
+of its own that the store keeps without knowing the game."""
 
 from __future__ import annotations
 
@@ -67,6 +69,7 @@ TOY = GameDescriptor(
     rules=OneSuit,
     lobby=Lobby(blurb="Thirteen spades, four columns.", cards=len(SPADES), deal_kinds=("number",)),
     counters=(ProgressCounter("left", "Left to send home"),),
+    recorded=("left",),
 )
 
 

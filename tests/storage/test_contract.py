@@ -243,7 +243,8 @@ async def test_an_action_appended_after_the_finish_expires_with_the_session(back
 def finish(game_id: str, *, vegas: int | None = None, board: bool = True, **changes: Any) -> Finish:
     """A won game's end: a record, Vegas earnings if given, a board entry."""
     final = header(game_id, status="won", finished_ms=9_000, **changes)
-    result = ResultEntry(final.owner, "wordlink/vegas", GameResult(True, 90, 60_000, score=vegas), vegas)
+    won = GameResult(True, 90, 60_000, score=vegas, counters={"left": 3})
+    result = ResultEntry(final.owner, "wordlink/vegas", won, vegas)
     entry = BoardEntry(BOARD, final.owner, 60_000, 90, DAY_MS + 9_000, 3_600) if board else None
     return Finish(final, 600, result, entry)
 
@@ -270,7 +271,8 @@ async def test_settling_an_end_writes_record_earnings_board_and_final_header_and
     await store.settle_finish(end)
     assert await store.open_finishes() == []
     assert (await store.records("p1"))["wordlink/vegas"] == Record(
-        games=1, wins=1, moves=90, time_ms=60_000, best_moves=90, best_time_ms=60_000, extra={"best_score": 52}
+        games=1, wins=1, moves=90, time_ms=60_000, counters={"left": 3}, best_moves=90, best_time_ms=60_000,
+        extra={"best_score": 52},
     )
     assert await store.vegas("p1") == 52
     assert await store.rank(BOARD, "p1") == LeaderEntry(1, "p1", "p1", 60_000, 90, DAY_MS + 9_000)
@@ -289,7 +291,7 @@ async def test_settling_one_end_again_or_in_two_processes_at_once_counts_it_once
     await stores[1].settle_finish(finish("g1", vegas=-20))
     await asyncio.gather(*(stores[n % 2].settle_finish(finish("g2", vegas=30)) for n in range(6)))
     record = (await stores[1].records("p1"))["wordlink/vegas"]
-    assert (record.games, record.wins, record.moves) == (2, 2, 180)
+    assert (record.games, record.wins, record.moves, record.counters) == (2, 2, 180, {"left": 6})
     assert await stores[0].vegas("p1") == 10
     assert [entry.player_id for entry in await stores[1].leaderboard(BOARD)] == ["p1"]
     assert await stores[1].open_finishes() == []
@@ -318,13 +320,27 @@ async def test_the_outbox_of_a_game_no_longer_stored_is_closed(backend: Backend)
 
 
 async def test_records_sum_every_counter_and_keep_the_best_of_wins(store: Store) -> None:
-    await store.add_result("p1", "broken-deck/relaxed", GameResult(True, 120, 300_000, hints=2, undos=5, repairs=3))
-    await store.add_result("p1", "broken-deck/relaxed", GameResult(True, 150, 250_000, hints=1, undos=0, repairs=4))
-    await store.add_result("p1", "broken-deck/relaxed", GameResult(False, 60, 100_000, hints=3, undos=1, repairs=1))
+    def result(won: bool, moves: int, time_ms: int, hints: int, undos: int, repairs: int) -> GameResult:
+        return GameResult(won, moves, time_ms, hints=hints, undos=undos, counters={"repairs": repairs})
+
+    await store.add_result("p1", "broken-deck/relaxed", result(True, 120, 300_000, 2, 5, 3))
+    await store.add_result("p1", "broken-deck/relaxed", result(True, 150, 250_000, 1, 0, 4))
+    await store.add_result("p1", "broken-deck/relaxed", result(False, 60, 100_000, 3, 1, 1))
     assert (await store.records("p1"))["broken-deck/relaxed"] == Record(
-        games=3, wins=2, moves=330, time_ms=650_000, hints=6, undos=6, repairs=8,
+        games=3, wins=2, moves=330, time_ms=650_000, hints=6, undos=6, counters={"repairs": 8},
         best_moves=120, best_time_ms=250_000,
     )
+
+
+async def test_a_games_counters_are_summed_by_whatever_names_it_gives(store: Store) -> None:
+    """A new game's counter needs nothing of the store, and a counter named
+    like one of the record's own sums adds to the counter, not to the sum."""
+    await store.add_result("p1", "one-suit/standard", GameResult(False, 10, 1_000, counters={"left": 13, "wins": 4}))
+    await store.add_result("p1", "one-suit/standard", GameResult(True, 20, 2_000, counters={"left": 0, "stars": 2}))
+    await store.add_result("p1", "one-suit/standard", GameResult(True, 30, 3_000))
+    record = (await store.records("p1"))["one-suit/standard"]
+    assert record.counters == {"left": 13, "wins": 4, "stars": 2}
+    assert (record.games, record.wins, record.moves) == (3, 2, 60)
 
 
 async def test_a_lost_game_sets_no_best(store: Store) -> None:

@@ -10,6 +10,7 @@ from typing import AsyncIterator, Awaitable, Callable
 
 import pytest
 from redis.asyncio import Redis
+from redis.typing import EncodableT, FieldT
 from tests.redis_server import RedisServer
 
 from server.storage import (
@@ -18,6 +19,7 @@ from server.storage import (
     LogConflict,
     MemoryStore,
     PlayerRecord,
+    Record,
     SessionHeader,
     StorageUnavailable,
     Store,
@@ -108,6 +110,27 @@ async def test_two_namespaces_on_one_redis_share_nothing(redis_server: RedisServ
         await subscription.close()
     finally:
         await other.close()
+
+
+async def test_a_record_stored_with_a_repairs_field_reads_its_repairs_back(store: RedisStore, raw: Redis) -> None:
+    """Before a game's own sums were ``counter:<name>`` fields, a record hash
+    kept Broken Deck's repairs as ``repairs`` (every other game's as 0):
+    such a record reads back with its repairs, and later games add to them."""
+    broken, wordlink = "broken-deck/difficulty=relaxed", "klondike/draw=1,scoring=standard"
+    prefix = f"{store.namespace}:player:{{p1}}:"
+    old: dict[FieldT, EncodableT] = {"games": 2, "wins": 1, "moves": 300, "time_ms": 500_000, "hints": 3, "undos": 4,
+                                     "repairs": 9, "best_moves": 140, "best_time_ms": 400_000}
+    await raw.sadd(prefix + "records", broken, wordlink)
+    await raw.hset(prefix + "record:" + broken, mapping=old)
+    await raw.hset(prefix + "record:" + wordlink, mapping={**old, "repairs": 0})
+    records = await store.records("p1")
+    assert records[broken] == Record(games=2, wins=1, moves=300, time_ms=500_000, hints=3, undos=4,
+                                     counters={"repairs": 9}, best_moves=140, best_time_ms=400_000)
+    assert records[wordlink].counters == {}, "a game that never repaired anything shows no repairs"
+
+    await store.add_result("p1", broken, GameResult(False, 50, 60_000, counters={"repairs": 2}))
+    assert (await store.records("p1"))[broken].counters == {"repairs": 11}
+    assert await raw.hmget(prefix + "record:" + broken, ["repairs", "counter:repairs", "games"]) == [b"9", b"2", b"3"]
 
 
 async def test_finished_sessions_carry_an_expiry_and_live_ones_none(store: RedisStore, raw: Redis) -> None:
