@@ -19,7 +19,16 @@ same deals in the same run, at the same time (a second process, so both
 share the machine's load), e.g. the last commit's, exported with
 ``git archive HEAD engine server | tar -x -C DIR``, with
 ``--baseline-budget`` nodes per deal (default: the 300,000 it shipped
-with), and prints its figures and the ratios beside this one's.
+with), on the first ``--baseline-deals`` deals (default all: a pure-Python
+baseline spends the full 10 s on each deal it leaves undecided), and
+prints its figures and the ratios beside this one's on those deals.
+
+``--sound-rate`` measures the proof search alone instead: WordLink's
+sound domain searched from deals 1..``--deals`` (draw 1 and 3) on
+``--budget`` nodes (default 20,000), pure Python and compiled on the same
+deals, positions per CPU second of each and their ratio; and the
+compilation's cost, the first search of a process whose numba cache
+directory is empty, then of one whose cache is filled.
 
 Seconds are the CPU time of each process (``time.process_time``): the
 machine is shared, and wall-clock time would measure the neighbours.
@@ -27,6 +36,7 @@ machine is shared, and wall-clock time would measure the neighbours.
     python bench/solver.py [--deals 1000] [--seconds 10] [--budget NODES] [--games klondike-draw3 ...] [--raw]
     python bench/solver.py --games klondike-draw3 --deals 200 --baseline-root /tmp/base
     python bench/solver.py --calibrate     # nodes a 200 ms hint may search
+    python bench/solver.py --sound-rate --deals 30   # compiled vs pure-Python proof search
 
 Checks printed with the table:
 - WordLink draw 3 (unlimited passes, foundation cards may come back): the
@@ -45,6 +55,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from typing import Any, NamedTuple
@@ -59,7 +70,9 @@ from engine.rng import SplitMix64  # noqa: E402
 from engine.solver import UNKNOWN, UNWINNABLE, WON, hint, solve  # noqa: E402
 from engine.solver.certify import seeded_game  # noqa: E402
 from engine.solver.domains import domain_class  # noqa: E402
+from engine.solver.klondike import KlondikeDomain  # noqa: E402
 from engine.solver.pools import VARIANTS  # noqa: E402
+from engine.solver.search import depth_first  # noqa: E402
 from server.progress import ProgressLine  # noqa: E402
 
 BENCHES: dict[str, tuple[str, dict[str, Any]]] = {
@@ -259,10 +272,60 @@ def columns(found: dict[str, Any], total: int) -> str:
     )
 
 
+SOUND_RATE_BUDGET = 20_000
+FIRST_SEARCH = (
+    "import time; started = time.process_time(); import engine;"
+    " from engine.solver.compiled import CompiledSearch; from engine.solver.klondike import KlondikeDomain;"
+    " game = engine.new_game('klondike', 1, draw=3); CompiledSearch(KlondikeDomain(game), game.position).run(1);"
+    " print(time.process_time() - started)"
+)
+"""A process's first compiled search (numba imported, the kernel compiled or loaded), in CPU seconds."""
+
+
+def sound_rate(deals: int, budget: int) -> None:
+    """Positions per CPU second of the sound WordLink search, pure Python
+    beside compiled on the same deals and budget, and the compilation's cost."""
+    from engine.solver.compiled import CompiledSearch, compiled_available
+
+    if not compiled_available():
+        raise SystemExit("numba does not import here (or ARENA_SOLVER_PURE=1): nothing compiled to measure")
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        command = [sys.executable, "-c", FIRST_SEARCH]
+        cold, warm = (float(subprocess.run(command, env=env, capture_output=True, text=True, check=True).stdout) for _ in "12")
+    print(f"first compiled search of a process: {cold:.1f} CPU s with an empty numba cache, {warm:.1f} s with it filled")
+    warm_up = GAMES["klondike"](1, draw=3)
+    CompiledSearch(KlondikeDomain(warm_up), warm_up.position).run(1)
+    print(f"sound search, deals 1-{deals}, {budget:,} nodes each: positions per CPU second")
+    print(f"{'variant':<18}{'pure Python':>13}{'compiled':>12}{'ratio':>8}{'median ratio':>14}{'same answers':>14}")
+    for draw in (1, 3):
+        totals = {"python": [0, 0.0], "compiled": [0, 0.0]}
+        ratios, same = [], 0
+        for deal in range(1, deals + 1):
+            game = GAMES["klondike"](deal, draw=draw)
+            started = time.process_time()
+            python = depth_first(KlondikeDomain(game), game.position).run(budget)
+            between = time.process_time()
+            compiled = CompiledSearch(KlondikeDomain(game), game.position).run(budget)
+            ended = time.process_time()
+            same += python == compiled
+            for name, found, spent in (("python", python, between - started), ("compiled", compiled, ended - between)):
+                totals[name][0] += found.nodes
+                totals[name][1] += spent
+            ratios.append(((python.nodes / max(between - started, 1e-9)), compiled.nodes / max(ended - between, 1e-9)))
+        rate = {name: nodes / max(seconds, 1e-9) for name, (nodes, seconds) in totals.items()}
+        median = statistics.median(fast / slow for slow, fast in ratios)
+        print(
+            f"{f'klondike-draw{draw}':<18}{rate['python']:>13,.0f}{rate['compiled']:>12,.0f}"
+            f"{rate['compiled'] / rate['python']:>7.1f}x{median:>13.1f}x{f'{same}/{deals}':>14}"
+        )
+
+
 def start_baseline(args: argparse.Namespace) -> subprocess.Popen[str]:
     """This bench in ``--per-deal`` mode on the solver at ``--baseline-root``
     (first on its module path), running while this process measures."""
-    command = [sys.executable, os.path.abspath(__file__), "--per-deal", "--deals", str(args.deals)]
+    deals = args.baseline_deals or args.deals
+    command = [sys.executable, os.path.abspath(__file__), "--per-deal", "--deals", str(deals)]
     command += ["--budget", str(args.baseline_budget), "--seconds", str(args.seconds), "--games", *args.games]
     if args.raw:
         command.append("--raw")
@@ -283,14 +346,15 @@ def baseline_rows(process: subprocess.Popen[str], games: list[str]) -> list[dict
 
 
 def compare(rows: list[dict[str, Any]], baselines: list[dict[str, Any]], args: argparse.Namespace) -> None:
-    """The baseline run's figures beside this run's, deal for deal, and the ratios."""
+    """The baseline run's figures beside this run's on the deals it ran, and the ratios."""
     print(f"baseline measured in this run: the solver at {args.baseline_root}, {args.baseline_budget:,} nodes per deal")
     for row, before in zip(rows, baselines):
-        found, old = figures(row["results"], args.seconds), figures(before["results"], args.seconds)
+        deals = len(before["results"])
+        found, old = figures(row["results"][:deals], args.seconds), figures(before["results"], args.seconds)
         undecided = (1 - found["decided"]) / max(1 - old["decided"], 1e-9)
-        print(f"{row['name'] + ' baseline':<22}{columns(old, args.deals)}")
+        print(f"{row['name'] + f' baseline 1-{deals}':<30}{columns(old, deals)}")
         print(
-            f"{row['name'] + ' now':<22}{columns(found, args.deals)}"
+            f"{row['name'] + f' now 1-{deals}':<30}{columns(found, deals)}"
             f"   undecided x{undecided:.2f}, median x{found['median'] / max(old['median'], 1e-9):.2f},"
             f" p95 x{found['p95'] / max(old['p95'], 1e-9):.2f}"
         )
@@ -307,11 +371,16 @@ def main() -> int:
     parser.add_argument("--raw", action="store_true", help="shuffle seeds 1..N, without Broken Deck's deal table")
     parser.add_argument("--baseline-root", help="a source tree (engine/, server/) whose solver to run beside this one")
     parser.add_argument("--baseline-budget", type=int, default=SHIPPED_BUDGET, help="its nodes per deal (default 300,000)")
+    parser.add_argument("--baseline-deals", type=int, help="deals 1..N for the baseline (default: --deals)")
+    parser.add_argument("--sound-rate", action="store_true", help="compiled vs pure-Python proof search speed instead")
     parser.add_argument("--per-deal", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--calibrate", action="store_true", help="measure the hint budget instead")
     args = parser.parse_args()
     if args.calibrate:
         calibrate(min(args.deals, 20))
+        return 0
+    if args.sound_rate:
+        sound_rate(args.deals, SOUND_RATE_BUDGET if args.budget == UNLIMITED else args.budget)
         return 0
     baseline = start_baseline(args) if args.baseline_root else None
     rows = [run(name, args.deals, args.budget, args.seconds, args.raw, args.per_deal) for name in args.games]

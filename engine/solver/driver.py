@@ -23,12 +23,21 @@ deal costs about its sound search divided by ``PROOF_SHARE``, where the
 bold search used to take half of the budget first (on WordLink draw 3
 the deals left undecided were nearly all lost ones whose proof needed
 more than the half left: 100,000-140,000 sound nodes).
+
+Where the sound search runs compiled (WordLink with numba,
+``engine.solver.compiled.proof_search``), each round grants it
+``COMPILED_SOUND_FACTOR`` nodes per node of its share: its nodes cost
+that much less CPU, so it keeps about the share of the time it had and
+proves far larger losses.  ``Solution.nodes`` still counts positions
+expanded (so it can exceed the budget there); ``progress`` hears the
+compiled nodes divided by the factor, so it never passes the budget.
 """
 
 from __future__ import annotations
 
 from ..game import Game, Move, Position
 from ..rng import SplitMix64
+from .compiled import COMPILED_SOUND_FACTOR, proof_search
 from .domains import domain_class
 from .search import (
     UNKNOWN,
@@ -80,7 +89,9 @@ def solve(
     if not prove:
         found = bold.run(budget)
         return found if found.result == WON else Solution(UNKNOWN, (), found.nodes)
-    sound = _resumable(sound_domain, start, after, tally.counting("sound"))
+    compiled = proof_search(sound_domain, start, after, tally.counting("sound", COMPILED_SOUND_FACTOR))
+    sound = compiled or _resumable(sound_domain, start, after, tally.counting("sound"))
+    scale = COMPILED_SOUND_FACTOR if compiled else 1
     total = min(ROUND_NODES, budget)
     sound_nodes = 0
     while True:
@@ -88,7 +99,7 @@ def solve(
             found = bold.run(_bold_share(total, domains))
             if found.result == WON:
                 return Solution(WON, found.moves, found.nodes + sound_nodes)
-        proof = sound.run(max(total - bold.nodes, 1))
+        proof = sound.run(scale * max(total - bold.nodes, 1))
         sound_nodes = proof.nodes
         if proof.result != UNKNOWN or total >= budget:
             return Solution(proof.result, proof.moves, bold.nodes + sound_nodes)
@@ -112,14 +123,16 @@ class _Tally:
         self.progress = progress
         self.spent = {"first": 0, "restarts": 0, "sound": 0}
 
-    def counting(self, name: str) -> Progress | None:
-        """A ``progress`` for the search ``name``, which reports its own nodes."""
+    def counting(self, name: str, per_node: int = 1) -> Progress | None:
+        """A ``progress`` for the search ``name``, which reports its own
+        nodes, ``per_node`` of them for one of the budget (the compiled
+        proof search's ``COMPILED_SOUND_FACTOR``)."""
         if self.progress is None:
             return None
         report = self.progress
 
         def heard(nodes: int) -> None:
-            self.spent[name] = nodes
+            self.spent[name] = nodes // per_node
             report(sum(self.spent.values()))
 
         return heard

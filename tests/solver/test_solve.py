@@ -10,7 +10,9 @@ import engine
 from engine.game import WON as GAME_WON
 from engine.solver import UNKNOWN, UNWINNABLE, WON, solve
 from engine.solver.broken_deck import BrokenDeckDomain
+from engine.solver.compiled import PURE_ENV, proof_search
 from engine.solver.domains import domain_class
+from engine.solver.klondike import KlondikeDomain
 from engine.solver.search import best_first, best_first_search, depth_first, search
 from tests.solver.positions import (
     broken_deck_near_win,
@@ -49,9 +51,19 @@ def test_a_position_with_the_two_of_hearts_under_the_three_is_proved_unwinnable(
     assert found.moves == ()
 
 
-def test_a_budget_too_small_gives_unknown_not_a_false_proof() -> None:
+@pytest.mark.parametrize("pure", ["1", "0"])
+def test_a_budget_too_small_gives_unknown_not_a_false_proof(pure: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pure Python (``solve`` itself) and compiled where numba imports (the
+    sound search alone: ``solve`` grants it ``COMPILED_SOUND_FACTOR`` nodes
+    per node of the budget, enough to prove this position on any budget)."""
+    monkeypatch.setenv(PURE_ENV, pure)
     game = klondike_hearts_locked()
-    assert solve(game, budget=2).result == UNKNOWN
+    search = proof_search(KlondikeDomain(game), game.position, None, None)
+    if search is None:
+        assert solve(game, budget=2).result == UNKNOWN
+    else:
+        assert search.run(2).result == UNKNOWN
+        assert search.run(20_000).result == UNWINNABLE
 
 
 @pytest.mark.parametrize(("game_id", "deal"), [("klondike", 4), ("broken-deck", 6), ("chequers", 2), ("laras-game", 2)])

@@ -1,0 +1,226 @@
+"""The sound WordLink search, compiled when numba imports.
+
+``proof_search`` is the one place that picks it: a sound (``bold=False``)
+``KlondikeDomain`` gets a ``CompiledSearch`` when numba imports and the
+environment variable ``ARENA_SOLVER_PURE`` is not ``1``; anything else, or
+no numba, gets the pure-Python ``depth_first`` search as before (the
+fallback stays tested: ``tests/solver/test_compiled_klondike.py``).
+Hints and the bold searches stay in Python: hints must spend the same
+nodes everywhere, and the bold domain's gain is finding wins early, not
+expanding many positions.
+
+``CompiledSearch`` answers exactly what ``depth_first`` over the same
+domain answers for any root and budget: the same result, the same nodes
+and a line of the same moves, because the kernel
+(``engine.solver.klondike_kernel``) generates the same steps in the same
+order and merges the same positions.  The line is rebuilt here from the
+index of the step the kernel chose at each depth by replaying the Python
+domain's ``steps``, so every win is checked against the Python domain at
+run time (a mismatch raises ``CompiledMismatch`` rather than answer
+something the Python search would not), then replayed through the
+checked engine by whoever uses it, as every win is.
+
+The kernel's transposition table stores 64-bit hashes of the domain's key
+in an open-addressing table, not the keys, for the reason ``search.py``
+gives: two different positions with the same hash would be merged and
+the second one never expanded.  With n positions the chance of any such
+pair is about n² / 2^65: below 3 in 10,000 even for the 100 million
+positions no budget here reaches (a proving solve's 300,000-node default
+allows at most ``COMPILED_SOUND_FACTOR`` × 150,000 = 7.5 million sound
+positions, a chance below 2 in a million), the same order as the Python
+search's own ``hash`` of the key; and a win, the claim a player sees
+played, is replayed move by move.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from typing import Any
+
+from ..game import Move, Position
+from ..games.klondike import FOUNDATIONS, STOCK, TABLEAU, WASTE
+from .klondike import KlondikeDomain
+from .search import UNKNOWN, UNWINNABLE, WON, Domain, Progress, Solution
+
+PURE_ENV = "ARENA_SOLVER_PURE"
+"""Set to ``1`` to run the pure-Python proof search even where numba imports."""
+COMPILED_SOUND_FACTOR = 50
+"""How many compiled sound nodes a proving solve grants for each node of
+its sound share (``engine.solver.driver``): a compiled expansion costs
+about a fiftieth of a Python one, so the sound search keeps the same
+share of the CPU time it had, and proves losses fifty times larger."""
+PROGRESS_CHUNK = 50_000
+"""Nodes the kernel expands between two calls of ``progress`` (about a tenth of a second)."""
+MOST_NODES = 1 << 62
+"""Budgets beyond it (an unlimited solve's, times ``COMPILED_SOUND_FACTOR``) are cut to it: the kernel counts in 64 bits."""
+FIRST_TABLE = 1 << 16
+FIRST_DEPTH = 256
+NMOVES, CURSOR = 9, 10
+"""Where ``_stack_arrays`` puts the step counts and the cursors."""
+
+
+class CompiledMismatch(RuntimeError):
+    """The compiled search chose a step the Python domain does not have:
+    a bug in the kernel, never a property of the deal."""
+
+
+@cache
+def _kernel() -> Any:
+    """The compiled kernel module, imported at first need (numba takes
+    about a second to import), or None where numba does not import."""
+    try:
+        from . import klondike_kernel
+    except ImportError:
+        return None
+    return klondike_kernel
+
+
+def compiled_available() -> bool:
+    """Whether proofs of WordLink deals run compiled here."""
+    return os.environ.get(PURE_ENV) != "1" and _kernel() is not None
+
+
+def proof_search(domain: Domain, start: Position, after: Move | None, progress: Progress | None) -> CompiledSearch | None:
+    """The compiled search of a sound WordLink domain, or None where the
+    pure-Python search runs (another domain, no numba, ``ARENA_SOLVER_PURE=1``,
+    or a column longer than play can build, which the kernel has no room for)."""
+    if not (isinstance(domain, KlondikeDomain) and not domain.bold and compiled_available()):
+        return None
+    if max(len(start.piles[pile]) for pile in TABLEAU) > _kernel().COLUMN_CARDS - 13:
+        return None
+    return CompiledSearch(domain, start, after=after, progress=progress)
+
+
+class CompiledSearch:
+    """``depth_first(domain, root, after=after)`` for a sound
+    ``KlondikeDomain``, compiled, with ``Resumable``'s ``run`` and
+    ``verdict``: the stack and table stay between calls, so a driver that
+    resumes it on growing budgets spends no node twice."""
+
+    def __init__(
+        self,
+        domain: KlondikeDomain,
+        root: Position,
+        *,
+        after: Move | None = None,
+        progress: Progress | None = None,
+        table_size: int = FIRST_TABLE,
+        depth: int = FIRST_DEPTH,
+    ) -> None:
+        """``table_size`` (a power of two) and ``depth`` are where the table
+        and the stack start; both double when full."""
+        self.domain, self.progress = domain, progress
+        self.verdict: Solution | None = None
+        self.prefix, self.start = domain.forced(root)
+        if self.prefix and self.prefix[0].undoes(after):
+            self.prefix, self.start = (), root
+        if domain.won(self.start):
+            self.verdict = Solution(WON, self.prefix, 0)
+            return
+        root_steps = domain.steps(self.start)
+        kernel = _kernel()
+        self.kernel = kernel
+        self.per_draw = domain.per_draw
+        import numpy
+
+        self.allowed = numpy.zeros(kernel.MAX_MOVES, dtype=numpy.bool_)
+        for index, step in enumerate(root_steps):
+            self.allowed[index] = bool(self.prefix) or not step.moves[0].undoes(after)
+        self.complete = bool(self.allowed[: len(root_steps)].all())
+        self.arrays = _stack_arrays(numpy, depth, self.start)
+        self.table = numpy.zeros(table_size, dtype=numpy.uint64)
+        self.scalars = numpy.zeros(3, dtype=numpy.int64)
+        self.scratch = kernel.new_scratch()
+        kernel.begin(*self.arrays, self.table, self.scalars, self.per_draw, self.scratch)
+        if self.arrays[NMOVES][0] != len(root_steps):
+            raise CompiledMismatch(f"{self.arrays[NMOVES][0]} root steps compiled, {len(root_steps)} in Python")
+
+    @property
+    def nodes(self) -> int:
+        return int(self.scalars[self.kernel.NODES])
+
+    def run(self, budget: int) -> Solution:
+        """The verdict, or ``UNKNOWN`` once ``budget`` nodes (the total) are spent."""
+        if self.verdict is not None:
+            return self.verdict
+        kernel = self.kernel
+        budget = min(budget, MOST_NODES)
+        while True:
+            stop = budget if self.progress is None else min(budget, self.nodes + PROGRESS_CHUNK)
+            status = kernel.advance(*self.arrays, self.allowed, self.table, self.scalars, stop, self.per_draw, self.scratch)
+            if status == kernel.GROW_TABLE:
+                self.table = kernel.grown_table(self.table)
+            elif status == kernel.GROW_STACK:
+                self.arrays = _deeper(self.arrays)
+            elif status == kernel.BUDGET_SPENT:
+                if self.progress is not None:
+                    self.progress(self.nodes)
+                if self.nodes >= budget:
+                    return Solution(UNKNOWN, (), self.nodes)
+            elif status == kernel.EXHAUSTED:
+                self.verdict = Solution(UNWINNABLE if self.complete else UNKNOWN, (), self.nodes)
+                return self.verdict
+            else:
+                self.verdict = Solution(WON, self.prefix + self._line(), self.nodes)
+                return self.verdict
+
+    def _line(self) -> tuple[Move, ...]:
+        """The moves of the kernel's path, replayed through the Python
+        domain's steps: the index chosen at each depth (the cursor has
+        moved past it, except at the top, where the win was found)."""
+        cursor, nmoves = self.arrays[CURSOR], self.arrays[NMOVES]
+        depth = int(self.scalars[self.kernel.DEPTH])
+        chosen = [int(cursor[level]) - 1 for level in range(depth)] + [int(cursor[depth])]
+        moves: list[Move] = []
+        pos = self.start
+        for level, index in enumerate(chosen):
+            steps = self.domain.steps(pos)
+            if len(steps) != nmoves[level] or index >= len(steps):
+                raise CompiledMismatch(f"depth {level}: {nmoves[level]} steps compiled, {len(steps)} in Python")
+            moves.extend(steps[index].moves)
+            pos = steps[index].position
+        if not self.domain.won(pos):
+            raise CompiledMismatch("the compiled line does not win in the Python domain")
+        return tuple(moves)
+
+
+def _stack_arrays(np: Any, depth: int, start: Position) -> list[Any]:
+    """The kernel's per-depth arrays (``klondike_kernel``'s docstring),
+    ``depth`` deep, with ``start`` at depth 0."""
+    from .klondike_kernel import COLUMN_CARDS, MAX_MOVES, TALON_CARDS
+
+    int16 = np.int16
+    cols = np.zeros((depth, 7, COLUMN_CARDS), dtype=int16)
+    clen = np.zeros((depth, 7), dtype=int16)
+    cdown = np.zeros((depth, 7), dtype=int16)
+    talon = np.zeros((depth, TALON_CARDS), dtype=int16)
+    tlen = np.zeros(depth, dtype=int16)
+    ptr = np.zeros(depth, dtype=int16)
+    height = np.zeros((depth, 4), dtype=int16)
+    hashes = np.zeros((depth, 8), dtype=np.uint64)
+    moves = np.zeros((depth, MAX_MOVES, 4), dtype=int16)
+    nmoves = np.zeros(depth, dtype=np.int64)
+    cursor = np.zeros(depth, dtype=np.int64)
+    piles, down = start.piles, start.down
+    for column, pile in enumerate(TABLEAU):
+        cols[0, column, : len(piles[pile])] = piles[pile]
+        clen[0, column] = len(piles[pile])
+        cdown[0, column] = down[pile]
+    cards = piles[WASTE] + piles[STOCK][::-1]
+    talon[0, : len(cards)] = cards
+    tlen[0], ptr[0] = len(cards), len(piles[WASTE])
+    height[0] = [len(piles[f]) for f in FOUNDATIONS]
+    return [cols, clen, cdown, talon, tlen, ptr, height, hashes, moves, nmoves, cursor]
+
+
+def _deeper(arrays: list[Any]) -> list[Any]:
+    """The same arrays with twice the depth, the stack kept."""
+    import numpy as np
+
+    grown = []
+    for array in arrays:
+        bigger = np.zeros((2 * array.shape[0],) + array.shape[1:], dtype=array.dtype)
+        bigger[: array.shape[0]] = array
+        grown.append(bigger)
+    return grown
