@@ -73,7 +73,8 @@ class Scratch(NamedTuple):
     met: np.ndarray
     safe: np.ndarray
     dirty: np.ndarray
-    order: np.ndarray
+    wants: np.ndarray
+    ranked: np.ndarray
 
 
 def new_scratch() -> Scratch:
@@ -83,7 +84,8 @@ def new_scratch() -> Scratch:
         met=np.zeros(TALON_CARDS + 1, dtype=np.bool_),
         safe=np.zeros(4, dtype=np.bool_),
         dirty=np.zeros(8, dtype=np.bool_),
-        order=np.zeros(7, dtype=np.uint64),
+        wants=np.zeros(7, dtype=np.int64),
+        ranked=np.zeros(MAX_MOVES, dtype=np.int64),
     )
 
 
@@ -108,11 +110,13 @@ def _column_hash(cols, clen, cdown, d, c):
 
 
 @njit(cache=True, nogil=True)
-def position_hash(cols, clen, cdown, talon, tlen, ptr, hashes, d, per_draw, dirty, order):
+def position_hash(cols, clen, cdown, talon, tlen, ptr, hashes, d, per_draw, dirty):
     """The 64-bit hash of ``KlondikeDomain.key`` at depth ``d``: the talon,
-    the pointer only when off-cycle, the columns as a multiset (each
-    column's hash, sorted), the foundations left out.  Equal keys hash
-    equal; ``engine.solver.compiled`` says why collisions do not matter.
+    the pointer only when off-cycle, the columns as a multiset (the sum
+    of the columns' hashes, which no order of the columns changes), the
+    foundations left out.  Equal keys hash equal; for different ones the
+    sum of independent-looking 64-bit hashes collides like one, and
+    ``engine.solver.compiled`` says why collisions do not matter.
     ``hashes[d]`` keeps each column's hash (0-6) and the talon's (7),
     recomputed only where ``dirty`` says the pile changed: a step changes
     one or two piles, and hashing all 52 cards was most of the time."""
@@ -124,19 +128,12 @@ def position_hash(cols, clen, cdown, talon, tlen, ptr, hashes, d, per_draw, dirt
         for i in range(tlen[d]):
             h = _mix(h, np.uint64(talon[d, i]))
         hashes[d, 7] = h
+    columns = _ZERO
     for c in range(7):
-        value = hashes[d, c]
-        j = c - 1
-        while j >= 0 and order[j] > value:
-            order[j + 1] = order[j]
-            j -= 1
-        order[j + 1] = value
+        columns += hashes[d, c]
     pointer = ptr[d]
     off_cycle = pointer % per_draw != 0 and pointer != tlen[d]
-    h = _mix(hashes[d, 7], np.uint64(pointer if off_cycle else 0))
-    for c in range(7):
-        h = _mix(h, order[c])
-    return h
+    return _mix(_mix(hashes[d, 7], np.uint64(pointer if off_cycle else 0)), columns)
 
 
 @njit(cache=True, nogil=True)
@@ -148,10 +145,25 @@ def _fits(card, target):
 
 
 @njit(cache=True, nogil=True)
-def _accepts(cols, clen, cdown, d, dst, card):
-    """Whether column ``dst`` is in ``Klondike._targets``' ``wanted`` for ``card``."""
-    size = clen[d, dst]
-    return size > cdown[d, dst] and _fits(card, cols[d, dst, size - 1])
+def _fit_key(card):
+    """``FITS_KEY[card]``: rank and colour in one number."""
+    suit = card >> 4
+    return (card & 15) * 2 + (suit == 1 or suit == 2)
+
+
+@njit(cache=True, nogil=True)
+def _wanted(cols, clen, cdown, d, wants):
+    """``Klondike._targets``' ``wanted`` turned round: for each column the
+    ``_fit_key`` of the card it takes (``ACCEPTS_KEY`` of its top), -1
+    for an empty column or one with no face-up card."""
+    for dst in range(7):
+        size = clen[d, dst]
+        if size > cdown[d, dst]:
+            top = cols[d, dst, size - 1]
+            suit = top >> 4
+            wants[dst] = ((top & 15) - 1) * 2 + (not (suit == 1 or suit == 2))
+        else:
+            wants[dst] = -1
 
 
 @njit(cache=True, nogil=True)
@@ -239,7 +251,7 @@ def _add(cand, n, order, within, src, dst, count, pointer):
 
 
 @njit(cache=True, nogil=True)
-def _pile_moves(cols, clen, cdown, height, d, cand, empty, nempty):
+def _pile_moves(cols, clen, cdown, height, d, cand, empty, nempty, wants):
     """``KlondikeDomain._pile_moves`` (sound): column moves, then foundation cards coming down."""
     n = 0
     for src in range(7):
@@ -256,12 +268,13 @@ def _pile_moves(cols, clen, cdown, height, d, cand, empty, nempty):
         index = size - 1
         while True:
             card = cols[d, src, index]
+            key = _fit_key(card)
             count = size - index
             order, within = 5, 0
             if index == first_up:
                 order, within = (0, -index) if index else (4, 0)
             for dst in range(7):
-                if dst != src and _accepts(cols, clen, cdown, d, dst, card):
+                if dst != src and wants[dst] == key:
                     n = _add(cand, n, order, within, src, dst, count, 0)
             if (card & 15) == 13 and index:
                 for e in range(nempty):
@@ -272,9 +285,9 @@ def _pile_moves(cols, clen, cdown, height, d, cand, empty, nempty):
     for suit in range(4):
         level = height[d, suit]
         if level:
-            card = suit * 16 + level
+            key = _fit_key(suit * 16 + level)
             for dst in range(7):
-                if _accepts(cols, clen, cdown, d, dst, card):
+                if wants[dst] == key:
                     n = _add(cand, n, 6, 0, FOUNDATION + suit, dst, 1, 0)
             if level == 13:
                 for e in range(nempty):
@@ -283,7 +296,7 @@ def _pile_moves(cols, clen, cdown, height, d, cand, empty, nempty):
 
 
 @njit(cache=True, nogil=True)
-def _waste_plays(cols, clen, cdown, talon, tlen, ptr, height, d, per_draw, cand, n, empty, nempty, met):
+def _waste_plays(talon, tlen, ptr, height, d, per_draw, cand, n, empty, nempty, met, wants):
     """``KlondikeDomain._waste_plays``: for each pointer of ``reachable_pointers``
     (fewest draws, one trip), the card there to its foundation, then to
     the columns that take it, then a King to the first empty column."""
@@ -300,8 +313,9 @@ def _waste_plays(cols, clen, cdown, talon, tlen, ptr, height, d, per_draw, cand,
             suit = card >> 4
             if (card & 15) == height[d, suit] + 1:
                 n = _add(cand, n, 2, draws, WASTE_SOURCE, FOUNDATION + suit, 1, pointer)
+            key = _fit_key(card)
             for dst in range(7):
-                if _accepts(cols, clen, cdown, d, dst, card):
+                if wants[dst] == key:
                     n = _add(cand, n, 3, draws, WASTE_SOURCE, dst, 1, pointer)
             if (card & 15) == 13 and nempty:
                 n = _add(cand, n, 3, draws, WASTE_SOURCE, empty[0], 1, pointer)
@@ -315,23 +329,26 @@ def generate(cols, clen, cdown, talon, tlen, ptr, height, moves, nmoves, d, per_
     """``KlondikeDomain.steps`` (sound) at depth ``d``: the pile moves, then
     the waste plays, sorted stably by their rank in the move order (an
     insertion sort: the ranks are unique and most lists short)."""
-    cand, empty, met = scratch.cand, scratch.empty, scratch.met
+    cand, empty, met, wants = scratch.cand, scratch.empty, scratch.met, scratch.wants
+    _wanted(cols, clen, cdown, d, wants)
     nempty = 0
     for c in range(7):
         if clen[d, c] == 0:
             empty[nempty] = c
             nempty += 1
-    n = _pile_moves(cols, clen, cdown, height, d, cand, empty, nempty)
-    n = _waste_plays(cols, clen, cdown, talon, tlen, ptr, height, d, per_draw, cand, n, empty, nempty, met)
-    for i in range(1, n):
+    n = _pile_moves(cols, clen, cdown, height, d, cand, empty, nempty, wants)
+    n = _waste_plays(talon, tlen, ptr, height, d, per_draw, cand, n, empty, nempty, met, wants)
+    ranked = scratch.ranked
+    for i in range(n):
+        rank = cand[i, 0]
         j = i
-        while j > 0 and cand[j - 1, 0] > cand[j, 0]:
-            for k in range(5):
-                cand[j - 1, k], cand[j, k] = cand[j, k], cand[j - 1, k]
+        while j > 0 and cand[ranked[j - 1], 0] > rank:
+            ranked[j] = ranked[j - 1]
             j -= 1
+        ranked[j] = i
     for i in range(n):
         for k in range(4):
-            moves[d, i, k] = cand[i, k + 1]
+            moves[d, i, k] = cand[ranked[i], k + 1]
     nmoves[d] = n
 
 
@@ -421,7 +438,7 @@ def grown_table(table):
 def begin(cols, clen, cdown, talon, tlen, ptr, height, hashes, moves, nmoves, cursor, table, scalars, per_draw, scratch):
     """The root (depth 0) entered: its key seen, its steps generated, one node counted."""
     scratch.dirty[:] = True
-    h = position_hash(cols, clen, cdown, talon, tlen, ptr, hashes, 0, per_draw, scratch.dirty, scratch.order)
+    h = position_hash(cols, clen, cdown, talon, tlen, ptr, hashes, 0, per_draw, scratch.dirty)
     _seen_or_add(table, h, True)
     generate(cols, clen, cdown, talon, tlen, ptr, height, moves, nmoves, 0, per_draw, scratch)
     cursor[0] = 0
@@ -441,7 +458,7 @@ def advance(
     expanded.  At the root only steps ``allowed`` are tried (those that do
     not undo the move before it).  A step stopped at by the budget or a
     request for room is tried again by the next call."""
-    safe, dirty, order = scratch.safe, scratch.dirty, scratch.order
+    safe, dirty = scratch.safe, scratch.dirty
     depth = scalars[DEPTH]
     nodes = scalars[NODES]
     used = scalars[USED]
@@ -469,7 +486,7 @@ def advance(
         if _won(height, depth + 1):
             status = WON
             break
-        h = position_hash(cols, clen, cdown, talon, tlen, ptr, hashes, depth + 1, per_draw, dirty, order)
+        h = position_hash(cols, clen, cdown, talon, tlen, ptr, hashes, depth + 1, per_draw, dirty)
         if _seen_or_add(table, h, False):
             cursor[depth] = i + 1
             continue
