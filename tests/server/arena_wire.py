@@ -27,6 +27,10 @@ from protocol import to_server as ts
 # while a loaded machine (a daily proof in a worker process at load 15 on
 # 2 cores) can take well over 10 s to answer one request.
 WAIT_SECONDS = 60.0
+SEARCH_WAIT_SECONDS = 600.0
+"""The hang bound for a reply that waits on a whole real search (an
+analysis of a long line, say): searches run in worker processes at a
+lower priority, so beside two CPU burners one took over 60 s."""
 
 
 class WireClient:

@@ -9,7 +9,7 @@ from typing import Any, AsyncIterator, Callable
 import pytest
 from tests.server.arena_positions import REPAIRS, broken_deck_two_halves_left
 from tests.server.arena_servers import ClientFactory, make_settings
-from tests.server.arena_wire import WAIT_SECONDS, Mirror, WireClient
+from tests.server.arena_wire import SEARCH_WAIT_SECONDS, WAIT_SECONDS, Mirror, WireClient
 
 import engine
 from protocol import ErrorCode
@@ -270,10 +270,10 @@ async def test_watchers_share_a_running_analysis_and_a_full_queue_refuses_more(
         quick, _ = await player.new_game(deal=5, options={"draw": 1})
         await player.request(ts.Resign, game_id=quick.game_id)
 
-        first = asyncio.ensure_future(player.request(ts.Analyse, game_id=slow.game_id))
+        first = asyncio.ensure_future(player.request(ts.Analyse, SEARCH_WAIT_SECONDS, game_id=slow.game_id))
         async with asyncio.timeout(WAIT_SECONDS):
             await analyses.asked.wait()
-        shared = asyncio.ensure_future(spectator.request(ts.Analyse, game_id=slow.game_id))
+        shared = asyncio.ensure_future(spectator.request(ts.Analyse, SEARCH_WAIT_SECONDS, game_id=slow.game_id))
         busy = await spectator.request(ts.Analyse, game_id=quick.game_id)
         assert busy.type == "error" and busy.code == ErrorCode.UNAVAILABLE and busy.reason == "analysis_busy"
         analyses.release.set()
@@ -281,7 +281,7 @@ async def test_watchers_share_a_running_analysis_and_a_full_queue_refuses_more(
         assert mine.type == theirs.type == "analysis" and mine.verdict == "lost_at"
         assert mine.model_dump(exclude={"id"}) == theirs.model_dump(exclude={"id"})
         assert server.hub.metrics.registry.get_sample_value("arena_analysis_seconds_count") == 1
-        after = await spectator.request(ts.Analyse, game_id=quick.game_id)
+        after = await spectator.request(ts.Analyse, SEARCH_WAIT_SECONDS, game_id=quick.game_id)
         assert after.type == "analysis", "the queue has room again"
     finally:
         await player.close()
