@@ -21,13 +21,22 @@ from typing import Any, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from engine.solver.compiled import PURE_ENV as SOLVER_PURE_VARIABLE
+
 ENV_PREFIX = "ARENA_"
 DEFAULT_STATIC_DIR = Path(__file__).resolve().parent.parent / "client" / "web"
-CLIENT_VARIABLES = {
-    "ARENA_SERVER": "the server the terminal client connects to (its --server)",
-    "ARENA_TOKEN": "the identity the terminal client plays as (its --token)",
+OTHER_VARIABLES = {
+    "ARENA_SERVER": ("client", "the server the terminal client connects to (its --server)"),
+    "ARENA_TOKEN": ("client", "the identity the terminal client plays as (its --token)"),
+    SOLVER_PURE_VARIABLE: (
+        "solver",
+        "1: proofs of WordLink deals run the pure-Python search even where numba imports (docs/solver.md)",
+    ),
 }
-"""``ARENA_*`` variables of the client commands: known, so never refused, but not server settings."""
+"""``ARENA_*`` variables read by the client commands or the solver, by name:
+who reads them and what they mean.  Known, so never refused, but not
+server settings (the solver runs in the server's worker processes too, and
+reads its variable itself, as the engine takes no settings)."""
 
 
 class SettingsError(ValueError):
@@ -188,7 +197,7 @@ class Settings(BaseModel):
 
 def known_variables() -> list[str]:
     """Every ``ARENA_*`` variable that means something."""
-    return [env_name(name) for name in Settings.model_fields] + sorted(CLIENT_VARIABLES)
+    return [env_name(name) for name in Settings.model_fields] + sorted(OTHER_VARIABLES)
 
 
 def unknown_variables(source: Mapping[str, str]) -> None:

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from server.settings import CLIENT_VARIABLES, ENV_PREFIX, Settings, SettingsError, env_name
+from server.settings import OTHER_VARIABLES, ENV_PREFIX, Settings, SettingsError, env_name
 from server.storage import open_store
 from server.storage.memory import MemoryStore
 
@@ -61,8 +61,8 @@ def test_a_misspelt_variable_is_refused_with_the_closest_real_one() -> None:
     )
 
 
-def test_the_client_variables_are_not_refused_by_the_server() -> None:
-    assert Settings.from_env({name: "x" for name in CLIENT_VARIABLES}) == Settings()
+def test_the_client_and_solver_variables_are_not_refused_by_the_server() -> None:
+    assert Settings.from_env({name: "x" for name in OTHER_VARIABLES}) == Settings()
 
 
 def test_without_redis_the_store_is_in_memory() -> None:

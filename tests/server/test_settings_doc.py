@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from server.settings import CLIENT_VARIABLES, DEFAULT_STATIC_DIR, Settings, env_name
+from server.settings import OTHER_VARIABLES, DEFAULT_STATIC_DIR, Settings, env_name
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "settings.md"
 MARKERS = ("<!-- settings:begin -->\n", "<!-- settings:end -->")
@@ -31,8 +31,8 @@ def settings_table() -> str:
     rows = ["| variable | default | meaning |", "|---|---|---|"]
     for name, field in Settings.model_fields.items():
         rows.append(f"| `{env_name(name)}` | {_default(name, field.default)} | {field.description} |")
-    for name, meaning in sorted(CLIENT_VARIABLES.items()):
-        rows.append(f"| `{name}` | (client) | {meaning} |")
+    for name, (reader, meaning) in sorted(OTHER_VARIABLES.items()):
+        rows.append(f"| `{name}` | ({reader}) | {meaning} |")
     return "\n".join(rows)
 
 
