@@ -1,4 +1,4 @@
-"""Shared fixtures: a real redis-server."""
+"""Shared fixtures: a real redis-server, and the compiled solver ready."""
 
 from __future__ import annotations
 
@@ -9,6 +9,10 @@ from uuid import uuid4
 import pytest
 
 from tests.redis_server import RedisClusterServers, RedisServer, RedisServerMissing
+
+import engine
+from engine.solver.compiled import proof_search
+from engine.solver.klondike import KlondikeDomain
 
 Made = TypeVar("Made")
 
@@ -27,6 +31,20 @@ def _or_skip(make: Callable[[], Made]) -> Made:
 
 def _new_redis_server(*, persistent: bool = False) -> RedisServer:
     return _or_skip(lambda: RedisServer(persistent=persistent))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def compiled_solver() -> None:
+    """Compile the WordLink proof kernel once, before any test's time bound
+    runs.  numba caches the machine code on disk, so the server's worker
+    processes then load it in a fraction of a second; without this the
+    first proofs of a fresh clone compile it in several workers at once,
+    about 10 s each on a quiet machine, and far longer beside CPU burners,
+    inside requests that tests wait on."""
+    game = engine.new_game("klondike", 1, draw=3)
+    search = proof_search(KlondikeDomain(game), game.position, None, None)
+    if search is not None:
+        search.run(1)
 
 
 @pytest.fixture(scope="session")
