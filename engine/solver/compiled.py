@@ -26,10 +26,10 @@ gives: two different positions with the same hash would be merged and
 the second one never expanded.  With n positions the chance of any such
 pair is about n² / 2^65: below 3 in 10,000 even for the 100 million
 positions no budget here reaches (a proving solve's 300,000-node default
-allows at most ``COMPILED_SOUND_FACTOR`` × 150,000 = 7.5 million sound
-positions, a chance below 2 in a million), the same order as the Python
-search's own ``hash`` of the key; and a win, the claim a player sees
-played, is replayed move by move.
+allows at most ``COMPILED_SOUND_FACTOR`` × 150,000 = 3 million sound
+positions, a chance below 1 in 4 million, in a table of 64 MB), the same
+order as the Python search's own ``hash`` of the key; and a win, the
+claim a player sees played, is replayed move by move.
 """
 
 from __future__ import annotations
@@ -45,11 +45,16 @@ from .search import UNKNOWN, UNWINNABLE, WON, Domain, Progress, Solution
 
 PURE_ENV = "ARENA_SOLVER_PURE"
 """Set to ``1`` to run the pure-Python proof search even where numba imports."""
-COMPILED_SOUND_FACTOR = 50
+COMPILED_SOUND_FACTOR = 20
 """How many compiled sound nodes a proving solve grants for each node of
 its sound share (``engine.solver.driver``): a compiled expansion costs
-about a fiftieth of a Python one, so the sound search keeps the same
-share of the CPU time it had, and proves losses fifty times larger."""
+about a twentieth of a Python one (``python bench/solver.py
+--sound-rate``: 17-19x on deals 1-10), so a node of any budget still
+costs about the same CPU time (``DEFAULT_BUDGET``'s 10 s, ``arena
+solve``'s estimate stay true), the sound search keeps its share of that
+time, and it proves losses twenty times larger.  Bigger factors took
+time from the bold search's wins: on draw-3 deals 1-200, 20 decided
+92.0%, 50 92.5%, 200 90.5% (docs/solver.md)."""
 PROGRESS_CHUNK = 50_000
 """Nodes the kernel expands between two calls of ``progress`` (about a tenth of a second)."""
 MOST_NODES = 1 << 62

@@ -55,7 +55,7 @@ def test_a_position_with_the_two_of_hearts_under_the_three_is_proved_unwinnable(
 def test_a_budget_too_small_gives_unknown_not_a_false_proof(pure: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Pure Python (``solve`` itself) and compiled where numba imports (the
     sound search alone: ``solve`` grants it ``COMPILED_SOUND_FACTOR`` nodes
-    per node of the budget, enough to prove this position on any budget)."""
+    per node of the budget, which prove this small position on a budget of 2)."""
     monkeypatch.setenv(PURE_ENV, pure)
     game = klondike_hearts_locked()
     search = proof_search(KlondikeDomain(game), game.position, None, None)

@@ -227,8 +227,8 @@ def test_analysis_claims_no_certainty_where_nothing_was_lost() -> None:
 def test_analysis_is_certain_only_with_a_proof(monkeypatch: pytest.MonkeyPatch) -> None:
     """The K♥ into the only empty column loses: proven with a budget that
     exhausts the position after it, not with one that cannot (in pure
-    Python: compiled, a 3-node budget grants the proof search 150 nodes,
-    which prove this loss)."""
+    Python: compiled, a 3-node budget grants the proof search
+    ``COMPILED_SOUND_FACTOR`` times as many, which prove this loss)."""
     game = klondike_hearts_locked(empty_seventh=True)
     line = ["draw", "draw", "draw", "draw", "w-t7", "draw"]
     proven = analyse("klondike", 1, game.options, line, 20_000, start=game.position)
