@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import os
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..game import Move, Position
 from ..games.klondike import FOUNDATIONS, STOCK, TABLEAU, WASTE
@@ -136,7 +136,7 @@ class CompiledSearch:
         self.arrays = _stack_arrays(numpy, depth, self.start)
         self.table = numpy.zeros(table_size, dtype=numpy.uint64)
         self.scalars = numpy.zeros(3, dtype=numpy.int64)
-        self.scratch = kernel.new_scratch()
+        self.scratch = _scratch(numpy)
         kernel.begin(*self.arrays, self.table, self.scalars, self.per_draw, self.scratch)
         if self.arrays[NMOVES][0] != len(root_steps):
             raise CompiledMismatch(f"{self.arrays[NMOVES][0]} root steps compiled, {len(root_steps)} in Python")
@@ -188,6 +188,33 @@ class CompiledSearch:
         if not self.domain.won(pos):
             raise CompiledMismatch("the compiled line does not win in the Python domain")
         return tuple(moves)
+
+
+class Scratch(NamedTuple):
+    """Working arrays the kernel reuses instead of allocating per position
+    (numpy arrays; numpy is imported with the kernel, at first need)."""
+
+    cand: Any
+    empty: Any
+    met: Any
+    safe: Any
+    dirty: Any
+    wants: Any
+    ranked: Any
+
+
+def _scratch(np: Any) -> Scratch:
+    from .klondike_kernel import MAX_MOVES, TALON_CARDS
+
+    return Scratch(
+        cand=np.zeros((MAX_MOVES, 5), dtype=np.int64),
+        empty=np.zeros(7, dtype=np.int64),
+        met=np.zeros(TALON_CARDS + 1, dtype=np.bool_),
+        safe=np.zeros(4, dtype=np.bool_),
+        dirty=np.zeros(8, dtype=np.bool_),
+        wants=np.zeros(7, dtype=np.int64),
+        ranked=np.zeros(MAX_MOVES, dtype=np.int64),
+    )
 
 
 def _stack_arrays(np: Any, depth: int, start: Position) -> list[Any]:
