@@ -135,7 +135,10 @@ async def test_a_race_between_two_clients_from_the_lobby_to_the_results_and_a_re
 
 
 async def test_race_refusals_raise_the_class_of_their_code_and_change_nothing(arena_factory: ServerFactory) -> None:
-    arena = await arena_factory(race_limit=2, race_countdown_seconds=30)
+    # The countdown must outlast the test, which ends in it: beside two CPU
+    # burners the winnable deal's proof once took longer than a 30 s
+    # countdown, and the race was running by the time cat asked to watch.
+    arena = await arena_factory(race_limit=2, race_countdown_seconds=3600)
     async with (
         ArenaClient(arena.url, name="ann", timeout=PROOF_SECONDS) as ann,
         ArenaClient(arena.url, name="bob") as bob,
