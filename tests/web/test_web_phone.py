@@ -10,7 +10,7 @@ from typing import Any, AsyncIterator
 
 import pytest
 from playwright.async_api import Page, ViewportSize
-from tests.web.web_harness import Site, cards_settled, open_site, sign_in, start_from_lobby
+from tests.web.web_harness import PROVEN_START_MS, Site, cards_settled, open_site, sign_in, start_from_lobby
 
 pytestmark = pytest.mark.browser
 
@@ -83,6 +83,7 @@ async def started_phone_race(site: Site, phone: ViewportSize) -> tuple[Page, Pag
     await host.click('.tile[data-game="klondike"]')
     await host.select_option("#race-deal", "winnable")
     await host.click("#create-race")
+    await host.wait_for_selector("#race-invite-code", timeout=PROVEN_START_MS)
     code = (await host.inner_text("#race-invite-code")).strip()
     await guest.fill("#race-code", code)
     await guest.click("#join-race")
@@ -91,7 +92,7 @@ async def started_phone_race(site: Site, phone: ViewportSize) -> tuple[Page, Pag
     assert lobby[0] <= lobby[1] == phone["width"], f"the race's lobby overflows: {lobby}"
     await host.click("#start-race")
     for page in (host, guest):
-        await page.wait_for_selector("#board .pile")
+        await page.wait_for_selector("#board .pile", timeout=PROVEN_START_MS)
         await cards_settled(page)
     return host, guest
 

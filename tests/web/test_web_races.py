@@ -21,7 +21,7 @@ from typing import AsyncIterator
 import pytest
 from tests.races.arena_races import DEAL_1_DRAW_1_WIN, WireClient, pin_daily_deal, player
 from playwright.async_api import Page
-from tests.web.web_harness import Site, open_site, sign_in
+from tests.web.web_harness import PROVEN_START_MS, Site, open_site, sign_in
 
 from protocol import to_server as ts
 from server.daily import utc_day
@@ -69,7 +69,7 @@ async def create_race(page: Page, deal: str = "daily") -> str:
     await page.click('.tile[data-game="klondike"]')
     await page.select_option("#race-deal", deal)
     await page.click("#create-race")
-    await page.wait_for_selector("#race-invite-code")
+    await page.wait_for_selector("#race-invite-code", timeout=PROVEN_START_MS)
     return (await page.inner_text("#race-invite-code")).strip()
 
 
@@ -87,7 +87,7 @@ async def started_race(site: Site) -> tuple[Page, Page]:
     await host.wait_for_function("document.querySelectorAll('#racers tbody tr').length === 2")
     await host.click("#start-race")
     for page in (host, guest):
-        await page.wait_for_selector("#board .pile")
+        await page.wait_for_selector("#board .pile", timeout=PROVEN_START_MS)
     return host, guest
 
 
@@ -176,7 +176,7 @@ async def test_the_results_table_follows_the_last_resignation_and_a_rematch_gath
     old_hash = await host.evaluate("location.hash")
     await host.click("#rematch")
     await host.wait_for_function("previous => location.hash !== previous", arg=old_hash)
-    await host.wait_for_selector("#race-invite-code")
+    await host.wait_for_selector("#race-invite-code", timeout=PROVEN_START_MS)
     await guest.click("#open-rematch")
     await guest.wait_for_function("hash => location.hash === hash", arg=await host.evaluate("location.hash"))
     await guest.wait_for_function("document.querySelectorAll('#racers tbody tr').length === 2")
@@ -259,7 +259,7 @@ async def test_a_race_shows_progress_bars_and_ends_with_a_banner_and_results_tha
     await join_race(guest, await create_race(host, deal="winnable"))
     await host.wait_for_function("document.querySelectorAll('#racers tbody tr').length === 2")
     await host.click("#start-race")
-    await host.wait_for_selector("#board .pile")
+    await host.wait_for_selector("#board .pile", timeout=PROVEN_START_MS)
     bars = await host.eval_on_selector_all(
         "#racers .progress[role=progressbar]", "bars => bars.map(b => [b.getAttribute('aria-valuenow'), b.getAttribute('aria-valuemax')])"
     )
