@@ -110,9 +110,14 @@ def counter_field(name: str) -> str:
     return COUNTER_PREFIX + name
 
 
+def _prefixed(values: dict[str, int], prefix: str) -> dict[str, int]:
+    """The fields named ``prefix`` + something, by that something."""
+    return {name.removeprefix(prefix): value for name, value in values.items() if name.startswith(prefix)}
+
+
 def record_of(fields: dict[bytes, bytes]) -> Record:
     values = {text(name): int(value) for name, value in fields.items()}
-    counters = {name[len(COUNTER_PREFIX):]: value for name, value in values.items() if name.startswith(COUNTER_PREFIX)}
+    counters = _prefixed(values, COUNTER_PREFIX)
     for name in LEGACY_COUNTERS:
         if values.get(name):
             counters[name] = counters.get(name, 0) + values[name]
@@ -121,5 +126,5 @@ def record_of(fields: dict[bytes, bytes]) -> Record:
         counters=counters,
         best_moves=values.get("best_moves"),
         best_time_ms=values.get("best_time_ms"),
-        extra={name[len(EXTRA_PREFIX):]: value for name, value in values.items() if name.startswith(EXTRA_PREFIX)},
+        extra=_prefixed(values, EXTRA_PREFIX),
     )
