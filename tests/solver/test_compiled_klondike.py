@@ -23,6 +23,7 @@ from engine.game import Game, Move, Position
 from engine.solver import UNKNOWN, UNWINNABLE, WON, Solution, solve
 from engine.solver.domains import domain_class
 from engine.solver.compiled import PURE_ENV, CompiledSearch, _kernel, proof_search
+from engine.games.klondike import STOCK, TABLEAU
 from engine.solver.klondike import KlondikeDomain
 from engine.solver.search import depth_first
 
@@ -134,3 +135,20 @@ def test_other_domains_and_the_bold_one_stay_in_python() -> None:
     assert proof_search(KlondikeDomain(game, bold=True), game.position, None, None) is None
     broken = engine.new_game("broken-deck", 1)
     assert proof_search(domain_class(broken)(broken), broken.position, None, None) is None
+
+
+@needs_numba
+def test_a_column_longer_than_the_kernels_room_is_searched_in_python() -> None:
+    """A position given as text may hold a column longer than play can
+    build (the kernel has room for 19 cards); it gets the Python search,
+    which still answers."""
+    game = engine.new_game("klondike", 1, draw=3)
+    piles, down = list(game.position.piles), list(game.position.down)
+    first = TABLEAU[0]
+    piles[first] = piles[STOCK][:19] + piles[first]
+    piles[STOCK] = piles[STOCK][19:]
+    down[first] += 19
+    down[STOCK] = len(piles[STOCK])
+    tall = Position(tuple(piles), tuple(down), game.position.aux)
+    assert proof_search(KlondikeDomain(game), tall, None, None) is None
+    assert python_search(game, tall, 50).nodes > 0
