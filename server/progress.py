@@ -1,5 +1,6 @@
 """Progress of long commands (``arena solve``, ``arena deals verify``,
-``arena prepare-dailies``) on standard error, with an ETA.
+``arena prepare-dailies``) and of the benchmarks under ``bench/`` on
+standard error, with an ETA.
 
 On a terminal it is one line rewritten in place, at most ten times a
 second; otherwise (a pipe, a log file, CI) plain lines, at most one per
@@ -34,7 +35,9 @@ class ProgressLine:
     so the rate and the ETA measure this run only.  The last report
     (``done >= total``) is always written; ``finish`` ends a terminal line
     that stopped short (an interrupted or unsuccessful run).  ``stream``
-    defaults to the standard error of the moment it is made.
+    defaults to the standard error of the moment it is made.  ``keep``
+    writes plain lines on a terminal too, for reports that each carry the
+    figures of a finished unit (a benchmark's run) worth keeping on screen.
     """
 
     def __init__(
@@ -45,11 +48,12 @@ class ProgressLine:
         every: float = 0.0,
         start: int = 0,
         eta_label: str = "ETA",
+        keep: bool = False,
     ) -> None:
         self.stream = sys.stderr if stream is None else stream
         self.monotonic = monotonic
         self.started = monotonic()
-        self.live = self.stream.isatty()
+        self.live = self.stream.isatty() and not keep
         self.every = LIVE_INTERVAL if self.live else every
         self.start = start
         self.eta_label = eta_label

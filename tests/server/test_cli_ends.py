@@ -130,6 +130,16 @@ def test_progress_writes_plain_lines_at_most_every_so_often_elsewhere() -> None:
     ]
 
 
+def test_progress_keeps_every_line_on_a_terminal_when_asked() -> None:
+    stream, clock = _Terminal(), _Clock()
+    line = ProgressLine(stream, clock, keep=True)
+    for second, done in ((4, 1), (8, 2)):
+        clock.now = float(second)
+        line(done, 2, "runs")
+    line.finish()
+    assert stream.getvalue() == "1/2 runs  4 s, ETA 4 s\n2/2 runs  8 s\n"
+
+
 def test_deals_verify_writes_to_the_current_directory_when_installed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
