@@ -309,18 +309,18 @@ async def good_players(url: str, count: int) -> tuple[list[ClientConnection], li
 
 
 async def measured_round_trips(
-    server_pid: int, players: list[ClientConnection], move: Any, block: float, rate: float
+    server_pid: int, players: list[ClientConnection], move: Any, block: float, rate: float, label: str
 ) -> tuple[list[float], dict[str, float]]:
     """``paced_round_trips``, and the server's CPU seconds and the wall
     seconds they took."""
     used, began = cpu_seconds(server_pid), time.perf_counter()
-    times = await paced_round_trips(players, move, block, rate)
+    times = await paced_round_trips(players, move, block, rate, label)
     return times, {"server_cpu": cpu_seconds(server_pid) - used, "seconds": time.perf_counter() - began}
 
 
 async def child_block(
     server_pid: int, url: str, log_path: Path, players: list[ClientConnection], move: Any, games: list[str],
-    block: float, rate: float, number: int, linger: float, condition: str, flooder: list[str], nice: int,
+    block: float, rate: float, number: int, linger: float, condition: str, flooder: list[str], nice: int, label: str,
 ) -> tuple[list[float], dict[str, Any]]:
     """One block beside a child process: the abusers, the control or the
     spinner.  The server's CPU counts from the child's "ready" to the
@@ -336,7 +336,7 @@ async def child_block(
         ready = await asyncio.wait_for(child.stdout.readline(), 30)
         if ready.strip() != b"ready":
             raise RuntimeError(f"the child did not start: {ready!r}")
-        times, server = await measured_round_trips(server_pid, players, move, block, rate)
+        times, server = await measured_round_trips(server_pid, players, move, block, rate, label)
         if linger > 0:
             print(f"  leaving the slow reader stalled until the server closes it (at most {linger:g} s more)", flush=True)
         output = await asyncio.wait_for(child.stdout.read(), block + linger + 60)
@@ -367,14 +367,14 @@ async def run(args: argparse.Namespace, log_path: Path) -> dict[str, list[Block]
         for number in range(args.rounds):
             turn = number % len(CONDITIONS)
             for condition in CONDITIONS[turn:] + CONDITIONS[:turn]:
-                print(f"  round {number + 1}/{args.rounds} {condition}:", end="", flush=True)
+                label = f"round {number + 1}/{args.rounds} {condition}"
                 if condition == "alone":
-                    times, report = await measured_round_trips(server.pid, players, move, block, args.rate)
+                    times, report = await measured_round_trips(server.pid, players, move, block, args.rate, label)
                 else:
                     linger = args.linger if condition == "abused" and len(blocks["abused"]) == args.rounds - 1 else 0.0
                     times, report = await child_block(
                         server.pid, url, log_path, players, move, games, block, args.rate, number, linger, condition,
-                        [] if args.flooder else ["--no-flooder"], args.nice,
+                        [] if args.flooder else ["--no-flooder"], args.nice, label,
                     )
                 blocks[condition].append({
                     "p50": percentile(times, 0.5), "p99": percentile(times, 0.99), "moves": len(times), **report,

@@ -56,10 +56,22 @@ if not __package__:
 
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 
-from bench.server import ARENA_ENVIRONMENT, CLIENT_OPTIONS, _start, close_all, new_game, open_many, paced_round_trips, percentile, request, stop  # noqa: E402
+from bench.server import (  # noqa: E402
+    ARENA_ENVIRONMENT,
+    CLIENT_OPTIONS,
+    _start,
+    close_all,
+    new_game,
+    open_many,
+    paced_round_trips,
+    percentile,
+    request,
+    stop,
+)
 from engine.solver import analyse, auto_finish  # noqa: E402
 from engine.solver.certify import seeded_game  # noqa: E402
 from server.pool_files import load_pool  # noqa: E402
+from server.progress import ProgressLine  # noqa: E402
 from server.settings import Settings  # noqa: E402
 
 P99_RATIO_TARGET = 1.2
@@ -151,12 +163,11 @@ async def contention(args: argparse.Namespace) -> tuple[list[float], list[float]
         loaded: list[float] = []
         block = args.seconds / args.rounds
         for number in range(args.rounds):
-            print(f"  round {number + 1}/{args.rounds} alone:", end="", flush=True)
-            alone += await paced_round_trips(players, move, block, args.rate)
-            print(f"  round {number + 1}/{args.rounds} with {args.hinters} hinters:", end="", flush=True)
+            round_label = f"round {number + 1}/{args.rounds}"
+            alone += await paced_round_trips(players, move, block, args.rate, f"{round_label} alone")
             until = time.perf_counter() + block + 1.0
             asking = [asyncio.create_task(hinter.run(until)) for hinter in hinters]
-            loaded += await paced_round_trips(players, move, block, args.rate)
+            loaded += await paced_round_trips(players, move, block, args.rate, f"{round_label} with {args.hinters} hinters")
             await asyncio.gather(*asking)
         await close_all(players + [hinter.connection for hinter in hinters])
     finally:
@@ -187,6 +198,7 @@ def finishing(deals: int, budget: int) -> tuple[int, int, list[float]]:
     pool = load_pool("broken-deck")
     searched = proven = 0
     seconds: list[float] = []
+    progress = ProgressLine(every=5.0)
     for number, deal in enumerate(pool.deals()[:deals], start=1):
         certificate = pool.certificates[deal]
         game = seeded_game("broken-deck", deal, certificate.seed, {})
@@ -198,8 +210,7 @@ def finishing(deals: int, budget: int) -> tuple[int, int, list[float]]:
                 searched += 1
                 proven += found is not None
             game.play(move)
-        print(f"\r  finishing: {number}/{deals} deals, {searched} positions", end="", flush=True)
-    print()
+        progress(number, deals, f"deals replayed, {searched} positions searched")
     return searched, proven, seconds
 
 
@@ -209,6 +220,7 @@ def analyses(games: int, moves: int, budget: int) -> tuple[Counter[str], list[fl
     chooser = random.Random(7)
     verdicts: Counter[str] = Counter()
     seconds: list[float] = []
+    progress = ProgressLine(every=5.0)
     for number, deal in enumerate(pool.deals()[:games], start=1):
         game = seeded_game("klondike", deal, pool.certificates[deal].seed, {"draw": 3})
         start = game.position
@@ -220,8 +232,7 @@ def analyses(games: int, moves: int, budget: int) -> tuple[Counter[str], list[fl
         proof = "" if analysis.verdict in ("won", "still_winnable") else " (proven)" if analysis.certain else " (unproven)"
         verdicts[analysis.verdict + proof] += 1
         seconds.append(time.perf_counter() - started)
-        print(f"\r  analysis: {number}/{games} games", end="", flush=True)
-    print()
+        progress(number, games, "games analysed")
     return verdicts, seconds
 
 

@@ -29,6 +29,7 @@ import engine  # noqa: E402
 from engine.game import Game  # noqa: E402
 from engine.games.klondike import STOCK, WASTE  # noqa: E402
 from engine.solver import analyse  # noqa: E402
+from server.progress import ProgressLine  # noqa: E402
 from server.settings import Settings  # noqa: E402
 
 MOVE_CAP = 1_000
@@ -67,6 +68,7 @@ def main() -> int:
     certain: Counter[str] = Counter()
     seconds: list[float] = []
     deal = 0
+    progress = ProgressLine(every=5.0)
     while sum(verdicts.values()) < args.games:
         deal += 1
         game = engine.new_game("klondike", deal, **options)
@@ -78,8 +80,7 @@ def main() -> int:
         seconds.append(time.perf_counter() - started)
         verdicts[analysis.verdict] += 1
         certain[analysis.verdict] += analysis.certain
-        print(f"\r  {sum(verdicts.values())}/{args.games} games (deal {deal})", end="", flush=True)
-    print()
+        progress(sum(verdicts.values()), args.games, f"games not won analysed (deal {deal})")
     shares = ", ".join(f"{verdict} {count} ({certain[verdict]} certain)" for verdict, count in verdicts.most_common())
     print(f"{args.games} games not won, {args.budget:,} nodes per position: {shares}; "
           f"certain in all {sum(certain.values())}; median {statistics.median(seconds):.2f} s, "

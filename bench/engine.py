@@ -26,6 +26,7 @@ if not __package__:
     sys.path.pop(0)
 
 import engine  # noqa: E402
+from server.progress import ProgressLine  # noqa: E402
 
 TARGET = 50_000
 
@@ -77,15 +78,15 @@ def main() -> int:
     games = sorted(engine.GAMES)
     total = len(games) * args.samples
     done = 0
+    progress = ProgressLine(every=5.0)
     for game_id in games:
         rates = []
         for sample in range(args.samples):
             calibration.append(calibration_rate(args.seconds / 4))
             rates.append(playout_rate(game_id, args.seconds, seed=sample))
             done += 1
-            print(f"\r[{done}/{total}] {game_id} sample {sample + 1}", end="", file=sys.stderr, flush=True)
+            progress(done, total, f"samples ({game_id} sample {sample + 1})")
         rows.append((game_id, statistics.median(rates), min(rates), max(rates)))
-    print(file=sys.stderr)
 
     calib = statistics.median(calibration)
     print(f"calibration: {calib:,.0f} tuple replacements/s (median of {len(calibration)})")

@@ -26,7 +26,6 @@ import asyncio
 import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,6 +34,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "server"), 
 import arena_processes  # noqa: E402
 from finish_trials import TrialCount, daily_win_trial, resign_trial  # noqa: E402
 from redis_server import RedisServer  # noqa: E402
+
+from server.progress import ProgressLine  # noqa: E402
 
 DAILY_EVERY = 10
 
@@ -47,15 +48,14 @@ async def main(trials: int, root: Path | None) -> TrialCount:
     with RedisServer(persistent=True) as redis, tempfile.TemporaryDirectory() as directory:
         server = arena_processes.ServerProcess(redis.url, Path(directory), "arena")
         await server.start()
-        started = time.monotonic()
+        progress = ProgressLine(every=5.0)
         try:
             for trial in range(1, trials + 1):
                 if trial % DAILY_EVERY == 0:
                     total.add(await daily_win_trial(server, redis.url))
                 else:
                     total.add(await resign_trial(server, redis.url))
-                if trial % 10 == 0:
-                    print(f"  {trial} trials, {total.lost} lost so far ({time.monotonic() - started:.0f} s)", flush=True)
+                progress(trial, trials, f"trials, {total.lost} lost so far")
         finally:
             server.kill()
     return total

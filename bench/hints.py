@@ -20,8 +20,10 @@ maximum of the time a hint took.
 
     python bench/hints.py [--deals 100] [--games klondike-draw3 ...] [--max-moves 1000] [--players hints seeing]
 
-Progress goes to stderr: one line redrawn in place with an ETA on a
-terminal, a plain line per deal otherwise (a log stays readable).
+Progress goes to stderr (``server.progress.ProgressLine``): per variant,
+the deals done, the share the hints won so far and how the last deal
+ended, with an ETA; one line redrawn in place on a terminal, a plain line
+per deal otherwise (a log stays readable).
 Target (issue 12): at least 95% won.
 """
 
@@ -43,6 +45,7 @@ from engine.solver.assist import hint_for_view, hint_seeing_hidden_cards  # noqa
 from engine.solver.certify import replays  # noqa: E402
 from engine.solver.pools import VARIANTS  # noqa: E402
 from server.pool_files import load_pool, verified_deals  # noqa: E402
+from server.progress import ProgressLine  # noqa: E402
 
 TARGET = 0.95
 ENDINGS = ("won", "lost", "stuck", "capped")
@@ -76,23 +79,6 @@ def heuristic(game: engine.Game) -> engine.Move | None:
     return game.suggest()
 
 
-class Progress:
-    """Deals done, the running share won and an ETA, on stderr."""
-
-    def __init__(self, name: str, total: int) -> None:
-        self.name, self.total, self.started = name, total, time.monotonic()
-        self.live = sys.stderr.isatty()
-
-    def show(self, done: int, won: int, deal: int, ending: str) -> None:
-        elapsed = time.monotonic() - self.started
-        eta = elapsed / done * (self.total - done)
-        text = f"{self.name:<15} [{done}/{self.total}] hints won {won} ({won / done:.0%})  ETA {eta / 60:.1f} min"
-        if self.live:
-            print(f"\r{text}   ", end="" if done < self.total else "\n", file=sys.stderr, flush=True)
-        else:
-            print(f"{text}  deal {deal}: {ending}", file=sys.stderr, flush=True)
-
-
 def run(variant: str, deals: list[int], max_moves: int, players: set[str]) -> dict[str, Any]:
     game_id, options = VARIANTS[variant]
     certificates = load_pool(variant).certificates
@@ -100,7 +86,7 @@ def run(variant: str, deals: list[int], max_moves: int, players: set[str]) -> di
     hints: list[int] = []
     times: list[float] = []
     won = {"verified": 0, "heuristic": 0, "seeing": 0}
-    progress = Progress(variant, len(deals))
+    progress = ProgressLine()
     for done, deal in enumerate(deals, start=1):
         ending = "not played"
         if "hints" in players:
@@ -112,7 +98,8 @@ def run(variant: str, deals: list[int], max_moves: int, players: set[str]) -> di
         won["heuristic"] += follow(engine.new_game(game_id, deal, **options), heuristic, max_moves)[0] == "won"
         if "seeing" in players:
             won["seeing"] += follow(engine.new_game(game_id, deal, **options), hint_seeing_hidden_cards, max_moves)[0] == "won"
-        progress.show(done, endings["won"], deal, ending)
+        won_by_hints = endings["won"]
+        progress(done, len(deals), f"{variant} deals, hints won {won_by_hints} ({won_by_hints / done:.0%}), deal {deal}: {ending}")
     quantiles = statistics.quantiles(times, n=20) if len(times) > 1 else [times[0] if times else 0.0] * 19
     return {
         "variant": variant,

@@ -22,12 +22,18 @@ p50; fan-out within 1.5x of the broadcast baseline.
 The machine's load average is printed at the start and the end: on a
 shared machine the figures move with it, which is why the two servers are
 measured in alternating rounds rather than one after the other.
+
+Progress (connections opened, each block's seconds, each fan-out move)
+goes to stderr with an ETA (``server.progress.ProgressLine``: one line
+rewritten in place on a terminal, plain lines otherwise); the figures go
+to stdout.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import os
 import random
 import statistics
@@ -49,6 +55,7 @@ from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from websockets.asyncio.server import ServerConnection, broadcast, serve  # noqa: E402
 
 from protocol import MSGPACK_SUBPROTOCOL  # noqa: E402
+from server.progress import ProgressLine  # noqa: E402
 
 ROUND_TRIP_TARGET = 2.0
 FAN_OUT_TARGET = 1.5
@@ -154,10 +161,10 @@ async def request(connection: ClientConnection, message: dict[str, Any]) -> dict
 
 async def open_many(url: str, count: int, label: str) -> list[ClientConnection]:
     connections: list[ClientConnection] = []
+    progress = ProgressLine(every=5.0)
     for start in range(0, count, 100):
         connections += await asyncio.gather(*(connect(url, **CLIENT_OPTIONS) for _ in range(start, min(count, start + 100))))
-        print(f"\r  {label}: {len(connections)}/{count} connected", end="", flush=True)
-    print()
+        progress(len(connections), count, f"{label} connected")
     return connections
 
 
@@ -175,15 +182,18 @@ async def new_game(connection: ClientConnection, number: int) -> str:
 
 
 async def paced_round_trips(
-    connections: list[ClientConnection], exchange: Exchange, seconds: float, rate: float
+    connections: list[ClientConnection], exchange: Exchange, seconds: float, rate: float, label: str
 ) -> list[float]:
     """Every connection exchanges about ``rate`` times a second (evenly
     jittered) for ``seconds``; the round-trip times after the first second
-    (warm-up)."""
+    (warm-up).  Progress counts the block's whole seconds, the warm-up
+    included, under ``label`` (the round and the condition)."""
     times: list[float] = []
     begin = time.perf_counter()
     warm = begin + 1.0
     end = warm + seconds
+    total = math.ceil(end - begin)
+    line = ProgressLine(every=5.0)
 
     async def player(connection: ClientConnection, number: int) -> None:
         pace = random.Random(number)
@@ -197,13 +207,16 @@ async def paced_round_trips(
                 times.append(taken)
             await asyncio.sleep(max(0.0, (0.5 + pace.random()) / rate - taken))
 
-    async def progress() -> None:
-        while (now := time.perf_counter()) < end:
-            print(f"\r{' ' * 24}{max(0.0, end - now):4.1f} s left, {len(times)} round trips ", end="", flush=True)
-            await asyncio.sleep(0.5)
-        print()
+    def progress(done: int) -> None:
+        line(done, total, f"s of {label}, {len(times)} round trips timed")
 
-    await asyncio.gather(progress(), *(player(connection, n) for n, connection in enumerate(connections)))
+    async def ticks() -> None:
+        for second in range(1, total):
+            await asyncio.sleep(max(0.0, begin + second - time.perf_counter()))
+            progress(second)
+
+    await asyncio.gather(ticks(), *(player(connection, n) for n, connection in enumerate(connections)))
+    progress(total)
     return times
 
 
@@ -251,8 +264,7 @@ async def round_trips(
     echo_times: list[float] = []
     for number in range(rounds):
         for label, (exchange, connections), times in (("arena", arena, arena_times), ("echo", echo, echo_times)):
-            print(f"  round {number + 1}/{rounds} {label}:", end="", flush=True)
-            times += await paced_round_trips(connections, exchange, seconds / rounds, rate)
+            times += await paced_round_trips(connections, exchange, seconds / rounds, rate, f"round {number + 1}/{rounds} {label}")
     return arena_times, echo_times
 
 
@@ -303,6 +315,7 @@ async def fan_outs(
     count_before = _metric(url, "arena_broadcast_seconds_count")
     sum_before = _metric(url, "arena_broadcast_seconds_sum")
     arena_times, cast_times, cast_server = [], [], []
+    progress = ProgressLine(every=5.0)
     for number in range(moves):
         waiting = asyncio.create_task(_arrivals(arena_watchers))
         await asyncio.sleep(0.05)
@@ -315,13 +328,10 @@ async def fan_outs(
         await trigger.send(GO)
         cast_server.append(float(await trigger.recv()))
         cast_times.append(max(await waiting) - sent)
-        print(
-            f"\r  {number + 1}/{moves}: last spectator after {arena_times[-1] * 1000:.1f} ms (arena),"
-            f" {cast_times[-1] * 1000:.1f} ms (broadcast)   ",
-            end="",
-            flush=True,
+        progress(
+            number + 1, moves,
+            f"moves, last spectator after {arena_times[-1] * 1000:.1f} ms (arena), {cast_times[-1] * 1000:.1f} ms (broadcast)",
         )
-    print()
     arena_server = (_metric(url, "arena_broadcast_seconds_sum") - sum_before) / (
         _metric(url, "arena_broadcast_seconds_count") - count_before
     )

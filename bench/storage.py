@@ -71,6 +71,7 @@ from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 
 from protocol import MSGPACK_SUBPROTOCOL  # noqa: E402
 from protocol import to_client as tc  # noqa: E402
+from server.progress import ProgressLine  # noqa: E402
 from server.room import Room  # noqa: E402
 from server.session import Session  # noqa: E402
 from server.storage import Action, SessionHeader, Store, open_store  # noqa: E402
@@ -89,6 +90,9 @@ SERVER_ENVIRONMENT = {
     "ARENA_CONNECTIONS_PER_ADDRESS": "100000",
     "ARENA_CONNECTION_BURST": "100000",
     "ARENA_IDENTITIES_PER_HOUR": "100000",
+    # A line per connection opened and closed would bury the progress on
+    # the standard error both share; warnings and errors still show.
+    "ARENA_LOG_LEVEL": "warning",
 }
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 CLIENT_OPTIONS: dict[str, Any] = {"subprotocols": [MSGPACK_SUBPROTOCOL], "compression": None, "ping_interval": None}
@@ -234,13 +238,17 @@ async def hello(url: str, number: int) -> ClientConnection:
     return connection
 
 
-async def _players(url: str, count: int, label: str) -> list[ClientConnection]:
-    """``count`` connections that said hello, opened ``BATCH`` at a time."""
+async def _players(url: str, count: int, label: str | None = None) -> list[ClientConnection]:
+    """``count`` connections that said hello, opened ``BATCH`` at a time,
+    with a progress line under ``label`` if one is given (not while a
+    scenario's run, which has its own line, connects in a moment)."""
     connections: list[ClientConnection] = []
+    progress = ProgressLine(every=5.0)
     while len(connections) < count:
         batch = range(len(connections), min(count, len(connections) + BATCH))
         connections += await asyncio.gather(*(hello(url, number) for number in batch))
-        progress(f"{label}: {len(connections)}/{count} players connected")
+        if label is not None:
+            progress(len(connections), count, f"players connected ({label})")
     return connections
 
 
@@ -283,7 +291,7 @@ async def server_actions(backend: Backend, load: Load) -> Result:
     games are not timed."""
     child = ServerChild(backend.url)
     try:
-        players = await _players(child.url, load.tasks, f"server/{backend.name}")
+        players = await _players(child.url, load.tasks)
         games = await asyncio.gather(*(start_game(player, n + 1) for n, player in enumerate(players)))
         round_trips: list[float] = []
         start, cpu_before = time.perf_counter(), child.cpu_seconds()
@@ -317,7 +325,7 @@ class Footprint:
 async def server_footprint(backend: Backend, games: int) -> Footprint:
     child = ServerChild(backend.url)
     try:
-        warm = await _players(child.url, 10, f"memory/{backend.name} warm-up")
+        warm = await _players(child.url, 10)
         await asyncio.gather(*(_start_and_play(player, 1, MOVES_PER_GAME) for player in warm))
         await close_all(warm)
         await asyncio.sleep(0.5)
@@ -325,10 +333,11 @@ async def server_footprint(backend: Backend, games: int) -> Footprint:
         players = await _players(child.url, games, f"memory/{backend.name}")
         await asyncio.sleep(0.5)
         connected = child.rss_kib()
+        progress = ProgressLine(every=5.0)
         for start in range(0, games, BATCH):
             batch = list(enumerate(players))[start : start + BATCH]
             await asyncio.gather(*(_start_and_play(player, n + 1, MOVES_PER_GAME) for n, player in batch))
-            progress(f"memory/{backend.name}: {start + len(batch)}/{games} games started and played")
+            progress(start + len(batch), games, f"games started and played (memory/{backend.name})")
         await asyncio.sleep(0.5)
         playing = child.rss_kib()
         await close_all(players)
@@ -362,7 +371,12 @@ Figures = dict[tuple[str, str], list[Result]]
 
 
 async def measure_all(backends: list[Backend], names: list[str], load: Load, runs: int) -> Figures:
+    """Every run's figures, each also on a progress line of its own (kept
+    on a terminal too): how far the runs spread around the medians of the
+    table."""
     figures: Figures = {}
+    progress = ProgressLine(keep=True)
+    finished, total = 0, len(names) * runs * len(backends)
     for name in names:
         for run in range(runs):
             for backend in backends if run % 2 == 0 else reversed(backends):
@@ -371,18 +385,14 @@ async def measure_all(backends: list[Backend], names: list[str], load: Load, run
                 p99 = "" if result.p99_ms is None else f", p99 {result.p99_ms:.1f} ms"
                 if result.server_us_per_action is not None:
                     p99 += f", server CPU {result.server_us_per_action:.0f} us/action"
-                rate = f"{result.rate:>12,.0f} ops/s{p99}"
-                progress(f"{name:<8} {backend.name:<7} run {run + 1}/{runs}: {rate}", done=True)
+                rate = f"{result.rate:,.0f} ops/s{p99}"
+                finished += 1
+                progress(finished, total, f"runs, {name} {backend.name} run {run + 1}/{runs}: {rate}")
     return figures
 
 
 def median_rate(figures: Figures, name: str, backend: str) -> float:
     return statistics.median(result.rate for result in figures[(name, backend)])
-
-
-def progress(line: str, *, done: bool = False) -> None:
-    """A progress line on stderr, rewritten in place until ``done``."""
-    print(f"\r  {line:<70}", end="\n" if done else "", file=sys.stderr, flush=True)
 
 
 def verdict(figures: Figures) -> str:
@@ -395,7 +405,6 @@ async def measure_memory(backends: list[Backend], games: int) -> list[str]:
     lines = [f"memory per player, {games} players, each with a live game of {MOVES_PER_GAME} moves (server RSS growth):"]
     for backend in backends:
         footprint = await server_footprint(backend, games)
-        progress(f"memory/{backend.name}: done", done=True)
         lines.append(f"  {backend.name:<7} connection {footprint.connection:7.1f} KiB, live game {footprint.live_game:7.1f} KiB")
     lines.append(f"  game state alone (room + session + engine, tracemalloc): {game_state_bytes(games) / 1024:.1f} KiB per game")
     return lines
