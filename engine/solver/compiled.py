@@ -23,7 +23,13 @@ checked engine by whoever uses it, as every win is.
 The kernel's transposition table stores 64-bit hashes of the domain's key
 in an open-addressing table, not the keys, for the reason ``search.py``
 gives: two different positions with the same hash would be merged and
-the second one never expanded.  With n positions the chance of any such
+the second one never expanded.  The hash is SplitMix64's finaliser over
+the talon's hash, the pointer where the key holds it, and the sum of the
+columns' hashes; a column's hash chains the finaliser over its cards and
+face-down count, the talon's is the sum of one finalised hash per pair
+of neighbouring cards (its cards are distinct, so those pairs are the
+talon).  Sums of well-mixed 64-bit values behave as one such value, so
+the hash collides like a random 64-bit one.  With n positions the chance of any such
 pair is about n² / 2^65: below 3 in 10,000 even for the 100 million
 positions no budget here reaches (a proving solve's 300,000-node default
 allows at most ``COMPILED_SOUND_FACTOR`` × 150,000 = 3 million sound
@@ -54,15 +60,17 @@ costs about the same CPU time (``DEFAULT_BUDGET``'s 10 s, ``arena
 solve``'s estimate stay true), the sound search keeps its share of that
 time, and it proves losses twenty times larger.  Bigger factors took
 time from the bold search's wins: on draw-3 deals 1-200, 20 decided
-92.0%, 50 92.5%, 200 90.5% (docs/solver.md)."""
+92.0%, 50 92.5%, 200 90.5% (docs/solver.md).  Those figures are from
+before the kernel changed its board in place, which made a compiled
+expansion about 1.7 times cheaper again (``python bench/kernel.py``): a
+proof now takes less of a solve's time than its share, and the factor
+stays until it is measured again."""
 PROGRESS_CHUNK = 50_000
 """Nodes the kernel expands between two calls of ``progress`` (about a tenth of a second)."""
 MOST_NODES = 1 << 62
 """Budgets beyond it (an unlimited solve's, times ``COMPILED_SOUND_FACTOR``) are cut to it: the kernel counts in 64 bits."""
 FIRST_TABLE = 1 << 16
 FIRST_DEPTH = 256
-NMOVES, CURSOR = 9, 10
-"""Where ``_stack_arrays`` puts the step counts and the cursors."""
 
 
 class CompiledMismatch(RuntimeError):
@@ -129,17 +137,20 @@ class CompiledSearch:
         self.per_draw = domain.per_draw
         import numpy
 
-        self.allowed = numpy.zeros(kernel.MAX_MOVES, dtype=numpy.bool_)
+        from .klondike_kernel_steps import MAX_MOVES
+
+        self.allowed = numpy.zeros(MAX_MOVES, dtype=numpy.bool_)
         for index, step in enumerate(root_steps):
             self.allowed[index] = bool(self.prefix) or not step.moves[0].undoes(after)
         self.complete = bool(self.allowed[: len(root_steps)].all())
-        self.arrays = _stack_arrays(numpy, depth, self.start)
+        self.board = _board(numpy, self.start)
+        self.stack = _stack(numpy, depth)
         self.table = numpy.zeros(table_size, dtype=numpy.uint64)
         self.scalars = numpy.zeros(3, dtype=numpy.int64)
         self.scratch = _scratch(numpy)
-        kernel.begin(*self.arrays, self.table, self.scalars, self.per_draw, self.scratch)
-        if self.arrays[NMOVES][0] != len(root_steps):
-            raise CompiledMismatch(f"{self.arrays[NMOVES][0]} root steps compiled, {len(root_steps)} in Python")
+        kernel.begin(self.board, self.stack, self.table, self.scalars, self.per_draw, self.scratch)
+        if self.stack.nmoves[0] != len(root_steps):
+            raise CompiledMismatch(f"{self.stack.nmoves[0]} root steps compiled, {len(root_steps)} in Python")
 
     @property
     def nodes(self) -> int:
@@ -153,11 +164,11 @@ class CompiledSearch:
         budget = min(budget, MOST_NODES)
         while True:
             stop = budget if self.progress is None else min(budget, self.nodes + PROGRESS_CHUNK)
-            status = kernel.advance(*self.arrays, self.allowed, self.table, self.scalars, stop, self.per_draw, self.scratch)
+            status = kernel.advance(self.board, self.stack, self.allowed, self.table, self.scalars, stop, self.per_draw, self.scratch)
             if status == kernel.GROW_TABLE:
                 self.table = kernel.grown_table(self.table)
             elif status == kernel.GROW_STACK:
-                self.arrays = _deeper(self.arrays)
+                self.stack = _deeper(self.stack)
             elif status == kernel.BUDGET_SPENT:
                 if self.progress is not None:
                     self.progress(self.nodes)
@@ -174,7 +185,7 @@ class CompiledSearch:
         """The moves of the kernel's path, replayed through the Python
         domain's steps: the index chosen at each depth (the cursor has
         moved past it, except at the top, where the win was found)."""
-        cursor, nmoves = self.arrays[CURSOR], self.arrays[NMOVES]
+        cursor, nmoves = self.stack.cursor, self.stack.nmoves
         depth = int(self.scalars[self.kernel.DEPTH])
         chosen = [int(cursor[level]) - 1 for level in range(depth)] + [int(cursor[depth])]
         moves: list[Move] = []
@@ -197,62 +208,90 @@ class Scratch(NamedTuple):
     cand: Any
     empty: Any
     met: Any
-    safe: Any
-    dirty: Any
     wants: Any
     ranked: Any
+    safe: Any
 
 
 def _scratch(np: Any) -> Scratch:
-    from .klondike_kernel import MAX_MOVES, TALON_CARDS
+    from .klondike_kernel import TALON_CARDS
+    from .klondike_kernel_steps import MAX_MOVES
 
     return Scratch(
         cand=np.zeros((MAX_MOVES, 5), dtype=np.int64),
         empty=np.zeros(7, dtype=np.int64),
         met=np.zeros(TALON_CARDS + 1, dtype=np.bool_),
-        safe=np.zeros(4, dtype=np.bool_),
-        dirty=np.zeros(8, dtype=np.bool_),
         wants=np.zeros(7, dtype=np.int64),
         ranked=np.zeros(MAX_MOVES, dtype=np.int64),
+        safe=np.zeros(4, dtype=np.bool_),
     )
 
 
-def _stack_arrays(np: Any, depth: int, start: Position) -> list[Any]:
-    """The kernel's per-depth arrays (``klondike_kernel``'s docstring),
-    ``depth`` deep, with ``start`` at depth 0."""
-    from .klondike_kernel import COLUMN_CARDS, MAX_MOVES, TALON_CARDS
+class Board(NamedTuple):
+    """The one position the kernel plays steps on and takes them back
+    from (``klondike_kernel_steps``' docstring), numpy arrays."""
 
-    int16 = np.int16
-    cols = np.zeros((depth, 7, COLUMN_CARDS), dtype=int16)
-    clen = np.zeros((depth, 7), dtype=int16)
-    cdown = np.zeros((depth, 7), dtype=int16)
-    talon = np.zeros((depth, TALON_CARDS), dtype=int16)
-    tlen = np.zeros(depth, dtype=int16)
-    ptr = np.zeros(depth, dtype=int16)
-    height = np.zeros((depth, 4), dtype=int16)
-    hashes = np.zeros((depth, 8), dtype=np.uint64)
-    moves = np.zeros((depth, MAX_MOVES, 4), dtype=int16)
-    nmoves = np.zeros(depth, dtype=np.int64)
-    cursor = np.zeros(depth, dtype=np.int64)
+    cards: Any
+    counts: Any
+    hashes: Any
+
+
+class Stack(NamedTuple):
+    """Per depth of the search: its steps, where it is in them, and what
+    taking back the step tried there needs (``klondike_kernel``)."""
+
+    moves: Any
+    nmoves: Any
+    cursor: Any
+    undo: Any
+    saved: Any
+    settled: Any
+
+
+def _board(np: Any, start: Position) -> Board:
+    """``start`` on the kernel's board (the kernel computes its hashes)."""
+    from .klondike_kernel import COLUMN_CARDS, TALON_CARDS
+    from .klondike_kernel_steps import CDOWN, CLEN, COUNTS, HEIGHT, PTR, TALON, TLEN
+
     piles, down = start.piles, start.down
+    board = Board(
+        cards=np.zeros((8, max(COLUMN_CARDS, TALON_CARDS + 1)), dtype=np.int16),
+        counts=np.zeros(COUNTS, dtype=np.int64),
+        hashes=np.zeros((8, COLUMN_CARDS + 1), dtype=np.uint64),
+    )
     for column, pile in enumerate(TABLEAU):
-        cols[0, column, : len(piles[pile])] = piles[pile]
-        clen[0, column] = len(piles[pile])
-        cdown[0, column] = down[pile]
-    cards = piles[WASTE] + piles[STOCK][::-1]
-    talon[0, : len(cards)] = cards
-    tlen[0], ptr[0] = len(cards), len(piles[WASTE])
-    height[0] = [len(piles[f]) for f in FOUNDATIONS]
-    return [cols, clen, cdown, talon, tlen, ptr, height, hashes, moves, nmoves, cursor]
+        board.cards[column, : len(piles[pile])] = piles[pile]
+        board.counts[CLEN + column] = len(piles[pile])
+        board.counts[CDOWN + column] = down[pile]
+    talon = piles[WASTE] + piles[STOCK][::-1]
+    board.cards[TALON, : len(talon)] = talon
+    board.counts[HEIGHT : HEIGHT + 4] = [len(piles[f]) for f in FOUNDATIONS]
+    board.counts[TLEN], board.counts[PTR] = len(talon), len(piles[WASTE])
+    return board
 
 
-def _deeper(arrays: list[Any]) -> list[Any]:
-    """The same arrays with twice the depth, the stack kept."""
+def _stack(np: Any, depth: int) -> Stack:
+    """An empty stack ``depth`` deep."""
+    from .klondike_kernel import MOST_SETTLED
+    from .klondike_kernel_steps import MAX_MOVES
+
+    return Stack(
+        moves=np.zeros((depth, MAX_MOVES, 4), dtype=np.int16),
+        nmoves=np.zeros(depth, dtype=np.int64),
+        cursor=np.zeros(depth, dtype=np.int64),
+        undo=np.zeros((depth, 3), dtype=np.int64),
+        saved=np.zeros((depth, 2), dtype=np.uint64),
+        settled=np.zeros((depth, MOST_SETTLED, 3), dtype=np.int16),
+    )
+
+
+def _deeper(stack: Stack) -> Stack:
+    """The same stack with twice the depth, its levels kept."""
     import numpy as np
 
     grown = []
-    for array in arrays:
+    for array in stack:
         bigger = np.zeros((2 * array.shape[0],) + array.shape[1:], dtype=array.dtype)
         bigger[: array.shape[0]] = array
         grown.append(bigger)
-    return grown
+    return Stack(*grown)

@@ -4,14 +4,17 @@ _depth_first`` over ``KlondikeDomain(bold=False)``, move for move.
 Why compiled: a proof of loss must expand every position the sound
 domain reaches, and the deals the pure-Python search leaves undecided
 need millions of them, where it expands 5,000-25,000 a second.  Here a
-position is a handful of small integer arrays, and one expansion costs
-17-19 times less (``python bench/solver.py --sound-rate``: 300,000-500,000
-positions per CPU second on this machine).  Everything the Python domain decides is decided
-here the same way, in the same order (``KlondikeDomain``'s docstrings
-argue why each rule loses no win), so for any root and budget this
-search expands the same positions, counts the same nodes and ends with
-the same verdict; ``engine.solver.compiled`` checks that at run time for
-every win by replaying the chosen step indices through the Python domain.
+position is three small arrays, and one expansion cost 17-19 times less
+(``python bench/solver.py --sound-rate``) even before the board was
+changed in place, which expands about 1.7 times as many positions per
+CPU second again (``python bench/kernel.py``).  Everything the Python
+domain decides is decided here the same way, in the same order
+(``KlondikeDomain``'s docstrings argue why each rule loses no win; the
+steps are listed by ``engine.solver.klondike_kernel_steps``), so for any
+root and budget this search expands the same positions, counts the same
+nodes and ends with the same verdict; ``engine.solver.compiled`` checks
+that at run time for every win by replaying the chosen step indices
+through the Python domain.
 
 Imported only when a proof is first needed (``engine.solver.compiled``):
 importing numba takes about a second, and ``engine`` stays light for
@@ -20,14 +23,20 @@ code in ``__pycache__`` beside this file (numba's default cache
 directory, or ``NUMBA_CACHE_DIR`` if set), so only the first use on a
 machine pays the compilation.
 
-State, per depth of the stack (index ``d``): the position (``cols``
-cards bottom to top, ``clen`` lengths, ``cdown`` face-down counts,
-``talon`` = waste + reversed(stock) with ``tlen`` and the pointer
-``ptr`` = len(waste), ``height`` of each foundation, which hold their
-suit from the Ace up), its steps ``moves`` (source, destination, count,
-talon pointer) in the domain's order, how many (``nmoves``) and the next
-one to try (``cursor``).  Sources and destinations: 0-6 the columns,
-7-10 the foundations by suit, 11 the talon (a waste play).
+One position (the board, laid out in ``klondike_kernel_steps``), changed
+in place: a step is played on it and taken back when the child is a
+position already seen, or when the search backs up.  Most children are
+seen ones (seven of every eight tried), and copying the whole position
+into a new level of the stack for each, as this search first did, was a
+third of its time.  What taking a step back needs is kept per depth of
+the explicit stack (``engine.solver.compiled.Stack``): the pointer and
+the source's face-down count before it (``undo``), the running hashes
+before it (``saved``) and the cards the forced moves sent home after it
+(``settled``); beside them the depth's steps ``moves`` in the domain's
+order, how many (``nmoves``) and the next one to try (``cursor``).  The
+hashes are kept along with the cards (``hashes``: per column the hash of
+its bottom cards up to each height, then the talon's and the columns'
+sums), so a step hashes only the cards it moves.
 """
 
 from __future__ import annotations
@@ -35,17 +44,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-WASTE_SOURCE = 11
-FOUNDATION = 7
-MAX_MOVES = 512
-"""More steps than a position can have: 7 columns of at most 13 face-up
-cards with 2 targets each and Kings to 7 empty columns, 52 talon cards
-with 3 targets each, 4 foundation cards with 2 targets each."""
+from .klondike_kernel_steps import CDOWN, CLEN, FOUNDATION, HEIGHT, PTR, TALON, TLEN, WASTE_SOURCE, generate
+
 COLUMN_CARDS = 32
 """Room per column: a column is always a prefix of what it held at the
 root plus one run of at most 13 cards, so roots with columns of up to 19
 cards (the most play can build) fit (``engine.solver.compiled`` checks)."""
 TALON_CARDS = 52
+MOST_SETTLED = 52
+"""More cards than the forced moves after one step can send home."""
 
 BUDGET_SPENT, WON, EXHAUSTED, GROW_TABLE, GROW_STACK = 0, 1, 2, 3, 4
 """What ``advance`` returns; the last two ask the caller for more room
@@ -53,6 +60,17 @@ and to call again (nothing was consumed)."""
 
 DEPTH, NODES, USED = 0, 1, 2
 """Indices of the ``scalars`` array: the stack's top, the nodes counted, the table's entries."""
+TALON_HASH, COLUMNS_HASH = 0, 1
+"""Where ``hashes[TALON]`` (and ``saved``, their values before a depth's
+step) holds the talon's hash and the sum of the columns' hashes."""
+OLD_PTR, OLD_DOWN, SETTLED = 0, 1, 2
+"""Fields of ``undo``: the pointer and the source column's face-down
+count before the step, how many cards the forced moves sent home after it."""
+SOURCE, DOWN, CARD = 0, 1, 2
+"""Fields of a ``settled`` entry: the column (or ``WASTE_SOURCE``) a
+forced card left, that column's face-down count before, the card."""
+EDGE = 63
+"""The talon's start and end in its pairs (``_pair``): no card is 63."""
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -62,6 +80,8 @@ _S27 = np.uint64(27)
 _S31 = np.uint64(31)
 _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
+_COLUMN_SEED = np.uint64(0x51ED27)
+_TALON_SEED = np.uint64(0xC0FFEE)
 
 
 @njit(cache=True, nogil=True)
@@ -75,78 +95,120 @@ def _mix(h, x):
 
 
 @njit(cache=True, nogil=True)
-def _column_hash(cols, clen, cdown, d, c):
-    h = _mix(np.uint64(0x51ED27), np.uint64(cdown[d, c]))
-    h = _mix(h, np.uint64(clen[d, c]))
-    for i in range(clen[d, c]):
-        h = _mix(h, np.uint64(cols[d, c, i]))
-    return h
+def _pair(before, after):
+    """The hash of two cards lying next to each other in the talon
+    (``EDGE`` for its start or end).  The talon's cards are distinct, so
+    the set of its neighbouring pairs, start and end included, is the
+    talon; their sum hashes it, and taking out the card a waste play
+    takes changes three pairs instead of rehashing the talon."""
+    return _mix(_mix(_TALON_SEED, np.uint64(before)), np.uint64(after))
 
 
 @njit(cache=True, nogil=True)
-def position_hash(cols, clen, cdown, talon, tlen, ptr, hashes, d, per_draw, dirty):
-    """The 64-bit hash of ``KlondikeDomain.key`` at depth ``d``: the talon,
-    the pointer only when off-cycle, the columns as a multiset (the sum
-    of the columns' hashes, which no order of the columns changes), the
-    foundations left out.  Equal keys hash equal; for different ones the
-    sum of independent-looking 64-bit hashes collides like one, and
-    ``engine.solver.compiled`` says why collisions do not matter.
-    ``hashes[d]`` keeps each column's hash (0-6) and the talon's (7),
-    recomputed only where ``dirty`` says the pile changed: a step changes
-    one or two piles, and hashing all 52 cards was most of the time."""
-    for c in range(7):
-        if dirty[c]:
-            hashes[d, c] = _column_hash(cols, clen, cdown, d, c)
-    if dirty[7]:
-        h = _mix(np.uint64(0xC0FFEE), np.uint64(tlen[d]))
-        for i in range(tlen[d]):
-            h = _mix(h, np.uint64(talon[d, i]))
-        hashes[d, 7] = h
+def _column_hash(counts, hashes, c):
+    """The hash of column ``c``'s cards and face-down count: ``hashes[c, i]``
+    is the hash of its bottom ``i`` cards (the chain ``_mix`` of the
+    cards bottom up), so a column cut shorter needs no hashing and one
+    built higher hashes only the new cards."""
+    return _mix(hashes[c, counts[CLEN + c]], np.uint64(counts[CDOWN + c]))
+
+
+@njit(cache=True, nogil=True)
+def _move_cards(cards, counts, hashes, src, dst, count):
+    """The top ``count`` cards of column ``src`` put on column ``dst`` (the
+    arrays of ``src`` keep them: the caller shortens it), prefix hashes kept."""
+    size, start = counts[CLEN + dst], counts[CLEN + src] - count
+    for i in range(count):
+        card = cards[src, start + i]
+        cards[dst, size + i] = card
+        hashes[dst, size + i + 1] = _mix(hashes[dst, size + i], np.uint64(card))
+    counts[CLEN + dst] = size + count
+
+
+@njit(cache=True, nogil=True)
+def _push_card(cards, counts, hashes, c, card):
+    size = counts[CLEN + c]
+    cards[c, size] = card
+    hashes[c, size + 1] = _mix(hashes[c, size], np.uint64(card))
+    counts[CLEN + c] = size + 1
+
+
+@njit(cache=True, nogil=True)
+def _shorten(counts, src, count):
+    """``count`` cards leave column ``src``; a face-down card left on top turns up."""
+    left = counts[CLEN + src] - count
+    counts[CLEN + src] = left
+    if left > 0 and counts[CDOWN + src] >= left:
+        counts[CDOWN + src] = left - 1
+
+
+@njit(cache=True, nogil=True)
+def _take_from_talon(cards, counts, hashes, pointer):
+    """The card at ``pointer - 1`` leaves the talon (its pairs' hash
+    changed to match); the waste is what lay before it."""
+    size = counts[TLEN]
+    index = pointer - 1
+    before = cards[TALON, index - 1] if index > 0 else EDGE
+    after = cards[TALON, pointer] if pointer < size else EDGE
+    card = cards[TALON, index]
+    hashes[TALON, TALON_HASH] += _pair(before, after) - _pair(before, card) - _pair(card, after)
+    for i in range(pointer, size):
+        cards[TALON, i - 1] = cards[TALON, i]
+    counts[TLEN] = size - 1
+    counts[PTR] = index
+    return card
+
+
+@njit(cache=True, nogil=True)
+def _put_back_in_talon(cards, counts, index, card):
+    """``card`` back at ``index`` of the talon (the caller restores the hashes)."""
+    size = counts[TLEN]
+    for i in range(size, index, -1):
+        cards[TALON, i] = cards[TALON, i - 1]
+    cards[TALON, index] = card
+    counts[TLEN] = size + 1
+
+
+@njit(cache=True, nogil=True)
+def _rehash(cards, counts, hashes):
+    """Every hash the board keeps, from its cards (at the root)."""
     columns = _ZERO
     for c in range(7):
-        columns += hashes[d, c]
-    pointer = ptr[d]
-    off_cycle = pointer % per_draw != 0 and pointer != tlen[d]
-    return _mix(_mix(hashes[d, 7], np.uint64(pointer if off_cycle else 0)), columns)
+        hashes[c, 0] = _COLUMN_SEED
+        for i in range(counts[CLEN + c]):
+            hashes[c, i + 1] = _mix(hashes[c, i], np.uint64(cards[c, i]))
+        columns += _column_hash(counts, hashes, c)
+    hashes[TALON, COLUMNS_HASH] = columns
+    size = counts[TLEN]
+    pairs = _pair(EDGE, cards[TALON, 0] if size else EDGE)
+    for i in range(size):
+        pairs += _pair(cards[TALON, i], cards[TALON, i + 1] if i + 1 < size else EDGE)
+    hashes[TALON, TALON_HASH] = pairs
 
 
 @njit(cache=True, nogil=True)
-def _fits(card, target):
-    """``FITS_KEY[card] == ACCEPTS_KEY[target]``: one rank lower, the other colour."""
-    red_card = (card >> 4) == 1 or (card >> 4) == 2
-    red_target = (target >> 4) == 1 or (target >> 4) == 2
-    return (card & 15) == (target & 15) - 1 and red_card != red_target
+def _position_hash(counts, hashes, per_draw):
+    """The 64-bit hash of ``KlondikeDomain.key``: the talon, the pointer
+    only when off-cycle, the columns as a multiset (the sum of the
+    columns' hashes, which no order of the columns changes), the
+    foundations left out.  Equal keys hash equal; for different ones the
+    sums of independent-looking 64-bit hashes collide like one, and
+    ``engine.solver.compiled`` says why collisions do not matter.  Never
+    0, which marks a free slot of the table."""
+    pointer = counts[PTR]
+    off_cycle = pointer % per_draw != 0 and pointer != counts[TLEN]
+    talon = _mix(hashes[TALON, TALON_HASH], np.uint64(pointer if off_cycle else 0))
+    h = _mix(talon, hashes[TALON, COLUMNS_HASH])
+    return _ONE if h == _ZERO else h
 
 
 @njit(cache=True, nogil=True)
-def _fit_key(card):
-    """``FITS_KEY[card]``: rank and colour in one number."""
-    suit = card >> 4
-    return (card & 15) * 2 + (suit == 1 or suit == 2)
-
-
-@njit(cache=True, nogil=True)
-def _wanted(cols, clen, cdown, d, wants):
-    """``Klondike._targets``' ``wanted`` turned round: for each column the
-    ``_fit_key`` of the card it takes (``ACCEPTS_KEY`` of its top), -1
-    for an empty column or one with no face-up card."""
-    for dst in range(7):
-        size = clen[d, dst]
-        if size > cdown[d, dst]:
-            top = cols[d, dst, size - 1]
-            suit = top >> 4
-            wants[dst] = ((top & 15) - 1) * 2 + (not (suit == 1 or suit == 2))
-        else:
-            wants[dst] = -1
-
-
-@njit(cache=True, nogil=True)
-def _safe_suits(height, d, safe):
+def _safe_suits(counts, safe):
     """``KlondikeDomain._safe_cards`` as a flag per suit (its next card is
     safe, ``is_safe`` with slack 2); whether any is."""
     anything = False
     for suit in range(4):
-        level = height[d, suit]
+        level = counts[HEIGHT + suit]
         rank = level + 1
         ok = False
         if level < 13:
@@ -154,248 +216,143 @@ def _safe_suits(height, d, safe):
                 ok = True
             else:
                 if suit == 0 or suit == 3:
-                    low = min(height[d, 1], height[d, 2])
+                    low = min(counts[HEIGHT + 1], counts[HEIGHT + 2])
                 else:
-                    low = min(height[d, 0], height[d, 3])
-                ok = low >= rank - 1 and height[d, 3 - suit] >= rank - 2
+                    low = min(counts[HEIGHT], counts[HEIGHT + 3])
+                ok = low >= rank - 1 and counts[HEIGHT + 3 - suit] >= rank - 2
         safe[suit] = ok
         anything = anything or ok
     return anything
 
 
 @njit(cache=True, nogil=True)
-def _take_from_talon(talon, tlen, ptr, d, pointer):
-    """The card at ``pointer - 1`` leaves the talon; the waste is what lay before it."""
-    for i in range(pointer, tlen[d]):
-        talon[d, i - 1] = talon[d, i]
-    tlen[d] -= 1
-    ptr[d] = pointer - 1
-
-
-@njit(cache=True, nogil=True)
-def _shorten(clen, cdown, d, src, count):
-    """``count`` cards leave column ``src``; a face-down card left on top turns up."""
-    left = clen[d, src] - count
-    clen[d, src] = left
-    if left > 0 and cdown[d, src] >= left:
-        cdown[d, src] = left - 1
-
-
-@njit(cache=True, nogil=True)
-def _settle(cols, clen, cdown, talon, tlen, ptr, height, d, per_draw, safe, dirty):
-    """``KlondikeDomain.forced``: the first of the forced sources (the waste
-    in draw 1 only, then the columns) whose top is safe goes home, again
-    until none is; the piles it changes are marked ``dirty``."""
-    while _safe_suits(height, d, safe):
+def _settle(cards, counts, hashes, settled, d, per_draw, safe):
+    """``KlondikeDomain.forced`` after depth ``d``'s step: the first of the
+    forced sources (the waste in draw 1 only, then the columns) whose top
+    is safe goes home, again until none is; each card sent is noted in
+    ``settled[d]`` for ``_take_back``.  How many, it returns."""
+    count = 0
+    while _safe_suits(counts, safe):
         moved = False
-        if per_draw == 1 and ptr[d] > 0:
-            card = talon[d, ptr[d] - 1]
+        pointer = counts[PTR]
+        if per_draw == 1 and pointer > 0:
+            card = cards[TALON, pointer - 1]
             suit = card >> 4
-            if safe[suit] and (card & 15) == height[d, suit] + 1:
-                _take_from_talon(talon, tlen, ptr, d, ptr[d])
-                height[d, suit] += 1
-                dirty[7] = True
+            if safe[suit] and (card & 15) == counts[HEIGHT + suit] + 1:
+                _take_from_talon(cards, counts, hashes, pointer)
+                counts[HEIGHT + suit] += 1
+                settled[d, count, SOURCE] = WASTE_SOURCE
+                settled[d, count, CARD] = card
+                count += 1
                 moved = True
         if not moved:
             for c in range(7):
-                size = clen[d, c]
-                if size == 0 or cdown[d, c] >= size:
+                size = counts[CLEN + c]
+                if size == 0 or counts[CDOWN + c] >= size:
                     continue
-                card = cols[d, c, size - 1]
+                card = cards[c, size - 1]
                 suit = card >> 4
-                if safe[suit] and (card & 15) == height[d, suit] + 1:
-                    _shorten(clen, cdown, d, c, 1)
-                    height[d, suit] += 1
-                    dirty[c] = True
+                if safe[suit] and (card & 15) == counts[HEIGHT + suit] + 1:
+                    settled[d, count, SOURCE] = c
+                    settled[d, count, DOWN] = counts[CDOWN + c]
+                    settled[d, count, CARD] = card
+                    count += 1
+                    hashes[TALON, COLUMNS_HASH] -= _column_hash(counts, hashes, c)
+                    _shorten(counts, c, 1)
+                    hashes[TALON, COLUMNS_HASH] += _column_hash(counts, hashes, c)
+                    counts[HEIGHT + suit] += 1
                     moved = True
                     break
         if not moved:
-            return
+            break
+    return count
 
 
 @njit(cache=True, nogil=True)
-def _add(cand, n, order, within, src, dst, count, pointer):
-    """Append a step ranked ``(order, within)``; the rank ends with ``n``, so the sort keeps ties in order."""
-    cand[n, 0] = (order * 256 + within + 128) * 1024 + n
-    cand[n, 1] = src
-    cand[n, 2] = dst
-    cand[n, 3] = count
-    cand[n, 4] = pointer
-    return n + 1
-
-
-@njit(cache=True, nogil=True)
-def _pile_moves(cols, clen, cdown, height, d, cand, empty, nempty, wants):
-    """``KlondikeDomain._pile_moves`` (sound): column moves, then foundation cards coming down."""
-    n = 0
-    for src in range(7):
-        size = clen[d, src]
-        first_up = cdown[d, src]
-        if first_up >= size:
-            continue
-        top = cols[d, src, size - 1]
-        if (top & 15) == height[d, top >> 4] + 1:
-            if first_up == size - 1 and first_up:
-                n = _add(cand, n, 0, -first_up, src, FOUNDATION + (top >> 4), 1, 0)
-            else:
-                n = _add(cand, n, 1, 0, src, FOUNDATION + (top >> 4), 1, 0)
-        index = size - 1
-        while True:
-            card = cols[d, src, index]
-            key = _fit_key(card)
-            count = size - index
-            order, within = 5, 0
-            if index == first_up:
-                order, within = (0, -index) if index else (4, 0)
-            for dst in range(7):
-                if dst != src and wants[dst] == key:
-                    n = _add(cand, n, order, within, src, dst, count, 0)
-            if (card & 15) == 13 and index:
-                for e in range(nempty):
-                    n = _add(cand, n, 0, -index, src, empty[e], count, 0)
-            if index == first_up or not _fits(card, cols[d, src, index - 1]):
-                break
-            index -= 1
-    for suit in range(4):
-        level = height[d, suit]
-        if level:
-            key = _fit_key(suit * 16 + level)
-            for dst in range(7):
-                if wants[dst] == key:
-                    n = _add(cand, n, 6, 0, FOUNDATION + suit, dst, 1, 0)
-            if level == 13:
-                for e in range(nempty):
-                    n = _add(cand, n, 6, 0, FOUNDATION + suit, empty[e], 1, 0)
-    return n
-
-
-@njit(cache=True, nogil=True)
-def _waste_plays(talon, tlen, ptr, height, d, per_draw, cand, n, empty, nempty, met, wants):
-    """``KlondikeDomain._waste_plays``: for each pointer of ``reachable_pointers``
-    (fewest draws, one trip), the card there to its foundation, then to
-    the columns that take it, then a King to the first empty column."""
-    size = tlen[d]
-    if size == 0:
-        return n
-    met[: size + 1] = False
-    pointer = ptr[d]
-    draws = 0
-    while not met[pointer]:
-        met[pointer] = True
-        if pointer:
-            card = talon[d, pointer - 1]
-            suit = card >> 4
-            if (card & 15) == height[d, suit] + 1:
-                n = _add(cand, n, 2, draws, WASTE_SOURCE, FOUNDATION + suit, 1, pointer)
-            key = _fit_key(card)
-            for dst in range(7):
-                if wants[dst] == key:
-                    n = _add(cand, n, 3, draws, WASTE_SOURCE, dst, 1, pointer)
-            if (card & 15) == 13 and nempty:
-                n = _add(cand, n, 3, draws, WASTE_SOURCE, empty[0], 1, pointer)
-        pointer = 0 if pointer == size else min(pointer + per_draw, size)
-        draws += 1
-    return n
-
-
-@njit(cache=True, nogil=True)
-def generate(cols, clen, cdown, talon, tlen, ptr, height, moves, nmoves, d, per_draw, scratch):
-    """``KlondikeDomain.steps`` (sound) at depth ``d``: the pile moves, then
-    the waste plays, sorted stably by their rank in the move order (an
-    insertion sort: the ranks are unique and most lists short)."""
-    cand, empty, met, wants = scratch.cand, scratch.empty, scratch.met, scratch.wants
-    _wanted(cols, clen, cdown, d, wants)
-    nempty = 0
-    for c in range(7):
-        if clen[d, c] == 0:
-            empty[nempty] = c
-            nempty += 1
-    n = _pile_moves(cols, clen, cdown, height, d, cand, empty, nempty, wants)
-    n = _waste_plays(talon, tlen, ptr, height, d, per_draw, cand, n, empty, nempty, met, wants)
-    ranked = scratch.ranked
-    for i in range(n):
-        rank = cand[i, 0]
-        j = i
-        while j > 0 and cand[ranked[j - 1], 0] > rank:
-            ranked[j] = ranked[j - 1]
-            j -= 1
-        ranked[j] = i
-    for i in range(n):
-        for k in range(4):
-            moves[d, i, k] = cand[ranked[i], k + 1]
-    nmoves[d] = n
-
-
-@njit(cache=True, nogil=True)
-def _play(cols, clen, cdown, talon, tlen, ptr, height, hashes, d, move, dirty):
-    """Depth ``d``'s position with step ``move`` played into depth ``d + 1``
-    (before the forced cards), the piles it changes marked ``dirty``."""
-    e = d + 1
-    for c in range(7):
-        size = clen[d, c]
-        clen[e, c] = size
-        cdown[e, c] = cdown[d, c]
-        for i in range(size):
-            cols[e, c, i] = cols[d, c, i]
-    for i in range(tlen[d]):
-        talon[e, i] = talon[d, i]
-    tlen[e] = tlen[d]
-    ptr[e] = ptr[d]
-    for s in range(4):
-        height[e, s] = height[d, s]
-    for k in range(8):
-        hashes[e, k] = hashes[d, k]
-        dirty[k] = False
-    src, dst, count, pointer = move[0], move[1], move[2], move[3]
-    if dst < FOUNDATION:
-        dirty[dst] = True
+def _play(cards, counts, hashes, src, dst, count, pointer):
+    """A step played on the board (before the forced cards)."""
     if src < FOUNDATION:
-        dirty[src] = True
-        start = clen[e, src] - count
+        hashes[TALON, COLUMNS_HASH] -= _column_hash(counts, hashes, src)
         if dst < FOUNDATION:
-            size = clen[e, dst]
-            for i in range(count):
-                cols[e, dst, size + i] = cols[e, src, start + i]
-            clen[e, dst] = size + count
+            hashes[TALON, COLUMNS_HASH] -= _column_hash(counts, hashes, dst)
+            _move_cards(cards, counts, hashes, src, dst, count)
+            hashes[TALON, COLUMNS_HASH] += _column_hash(counts, hashes, dst)
         else:
-            height[e, dst - FOUNDATION] += 1
-        _shorten(clen, cdown, e, src, count)
+            counts[HEIGHT + dst - FOUNDATION] += 1
+        _shorten(counts, src, count)
+        hashes[TALON, COLUMNS_HASH] += _column_hash(counts, hashes, src)
         return
     if src == WASTE_SOURCE:
-        dirty[7] = True
-        card = talon[e, pointer - 1]
-        _take_from_talon(talon, tlen, ptr, e, pointer)
+        card = _take_from_talon(cards, counts, hashes, pointer)
     else:
-        card = (src - FOUNDATION) * 16 + height[e, src - FOUNDATION]
-        height[e, src - FOUNDATION] -= 1
+        card = (src - FOUNDATION) * 16 + counts[HEIGHT + src - FOUNDATION]
+        counts[HEIGHT + src - FOUNDATION] -= 1
     if dst < FOUNDATION:
-        cols[e, dst, clen[e, dst]] = card
-        clen[e, dst] += 1
+        hashes[TALON, COLUMNS_HASH] -= _column_hash(counts, hashes, dst)
+        _push_card(cards, counts, hashes, dst, card)
+        hashes[TALON, COLUMNS_HASH] += _column_hash(counts, hashes, dst)
     else:
-        height[e, dst - FOUNDATION] += 1
+        counts[HEIGHT + dst - FOUNDATION] += 1
 
 
 @njit(cache=True, nogil=True)
-def _won(height, d):
-    return height[d, 0] == 13 and height[d, 1] == 13 and height[d, 2] == 13 and height[d, 3] == 13
+def _take_back(cards, counts, hashes, undo, saved, settled, d, src, dst, count, pointer):
+    """The board as it was before depth ``d``'s step and its forced cards:
+    the forced cards first, last one first, then the step.  Cards a
+    column loses stay in its row only until a later step overwrites
+    them, so the cards put back are written again, not assumed there."""
+    for k in range(undo[d, SETTLED] - 1, -1, -1):
+        card = settled[d, k, CARD]
+        counts[HEIGHT + (card >> 4)] -= 1
+        c = settled[d, k, SOURCE]
+        if c == WASTE_SOURCE:
+            _put_back_in_talon(cards, counts, counts[PTR], card)
+            counts[PTR] += 1
+        else:
+            _push_card(cards, counts, hashes, c, card)
+            counts[CDOWN + c] = settled[d, k, DOWN]
+    if src < FOUNDATION:
+        if dst < FOUNDATION:
+            _move_cards(cards, counts, hashes, dst, src, count)
+            counts[CLEN + dst] -= count
+        else:
+            _push_card(cards, counts, hashes, src, (dst - FOUNDATION) * 16 + counts[HEIGHT + dst - FOUNDATION])
+            counts[HEIGHT + dst - FOUNDATION] -= 1
+        counts[CDOWN + src] = undo[d, OLD_DOWN]
+    else:
+        if dst < FOUNDATION:
+            counts[CLEN + dst] -= 1
+            card = cards[dst, counts[CLEN + dst]]
+        else:
+            card = (dst - FOUNDATION) * 16 + counts[HEIGHT + dst - FOUNDATION]
+            counts[HEIGHT + dst - FOUNDATION] -= 1
+        if src == WASTE_SOURCE:
+            _put_back_in_talon(cards, counts, pointer - 1, card)
+        else:
+            counts[HEIGHT + src - FOUNDATION] += 1
+    counts[PTR] = undo[d, OLD_PTR]
+    hashes[TALON, TALON_HASH] = saved[d, TALON_HASH]
+    hashes[TALON, COLUMNS_HASH] = saved[d, COLUMNS_HASH]
 
 
 @njit(cache=True, nogil=True)
-def _seen_or_add(table, h, add):
-    """Whether ``h`` is in the open-addressing ``table`` (0 marks a free
-    slot); if not and ``add``, it is stored.  The table is at most half
-    full (``advance`` asks for a bigger one before), so probes are short."""
-    if h == _ZERO:
-        h = _ONE
-    mask = np.uint64(table.shape[0] - 1)
-    slot = np.int64(h & mask)
+def _won(counts):
+    return counts[HEIGHT] == 13 and counts[HEIGHT + 1] == 13 and counts[HEIGHT + 2] == 13 and counts[HEIGHT + 3] == 13
+
+
+@njit(cache=True, nogil=True)
+def _probe(table, h):
+    """Where ``h`` (never 0: 0 marks a free slot) is in the open-addressing
+    ``table``, or, as ``-1 - slot``, the free slot where it would go.
+    The table is at most half full (``advance`` asks for a bigger one
+    before), so probes are short."""
+    mask = table.shape[0] - 1
+    slot = np.int64(h & np.uint64(mask))
     while table[slot] != _ZERO:
         if table[slot] == h:
-            return True
-        slot = (slot + 1) & (table.shape[0] - 1)
-    if add:
-        table[slot] = h
-    return False
+            return slot
+        slot = (slot + 1) & mask
+    return -1 - slot
 
 
 @njit(cache=True, nogil=True)
@@ -404,39 +361,47 @@ def grown_table(table):
     bigger = np.zeros(2 * table.shape[0], dtype=np.uint64)
     for i in range(table.shape[0]):
         if table[i] != _ZERO:
-            _seen_or_add(bigger, table[i], True)
+            bigger[-1 - _probe(bigger, table[i])] = table[i]
     return bigger
 
 
 @njit(cache=True, nogil=True)
-def begin(cols, clen, cdown, talon, tlen, ptr, height, hashes, moves, nmoves, cursor, table, scalars, per_draw, scratch):
-    """The root (depth 0) entered: its key seen, its steps generated, one node counted."""
-    scratch.dirty[:] = True
-    h = position_hash(cols, clen, cdown, talon, tlen, ptr, hashes, 0, per_draw, scratch.dirty)
-    _seen_or_add(table, h, True)
-    generate(cols, clen, cdown, talon, tlen, ptr, height, moves, nmoves, 0, per_draw, scratch)
-    cursor[0] = 0
+def begin(board, stack, table, scalars, per_draw, scratch):
+    """The root (depth 0) entered: its hashes computed, its key seen, its
+    steps generated, one node counted."""
+    cards, counts, hashes = board
+    _rehash(cards, counts, hashes)
+    h = _position_hash(counts, hashes, per_draw)
+    table[-1 - _probe(table, h)] = h
+    cand, empty, met, wants, ranked = scratch.cand, scratch.empty, scratch.met, scratch.wants, scratch.ranked
+    generate(cards, counts, stack.moves, stack.nmoves, 0, per_draw, cand, empty, met, wants, ranked)
+    stack.cursor[0] = 0
     scalars[DEPTH] = 0
     scalars[NODES] = 1
     scalars[USED] = 1
 
 
 @njit(cache=True, nogil=True)
-def advance(
-    cols, clen, cdown, talon, tlen, ptr, height, hashes, moves, nmoves, cursor, allowed, table, scalars, budget, per_draw, scratch
-):
+def advance(board, stack, allowed, table, scalars, budget, per_draw, scratch):
     """``_depth_first``'s loop until a win, exhaustion, or ``budget`` nodes:
-    the step at the top's cursor is played into the next depth; a won
-    position ends the search before its key is looked at, a key seen is
-    skipped, and a new one is counted (only while nodes < budget) and
-    expanded.  At the root only steps ``allowed`` are tried (those that do
-    not undo the move before it).  A step stopped at by the budget or a
-    request for room is tried again by the next call."""
-    safe, dirty = scratch.safe, scratch.dirty
+    the step at the top's cursor is played on the board; a won position
+    ends the search before its key is looked at, a key seen is taken
+    back and skipped, and a new one is counted (only while nodes <
+    budget) and expanded; a depth whose steps are all tried is left by
+    taking back the step that entered it.  At the root only steps
+    ``allowed`` are tried (those that do not undo the move before it).
+    A step stopped at by the budget or a request for room is taken back
+    and tried again by the next call, so between calls the board is the
+    position at the top of the stack (or, after a win, the won one).
+    The arrays leave their tuples once, here: numba counts a reference
+    each time a tuple's field is read, which cost more than the search."""
+    cards, counts, hashes = board
+    moves, nmoves, cursor, undo, saved, settled = stack
+    cand, empty, met, wants, ranked, safe = scratch
     depth = scalars[DEPTH]
     nodes = scalars[NODES]
     used = scalars[USED]
-    limit = cols.shape[0]
+    limit = cursor.shape[0]
     status = EXHAUSTED
     while True:
         if 2 * (used + 1) > table.shape[0]:
@@ -451,28 +416,38 @@ def advance(
                 status = EXHAUSTED
                 break
             depth -= 1
+            j = cursor[depth] - 1
+            src, dst, count, pointer = moves[depth, j, 0], moves[depth, j, 1], moves[depth, j, 2], moves[depth, j, 3]
+            _take_back(cards, counts, hashes, undo, saved, settled, depth, src, dst, count, pointer)
             continue
         if depth == 0 and not allowed[i]:
             cursor[0] = i + 1
             continue
-        _play(cols, clen, cdown, talon, tlen, ptr, height, hashes, depth, moves[depth, i], dirty)
-        _settle(cols, clen, cdown, talon, tlen, ptr, height, depth + 1, per_draw, safe, dirty)
-        if _won(height, depth + 1):
+        src, dst, count, pointer = moves[depth, i, 0], moves[depth, i, 1], moves[depth, i, 2], moves[depth, i, 3]
+        undo[depth, OLD_PTR] = counts[PTR]
+        undo[depth, OLD_DOWN] = counts[CDOWN + src] if src < FOUNDATION else 0
+        saved[depth, TALON_HASH] = hashes[TALON, TALON_HASH]
+        saved[depth, COLUMNS_HASH] = hashes[TALON, COLUMNS_HASH]
+        _play(cards, counts, hashes, src, dst, count, pointer)
+        undo[depth, SETTLED] = _settle(cards, counts, hashes, settled, depth, per_draw, safe)
+        if _won(counts):
             status = WON
             break
-        h = position_hash(cols, clen, cdown, talon, tlen, ptr, hashes, depth + 1, per_draw, dirty)
-        if _seen_or_add(table, h, False):
-            cursor[depth] = i + 1
-            continue
-        if nodes >= budget:
+        h = _position_hash(counts, hashes, per_draw)
+        slot = _probe(table, h)
+        if slot >= 0 or nodes >= budget:
+            _take_back(cards, counts, hashes, undo, saved, settled, depth, src, dst, count, pointer)
+            if slot >= 0:
+                cursor[depth] = i + 1
+                continue
             status = BUDGET_SPENT
             break
-        _seen_or_add(table, h, True)
+        table[-1 - slot] = h
         used += 1
         nodes += 1
         cursor[depth] = i + 1
         depth += 1
-        generate(cols, clen, cdown, talon, tlen, ptr, height, moves, nmoves, depth, per_draw, scratch)
+        generate(cards, counts, moves, nmoves, depth, per_draw, cand, empty, met, wants, ranked)
         cursor[depth] = 0
     scalars[DEPTH] = depth
     scalars[NODES] = nodes

@@ -1,0 +1,179 @@
+"""The sound WordLink domain's steps for the compiled proof search
+(``engine.solver.klondike_kernel``): ``KlondikeDomain.steps`` with
+``bold=False``, the same steps in the same order, on the kernel's board.
+
+Apart from the search loop because it is the other half of the work:
+the loop plays and takes back steps, this module lists them, once per
+position expanded.  The board's layout is defined here, where it is
+first read, and the kernel imports it.
+
+The board, three arrays (``engine.solver.compiled.Board``): ``cards``,
+the columns' cards bottom to top (rows 0-6) and the talon = waste +
+reversed(stock) (row ``TALON``); ``counts``, the columns' lengths and
+face-down counts, the foundations' heights (they hold their suit from
+the Ace up), the talon's length and the pointer = len(waste); and the
+kernel's running hashes.  Few arrays, because numba passes each array to
+a function it calls as seven words, and with more arrays the passing
+cost more than the work.  A step is four numbers: source, destination,
+count, talon pointer; sources and destinations are 0-6 the columns, 7-10
+the foundations by suit, 11 the talon (a waste play).
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+WASTE_SOURCE = 11
+FOUNDATION = 7
+TALON = 7
+"""The row of ``cards`` that holds the talon (0-6 hold the columns)."""
+CLEN, CDOWN, HEIGHT, TLEN, PTR = 0, 7, 14, 18, 19
+"""Where ``counts`` holds the columns' lengths and face-down counts, the
+foundations' heights, the talon's length and the pointer."""
+COUNTS = 20
+MAX_MOVES = 512
+"""More steps than a position can have: 7 columns of at most 13 face-up
+cards with 2 targets each and Kings to 7 empty columns, 52 talon cards
+with 3 targets each, 4 foundation cards with 2 targets each."""
+
+
+@njit(cache=True, nogil=True)
+def _fits(card, target):
+    """``FITS_KEY[card] == ACCEPTS_KEY[target]``: one rank lower, the other colour."""
+    red_card = (card >> 4) == 1 or (card >> 4) == 2
+    red_target = (target >> 4) == 1 or (target >> 4) == 2
+    return (card & 15) == (target & 15) - 1 and red_card != red_target
+
+
+@njit(cache=True, nogil=True)
+def _fit_key(card):
+    """``FITS_KEY[card]``: rank and colour in one number."""
+    suit = card >> 4
+    return (card & 15) * 2 + (suit == 1 or suit == 2)
+
+
+@njit(cache=True, nogil=True)
+def _wanted(cards, counts, wants):
+    """``Klondike._targets``' ``wanted`` turned round: for each column the
+    ``_fit_key`` of the card it takes (``ACCEPTS_KEY`` of its top), -1
+    for an empty column or one with no face-up card."""
+    for dst in range(7):
+        size = counts[CLEN + dst]
+        if size > counts[CDOWN + dst]:
+            top = cards[dst, size - 1]
+            suit = top >> 4
+            wants[dst] = ((top & 15) - 1) * 2 + (not (suit == 1 or suit == 2))
+        else:
+            wants[dst] = -1
+
+
+@njit(cache=True, nogil=True)
+def _add(cand, n, order, within, src, dst, count, pointer):
+    """Append a step ranked ``(order, within)``; the rank ends with ``n``, so the sort keeps ties in order."""
+    cand[n, 0] = (order * 256 + within + 128) * 1024 + n
+    cand[n, 1] = src
+    cand[n, 2] = dst
+    cand[n, 3] = count
+    cand[n, 4] = pointer
+    return n + 1
+
+
+@njit(cache=True, nogil=True)
+def _pile_moves(cards, counts, cand, empty, nempty, wants):
+    """``KlondikeDomain._pile_moves`` (sound): column moves, then foundation cards coming down."""
+    n = 0
+    for src in range(7):
+        size = counts[CLEN + src]
+        first_up = counts[CDOWN + src]
+        if first_up >= size:
+            continue
+        top = cards[src, size - 1]
+        if (top & 15) == counts[HEIGHT + (top >> 4)] + 1:
+            if first_up == size - 1 and first_up:
+                n = _add(cand, n, 0, -first_up, src, FOUNDATION + (top >> 4), 1, 0)
+            else:
+                n = _add(cand, n, 1, 0, src, FOUNDATION + (top >> 4), 1, 0)
+        index = size - 1
+        while True:
+            card = cards[src, index]
+            key = _fit_key(card)
+            count = size - index
+            order, within = 5, 0
+            if index == first_up:
+                order, within = (0, -index) if index else (4, 0)
+            for dst in range(7):
+                if dst != src and wants[dst] == key:
+                    n = _add(cand, n, order, within, src, dst, count, 0)
+            if (card & 15) == 13 and index:
+                for e in range(nempty):
+                    n = _add(cand, n, 0, -index, src, empty[e], count, 0)
+            if index == first_up or not _fits(card, cards[src, index - 1]):
+                break
+            index -= 1
+    for suit in range(4):
+        level = counts[HEIGHT + suit]
+        if level:
+            key = _fit_key(suit * 16 + level)
+            for dst in range(7):
+                if wants[dst] == key:
+                    n = _add(cand, n, 6, 0, FOUNDATION + suit, dst, 1, 0)
+            if level == 13:
+                for e in range(nempty):
+                    n = _add(cand, n, 6, 0, FOUNDATION + suit, empty[e], 1, 0)
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _waste_plays(cards, counts, per_draw, cand, n, empty, nempty, met, wants):
+    """``KlondikeDomain._waste_plays``: for each pointer of ``reachable_pointers``
+    (fewest draws, one trip), the card there to its foundation, then to
+    the columns that take it, then a King to the first empty column."""
+    size = counts[TLEN]
+    if size == 0:
+        return n
+    met[: size + 1] = False
+    pointer = counts[PTR]
+    draws = 0
+    while not met[pointer]:
+        met[pointer] = True
+        if pointer:
+            card = cards[TALON, pointer - 1]
+            suit = card >> 4
+            if (card & 15) == counts[HEIGHT + suit] + 1:
+                n = _add(cand, n, 2, draws, WASTE_SOURCE, FOUNDATION + suit, 1, pointer)
+            key = _fit_key(card)
+            for dst in range(7):
+                if wants[dst] == key:
+                    n = _add(cand, n, 3, draws, WASTE_SOURCE, dst, 1, pointer)
+            if (card & 15) == 13 and nempty:
+                n = _add(cand, n, 3, draws, WASTE_SOURCE, empty[0], 1, pointer)
+        pointer = 0 if pointer == size else min(pointer + per_draw, size)
+        draws += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def generate(cards, counts, moves, nmoves, d, per_draw, cand, empty, met, wants, ranked):
+    """``KlondikeDomain.steps`` (sound) of the board, as depth ``d``'s
+    steps: the pile moves, then the waste plays, sorted stably by their
+    rank in the move order (an insertion sort: the ranks are unique and
+    most lists short)."""
+    _wanted(cards, counts, wants)
+    nempty = 0
+    for c in range(7):
+        if counts[CLEN + c] == 0:
+            empty[nempty] = c
+            nempty += 1
+    n = _pile_moves(cards, counts, cand, empty, nempty, wants)
+    n = _waste_plays(cards, counts, per_draw, cand, n, empty, nempty, met, wants)
+    for i in range(n):
+        rank = cand[i, 0]
+        j = i
+        while j > 0 and cand[ranked[j - 1], 0] > rank:
+            ranked[j] = ranked[j - 1]
+            j -= 1
+        ranked[j] = i
+    for i in range(n):
+        for k in range(4):
+            moves[d, i, k] = cand[ranked[i], k + 1]
+    nmoves[d] = n
