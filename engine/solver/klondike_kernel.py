@@ -226,6 +226,48 @@ def _safe_suits(counts, safe):
 
 
 @njit(cache=True, nogil=True)
+def _goes_home(counts, card, safe):
+    """Whether ``card`` is the next card of its suit and safe (``_safe_suits``' flags)."""
+    return safe[card >> 4] and (card & 15) == counts[HEIGHT + (card >> 4)] + 1
+
+
+@njit(cache=True, nogil=True)
+def _forced_top(cards, counts, c, safe):
+    """Whether column ``c``'s top is face up and ``_goes_home``."""
+    size = counts[CLEN + c]
+    return size > counts[CDOWN + c] and _goes_home(counts, cards[c, size - 1], safe)
+
+
+@njit(cache=True, nogil=True)
+def _forced_waste(cards, counts, per_draw, safe):
+    """Whether the waste's top is forced: a forced source in draw 1 only."""
+    pointer = counts[PTR]
+    return per_draw == 1 and pointer > 0 and _goes_home(counts, cards[TALON, pointer - 1], safe)
+
+
+@njit(cache=True, nogil=True)
+def _nothing_forced(cards, counts, per_draw, safe, src, dst):
+    """Whether no card is forced after a step from ``src`` to ``dst`` that
+    sent no card home, known from the piles it changed alone: ``_settle``'s
+    full answer, because the position before the step was settled (any
+    but the root, which may not be: ``CompiledSearch`` leaves a forced
+    card that would undo the last move), so no forced source's top was
+    then the next card of its suit and safe; the step raised no
+    foundation, so no top it left in place became either (``is_safe``
+    only grows with the heights); a card it brought down from a
+    foundation is on ``dst``; and in draw 1 only a waste play changes
+    the waste's top.  Most steps send no card home, and this spares them
+    the scan of every pile."""
+    if not _safe_suits(counts, safe):
+        return True
+    if _forced_top(cards, counts, dst, safe):
+        return False
+    if src < FOUNDATION:
+        return not _forced_top(cards, counts, src, safe)
+    return src != WASTE_SOURCE or not _forced_waste(cards, counts, per_draw, safe)
+
+
+@njit(cache=True, nogil=True)
 def _settle(cards, counts, hashes, settled, d, per_draw, safe):
     """``KlondikeDomain.forced`` after depth ``d``'s step: the first of the
     forced sources (the waste in draw 1 only, then the columns) whose top
@@ -233,38 +275,24 @@ def _settle(cards, counts, hashes, settled, d, per_draw, safe):
     ``settled[d]`` for ``_take_back``.  How many, it returns."""
     count = 0
     while _safe_suits(counts, safe):
-        moved = False
-        pointer = counts[PTR]
-        if per_draw == 1 and pointer > 0:
-            card = cards[TALON, pointer - 1]
-            suit = card >> 4
-            if safe[suit] and (card & 15) == counts[HEIGHT + suit] + 1:
-                _take_from_talon(cards, counts, hashes, pointer)
-                counts[HEIGHT + suit] += 1
-                settled[d, count, SOURCE] = WASTE_SOURCE
-                settled[d, count, CARD] = card
-                count += 1
-                moved = True
-        if not moved:
-            for c in range(7):
-                size = counts[CLEN + c]
-                if size == 0 or counts[CDOWN + c] >= size:
-                    continue
-                card = cards[c, size - 1]
-                suit = card >> 4
-                if safe[suit] and (card & 15) == counts[HEIGHT + suit] + 1:
-                    settled[d, count, SOURCE] = c
-                    settled[d, count, DOWN] = counts[CDOWN + c]
-                    settled[d, count, CARD] = card
-                    count += 1
-                    hashes[TALON, COLUMNS_HASH] -= _column_hash(counts, hashes, c)
-                    _shorten(counts, c, 1)
-                    hashes[TALON, COLUMNS_HASH] += _column_hash(counts, hashes, c)
-                    counts[HEIGHT + suit] += 1
-                    moved = True
-                    break
-        if not moved:
-            break
+        if _forced_waste(cards, counts, per_draw, safe):
+            card = _take_from_talon(cards, counts, hashes, counts[PTR])
+            settled[d, count, SOURCE] = WASTE_SOURCE
+        else:
+            c = 0
+            while c < 7 and not _forced_top(cards, counts, c, safe):
+                c += 1
+            if c == 7:
+                break
+            card = cards[c, counts[CLEN + c] - 1]
+            settled[d, count, SOURCE] = c
+            settled[d, count, DOWN] = counts[CDOWN + c]
+            hashes[TALON, COLUMNS_HASH] -= _column_hash(counts, hashes, c)
+            _shorten(counts, c, 1)
+            hashes[TALON, COLUMNS_HASH] += _column_hash(counts, hashes, c)
+        settled[d, count, CARD] = card
+        counts[HEIGHT + (card >> 4)] += 1
+        count += 1
     return count
 
 
@@ -429,7 +457,10 @@ def advance(board, stack, allowed, table, scalars, budget, per_draw, scratch):
         saved[depth, TALON_HASH] = hashes[TALON, TALON_HASH]
         saved[depth, COLUMNS_HASH] = hashes[TALON, COLUMNS_HASH]
         _play(cards, counts, hashes, src, dst, count, pointer)
-        undo[depth, SETTLED] = _settle(cards, counts, hashes, settled, depth, per_draw, safe)
+        if depth and dst < FOUNDATION and _nothing_forced(cards, counts, per_draw, safe, src, dst):
+            undo[depth, SETTLED] = 0
+        else:
+            undo[depth, SETTLED] = _settle(cards, counts, hashes, settled, depth, per_draw, safe)
         if _won(counts):
             status = WON
             break
