@@ -134,6 +134,15 @@ def _push_card(cards, counts, hashes, c, card):
 
 
 @njit(cache=True, nogil=True)
+def _put_back(cards, counts, hashes, c, card, rewrite):
+    """``card``, which column ``c`` lost, on its top again (``_take_back``)."""
+    if rewrite:
+        _push_card(cards, counts, hashes, c, card)
+    else:
+        counts[CLEN + c] += 1
+
+
+@njit(cache=True, nogil=True)
 def _shorten(counts, src, count):
     """``count`` cards leave column ``src``; a face-down card left on top turns up."""
     left = counts[CLEN + src] - count
@@ -324,11 +333,14 @@ def _play(cards, counts, hashes, src, dst, count, pointer):
 
 
 @njit(cache=True, nogil=True)
-def _take_back(cards, counts, hashes, undo, saved, settled, d, src, dst, count, pointer):
+def _take_back(cards, counts, hashes, undo, saved, settled, d, src, dst, count, pointer, rewrite):
     """The board as it was before depth ``d``'s step and its forced cards:
     the forced cards first, last one first, then the step.  Cards a
-    column loses stay in its row only until a later step overwrites
-    them, so the cards put back are written again, not assumed there."""
+    column loses stay in its row, prefix hashes included, until a later
+    step puts others there: a step taken back at once (its child was
+    seen, or the budget is spent) finds them, and only lengthens the
+    columns again; one taken back after its child was searched
+    (``rewrite``) writes them again."""
     for k in range(undo[d, SETTLED] - 1, -1, -1):
         card = settled[d, k, CARD]
         counts[HEIGHT + (card >> 4)] -= 1
@@ -337,14 +349,17 @@ def _take_back(cards, counts, hashes, undo, saved, settled, d, src, dst, count, 
             _put_back_in_talon(cards, counts, counts[PTR], card)
             counts[PTR] += 1
         else:
-            _push_card(cards, counts, hashes, c, card)
+            _put_back(cards, counts, hashes, c, card, rewrite)
             counts[CDOWN + c] = settled[d, k, DOWN]
     if src < FOUNDATION:
         if dst < FOUNDATION:
-            _move_cards(cards, counts, hashes, dst, src, count)
+            if rewrite:
+                _move_cards(cards, counts, hashes, dst, src, count)
+            else:
+                counts[CLEN + src] += count
             counts[CLEN + dst] -= count
         else:
-            _push_card(cards, counts, hashes, src, (dst - FOUNDATION) * 16 + counts[HEIGHT + dst - FOUNDATION])
+            _put_back(cards, counts, hashes, src, (dst - FOUNDATION) * 16 + counts[HEIGHT + dst - FOUNDATION], rewrite)
             counts[HEIGHT + dst - FOUNDATION] -= 1
         counts[CDOWN + src] = undo[d, OLD_DOWN]
     else:
@@ -446,7 +461,7 @@ def advance(board, stack, allowed, table, scalars, budget, per_draw, scratch):
             depth -= 1
             j = cursor[depth] - 1
             src, dst, count, pointer = moves[depth, j, 0], moves[depth, j, 1], moves[depth, j, 2], moves[depth, j, 3]
-            _take_back(cards, counts, hashes, undo, saved, settled, depth, src, dst, count, pointer)
+            _take_back(cards, counts, hashes, undo, saved, settled, depth, src, dst, count, pointer, True)
             continue
         if depth == 0 and not allowed[i]:
             cursor[0] = i + 1
@@ -467,7 +482,7 @@ def advance(board, stack, allowed, table, scalars, budget, per_draw, scratch):
         h = _position_hash(counts, hashes, per_draw)
         slot = _probe(table, h)
         if slot >= 0 or nodes >= budget:
-            _take_back(cards, counts, hashes, undo, saved, settled, depth, src, dst, count, pointer)
+            _take_back(cards, counts, hashes, undo, saved, settled, depth, src, dst, count, pointer, False)
             if slot >= 0:
                 cursor[depth] = i + 1
                 continue
