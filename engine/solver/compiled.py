@@ -221,7 +221,7 @@ def _scratch(np: Any) -> Scratch:
         cand=np.zeros((MAX_MOVES, 5), dtype=np.int64),
         empty=np.zeros(7, dtype=np.int64),
         met=np.zeros(TALON_CARDS + 1, dtype=np.bool_),
-        wants=np.zeros(7, dtype=np.int64),
+        wants=np.zeros(28, dtype=np.int64),
         ranked=np.zeros(MAX_MOVES, dtype=np.int64),
         safe=np.zeros(4, dtype=np.bool_),
     )

@@ -54,17 +54,28 @@ def _fit_key(card):
 
 @njit(cache=True, nogil=True)
 def _wanted(cards, counts, wants):
-    """``Klondike._targets``' ``wanted`` turned round: for each column the
-    ``_fit_key`` of the card it takes (``ACCEPTS_KEY`` of its top), -1
-    for an empty column or one with no face-up card."""
+    """``Klondike._targets``' ``wanted``: for each ``_fit_key`` the columns
+    whose face-up top takes a card of that key (``ACCEPTS_KEY`` of the
+    top), as bits.  Most cards fit no column, and one look-up tells."""
+    wants[:] = 0
     for dst in range(7):
         size = counts[CLEN + dst]
         if size > counts[CDOWN + dst]:
             top = cards[dst, size - 1]
             suit = top >> 4
-            wants[dst] = ((top & 15) - 1) * 2 + (not (suit == 1 or suit == 2))
-        else:
-            wants[dst] = -1
+            wants[((top & 15) - 1) * 2 + (not (suit == 1 or suit == 2))] |= 1 << dst
+
+
+@njit(cache=True, nogil=True)
+def _add_each(cand, n, order, within, src, columns, count, pointer):
+    """``_add`` of a step to each column of the bits ``columns``, lowest first."""
+    dst = 0
+    while columns:
+        if columns & 1:
+            n = _add(cand, n, order, within, src, dst, count, pointer)
+        columns >>= 1
+        dst += 1
+    return n
 
 
 @njit(cache=True, nogil=True)
@@ -101,9 +112,7 @@ def _pile_moves(cards, counts, cand, empty, nempty, wants):
             order, within = 5, 0
             if index == first_up:
                 order, within = (0, -index) if index else (4, 0)
-            for dst in range(7):
-                if dst != src and wants[dst] == key:
-                    n = _add(cand, n, order, within, src, dst, count, 0)
+            n = _add_each(cand, n, order, within, src, wants[key] & ~(1 << src), count, 0)
             if (card & 15) == 13 and index:
                 for e in range(nempty):
                     n = _add(cand, n, 0, -index, src, empty[e], count, 0)
@@ -114,9 +123,7 @@ def _pile_moves(cards, counts, cand, empty, nempty, wants):
         level = counts[HEIGHT + suit]
         if level:
             key = _fit_key(suit * 16 + level)
-            for dst in range(7):
-                if wants[dst] == key:
-                    n = _add(cand, n, 6, 0, FOUNDATION + suit, dst, 1, 0)
+            n = _add_each(cand, n, 6, 0, FOUNDATION + suit, wants[key], 1, 0)
             if level == 13:
                 for e in range(nempty):
                     n = _add(cand, n, 6, 0, FOUNDATION + suit, empty[e], 1, 0)
@@ -142,9 +149,7 @@ def _waste_plays(cards, counts, per_draw, cand, n, empty, nempty, met, wants):
             if (card & 15) == counts[HEIGHT + suit] + 1:
                 n = _add(cand, n, 2, draws, WASTE_SOURCE, FOUNDATION + suit, 1, pointer)
             key = _fit_key(card)
-            for dst in range(7):
-                if wants[dst] == key:
-                    n = _add(cand, n, 3, draws, WASTE_SOURCE, dst, 1, pointer)
+            n = _add_each(cand, n, 3, draws, WASTE_SOURCE, wants[key], 1, pointer)
             if (card & 15) == 13 and nempty:
                 n = _add(cand, n, 3, draws, WASTE_SOURCE, empty[0], 1, pointer)
         pointer = 0 if pointer == size else min(pointer + per_draw, size)
