@@ -16,7 +16,7 @@ with ``time.process_time``.  The baseline tree is an export of the
 commit to compare with::
 
     git archive HEAD engine | tar -x -C /tmp/kernel_base
-    python bench/kernel.py --baseline-root /tmp/kernel_base [--rounds 3] [--budget 2000000]
+    python bench/kernel.py --baseline-root /tmp/kernel_base [--rounds 3] [--budget 2000000] [--roots 3:45,1:45]
 """
 
 from __future__ import annotations
@@ -92,38 +92,52 @@ def ask(process: subprocess.Popen[str], draw: int, deal: int, budget: int) -> di
     return read_answer(process.stdout)
 
 
-def compare(baseline_root: str, rounds: int, budget: int) -> None:
+def parse_roots(text: str) -> tuple[tuple[int, int], ...]:
+    """``3:45,1:45`` as ((3, 45), (1, 45)): draw and deal of each root."""
+    try:
+        roots = tuple((int(draw), int(deal)) for draw, deal in (item.split(":") for item in text.split(",")))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected DRAW:DEAL[,DRAW:DEAL...], e.g. 3:45,1:45") from None
+    if any(draw not in (1, 3) or deal < 1 for draw, deal in roots):
+        raise argparse.ArgumentTypeError(f"{text!r}: draws are 1 or 3, deals from 1")
+    return roots
+
+
+def compare(baseline_root: str, rounds: int, budget: int, workloads: tuple[tuple[int, int], ...]) -> None:
     """Both kernels on every workload, ``rounds`` times, interleaved; the
     medians of positions per CPU second and their ratio per workload."""
     tree = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     workers = {"baseline": start_worker(baseline_root), "this tree": start_worker(tree)}
-    rates: dict[tuple[int, int], dict[str, list[float]]] = {load: {name: [] for name in workers} for load in WORKLOADS}
+    rates: dict[tuple[int, int], dict[str, list[float]]] = {load: {name: [] for name in workers} for load in workloads}
     answers: dict[tuple[int, int], dict[str, Any]] = {}
     progress = ProgressLine(every=5)
-    total = rounds * len(WORKLOADS)
+    total = rounds * len(workloads)
     for round_index in range(rounds):
         names = list(workers) if round_index % 2 == 0 else list(workers)[::-1]
-        for load_index, (draw, deal) in enumerate(WORKLOADS):
+        for load_index, (draw, deal) in enumerate(workloads):
             for name in names:
                 answer = ask(workers[name], draw, deal, budget)
                 rates[(draw, deal)][name].append(answer["nodes"] / max(answer["seconds"], 1e-9))
                 found = {key: answer[key] for key in ("result", "nodes", "moves")}
                 if answers.setdefault((draw, deal), found) != found:
                     raise SystemExit(f"draw {draw} deal {deal}: the kernels answer differently: {answers[(draw, deal)]} / {found}")
-            progress(round_index * len(WORKLOADS) + load_index + 1, total, "searches of each kernel")
+            progress(round_index * len(workloads) + load_index + 1, total, "searches of each kernel")
     for process in workers.values():
         assert process.stdin is not None
         process.stdin.close()
         process.wait()
     print(f"compiled proof search, {budget:,} nodes a root, {rounds} rounds: median positions per CPU second")
-    print(f"{'root':<18}{'result':>12}{'nodes':>11}{'baseline':>11}{'this tree':>11}{'ratio':>8}")
+    print(f"{'root':<18}{'result':>12}{'nodes':>11}{'baseline':>11}{'this tree':>11}{'ratio':>8}{'CPU s':>8}")
     ratios = []
     for (draw, deal), by_name in rates.items():
         base, new = statistics.median(by_name["baseline"]), statistics.median(by_name["this tree"])
         ratios.append(new / base)
         found = answers[(draw, deal)]
-        print(f"{f'draw {draw} deal {deal}':<18}{found['result']:>12}{found['nodes']:>11,}{base:>11,.0f}{new:>11,.0f}{new / base:>7.2f}x")
+        seconds = found["nodes"] / new
+        row = f"{f'draw {draw} deal {deal}':<18}{found['result']:>12}{found['nodes']:>11,}{base:>11,.0f}{new:>11,.0f}"
+        print(f"{row}{new / base:>7.2f}x{seconds:>8.1f}")
     print(f"same Solution from both kernels on every root and round; median ratio {statistics.median(ratios):.2f}x")
+    print("CPU s: this tree's seconds for the root at its median rate")
 
 
 def main() -> None:
@@ -131,6 +145,7 @@ def main() -> None:
     parser.add_argument("--baseline-root", help="a tree (git archive of a commit's engine/) to compare with")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--budget", type=int, default=2_000_000, help="nodes per root")
+    parser.add_argument("--roots", type=parse_roots, default=WORKLOADS, help="DRAW:DEAL,... (default 3:17,3:19,3:45,1:45)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -138,7 +153,7 @@ def main() -> None:
     elif args.baseline_root is None:
         parser.error("--baseline-root is needed: the tree to compare with")
     else:
-        compare(args.baseline_root, args.rounds, args.budget)
+        compare(args.baseline_root, args.rounds, args.budget, args.roots)
 
 
 if __name__ == "__main__":
