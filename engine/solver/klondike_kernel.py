@@ -50,9 +50,8 @@ COLUMN_CARDS = 32
 """Room per column: a column is always a prefix of what it held at the
 root plus one run of at most 13 cards, so roots with columns of up to 19
 cards (the most play can build) fit (``engine.solver.compiled`` checks)."""
-TALON_CARDS = 52
-MOST_SETTLED = 52
-"""More cards than the forced moves after one step can send home."""
+TALON_CARDS = MOST_SETTLED = 52
+"""The most cards a talon holds, and the forced moves after one step send home."""
 
 BUDGET_SPENT, WON, EXHAUSTED, GROW_TABLE, GROW_STACK = 0, 1, 2, 3, 4
 """What ``advance`` returns; the last two ask the caller for more room
