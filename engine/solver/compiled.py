@@ -32,8 +32,8 @@ talon).  Sums of well-mixed 64-bit values behave as one such value, so
 the hash collides like a random 64-bit one.  With n positions the chance of any such
 pair is about n² / 2^65: below 3 in 10,000 even for the 100 million
 positions no budget here reaches (a proving solve's 300,000-node default
-allows at most ``COMPILED_SOUND_FACTOR`` × 150,000 = 3 million sound
-positions, a chance below 1 in 4 million, in a table of 64 MB), the same
+allows at most ``COMPILED_SOUND_FACTOR`` × 150,000 = 4.5 million sound
+positions, a chance below 1 in 1.8 million, in a table of 128 MB), the same
 order as the Python search's own ``hash`` of the key; and a win, the
 claim a player sees played, is replayed move by move.
 """
@@ -51,20 +51,19 @@ from .search import UNKNOWN, UNWINNABLE, WON, Domain, Progress, Solution
 
 PURE_ENV = "ARENA_SOLVER_PURE"
 """Set to ``1`` to run the pure-Python proof search even where numba imports."""
-COMPILED_SOUND_FACTOR = 20
+COMPILED_SOUND_FACTOR = 30
 """How many compiled sound nodes a proving solve grants for each node of
 its sound share (``engine.solver.driver``): a compiled expansion costs
-about a twentieth of a Python one (``python bench/solver.py
---sound-rate``: 17-19x on deals 1-10), so a node of any budget still
+about a thirtieth of a Python one (``python bench/solver.py
+--sound-rate``: 29.2x in draw 1, 32.9x in draw 3 on deals 1-10, after
+the kernel changed its board in place), so a node of any budget still
 costs about the same CPU time (``DEFAULT_BUDGET``'s 10 s, ``arena
 solve``'s estimate stay true), the sound search keeps its share of that
-time, and it proves losses twenty times larger.  Bigger factors took
-time from the bold search's wins: on draw-3 deals 1-200, 20 decided
-92.0%, 50 92.5%, 200 90.5% (docs/solver.md).  Those figures are from
-before the kernel changed its board in place, which made a compiled
-expansion about 1.7 times cheaper again (``python bench/kernel.py``): a
-proof now takes less of a solve's time than its share, and the factor
-stays until it is measured again."""
+time, and it proves losses thirty times larger.  The factor follows the
+measured speed rather than a search for the best share: at the kernel's
+earlier speed (17-19x), bigger factors took time from the bold search's
+wins, and the best one was within noise of the speed ratio (draw-3
+deals 1-200: 20 decided 92.0%, 50 92.5%, 200 90.5%; docs/solver.md)."""
 PROGRESS_CHUNK = 50_000
 """Nodes the kernel expands between two calls of ``progress`` (about a tenth of a second)."""
 MOST_NODES = 1 << 62
