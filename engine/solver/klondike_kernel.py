@@ -4,10 +4,10 @@ _depth_first`` over ``KlondikeDomain(bold=False)``, move for move.
 Why compiled: a proof of loss must expand every position the sound
 domain reaches, and the deals the pure-Python search leaves undecided
 need millions of them, where it expands 5,000-25,000 a second.  Here a
-position is three small arrays, and one expansion cost 17-19 times less
-(``python bench/solver.py --sound-rate``) even before the board was
-changed in place, which expands about 1.7 times as many positions per
-CPU second again (``python bench/kernel.py``).  Everything the Python
+position is three small arrays changed in place, and one expansion
+costs about 30 times less (``python bench/solver.py --sound-rate``:
+29.2x draw 1, 32.9x draw 3; ``python bench/kernel.py`` compares two
+kernels).  Everything the Python
 domain decides is decided here the same way, in the same order
 (``KlondikeDomain``'s docstrings argue why each rule loses no win; the
 steps are listed by ``engine.solver.klondike_kernel_steps``), so for any
