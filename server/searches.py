@@ -44,7 +44,7 @@ import threading
 import time
 import zlib
 from collections import Counter, OrderedDict
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, NamedTuple, Sequence
@@ -169,6 +169,13 @@ def analysis_job(header: SessionHeader, line: list[str], budget: int) -> Answer:
     return _answer(started, analysis)
 
 
+def spawned_worker() -> Executor:
+    """One worker process, spawned (see ``SearchPool``)."""
+    return ProcessPoolExecutor(
+        1, mp_context=multiprocessing.get_context("spawn"), initializer=background_worker, initargs=(os.getpid(),)
+    )
+
+
 class SearchPool:
     """``workers`` worker processes, each its own single-process executor
     so that a job with a key always goes to the same one.
@@ -179,8 +186,12 @@ class SearchPool:
     dies is replaced at the next job; the job it held fails.
     """
 
-    def __init__(self, workers: int) -> None:
-        self._executors: list[ProcessPoolExecutor | None] = [None] * workers
+    def __init__(self, workers: int, start_worker: Callable[[], Executor] | None = None) -> None:
+        self._start_worker = start_worker or spawned_worker
+        """Starts one worker.  Tests of the server's rules in memory give a
+        thread instead (``tests/server/arena_memory.py``): the same jobs,
+        pickled the same way, without a process to start per test."""
+        self._executors: list[Executor | None] = [None] * workers
         self._busy = [0] * workers
         self.jobs: Counter[str] = Counter()
         """Jobs answered, by job function name."""
@@ -197,9 +208,7 @@ class SearchPool:
         index = zlib.crc32(key.encode()) % len(self._executors) if key is not None else self._busy.index(min(self._busy))
         executor = self._executors[index]
         if executor is None:
-            executor = self._executors[index] = ProcessPoolExecutor(
-                1, mp_context=multiprocessing.get_context("spawn"), initializer=background_worker, initargs=(os.getpid(),)
-            )
+            executor = self._executors[index] = self._start_worker()
         self._busy[index] += 1
         try:
             payload = pickle.dumps((job, args), pickle.HIGHEST_PROTOCOL)
@@ -254,5 +263,5 @@ class Searchers:
     analyses: SearchPool
 
     @classmethod
-    def sized(cls, hint_workers: int, analysis_workers: int) -> Searchers:
-        return cls(SearchPool(hint_workers), SearchPool(analysis_workers))
+    def sized(cls, hint_workers: int, analysis_workers: int, start_worker: Callable[[], Executor] | None = None) -> Searchers:
+        return cls(SearchPool(hint_workers, start_worker), SearchPool(analysis_workers, start_worker))
