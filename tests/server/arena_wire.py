@@ -1,16 +1,19 @@
-"""A small real WebSocket client for the server tests, and one raw HTTP
-exchange on the same port.
+"""The server tests' client, a small real WebSocket client, and one raw
+HTTP exchange on the same port.
 
-It speaks either subprotocol through the real ``websockets`` client,
-keeps every frame it receives (raw and decoded, in order), and matches
-replies to requests by ``id``.  Tests assert on what a third-party client
-would see, nothing more.
+``RecordingClient`` keeps every frame it receives (raw and decoded, in
+order) and matches replies to requests by ``id``: tests assert on what a
+third-party client would see, nothing more.  ``WireClient`` is one over
+the real ``websockets`` client, in either subprotocol;
+``tests.server.arena_memory.MemoryClient`` is one fed by the hub without
+a socket, for the tests whose subject is a rule rather than the adapter.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+from abc import ABC, abstractmethod
 from typing import Any, Callable, Literal, overload
 
 import engine
@@ -19,7 +22,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
-from protocol import JSON, MSGPACK_SUBPROTOCOL, ServerMessage, codec_for
+from protocol import JSON, MSGPACK_SUBPROTOCOL, Codec, ServerMessage, codec_for
 from protocol import to_client as tc
 from protocol import to_server as ts
 
@@ -33,44 +36,57 @@ analysis of a long line, say): searches run in worker processes at a
 lower priority, so beside two CPU burners one took over 60 s."""
 
 
-class WireClient:
+class RecordingClient(ABC):
     """One connection; ``received`` holds every message in arrival order."""
 
-    def __init__(self, connection: ClientConnection) -> None:
-        self.connection = connection
-        self.codec = codec_for(connection.subprotocol)
+    def __init__(self, codec: Codec) -> None:
+        self.codec = codec
         self.raw: list[bytes | str] = []
         self.received: list[ServerMessage] = []
         self._taken: set[int] = set()
-        self._arrived = asyncio.Condition()
+        self._waiters: list[asyncio.Future[None]] = []
         self._ids = itertools.count(1)
-        self._reader = asyncio.create_task(self._read())
         self.token: str | None = None
         self._player_id: str | None = None
 
-    @classmethod
-    async def open(cls, url: str, subprotocol: str | None = MSGPACK_SUBPROTOCOL, **options: Any) -> WireClient:
-        offered = [Subprotocol(subprotocol)] if subprotocol else None
-        return cls(await connect(url, subprotocols=offered, **options))
+    def _record(self, frame: bytes | str) -> None:
+        """A frame the server sent: kept, decoded, and every waiter woken."""
+        message = self.codec.decode_reply(frame)
+        self.raw.append(frame)
+        self.received.append(message)
+        self._wake_waiters()
 
-    async def _read(self) -> None:
-        try:
-            async for frame in self.connection:
-                message = self.codec.decode_reply(frame)
-                async with self._arrived:
-                    self.raw.append(frame)
-                    self.received.append(message)
-                    self._arrived.notify_all()
-        except ConnectionClosed:
-            pass
-        async with self._arrived:
-            self._arrived.notify_all()
+    def _wake_waiters(self) -> None:
+        for waiter in self._waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+        self._waiters.clear()
+
+    @property
+    @abstractmethod
+    def ended(self) -> bool:
+        """The connection is closed: no frame will arrive any more."""
+
+    @property
+    @abstractmethod
+    def close_code(self) -> int | None:
+        """The close code once ``ended``."""
+
+    @abstractmethod
+    async def send_raw(self, frame: bytes | str) -> None:
+        """Send one frame as is: ``str`` a text frame, ``bytes`` a binary one."""
+
+    @abstractmethod
+    async def closed(self, timeout: float = WAIT_SECONDS) -> int | None:
+        """Wait for the server to close the connection; its close code."""
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Close the connection from the client's side."""
 
     async def send(self, message: BaseModel) -> None:
-        await self.connection.send(self.codec.encode(message), text=self.codec.text)
-
-    async def send_raw(self, frame: bytes | str) -> None:
-        await self.connection.send(frame)
+        frame = self.codec.encode(message)
+        await self.send_raw(frame.decode() if self.codec.text else frame)
 
     @property
     def player_id(self) -> str:
@@ -161,11 +177,12 @@ class WireClient:
             return None
 
         async with asyncio.timeout(timeout):
-            async with self._arrived:
-                while (found := find()) is None:
-                    if self._reader.done():
-                        raise ConnectionError(f"connection closed: {self.connection.close_code}")
-                    await self._arrived.wait()
+            while (found := find()) is None:
+                if self.ended:
+                    raise ConnectionError(f"connection closed: {self.close_code}")
+                waiter = asyncio.get_running_loop().create_future()
+                self._waiters.append(waiter)
+                await waiter
         return found
 
     # The messages a server sends unasked, typed by their ``type``; any
@@ -206,8 +223,45 @@ class WireClient:
         snapshot: tc.Snapshot = await self.wait_for(lambda m: m.type == "snapshot" and m.game_id == game_id)
         return started, snapshot
 
+
+
+class WireClient(RecordingClient):
+    """A ``RecordingClient`` over a real WebSocket connection."""
+
+    def __init__(self, connection: ClientConnection) -> None:
+        super().__init__(codec_for(connection.subprotocol))
+        self.connection = connection
+        self._reader = asyncio.create_task(self._read())
+
+    @classmethod
+    async def open(cls, url: str, subprotocol: str | None = MSGPACK_SUBPROTOCOL, **options: Any) -> WireClient:
+        offered = [Subprotocol(subprotocol)] if subprotocol else None
+        return cls(await connect(url, subprotocols=offered, **options))
+
+    async def _read(self) -> None:
+        try:
+            async for frame in self.connection:
+                self._record(frame)
+        except ConnectionClosed:
+            pass
+        finally:
+            self._wake_waiters()
+
+    @property
+    def ended(self) -> bool:
+        return self._reader.done()
+
+    @property
+    def close_code(self) -> int | None:
+        return self.connection.close_code
+
+    async def send(self, message: BaseModel) -> None:
+        await self.connection.send(self.codec.encode(message), text=self.codec.text)
+
+    async def send_raw(self, frame: bytes | str) -> None:
+        await self.connection.send(frame)
+
     async def closed(self, timeout: float = WAIT_SECONDS) -> int | None:
-        """Wait for the server to close the connection; its close code."""
         async with asyncio.timeout(timeout):
             await asyncio.shield(self._reader)
         return self.connection.close_code
