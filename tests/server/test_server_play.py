@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from tests.server.arena_memory import MemoryArena
+
 from tests.server.arena_positions import (
     DEAL_1_DRAW_1_WIN,
     LAST_MOVE_BEFORE_BLOCKED,
@@ -10,11 +12,9 @@ from tests.server.arena_positions import (
     WINNING_MOVES,
 )
 from tests.server.arena_wire import Mirror
-from tests.server.arena_servers import ClientFactory
 
 from protocol import ErrorCode
 from protocol import to_server as ts
-from server.app import ArenaServer
 from server.daily import fixed_record, utc_day
 from server.pool_files import verified_deals
 from server.secret_deals import replays_to_win
@@ -28,13 +28,13 @@ def _other(subprotocol: str) -> str:
 
 
 async def test_a_whole_deal_is_won_through_the_protocol(
-    server: ArenaServer, connect: ClientFactory, subprotocol: str
+    arena: MemoryArena, subprotocol: str
 ) -> None:
-    player = await connect(subprotocol)
+    player = await arena.client(subprotocol)
     await player.hello(name="ann")
     started, snapshot = await player.new_game(deal=1, options={"draw": 1})
     game_id = started.game_id
-    spectator = await connect(_other(subprotocol))
+    spectator = await arena.client(_other(subprotocol))
     watched = await spectator.request(ts.Watch, game_id=game_id)
     mine, theirs = Mirror(snapshot), Mirror(watched)
     assert watched.type == "snapshot" and watched.seq == snapshot.seq == 0 and watched.clock.started_ms is None
@@ -53,13 +53,13 @@ async def test_a_whole_deal_is_won_through_the_protocol(
     assert theirs.view == mine.view
     assert all(len(mine.view["piles"][f]["up"]) == 13 for f in ("fs", "fh", "fd", "fc"))
 
-    records = await server.store.records(player.player_id)
+    records = await arena.store.records(player.player_id)
     key = record_key(engine.game_class("klondike"), {"draw": 1, "scoring": "standard"})
     assert records[key].wins == 1 and records[key].best_moves == len(DEAL_1_DRAW_1_WIN)
 
 
-async def test_a_practice_position_is_won_and_records_nothing(server: ArenaServer, connect: ClientFactory) -> None:
-    player = await connect()
+async def test_a_practice_position_is_won_and_records_nothing(arena: MemoryArena) -> None:
+    player = await arena.client()
     await player.hello()
     started, snapshot = await player.new_game(position=NEARLY_WON_KLONDIKE)
     assert started.practice and started.deal_kind == "position" and snapshot.practice
@@ -68,13 +68,13 @@ async def test_a_practice_position_is_won_and_records_nothing(server: ArenaServe
         assert (await player.request(ts.Move, game_id=started.game_id, move=move)).type == "diff"
     over = await player.next_of("game_over")
     assert over.result == "won"
-    assert await server.store.records(player.player_id) == {}
+    assert await arena.store.records(player.player_id) == {}
     late = await player.request(ts.Undo, game_id=started.game_id)
     assert late.type == "error" and late.code == ErrorCode.GAME_FINISHED
 
 
-async def test_an_illegal_move_is_refused_with_the_engine_sentence_and_changes_nothing(connect: ClientFactory) -> None:
-    player = await connect()
+async def test_an_illegal_move_is_refused_with_the_engine_sentence_and_changes_nothing(arena: MemoryArena) -> None:
+    player = await arena.client()
     await player.hello()
     started, snapshot = await player.new_game(deal=7)
     refusal = await player.request(ts.Move, game_id=started.game_id, move="t1-t2")
@@ -84,8 +84,8 @@ async def test_an_illegal_move_is_refused_with_the_engine_sentence_and_changes_n
     assert again.type == "snapshot" and again.seq == 0 and again.view == snapshot.view and again.counters == snapshot.counters
 
 
-async def test_undo_redo_hint_and_restart_are_logged_actions(connect: ClientFactory) -> None:
-    player = await connect()
+async def test_undo_redo_hint_and_restart_are_logged_actions(arena: MemoryArena) -> None:
+    player = await arena.client()
     await player.hello()
     started, snapshot = await player.new_game(deal=7)
     game_id = started.game_id
@@ -113,10 +113,10 @@ async def test_undo_redo_hint_and_restart_are_logged_actions(connect: ClientFact
     assert restarted.clock.started_ms == redone.clock.started_ms, "restart does not reset the clock"
 
 
-async def test_tapping_a_card_moves_it_to_its_best_place_or_does_nothing(connect: ClientFactory) -> None:
+async def test_tapping_a_card_moves_it_to_its_best_place_or_does_nothing(arena: MemoryArena) -> None:
     """Tap a card in the stock or tableau to automatically move it to the best
     possible location. If no legal move exists, nothing happens."""
-    player = await connect()
+    player = await arena.client()
     await player.hello()
     started, snapshot = await player.new_game(position=NEARLY_WON_KLONDIKE)
     tapped = await player.request(ts.AutoMove, game_id=started.game_id, src="t1")
@@ -127,8 +127,8 @@ async def test_tapping_a_card_moves_it_to_its_best_place_or_does_nothing(connect
     assert still.type == "snapshot" and still.seq == 1
 
 
-async def test_resigning_ends_the_game_and_reveals_the_deal(server: ArenaServer, connect: ClientFactory) -> None:
-    player = await connect()
+async def test_resigning_ends_the_game_and_reveals_the_deal(arena: MemoryArena) -> None:
+    player = await arena.client()
     await player.hello()
     started, _ = await player.new_game(deal=42)
     resigned = await player.request(ts.Resign, game_id=started.game_id)
@@ -138,11 +138,11 @@ async def test_resigning_ends_the_game_and_reveals_the_deal(server: ArenaServer,
     refused = await player.request(ts.Move, game_id=started.game_id, move="draw")
     assert refused.type == "error" and refused.code == ErrorCode.GAME_FINISHED
     key = record_key(engine.game_class("klondike"), started.options)
-    assert (await server.store.records(player.player_id))[key].games == 1
+    assert (await arena.store.records(player.player_id))[key].games == 1
 
 
-async def test_a_blocked_game_without_undo_is_lost(connect: ClientFactory) -> None:
-    player = await connect()
+async def test_a_blocked_game_without_undo_is_lost(arena: MemoryArena) -> None:
+    player = await arena.client()
     await player.hello()
     started, _ = await player.new_game(position=ONE_MOVE_FROM_BLOCKED_KLONDIKE)
     last = await player.request(ts.Move, game_id=started.game_id, move=LAST_MOVE_BEFORE_BLOCKED)
@@ -151,23 +151,23 @@ async def test_a_blocked_game_without_undo_is_lost(connect: ClientFactory) -> No
 
 
 async def test_starting_more_live_games_than_allowed_abandons_the_oldest(
-    server: ArenaServer, connect: ClientFactory
+    arena: MemoryArena
 ) -> None:
-    player = await connect()
+    player = await arena.client()
     await player.hello()
-    limit = server.settings.max_live_games
+    limit = arena.settings.max_live_games
     first, _ = await player.new_game(deal=1)
     for deal in range(2, limit + 2):
         await player.new_game(deal=deal)
     over = await player.wait_for(lambda m: m.type == "game_over" and m.game_id == first.game_id)
     assert over.result == "abandoned"
-    live = [h for h in await server.store.sessions_of(player.player_id) if h.status == "playing"]
+    live = [h for h in await arena.store.sessions_of(player.player_id) if h.status == "playing"]
     assert len(live) == limit
 
 
-async def test_vegas_mode_deals_a_preset_vegas_deal(connect: ClientFactory) -> None:
+async def test_vegas_mode_deals_a_preset_vegas_deal(arena: MemoryArena) -> None:
     """Randomly selected from preset Vegas deals with a scoring system"""
-    player = await connect()
+    player = await arena.client()
     await player.hello()
     started, snapshot = await player.new_game(options={"scoring": "vegas"})
     assert started.deal_kind == "vegas" and started.verified is True
@@ -177,31 +177,31 @@ async def test_vegas_mode_deals_a_preset_vegas_deal(connect: ClientFactory) -> N
     assert revealed in verified_deals("klondike", {"draw": 1}, "vegas")
 
 
-async def test_the_daily_deal_is_the_same_for_everyone_on_a_day(server: ArenaServer, connect: ClientFactory) -> None:
+async def test_the_daily_deal_is_the_same_for_everyone_on_a_day(arena: MemoryArena) -> None:
     """A new challenge every day, randomly selected from winnable deals:
     a secret random seed the server's solver has won before anyone plays
     (the issue on fair play asks for a seed nobody can look up, not a pool
     number), the same for everyone."""
     boards, seeds = [], set()
     for _ in range(2):
-        player = await connect()
+        player = await arena.client()
         await player.hello()
         started, snapshot = await player.new_game(deal="daily", options={"draw": 3})
         assert (started.deal_kind, started.verified) == ("daily", True)
         boards.append(snapshot.view)
         await player.request(ts.Resign, game_id=started.game_id)
         assert (await player.next_of("game_over")).deal is None, "the deal stays secret until the day's reveal"
-        stored = await server.store.load_session(started.game_id)
+        stored = await arena.store.load_session(started.game_id)
         assert stored is not None, started
         seeds.add(stored[0].seed)
     assert boards[0] == boards[1] and len(seeds) == 1
-    day = utc_day(server.hub.clock())
-    record = await fixed_record(server.store, server.settings, server.hub.prover, engine.game_class("klondike"), {"draw": 3}, day, 0)
+    day = utc_day(arena.hub.clock())
+    record = await fixed_record(arena.store, arena.settings, arena.hub.prover, engine.game_class("klondike"), {"draw": 3}, day, 0)
     assert replays_to_win("klondike", {"draw": 3}, record.seed, record.line), "the stored line wins the daily deal"
 
 
-async def test_random_deals_differ_and_stay_secret_until_the_end(connect: ClientFactory) -> None:
-    player = await connect()
+async def test_random_deals_differ_and_stay_secret_until_the_end(arena: MemoryArena) -> None:
+    player = await arena.client()
     await player.hello()
     revealed = set()
     for _ in range(3):
