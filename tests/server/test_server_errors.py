@@ -1,5 +1,7 @@
-"""Every error code, each from a real request over a real connection;
-after every error the connection stays open and nothing has changed."""
+"""Every error code, each from a real request on a connection to the hub
+(in memory: the adapter hands frames to the hub as they come, so what a
+bad frame or request is answered with is the hub's rule); after every
+error the connection stays open and nothing has changed."""
 
 from __future__ import annotations
 
@@ -9,23 +11,23 @@ from typing import AsyncIterator
 
 import msgpack
 import pytest
+from tests.server.arena_memory import MemoryArena
 from tests.server.arena_stores import FaultyStore
-from tests.server.arena_wire import WireClient, json_frame
-from tests.server.arena_servers import ClientFactory, make_settings
+from tests.server.arena_wire import RecordingClient, json_frame
+from tests.server.arena_servers import make_settings
 
 from protocol import JSON_SUBPROTOCOL, MSGPACK, MSGPACK_SUBPROTOCOL, ErrorCode
 from protocol import to_server as ts
-from server.app import ArenaServer
 from server.storage.base import StorageUnavailable
 
 
 @pytest.fixture
-async def server() -> AsyncIterator[ArenaServer]:
-    async with ArenaServer(make_settings(), store=FaultyStore()) as running:
+async def arena() -> AsyncIterator[MemoryArena]:
+    async with MemoryArena(make_settings(), store=FaultyStore()) as running:
         yield running
 
 
-async def _still_open(client: WireClient) -> None:
+async def _still_open(client: RecordingClient) -> None:
     assert (await client.request(ts.Ping)).type == "pong"
 
 
@@ -45,9 +47,9 @@ JSON_GARBAGE = [
 
 @pytest.mark.parametrize(("frame", "request_id"), JSON_GARBAGE)
 async def test_a_malformed_json_frame_gets_bad_message_and_the_connection_stays(
-    connect: ClientFactory, frame: str | bytes, request_id: object
+    arena: MemoryArena, frame: str | bytes, request_id: object
 ) -> None:
-    client = await connect(JSON_SUBPROTOCOL)
+    client = await arena.client(JSON_SUBPROTOCOL)
     await client.send_raw(frame)
     error = await client.next_of("error")
     assert error.code == ErrorCode.BAD_MESSAGE and error.id == request_id and error.message
@@ -66,29 +68,29 @@ MSGPACK_GARBAGE = [
 
 @pytest.mark.parametrize("frame", MSGPACK_GARBAGE)
 async def test_a_malformed_msgpack_frame_gets_bad_message_and_the_connection_stays(
-    connect: ClientFactory, frame: str | bytes
+    arena: MemoryArena, frame: str | bytes
 ) -> None:
-    client = await connect(MSGPACK_SUBPROTOCOL)
+    client = await arena.client(MSGPACK_SUBPROTOCOL)
     await client.send_raw(frame)
     assert (await client.next_of("error")).code == ErrorCode.BAD_MESSAGE
     await _still_open(client)
 
 
-async def test_acting_before_hello_is_refused(connect: ClientFactory) -> None:
-    client = await connect()
+async def test_acting_before_hello_is_refused(arena: MemoryArena) -> None:
+    client = await arena.client()
     refusal = await client.request(ts.NewGame, game="klondike")
     assert refusal.type == "error" and refusal.code == ErrorCode.HELLO_REQUIRED
 
 
-async def test_hello_twice_is_forbidden(connect: ClientFactory) -> None:
-    client = await connect()
+async def test_hello_twice_is_forbidden(arena: MemoryArena) -> None:
+    client = await arena.client()
     await client.hello()
     refusal = await client.request(ts.Hello)
     assert refusal.type == "error" and refusal.code == ErrorCode.FORBIDDEN
 
 
-async def test_an_unknown_game_lists_the_games(connect: ClientFactory) -> None:
-    client = await connect()
+async def test_an_unknown_game_lists_the_games(arena: MemoryArena) -> None:
+    client = await arena.client()
     await client.hello()
     refusal = await client.request(ts.NewGame, game="poker")
     assert refusal.type == "error" and refusal.code == ErrorCode.UNKNOWN_GAME and "klondike" in refusal.message
@@ -98,8 +100,8 @@ async def test_an_unknown_game_lists_the_games(connect: ClientFactory) -> None:
     "fields",
     [{"options": {"draw": 2}}, {"options": {"colour": "red"}}, {"deal": 0}, {"deal": -3}],
 )
-async def test_bad_options_and_deals_are_refused(connect: ClientFactory, fields: dict[str, object]) -> None:
-    client = await connect()
+async def test_bad_options_and_deals_are_refused(arena: MemoryArena, fields: dict[str, object]) -> None:
+    client = await arena.client()
     await client.hello()
     refusal = await client.request(ts.NewGame, game="klondike", **fields)
     assert refusal.type == "error" and refusal.code == ErrorCode.BAD_OPTION and refusal.message
@@ -107,8 +109,8 @@ async def test_bad_options_and_deals_are_refused(connect: ClientFactory, fields:
     assert listed.type == "games" and listed.games == []
 
 
-async def test_unparsable_move_text_is_bad_notation(connect: ClientFactory) -> None:
-    client = await connect()
+async def test_unparsable_move_text_is_bad_notation(arena: MemoryArena) -> None:
+    client = await arena.client()
     await client.hello()
     started, _ = await client.new_game(deal=2)
     for text in ("zz-t1", "t1-", "t1-t2xq", "jump"):
@@ -118,8 +120,8 @@ async def test_unparsable_move_text_is_bad_notation(connect: ClientFactory) -> N
     assert bad_position.type == "error" and bad_position.code == ErrorCode.BAD_NOTATION
 
 
-async def test_undo_with_nothing_to_undo_and_spent_hints_are_unavailable(connect: ClientFactory) -> None:
-    client = await connect()
+async def test_undo_with_nothing_to_undo_and_spent_hints_are_unavailable(arena: MemoryArena) -> None:
+    client = await arena.client()
     await client.hello()
     started, _ = await client.new_game(deal=2, options={"hint_limit": 0})
     undo = await client.request(ts.Undo, game_id=started.game_id)
@@ -128,8 +130,8 @@ async def test_undo_with_nothing_to_undo_and_spent_hints_are_unavailable(connect
     assert hint.type == "error" and (hint.code, hint.reason) == (ErrorCode.UNAVAILABLE, "hint_limit")
 
 
-async def test_an_unknown_game_id_is_not_found(connect: ClientFactory) -> None:
-    client = await connect()
+async def test_an_unknown_game_id_is_not_found(arena: MemoryArena) -> None:
+    client = await arena.client()
     await client.hello()
     for kind in (ts.Watch, ts.Resync, ts.Undo):
         refusal = await client.request(kind, game_id="g_nothing_here")
@@ -137,19 +139,18 @@ async def test_an_unknown_game_id_is_not_found(connect: ClientFactory) -> None:
 
 
 async def test_positions_are_forbidden_unless_the_server_allows_them() -> None:
-    async with ArenaServer(make_settings(allow_positions=False), store=FaultyStore()) as strict:
-        client = await WireClient.open(strict.url)
+    async with MemoryArena(make_settings(allow_positions=False), store=FaultyStore()) as strict:
+        client = await strict.client()
         await client.hello()
         refusal = await client.request(ts.NewGame, game="klondike", position="klondike deal=1\nmoves=0\n")
         assert refusal.type == "error" and refusal.code == ErrorCode.FORBIDDEN
-        await client.close()
 
 
-async def test_storage_failure_acknowledges_nothing(server: ArenaServer, connect: ClientFactory) -> None:
-    client = await connect()
+async def test_storage_failure_acknowledges_nothing(arena: MemoryArena) -> None:
+    client = await arena.client()
     await client.hello()
     started, snapshot = await client.new_game(deal=2)
-    store = server.store
+    store = arena.store
     assert isinstance(store, FaultyStore)
     assert snapshot.legal, "the owner's snapshot lists the legal moves"
     store.failure = StorageUnavailable("redis is down")
@@ -164,13 +165,11 @@ async def test_storage_failure_acknowledges_nothing(server: ArenaServer, connect
     assert stored is not None and len(stored[1]) == 1
 
 
-async def test_an_unexpected_failure_is_an_internal_error_and_changes_nothing(
-    server: ArenaServer, connect: ClientFactory
-) -> None:
-    client = await connect()
+async def test_an_unexpected_failure_is_an_internal_error_and_changes_nothing(arena: MemoryArena) -> None:
+    client = await arena.client()
     await client.hello()
     started, snapshot = await client.new_game(deal=2)
-    store = server.store
+    store = arena.store
     assert isinstance(store, FaultyStore)
     assert snapshot.legal, "the owner's snapshot lists the legal moves"
     store.failure = RuntimeError("a bug")
@@ -189,15 +188,15 @@ def test_every_error_code_is_provoked_by_some_server_test() -> None:
     assert not missing, f"no server test provokes: {missing}"
 
 
-async def test_json_frames_of_any_object_decode_the_same_as_models(connect: ClientFactory) -> None:
-    client = await connect(JSON_SUBPROTOCOL)
+async def test_json_frames_of_any_object_decode_the_same_as_models(arena: MemoryArena) -> None:
+    client = await arena.client(JSON_SUBPROTOCOL)
     await client.send_raw(json_frame({"type": "ping", "id": "raw"}))
     assert (await client.wait_for(lambda m: m.id == "raw")).type == "pong"
 
 
 @pytest.mark.parametrize("name", ["", "   ", "tab\there", "x" * 33])
-async def test_a_display_name_must_be_printable_and_short(connect: ClientFactory, name: str) -> None:
-    client = await connect()
+async def test_a_display_name_must_be_printable_and_short(arena: MemoryArena, name: str) -> None:
+    client = await arena.client()
     await client.send_raw(MSGPACK.encode_data({"type": "hello", "id": 1, "name": name}))
     assert (await client.next_of("error")).code == ErrorCode.BAD_MESSAGE
     assert (await client.hello(name=" spaced ")).name == "spaced"
