@@ -16,14 +16,13 @@ import re
 from typing import Any, Iterator
 
 import pytest
-from tests.server.arena_wire import Mirror, WireClient
-from tests.server.arena_servers import ClientFactory
+from tests.server.arena_memory import MemoryArena
+from tests.server.arena_wire import Mirror, RecordingClient
 
 import engine
 from engine.cards import CODE
 from protocol import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL
 from protocol import to_server as ts
-from server.app import ArenaServer
 
 CARD_CODE = re.compile(r"^[A2-9TJQK][SHDC]b?[<>]?$")
 ACTIONS_PER_GAME = 60
@@ -46,7 +45,7 @@ def _face_down(game: engine.Game) -> set[str]:
     return {CODE[card] for cards, down in zip(position.piles, position.down) for card in cards[:down]}
 
 
-def _check_new_frames(client: WireClient, seen: int, hidden: set[str]) -> int:
+def _check_new_frames(client: RecordingClient, seen: int, hidden: set[str]) -> int:
     for message in client.received[seen:]:
         data = message.model_dump()
         shown = {text for text in _strings(data) if CARD_CODE.match(text)}
@@ -82,16 +81,14 @@ def _choose(chooser: random.Random, game: engine.Game) -> tuple[type[ts.GameRequ
 
 @pytest.mark.parametrize("game_id", sorted(engine.GAMES))
 @pytest.mark.parametrize("seed", [1, 2])
-async def test_no_frame_ever_shows_a_face_down_card(
-    server: ArenaServer, connect: ClientFactory, game_id: str, seed: int
-) -> None:
+async def test_no_frame_ever_shows_a_face_down_card(arena: MemoryArena, game_id: str, seed: int) -> None:
     chooser = random.Random(seed)
-    player = await connect(MSGPACK_SUBPROTOCOL)
+    player = await arena.client(MSGPACK_SUBPROTOCOL)
     await player.hello()
     started, snapshot = await player.new_game(game_id, deal=chooser.randrange(1, 1000))
-    spectator = await connect(JSON_SUBPROTOCOL)
+    spectator = await arena.client(JSON_SUBPROTOCOL)
     mirror = Mirror(await spectator.request(ts.Watch, game_id=started.game_id))
-    room = server.hub.rooms[started.game_id]
+    room = arena.hub.rooms[started.game_id]
     seen = {id(player): 0, id(spectator): 0}
     checked_with_hidden_cards = 0
     for _ in range(ACTIONS_PER_GAME):

@@ -4,18 +4,15 @@ repairs a client that missed diffs."""
 from __future__ import annotations
 
 import pytest
+from tests.server.arena_memory import MemoryArena
 from tests.server.arena_wire import Mirror
-from tests.server.arena_servers import ClientFactory
 
 from protocol import ErrorCode
 from protocol import to_server as ts
-from server.app import ArenaServer
 
 
-async def test_a_player_who_reconnects_with_the_token_continues_the_same_game(
-    connect: ClientFactory, subprotocol: str
-) -> None:
-    first = await connect(subprotocol)
+async def test_a_player_who_reconnects_with_the_token_continues_the_same_game(arena: MemoryArena, subprotocol: str) -> None:
+    first = await arena.client(subprotocol)
     await first.hello(name="returning")
     started, snapshot = await first.new_game(deal=21)
     last, legal = None, snapshot.legal
@@ -26,7 +23,7 @@ async def test_a_player_who_reconnects_with_the_token_continues_the_same_game(
         legal = last.legal
     await first.close()
 
-    again = await connect(subprotocol)
+    again = await arena.client(subprotocol)
     welcome = await again.hello(token=first.token)
     assert welcome.player_id == first.player_id and welcome.name == "returning"
     assert [g.game_id for g in welcome.games] == [started.game_id]
@@ -39,32 +36,32 @@ async def test_a_player_who_reconnects_with_the_token_continues_the_same_game(
     assert going_on.type == "diff" and going_on.seq == 4
 
 
-async def test_the_token_is_stored_only_as_a_hash(connect: ClientFactory, server: ArenaServer) -> None:
-    client = await connect()
+async def test_the_token_is_stored_only_as_a_hash(arena: MemoryArena) -> None:
+    client = await arena.client()
     welcome = await client.hello()
-    record = await server.store.get_player(welcome.player_id)
+    record = await arena.store.get_player(welcome.player_id)
     assert record is not None and record.token_hash != welcome.token and welcome.token not in repr(record)
 
 
-async def test_a_name_can_change_on_hello(connect: ClientFactory) -> None:
-    first = await connect()
+async def test_a_name_can_change_on_hello(arena: MemoryArena) -> None:
+    first = await arena.client()
     await first.hello(name="before")
-    second = await connect()
+    second = await arena.client()
     assert (await second.hello(token=first.token, name="after")).name == "after"
 
 
-async def test_an_unknown_token_is_refused_and_the_connection_stays(connect: ClientFactory) -> None:
-    client = await connect()
+async def test_an_unknown_token_is_refused_and_the_connection_stays(arena: MemoryArena) -> None:
+    client = await arena.client()
     refusal = await client.request(ts.Hello, token="not-a-token")
     assert refusal.type == "error" and refusal.code == ErrorCode.BAD_TOKEN
     assert (await client.request(ts.Ping)).type == "pong"
 
 
-async def test_resync_after_a_gap_gives_the_current_state(connect: ClientFactory) -> None:
-    player = await connect()
+async def test_resync_after_a_gap_gives_the_current_state(arena: MemoryArena) -> None:
+    player = await arena.client()
     await player.hello()
     started, snapshot = await player.new_game(deal=9)
-    spectator = await connect()
+    spectator = await arena.client()
     mirror = Mirror(await spectator.request(ts.Watch, game_id=started.game_id))
     legal = snapshot.legal
     for _ in range(4):
@@ -84,16 +81,16 @@ async def test_resync_after_a_gap_gives_the_current_state(connect: ClientFactory
     assert mirror.view == truth.view
 
 
-async def test_a_disconnected_spectator_resyncs_at_the_current_position(connect: ClientFactory) -> None:
-    player = await connect()
+async def test_a_disconnected_spectator_resyncs_at_the_current_position(arena: MemoryArena) -> None:
+    player = await arena.client()
     await player.hello()
     started, snapshot = await player.new_game(deal=9)
-    spectator = await connect()
+    spectator = await arena.client()
     await spectator.request(ts.Watch, game_id=started.game_id)
     await spectator.close()
     assert snapshot.legal, "the owner's snapshot lists the legal moves"
     reply = await player.request(ts.Move, game_id=started.game_id, move=snapshot.legal[0])
-    back = await connect()
+    back = await arena.client()
     fresh = await back.request(ts.Resync, game_id=started.game_id)
     assert fresh.type == "snapshot" and reply.type == "diff"
     assert fresh.seq == reply.seq and fresh.counters == reply.counters

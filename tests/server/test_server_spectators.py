@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import random
 
-from tests.server.arena_wire import Mirror, WireClient
-from tests.server.arena_servers import ClientFactory, make_settings
+from tests.server.arena_memory import MemoryArena
+from tests.server.arena_wire import Mirror, RecordingClient
+from tests.server.arena_servers import make_settings
 
 from protocol import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL, ErrorCode
 from protocol import to_server as ts
-from server.app import ArenaServer
-from server.storage.memory import MemoryStore
 
 MOVES = 40
 
 
-async def _play_randomly(player: WireClient, game_id: str, legal: list[str], seed: int, count: int) -> list[str]:
+async def _play_randomly(player: RecordingClient, game_id: str, legal: list[str], seed: int, count: int) -> list[str]:
     chooser = random.Random(seed)
     played = []
     for _ in range(count):
@@ -29,18 +28,18 @@ async def _play_randomly(player: WireClient, game_id: str, legal: list[str], see
     return played
 
 
-async def test_spectators_see_every_move_in_order(server: ArenaServer, connect: ClientFactory) -> None:
-    player = await connect()
+async def test_spectators_see_every_move_in_order(arena: MemoryArena) -> None:
+    player = await arena.client()
     await player.hello()
     started, snapshot = await player.new_game(deal=11)
     game_id = started.game_id
-    spectators = [await connect(JSON_SUBPROTOCOL), await connect(MSGPACK_SUBPROTOCOL), await connect(None)]
+    spectators = [await arena.client(JSON_SUBPROTOCOL), await arena.client(MSGPACK_SUBPROTOCOL), await arena.client(None)]
     mirrors = [Mirror(await s.request(ts.Watch, game_id=game_id)) for s in spectators]
     assert snapshot.legal, "the owner's snapshot lists the legal moves"
 
     played = await _play_randomly(player, game_id, snapshot.legal, seed=5, count=MOVES)
 
-    truth = server.hub.rooms[game_id].session.view
+    truth = arena.hub.rooms[game_id].session.view
     for spectator, mirror in zip(spectators, mirrors):
         diffs = [await spectator.wait_for(lambda m, n=n: m.type == "diff" and m.seq == n) for n in range(1, len(played) + 1)]
         assert [d.action.text for d in diffs] == played
@@ -50,11 +49,11 @@ async def test_spectators_see_every_move_in_order(server: ArenaServer, connect: 
         assert [m.seq for m in spectator.received if m.type == "diff"] == list(range(1, len(played) + 1))
 
 
-async def test_a_diff_is_encoded_once_per_codec_and_the_same_bytes_go_to_everyone(connect: ClientFactory) -> None:
-    player = await connect()
+async def test_a_diff_is_encoded_once_per_codec_and_the_same_bytes_go_to_everyone(arena: MemoryArena) -> None:
+    player = await arena.client()
     await player.hello()
     started, snapshot = await player.new_game(deal=3)
-    watchers = [await connect(protocol) for protocol in (JSON_SUBPROTOCOL, JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL)]
+    watchers = [await arena.client(protocol) for protocol in (JSON_SUBPROTOCOL, JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL)]
     for watcher in watchers:
         await watcher.request(ts.Watch, game_id=started.game_id)
     assert snapshot.legal, "the owner's snapshot lists the legal moves"
@@ -67,11 +66,11 @@ async def test_a_diff_is_encoded_once_per_codec_and_the_same_bytes_go_to_everyon
     assert isinstance(frames[2], bytes) and frames[2] != frames[0].encode()
 
 
-async def test_spectators_cannot_act(connect: ClientFactory) -> None:
-    player = await connect()
+async def test_spectators_cannot_act(arena: MemoryArena) -> None:
+    player = await arena.client()
     await player.hello()
     started, snapshot = await player.new_game(deal=3)
-    intruder = await connect()
+    intruder = await arena.client()
     await intruder.hello(name="mallory")
     await intruder.request(ts.Watch, game_id=started.game_id)
     assert snapshot.legal, "the owner's snapshot lists the legal moves"
@@ -90,23 +89,23 @@ async def test_spectators_cannot_act(connect: ClientFactory) -> None:
     assert unchanged.type == "snapshot" and unchanged.seq == 0 and unchanged.status == "playing"
 
 
-async def test_anonymous_spectators_must_say_hello_before_acting(connect: ClientFactory) -> None:
-    player = await connect()
+async def test_anonymous_spectators_must_say_hello_before_acting(arena: MemoryArena) -> None:
+    player = await arena.client()
     await player.hello()
     started, _ = await player.new_game(deal=3)
-    anonymous = await connect()
+    anonymous = await arena.client()
     assert (await anonymous.request(ts.Watch, game_id=started.game_id)).type == "snapshot"
     refusal = await anonymous.request(ts.Undo, game_id=started.game_id)
     assert refusal.type == "error" and refusal.code == ErrorCode.HELLO_REQUIRED
 
 
-async def test_live_games_are_listed_for_spectators(connect: ClientFactory) -> None:
-    player = await connect()
+async def test_live_games_are_listed_for_spectators(arena: MemoryArena) -> None:
+    player = await arena.client()
     await player.hello(name="lister")
     kept, _ = await player.new_game(deal=4)
     ended, _ = await player.new_game(deal=5)
     await player.request(ts.Resign, game_id=ended.game_id)
-    spectator = await connect()
+    spectator = await arena.client()
     listed = await spectator.request(ts.ListGames, game="klondike")
     assert listed.type == "games", listed
     ids = [g.game_id for g in listed.games]
@@ -117,11 +116,11 @@ async def test_live_games_are_listed_for_spectators(connect: ClientFactory) -> N
     assert unknown.type == "games" and unknown.games == []
 
 
-async def test_unwatching_stops_the_diffs(connect: ClientFactory) -> None:
-    player = await connect()
+async def test_unwatching_stops_the_diffs(arena: MemoryArena) -> None:
+    player = await arena.client()
     await player.hello()
     started, snapshot = await player.new_game(deal=3)
-    spectator = await connect()
+    spectator = await arena.client()
     await spectator.request(ts.Watch, game_id=started.game_id)
     assert (await spectator.request(ts.Unwatch, game_id=started.game_id)).type == "ack"
     assert snapshot.legal, "the owner's snapshot lists the legal moves"
@@ -131,23 +130,19 @@ async def test_unwatching_stops_the_diffs(connect: ClientFactory) -> None:
 
 
 async def test_a_connection_watches_a_bounded_number_of_games() -> None:
-    async with ArenaServer(make_settings(watch_limit=2), store=MemoryStore()) as server:
-        player = await WireClient.open(server.url)
-        spectator = await WireClient.open(server.url)
-        try:
-            await player.hello()
-            games = []
-            for deal in range(1, 4):
-                started, _ = await player.new_game(deal=deal)
-                await player.request(ts.Unwatch, game_id=started.game_id)
-                games.append(started.game_id)
-            assert (await spectator.request(ts.Watch, game_id=games[0])).type == "snapshot"
-            assert (await spectator.request(ts.Watch, game_id=games[1])).type == "snapshot"
-            refusal = await spectator.request(ts.Watch, game_id=games[2])
-            assert refusal.type == "error" and refusal.code == ErrorCode.FORBIDDEN and "unwatch" in refusal.message
-            assert (await spectator.request(ts.Resync, game_id=games[1])).type == "snapshot"
-            await spectator.request(ts.Unwatch, game_id=games[0])
-            assert (await spectator.request(ts.Watch, game_id=games[2])).type == "snapshot"
-        finally:
-            await player.close()
-            await spectator.close()
+    async with MemoryArena(make_settings(watch_limit=2)) as arena:
+        player = await arena.client()
+        spectator = await arena.client()
+        await player.hello()
+        games = []
+        for deal in range(1, 4):
+            started, _ = await player.new_game(deal=deal)
+            await player.request(ts.Unwatch, game_id=started.game_id)
+            games.append(started.game_id)
+        assert (await spectator.request(ts.Watch, game_id=games[0])).type == "snapshot"
+        assert (await spectator.request(ts.Watch, game_id=games[1])).type == "snapshot"
+        refusal = await spectator.request(ts.Watch, game_id=games[2])
+        assert refusal.type == "error" and refusal.code == ErrorCode.FORBIDDEN and "unwatch" in refusal.message
+        assert (await spectator.request(ts.Resync, game_id=games[1])).type == "snapshot"
+        await spectator.request(ts.Unwatch, game_id=games[0])
+        assert (await spectator.request(ts.Watch, game_id=games[2])).type == "snapshot"
