@@ -3,14 +3,14 @@ over both codecs, to anyone (no ``hello`` needed)."""
 
 from __future__ import annotations
 
-from tests.server.arena_servers import ClientFactory
+from tests.server.arena_memory import MemoryArena
 
 from engine.games import DESCRIPTORS
 from protocol import to_server as ts
 
 
-async def test_the_catalogue_lists_every_game_as_its_descriptor_declares(connect: ClientFactory, subprotocol: str) -> None:
-    anonymous = await connect(subprotocol)
+async def test_the_catalogue_lists_every_game_as_its_descriptor_declares(arena: MemoryArena, subprotocol: str) -> None:
+    anonymous = await arena.client(subprotocol)
     reply = await anonymous.request(ts.Catalogue)
     assert reply.type == "catalogue"
     assert [entry.game for entry in reply.games] == list(DESCRIPTORS)

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
+from tests.server.arena_memory import MemoryArena
 from tests.server.arena_positions import DEAL_1_DRAW_1_WIN, NEARLY_WON_KLONDIKE
-from tests.server.arena_servers import ClientFactory
 
 from protocol import ErrorCode
 from protocol import to_server as ts
 
 
-async def test_records_sum_finished_games_per_variant_and_keep_the_bests(connect: ClientFactory) -> None:
+async def test_records_sum_finished_games_per_variant_and_keep_the_bests(arena: MemoryArena) -> None:
     """Normal play records repairs, moves, time, hints, undos and wins, with
     best moves and times per difficulty. Tutorial practice does not enter
     these records."""
-    player = await connect()
+    player = await arena.client()
     await player.hello(name="ann")
     won, _ = await player.new_game(deal=1, options={"draw": 1})
     for move in DEAL_1_DRAW_1_WIN:
@@ -43,13 +43,13 @@ async def test_records_sum_finished_games_per_variant_and_keep_the_bests(connect
     assert mine.vegas_earnings == in_vegas.best_score == vegas_over.score == 5 * 52, "5 per card home"
     assert draw_1.best_score is not None and draw_1.best_score > 0
 
-    stranger = await connect()
+    stranger = await arena.client()
     theirs = await stranger.request(ts.Records, player_id=player.player_id)
     assert theirs.model_dump(exclude={"id"}) == mine.model_dump(exclude={"id"}), "records are public"
 
 
-async def test_records_refusals(connect: ClientFactory) -> None:
-    anonymous = await connect()
+async def test_records_refusals(arena: MemoryArena) -> None:
+    anonymous = await arena.client()
     refused = await anonymous.request(ts.Records)
     assert refused.type == "error" and refused.code == ErrorCode.HELLO_REQUIRED
     unknown = await anonymous.request(ts.Records, player_id="p_nobody")
