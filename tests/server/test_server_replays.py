@@ -7,15 +7,14 @@ import random
 from typing import Any, AsyncIterator
 
 import pytest
-from tests.server.arena_servers import ClientFactory, make_settings
-from tests.server.arena_wire import Mirror, WireClient
+from tests.server.arena_memory import MemoryArena
+from tests.server.arena_servers import make_settings
+from tests.server.arena_wire import Mirror, RecordingClient
 
 import engine
 from protocol import ErrorCode
 from protocol import to_client as tc
 from protocol import to_server as ts
-from server.app import ArenaServer
-from server.storage.memory import MemoryStore
 
 DEAL = 7
 RECYCLE = ["draw"] * 25
@@ -32,15 +31,15 @@ def _line(moves: int) -> list[str]:
     return line
 
 
-async def _played(connect: ClientFactory, subprotocol: str, moves: list[str]) -> tuple[WireClient, WireClient, str, list[Any]]:
+async def _played(arena: MemoryArena, subprotocol: str, moves: list[str]) -> tuple[RecordingClient, RecordingClient, str, list[Any]]:
     """A game played (with an undo and a redo) and resigned while a
     spectator watched it; the player, the spectator, its id and the live
     diffs the spectator received, in order."""
-    player = await connect(subprotocol)
+    player = await arena.client(subprotocol)
     await player.hello()
     started, _ = await player.new_game(deal=DEAL)
     game_id = started.game_id
-    spectator = await connect(subprotocol)
+    spectator = await arena.client(subprotocol)
     await spectator.request(ts.Watch, game_id=game_id)
     for move in moves[:1]:
         await player.request(ts.Move, game_id=game_id, move=move)
@@ -54,7 +53,7 @@ async def _played(connect: ClientFactory, subprotocol: str, moves: list[str]) ->
     return player, spectator, game_id, live
 
 
-async def _whole_replay(client: WireClient, game_id: str) -> tuple[tc.Snapshot, list[tc.Diff], list[tc.ReplayReply]]:
+async def _whole_replay(client: RecordingClient, game_id: str) -> tuple[tc.Snapshot, list[tc.Diff], list[tc.ReplayReply]]:
     """Every page of a replay: the first start, all the diffs, the pages."""
 
     async def page(**fields: Any) -> tc.ReplayReply:
@@ -69,16 +68,16 @@ async def _whole_replay(client: WireClient, game_id: str) -> tuple[tc.Snapshot, 
 
 
 async def test_a_finished_game_replays_the_diffs_its_watchers_got_to_its_final_view(
-    connect: ClientFactory, subprotocol: str
+    arena: MemoryArena, subprotocol: str
 ) -> None:
     """Step for step the replay is what a spectator saw live: the same
     diffs (ops, status, counters, clock), so no view of it names a card
     that lay face down at that step, and the last view is the final
     snapshot's."""
-    player, spectator, game_id, live = await _played(connect, subprotocol, RECYCLE[:3] + _line(12))
+    player, spectator, game_id, live = await _played(arena, subprotocol, RECYCLE[:3] + _line(12))
     reply = await spectator.request(ts.Replay, game_id=game_id)
     assert reply.type == "replay" and reply.result == "resigned" and reply.last_seq == len(live)
-    first = await (await connect(subprotocol)).request(ts.Replay, game_id=game_id)
+    first = await (await arena.client(subprotocol)).request(ts.Replay, game_id=game_id)
     assert first.model_dump(exclude={"id"}) == reply.model_dump(exclude={"id"})
     assert reply.start.seq == 0 and reply.start.status == "playing"
     assert [d.model_dump() for d in reply.diffs] == [d.model_dump() for d in live]
@@ -94,8 +93,8 @@ async def test_a_finished_game_replays_the_diffs_its_watchers_got_to_its_final_v
     assert reply.diffs[-1].action.kind == "resign" and reply.diffs[-1].status == "resigned"
 
 
-async def test_the_first_replayed_view_is_the_deal_face_down_as_dealt(connect: ClientFactory) -> None:
-    player, _, game_id, _ = await _played(connect, "arena.v1.msgpack", RECYCLE[:2])
+async def test_the_first_replayed_view_is_the_deal_face_down_as_dealt(arena: MemoryArena) -> None:
+    player, _, game_id, _ = await _played(arena, "arena.v1.msgpack", RECYCLE[:2])
     reply = await player.request(ts.Replay, game_id=game_id)
     assert reply.type == "replay", reply
     start = reply.start
@@ -105,8 +104,8 @@ async def test_the_first_replayed_view_is_the_deal_face_down_as_dealt(connect: C
     assert all(len(pile["up"]) <= 1 for name, pile in dealt["piles"].items() if name.startswith("t"))
 
 
-async def test_a_live_game_is_not_replayed(connect: ClientFactory) -> None:
-    player = await connect()
+async def test_a_live_game_is_not_replayed(arena: MemoryArena) -> None:
+    player = await arena.client()
     await player.hello()
     started, _ = await player.new_game(deal=DEAL)
     refused = await player.request(ts.Replay, game_id=started.game_id)
@@ -115,8 +114,8 @@ async def test_a_live_game_is_not_replayed(connect: ClientFactory) -> None:
     assert missing.type == "error" and missing.code == ErrorCode.GAME_NOT_FOUND
 
 
-async def test_a_daily_deal_is_not_replayed_before_its_reveal(connect: ClientFactory) -> None:
-    player = await connect()
+async def test_a_daily_deal_is_not_replayed_before_its_reveal(arena: MemoryArena) -> None:
+    player = await arena.client()
     await player.hello()
     started, _ = await player.new_game(deal="daily")
     await player.request(ts.Resign, game_id=started.game_id)
@@ -124,10 +123,10 @@ async def test_a_daily_deal_is_not_replayed_before_its_reveal(connect: ClientFac
     assert refused.type == "error" and refused.code == ErrorCode.UNAVAILABLE and refused.reason == "deal_secret"
 
 
-async def test_a_line_longer_than_the_protocol_allows_is_refused_as_a_bad_message(connect: ClientFactory) -> None:
+async def test_a_line_longer_than_the_protocol_allows_is_refused_as_a_bad_message(arena: MemoryArena) -> None:
     """``line`` is bounded (``MAX_REPLAY_LINE``, the web client's own cut):
     one move more is refused, and the connection still answers a line within it."""
-    player, _, game_id, _ = await _played(connect, "arena.v1.json", _line(3))
+    player, _, game_id, _ = await _played(arena, "arena.v1.json", _line(3))
     too_long = ["draw"] * (ts.MAX_REPLAY_LINE + 1)
     await player.send_raw(player.codec.encode_data({"type": "replay", "id": 1, "game_id": game_id, "line": too_long}))
     refusal = await player.wait_for(lambda message: message.id == 1)
@@ -140,16 +139,16 @@ SMALL_FRAMES = 2048
 
 
 @pytest.fixture
-async def small_frames_server() -> AsyncIterator[ArenaServer]:
-    async with ArenaServer(make_settings(max_frame_bytes=SMALL_FRAMES), store=MemoryStore()) as running:
+async def small_frames_arena() -> AsyncIterator[MemoryArena]:
+    async with MemoryArena(make_settings(max_frame_bytes=SMALL_FRAMES)) as running:
         yield running
 
 
 @pytest.mark.parametrize("subprotocol", ["arena.v1.json", "arena.v1.msgpack"])
 async def test_a_long_game_comes_in_pages_that_fit_the_frame_limit(
-    small_frames_server: ArenaServer, subprotocol: str
+    small_frames_arena: MemoryArena, subprotocol: str
 ) -> None:
-    player = await WireClient.open(small_frames_server.url, subprotocol)
+    player = await small_frames_arena.client(subprotocol)
     await player.hello()
     started, _ = await player.new_game(deal=DEAL)
     for move in RECYCLE * 2:
@@ -180,12 +179,12 @@ def _view_at(start: Any, diffs: list[Any], seq: int) -> dict[str, Any]:
 
 
 async def test_a_line_from_a_replayed_position_is_played_there_and_an_illegal_one_refused(
-    connect: ClientFactory, subprotocol: str
+    arena: MemoryArena, subprotocol: str
 ) -> None:
     """The analysis's winning line, stepped through without an engine in
     the client: the moves are played from ``from_seq``'s position."""
     moves = _line(8)
-    player, _, game_id, _ = await _played(connect, subprotocol, moves)
+    player, _, game_id, _ = await _played(arena, subprotocol, moves)
     branch_at = 4
     game = engine.new_game("klondike", DEAL)
     for move in moves[: branch_at - 2]:
@@ -206,11 +205,11 @@ async def test_a_line_from_a_replayed_position_is_played_there_and_an_illegal_on
     assert illegal.type == "error" and illegal.code == ErrorCode.ILLEGAL_MOVE and illegal.reason == "empty_source"
 
 
-async def test_any_replay_request_is_answered_by_a_page_or_a_stable_refusal(connect: ClientFactory) -> None:
+async def test_any_replay_request_is_answered_by_a_page_or_a_stable_refusal(arena: MemoryArena) -> None:
     """Random seqs and lines (moves legal, illegal, unreadable, from any
     seq): a page whose diffs apply, or a refusal with a stable code, and
     never ``internal_error``."""
-    player, _, game_id, _ = await _played(connect, "arena.v1.msgpack", _line(10))
+    player, _, game_id, _ = await _played(arena, "arena.v1.msgpack", _line(10))
     chooser = random.Random(16)
     words = [*_line(20), "draw", "w-f", "t9-t1", "fs-t1", "zz", "-", "t1-t2x99", "r-fs"]
     codes = set()
