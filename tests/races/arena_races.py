@@ -2,28 +2,31 @@
 
 A plain module, not a ``conftest.py``: a second ``conftest.py`` would
 shadow the one other directories load from ``tests/server`` by file
-path, so test modules import the fixtures they use from here.  The wire
-client, the settings and the winning line of WordLink deal 1 come from
-the server tests, imported, not copied.
+path, so test modules import the fixtures they use from here.  The
+clients, the settings and the winning line of WordLink deal 1 come from
+the server tests, imported, not copied.  A race rule is checked on a
+``MemoryArena`` (the hub without sockets); ``redis_arenas`` are real
+servers on a real Redis, for the race that crosses processes.
 """
 
 from __future__ import annotations
 
 from datetime import date
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, overload
 
 import pytest
+from tests.server.arena_memory import MemoryArena, MemoryClient
 from tests.server.arena_positions import DEAL_1_DRAW_1_WIN
 from tests.server.arena_servers import make_settings
-from tests.server.arena_wire import Mirror, WireClient
+from tests.server.arena_wire import Mirror, RecordingClient, WireClient
 
+from protocol import MSGPACK_SUBPROTOCOL
 from protocol import to_client as tc
 from protocol import to_server as ts
 from server.app import ArenaServer
 from server.daily import DailyRecord
 from server.settings import Settings
 from server.storage.base import Store
-from server.storage.memory import MemoryStore
 from server.storage.redis import RedisStore
 
 COUNTDOWN_SECONDS = 1.0
@@ -52,13 +55,27 @@ async def pin_daily_deal(store: Store, day: date, deal: int = 1, variant: str = 
     return record
 
 
-async def player(url: str, name: str, subprotocol: str = "arena.v1.msgpack") -> WireClient:
-    client = await WireClient.open(url, subprotocol)
+@overload
+async def player(server: str, name: str, subprotocol: str = MSGPACK_SUBPROTOCOL) -> WireClient: ...
+
+
+@overload
+async def player(server: MemoryArena, name: str, subprotocol: str = MSGPACK_SUBPROTOCOL) -> MemoryClient: ...
+
+
+async def player(server: str | MemoryArena, name: str, subprotocol: str = MSGPACK_SUBPROTOCOL) -> RecordingClient:
+    """A signed-in client of ``server``: a real server's URL (through a
+    socket) or a ``MemoryArena`` (without one)."""
+    client: RecordingClient
+    if isinstance(server, MemoryArena):
+        client = await server.client(subprotocol)
+    else:
+        client = await WireClient.open(server, subprotocol)
     await client.hello(name=name)
     return client
 
 
-async def race_event(client: WireClient, event: str, race_id: str | None = None) -> tc.Race:
+async def race_event(client: RecordingClient, event: str, race_id: str | None = None) -> tc.Race:
     """The next ``race`` message of this kind (for this race)."""
     return await client.wait_for(
         lambda m: m.type == "race" and m.event == event and race_id in (None, m.race.race_id)
@@ -66,7 +83,7 @@ async def race_event(client: WireClient, event: str, race_id: str | None = None)
 
 
 async def progress(
-    client: WireClient, player_id: str, state: str | None = None, moves: int | None = None
+    client: RecordingClient, player_id: str, state: str | None = None, moves: int | None = None
 ) -> tc.RaceProgress:
     """The next progress message about ``player_id`` matching what is given."""
 
@@ -86,7 +103,7 @@ def racer_games(race: tc.RaceInfo) -> dict[str, str]:
     return games
 
 
-async def play_line(client: WireClient, game_id: str, moves: tuple[str, ...] | list[str]) -> list[Any]:
+async def play_line(client: RecordingClient, game_id: str, moves: tuple[str, ...] | list[str]) -> list[Any]:
     """Play moves in order; return each reply (diffs), failing on a refusal."""
     replies = []
     for move in moves:
@@ -97,8 +114,8 @@ async def play_line(client: WireClient, game_id: str, moves: tuple[str, ...] | l
 
 
 @pytest.fixture
-async def memory_arena() -> AsyncIterator[ArenaServer]:
-    async with ArenaServer(race_settings(), store=MemoryStore()) as running:
+async def memory_arena() -> AsyncIterator[MemoryArena]:
+    async with MemoryArena(race_settings()) as running:
         yield running
 
 
@@ -123,7 +140,9 @@ async def redis_arenas(redis_server: Any, redis_namespace: str) -> AsyncIterator
 
 __all__ = [
     "DEAL_1_DRAW_1_WIN",
+    "MemoryArena",
     "Mirror",
+    "RecordingClient",
     "WireClient",
     "memory_arena",
     "player",

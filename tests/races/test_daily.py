@@ -1,9 +1,10 @@
 """The daily challenge through the protocol: commitments and reveals, the
 ranked first attempt, practice afterwards, and the day's leaderboard.
 
-The server runs on real sockets with the memory store; its clock is a
-``FakeClock`` (from the core tests) set on the hub, so a test can end a
-day, or take exactly 90 seconds over a game, without waiting.
+The server is its hub in memory (``MemoryArena``, the memory store):
+these are the core's rules.  Its clock is an injected ``FakeClock``
+(``arena_clock``), so a test can end a day, or take exactly 90 seconds
+over a game, without waiting.
 """
 
 from __future__ import annotations
@@ -14,13 +15,20 @@ from datetime import date, timedelta
 from typing import AsyncIterator
 
 import pytest
-from tests.races.arena_races import DEAL_1_DRAW_1_WIN, KLONDIKE_DRAW_1, WireClient, pin_daily_deal, player, race_settings
-from tests.server.test_server_core import FakeClock
+from tests.races.arena_races import (
+    DEAL_1_DRAW_1_WIN,
+    KLONDIKE_DRAW_1,
+    MemoryArena,
+    RecordingClient,
+    pin_daily_deal,
+    player,
+    race_settings,
+)
+from tests.server.arena_clock import FakeClock
 
 import engine
 from protocol import ErrorCode
 from protocol import to_server as ts
-from server.app import ArenaServer
 from server.daily import day_start_ms
 from server.keeper import prepare_day
 from server.secret_deals import prove, replays_to_win, secret_seed
@@ -45,13 +53,12 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-async def arena(clock: FakeClock) -> AsyncIterator[ArenaServer]:
-    async with ArenaServer(race_settings(daily_grace_seconds=GRACE_SECONDS), store=MemoryStore()) as server:
-        server.hub.clock = clock
+async def arena(clock: FakeClock) -> AsyncIterator[MemoryArena]:
+    async with MemoryArena(race_settings(daily_grace_seconds=GRACE_SECONDS), clock=clock) as server:
         yield server
 
 
-async def _first_board(client: WireClient, options: dict[str, object]) -> dict[str, object]:
+async def _first_board(client: RecordingClient, options: dict[str, object]) -> dict[str, object]:
     """The piles of the first snapshot of a daily game (then resigned)."""
     started, snapshot = await client.new_game(deal="daily", options=options)
     await client.request(ts.Resign, game_id=started.game_id)
@@ -59,14 +66,14 @@ async def _first_board(client: WireClient, options: dict[str, object]) -> dict[s
 
 
 async def test_the_commitment_published_today_matches_the_deal_revealed_after_the_day(
-    arena: ArenaServer, clock: FakeClock
+    arena: MemoryArena, clock: FakeClock
 ) -> None:
     """Commit, then reveal: after the day the seed, the nonce and the line
     are shown; the seed deals the board the player saw, the commitment is
     sha256 of them, and the line wins through the checked engine.  The day
     is prepared first, as the server's keeper does the day before."""
     await prepare_day(arena.store, arena.settings, arena.hub.prover, DAY, clock.ms)
-    client = await player(arena.url, "ann")
+    client = await player(arena, "ann")
     today = await client.request(ts.Daily)
     assert today.type == "daily_info" and today.date == today.today == DAY.isoformat()
     assert {(d.game, d.variant) for d in today.deals} == {
@@ -94,8 +101,8 @@ async def test_the_commitment_published_today_matches_the_deal_revealed_after_th
     assert replays_to_win("klondike", {"draw": 3}, int(shown.seed, 16), shown.line)
 
 
-async def test_tomorrows_commitments_are_published_and_later_days_are_not(arena: ArenaServer) -> None:
-    client = await WireClient.open(arena.url)
+async def test_tomorrows_commitments_are_published_and_later_days_are_not(arena: MemoryArena) -> None:
+    client = await arena.client()
     tomorrow = await client.request(ts.Daily, date=(DAY + timedelta(days=1)).isoformat())
     assert tomorrow.type == "daily_info" and all(d.seed is None for d in tomorrow.deals)
     refusal = await client.request(ts.Daily, date=(DAY + timedelta(days=2)).isoformat())
@@ -121,10 +128,11 @@ async def test_every_process_serves_the_deal_fixed_first(clock: FakeClock) -> No
     store = MemoryStore()
     secrets = ("one secret", "another secret")
     settings = [race_settings(daily_secret=secret) for secret in secrets]
-    async with ArenaServer(settings[0], store=store) as first, ArenaServer(settings[1], store=store) as second:
-        for server in (first, second):
-            server.hub.clock = clock
-        here, there = await player(first.url, "ann"), await player(second.url, "bob")
+    async with (
+        MemoryArena(settings[0], store=store, clock=clock) as first,
+        MemoryArena(settings[1], store=store, clock=clock) as second,
+    ):
+        here, there = await player(first, "ann"), await player(second, "bob")
         fixed = await _first_board(here, {"draw": 1})
         label = f"daily/klondike/{KLONDIKE_DRAW_1}/{DAY.isoformat()}"
         expected = prove("klondike", {"draw": 1}, secrets[0], label, settings[0].deal_proof_nodes, 50).seed
@@ -135,8 +143,8 @@ async def test_every_process_serves_the_deal_fixed_first(clock: FakeClock) -> No
         assert days[0].type == days[1].type == "daily_info" and days[0].deals == days[1].deals
 
 
-async def test_the_first_daily_attempt_is_ranked_and_later_ones_are_practice(arena: ArenaServer) -> None:
-    client = await player(arena.url, "ann")
+async def test_the_first_daily_attempt_is_ranked_and_later_ones_are_practice(arena: MemoryArena) -> None:
+    client = await player(arena, "ann")
     first, _ = await client.new_game(deal="daily", options={"draw": 1})
     assert (first.ranked, first.practice, first.deal_kind) == (True, False, "daily")
     early = await client.request(ts.NewGame, game="klondike", deal="daily", options={"draw": 1}, practice=True)
@@ -152,11 +160,11 @@ async def test_the_first_daily_attempt_is_ranked_and_later_ones_are_practice(are
     assert records[f"klondike/{KLONDIKE_DRAW_1}"].games == 1, "the practice attempt recorded nothing"
 
 
-async def test_two_connections_starting_the_daily_at_once_get_one_ranked_game(arena: ArenaServer) -> None:
+async def test_two_connections_starting_the_daily_at_once_get_one_ranked_game(arena: MemoryArena) -> None:
     """The claim is atomic: one tab gets the ranked attempt, the other is
     refused until it ends (it would be a practice look at the same deal)."""
-    first = await player(arena.url, "ann")
-    second = await WireClient.open(arena.url)
+    first = await player(arena, "ann")
+    second = await arena.client()
     await second.hello(token=first.token)
     replies = await asyncio.gather(
         *(c.request(ts.NewGame, game="chequers", deal="daily") for c in (first, second))
@@ -166,16 +174,16 @@ async def test_two_connections_starting_the_daily_at_once_get_one_ranked_game(ar
     assert next(reply for reply in replies if reply.type == "error").reason == "ranked_first"
 
 
-async def test_a_daily_variant_without_a_daily_deal_is_refused(arena: ArenaServer) -> None:
-    client = await player(arena.url, "ann")
+async def test_a_daily_variant_without_a_daily_deal_is_refused(arena: MemoryArena) -> None:
+    client = await player(arena, "ann")
     refusal = await client.request(ts.NewGame, game="klondike", deal="daily", options={"scoring": "vegas"})
     assert refusal.type == "error" and refusal.code == ErrorCode.BAD_OPTION and "daily variants are" in refusal.message
 
 
-async def _win_daily(arena: ArenaServer, clock: FakeClock, name: str, seconds: int, detour: bool) -> WireClient:
+async def _win_daily(arena: MemoryArena, clock: FakeClock, name: str, seconds: int, detour: bool) -> RecordingClient:
     """Win the (pinned) daily deal taking exactly ``seconds`` on the
     server's clock, with 25 more moves when ``detour``."""
-    client = await player(arena.url, name)
+    client = await player(arena, name)
     started, _ = await client.new_game(deal="daily", options={"draw": 1})
     assert started.ranked
     moves = (RECYCLE if detour else ()) + DEAL_1_DRAW_1_WIN
@@ -190,7 +198,7 @@ async def _win_daily(arena: ArenaServer, clock: FakeClock, name: str, seconds: i
     return client
 
 
-async def test_the_daily_leaderboard_ranks_by_time_then_actions(arena: ArenaServer, clock: FakeClock) -> None:
+async def test_the_daily_leaderboard_ranks_by_time_then_actions(arena: MemoryArena, clock: FakeClock) -> None:
     await pin_daily_deal(arena.store, DAY)
     slow_long = await _win_daily(arena, clock, "slow-long", 100, detour=True)
     await _win_daily(arena, clock, "slow-short", 100, detour=False)
@@ -211,9 +219,9 @@ async def test_the_daily_leaderboard_ranks_by_time_then_actions(arena: ArenaServ
     assert other.type == "leaderboard" and other.entries == [] and other.board == f"klondike/draw=3,scoring=standard/{DAY.isoformat()}"
 
 
-async def test_a_ranked_win_after_the_reveal_is_recorded_but_not_ranked(arena: ArenaServer, clock: FakeClock) -> None:
+async def test_a_ranked_win_after_the_reveal_is_recorded_but_not_ranked(arena: MemoryArena, clock: FakeClock) -> None:
     await pin_daily_deal(arena.store, DAY)
-    client = await player(arena.url, "night owl")
+    client = await player(arena, "night owl")
     started, _ = await client.new_game(deal="daily", options={"draw": 1})
     clock.ms = day_start_ms(DAY + timedelta(days=1)) + GRACE_SECONDS * 1000
     for move in DEAL_1_DRAW_1_WIN:
@@ -225,9 +233,9 @@ async def test_a_ranked_win_after_the_reveal_is_recorded_but_not_ranked(arena: A
 
 
 
-async def test_a_daily_game_is_analysed_once_its_day_is_revealed(arena: ArenaServer, clock: FakeClock) -> None:
+async def test_a_daily_game_is_analysed_once_its_day_is_revealed(arena: MemoryArena, clock: FakeClock) -> None:
     await pin_daily_deal(arena.store, DAY)
-    client = await player(arena.url, "curious")
+    client = await player(arena, "curious")
     started, _ = await client.new_game(deal="daily", options={"draw": 1})
     await client.request(ts.Move, game_id=started.game_id, move=DEAL_1_DRAW_1_WIN[0])
     await client.request(ts.Resign, game_id=started.game_id)
@@ -238,17 +246,17 @@ async def test_a_daily_game_is_analysed_once_its_day_is_revealed(arena: ArenaSer
     assert analysis.type == "analysis" and analysis.line == [DEAL_1_DRAW_1_WIN[0]]
 
 
-async def test_a_leaderboard_of_a_date_that_does_not_exist_is_refused(arena: ArenaServer) -> None:
-    client = await WireClient.open(arena.url)
+async def test_a_leaderboard_of_a_date_that_does_not_exist_is_refused(arena: MemoryArena) -> None:
+    client = await arena.client()
     refusal = await client.request(ts.Leaderboard, game="klondike", options={"draw": 1}, date="2026-13-45")
     assert refusal.type == "error" and refusal.code == ErrorCode.BAD_OPTION and "not a date" in refusal.message
     await client.close()
 
 
-async def test_a_declared_bot_ranks_on_the_bots_board_not_the_peoples(arena: ArenaServer, clock: FakeClock) -> None:
+async def test_a_declared_bot_ranks_on_the_bots_board_not_the_peoples(arena: MemoryArena, clock: FakeClock) -> None:
     """Bots are welcome, declared: their ranked wins have a board of their own."""
     await pin_daily_deal(arena.store, DAY)
-    bot = await WireClient.open(arena.url)
+    bot = await arena.client()
     welcome = await bot.request(ts.Hello, name="robot", bot=True)
     assert welcome.type == "welcome"
     started, _ = await bot.new_game(deal="daily", options={"draw": 1})
@@ -264,11 +272,11 @@ async def test_a_declared_bot_ranks_on_the_bots_board_not_the_peoples(arena: Are
     assert [e.name for e in bots.entries] == ["robot"] and bots.board.endswith("/bots")
 
 
-async def test_an_undo_never_improves_a_rank(arena: ArenaServer, clock: FakeClock) -> None:
+async def test_an_undo_never_improves_a_rank(arena: MemoryArena, clock: FakeClock) -> None:
     """Ranking counts every action: a draw taken back costs two, where the
     engine's move counter would forget it."""
     await pin_daily_deal(arena.store, DAY)
-    client = await player(arena.url, "undoer")
+    client = await player(arena, "undoer")
     started, _ = await client.new_game(deal="daily", options={"draw": 1})
     await client.request(ts.Move, game_id=started.game_id, move="draw")
     await client.request(ts.Undo, game_id=started.game_id)

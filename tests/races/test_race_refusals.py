@@ -1,18 +1,17 @@
 """Bad race requests: each gets a clear error with a stable code, and the
-race is exactly as it was before (one server, the memory store)."""
+race is exactly as it was before (one server's hub, in memory: a refusal
+is the core's rule, whatever carries the frames)."""
 
 from __future__ import annotations
 
 from tests.server.arena_clock import FakeClock, ManualScheduler
-from tests.races.arena_races import WireClient, memory_arena, player, race_event, race_settings, racer_games
+from tests.races.arena_races import MemoryArena, RecordingClient, memory_arena, player, race_event, race_settings, racer_games
 
 import engine
 from protocol import ErrorCode
 from protocol import to_client as tc
 from protocol import to_server as ts
-from server.app import ArenaServer
 from server.storage.base import SessionHeader
-from server.storage.memory import MemoryStore
 
 __all__ = ["memory_arena"]
 
@@ -22,16 +21,16 @@ def _unchanged(before: tc.Race, after: tc.Race) -> bool:
     return before.race.model_dump() == after.race.model_dump()
 
 
-async def _race_of(client: WireClient, race_id: str) -> tc.Race:
+async def _race_of(client: RecordingClient, race_id: str) -> tc.Race:
     """The race as a watcher is shown it now."""
     race = await client.request(ts.WatchRace, race_id=race_id)
     assert race.type == "race", race
     return race
 
 
-async def _lobby(server: ArenaServer, *names: str) -> tuple[list[WireClient], tc.Race]:
+async def _lobby(server: MemoryArena, *names: str) -> tuple[list[RecordingClient], tc.Race]:
     """A race hosted by the first name and joined by the others."""
-    clients = [await player(server.url, name) for name in names]
+    clients: list[RecordingClient] = [await player(server, name) for name in names]
     created = await clients[0].request(ts.CreateRace, game="klondike", deal=7)
     assert created.type == "race", created
     for client in clients[1:]:
@@ -40,7 +39,7 @@ async def _lobby(server: ArenaServer, *names: str) -> tuple[list[WireClient], tc
     return clients, created
 
 
-async def _started(host: WireClient, friend: WireClient, race_id: str) -> dict[str, str]:
+async def _started(host: RecordingClient, friend: RecordingClient, race_id: str) -> dict[str, str]:
     """Start the race; each racer's game id, once both boards have come."""
     started = await host.request(ts.StartRace, race_id=race_id)
     assert started.type == "race", started
@@ -50,9 +49,9 @@ async def _started(host: WireClient, friend: WireClient, race_id: str) -> dict[s
     return games
 
 
-async def test_joining_with_a_wrong_code_is_race_not_found(memory_arena: ArenaServer) -> None:
+async def test_joining_with_a_wrong_code_is_race_not_found(memory_arena: MemoryArena) -> None:
     (host,), created = await _lobby(memory_arena, "ann")
-    stranger = await player(memory_arena.url, "eve")
+    stranger = await player(memory_arena, "eve")
     for code in ("ZZZZZZZZ", "not a code", "O0O0O0O0"):
         refusal = await stranger.request(ts.JoinRace, code=code)
         assert refusal.type == "error" and refusal.code == ErrorCode.RACE_NOT_FOUND
@@ -60,11 +59,11 @@ async def test_joining_with_a_wrong_code_is_race_not_found(memory_arena: ArenaSe
     assert _unchanged(created, await _race_of(host, created.race.race_id))
 
 
-async def test_a_code_is_read_whatever_its_case_and_dashes(memory_arena: ArenaServer) -> None:
+async def test_a_code_is_read_whatever_its_case_and_dashes(memory_arena: MemoryArena) -> None:
     _, created = await _lobby(memory_arena, "ann")
     code = created.race.code
     assert code is not None, "the host is shown the invite code"
-    friend = await player(memory_arena.url, "bob")
+    friend = await player(memory_arena, "bob")
     joined = await friend.request(ts.JoinRace, code=f"{code[:4].lower()}-{code[4:].lower()}")
     assert joined.type == "race" and joined.event == "joined" and [r.name for r in joined.race.racers] == ["ann", "bob"]
 
@@ -72,12 +71,12 @@ async def test_a_code_is_read_whatever_its_case_and_dashes(memory_arena: ArenaSe
 async def test_joining_with_an_expired_code_is_invite_expired() -> None:
     clock = FakeClock()
     settings = race_settings(race_invite_seconds=1)
-    async with ArenaServer(settings, store=MemoryStore(), clock=clock, scheduler=ManualScheduler(clock)) as server:
+    async with MemoryArena(settings, clock=clock, scheduler=ManualScheduler(clock)) as server:
         (host,), created = await _lobby(server, "ann")
         clock.ms += 999
         assert (await _race_of(host, created.race.race_id)).race.phase == "lobby", "good until its last millisecond"
         clock.ms += 1
-        late = await player(server.url, "bob")
+        late = await player(server, "bob")
         refusal = await late.request(ts.JoinRace, code=created.race.code)
         assert refusal.type == "error" and refusal.code == ErrorCode.INVITE_EXPIRED and "expired" in refusal.message
         again = await _race_of(host, created.race.race_id)
@@ -87,16 +86,16 @@ async def test_joining_with_an_expired_code_is_invite_expired() -> None:
 
 
 async def test_a_full_race_refuses_one_more_racer() -> None:
-    async with ArenaServer(race_settings(race_limit=2), store=MemoryStore()) as server:
+    async with MemoryArena(race_settings(race_limit=2)) as server:
         (host, _), created = await _lobby(server, "ann", "bob")
         before = await _race_of(host, created.race.race_id)
-        third = await player(server.url, "cat")
+        third = await player(server, "cat")
         refusal = await third.request(ts.JoinRace, code=created.race.code)
         assert refusal.type == "error" and refusal.code == ErrorCode.RACE_FULL and "2 racers" in refusal.message
         assert _unchanged(before, await _race_of(host, created.race.race_id))
 
 
-async def test_only_the_host_starts_the_race(memory_arena: ArenaServer) -> None:
+async def test_only_the_host_starts_the_race(memory_arena: MemoryArena) -> None:
     (host, friend), created = await _lobby(memory_arena, "ann", "bob")
     race_id = created.race.race_id
     before = await _race_of(host, race_id)
@@ -106,14 +105,14 @@ async def test_only_the_host_starts_the_race(memory_arena: ArenaServer) -> None:
     assert _unchanged(before, after) and after.race.phase == "lobby"
 
 
-async def test_nobody_acts_or_watches_before_the_countdown_ends(memory_arena: ArenaServer) -> None:
+async def test_nobody_acts_or_watches_before_the_countdown_ends(memory_arena: MemoryArena) -> None:
     (host, friend), created = await _lobby(memory_arena, "ann", "bob")
     started = await host.request(ts.StartRace, race_id=created.race.race_id)
     assert started.type == "race" and started.event == "started" and started.race.phase == "countdown"
     mine = next(r.game_id for r in started.race.racers if r.player_id == host.player_id)
     early = await host.request(ts.Move, game_id=mine, move="draw")
     assert early.type == "error" and early.code == ErrorCode.RACE_STATE and "starts in" in early.message
-    spectator = await WireClient.open(memory_arena.url)
+    spectator = await memory_arena.client()
     peek = await spectator.request(ts.Watch, game_id=mine)
     assert peek.type == "error" and peek.code == ErrorCode.RACE_STATE
     board = await host.wait_for(lambda m: m.type == "snapshot" and m.game_id == mine)
@@ -121,7 +120,7 @@ async def test_nobody_acts_or_watches_before_the_countdown_ends(memory_arena: Ar
     await spectator.close()
 
 
-async def test_a_racer_may_not_watch_a_rival_while_the_race_runs(memory_arena: ArenaServer) -> None:
+async def test_a_racer_may_not_watch_a_rival_while_the_race_runs(memory_arena: MemoryArena) -> None:
     (host, friend), created = await _lobby(memory_arena, "ann", "bob")
     started = await host.request(ts.StartRace, race_id=created.race.race_id)
     assert started.type == "race", started
@@ -134,7 +133,7 @@ async def test_a_racer_may_not_watch_a_rival_while_the_race_runs(memory_arena: A
     assert refusal.type == "error" and refusal.code == ErrorCode.FORBIDDEN
 
 
-async def test_nothing_is_accepted_after_the_race_ended(memory_arena: ArenaServer) -> None:
+async def test_nothing_is_accepted_after_the_race_ended(memory_arena: MemoryArena) -> None:
     (host, friend), created = await _lobby(memory_arena, "ann", "bob")
     race_id = created.race.race_id
     games = await _started(host, friend, race_id)
@@ -146,28 +145,28 @@ async def test_nothing_is_accepted_after_the_race_ended(memory_arena: ArenaServe
     assert late.type == "error" and late.code == ErrorCode.GAME_FINISHED
     again = await host.request(ts.StartRace, race_id=race_id)
     assert again.type == "error" and again.code == ErrorCode.RACE_STATE
-    rejoin = await (await player(memory_arena.url, "cat")).request(ts.JoinRace, code=created.race.code)
+    rejoin = await (await player(memory_arena, "cat")).request(ts.JoinRace, code=created.race.code)
     assert rejoin.type == "error" and rejoin.code == ErrorCode.RACE_STATE
     assert _unchanged(finished, await _race_of(host, race_id))
 
 
-async def test_rematch_needs_a_finished_race_and_a_racer(memory_arena: ArenaServer) -> None:
+async def test_rematch_needs_a_finished_race_and_a_racer(memory_arena: MemoryArena) -> None:
     (host, _), created = await _lobby(memory_arena, "ann", "bob")
     too_early = await host.request(ts.Rematch, race_id=created.race.race_id)
     assert too_early.type == "error" and too_early.code == ErrorCode.RACE_STATE
-    outsider = await player(memory_arena.url, "eve")
+    outsider = await player(memory_arena, "eve")
     refusal = await outsider.request(ts.Rematch, race_id=created.race.race_id)
     assert refusal.type == "error" and refusal.code == ErrorCode.FORBIDDEN
 
 
-async def test_an_unknown_race_id_is_race_not_found(memory_arena: ArenaServer) -> None:
-    client = await WireClient.open(memory_arena.url)
+async def test_an_unknown_race_id_is_race_not_found(memory_arena: MemoryArena) -> None:
+    client = await memory_arena.client()
     refusal = await client.request(ts.WatchRace, race_id="r_nothing")
     assert refusal.type == "error" and refusal.code == ErrorCode.RACE_NOT_FOUND
     await client.close()
 
 
-async def test_a_race_ledger_is_not_a_game(memory_arena: ArenaServer) -> None:
+async def test_a_race_ledger_is_not_a_game(memory_arena: MemoryArena) -> None:
     (host,), created = await _lobby(memory_arena, "ann")
     refusal = await host.request(ts.Watch, game_id=created.race.race_id)
     assert refusal.type == "error" and refusal.code == ErrorCode.GAME_NOT_FOUND and "watch_race" in refusal.message
@@ -175,7 +174,7 @@ async def test_a_race_ledger_is_not_a_game(memory_arena: ArenaServer) -> None:
     assert listed.type == "games" and listed.games == []
 
 
-async def test_a_race_game_is_analysed_only_after_the_race(memory_arena: ArenaServer) -> None:
+async def test_a_race_game_is_analysed_only_after_the_race(memory_arena: MemoryArena) -> None:
     """Rivals play the same deal: its solution stays untold until the race ends."""
     (host, friend), created = await _lobby(memory_arena, "ann", "bob")
     race_id = created.race.race_id
@@ -189,7 +188,7 @@ async def test_a_race_game_is_analysed_only_after_the_race(memory_arena: ArenaSe
     assert analysis.type == "analysis" and analysis.line == []
 
 
-async def test_races_are_counted_in_the_metrics(memory_arena: ArenaServer) -> None:
+async def test_races_are_counted_in_the_metrics(memory_arena: MemoryArena) -> None:
     (host, friend), created = await _lobby(memory_arena, "ann", "bob")
     race_id = created.race.race_id
     sample = memory_arena.hub.metrics.registry.get_sample_value
@@ -206,7 +205,7 @@ async def test_races_are_counted_in_the_metrics(memory_arena: ArenaServer) -> No
 
 
 async def test_a_game_left_by_a_start_that_failed_is_discarded_when_its_racer_returns(
-    memory_arena: ArenaServer,
+    memory_arena: MemoryArena,
 ) -> None:
     """A store failure between preparing the racers' games and the race's
     start entry leaves games no race lists; they must not linger as live."""
@@ -217,7 +216,7 @@ async def test_a_game_left_by_a_start_that_failed_is_discarded_when_its_racer_re
         owner=host.player_id, created_ms=prepared_long_ago, race_id=created.race.race_id,
     )
     await memory_arena.store.create_session(orphan)
-    back = await WireClient.open(memory_arena.url)
+    back = await memory_arena.client()
     welcome = await back.hello(token=host.token)
     await back.close()
     assert [game.game_id for game in welcome.games] == []
@@ -227,8 +226,8 @@ async def test_a_game_left_by_a_start_that_failed_is_discarded_when_its_racer_re
 
 
 async def test_a_connection_follows_at_most_watch_limit_races() -> None:
-    async with ArenaServer(race_settings(watch_limit=2), store=MemoryStore()) as server:
-        host = await player(server.url, "ann")
+    async with MemoryArena(race_settings(watch_limit=2)) as server:
+        host = await player(server, "ann")
         races = []
         for _ in range(2):
             created = await host.request(ts.CreateRace, game="klondike", deal=7)
@@ -236,7 +235,7 @@ async def test_a_connection_follows_at_most_watch_limit_races() -> None:
             races.append(created)
         refused = await host.request(ts.CreateRace, game="klondike", deal=7)
         assert refused.type == "error" and refused.code == ErrorCode.FORBIDDEN and "at most 2 races" in refused.message
-        watcher = await WireClient.open(server.url)
+        watcher = await server.client()
         for race in races:
             assert (await watcher.request(ts.WatchRace, race_id=race.race.race_id)).type == "race"
         third = await host.request(ts.CreateRace, game="chequers", deal=3)
@@ -245,10 +244,10 @@ async def test_a_connection_follows_at_most_watch_limit_races() -> None:
         assert (await host.request(ts.CreateRace, game="chequers", deal=3)).type == "race", "room again after unwatch"
 
 
-async def test_unwatching_a_race_acks_and_stops_its_news(memory_arena: ArenaServer) -> None:
+async def test_unwatching_a_race_acks_and_stops_its_news(memory_arena: MemoryArena) -> None:
     (host, friend), created = await _lobby(memory_arena, "ann", "bob")
     race_id = created.race.race_id
-    spectator = await WireClient.open(memory_arena.url)
+    spectator = await memory_arena.client()
     await spectator.request(ts.WatchRace, race_id=race_id)
     ack = await spectator.request(ts.UnwatchRace, race_id=race_id)
     assert ack.type == "ack"

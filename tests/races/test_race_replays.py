@@ -6,21 +6,20 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from tests.races.arena_races import DEAL_1_DRAW_1_WIN, memory_arena, pin_daily_deal, play_line, player, race_event
+from tests.races.arena_races import DEAL_1_DRAW_1_WIN, MemoryArena, memory_arena, pin_daily_deal, play_line, player, race_event
+from tests.server.arena_clock import FakeClock
 from tests.server.arena_wire import Mirror
 from tests.races.test_daily import DAY, GRACE_SECONDS, arena, clock
 from tests.races.test_race_refusals import _lobby, _started
-from tests.server.test_server_core import FakeClock
 
 from protocol import ErrorCode
 from protocol import to_server as ts
-from server.app import ArenaServer
 from server.daily import day_start_ms
 
 __all__ = ["arena", "clock", "memory_arena"]
 
 
-async def test_each_racers_board_replays_once_the_race_is_over(memory_arena: ArenaServer) -> None:
+async def test_each_racers_board_replays_once_the_race_is_over(memory_arena: MemoryArena) -> None:
     (host, friend), created = await _lobby(memory_arena, "ann", "bob")
     race_id = created.race.race_id
     games = await _started(host, friend, race_id)
@@ -42,9 +41,9 @@ async def test_each_racers_board_replays_once_the_race_is_over(memory_arena: Are
     assert replay.type == "replay" and [d.action.kind for d in replay.diffs] == ["resign"]
 
 
-async def test_a_daily_attempt_replays_once_its_day_is_revealed(arena: ArenaServer, clock: FakeClock) -> None:
+async def test_a_daily_attempt_replays_once_its_day_is_revealed(arena: MemoryArena, clock: FakeClock) -> None:
     await pin_daily_deal(arena.store, DAY)
-    client = await player(arena.url, "curious")
+    client = await player(arena, "curious")
     game_id = (await client.new_game(deal="daily", options={"draw": 1}))[0].game_id
     await play_line(client, game_id, DEAL_1_DRAW_1_WIN[:2])
     await client.request(ts.Resign, game_id=game_id)

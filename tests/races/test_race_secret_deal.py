@@ -4,17 +4,16 @@ verifies with the public engine), then boards and analyses for everyone."""
 
 from __future__ import annotations
 
-from tests.races.arena_races import WireClient, memory_arena, player, race_event
+from tests.races.arena_races import MemoryArena, memory_arena, player, race_event
 
 from client.reveal import race_reveal_problems
 from protocol import to_server as ts
-from server.app import ArenaServer
 
 __all__ = ["memory_arena"]
 
 
-async def test_a_winnable_race_reveals_its_secret_deal_when_it_ends(memory_arena: ArenaServer) -> None:
-    ann, bob = await player(memory_arena.url, "ann"), await player(memory_arena.url, "bob")
+async def test_a_winnable_race_reveals_its_secret_deal_when_it_ends(memory_arena: MemoryArena) -> None:
+    ann, bob = await player(memory_arena, "ann"), await player(memory_arena, "bob")
     created = await ann.request(ts.CreateRace, game="klondike", options={"draw": 1}, deal="winnable")
     assert created.type == "race", created
     race_id = created.race.race_id
@@ -26,7 +25,7 @@ async def test_a_winnable_race_reveals_its_secret_deal_when_it_ends(memory_arena
     games = {racer.name: racer.game_id for racer in race.racers}
     for client, name in ((ann, "ann"), (bob, "bob")):
         await client.wait_for(lambda m, g=games[name]: m.type == "snapshot" and m.game_id == g)
-    spectator = await WireClient.open(memory_arena.url)
+    spectator = await memory_arena.client()
     assert (await spectator.request(ts.Watch, game_id=games["ann"])).type == "progress"
     refused = await ann.request(ts.Analyse, game_id=games["ann"])
     assert refused.type == "error"

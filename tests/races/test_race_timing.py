@@ -1,14 +1,14 @@
 """The race's clocks: spectators' delay, the time limit, rivals' progress,
 and the race as a ledger that other processes follow (memory store).
 
-The delay and the time limit are stepped on an injected clock and
-``Scheduler`` (``arena_clock``) through real sockets: a test that slept
+Each server is a hub in memory (``MemoryArena``): these are the core's
+rules.  The delay, the time limit and a racer's time away are stepped on
+an injected clock and ``Scheduler`` (``arena_clock``): a test that slept
 through them instead failed on a loaded machine, both ways (the moves
 took longer than the delay, or the sleep overran it)."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import time
 from typing import Any, AsyncIterator
@@ -18,8 +18,9 @@ from tests.server.arena_clock import FakeClock, ManualScheduler
 from tests.races.arena_races import (
     DEAL_1_DRAW_1_WIN,
     DELAY_SECONDS,
+    MemoryArena,
     Mirror,
-    WireClient,
+    RecordingClient,
     memory_arena,
     play_line,
     player,
@@ -29,9 +30,9 @@ from tests.races.arena_races import (
     racer_games,
 )
 
+from protocol import JSON_SUBPROTOCOL
 from protocol import to_client as tc
 from protocol import to_server as ts
-from server.app import ArenaServer
 from server.storage.memory import MemoryStore
 
 __all__ = ["memory_arena"]
@@ -42,11 +43,11 @@ DELAY_MS = round(DELAY_SECONDS * 1000)
 class SteppedArena:
     """A server whose race clocks move only when the test steps them."""
 
-    def __init__(self, server: ArenaServer, scheduler: ManualScheduler) -> None:
+    def __init__(self, server: MemoryArena, scheduler: ManualScheduler) -> None:
         self.server = server
         self.scheduler = scheduler
 
-    async def step(self, ms: int, *clients: WireClient) -> None:
+    async def step(self, ms: int, *clients: RecordingClient) -> None:
         """Move time on by ``ms``, then a ping round trip on each of
         ``clients``: the server sends what the timers released before it
         answers, so a message not received by then was never sent."""
@@ -59,7 +60,7 @@ class SteppedArena:
 async def stepped_server(**changes: Any) -> AsyncIterator[SteppedArena]:
     clock = FakeClock()
     scheduler = ManualScheduler(clock)
-    async with ArenaServer(race_settings(**changes), store=MemoryStore(), clock=clock, scheduler=scheduler) as server:
+    async with MemoryArena(race_settings(**changes), clock=clock, scheduler=scheduler) as server:
         yield SteppedArena(server, scheduler)
 
 
@@ -70,11 +71,11 @@ async def stepped_arena() -> AsyncIterator[SteppedArena]:
 
 
 async def _running(
-    server: ArenaServer, *names: str, deal: int | str = 1, stepped: SteppedArena | None = None
-) -> tuple[list[WireClient], tc.Race]:
+    server: MemoryArena, *names: str, deal: int | str = 1, stepped: SteppedArena | None = None
+) -> tuple[list[RecordingClient], tc.Race]:
     """A started race of WordLink draw 1 once every racer has its board
     (the countdown stepped through if the clock is the test's)."""
-    clients = [await player(server.url, name) for name in names]
+    clients: list[RecordingClient] = [await player(server, name) for name in names]
     created = await clients[0].request(ts.CreateRace, game="klondike", options={"draw": 1}, deal=deal)
     assert created.type == "race", created
     for client in clients[1:]:
@@ -89,7 +90,7 @@ async def _running(
     return clients, started
 
 
-def _game(started: tc.Race, client: WireClient) -> str:
+def _game(started: tc.Race, client: RecordingClient) -> str:
     return racer_games(started.race)[client.player_id]
 
 
@@ -98,11 +99,11 @@ async def test_a_late_spectator_sees_the_board_as_it_was_the_delay_ago(stepped_a
     (ann, bob), started = await _running(server, "ann", "bob", stepped=stepped_arena)
     board = _game(started, ann)
     await play_line(ann, board, DEAL_1_DRAW_1_WIN[:5])
-    early = await WireClient.open(server.url)
+    early = await server.client()
     first = await early.request(ts.Watch, game_id=board)
     assert first.type == "snapshot" and first.seq == 0, "no move is a delay old yet"
     await stepped_arena.step(DELAY_MS, early)
-    late = await WireClient.open(server.url, "arena.v1.json")
+    late = await server.client(JSON_SUBPROTOCOL)
     second = await late.request(ts.Watch, game_id=board)
     assert second.type == "snapshot" and second.seq == 5
     mirror = Mirror(first)
@@ -120,7 +121,7 @@ async def test_a_late_spectator_sees_the_board_as_it_was_the_delay_ago(stepped_a
         await client.close()
 
 
-async def test_racers_see_each_others_progress_but_not_their_cards(memory_arena: ArenaServer) -> None:
+async def test_racers_see_each_others_progress_but_not_their_cards(memory_arena: MemoryArena) -> None:
     (ann, bob), started = await _running(memory_arena, "ann", "bob")
     await play_line(ann, _game(started, ann), DEAL_1_DRAW_1_WIN[:2])
     seen = await progress(bob, ann.player_id, moves=2)
@@ -149,12 +150,13 @@ async def test_the_race_ends_at_its_time_limit_and_abandons_games_still_playing(
         assert over.result == "abandoned"
 
 
-async def test_a_disconnected_racer_keeps_running_on_the_clock(memory_arena: ArenaServer) -> None:
-    (ann, bob), started = await _running(memory_arena, "ann", "bob")
+async def test_a_disconnected_racer_keeps_running_on_the_clock(stepped_arena: SteppedArena) -> None:
+    server = stepped_arena.server
+    (ann, bob), started = await _running(server, "ann", "bob", stepped=stepped_arena)
     await bob.close()
     gone = await progress(ann, bob.player_id, state="disconnected")
-    await asyncio.sleep(0.3)
-    back = await WireClient.open(memory_arena.url)
+    await stepped_arena.step(300)
+    back = await server.client()
     await back.hello(token=bob.token)
     board = await back.wait_for(lambda m: m.type == "snapshot" and m.game_id == _game(started, bob))
     assert board.clock.started_ms == started.race.starts_at
@@ -165,11 +167,11 @@ async def test_a_disconnected_racer_keeps_running_on_the_clock(memory_arena: Are
 
 async def test_another_process_follows_the_race_through_the_store() -> None:
     store = MemoryStore()
-    async with ArenaServer(race_settings(), store=store) as here, ArenaServer(race_settings(), store=store) as there:
-        ann = await player(here.url, "ann")
+    async with MemoryArena(race_settings(), store=store) as here, MemoryArena(race_settings(), store=store) as there:
+        ann = await player(here, "ann")
         created = await ann.request(ts.CreateRace, game="laras-game", deal="winnable")
         assert created.type == "race", created
-        bob = await player(there.url, "bob")
+        bob = await player(there, "bob")
         joined = await bob.request(ts.JoinRace, code=created.race.code)
         heard = await race_event(ann, "joined", created.race.race_id)
         assert joined.type == "race" and heard.race.racers == joined.race.racers
