@@ -6,12 +6,11 @@ the store with the race."""
 
 from __future__ import annotations
 
-from tests.races.arena_races import player, race_event, race_settings
+from tests.races.arena_races import MemoryArena, player, race_event, race_settings
 from tests.server.arena_clock import FakeClock, ManualScheduler
 
 from protocol import ErrorCode
 from protocol import to_server as ts
-from server.app import ArenaServer
 from server.race_rooms import CODE_DOCUMENT
 from server.storage.memory import MemoryStore
 
@@ -26,8 +25,8 @@ async def test_a_race_started_at_its_invites_last_moment_is_kept_its_retention_a
         race_invite_seconds=INVITE_MS // 1000, race_countdown_seconds=COUNTDOWN_MS / 1000,
         race_time_limit_seconds=LIMIT_MS // 1000, finished_retention_seconds=RETENTION_MS // 1000,
     )
-    async with ArenaServer(settings, store=store, clock=clock, scheduler=scheduler) as server:
-        host = await player(server.url, "ann")
+    async with MemoryArena(settings, store=store, clock=clock, scheduler=scheduler) as server:
+        host = await player(server, "ann")
         created = await host.request(ts.CreateRace, game="klondike", options={"draw": 1}, deal=1)
         assert created.type == "race", created
         race_id, code = created.race.race_id, created.race.code
@@ -39,7 +38,7 @@ async def test_a_race_started_at_its_invites_last_moment_is_kept_its_retention_a
         finished = await race_event(host, "finished", race_id)
         assert finished.race.phase == "finished"
 
-        stranger = await player(server.url, "bob")
+        stranger = await player(server, "bob")
         refused = await stranger.request(ts.JoinRace, code=code)
         assert refused.type == "error" and refused.code == ErrorCode.RACE_STATE, "a finished race's invite admits nobody"
 
