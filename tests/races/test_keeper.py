@@ -1,6 +1,8 @@
 """Preparing ranked deals ahead (``server.keeper``): a server proves
 tomorrow's dailies by itself, so ``daily`` shows their commitments before
-the day; ``arena prepare-dailies`` does a day by hand."""
+the day; ``arena prepare-dailies`` does a day by hand.  The keeper is
+the hub's, so a server here is its hub in memory; the command runs as
+the process a user starts."""
 
 from __future__ import annotations
 
@@ -9,12 +11,10 @@ import re
 from datetime import datetime, timedelta, timezone
 
 from tests.client.arena_cli import run
-from tests.races.arena_races import WireClient, race_settings
+from tests.races.arena_races import MemoryArena, race_settings
 
 from protocol import to_server as ts
-from server.app import ArenaServer
 from server.daily import daily_variants
-from server.storage.memory import MemoryStore
 
 WAIT_SECONDS = 600.0
 """Bounds a hang only: proving every variant's deal for tomorrow took over
@@ -24,8 +24,8 @@ WAIT_SECONDS = 600.0
 
 async def test_a_server_commits_to_tomorrows_dailies_by_itself() -> None:
     settings = race_settings(prepare_dailies=True)
-    async with ArenaServer(settings, store=MemoryStore()) as server:
-        client = await WireClient.open(server.url)
+    async with MemoryArena(settings) as server:
+        client = await server.client()
         tomorrow = (datetime.now(timezone.utc).date() + timedelta(days=1)).isoformat()
         async with asyncio.timeout(WAIT_SECONDS):
             while True:
