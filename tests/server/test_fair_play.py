@@ -2,7 +2,9 @@
 look the ranked deal up from its first board, have the server play it,
 read it from a frame, watch someone else's board, study it off the clock.
 
-Real server, real WebSocket clients over both codecs, the memory store.
+The server's core in memory (``tests.server.arena_memory``): every one
+of these is a rule the core decides, and the frames checked are the bytes
+it writes, over both codecs; the memory store.
 """
 
 from __future__ import annotations
@@ -13,16 +15,16 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import pytest
-from tests.server.arena_servers import ClientFactory
-from tests.server.arena_wire import WireClient
-from tests.server.test_server_core import FakeClock
+from tests.server.arena_clock import FakeClock
+from tests.server.arena_memory import MemoryArena
+from tests.server.arena_servers import make_settings
+from tests.server.arena_wire import RecordingClient
 
 import engine
 from engine.cards import CODE, full_deck
 from engine.rng import MASK64, fnv1a64
 from protocol import ErrorCode
 from protocol import to_server as ts
-from server.app import ArenaServer
 from server.daily import daily_variants, RECORD_KIND, DailyRecord
 from server.secret_deals import seed_text
 from server.pool_files import verified_deals
@@ -68,19 +70,19 @@ def _visible(view: dict[str, Any]) -> dict[str, list[str]]:
     return {name: pile["up"] for name, pile in view["piles"].items()}
 
 
-async def _ranked_daily(client: WireClient, game: str, options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+async def _ranked_daily(client: RecordingClient, game: str, options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     started, snapshot = await client.new_game(game, deal="daily", options=options)
     assert started.ranked, "a new player's first daily game is its ranked attempt"
     return started, snapshot.view.model_dump(mode="json")
 
 
-async def test_no_public_table_identifies_a_ranked_deal_from_its_first_board(connect: ClientFactory) -> None:
+async def test_no_public_table_identifies_a_ranked_deal_from_its_first_board(arena: MemoryArena) -> None:
     """The lookup that won the ranked daily in 10.5 s: every public pool,
     and WordLink deals 1 to 1,000,000 of the generator, matched by the
     first board.  Nothing matches; the same scan finds numbered deals."""
     boards: dict[tuple[str, str], dict[str, Any]] = {}
     for game_id, options in daily_variants():
-        client = await connect()
+        client = await arena.client()
         await client.hello()
         _, boards[(game_id, str(options))] = await _ranked_daily(client, game_id, options)
     for game_id, options in daily_variants():
@@ -103,11 +105,11 @@ async def test_no_public_table_identifies_a_ranked_deal_from_its_first_board(con
     assert not targets & set(table), "a ranked deal's first board is in the attacker's table"
 
 
-async def test_the_server_does_not_play_a_ranked_attempt_for_you(connect: ClientFactory, subprotocol: str) -> None:
+async def test_the_server_does_not_play_a_ranked_attempt_for_you(arena: MemoryArena, subprotocol: str) -> None:
     """A hint bot and automatic finishing are refused, reason ``ranked``;
     undo stays allowed."""
     for game_id, options in (("klondike", {"draw": 3}), ("broken-deck", {"difficulty": "relaxed"})):
-        client = await connect(subprotocol)
+        client = await arena.client(subprotocol)
         await client.hello()
         started, _ = await _ranked_daily(client, game_id, options)
         for request in (ts.Hint, ts.Finish):
@@ -116,11 +118,11 @@ async def test_the_server_does_not_play_a_ranked_attempt_for_you(connect: Client
         assert not [m for m in client.received if m.type in ("hint", "finish_offer")]
 
 
-async def test_nothing_names_a_ranked_deal_before_its_reveal(server: ArenaServer, connect: ClientFactory, subprotocol: str) -> None:
+async def test_nothing_names_a_ranked_deal_before_its_reveal(arena: MemoryArena, subprotocol: str) -> None:
     """Every frame a ranked attempt and a practice attempt after it send
     (game_over, records, leaderboards, the daily, the games list), in both
     codecs, holds neither the seed (in decimal or hex) nor the nonce."""
-    client = await connect(subprotocol)
+    client = await arena.client(subprotocol)
     await client.hello()
     ranked, _ = await _ranked_daily(client, "klondike", {"draw": 1})
     await client.request(ts.Move, game_id=ranked.game_id, move="draw")
@@ -134,14 +136,14 @@ async def test_nothing_names_a_ranked_deal_before_its_reveal(server: ArenaServer
                             (ts.Leaderboard, {"game": "klondike", "options": {"draw": 1}}),
                             (ts.Analyse, {"game_id": ranked.game_id})):
         await client.request(request, **fields)
-    stored_session = await server.store.load_session(ranked.game_id)
+    stored_session = await arena.store.load_session(ranked.game_id)
     assert stored_session is not None
     seed = stored_session[0].seed
     assert seed is not None
     daily = await client.request(ts.Daily)
     assert daily.type == "daily_info", daily
     day = daily.today
-    stored = await server.store.get_setting(f"{RECORD_KIND}/klondike/draw=1,scoring=standard/{day}")
+    stored = await arena.store.get_setting(f"{RECORD_KIND}/klondike/draw=1,scoring=standard/{day}")
     record = DailyRecord.from_dict(json.loads(stored or "{}"))
     assert record.seed == seed
     frames = [frame if isinstance(frame, str) else frame.decode("latin-1") for frame in client.raw]
@@ -150,18 +152,18 @@ async def test_nothing_names_a_ranked_deal_before_its_reveal(server: ArenaServer
 
 
 async def test_a_spectator_of_a_ranked_daily_game_sees_progress_never_a_card(
-    connect: ClientFactory, subprotocol: str
+    arena: MemoryArena, subprotocol: str
 ) -> None:
-    owner = await connect()
+    owner = await arena.client()
     await owner.hello()
     started, _ = await _ranked_daily(owner, "klondike", {"draw": 1})
-    listed = await (await connect()).request(ts.ListGames)
+    listed = await (await arena.client()).request(ts.ListGames)
     assert listed.type == "games" and started.game_id in [game.game_id for game in listed.games], "the game is listed, its board is not shown"
-    anonymous = await connect(subprotocol)
+    anonymous = await arena.client(subprotocol)
     watched = await anonymous.request(ts.Watch, game_id=started.game_id)
     assert watched.type == "progress" and (watched.seq, watched.actions) == (0, 0)
     assert (await anonymous.request(ts.Resync, game_id=started.game_id)).type == "progress"
-    signed_in = await connect(subprotocol)
+    signed_in = await arena.client(subprotocol)
     await signed_in.hello()
     assert (await signed_in.request(ts.Watch, game_id=started.game_id)).type == "progress"
     await owner.request(ts.Move, game_id=started.game_id, move="draw")
@@ -172,7 +174,7 @@ async def test_a_spectator_of_a_ranked_daily_game_sees_progress_never_a_card(
 
 
 async def test_progress_of_a_secret_deal_carries_the_counts_its_game_declares(
-    connect: ClientFactory, subprotocol: str
+    arena: MemoryArena, subprotocol: str
 ) -> None:
     """Broken Deck's repairs, as a race shows them of its racers; WordLink
     declares none."""
@@ -180,31 +182,31 @@ async def test_progress_of_a_secret_deal_carries_the_counts_its_game_declares(
         ("broken-deck", {"difficulty": "relaxed"}, {"repairs": 0}),
         ("klondike", {"draw": 3}, {}),
     ):
-        owner = await connect()
+        owner = await arena.client()
         await owner.hello()
         started, _ = await _ranked_daily(owner, game_id, options)
-        watched = await (await connect(subprotocol)).request(ts.Watch, game_id=started.game_id)
+        watched = await (await arena.client(subprotocol)).request(ts.Watch, game_id=started.game_id)
         assert watched.type == "progress" and watched.counters == counters, watched
 
 
-async def test_the_clock_of_a_ranked_attempt_starts_with_its_first_snapshot(server: ArenaServer, connect: ClientFactory) -> None:
+async def test_the_clock_of_a_ranked_attempt_starts_with_its_first_snapshot() -> None:
     """Studying the board before the first move is on the clock."""
     clock = FakeClock()
-    server.hub.clock = clock
-    client = await connect()
-    await client.hello()
-    started, snapshot = await client.new_game("klondike", deal="daily", options={"draw": 1})
-    assert snapshot.clock.started_ms == clock.ms
-    clock.ms += 12_900
-    moved = await client.request(ts.Move, game_id=started.game_id, move="draw")
-    assert moved.type == "diff" and moved.clock.elapsed_ms == 12_900
+    async with MemoryArena(make_settings(), clock=clock) as arena:
+        client = await arena.client()
+        await client.hello()
+        started, snapshot = await client.new_game("klondike", deal="daily", options={"draw": 1})
+        assert snapshot.clock.started_ms == clock.ms
+        clock.ms += 12_900
+        moved = await client.request(ts.Move, game_id=started.game_id, move="draw")
+        assert moved.type == "diff" and moved.clock.elapsed_ms == 12_900
 
 
 @pytest.mark.parametrize("practice", [True, False])
-async def test_todays_daily_cannot_be_practised_before_the_ranked_attempt_ends(connect: ClientFactory, practice: bool) -> None:
+async def test_todays_daily_cannot_be_practised_before_the_ranked_attempt_ends(arena: MemoryArena, practice: bool) -> None:
     """One ranked attempt per player, game, variant and day, and no
     practice look at the deal while it runs (a second tab included)."""
-    client = await connect()
+    client = await arena.client()
     await client.hello()
     ranked, _ = await _ranked_daily(client, "chequers", {})
     refused = await client.request(ts.NewGame, game="chequers", deal="daily", practice=practice)
