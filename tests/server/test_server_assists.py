@@ -7,18 +7,17 @@ import random
 from typing import Any, AsyncIterator, Callable
 
 import pytest
+from tests.server.arena_memory import MemoryArena, search_thread
 from tests.server.arena_positions import REPAIRS, broken_deck_two_halves_left
-from tests.server.arena_servers import ClientFactory, make_settings
-from tests.server.arena_wire import SEARCH_WAIT_SECONDS, WAIT_SECONDS, Mirror, WireClient
+from tests.server.arena_servers import make_settings
+from tests.server.arena_wire import SEARCH_WAIT_SECONDS, WAIT_SECONDS, Mirror, RecordingClient
 
 import engine
 from protocol import ErrorCode
 from protocol import to_server as ts
-from server.app import ArenaServer
 from server.assists import played_line
 from server.searches import Answer, SearchPool, Searchers
 from server.storage.base import Action
-from server.storage.memory import MemoryStore
 from tests.solver.positions import broken_deck_needs_search, klondike_hearts_locked
 from tests.solver.test_analysis import BLUNDER_LOG
 
@@ -26,13 +25,13 @@ FINISH_PATH_AFTER_REPAIRS = ("r-fs", "t3-fh", "t4-fd", "t2-fs", "t6-fc", "t3-fh"
 """The solver's path once both halves of the Q♠ are repaired (checked by the tests that play it)."""
 
 
-async def _unchanged(player: WireClient, game_id: str, seq: int) -> None:
+async def _unchanged(player: RecordingClient, game_id: str, seq: int) -> None:
     again = await player.request(ts.Resync, game_id=game_id)
     assert again.type == "snapshot" and again.seq == seq
 
 
-async def _repaired_game(connect: ClientFactory, difficulty: str = "relaxed") -> tuple[WireClient, str, Mirror]:
-    player = await connect()
+async def _repaired_game(arena: MemoryArena, difficulty: str = "relaxed") -> tuple[RecordingClient, str, Mirror]:
+    player = await arena.client()
     await player.hello()
     started, snapshot = await player.new_game("broken-deck", position=broken_deck_two_halves_left(difficulty))
     mirror = Mirror(snapshot)
@@ -42,15 +41,15 @@ async def _repaired_game(connect: ClientFactory, difficulty: str = "relaxed") ->
 
 
 async def test_finishing_is_offered_once_every_half_is_repaired_and_plays_the_proven_path(
-    connect: ClientFactory,
+    arena: MemoryArena,
 ) -> None:
     """Relaxed and Standard can automatically finish only after all halves
     are repaired and a complete foundation path is proven."""
-    player = await connect()
+    player = await arena.client()
     await player.hello()
     started, snapshot = await player.new_game("broken-deck", position=broken_deck_two_halves_left())
     game_id = started.game_id
-    spectator = await connect()
+    spectator = await arena.client()
     watched = await spectator.request(ts.Watch, game_id=game_id)
     mine, theirs = Mirror(snapshot), Mirror(watched)
 
@@ -78,9 +77,9 @@ async def test_finishing_is_offered_once_every_half_is_repaired_and_plays_the_pr
 
 
 async def test_playing_the_offered_path_carries_the_offer_and_straying_from_it_searches_again(
-    connect: ClientFactory,
+    arena: MemoryArena,
 ) -> None:
-    player, game_id, _ = await _repaired_game(connect)
+    player, game_id, _ = await _repaired_game(arena)
     await player.next_of("finish_offer")
     await player.request(ts.Move, game_id=game_id, move=FINISH_PATH_AFTER_REPAIRS[0])
     carried = await player.next_of("finish_offer")
@@ -95,37 +94,37 @@ async def test_playing_the_offered_path_carries_the_offer_and_straying_from_it_s
     assert (await player.next_of("game_over")).result == "won"
 
 
-async def test_solver_searches_are_counted_in_the_metrics(server: ArenaServer, connect: ClientFactory) -> None:
-    player, game_id, _ = await _repaired_game(connect)
+async def test_solver_searches_are_counted_in_the_metrics(arena: MemoryArena) -> None:
+    player, game_id, _ = await _repaired_game(arena)
     await player.next_of("finish_offer")
     await player.request(ts.Resign, game_id=game_id)
     await player.request(ts.Analyse, game_id=game_id)
-    registry = server.hub.metrics.registry
+    registry = arena.hub.metrics.registry
     assert registry.get_sample_value("arena_finish_search_seconds_count") == 1
     assert registry.get_sample_value("arena_analysis_seconds_count") == 1
 
 
-async def test_a_watcher_who_arrives_while_an_offer_stands_gets_it_after_the_snapshot(connect: ClientFactory) -> None:
-    player, game_id, _ = await _repaired_game(connect)
+async def test_a_watcher_who_arrives_while_an_offer_stands_gets_it_after_the_snapshot(arena: MemoryArena) -> None:
+    player, game_id, _ = await _repaired_game(arena)
     await player.next_of("finish_offer")
-    late = await connect()
+    late = await arena.client()
     snapshot = await late.request(ts.Watch, game_id=game_id)
     offer = await late.next_of("finish_offer")
     assert snapshot.type == "snapshot" and offer.seq == snapshot.seq == 2
     assert late.received.index(offer) > late.received.index(snapshot)
 
 
-async def test_challenge_disables_automatic_finishing(connect: ClientFactory) -> None:
+async def test_challenge_disables_automatic_finishing(arena: MemoryArena) -> None:
     """Challenge keeps the placement rules but disables those assists, including automatic finishing."""
-    player, game_id, _ = await _repaired_game(connect, "challenge")
+    player, game_id, _ = await _repaired_game(arena, "challenge")
     refused = await player.request(ts.Finish, game_id=game_id)
     assert refused.type == "error" and refused.code == ErrorCode.UNAVAILABLE and refused.reason == "assist_disabled"
     await _unchanged(player, game_id, 2)
     assert not any(m.type == "finish_offer" for m in player.received)
 
 
-async def test_games_without_torn_cards_never_finish_automatically(connect: ClientFactory) -> None:
-    player = await connect()
+async def test_games_without_torn_cards_never_finish_automatically(arena: MemoryArena) -> None:
+    player = await arena.client()
     await player.hello()
     started, _ = await player.new_game(deal=3)
     refused = await player.request(ts.Finish, game_id=started.game_id)
@@ -133,9 +132,9 @@ async def test_games_without_torn_cards_never_finish_automatically(connect: Clie
     await _unchanged(player, started.game_id, 0)
 
 
-async def test_only_the_owner_finishes_and_a_finished_game_refuses(connect: ClientFactory) -> None:
-    player, game_id, _ = await _repaired_game(connect)
-    stranger = await connect()
+async def test_only_the_owner_finishes_and_a_finished_game_refuses(arena: MemoryArena) -> None:
+    player, game_id, _ = await _repaired_game(arena)
+    stranger = await arena.client()
     await stranger.hello()
     refused = await stranger.request(ts.Finish, game_id=game_id)
     assert refused.type == "error" and refused.code == ErrorCode.FORBIDDEN
@@ -146,23 +145,20 @@ async def test_only_the_owner_finishes_and_a_finished_game_refuses(connect: Clie
 
 
 @pytest.fixture
-async def no_budget_server() -> AsyncIterator[ArenaServer]:
-    async with ArenaServer(make_settings(finish_search_nodes=2), store=MemoryStore()) as running:
+async def no_budget_arena() -> AsyncIterator[MemoryArena]:
+    async with MemoryArena(make_settings(finish_search_nodes=2)) as running:
         yield running
 
 
-async def test_without_a_proven_path_nothing_is_offered_and_finish_is_refused(no_budget_server: ArenaServer) -> None:
-    player = await WireClient.open(no_budget_server.url)
-    try:
-        await player.hello()
-        started, _ = await player.new_game("broken-deck", position=broken_deck_needs_search().to_text())
-        for _ in range(3):
-            refused = await player.request(ts.Finish, game_id=started.game_id)
-            assert refused.type == "error" and refused.reason == "no_finish_path"
-        await _unchanged(player, started.game_id, 0)
-        assert not any(m.type == "finish_offer" for m in player.received)
-    finally:
-        await player.close()
+async def test_without_a_proven_path_nothing_is_offered_and_finish_is_refused(no_budget_arena: MemoryArena) -> None:
+    player = await no_budget_arena.client()
+    await player.hello()
+    started, _ = await player.new_game("broken-deck", position=broken_deck_needs_search().to_text())
+    for _ in range(3):
+        refused = await player.request(ts.Finish, game_id=started.game_id)
+        assert refused.type == "error" and refused.reason == "no_finish_path"
+    await _unchanged(player, started.game_id, 0)
+    assert not any(m.type == "finish_offer" for m in player.received)
 
 
 def test_the_analysed_line_leaves_out_undone_moves_and_starts_again_at_a_restart() -> None:
@@ -175,8 +171,8 @@ def test_the_analysed_line_leaves_out_undone_moves_and_starts_again_at_a_restart
     assert played_line(log("move:a", "undo", "move:b", "redo")) == ["b"]
 
 
-async def test_a_resigned_game_is_analysed_for_anyone_who_may_watch_it(connect: ClientFactory) -> None:
-    player = await connect()
+async def test_a_resigned_game_is_analysed_for_anyone_who_may_watch_it(arena: MemoryArena) -> None:
+    player = await arena.client()
     await player.hello()
     position = klondike_hearts_locked(empty_seventh=True).to_text()
     started, _ = await player.new_game(position=position)
@@ -190,7 +186,7 @@ async def test_a_resigned_game_is_analysed_for_anyone_who_may_watch_it(connect: 
         await player.request(ts.Move, game_id=game_id, move=move)
     await player.request(ts.Resign, game_id=game_id)
 
-    spectator = await connect()
+    spectator = await arena.client()
     analysis = await spectator.request(ts.Analyse, game_id=game_id)
     assert analysis.type == "analysis" and analysis.verdict == "lost_at"
     assert analysis.line == BLUNDER_LOG, "the undone draw is not part of the line"
@@ -200,17 +196,17 @@ async def test_a_resigned_game_is_analysed_for_anyone_who_may_watch_it(connect: 
     assert again.model_dump(exclude={"id"}) == analysis.model_dump(exclude={"id"})
 
 
-async def test_a_resigned_game_that_could_still_be_won_shows_the_win(connect: ClientFactory) -> None:
-    player, game_id, _ = await _repaired_game(connect)
+async def test_a_resigned_game_that_could_still_be_won_shows_the_win(arena: MemoryArena) -> None:
+    player, game_id, _ = await _repaired_game(arena)
     await player.request(ts.Resign, game_id=game_id)
     analysis = await player.request(ts.Analyse, game_id=game_id)
     assert analysis.type == "analysis" and analysis.verdict == "still_winnable" and analysis.last_winnable == 2
     assert len(analysis.solution) == len(FINISH_PATH_AFTER_REPAIRS)
 
 
-async def test_a_daily_deal_is_not_analysed_before_its_day_is_revealed(connect: ClientFactory) -> None:
+async def test_a_daily_deal_is_not_analysed_before_its_day_is_revealed(arena: MemoryArena) -> None:
     """Neither the ranked attempt nor a practice one after it."""
-    player = await connect()
+    player = await arena.client()
     await player.hello()
     for practice in (False, True):
         started, _ = await player.new_game(deal="daily", practice=practice)
@@ -230,11 +226,12 @@ def random_line(deal: int, moves: int, seed: int) -> list[str]:
 
 
 class HeldSearchPool(SearchPool):
-    """The real worker pool, whose jobs start only once ``release`` is set:
-    the test, not the machine's speed, decides how long an analysis runs."""
+    """The real pool (its worker a thread, as every pool of a
+    ``MemoryArena``), whose jobs start only once ``release`` is set: the
+    test, not the machine's speed, decides how long an analysis runs."""
 
     def __init__(self, workers: int) -> None:
-        super().__init__(workers)
+        super().__init__(workers, search_thread)
         self.asked = asyncio.Event()
         self.release = asyncio.Event()
 
@@ -245,44 +242,40 @@ class HeldSearchPool(SearchPool):
 
 
 @pytest.fixture
-async def one_analysis_server() -> AsyncIterator[tuple[ArenaServer, HeldSearchPool]]:
+async def one_analysis_arena() -> AsyncIterator[tuple[MemoryArena, HeldSearchPool]]:
     settings = make_settings(analysis_slots=1, analysis_queue=0, analysis_nodes=20_000)
     analyses = HeldSearchPool(settings.analysis_slots)
-    searchers = Searchers(SearchPool(settings.search_workers), analyses)
-    async with ArenaServer(settings, store=MemoryStore(), searchers=searchers) as running:
+    searchers = Searchers(SearchPool(settings.search_workers, search_thread), analyses)
+    async with MemoryArena(settings, searchers=searchers) as running:
         yield running, analyses
 
 
 async def test_watchers_share_a_running_analysis_and_a_full_queue_refuses_more(
-    one_analysis_server: tuple[ArenaServer, HeldSearchPool],
+    one_analysis_arena: tuple[MemoryArena, HeldSearchPool],
 ) -> None:
     """The one analysis slot is held busy (``HeldSearchPool``) while a
     watcher asks for the same game and for another, then released."""
-    server, analyses = one_analysis_server
-    player = await WireClient.open(server.url)
-    spectator = await WireClient.open(server.url)
-    try:
-        await player.hello()
-        slow, _ = await player.new_game(deal=4, options={"draw": 3})
-        for move in random_line(4, 200, seed=7):
-            await player.request(ts.Move, game_id=slow.game_id, move=move)
-        await player.request(ts.Resign, game_id=slow.game_id)
-        quick, _ = await player.new_game(deal=5, options={"draw": 1})
-        await player.request(ts.Resign, game_id=quick.game_id)
+    arena, analyses = one_analysis_arena
+    player = await arena.client()
+    spectator = await arena.client()
+    await player.hello()
+    slow, _ = await player.new_game(deal=4, options={"draw": 3})
+    for move in random_line(4, 200, seed=7):
+        await player.request(ts.Move, game_id=slow.game_id, move=move)
+    await player.request(ts.Resign, game_id=slow.game_id)
+    quick, _ = await player.new_game(deal=5, options={"draw": 1})
+    await player.request(ts.Resign, game_id=quick.game_id)
 
-        first = asyncio.ensure_future(player.request(ts.Analyse, SEARCH_WAIT_SECONDS, game_id=slow.game_id))
-        async with asyncio.timeout(WAIT_SECONDS):
-            await analyses.asked.wait()
-        shared = asyncio.ensure_future(spectator.request(ts.Analyse, SEARCH_WAIT_SECONDS, game_id=slow.game_id))
-        busy = await spectator.request(ts.Analyse, game_id=quick.game_id)
-        assert busy.type == "error" and busy.code == ErrorCode.UNAVAILABLE and busy.reason == "analysis_busy"
-        analyses.release.set()
-        mine, theirs = await first, await shared
-        assert mine.type == theirs.type == "analysis" and mine.verdict == "lost_at"
-        assert mine.model_dump(exclude={"id"}) == theirs.model_dump(exclude={"id"})
-        assert server.hub.metrics.registry.get_sample_value("arena_analysis_seconds_count") == 1
-        after = await spectator.request(ts.Analyse, SEARCH_WAIT_SECONDS, game_id=quick.game_id)
-        assert after.type == "analysis", "the queue has room again"
-    finally:
-        await player.close()
-        await spectator.close()
+    first = asyncio.ensure_future(player.request(ts.Analyse, SEARCH_WAIT_SECONDS, game_id=slow.game_id))
+    async with asyncio.timeout(WAIT_SECONDS):
+        await analyses.asked.wait()
+    shared = asyncio.ensure_future(spectator.request(ts.Analyse, SEARCH_WAIT_SECONDS, game_id=slow.game_id))
+    busy = await spectator.request(ts.Analyse, game_id=quick.game_id)
+    assert busy.type == "error" and busy.code == ErrorCode.UNAVAILABLE and busy.reason == "analysis_busy"
+    analyses.release.set()
+    mine, theirs = await first, await shared
+    assert mine.type == theirs.type == "analysis" and mine.verdict == "lost_at"
+    assert mine.model_dump(exclude={"id"}) == theirs.model_dump(exclude={"id"})
+    assert arena.hub.metrics.registry.get_sample_value("arena_analysis_seconds_count") == 1
+    after = await spectator.request(ts.Analyse, SEARCH_WAIT_SECONDS, game_id=quick.game_id)
+    assert after.type == "analysis", "the queue has room again"
