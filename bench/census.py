@@ -6,7 +6,9 @@ audit hook (``sys.addaudithook``) sees every ``socket.bind`` and
 ``socket.connect`` (a listening server, a WebSocket or Redis client; an
 event loop's own self-pipe is a ``socketpair`` and neither) and every
 process start while that test runs, its fixtures' set-up and tear-down
-included.  A test with neither runs in memory.
+included.  ``multiprocessing`` spawns its workers (search pools, deal
+proofs) through a call no audit event reports, so its process start is
+watched too.  A test with neither runs in memory.
 
     python bench/census.py [pytest arguments]     (default: tests/server tests/races)
 
@@ -20,13 +22,14 @@ from __future__ import annotations
 import sys
 import time
 from collections import defaultdict
+from multiprocessing.process import BaseProcess
 from typing import Any, Generator
 
 import pytest
 
 DEFAULT_TESTS = ["tests/server", "tests/races"]
 SOCKET_EVENTS = frozenset({"socket.bind", "socket.connect"})
-PROCESS_EVENTS = frozenset({"subprocess.Popen", "os.posix_spawn", "os.fork", "os.exec"})
+PROCESS_EVENTS = frozenset({"subprocess.Popen", "os.posix_spawn", "os.fork", "os.exec", "multiprocessing.start"})
 
 
 class Census:
@@ -38,6 +41,13 @@ class Census:
         self.touched: dict[str, set[str]] = defaultdict(set)
         self.outcomes: dict[str, str] = {}
         sys.addaudithook(self._heard)
+        start = BaseProcess.start
+
+        def heard_start(process: BaseProcess) -> None:
+            self._heard("multiprocessing.start", ())
+            start(process)
+
+        setattr(BaseProcess, "start", heard_start)
 
     def _heard(self, event: str, args: tuple[Any, ...]) -> None:
         if self.running is None:
