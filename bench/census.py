@@ -10,19 +10,26 @@ included.  ``multiprocessing`` spawns its workers (search pools, deal
 proofs) through a call no audit event reports, so its process start is
 watched too.  A test with neither runs in memory.
 
-    python bench/census.py [pytest arguments]     (default: tests/server tests/races)
+    python bench/census.py [--baseline-root TREE] [pytest arguments]
+                                   (default tests: tests/server tests/races)
 
-Run it in another tree's root with that tree on ``PYTHONPATH`` to count a
-baseline the same way.  Issue 15 asks that most server and race tests
-run in memory.
+``--baseline-root`` counts another checkout first, in its own process
+and the same way, and prints both with the change in wall time.  Issue
+15 asks that most server and race tests run in memory.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
+import os
+import subprocess
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from multiprocessing.process import BaseProcess
+from pathlib import Path
 from typing import Any, Generator
 
 import pytest
@@ -70,36 +77,76 @@ class Census:
         if report.when == "call" or report.outcome != "passed":
             self.outcomes.setdefault(report.nodeid, report.outcome)
 
-    def table(self) -> list[str]:
+    def counts(self) -> dict[str, list[int]]:
+        """Per test file: [sockets, processes only, in memory]."""
         files: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
         for test in self.tests:
-            counts = files[test.split("::")[0]]
             kinds = self.touched.get(test, set())
-            counts[0 if "socket" in kinds else 1 if "process" in kinds else 2] += 1
-        lines = [f"{'sockets':>8} {'processes':>9} {'memory':>7}  file"]
-        totals = [0, 0, 0]
-        for name, counts in sorted(files.items(), key=lambda item: (-item[1][0], item[0])):
-            lines.append(f"{counts[0]:8d} {counts[1]:9d} {counts[2]:7d}  {name}")
-            totals = [total + count for total, count in zip(totals, counts)]
-        everything = sum(totals)
-        lines.append(f"{totals[0]:8d} {totals[1]:9d} {totals[2]:7d}  all {everything} tests")
-        share = totals[2] / everything if everything else 0.0
-        lines.append(f"in memory: {totals[2]} of {everything} ({share:.0%}); processes only: {totals[1]}; sockets: {totals[0]}")
-        return lines
+            files[test.split("::")[0]][0 if "socket" in kinds else 1 if "process" in kinds else 2] += 1
+        return files
+
+
+def _minutes(seconds: float) -> str:
+    whole, rest = divmod(round(seconds), 60)
+    return f"{whole} min {rest} s"
+
+
+def _report(files: dict[str, list[int]], wall: float, label: str) -> tuple[int, int, int]:
+    """Print the table; the totals (sockets, processes only, in memory)."""
+    print(f"{label}\n{'sockets':>8} {'processes':>9} {'memory':>7}  file")
+    totals = [0, 0, 0]
+    for name, counts in sorted(files.items(), key=lambda item: (-item[1][0], item[0])):
+        print(f"{counts[0]:8d} {counts[1]:9d} {counts[2]:7d}  {name}")
+        totals = [total + count for total, count in zip(totals, counts)]
+    everything = sum(totals)
+    share = totals[2] / everything if everything else 0.0
+    print(f"{totals[0]:8d} {totals[1]:9d} {totals[2]:7d}  all {everything} tests, wall time {_minutes(wall)}")
+    print(f"in memory: {totals[2]} of {everything} ({share:.0%}); processes only: {totals[1]}; sockets: {totals[0]}")
+    return totals[0], totals[1], totals[2]
+
+
+def census_here(pytest_arguments: list[str]) -> tuple[dict[str, list[int]], float, int, list[str]]:
+    """Run the tests in this process: the counts, wall seconds, pytest's
+    exit status and the tests that failed."""
+    census = Census()
+    started = time.monotonic()
+    status = pytest.main(pytest_arguments or DEFAULT_TESTS, plugins=[census])
+    wall = time.monotonic() - started
+    failed = sorted(test for test, outcome in census.outcomes.items() if outcome == "failed")
+    return census.counts(), wall, int(status), failed
+
+
+def census_of(root: Path, pytest_arguments: list[str]) -> tuple[dict[str, list[int]], float]:
+    """The same census of another tree, in a process of its own with that
+    tree first on the path (two trees' modules cannot share a process)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        answer = Path(scratch) / "census.json"
+        command = [sys.executable, str(Path(__file__).resolve()), "--counts-to", str(answer), *pytest_arguments]
+        subprocess.run(command, cwd=root, env={**os.environ, "PYTHONPATH": str(root)}, check=False)
+        found = json.loads(answer.read_text(encoding="utf-8"))
+    return found["files"], found["wall"]
 
 
 def main(arguments: list[str]) -> int:
-    census = Census()
-    started = time.monotonic()
-    status = pytest.main(arguments or DEFAULT_TESTS, plugins=[census])
-    wall = time.monotonic() - started
-    for line in census.table():
-        print(line)
-    failed = sorted(test for test, outcome in census.outcomes.items() if outcome == "failed")
-    print(f"wall time {wall / 60:.0f} min {wall % 60:.0f} s; pytest exit status {int(status)}; failed: {len(failed)}")
+    parser = argparse.ArgumentParser(description="Which tests open a socket or start a process.", add_help=False)
+    parser.add_argument("--baseline-root", type=Path, help="count this other tree too, first, the same way")
+    parser.add_argument("--counts-to", type=Path, help=argparse.SUPPRESS)
+    options, pytest_arguments = parser.parse_known_args(arguments)
+    baseline = census_of(options.baseline_root, pytest_arguments) if options.baseline_root else None
+    files, wall, status, failed = census_here(pytest_arguments)
+    if options.counts_to is not None:
+        options.counts_to.write_text(json.dumps({"files": files, "wall": wall}), encoding="utf-8")
+        return status
+    if baseline is not None:
+        before = _report(baseline[0], baseline[1], f"baseline: {options.baseline_root}")
+    after = _report(files, wall, "this tree")
+    if baseline is not None:
+        print(f"in memory {before[2]} -> {after[2]}; sockets {before[0]} -> {after[0]}; "
+              f"wall time {_minutes(baseline[1])} -> {_minutes(wall)} (x{wall / baseline[1]:.2f})")
+    print(f"pytest exit status {status}; failed: {len(failed)}")
     for test in failed:
         print(f"  failed: {test}")
-    return int(status)
+    return status
 
 
 if __name__ == "__main__":
