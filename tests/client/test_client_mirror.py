@@ -6,7 +6,7 @@ import random
 
 import pytest
 from tests.client.arena_restart import RestartableServer
-from tests.server.arena_wire import WireClient
+from tests.server.arena_wire import SEARCH_WAIT_SECONDS, WireClient
 
 from client import ArenaClient, GameMirror, Unavailable
 from protocol import ServerMessage
@@ -19,7 +19,9 @@ ACTIONS = 40
 
 async def play_randomly(client: ArenaClient, game: GameMirror, actions: int, seed: int) -> None:
     """Moves mostly, with undo, redo, hints, taps and a restart mixed in,
-    so that every kind of diff goes through the mirrors."""
+    so that every kind of diff goes through the mirrors.  A hint waits on a
+    real search in a worker process, which beside CPU burners took over the
+    library's default 10 s: ``client``'s timeout is the search's hang bound."""
     rng = random.Random(seed)
     for step in range(actions):
         if game.finished:
@@ -65,7 +67,7 @@ async def test_a_mirror_fed_by_diffs_equals_the_servers_snapshot_after_many_move
     arena: RestartableServer, subprotocol: str, game_name: str
 ) -> None:
     async with (
-        ArenaClient(arena.url, subprotocol=subprotocol) as player,
+        ArenaClient(arena.url, subprotocol=subprotocol, timeout=SEARCH_WAIT_SECONDS) as player,
         ArenaClient(arena.url, subprotocol=subprotocol, identify=False) as spectator,
     ):
         game = await player.new_game(game_name, deal=5)
