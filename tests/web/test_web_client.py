@@ -260,7 +260,10 @@ async def test_a_win_celebrates_unless_the_celebration_is_skipped(site: Site) ->
 
 
 async def test_auto_hints_show_a_movable_card_after_five_seconds(site: Site) -> None:
-    """Automatically show movable cards after 5 seconds."""
+    """Automatically show movable cards after 5 seconds.  Not before: at
+    3.5 s none is shown (a busy machine only makes the page's timer late,
+    never early).  Then the page asks and the hint comes: how long that
+    takes is the server's search, so it is waited for, not timed."""
     page = await site.page()
     await page.click("#open-settings")
     await page.click("#setting-auto-hints")
@@ -268,7 +271,7 @@ async def test_auto_hints_show_a_movable_card_after_five_seconds(site: Site) -> 
     await start_from_lobby(page, "klondike", deal=1)
     await page.wait_for_timeout(3500)
     assert await page.locator("#board .hint, #board .hint-target").count() == 0
-    await page.wait_for_selector("#board .hint, #board .hint-target", timeout=4000)
+    await page.wait_for_selector("#board .hint, #board .hint-target")
     assert await stat(page, "hints") == "1"
 
 
