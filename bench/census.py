@@ -11,7 +11,9 @@ proofs) through a call no audit event reports, so its process start is
 watched too.  A test with neither runs in memory.
 
     python bench/census.py [--baseline-root TREE] [pytest arguments]
-                                   (default tests: tests/server tests/races)
+
+The tests are ``tests/server tests/races`` unless an argument names a
+test path.
 
 ``--baseline-root`` counts another checkout first, in its own process
 and the same way, and prints both with the change in wall time.  Issue
@@ -105,12 +107,19 @@ def _report(files: dict[str, list[int]], wall: float, label: str) -> tuple[int, 
     return totals[0], totals[1], totals[2]
 
 
+def with_default_tests(pytest_arguments: list[str]) -> list[str]:
+    """The arguments, with ``DEFAULT_TESTS`` added when none of them names
+    a test path (options alone, such as ``-q``, count all the same)."""
+    named = any(Path(argument.split("::")[0]).exists() for argument in pytest_arguments if not argument.startswith("-"))
+    return pytest_arguments if named else [*pytest_arguments, *DEFAULT_TESTS]
+
+
 def census_here(pytest_arguments: list[str]) -> tuple[dict[str, list[int]], float, int, list[str]]:
     """Run the tests in this process: the counts, wall seconds, pytest's
     exit status and the tests that failed."""
     census = Census()
     started = time.monotonic()
-    status = pytest.main(pytest_arguments or DEFAULT_TESTS, plugins=[census])
+    status = pytest.main(with_default_tests(pytest_arguments), plugins=[census])
     wall = time.monotonic() - started
     failed = sorted(test for test, outcome in census.outcomes.items() if outcome == "failed")
     return census.counts(), wall, int(status), failed
