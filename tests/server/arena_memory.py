@@ -27,7 +27,6 @@ from tests.server.arena_wire import WAIT_SECONDS, RecordingClient
 
 from protocol import MSGPACK_SUBPROTOCOL, codec_for
 from server.core import Hub
-from server.peer import Peer
 from server.searches import Searchers
 from server.settings import Settings
 from server.storage.base import Store
@@ -54,16 +53,13 @@ class _ClientOutlet:
     def __init__(self, deliver: Callable[[bytes], None], end: Callable[[int, str], None]) -> None:
         self.deliver = deliver
         self.end = end
-        self.peer: Peer | None = None
 
     def write_now(self, frame: bytes) -> bool:
         self.deliver(frame)
         return True
 
     def wake(self) -> None:
-        assert self.peer is not None, "a frame was queued before the peer existed"
-        while self.peer.backlog:
-            self.deliver(self.peer.backlog.popleft())
+        raise AssertionError("a memory outlet takes every frame at once, so no frame is ever queued")
 
     def close(self, code: int, reason: str) -> None:
         self.end(code, reason)
@@ -80,7 +76,7 @@ class MemoryClient(RecordingClient):
         self._close_code: int | None = None
         self.close_reason = ""
         outlet = _ClientOutlet(self._deliver, self._end)
-        self.peer = outlet.peer = hub.connect(self.codec, outlet, address)
+        self.peer = hub.connect(self.codec, outlet, address)
         self._serving = asyncio.create_task(self._serve(), name=f"memory client {self.peer.number}")
 
     async def _serve(self) -> None:
