@@ -224,7 +224,6 @@ class RecordingClient(ABC):
         return started, snapshot
 
 
-
 class WireClient(RecordingClient):
     """A ``RecordingClient`` over a real WebSocket connection."""
 
