@@ -186,8 +186,8 @@ class SearchPool:
     dies is replaced at the next job; the job it held fails.
     """
 
-    def __init__(self, workers: int, start_worker: Callable[[], Executor] | None = None) -> None:
-        self._start_worker = start_worker or spawned_worker
+    def __init__(self, workers: int, start_worker: Callable[[], Executor] = spawned_worker) -> None:
+        self._start_worker = start_worker
         """Starts one worker.  Tests of the server's rules in memory give a
         thread instead (``tests/server/arena_memory.py``): the same jobs,
         pickled the same way, without a process to start per test."""
@@ -263,5 +263,5 @@ class Searchers:
     analyses: SearchPool
 
     @classmethod
-    def sized(cls, hint_workers: int, analysis_workers: int, start_worker: Callable[[], Executor] | None = None) -> Searchers:
+    def sized(cls, hint_workers: int, analysis_workers: int, start_worker: Callable[[], Executor] = spawned_worker) -> Searchers:
         return cls(SearchPool(hint_workers, start_worker), SearchPool(analysis_workers, start_worker))
