@@ -14,10 +14,10 @@ Redis servers all the same."""
 from __future__ import annotations
 
 import contextlib
-import functools
-from typing import Any, AsyncIterator, Awaitable, Callable
+from typing import Any, AsyncIterator
 
 import pytest
+from tests.races.arena_races import player
 from tests.server.arena_clock import FakeClock, ManualScheduler
 from tests.server.arena_memory import MemoryArena
 from tests.server.arena_servers import make_settings
@@ -64,20 +64,6 @@ async def store(request: pytest.FixtureRequest, redis_namespace: str) -> AsyncIt
     await backend.close()
 
 
-Opener = Callable[[str], Awaitable[RecordingClient]]
-"""Opens a client speaking a subprotocol: ``MemoryArena.client`` or ``WireClient.open`` to a url."""
-
-
-def wire(server: ArenaServer) -> Opener:
-    return functools.partial(WireClient.open, server.url)
-
-
-async def named(open_client: Opener, name: str, subprotocol: str = MSGPACK_SUBPROTOCOL) -> RecordingClient:
-    client = await open_client(subprotocol)
-    await client.hello(name=name)
-    return client
-
-
 async def play(client: RecordingClient, game_id: str, line: list[str]) -> Any:
     """Play ``line``; the last reply (the winning move's diff)."""
     reply: Any = None
@@ -90,7 +76,7 @@ async def play(client: RecordingClient, game_id: str, line: list[str]) -> Any:
 async def test_the_toy_game_is_offered_played_and_watched_over_both_codecs() -> None:
     deal, line = winning_deal()
     async with toy_arena() as arena:
-        ann = await named(arena.client, "ann", JSON_SUBPROTOCOL)
+        ann = await player(arena, "ann", JSON_SUBPROTOCOL)
         catalogue = await ann.request(ts.Catalogue)
         assert catalogue.type == "catalogue"
         (toy,) = [entry for entry in catalogue.games if entry.game == "one-suit"]
@@ -117,7 +103,7 @@ async def test_the_toy_game_is_offered_played_and_watched_over_both_codecs() -> 
 async def test_the_toy_game_is_raced_with_its_counters_in_the_racers_rows() -> None:
     deal, line = winning_deal()
     async with toy_server() as (server, scheduler):
-        ann, bob = await named(wire(server), "ann"), await named(wire(server), "bob", JSON_SUBPROTOCOL)
+        ann, bob = await player(server.url, "ann"), await player(server.url, "bob", JSON_SUBPROTOCOL)
         created = await ann.request(ts.CreateRace, game="one-suit", deal=deal)
         assert created.type == "race" and created.race.title == "One Suit", created
         await bob.request(ts.JoinRace, code=created.race.code)
@@ -158,7 +144,7 @@ async def test_the_toy_games_own_counter_is_summed_in_its_players_record(store: 
     deal, line = winning_deal()
     first_home = next(index for index, move in enumerate(line) if move.endswith("-f"))
     async with toy_arena(store) as arena:
-        ann = await named(arena.client, "ann")
+        ann = await player(arena, "ann")
         won, _ = await ann.new_game("one-suit", deal=deal)
         await play(ann, won.game_id, line)
         one_home, _ = await ann.new_game("one-suit", deal=deal)
