@@ -24,11 +24,12 @@ The kernel's transposition table stores 64-bit hashes of the domain's key
 in an open-addressing table, not the keys, for the reason ``search.py``
 gives: two different positions with the same hash would be merged and
 the second one never expanded.  The hash is SplitMix64's finaliser over
-the talon's hash, the pointer where the key holds it, and the sum of the
-columns' hashes; a column's hash chains the finaliser over its cards and
-face-down count, the talon's is the sum of one finalised hash per pair
-of neighbouring cards (its cards are distinct, so those pairs are the
-talon).  Sums of well-mixed 64-bit values behave as one such value, so
+the talon's hash, the pointer where the key holds it, and the columns'
+hash: the sum of one hash per column base (the finaliser chained over
+its face-down cards and first face-up card, then its face-down count)
+and one per link of ``twin_blind_columns`` (a card and what it lies on).
+The talon's is the sum of one finalised hash per pair of neighbouring
+cards (its cards are distinct, so those pairs are the talon).  Sums of well-mixed 64-bit values behave as one such value, so
 the hash collides like a random 64-bit one.  With n positions the chance of any such
 pair is about n² / 2^65: below 3 in 10,000 even for the 100 million
 positions no budget here reaches (a proving solve's 300,000-node default
@@ -279,7 +280,7 @@ def _stack(np: Any, depth: int) -> Stack:
         nmoves=np.zeros(depth, dtype=np.int64),
         cursor=np.zeros(depth, dtype=np.int64),
         undo=np.zeros((depth, 3), dtype=np.int64),
-        saved=np.zeros((depth, 2), dtype=np.uint64),
+        saved=np.zeros(depth, dtype=np.uint64),
         settled=np.zeros((depth, MOST_SETTLED, 3), dtype=np.int16),
     )
 

@@ -30,13 +30,14 @@ seen ones (seven of every eight tried), and copying the whole position
 into a new level of the stack for each, as this search first did, was a
 third of its time.  What taking a step back needs is kept per depth of
 the explicit stack (``engine.solver.compiled.Stack``): the pointer and
-the source's face-down count before it (``undo``), the running hashes
+the source's face-down count before it (``undo``), the talon's hash
 before it (``saved``) and the cards the forced moves sent home after it
 (``settled``); beside them the depth's steps ``moves`` in the domain's
-order, how many (``nmoves``) and the next one to try (``cursor``).  The
+order, how many (``nmoves``) and the next one to try (``cursor``).  Some
 hashes are kept along with the cards (``hashes``: per column the hash of
-its bottom cards up to each height, then the talon's and the columns'
-sums), so a step hashes only the cards it moves.
+its bottom cards up to each height, then the talon's), so a step hashes
+only the cards it moves there; the columns' part of the key is hashed
+afresh for each position (``_columns_hash``).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .klondike_kernel_steps import CDOWN, CLEN, FOUNDATION, HEIGHT, PTR, TALON, TLEN, WASTE_SOURCE, generate
+from .klondike_kernel_steps import CDOWN, CLEN, FOUNDATION, HEIGHT, PTR, TALON, THEN_HOME, TLEN, WASTE_SOURCE, generate
 
 COLUMN_CARDS = 32
 """Room per column: a column is always a prefix of what it held at the
@@ -59,9 +60,9 @@ and to call again (nothing was consumed)."""
 
 DEPTH, NODES, USED = 0, 1, 2
 """Indices of the ``scalars`` array: the stack's top, the nodes counted, the table's entries."""
-TALON_HASH, COLUMNS_HASH = 0, 1
-"""Where ``hashes[TALON]`` (and ``saved``, their values before a depth's
-step) holds the talon's hash and the sum of the columns' hashes."""
+TALON_HASH = 0
+"""Where ``hashes[TALON]`` holds the talon's hash (``saved`` keeps its
+value before each depth's step)."""
 OLD_PTR, OLD_DOWN, SETTLED = 0, 1, 2
 """Fields of ``undo``: the pointer and the source column's face-down
 count before the step, how many cards the forced moves sent home after it."""
@@ -81,6 +82,10 @@ _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
 _COLUMN_SEED = np.uint64(0x51ED27)
 _TALON_SEED = np.uint64(0xC0FFEE)
+_LINK_SEED = np.uint64(0x7A1E5)
+_TWIN_PAIR = np.uint64(64)
+"""Added to a card's ``_fit_key`` for the pair of twins in a link
+(``_columns_hash``): unlike any card, which is below 64."""
 
 
 @njit(cache=True, nogil=True)
@@ -104,12 +109,36 @@ def _pair(before, after):
 
 
 @njit(cache=True, nogil=True)
-def _column_hash(counts, hashes, c):
-    """The hash of column ``c``'s cards and face-down count: ``hashes[c, i]``
-    is the hash of its bottom ``i`` cards (the chain ``_mix`` of the
-    cards bottom up), so a column cut shorter needs no hashing and one
-    built higher hashes only the new cards."""
-    return _mix(hashes[c, counts[CLEN + c]], np.uint64(counts[CDOWN + c]))
+def _columns_hash(cards, counts, hashes):
+    """The hash of ``twin_blind_columns``: the sum of one hash per column
+    base (``hashes[c, i]`` is the hash of column ``c``'s bottom ``i``
+    cards, the chain ``_mix`` of the cards bottom up, so the base's is
+    at hand) and one per link, a card and the card it lies on, or that
+    card's pair of twins when both are face up.  Sums, because no order
+    of the columns may change it; computed afresh for each position,
+    because a card turning up or going home changes the links on its
+    twin, wherever that is."""
+    face_up = _ZERO
+    for c in range(7):
+        for i in range(counts[CDOWN + c], counts[CLEN + c]):
+            face_up |= _ONE << np.uint64(cards[c, i])
+    total = _ZERO
+    for c in range(7):
+        size = counts[CLEN + c]
+        if size == 0:
+            continue
+        hidden = counts[CDOWN + c]
+        total += _mix(hashes[c, hidden + 1], np.uint64(hidden))
+        for i in range(hidden, size - 1):
+            below = cards[c, i]
+            twin = (3 - (below >> 4)) * 16 + (below & 15)
+            if face_up & (_ONE << np.uint64(twin)):
+                suit = below >> 4
+                under = _TWIN_PAIR + np.uint64((below & 15) * 2 + (suit == 1 or suit == 2))
+            else:
+                under = np.uint64(below)
+            total += _mix(_mix(_LINK_SEED, under), np.uint64(cards[c, i + 1]))
+    return total
 
 
 @njit(cache=True, nogil=True)
@@ -180,13 +209,10 @@ def _put_back_in_talon(cards, counts, index, card):
 @njit(cache=True, nogil=True)
 def _rehash(cards, counts, hashes):
     """Every hash the board keeps, from its cards (at the root)."""
-    columns = _ZERO
     for c in range(7):
         hashes[c, 0] = _COLUMN_SEED
         for i in range(counts[CLEN + c]):
             hashes[c, i + 1] = _mix(hashes[c, i], np.uint64(cards[c, i]))
-        columns += _column_hash(counts, hashes, c)
-    hashes[TALON, COLUMNS_HASH] = columns
     size = counts[TLEN]
     pairs = _pair(EDGE, cards[TALON, 0] if size else EDGE)
     for i in range(size):
@@ -195,10 +221,10 @@ def _rehash(cards, counts, hashes):
 
 
 @njit(cache=True, nogil=True)
-def _position_hash(counts, hashes, per_draw):
-    """The 64-bit hash of ``KlondikeDomain.key``: the talon, the pointer
-    only when off-cycle, the columns as a multiset (the sum of the
-    columns' hashes, which no order of the columns changes), the
+def _position_hash(cards, counts, hashes, per_draw):
+    """The 64-bit hash of the sound ``KlondikeDomain.key``: the talon, the
+    pointer only when off-cycle, the columns blind to their order and to
+    which face-up twin holds which run (``_columns_hash``), the
     foundations left out.  Equal keys hash equal; for different ones the
     sums of independent-looking 64-bit hashes collide like one, and
     ``engine.solver.compiled`` says why collisions do not matter.  Never
@@ -206,7 +232,7 @@ def _position_hash(counts, hashes, per_draw):
     pointer = counts[PTR]
     off_cycle = pointer % per_draw != 0 and pointer != counts[TLEN]
     talon = _mix(hashes[TALON, TALON_HASH], np.uint64(pointer if off_cycle else 0))
-    h = _mix(talon, hashes[TALON, COLUMNS_HASH])
+    h = _mix(talon, _columns_hash(cards, counts, hashes))
     return _ONE if h == _ZERO else h
 
 
@@ -295,9 +321,7 @@ def _settle(cards, counts, hashes, settled, d, per_draw, safe):
             card = cards[c, counts[CLEN + c] - 1]
             settled[d, count, SOURCE] = c
             settled[d, count, DOWN] = counts[CDOWN + c]
-            hashes[TALON, COLUMNS_HASH] -= _column_hash(counts, hashes, c)
             _shorten(counts, c, 1)
-            hashes[TALON, COLUMNS_HASH] += _column_hash(counts, hashes, c)
         settled[d, count, CARD] = card
         counts[HEIGHT + (card >> 4)] += 1
         count += 1
@@ -308,15 +332,15 @@ def _settle(cards, counts, hashes, settled, d, per_draw, safe):
 def _play(cards, counts, hashes, src, dst, count, pointer):
     """A step played on the board (before the forced cards)."""
     if src < FOUNDATION:
-        hashes[TALON, COLUMNS_HASH] -= _column_hash(counts, hashes, src)
         if dst < FOUNDATION:
-            hashes[TALON, COLUMNS_HASH] -= _column_hash(counts, hashes, dst)
             _move_cards(cards, counts, hashes, src, dst, count)
-            hashes[TALON, COLUMNS_HASH] += _column_hash(counts, hashes, dst)
         else:
             counts[HEIGHT + dst - FOUNDATION] += 1
         _shorten(counts, src, count)
-        hashes[TALON, COLUMNS_HASH] += _column_hash(counts, hashes, src)
+        if pointer == THEN_HOME:
+            card = cards[src, counts[CLEN + src] - 1]
+            counts[HEIGHT + (card >> 4)] += 1
+            _shorten(counts, src, 1)
         return
     if src == WASTE_SOURCE:
         card = _take_from_talon(cards, counts, hashes, pointer)
@@ -324,9 +348,7 @@ def _play(cards, counts, hashes, src, dst, count, pointer):
         card = (src - FOUNDATION) * 16 + counts[HEIGHT + src - FOUNDATION]
         counts[HEIGHT + src - FOUNDATION] -= 1
     if dst < FOUNDATION:
-        hashes[TALON, COLUMNS_HASH] -= _column_hash(counts, hashes, dst)
         _push_card(cards, counts, hashes, dst, card)
-        hashes[TALON, COLUMNS_HASH] += _column_hash(counts, hashes, dst)
     else:
         counts[HEIGHT + dst - FOUNDATION] += 1
 
@@ -351,6 +373,11 @@ def _take_back(cards, counts, hashes, undo, saved, settled, d, src, dst, count, 
             _put_back(cards, counts, hashes, c, card, rewrite)
             counts[CDOWN + c] = settled[d, k, DOWN]
     if src < FOUNDATION:
+        if pointer == THEN_HOME:
+            below = cards[dst, counts[CLEN + dst] - count - 1]
+            twin = (3 - (below >> 4)) * 16 + (below & 15)
+            counts[HEIGHT + (twin >> 4)] -= 1
+            _put_back(cards, counts, hashes, src, twin, rewrite)
         if dst < FOUNDATION:
             if rewrite:
                 _move_cards(cards, counts, hashes, dst, src, count)
@@ -373,8 +400,7 @@ def _take_back(cards, counts, hashes, undo, saved, settled, d, src, dst, count, 
         else:
             counts[HEIGHT + src - FOUNDATION] += 1
     counts[PTR] = undo[d, OLD_PTR]
-    hashes[TALON, TALON_HASH] = saved[d, TALON_HASH]
-    hashes[TALON, COLUMNS_HASH] = saved[d, COLUMNS_HASH]
+    hashes[TALON, TALON_HASH] = saved[d]
 
 
 @njit(cache=True, nogil=True)
@@ -413,7 +439,7 @@ def begin(board, stack, table, scalars, per_draw, scratch):
     steps generated, one node counted."""
     cards, counts, hashes = board
     _rehash(cards, counts, hashes)
-    h = _position_hash(counts, hashes, per_draw)
+    h = _position_hash(cards, counts, hashes, per_draw)
     table[-1 - _probe(table, h)] = h
     cand, empty, met, wants, ranked = scratch.cand, scratch.empty, scratch.met, scratch.wants, scratch.ranked
     generate(cards, counts, stack.moves, stack.nmoves, 0, per_draw, cand, empty, met, wants, ranked)
@@ -468,17 +494,16 @@ def advance(board, stack, allowed, table, scalars, budget, per_draw, scratch):
         src, dst, count, pointer = moves[depth, i, 0], moves[depth, i, 1], moves[depth, i, 2], moves[depth, i, 3]
         undo[depth, OLD_PTR] = counts[PTR]
         undo[depth, OLD_DOWN] = counts[CDOWN + src] if src < FOUNDATION else 0
-        saved[depth, TALON_HASH] = hashes[TALON, TALON_HASH]
-        saved[depth, COLUMNS_HASH] = hashes[TALON, COLUMNS_HASH]
+        saved[depth] = hashes[TALON, TALON_HASH]
         _play(cards, counts, hashes, src, dst, count, pointer)
-        if depth and dst < FOUNDATION and _nothing_forced(cards, counts, per_draw, safe, src, dst):
+        if depth and dst < FOUNDATION and pointer != THEN_HOME and _nothing_forced(cards, counts, per_draw, safe, src, dst):
             undo[depth, SETTLED] = 0
         else:
             undo[depth, SETTLED] = _settle(cards, counts, hashes, settled, depth, per_draw, safe)
         if _won(counts):
             status = WON
             break
-        h = _position_hash(counts, hashes, per_draw)
+        h = _position_hash(cards, counts, hashes, per_draw)
         slot = _probe(table, h)
         if slot >= 0 or nodes >= budget:
             _take_back(cards, counts, hashes, undo, saved, settled, depth, src, dst, count, pointer, False)

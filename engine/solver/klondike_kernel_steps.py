@@ -15,8 +15,8 @@ the Ace up), the talon's length and the pointer = len(waste); and the
 kernel's running hashes.  Few arrays, because numba passes each array to
 a function it calls as seven words, and with more arrays the passing
 cost more than the work.  A step is four numbers: source, destination,
-count, talon pointer; sources and destinations are 0-6 the columns, 7-10
-the foundations by suit, 11 the talon (a waste play).
+count, talon pointer (or ``THEN_HOME``); sources and destinations are
+0-6 the columns, 7-10 the foundations by suit, 11 the talon (a waste play).
 """
 
 from __future__ import annotations
@@ -31,6 +31,10 @@ CLEN, CDOWN, HEIGHT, TLEN, PTR = 0, 7, 14, 18, 19
 """Where ``counts`` holds the columns' lengths and face-down counts, the
 foundations' heights, the talon's length and the pointer."""
 COUNTS = 20
+THEN_HOME = -1
+"""In a step's pointer field: a twin step (``KlondikeDomain._twins_home``),
+the ``count`` cards from column ``src`` to column ``dst``, then the card
+they covered home."""
 MAX_MOVES = 512
 """More steps than a position can have: 7 columns of at most 13 face-up
 cards with 2 targets each and Kings to 7 empty columns, 52 talon cards
@@ -127,6 +131,32 @@ def _pile_moves(cards, counts, cand, empty, nempty, wants):
             if level == 13:
                 for e in range(nempty):
                     n = _add(cand, n, 6, 0, FOUNDATION + suit, empty[e], 1, 0)
+    return _twins_home(cards, counts, cand, n)
+
+
+@njit(cache=True, nogil=True)
+def _twins_home(cards, counts, cand, n):
+    """``KlondikeDomain._twins_home``: for each column whose face-up top's
+    twin is due home and covered on another column, the run on the twin
+    to that column, then the twin home, ranked right after moves home."""
+    for dst in range(7):
+        size = counts[CLEN + dst]
+        if size <= counts[CDOWN + dst]:
+            continue
+        top = cards[dst, size - 1]
+        twin = (3 - (top >> 4)) * 16 + (top & 15)
+        if (twin & 15) != counts[HEIGHT + (twin >> 4)] + 1:
+            continue
+        for src in range(7):
+            if src == dst:
+                continue
+            length = counts[CLEN + src]
+            index = counts[CDOWN + src]
+            while index < length - 1 and cards[src, index] != twin:
+                index += 1
+            if index < length - 1:
+                n = _add(cand, n, 1, 1, src, dst, length - index - 1, THEN_HOME)
+                break
     return n
 
 

@@ -80,9 +80,10 @@ class Domain:
       winnable whenever the position before it is;
     - ``steps`` leaves out a move only when the position it leads to is,
       under ``key``, one that another step (or the position itself) has;
-    - ``key`` is equal only for positions that are equally winnable (the
-      same up to interchangeable piles or cards, or reachable from each
-      other).
+    - ``key`` is equal only for positions that are equally winnable, in
+      as few steps (the same up to interchangeable piles or cards, or a
+      few free draws apart; WordLink also merges twins' runs, and says why
+      in ``engine.solver.klondike``).
     """
 
     HAS_BOLD = False

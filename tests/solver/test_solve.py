@@ -114,10 +114,10 @@ def test_a_search_continued_on_a_bigger_budget_answers_as_one_search_on_it(game_
 
 
 def test_a_proving_solve_spends_about_twice_the_sound_search_on_a_lost_deal() -> None:
-    """Draw-3 deal 36 is lost: the rounds give the sound search half of
+    """Draw-3 deal 17 is lost: the rounds give the sound search half of
     every round, and its proof costs it what it costs the sound search
     alone (before the rounds, the bold search took half the budget first)."""
-    game = engine.new_game("klondike", 36, draw=3)
+    game = engine.new_game("klondike", 17, draw=3)
     sound = search(domain_class(game)(game), game.position, 20_000)
     assert sound.result == UNWINNABLE
     found = solve(game, budget=20_000)

@@ -26,13 +26,14 @@ from tests.solver.positions import play_all
 
 import engine
 from engine.cards import make_card
-from engine.game import Game, Position
+from engine.game import Game, Move, Position
 from engine.games import broken_deck as bd
 from engine.games import chequers as cq
 from engine.games import klondike as kl
 from engine.games import laras_game as lg
 from engine.solver import UNKNOWN, UNWINNABLE, WON, solve
 from engine.solver.domains import domain_class
+from engine.solver.klondike import TWIN, KlondikeDomain
 from engine.solver.search import Solution, best_first, search
 
 PLAIN_CAP = 4_000
@@ -128,7 +129,10 @@ left_per_suit = st.lists(st.integers(0, 4), min_size=4, max_size=4).filter(lambd
 def klondike_positions(draw: st.DrawFn) -> tuple[Game, Position]:
     """Foundations up to 13 − left per suit; the other cards shuffled into
     the talon (a random pointer) and three columns (a random number face
-    down under a face-up top: tall columns are where deals get stuck)."""
+    down under a face-up top: tall columns are where deals get stuck).
+    The face-up cards form a run, as in every position play reaches (a
+    card lands on a column only where it fits), which the twin rule of
+    the sound domain takes for granted."""
     per_draw = draw(st.sampled_from((1, 3)))
     left = draw(left_per_suit)
     heights = [13 - n for n in left]
@@ -144,7 +148,10 @@ def klondike_positions(draw: st.DrawFn) -> tuple[Game, Position]:
     down = [len(piles[kl.STOCK])] + [0] * 5
     for column in columns:
         piles.append(tuple(column))
-        down.append(draw(st.integers(0, max(len(column) - 1, 0))))
+        run = 1
+        while run < len(column) and kl.FITS_KEY[column[-run]] == kl.ACCEPTS_KEY[column[-run - 1]]:
+            run += 1
+        down.append(len(column) - draw(st.integers(1, run)) if column else 0)
     return engine.new_game("klondike", 1, draw=per_draw), Position(tuple(piles), tuple(down))
 
 
@@ -152,6 +159,91 @@ def klondike_positions(draw: st.DrawFn) -> tuple[Game, Position]:
 @PROFILE
 def test_wordlink_sound_domain_agrees_with_plain_search(example: tuple[Game, Position]) -> None:
     check(*example)
+
+
+@st.composite
+def klondike_twin_positions(draw: st.DrawFn) -> tuple[Game, Position]:
+    """Like ``klondike_positions``, but with more cards left and most of
+    them dealt in falling rank order, mostly onto a card they fit, so that
+    columns end in long runs and both twins of a rank often lie face up
+    with runs on them: where the sound domain's twin key and twin steps
+    act."""
+    per_draw = draw(st.sampled_from((1, 3)))
+    left = draw(st.lists(st.integers(1, 3), min_size=4, max_size=4))
+    heights = [13 - n for n in left]
+    cards = draw(st.permutations([make_card(rank, suit) for suit in range(4) for rank in range(heights[suit] + 1, 14)]))
+    talon_size = draw(st.integers(0, 3))
+    hidden_size = draw(st.integers(0, 4))
+    talon, hidden = cards[:talon_size], cards[talon_size : talon_size + hidden_size]
+    falling = sorted(cards[talon_size + hidden_size :], key=lambda card: -kl.RANK[card])
+    columns: list[list[int]] = [[] for _ in kl.TABLEAU]
+    for card in hidden:
+        columns[draw(st.integers(0, 3))].append(card)
+    faces = [len(column) for column in columns]
+    for card in falling:
+        fitting = [column for column in columns if column and kl.FITS_KEY[card] == kl.ACCEPTS_KEY[column[-1]]]
+        if fitting and draw(st.integers(0, 3)) > 0:
+            fitting[draw(st.integers(0, len(fitting) - 1))].append(card)
+        else:
+            columns[draw(st.integers(0, 3))].append(card)
+    pointer = draw(st.integers(0, talon_size))
+    piles = [tuple(reversed(talon[pointer:])), tuple(talon[:pointer])]
+    piles += [tuple(make_card(r, s) for r in range(1, heights[s] + 1)) for s in range(4)]
+    down = [len(piles[kl.STOCK])] + [0] * 5
+    for column, face in zip(columns, faces):
+        piles.append(tuple(column))
+        run = 1
+        while run < len(column) - face and kl.FITS_KEY[column[-run]] == kl.ACCEPTS_KEY[column[-run - 1]]:
+            run += 1
+        down.append(len(column) - run if column else 0)
+    return engine.new_game("klondike", 1, draw=per_draw), Position(tuple(piles), tuple(down))
+
+
+@given(klondike_twin_positions())
+@settings(PROFILE, max_examples=300)
+def test_wordlink_twin_rule_agrees_with_plain_search(example: tuple[Game, Position]) -> None:
+    game, start = example
+    event(f"face-up twins with a run on one: {bool(loaded_twins(start))}")
+    event(f"a twin step at the root: {any(is_twin_step(step.moves) for step in KlondikeDomain(game).steps(start))}")
+    check(game, start)
+
+
+@given(klondike_twin_positions(), st.randoms(use_true_random=False))
+@settings(PROFILE, max_examples=300)
+def test_wordlink_twins_swapping_runs_are_equally_winnable(example: tuple[Game, Position], chooser: random.Random) -> None:
+    """What the twin key rests on: swapping what lies on two face-up
+    twins leaves a position winnable or not, by plain search."""
+    game, start = example
+    twins = loaded_twins(start)
+    assume(twins)
+    swapped = swap_runs(start, chooser.choice(twins))
+    before, after = plain_winnable(game, start), plain_winnable(game, swapped)
+    assume(before is not None and after is not None)
+    event(f"plain search: {'winnable' if before else 'unwinnable'}")
+    assert before == after, game.to_text()
+
+
+def swap_runs(pos: Position, card: int) -> Position:
+    """``pos`` with the cards on ``card`` and on its twin (both face up) changed places."""
+    piles = list(pos.piles)
+    where = {c: (pile, index) for pile in kl.TABLEAU for index, c in enumerate(piles[pile])}
+    (first, at_first), (second, at_second) = where[card], where[TWIN[card]]
+    on_first, on_second = piles[first][at_first + 1 :], piles[second][at_second + 1 :]
+    piles[first] = piles[first][: at_first + 1] + on_second
+    piles[second] = piles[second][: at_second + 1] + on_first
+    return Position(tuple(piles), pos.down, pos.aux)
+
+
+def loaded_twins(pos: Position) -> list[int]:
+    """The face-up cards whose twin is face up too, one of the two with a card on it."""
+    face_up = {card: index < len(pos.piles[pile]) - 1 for pile in kl.TABLEAU for index, card in enumerate(pos.piles[pile]) if index >= pos.down[pile]}
+    return [card for card, covered in face_up.items() if TWIN[card] in face_up and (covered or face_up[TWIN[card]])]
+
+
+def is_twin_step(moves: tuple[Move, ...]) -> bool:
+    """Whether a step starts with a run between columns, then the card it uncovered home."""
+    columns = kl.TABLEAU_NAMES
+    return len(moves) >= 2 and moves[0].src in columns and moves[0].dst in columns and moves[1].src == moves[0].src and moves[1].dst in kl.FOUNDATION_NAMES
 
 
 @st.composite

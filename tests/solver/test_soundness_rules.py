@@ -123,6 +123,29 @@ def test_wordlink_key_takes_the_columns_as_a_set_with_their_face_down_counts() -
     assert domain.key(moved) != domain.key(start)
 
 
+def test_wordlink_sound_key_is_blind_to_which_face_up_twin_holds_a_run() -> None:
+    """The J♠ on the Q♥ or on the Q♦ (both face up): one key in the sound
+    domain (the module docstring says why they are equally far from a
+    win), two in the bold one; the cards under each twin still count."""
+    on_hearts = klondike_with({"t1": ["4C", "KS", "QH", "JS"], "t2": ["KC", "QD"]}, {"t1": 1})
+    on_diamonds = klondike_with({"t1": ["4C", "KS", "QH"], "t2": ["KC", "QD", "JS"]}, {"t1": 1})
+    other_base = klondike_with({"t1": ["KS", "QH", "JS"], "t2": ["4C", "KC", "QD"]}, {"t2": 1})
+    sound, bold = KlondikeDomain(on_hearts), KlondikeDomain(on_hearts, bold=True)
+    assert sound.key(on_diamonds.position) == sound.key(on_hearts.position)
+    assert bold.key(on_diamonds.position) != bold.key(on_hearts.position)
+    assert sound.key(other_base.position) != sound.key(on_hearts.position)
+
+
+def test_wordlink_twin_step_sends_a_covered_twin_home() -> None:
+    """The Q♥ is due home under the J♠ while the Q♦ is a column's top:
+    the J♠ onto the Q♦, then the Q♥ home, is one sound step (the position
+    with the runs swapped has one key with this one and the Q♥ on top)."""
+    game = klondike_with({"fh": run("H", 1, 11), "t1": ["KS", "QH", "JS"], "t2": ["KC", "QD"]})
+    twin_step = (Move("t1", "t2"), Move("t1", "fh"))
+    assert any(step.moves[:2] == twin_step for step in KlondikeDomain(game).steps(game.position))
+    assert not any(step.moves[:2] == twin_step for step in KlondikeDomain(game, bold=True).steps(game.position))
+
+
 def broken_deck_torn(torn: tuple[str, ...]) -> Game:
     """The kings left, each King in ``torn`` torn with its left half in the
     slot (the first) or on a column, its right half exposed."""
