@@ -147,6 +147,8 @@ def run(name: str, deals: int, budget: int, seconds: float, raw: bool, per_deal:
     nothing else there (what ``--baseline-root`` reads from its process)."""
     results: list[tuple[str, float]] = []
     nodes = 0
+    if BENCHES[name][0] == "klondike":
+        warm_up_kernel()
     progress = ProgressLine(every=30.0, eta_label="done in about")
     for deal in range(1, deals + 1):
         game = deal_game(name, deal, raw)
@@ -174,6 +176,18 @@ def run(name: str, deals: int, budget: int, seconds: float, raw: bool, per_deal:
         progress(deal, deals, f"{name} deals, {counts[WON]} won {counts[UNWINNABLE]} unwinnable {counts[UNKNOWN]} unknown")
     progress.finish()
     return {"name": name, "results": results, "rate": nodes / max(sum(spent for _, spent in results), 1e-9)}
+
+
+def warm_up_kernel() -> None:
+    """The compiled proof search compiled or loaded from numba's cache
+    before any deal's clock starts: a fresh tree compiles for 10-15 CPU s,
+    which would leave its first deal undecided and say nothing of the
+    solver (``--sound-rate`` measures that cost on its own)."""
+    from engine.solver.compiled import CompiledSearch, compiled_available
+
+    if compiled_available():
+        game = GAMES["klondike"](1, draw=3)
+        CompiledSearch(KlondikeDomain(game), game.position).run(1)
 
 
 def figures(results: list[tuple[str, float]], seconds: float) -> dict[str, Any]:
@@ -294,8 +308,7 @@ def sound_rate(deals: int, budget: int) -> None:
         command = [sys.executable, "-c", FIRST_SEARCH]
         cold, warm = (float(subprocess.run(command, env=env, capture_output=True, text=True, check=True).stdout) for _ in "12")
     print(f"first compiled search of a process: {cold:.1f} CPU s with an empty numba cache, {warm:.1f} s with it filled")
-    warm_up = GAMES["klondike"](1, draw=3)
-    CompiledSearch(KlondikeDomain(warm_up), warm_up.position).run(1)
+    warm_up_kernel()
     print(f"sound search, deals 1-{deals}, {budget:,} nodes each: positions per CPU second")
     print(f"{'variant':<18}{'pure Python':>13}{'compiled':>12}{'ratio':>8}{'median ratio':>14}{'same answers':>14}")
     for draw in (1, 3):
