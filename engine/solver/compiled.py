@@ -272,7 +272,7 @@ def _board(np: Any, start: Position) -> Board:
 
 def _stack(np: Any, depth: int) -> Stack:
     """An empty stack ``depth`` deep."""
-    from .klondike_kernel import MOST_SETTLED
+    from .klondike_kernel import KEPT, MOST_SETTLED
     from .klondike_kernel_steps import MAX_MOVES
 
     return Stack(
@@ -280,7 +280,7 @@ def _stack(np: Any, depth: int) -> Stack:
         nmoves=np.zeros(depth, dtype=np.int64),
         cursor=np.zeros(depth, dtype=np.int64),
         undo=np.zeros((depth, 3), dtype=np.int64),
-        saved=np.zeros(depth, dtype=np.uint64),
+        saved=np.zeros((depth, KEPT), dtype=np.uint64),
         settled=np.zeros((depth, MOST_SETTLED, 3), dtype=np.int16),
     )
 

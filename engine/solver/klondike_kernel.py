@@ -30,14 +30,14 @@ seen ones (seven of every eight tried), and copying the whole position
 into a new level of the stack for each, as this search first did, was a
 third of its time.  What taking a step back needs is kept per depth of
 the explicit stack (``engine.solver.compiled.Stack``): the pointer and
-the source's face-down count before it (``undo``), the talon's hash
+the source's face-down count before it (``undo``), the running hashes
 before it (``saved``) and the cards the forced moves sent home after it
 (``settled``); beside them the depth's steps ``moves`` in the domain's
-order, how many (``nmoves``) and the next one to try (``cursor``).  Some
+order, how many (``nmoves``) and the next one to try (``cursor``).  The
 hashes are kept along with the cards (``hashes``: per column the hash of
-its bottom cards up to each height, then the talon's), so a step hashes
-only the cards it moves there; the columns' part of the key is hashed
-afresh for each position (``_columns_hash``).
+its bottom cards up to each height; then the talon's hash, and the
+columns' with each column's part of it), so a step hashes only the
+cards it moves and the columns whose part it changes (``_columns_hash``).
 """
 
 from __future__ import annotations
@@ -60,9 +60,13 @@ and to call again (nothing was consumed)."""
 
 DEPTH, NODES, USED = 0, 1, 2
 """Indices of the ``scalars`` array: the stack's top, the nodes counted, the table's entries."""
-TALON_HASH = 0
-"""Where ``hashes[TALON]`` holds the talon's hash (``saved`` keeps its
-value before each depth's step)."""
+TALON_HASH, COLUMNS_HASH, FACE_UP, CONTRIBUTION, NEEDS = 0, 1, 2, 3, 10
+"""Where ``hashes[TALON]`` holds the talon's hash, the columns' hash
+(``_columns_hash``), the face-up cards as bits, and per column (7 each)
+its part of the columns' hash and the cards that part depends on: the
+twins of its covered face-up cards.  ``saved`` keeps these ``KEPT``
+values as they were before each depth's step."""
+KEPT = NEEDS + 7
 OLD_PTR, OLD_DOWN, SETTLED = 0, 1, 2
 """Fields of ``undo``: the pointer and the source column's face-down
 count before the step, how many cards the forced moves sent home after it."""
@@ -109,36 +113,61 @@ def _pair(before, after):
 
 
 @njit(cache=True, nogil=True)
-def _columns_hash(cards, counts, hashes):
-    """The hash of ``twin_blind_columns``: the sum of one hash per column
-    base (``hashes[c, i]`` is the hash of column ``c``'s bottom ``i``
-    cards, the chain ``_mix`` of the cards bottom up, so the base's is
-    at hand) and one per link, a card and the card it lies on, or that
-    card's pair of twins when both are face up.  Sums, because no order
-    of the columns may change it; computed afresh for each position,
-    because a card turning up or going home changes the links on its
-    twin, wherever that is."""
+def _face_up(cards, counts):
+    """The face-up cards of the columns, a bit per card (cards are below 64)."""
     face_up = _ZERO
     for c in range(7):
         for i in range(counts[CDOWN + c], counts[CLEN + c]):
             face_up |= _ONE << np.uint64(cards[c, i])
-    total = _ZERO
-    for c in range(7):
-        size = counts[CLEN + c]
-        if size == 0:
-            continue
+    return face_up
+
+
+@njit(cache=True, nogil=True)
+def _column_part(cards, counts, hashes, c, face_up):
+    """Column ``c``'s part of the hash of ``twin_blind_columns``, and the
+    cards it depends on (``NEEDS``): one hash for its base (``hashes[c,
+    i]`` is the hash of its bottom ``i`` cards, the chain ``_mix`` of the
+    cards bottom up, so the base's is at hand) and one per link, a card
+    and the card it lies on, or that card's pair of twins when both are
+    face up, which ``face_up`` tells."""
+    size = counts[CLEN + c]
+    part = _ZERO
+    needs = _ZERO
+    if size:
         hidden = counts[CDOWN + c]
-        total += _mix(hashes[c, hidden + 1], np.uint64(hidden))
+        part = _mix(hashes[c, hidden + 1], np.uint64(hidden))
         for i in range(hidden, size - 1):
             below = cards[c, i]
-            twin = (3 - (below >> 4)) * 16 + (below & 15)
-            if face_up & (_ONE << np.uint64(twin)):
+            twin = _ONE << np.uint64((3 - (below >> 4)) * 16 + (below & 15))
+            needs |= twin
+            if face_up & twin:
                 suit = below >> 4
                 under = _TWIN_PAIR + np.uint64((below & 15) * 2 + (suit == 1 or suit == 2))
             else:
                 under = np.uint64(below)
-            total += _mix(_mix(_LINK_SEED, under), np.uint64(cards[c, i + 1]))
-    return total
+            part += _mix(_LINK_SEED, (under << np.uint64(6)) | np.uint64(cards[c, i + 1]))
+    hashes[TALON, CONTRIBUTION + c] = part
+    hashes[TALON, NEEDS + c] = needs
+
+
+@njit(cache=True, nogil=True)
+def _columns_hash(cards, counts, hashes, touched):
+    """The hash of ``twin_blind_columns`` after a step that changed the
+    columns ``touched`` (bits): the sum of the columns' parts, because no
+    order of the columns may change it.  Only the parts that can have
+    changed are hashed again: those of the columns touched, and of the
+    columns whose links lie on a twin of a card that turned up, went
+    home or came onto a column (a card moving between columns stays face
+    up); the others are as before the step."""
+    face_up = _face_up(cards, counts)
+    changed = face_up ^ hashes[TALON, FACE_UP]
+    hashes[TALON, FACE_UP] = face_up
+    total = _ZERO
+    for c in range(7):
+        if (touched >> c) & 1 or hashes[TALON, NEEDS + c] & changed:
+            _column_part(cards, counts, hashes, c, face_up)
+        total += hashes[TALON, CONTRIBUTION + c]
+    hashes[TALON, COLUMNS_HASH] = total
 
 
 @njit(cache=True, nogil=True)
@@ -213,6 +242,8 @@ def _rehash(cards, counts, hashes):
         hashes[c, 0] = _COLUMN_SEED
         for i in range(counts[CLEN + c]):
             hashes[c, i + 1] = _mix(hashes[c, i], np.uint64(cards[c, i]))
+    hashes[TALON, FACE_UP] = _face_up(cards, counts)
+    _columns_hash(cards, counts, hashes, 127)
     size = counts[TLEN]
     pairs = _pair(EDGE, cards[TALON, 0] if size else EDGE)
     for i in range(size):
@@ -221,10 +252,10 @@ def _rehash(cards, counts, hashes):
 
 
 @njit(cache=True, nogil=True)
-def _position_hash(cards, counts, hashes, per_draw):
+def _position_hash(counts, hashes, per_draw):
     """The 64-bit hash of the sound ``KlondikeDomain.key``: the talon, the
     pointer only when off-cycle, the columns blind to their order and to
-    which face-up twin holds which run (``_columns_hash``), the
+    which face-up twin holds which run (``COLUMNS_HASH``), the
     foundations left out.  Equal keys hash equal; for different ones the
     sums of independent-looking 64-bit hashes collide like one, and
     ``engine.solver.compiled`` says why collisions do not matter.  Never
@@ -232,7 +263,7 @@ def _position_hash(cards, counts, hashes, per_draw):
     pointer = counts[PTR]
     off_cycle = pointer % per_draw != 0 and pointer != counts[TLEN]
     talon = _mix(hashes[TALON, TALON_HASH], np.uint64(pointer if off_cycle else 0))
-    h = _mix(talon, _columns_hash(cards, counts, hashes))
+    h = _mix(talon, hashes[TALON, COLUMNS_HASH])
     return _ONE if h == _ZERO else h
 
 
@@ -400,7 +431,22 @@ def _take_back(cards, counts, hashes, undo, saved, settled, d, src, dst, count, 
         else:
             counts[HEIGHT + src - FOUNDATION] += 1
     counts[PTR] = undo[d, OLD_PTR]
-    hashes[TALON, TALON_HASH] = saved[d]
+    for k in range(KEPT):
+        hashes[TALON, k] = saved[d, k]
+
+
+@njit(cache=True, nogil=True)
+def _touched(settled, undo, d, src, dst):
+    """The columns depth ``d``'s step and its forced cards changed, as bits."""
+    touched = 0
+    if src < FOUNDATION:
+        touched |= 1 << src
+    if dst < FOUNDATION:
+        touched |= 1 << dst
+    for k in range(undo[d, SETTLED]):
+        if settled[d, k, SOURCE] != WASTE_SOURCE:
+            touched |= 1 << settled[d, k, SOURCE]
+    return touched
 
 
 @njit(cache=True, nogil=True)
@@ -439,7 +485,7 @@ def begin(board, stack, table, scalars, per_draw, scratch):
     steps generated, one node counted."""
     cards, counts, hashes = board
     _rehash(cards, counts, hashes)
-    h = _position_hash(cards, counts, hashes, per_draw)
+    h = _position_hash(counts, hashes, per_draw)
     table[-1 - _probe(table, h)] = h
     cand, empty, met, wants, ranked = scratch.cand, scratch.empty, scratch.met, scratch.wants, scratch.ranked
     generate(cards, counts, stack.moves, stack.nmoves, 0, per_draw, cand, empty, met, wants, ranked)
@@ -494,16 +540,18 @@ def advance(board, stack, allowed, table, scalars, budget, per_draw, scratch):
         src, dst, count, pointer = moves[depth, i, 0], moves[depth, i, 1], moves[depth, i, 2], moves[depth, i, 3]
         undo[depth, OLD_PTR] = counts[PTR]
         undo[depth, OLD_DOWN] = counts[CDOWN + src] if src < FOUNDATION else 0
-        saved[depth] = hashes[TALON, TALON_HASH]
+        for k in range(KEPT):
+            saved[depth, k] = hashes[TALON, k]
         _play(cards, counts, hashes, src, dst, count, pointer)
         if depth and dst < FOUNDATION and pointer != THEN_HOME and _nothing_forced(cards, counts, per_draw, safe, src, dst):
             undo[depth, SETTLED] = 0
         else:
             undo[depth, SETTLED] = _settle(cards, counts, hashes, settled, depth, per_draw, safe)
+        _columns_hash(cards, counts, hashes, _touched(settled, undo, depth, src, dst))
         if _won(counts):
             status = WON
             break
-        h = _position_hash(cards, counts, hashes, per_draw)
+        h = _position_hash(counts, hashes, per_draw)
         slot = _probe(table, h)
         if slot >= 0 or nodes >= budget:
             _take_back(cards, counts, hashes, undo, saved, settled, depth, src, dst, count, pointer, False)
