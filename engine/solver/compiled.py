@@ -56,8 +56,9 @@ COMPILED_SOUND_FACTOR = 30
 """How many compiled sound nodes a proving solve grants for each node of
 its sound share (``engine.solver.driver``): a compiled expansion costs
 about a thirtieth of a Python one (``python bench/solver.py
---sound-rate``: 29.2x in draw 1, 32.9x in draw 3 on deals 1-10, after
-the kernel changed its board in place), so a node of any budget still
+--sound-rate --deals 30``: 24.4x in draw 1, 28.3x in draw 3, with the
+twin rule in both searches; 29.2x and 32.9x on deals 1-10 before it),
+so a node of any budget still
 costs about the same CPU time (``DEFAULT_BUDGET``'s 10 s, ``arena
 solve``'s estimate stay true), the sound search keeps its share of that
 time, and it proves losses thirty times larger.  The factor follows the
