@@ -37,7 +37,7 @@ order, how many (``nmoves``) and the next one to try (``cursor``).  The
 hashes are kept along with the cards (``hashes``: per column the hash of
 its bottom cards up to each height; then the talon's hash, and the
 columns' with each column's part of it), so a step hashes only the
-cards it moves and the columns whose part it changes (``_columns_hash``).
+cards it moves and the columns whose part it changes (``columns_hash``).
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .klondike_kernel_hash import EDGE, KEPT, TALON_HASH, columns_hash, mix, pair, position_hash, rehash
 from .klondike_kernel_steps import CDOWN, CLEN, FOUNDATION, HEIGHT, PTR, TALON, THEN_HOME, TLEN, WASTE_SOURCE, generate
 
 COLUMN_CARDS = 32
@@ -58,118 +59,16 @@ BUDGET_SPENT, WON, EXHAUSTED, GROW_TABLE, GROW_STACK = 0, 1, 2, 3, 4
 """What ``advance`` returns; the last two ask the caller for more room
 and to call again (nothing was consumed)."""
 
+_FREE = np.uint64(0)
+"""A free slot of the table (``position_hash`` is never 0)."""
 DEPTH, NODES, USED = 0, 1, 2
 """Indices of the ``scalars`` array: the stack's top, the nodes counted, the table's entries."""
-TALON_HASH, COLUMNS_HASH, FACE_UP, CONTRIBUTION, NEEDS = 0, 1, 2, 3, 10
-"""Where ``hashes[TALON]`` holds the talon's hash, the columns' hash
-(``_columns_hash``), the face-up cards as bits, and per column (7 each)
-its part of the columns' hash and the cards that part depends on: the
-twins of its covered face-up cards.  ``saved`` keeps these ``KEPT``
-values as they were before each depth's step."""
-KEPT = NEEDS + 7
 OLD_PTR, OLD_DOWN, SETTLED = 0, 1, 2
 """Fields of ``undo``: the pointer and the source column's face-down
 count before the step, how many cards the forced moves sent home after it."""
 SOURCE, DOWN, CARD = 0, 1, 2
 """Fields of a ``settled`` entry: the column (or ``WASTE_SOURCE``) a
 forced card left, that column's face-down count before, the card."""
-EDGE = 63
-"""The talon's start and end in its pairs (``_pair``): no card is 63."""
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-_S30 = np.uint64(30)
-_S27 = np.uint64(27)
-_S31 = np.uint64(31)
-_ZERO = np.uint64(0)
-_ONE = np.uint64(1)
-_COLUMN_SEED = np.uint64(0x51ED27)
-_TALON_SEED = np.uint64(0xC0FFEE)
-_LINK_SEED = np.uint64(0x7A1E5)
-_TWIN_PAIR = np.uint64(64)
-"""Added to a card's ``_fit_key`` for the pair of twins in a link
-(``_columns_hash``): unlike any card, which is below 64."""
-
-
-@njit(cache=True, nogil=True)
-def _mix(h, x):
-    """SplitMix64's finaliser of ``h + x`` (both uint64): every input bit
-    reaches every output bit, so sequences hash apart."""
-    z = h + x + _GOLDEN
-    z = (z ^ (z >> _S30)) * _M1
-    z = (z ^ (z >> _S27)) * _M2
-    return z ^ (z >> _S31)
-
-
-@njit(cache=True, nogil=True)
-def _pair(before, after):
-    """The hash of two cards lying next to each other in the talon
-    (``EDGE`` for its start or end).  The talon's cards are distinct, so
-    the set of its neighbouring pairs, start and end included, is the
-    talon; their sum hashes it, and taking out the card a waste play
-    takes changes three pairs instead of rehashing the talon."""
-    return _mix(_mix(_TALON_SEED, np.uint64(before)), np.uint64(after))
-
-
-@njit(cache=True, nogil=True)
-def _face_up(cards, counts):
-    """The face-up cards of the columns, a bit per card (cards are below 64)."""
-    face_up = _ZERO
-    for c in range(7):
-        for i in range(counts[CDOWN + c], counts[CLEN + c]):
-            face_up |= _ONE << np.uint64(cards[c, i])
-    return face_up
-
-
-@njit(cache=True, nogil=True)
-def _column_part(cards, counts, hashes, c, face_up):
-    """Column ``c``'s part of the hash of ``twin_blind_columns``, and the
-    cards it depends on (``NEEDS``): one hash for its base (``hashes[c,
-    i]`` is the hash of its bottom ``i`` cards, the chain ``_mix`` of the
-    cards bottom up, so the base's is at hand) and one per link, a card
-    and the card it lies on, or that card's pair of twins when both are
-    face up, which ``face_up`` tells."""
-    size = counts[CLEN + c]
-    part = _ZERO
-    needs = _ZERO
-    if size:
-        hidden = counts[CDOWN + c]
-        part = _mix(hashes[c, hidden + 1], np.uint64(hidden))
-        for i in range(hidden, size - 1):
-            below = cards[c, i]
-            twin = _ONE << np.uint64((3 - (below >> 4)) * 16 + (below & 15))
-            needs |= twin
-            if face_up & twin:
-                suit = below >> 4
-                under = _TWIN_PAIR + np.uint64((below & 15) * 2 + (suit == 1 or suit == 2))
-            else:
-                under = np.uint64(below)
-            part += _mix(_LINK_SEED, (under << np.uint64(6)) | np.uint64(cards[c, i + 1]))
-    hashes[TALON, CONTRIBUTION + c] = part
-    hashes[TALON, NEEDS + c] = needs
-
-
-@njit(cache=True, nogil=True)
-def _columns_hash(cards, counts, hashes, touched):
-    """The hash of ``twin_blind_columns`` after a step that changed the
-    columns ``touched`` (bits): the sum of the columns' parts, because no
-    order of the columns may change it.  Only the parts that can have
-    changed are hashed again: those of the columns touched, and of the
-    columns whose links lie on a twin of a card that turned up, went
-    home or came onto a column (a card moving between columns stays face
-    up); the others are as before the step."""
-    face_up = _face_up(cards, counts)
-    changed = face_up ^ hashes[TALON, FACE_UP]
-    hashes[TALON, FACE_UP] = face_up
-    total = _ZERO
-    for c in range(7):
-        if (touched >> c) & 1 or hashes[TALON, NEEDS + c] & changed:
-            _column_part(cards, counts, hashes, c, face_up)
-        total += hashes[TALON, CONTRIBUTION + c]
-    hashes[TALON, COLUMNS_HASH] = total
-
-
 @njit(cache=True, nogil=True)
 def _move_cards(cards, counts, hashes, src, dst, count):
     """The top ``count`` cards of column ``src`` put on column ``dst`` (the
@@ -178,7 +77,7 @@ def _move_cards(cards, counts, hashes, src, dst, count):
     for i in range(count):
         card = cards[src, start + i]
         cards[dst, size + i] = card
-        hashes[dst, size + i + 1] = _mix(hashes[dst, size + i], np.uint64(card))
+        hashes[dst, size + i + 1] = mix(hashes[dst, size + i], np.uint64(card))
     counts[CLEN + dst] = size + count
 
 
@@ -186,7 +85,7 @@ def _move_cards(cards, counts, hashes, src, dst, count):
 def _push_card(cards, counts, hashes, c, card):
     size = counts[CLEN + c]
     cards[c, size] = card
-    hashes[c, size + 1] = _mix(hashes[c, size], np.uint64(card))
+    hashes[c, size + 1] = mix(hashes[c, size], np.uint64(card))
     counts[CLEN + c] = size + 1
 
 
@@ -217,7 +116,7 @@ def _take_from_talon(cards, counts, hashes, pointer):
     before = cards[TALON, index - 1] if index > 0 else EDGE
     after = cards[TALON, pointer] if pointer < size else EDGE
     card = cards[TALON, index]
-    hashes[TALON, TALON_HASH] += _pair(before, after) - _pair(before, card) - _pair(card, after)
+    hashes[TALON, TALON_HASH] += pair(before, after) - pair(before, card) - pair(card, after)
     for i in range(pointer, size):
         cards[TALON, i - 1] = cards[TALON, i]
     counts[TLEN] = size - 1
@@ -233,38 +132,6 @@ def _put_back_in_talon(cards, counts, index, card):
         cards[TALON, i] = cards[TALON, i - 1]
     cards[TALON, index] = card
     counts[TLEN] = size + 1
-
-
-@njit(cache=True, nogil=True)
-def _rehash(cards, counts, hashes):
-    """Every hash the board keeps, from its cards (at the root)."""
-    for c in range(7):
-        hashes[c, 0] = _COLUMN_SEED
-        for i in range(counts[CLEN + c]):
-            hashes[c, i + 1] = _mix(hashes[c, i], np.uint64(cards[c, i]))
-    hashes[TALON, FACE_UP] = _face_up(cards, counts)
-    _columns_hash(cards, counts, hashes, 127)
-    size = counts[TLEN]
-    pairs = _pair(EDGE, cards[TALON, 0] if size else EDGE)
-    for i in range(size):
-        pairs += _pair(cards[TALON, i], cards[TALON, i + 1] if i + 1 < size else EDGE)
-    hashes[TALON, TALON_HASH] = pairs
-
-
-@njit(cache=True, nogil=True)
-def _position_hash(counts, hashes, per_draw):
-    """The 64-bit hash of the sound ``KlondikeDomain.key``: the talon, the
-    pointer only when off-cycle, the columns blind to their order and to
-    which face-up twin holds which run (``COLUMNS_HASH``), the
-    foundations left out.  Equal keys hash equal; for different ones the
-    sums of independent-looking 64-bit hashes collide like one, and
-    ``engine.solver.compiled`` says why collisions do not matter.  Never
-    0, which marks a free slot of the table."""
-    pointer = counts[PTR]
-    off_cycle = pointer % per_draw != 0 and pointer != counts[TLEN]
-    talon = _mix(hashes[TALON, TALON_HASH], np.uint64(pointer if off_cycle else 0))
-    h = _mix(talon, hashes[TALON, COLUMNS_HASH])
-    return _ONE if h == _ZERO else h
 
 
 @njit(cache=True, nogil=True)
@@ -462,7 +329,7 @@ def _probe(table, h):
     before), so probes are short."""
     mask = table.shape[0] - 1
     slot = np.int64(h & np.uint64(mask))
-    while table[slot] != _ZERO:
+    while table[slot] != _FREE:
         if table[slot] == h:
             return slot
         slot = (slot + 1) & mask
@@ -474,7 +341,7 @@ def grown_table(table):
     """A table of twice the size holding the same hashes."""
     bigger = np.zeros(2 * table.shape[0], dtype=np.uint64)
     for i in range(table.shape[0]):
-        if table[i] != _ZERO:
+        if table[i] != _FREE:
             bigger[-1 - _probe(bigger, table[i])] = table[i]
     return bigger
 
@@ -484,8 +351,8 @@ def begin(board, stack, table, scalars, per_draw, scratch):
     """The root (depth 0) entered: its hashes computed, its key seen, its
     steps generated, one node counted."""
     cards, counts, hashes = board
-    _rehash(cards, counts, hashes)
-    h = _position_hash(counts, hashes, per_draw)
+    rehash(cards, counts, hashes)
+    h = position_hash(counts, hashes, per_draw)
     table[-1 - _probe(table, h)] = h
     cand, empty, met, wants, ranked = scratch.cand, scratch.empty, scratch.met, scratch.wants, scratch.ranked
     generate(cards, counts, stack.moves, stack.nmoves, 0, per_draw, cand, empty, met, wants, ranked)
@@ -547,11 +414,11 @@ def advance(board, stack, allowed, table, scalars, budget, per_draw, scratch):
             undo[depth, SETTLED] = 0
         else:
             undo[depth, SETTLED] = _settle(cards, counts, hashes, settled, depth, per_draw, safe)
-        _columns_hash(cards, counts, hashes, _touched(settled, undo, depth, src, dst))
+        columns_hash(cards, counts, hashes, _touched(settled, undo, depth, src, dst))
         if _won(counts):
             status = WON
             break
-        h = _position_hash(counts, hashes, per_draw)
+        h = position_hash(counts, hashes, per_draw)
         slot = _probe(table, h)
         if slot >= 0 or nodes >= budget:
             _take_back(cards, counts, hashes, undo, saved, settled, depth, src, dst, count, pointer, False)
