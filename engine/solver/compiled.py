@@ -29,9 +29,10 @@ hash: the sum of one hash per column base (the finaliser chained over
 its face-down cards and first face-up card, then its face-down count)
 and one per link of ``twin_blind_columns`` (a card and what it lies on).
 The talon's is the sum of one finalised hash per pair of neighbouring
-cards (its cards are distinct, so those pairs are the talon).  Sums of well-mixed 64-bit values behave as one such value, so
-the hash collides like a random 64-bit one.  With n positions the chance of any such
-pair is about n² / 2^65: below 3 in 10,000 even for the 100 million
+cards (its cards are distinct, so those pairs are the talon).  Sums of
+well-mixed 64-bit values behave as one such value, so the hash collides
+like a random 64-bit one.  With n positions the chance of any such pair
+is about n² / 2^65: below 3 in 10,000 even for the 100 million
 positions no budget here reaches (a proving solve's 300,000-node default
 allows at most ``COMPILED_SOUND_FACTOR`` × 150,000 = 4.5 million sound
 positions, a chance below 1 in 1.8 million, in a table of 128 MB), the same

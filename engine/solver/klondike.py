@@ -115,6 +115,9 @@ COLUMNS = slice(TABLEAU[0], TABLEAU[-1] + 1)
 TWIN = {make_card(rank, suit): make_card(rank, SAME_COLOUR_OTHER[suit]) for rank in range(1, 14) for suit in range(4)}
 """Each card's twin: the same rank in the other suit of its colour, the
 only other card that takes the same cards on a column."""
+TWIN_PAIR = {card: -1 - FITS_KEY[card] for card in TWIN}
+"""A number for a card's pair of twins, unlike any card: what a link to
+either twin says when both are face up."""
 
 
 def is_safe(card: int, height: list[int], slack: int = 2) -> bool:
@@ -163,11 +166,6 @@ def twin_blind_columns(columns: Sequence[tuple[int, ...]], down: Sequence[int]) 
         for index in range(hidden, len(cards) - 1)
     )
     return bases, links
-
-
-TWIN_PAIR = {card: -1 - FITS_KEY[card] for card in TWIN}
-"""A number for a card's pair of twins, unlike any card: what a link to
-either twin says when both are face up."""
 
 Targets = tuple[dict[int, list[int]], list[int]]
 """``Klondike._targets`` of a position: columns by the card they accept, and the empty ones."""

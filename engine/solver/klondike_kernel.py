@@ -46,7 +46,7 @@ import numpy as np
 from numba import njit
 
 from .klondike_kernel_hash import EDGE, KEPT, TALON_HASH, columns_hash, mix, pair, position_hash, rehash
-from .klondike_kernel_steps import CDOWN, CLEN, FOUNDATION, HEIGHT, PTR, TALON, THEN_HOME, TLEN, WASTE_SOURCE, generate
+from .klondike_kernel_steps import CDOWN, CLEN, FOUNDATION, HEIGHT, PTR, TALON, THEN_HOME, TLEN, WASTE_SOURCE, generate, twin
 
 COLUMN_CARDS = 32
 """Room per column: a column is always a prefix of what it held at the
@@ -272,10 +272,9 @@ def _take_back(cards, counts, hashes, undo, saved, settled, d, src, dst, count, 
             counts[CDOWN + c] = settled[d, k, DOWN]
     if src < FOUNDATION:
         if pointer == THEN_HOME:
-            below = cards[dst, counts[CLEN + dst] - count - 1]
-            twin = (3 - (below >> 4)) * 16 + (below & 15)
-            counts[HEIGHT + (twin >> 4)] -= 1
-            _put_back(cards, counts, hashes, src, twin, rewrite)
+            home = twin(cards[dst, counts[CLEN + dst] - count - 1])
+            counts[HEIGHT + (home >> 4)] -= 1
+            _put_back(cards, counts, hashes, src, home, rewrite)
         if dst < FOUNDATION:
             if rewrite:
                 _move_cards(cards, counts, hashes, dst, src, count)

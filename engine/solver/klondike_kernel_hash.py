@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .klondike_kernel_steps import CDOWN, CLEN, PTR, TALON, TLEN
+from .klondike_kernel_steps import CDOWN, CLEN, PTR, TALON, TLEN, fit_key, twin
 
 TALON_HASH, COLUMNS_HASH, FACE_UP, CONTRIBUTION, NEEDS = 0, 1, 2, 3, 10
 """Where ``hashes[TALON]`` holds the talon's hash, the columns' hash
@@ -22,6 +22,8 @@ its part of the columns' hash and the cards that part depends on: the
 twins of its covered face-up cards.  ``saved`` keeps these ``KEPT``
 values as they were before each depth's step."""
 KEPT = NEEDS + 7
+ALL_COLUMNS = (1 << 7) - 1
+"""``columns_hash``'s ``touched`` for hashing every column's part (the root)."""
 
 EDGE = 63
 """The talon's start and end in its pairs (``pair``): no card is 63."""
@@ -38,7 +40,7 @@ _COLUMN_SEED = np.uint64(0x51ED27)
 _TALON_SEED = np.uint64(0xC0FFEE)
 _LINK_SEED = np.uint64(0x7A1E5)
 _TWIN_PAIR = np.uint64(64)
-"""Added to a card's ``_fit_key`` for the pair of twins in a link
+"""Added to a card's ``fit_key`` for the pair of twins in a link
 (``columns_hash``): unlike any card, which is below 64."""
 
 
@@ -88,13 +90,9 @@ def _column_part(cards, counts, hashes, c, face_up):
         part = mix(hashes[c, hidden + 1], np.uint64(hidden))
         for i in range(hidden, size - 1):
             below = cards[c, i]
-            twin = _ONE << np.uint64((3 - (below >> 4)) * 16 + (below & 15))
-            needs |= twin
-            if face_up & twin:
-                suit = below >> 4
-                under = _TWIN_PAIR + np.uint64((below & 15) * 2 + (suit == 1 or suit == 2))
-            else:
-                under = np.uint64(below)
+            other = _ONE << np.uint64(twin(below))
+            needs |= other
+            under = _TWIN_PAIR + np.uint64(fit_key(below)) if face_up & other else np.uint64(below)
             part += mix(_LINK_SEED, (under << np.uint64(6)) | np.uint64(cards[c, i + 1]))
     hashes[TALON, CONTRIBUTION + c] = part
     hashes[TALON, NEEDS + c] = needs
@@ -127,8 +125,7 @@ def rehash(cards, counts, hashes):
         hashes[c, 0] = _COLUMN_SEED
         for i in range(counts[CLEN + c]):
             hashes[c, i + 1] = mix(hashes[c, i], np.uint64(cards[c, i]))
-    hashes[TALON, FACE_UP] = _face_up(cards, counts)
-    columns_hash(cards, counts, hashes, 127)
+    columns_hash(cards, counts, hashes, ALL_COLUMNS)
     size = counts[TLEN]
     pairs = pair(EDGE, cards[TALON, 0] if size else EDGE)
     for i in range(size):

@@ -50,15 +50,21 @@ def _fits(card, target):
 
 
 @njit(cache=True, nogil=True)
-def _fit_key(card):
+def fit_key(card):
     """``FITS_KEY[card]``: rank and colour in one number."""
     suit = card >> 4
     return (card & 15) * 2 + (suit == 1 or suit == 2)
 
 
 @njit(cache=True, nogil=True)
+def twin(card):
+    """``TWIN[card]``: the same rank in the other suit of its colour (suits SHDC)."""
+    return (3 - (card >> 4)) * 16 + (card & 15)
+
+
+@njit(cache=True, nogil=True)
 def _wanted(cards, counts, wants):
-    """``Klondike._targets``' ``wanted``: for each ``_fit_key`` the columns
+    """``Klondike._targets``' ``wanted``: for each ``fit_key`` the columns
     whose face-up top takes a card of that key (``ACCEPTS_KEY`` of the
     top), as bits.  Most cards fit no column, and one look-up tells."""
     wants[:] = 0
@@ -111,7 +117,7 @@ def _pile_moves(cards, counts, cand, empty, nempty, wants):
         index = size - 1
         while True:
             card = cards[src, index]
-            key = _fit_key(card)
+            key = fit_key(card)
             count = size - index
             order, within = 5, 0
             if index == first_up:
@@ -126,7 +132,7 @@ def _pile_moves(cards, counts, cand, empty, nempty, wants):
     for suit in range(4):
         level = counts[HEIGHT + suit]
         if level:
-            key = _fit_key(suit * 16 + level)
+            key = fit_key(suit * 16 + level)
             n = _add_each(cand, n, 6, 0, FOUNDATION + suit, wants[key], 1, 0)
             if level == 13:
                 for e in range(nempty):
@@ -143,16 +149,15 @@ def _twins_home(cards, counts, cand, n):
         size = counts[CLEN + dst]
         if size <= counts[CDOWN + dst]:
             continue
-        top = cards[dst, size - 1]
-        twin = (3 - (top >> 4)) * 16 + (top & 15)
-        if (twin & 15) != counts[HEIGHT + (twin >> 4)] + 1:
+        due = twin(cards[dst, size - 1])
+        if (due & 15) != counts[HEIGHT + (due >> 4)] + 1:
             continue
         for src in range(7):
             if src == dst:
                 continue
             length = counts[CLEN + src]
             index = counts[CDOWN + src]
-            while index < length - 1 and cards[src, index] != twin:
+            while index < length - 1 and cards[src, index] != due:
                 index += 1
             if index < length - 1:
                 n = _add(cand, n, 1, 1, src, dst, length - index - 1, THEN_HOME)
@@ -178,7 +183,7 @@ def _waste_plays(cards, counts, per_draw, cand, n, empty, nempty, met, wants):
             suit = card >> 4
             if (card & 15) == counts[HEIGHT + suit] + 1:
                 n = _add(cand, n, 2, draws, WASTE_SOURCE, FOUNDATION + suit, 1, pointer)
-            key = _fit_key(card)
+            key = fit_key(card)
             n = _add_each(cand, n, 3, draws, WASTE_SOURCE, wants[key], 1, pointer)
             if (card & 15) == 13 and nempty:
                 n = _add(cand, n, 3, draws, WASTE_SOURCE, empty[0], 1, pointer)
