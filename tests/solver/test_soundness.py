@@ -143,16 +143,28 @@ def klondike_positions(draw: st.DrawFn) -> tuple[Game, Position]:
     columns: list[list[int]] = [[] for _ in kl.TABLEAU]
     for card in rest:
         columns[draw(st.integers(0, 2))].append(card)
-    piles = [(), tuple(talon[:pointer])] + [tuple(make_card(r, s) for r in range(1, heights[s] + 1)) for s in range(4)]
-    piles[kl.STOCK] = tuple(reversed(talon[pointer:]))
-    down = [len(piles[kl.STOCK])] + [0] * 5
-    for column in columns:
-        piles.append(tuple(column))
-        run = 1
-        while run < len(column) and kl.FITS_KEY[column[-run]] == kl.ACCEPTS_KEY[column[-run - 1]]:
-            run += 1
-        down.append(len(column) - draw(st.integers(1, run)) if column else 0)
-    return engine.new_game("klondike", 1, draw=per_draw), Position(tuple(piles), tuple(down))
+    face_down = [len(column) - draw(st.integers(1, top_run(column))) if column else 0 for column in columns]
+    return engine.new_game("klondike", 1, draw=per_draw), laid_out(heights, talon, pointer, columns, face_down)
+
+
+def top_run(column: list[int], floor: int = 0) -> int:
+    """How many cards at the top of ``column``, none below index ``floor``,
+    form a run (at least the top card)."""
+    run = 1
+    while run < len(column) - floor and kl.FITS_KEY[column[-run]] == kl.ACCEPTS_KEY[column[-run - 1]]:
+        run += 1
+    return run
+
+
+def laid_out(heights: list[int], talon: list[int], pointer: int, columns: list[list[int]], face_down: list[int]) -> Position:
+    """The WordLink position with foundations at ``heights``, the waste
+    ``talon[:pointer]``, the rest of it in the stock, and ``columns`` with
+    ``face_down`` cards face down each."""
+    piles = [tuple(reversed(talon[pointer:])), tuple(talon[:pointer])]
+    piles += [tuple(make_card(r, s) for r in range(1, heights[s] + 1)) for s in range(4)]
+    piles += [tuple(column) for column in columns]
+    down = [len(piles[kl.STOCK])] + [0] * 5 + face_down
+    return Position(tuple(piles), tuple(down))
 
 
 @given(klondike_positions())
@@ -187,16 +199,8 @@ def klondike_twin_positions(draw: st.DrawFn) -> tuple[Game, Position]:
         else:
             columns[draw(st.integers(0, 3))].append(card)
     pointer = draw(st.integers(0, talon_size))
-    piles = [tuple(reversed(talon[pointer:])), tuple(talon[:pointer])]
-    piles += [tuple(make_card(r, s) for r in range(1, heights[s] + 1)) for s in range(4)]
-    down = [len(piles[kl.STOCK])] + [0] * 5
-    for column, face in zip(columns, faces):
-        piles.append(tuple(column))
-        run = 1
-        while run < len(column) - face and kl.FITS_KEY[column[-run]] == kl.ACCEPTS_KEY[column[-run - 1]]:
-            run += 1
-        down.append(len(column) - run if column else 0)
-    return engine.new_game("klondike", 1, draw=per_draw), Position(tuple(piles), tuple(down))
+    face_down = [len(column) - top_run(column, floor) if column else 0 for column, floor in zip(columns, faces)]
+    return engine.new_game("klondike", 1, draw=per_draw), laid_out(heights, talon, pointer, columns, face_down)
 
 
 @given(klondike_twin_positions())
