@@ -8,7 +8,7 @@ input never makes a long or odd error.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterable, Mapping
 
 from .errors import BadOption
 
@@ -66,3 +66,18 @@ def format_option(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+def variant_name(declared: Iterable[Option], chosen: Mapping[str, Any]) -> str:
+    """``name=value`` pairs of the options that make a different contest
+    (a closed set of non-boolean choices: WordLink's draw and scoring,
+    Broken Deck's difficulty), or ``default``: what a daily deal's variant
+    is called, by the server that commits to it and the client that checks
+    its reveal.  Switches and budgets (auto-collect, undo limits) are no
+    part of it."""
+    parts = [
+        f"{option.name}={chosen.get(option.name, option.default)}"
+        for option in declared
+        if option.choices is not None and not all(isinstance(choice, bool) for choice in option.choices)
+    ]
+    return ",".join(parts) or "default"

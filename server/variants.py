@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine import Game
+from engine.options import variant_name
 
 
 def variant_label(game_cls: type[Game], options: dict[str, Any]) -> str:
@@ -19,12 +20,7 @@ def variant_label(game_cls: type[Game], options: dict[str, Any]) -> str:
     how records and daily boards name a variant (not the solver pools'
     variant, ``engine.solver.pools.variant_of``, which only the draw
     count decides)."""
-    parts = [
-        f"{option.name}={options.get(option.name, option.default)}"
-        for option in game_cls.OPTIONS
-        if option.choices is not None and not all(isinstance(choice, bool) for choice in option.choices)
-    ]
-    return ",".join(parts) or "default"
+    return variant_name(game_cls.OPTIONS, options)
 
 
 def record_key(game_cls: type[Game], options: dict[str, Any]) -> str:
