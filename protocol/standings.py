@@ -123,7 +123,9 @@ class DailyDeal(Part):
     digits), fixed at ``committed_ms``; ``seed``, ``nonce`` and ``line``
     (the server's winning moves) are null until ``reveals_at``, after
     which anyone can check the commitment, deal the layout from the seed
-    with the public generator and replay the line."""
+    with the public generator and replay the line, and ``first_game``
+    names the day's first ranked attempt, whose ``replay`` shows the board
+    its player was dealt."""
 
     game: str
     title: str
@@ -137,6 +139,11 @@ class DailyDeal(Part):
     seed: str | None = Field(None, pattern=r"^[0-9a-f]{16}$")
     nonce: str | None
     line: list[str] | None = None
+    first_game: GameId | None = Field(
+        None,
+        description="from reveals_at, the game id of the day's first ranked attempt at this deal, to replay "
+        "(null before, or if nobody played it)",
+    )
 
 
 class DailyInfo(Event):

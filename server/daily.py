@@ -13,7 +13,13 @@ the same commitment all day.  The commitment is
 after the day (and its grace period) ``daily`` reveals the seed, the nonce
 and the winning line, and anyone can recompute the commitment, deal the
 layout from the seed with the public generator and replay the line
-(``arena daily --verify DATE``).
+(``arena daily --verify DATE``), and replay the day's first ranked
+attempt (``first_game``, ``note_ranked_attempt``) to see its first board
+is that layout.  A record published is the day's deal for good: one the
+store lost (a restart of the memory store, a wiped Redis) is stored again
+from the process's memory or the data directory (``server.data_dir``),
+never proven anew (``fixed_record``; docs/storage.md, "A day's deal
+outlives the store").
 
 Decisions where the issue is silent:
 - Daily variants are ``daily_variants()``, what each game's descriptor
@@ -38,6 +44,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import secrets
 from dataclasses import asdict, dataclass
 from datetime import date, datetime, timedelta, timezone
@@ -50,6 +57,7 @@ from engine.games import DESCRIPTORS
 from protocol import ErrorCode
 from protocol import to_client as tc
 from protocol import to_server as ts
+from server.data_dir import keep_record, kept_record
 from server.deals import daily_secret
 from server.secret_deals import DealProver, seed_text
 from server.refusal import Refusal, from_engine
@@ -59,6 +67,7 @@ from server.settings import Settings
 from server.storage.base import BoardEntry, LeaderEntry, Store
 from server.variants import variant_label
 
+log = logging.getLogger("arena.daily")
 
 def daily_variants() -> list[tuple[str, dict[str, Any]]]:
     """(game id, options) of every daily variant of every registered game,
@@ -69,14 +78,20 @@ def daily_variants() -> list[tuple[str, dict[str, Any]]]:
 
 DAY_MS = 86_400_000
 RECORD_KIND = "ranked_daily"
+FIRST_KIND = "ranked_daily_first"
+"""Settings naming each day's first ranked attempt (``note_ranked_attempt``)."""
 """Seed records; the numbered records of earlier versions (kind ``daily``) are not read."""
 _SEEN: WeakKeyDictionary[Store, dict[str, DailyRecord]] = WeakKeyDictionary()
 """Per store, the records this process has fixed or read, by setting."""
+_HELD: WeakKeyDictionary[Store, dict[str, DailyRecord]] = WeakKeyDictionary()
+"""Per store, the records this process served before the store was replaced."""
 
 
 def forget_records(store: Store) -> None:
-    """Drop the records this process keeps of ``store`` (it was replaced)."""
-    _SEEN.pop(store, None)
+    """Stop trusting the records this process read of ``store`` (it was
+    wiped or replaced), but hold them: each is stored again, first writer
+    wins, when next asked for, so a published commitment stays the day's."""
+    _HELD.setdefault(store, {}).update(_SEEN.pop(store, {}))
 
 
 def utc_day(at_ms: int) -> date:
@@ -162,7 +177,9 @@ async def fixed_record(
     day: date, now_ms: int,
 ) -> DailyRecord:
     """The record of ``day`` for this game and variant, proving and fixing
-    it if nobody has (today's at its first request, tomorrow's ahead)."""
+    it if nobody has (today's at its first request, tomorrow's ahead).  A
+    record published before and lost by the store is stored again, not
+    proven anew (``_published``)."""
     variant = daily_variant(game_cls, options)
     seen = _SEEN.setdefault(store, {})
     setting = f"{RECORD_KIND}/{game_cls.id}/{variant}/{day.isoformat()}"
@@ -170,19 +187,35 @@ async def fixed_record(
     if known is not None:
         return known
     stored_text = await store.get_setting(setting)
+    published = _published(store, settings, setting)
     if stored_text is None:
-        secret = await daily_secret(store, settings.daily_secret)
-        proven = await prover.prove(game_cls.id, _variant_options(game_cls, variant), secret,
-                                    daily_label(game_cls.id, variant, day))
-        candidate = DailyRecord(
-            game_cls.id, variant, day.isoformat(), proven.seed, proven.attempt, proven.line,
-            secrets.token_hex(16), now_ms,
-        )
-        stored_text = await store.setting(candidate.setting, candidate.to_json())
+        if published is None:
+            secret = await daily_secret(store, settings)
+            proven = await prover.prove(game_cls.id, _variant_options(game_cls, variant), secret,
+                                        daily_label(game_cls.id, variant, day))
+            published = DailyRecord(
+                game_cls.id, variant, day.isoformat(), proven.seed, proven.attempt, proven.line,
+                secrets.token_hex(16), now_ms,
+            )
+        stored_text = await store.setting(setting, published.to_json())
     stored = DailyRecord.from_dict(json.loads(stored_text))
+    if published is not None and published != stored:
+        log.warning("the store's %s is not the record published before: its commitment changed", setting)
+    if settings.data_dir is not None:
+        keep_record(settings.data_dir, stored.key, stored.to_json())
     await store.put_document(RECORD_KIND, stored.key, asdict(stored))
     seen[setting] = stored
     return stored
+
+
+def _published(store: Store, settings: Settings, setting: str) -> DailyRecord | None:
+    """The record of ``setting`` this process served before the store was
+    replaced, else the one the data directory keeps (``server.data_dir``)."""
+    held = _HELD.get(store, {}).get(setting)
+    if held is not None or settings.data_dir is None:
+        return held
+    kept = kept_record(settings.data_dir, setting.removeprefix(f"{RECORD_KIND}/"))
+    return DailyRecord.from_dict(json.loads(kept)) if kept is not None else None
 
 
 async def todays_record(
@@ -192,10 +225,28 @@ async def todays_record(
     return await fixed_record(store, settings, prover, game_cls, options, utc_day(now_ms), now_ms)
 
 
-async def past_record(store: Store, game_id: str, variant: str, day: date) -> DailyRecord | None:
-    """A record fixed earlier (or ahead, for tomorrow); never creates one."""
-    found = await store.get_document(RECORD_KIND, f"{game_id}/{variant}/{day.isoformat()}")
-    return DailyRecord.from_dict(found) if found is not None else None
+async def past_record(store: Store, settings: Settings, game_id: str, variant: str, day: date) -> DailyRecord | None:
+    """A record fixed earlier (or ahead, for tomorrow), from the store or
+    else the data directory; never creates one."""
+    key = f"{game_id}/{variant}/{day.isoformat()}"
+    found = await store.get_document(RECORD_KIND, key)
+    if found is not None:
+        return DailyRecord.from_dict(found)
+    kept = kept_record(settings.data_dir, key) if settings.data_dir is not None else None
+    return DailyRecord.from_dict(json.loads(kept)) if kept is not None else None
+
+
+def _first_setting(record: DailyRecord) -> str:
+    return f"{FIRST_KIND}/{record.key}"
+
+
+async def note_ranked_attempt(store: Store, settings: Settings, record: DailyRecord, game_id: str, now_ms: int) -> None:
+    """Name ``game_id`` the day's first ranked attempt at ``record``'s deal
+    unless one is named (first writer wins).  The reveal names it, so that
+    anyone can replay it and see that the board players were dealt is the
+    revealed layout; it is kept as long as the game may be replayed."""
+    keep = claim_lifetime(record, settings, now_ms) + settings.finished_retention_seconds
+    await store.setting(_first_setting(record), game_id, keep_seconds=keep)
 
 
 def claim_lifetime(record: DailyRecord, settings: Settings, now_ms: int) -> int:
@@ -264,7 +315,7 @@ async def daily_info(
         record = (
             await todays_record(store, settings, prover, game_cls, options, now_ms)
             if day == today
-            else await past_record(store, game_id, variant_label(game_cls, options), day)
+            else await past_record(store, settings, game_id, variant_label(game_cls, options), day)
         )
         if record is None:
             continue
@@ -282,6 +333,7 @@ async def daily_info(
                 seed=seed_text(record.seed) if revealed else None,
                 nonce=record.nonce if revealed else None,
                 line=list(record.line) if revealed else None,
+                first_game=await store.get_setting(_first_setting(record)) if revealed else None,
             )
         )
     return tc.DailyInfo(id=message.id, date=day.isoformat(), today=today.isoformat(), server_time=now_ms, deals=deals)

@@ -12,8 +12,13 @@ Vegas presets are a documented subset of WordLink's pool
 The daily deal is no number: it is a secret seed (``server.secret_deals``,
 fixed with its commitment by ``server.daily``), so ``choose_deal``
 refuses ``"daily"`` and no path can skip the commitment.  The secret
-behind every ranked seed is ``daily_secret``'s (``Settings.daily_secret``,
-or one generated once and kept in the store so every process agrees).
+behind every ranked seed is ``daily_secret``'s: ``Settings.daily_secret``,
+else the data directory's secret file (``server.data_dir``), else one
+generated once and kept in the store.  A secret that changed would change
+no deal already committed (the records keep their seeds), only the days
+not yet proven; still, a secret read from the store is held by the
+process and written back if the store loses it, so a wipe does not
+change tomorrow's either.
 """
 
 from __future__ import annotations
@@ -21,14 +26,19 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 from typing import Any, Sequence
+from weakref import WeakKeyDictionary
 
 from engine import Game
 from protocol import ErrorCode
 from server.pool_files import verified_deals
+from server.data_dir import secret_in
 from server.refusal import Refusal
+from server.settings import Settings
 from server.storage.base import Store
 
 DAILY_SECRET_SETTING = "daily_secret"
+_HELD_SECRETS: WeakKeyDictionary[Store, str] = WeakKeyDictionary()
+"""The secret each store gave this process: offered back if the store is wiped."""
 
 
 @dataclass(frozen=True)
@@ -53,11 +63,17 @@ def random_deal(game_cls: type[Game]) -> int:
     return game_cls.FIRST_DEAL + secrets.randbelow(game_cls.LAST_DEAL - game_cls.FIRST_DEAL + 1)
 
 
-async def daily_secret(store: Store, configured: str | None) -> str:
-    """The configured secret, else the one the store keeps (made once)."""
-    if configured is not None:
-        return configured
-    return await store.setting(DAILY_SECRET_SETTING, secrets.token_hex(32))
+async def daily_secret(store: Store, settings: Settings) -> str:
+    """The configured secret, else the data directory's, else the one the
+    store keeps (first writer wins: the one this process held before a
+    wipe, else a new one)."""
+    if settings.daily_secret is not None:
+        return settings.daily_secret
+    if settings.data_dir is not None:
+        return secret_in(settings.data_dir)
+    held = _HELD_SECRETS.get(store)
+    secret = _HELD_SECRETS[store] = await store.setting(DAILY_SECRET_SETTING, held or secrets.token_hex(32))
+    return secret
 
 
 def choose_deal(game_cls: type[Game], requested: int | str, options: dict[str, Any]) -> DealChoice:

@@ -135,7 +135,7 @@ class RaceDealStock:
             log.warning("could not fill the race deal stock %s: %s", name, error)
 
     async def _prove(self, game_id: str, options: dict[str, Any]) -> ProvenDeal:
-        secret = await daily_secret(self.store, self.settings.daily_secret)
+        secret = await daily_secret(self.store, self.settings)
         variant = variant_label(engine.game_class(game_id), options)
         return await self.prover.prove(game_id, options, secret, f"race/{game_id}/{variant}/{secrets.token_hex(16)}")
 

@@ -32,7 +32,7 @@ from protocol import to_client as tc
 from protocol import to_server as ts
 from protocol.to_server import RequestId
 from server.assists import AssistDesk
-from server.daily import claim_lifetime, todays_record, utc_day
+from server.daily import claim_lifetime, note_ranked_attempt, todays_record, utc_day
 from server.deals import DealChoice, choose_deal
 from server.fair_play import check_assist, check_practice, claim_ranked, clock_start
 from server.game_rooms import GameRooms
@@ -152,6 +152,8 @@ class Play:
         subscription = await self._rooms.relay.subscribe(header.game_id)
         try:
             await self._store.create_session(header)
+            if ranked and record is not None:
+                await note_ranked_attempt(self._store, self._settings, record, game_id, now)
         except BaseException:
             await subscription.close()
             raise

@@ -92,7 +92,14 @@ class Settings(BaseModel):
         3600, ge=0, description="after a UTC day ends, ranked attempts of its deal may finish this long; then it is revealed"
     )
     daily_secret: str | None = Field(
-        None, description="key of the secret seeds of ranked deals (none: generated once, kept in the store)"
+        None,
+        description="key of the secret seeds of ranked deals (none: the data directory's daily-secret file, made once; "
+        "without a data directory, generated once and kept in the store)",
+    )
+    data_dir: Path | None = Field(
+        None,
+        description="directory keeping the daily secret and every daily record, so a restart or a wiped store never "
+        "changes a day's deal (none: nothing kept; arena serve defaults to $XDG_DATA_HOME/solitaire-arena/server)",
     )
     deal_workers: int = Field(1, ge=1, description="worker processes proving ranked deals winnable")
     deal_proof_nodes: int = Field(

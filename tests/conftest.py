@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Callable, Iterator, TypeVar
 from uuid import uuid4
 
@@ -113,3 +114,19 @@ def own_redis_cluster(redis_cluster_factory: Callable[..., RedisClusterServers])
 @pytest.fixture
 def redis_namespace() -> str:
     return f"test-{uuid4().hex[:12]}"
+
+
+@pytest.fixture(scope="session")
+def _data_homes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("data-homes")
+
+
+@pytest.fixture(autouse=True)
+def own_data_home(_data_homes: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``XDG_DATA_HOME`` of this test alone (made only if something writes
+    there): an ``arena serve`` it starts keeps its daily secret and records
+    there, and ``arena daily`` the commitments it saw, never in the home
+    directory of whoever runs the tests nor beside another test's."""
+    home = _data_homes / uuid4().hex[:12]
+    monkeypatch.setenv("XDG_DATA_HOME", str(home))
+    return home

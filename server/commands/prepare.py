@@ -4,9 +4,9 @@ A server does this by itself the day before (``server.keeper``); an
 operator runs it to fill a store ahead of a launch, or to measure what a
 day's preparation costs.  It prints progress with an ETA on standard
 error and one line per commitment on standard output.  The store and the
-secret are the server's (``--redis``, ``ARENA_*`` variables): with the
-in-memory store the records die with the command, which is only useful
-for measuring.
+secret are the server's (``--redis``, ``--data``, ``ARENA_*`` variables):
+with the in-memory store the records live on in the data directory
+(``server.data_dir``), where a server on the same directory finds them.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Any
 import engine
 from server.cli import EXIT_FAILURE, EXIT_OK
 from server.commands import run_with_settings
+from server.data_dir import with_default_data_dir
 from server.daily import daily_variants, fixed_record, utc_day
 from server.keeper import prepare_day
 from server.progress import ProgressLine
@@ -31,12 +32,15 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("prepare-dailies", help="prove and fix a day's secret daily deals now")
     parser.add_argument("--date", type=date.fromisoformat, help="UTC day, YYYY-MM-DD (default: tomorrow)")
     parser.add_argument("--redis", dest="redis_url", metavar="URL", help="Redis URL (default: in-memory store)")
+    parser.add_argument("--data", dest="data_dir", metavar="DIR", help="the server's data directory (as arena serve's)")
     parser.set_defaults(handler=_prepare)
 
 
 def _prepare(args: argparse.Namespace) -> int:
     return run_with_settings(
-        "prepare-dailies", lambda: Settings.from_env(redis_url=args.redis_url), lambda settings: _main(settings, args.date)
+        "prepare-dailies",
+        lambda: with_default_data_dir(Settings.from_env(redis_url=args.redis_url, data_dir=args.data_dir)),
+        lambda settings: _main(settings, args.date),
     )
 
 

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 from server.cli import EXIT_OK, arena_version
 from server.commands import run_with_settings
+from server.data_dir import with_default_data_dir
 from server.logs import configure_logging
 from server.settings import Settings, env_name
 
@@ -36,6 +37,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--host", help=f"interface to listen on (default {Settings().host})")
     parser.add_argument("--port", type=int, help=f"TCP port, 0 for any free one (default {Settings().port})")
     parser.add_argument("--redis", dest="redis_url", metavar="URL", help="Redis URL (default: in-memory store)")
+    parser.add_argument(
+        "--data", dest="data_dir", metavar="DIR",
+        help="directory keeping the daily secret and records across restarts "
+        "(default: $ARENA_DATA_DIR, else $XDG_DATA_HOME/solitaire-arena/server)",
+    )
     fields = Settings.model_fields
     parser.add_argument(
         "--log-level", choices=get_args(fields["log_level"].annotation), help=f"default {Settings().log_level}"
@@ -49,12 +55,15 @@ def register(subparsers: Any) -> None:
 def _serve(args: argparse.Namespace) -> int:
     return run_with_settings(
         "serve",
-        lambda: Settings.from_env(
-            host=args.host,
-            port=args.port,
-            redis_url=args.redis_url,
-            log_level=args.log_level,
-            log_format=args.log_format,
+        lambda: with_default_data_dir(
+            Settings.from_env(
+                host=args.host,
+                port=args.port,
+                redis_url=args.redis_url,
+                data_dir=args.data_dir,
+                log_level=args.log_level,
+                log_format=args.log_format,
+            )
         ),
         _main,
     )

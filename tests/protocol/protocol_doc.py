@@ -70,6 +70,7 @@ RACE_SETTINGS = (
     "race_time_limit_seconds",
     "daily_grace_seconds",
     "daily_secret",
+    "data_dir",
     "leaderboard_retention_seconds",
 )
 ASSIST_SETTINGS = ("search_workers", "hint_rate", "hint_burst", "finish_search_nodes", "analysis_nodes", "analysis_slots", "analysis_queue")
