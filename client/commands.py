@@ -192,14 +192,18 @@ def _register_standings(subparsers: Subcommands) -> None:
     _connection_flags(board)
     board.set_defaults(handler=_leaderboard)
     deals = subparsers.add_parser(
-        "daily", help="the daily deals' commitments and reveals", description="A day's daily deals."
+        "daily", help="the daily deals' commitments and reveals",
+        description="A day's daily deals. Every commitment shown is kept in "
+        "$XDG_DATA_HOME/solitaire-arena/commitments/ (default ~/.local/share/...), one file per server, "
+        "so that --verify can tell a commitment published before the day from one made at the reveal.",
     )
     deals.add_argument("--date", type=day_choice, metavar="YYYY-MM-DD", help="the UTC day (default today)")
     deals.add_argument("--game", help="only this game")
     deals.add_argument(
         "--verify", action="store_true",
-        help="check each revealed deal: its commitment, its layout from the seed, its winning line "
-        "(exit 1 if any fails, is not revealed yet, or the day has none)",
+        help="check each revealed deal: variant and options, its commitment against the one this client kept "
+        "before the day, the commitment's time, the layout from the seed, the winning line, and the first board "
+        "of the day's first ranked attempt (exit 1 if any fails, is not revealed yet, or the day has none)",
     )
     _connection_flags(deals)
     deals.set_defaults(handler=_daily)

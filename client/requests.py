@@ -155,6 +155,12 @@ class ArenaRequests(ABC):
         server may search for seconds; the client's timeout applies."""
         return await self._ask(ts.Analyse(game_id=game_id), tc.AnalysisReply)
 
+    async def replay(self, game_id: str, from_seq: int = 0) -> tc.ReplayReply:
+        """One page of a finished game as its player saw it (any game you
+        may watch, once it is over and its deal is no longer secret): the
+        snapshot at ``from_seq``, then each action's diff."""
+        return await self._ask(ts.Replay(game_id=game_id, from_seq=from_seq), tc.ReplayReply)
+
     async def watch(self, game_id: str) -> GameMirror:
         """Follow a game (anyone may); returns its mirror, ready.
         ``DealSecret`` when the game is someone else's on a deal still

@@ -4,20 +4,27 @@ standings and deals, and a player's records.
 Each is one request and a printout.  ``--token`` (or ``ARENA_TOKEN``)
 makes ``leaderboard`` show your own entry (``--around-me`` centres the
 page on it); without a token the client does not say ``hello``, so it
-needs no identity and creates none.
+needs no identity and creates none.  ``daily`` keeps every commitment it
+is shown (``client.commitments``) and says so when a server shows another
+one for a deal it kept; ``daily --verify`` checks each reveal against
+them and replays the day's first ranked attempt (``client.reveal``).
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from datetime import date
 
+from protocol import to_client as tc
 from protocol.to_server import OptionValue
 
+from .commitments import Commitments, CommitmentsUnreadable, Seen
 from .connection import ArenaClient
+from .errors import ArenaError
 from .race_text import daily_lines, leaderboard_lines, records_lines
-from .reveal import reveal_problems, verdict
-from .terminal import Console
+from .reveal import first_board_problems, history_problems, reveal_problems, verdict
+from .terminal import EXIT_FAILURE, Console
 
 
 @dataclass
@@ -52,21 +59,63 @@ async def leaderboard(request: LeaderboardRequest, console: Console) -> int:
 async def daily(
     url: str, day: date | None, game: str | None, subprotocol: str, console: Console, verify: bool = False
 ) -> int:
-    """Print a day's daily deals: commitments, or deals once revealed.
-    With ``verify``, check each revealed deal (``client.reveal``): exit
-    status 1 if any fails or is not revealed yet, or the day has none."""
+    """Print a day's daily deals: commitments, or deals once revealed; keep
+    the commitments shown.  With ``verify``, check each revealed deal
+    (``client.reveal``): exit status 1 if any fails or is not revealed
+    yet, or the day has none."""
+    try:
+        kept = Commitments.of_server(url)
+    except CommitmentsUnreadable as error:
+        console.say(f"error: {error}")
+        return EXIT_FAILURE
     async with ArenaClient(url, subprotocol=subprotocol, identify=False) as client:
         info = await client.daily(day, game)
+        boards = {
+            deal.first_game: await _first_board(client, deal.first_game)
+            for deal in info.deals
+            if verify and deal.first_game is not None
+        }
+    before = {id(deal): kept.get(deal) for deal in info.deals}
     for line in daily_lines(info):
         console.say(line)
+    for deal in info.deals:
+        seen = before[id(deal)]
+        if seen is not None and seen.commitment != deal.commitment and not verify:
+            console.say(f"warning: {deal.title} {deal.variant}: {history_problems(deal, seen)[0]}")
+    if kept.see(info.deals, time.time_ns() // 1_000_000):
+        kept.save()
     if not verify:
         return 0
     failed = 0
     for deal in info.deals:
-        problems = reveal_problems(deal)
+        board = boards.get(deal.first_game) if deal.first_game is not None else None
+        problems, notes = _checked(deal, before[id(deal)], board)
         failed += bool(problems)
         console.say(f"{deal.title} {deal.variant}: {verdict(problems)}")
+        for note in notes:
+            console.say(f"  note: {note}")
     return 1 if failed or not info.deals else 0
+
+
+async def _first_board(client: ArenaClient, game_id: str) -> tc.Snapshot | str:
+    """The first board of ``game_id`` as the server replays it, or why not."""
+    try:
+        return (await client.replay(game_id)).start
+    except ArenaError as error:
+        return error.message
+
+
+def _checked(deal: tc.DailyDeal, seen: Seen | None, board: tc.Snapshot | str | None) -> tuple[list[str], list[str]]:
+    """A deal's problems, and what could not be checked (notes, no failure)."""
+    problems = reveal_problems(deal)
+    if deal.seed is None:
+        return problems, []
+    problems += history_problems(deal, seen)
+    if board is None:
+        return problems, ["nobody played it ranked: no first board to compare with the layout"]
+    if isinstance(board, str):
+        return problems, [f"the first ranked attempt {deal.first_game} could not be replayed: {board}"]
+    return problems + first_board_problems(deal, board), []
 
 
 async def records(url: str, player_id: str | None, token: str | None, subprotocol: str, console: Console) -> int:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import asdict
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 from typing import AsyncIterator, Awaitable, Callable
 
 import pytest
@@ -17,6 +17,9 @@ from tests.client.arena_restart import REPO_ROOT, RestartableServer, ServerFacto
 from tests.client.arena_cli import WAIT_SECONDS, Running, run
 
 from client import ArenaClient, RaceMirror
+from client.commitments import Commitments
+from client.reveal import UNCONFIRMED
+from protocol import to_client as tc
 from server.daily import RECORD_KIND, DailyRecord
 
 Start = Callable[..., Awaitable[Running]]
@@ -269,12 +272,24 @@ async def test_arena_daily_prints_a_revealed_deal_with_the_command_that_checks_i
     assert hashlib.sha256(check.group(1).encode()).hexdigest() == commitment.group(1) == record.commitment
     verify = ("-m", "server.cli", "daily", "--verify", "--date", day.isoformat(), "--server", arena.url)
     code, out, err = await run(*verify)
-    assert code == 0 and "WordLink draw=1,scoring=standard: verified: commitment" in out, (out, err)
+    assert code == 1 and f"WordLink draw=1,scoring=standard: {UNCONFIRMED}" in out, "first seen by the run above"
+
+    kept = Commitments.of_server(arena.url)
+    kept.kept.clear()
+    kept.see([deal for deal in (await _daily(arena, day)).deals], record.committed_ms)
+    kept.save()
+    code, out, err = await run(*verify)
+    assert code == 0 and "WordLink draw=1,scoring=standard: verified: variant and options" in out, (out, err)
 
     wrong_line = DailyRecord("klondike", KLONDIKE_DRAW_1, day.isoformat(), 2, 0, DEAL_1_DRAW_1_WIN, "b" * 32, 0)
     await arena.store.put_document(RECORD_KIND, wrong_line.key, asdict(wrong_line))
     code, out, _ = await run(*verify)
     assert code == 1 and "of the winning line is illegal" in out, out
+
+
+async def _daily(arena: RestartableServer, day: date) -> tc.DailyInfo:
+    async with ArenaClient(arena.url, identify=False) as client:
+        return await client.daily(day, "klondike")
 
 
 async def test_arena_daily_verify_fails_on_a_day_with_nothing_to_check(arena: RestartableServer) -> None:
