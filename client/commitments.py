@@ -11,7 +11,9 @@ when that is unset), the directory of mode 0700 and each file 0600 (it
 tells which servers you use).  A kept commitment is never replaced: a
 server that later shows another one for the same deal is caught, and
 ``arena daily --verify`` checks each reveal against what was kept
-(``client.reveal.history_problems``).
+(``client.reveal.history_problems``).  Kept per URL, since a client
+knows a server by nothing else: verify through the URL you kept the
+commitments from.
 
 The file is rewritten whole (a temporary file, then renamed), so an
 interrupted run leaves the old one.  A file that cannot be read as a

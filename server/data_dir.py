@@ -94,6 +94,18 @@ def secret_in(data_dir: Path) -> str:
     return known
 
 
+def open_data_dir(settings: Settings) -> None:
+    """Make the data directory, and its secret when none is configured, as
+    a command starts: a directory that cannot be written then stops the
+    command with its error, instead of failing a player's first daily."""
+    if settings.data_dir is None:
+        return
+    if settings.daily_secret is None:
+        secret_in(settings.data_dir)
+    else:
+        _private(settings.data_dir)
+
+
 def _record_path(data_dir: Path, key: str) -> Path:
     game, variant, day = key.split("/")
     return data_dir / RECORDS_DIR / day / game / f"{variant}.json"

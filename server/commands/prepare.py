@@ -19,7 +19,7 @@ from typing import Any
 import engine
 from server.cli import EXIT_FAILURE, EXIT_OK
 from server.commands import run_with_settings
-from server.data_dir import with_default_data_dir
+from server.data_dir import open_data_dir, with_default_data_dir
 from server.daily import daily_variants, fixed_record, utc_day
 from server.keeper import prepare_day
 from server.progress import ProgressLine
@@ -46,6 +46,7 @@ def _prepare(args: argparse.Namespace) -> int:
 
 async def _main(settings: Settings, day: date | None) -> int:
     now = time.time_ns() // 1_000_000
+    open_data_dir(settings)
     day = day if day is not None else utc_day(now) + timedelta(days=1)
     store = open_store(settings.redis_url)
     prover = DealProver(settings.deal_workers, settings.deal_proof_nodes, settings.deal_proof_attempts)

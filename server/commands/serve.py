@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from server.cli import EXIT_OK, arena_version
 from server.commands import run_with_settings
-from server.data_dir import with_default_data_dir
+from server.data_dir import open_data_dir, with_default_data_dir
 from server.logs import configure_logging
 from server.settings import Settings, env_name
 
@@ -82,6 +82,7 @@ async def _main(settings: Settings) -> int:
     from server.app import ArenaServer, run
 
     configure_logging(settings.log_level, settings.log_format)
+    open_data_dir(settings)
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

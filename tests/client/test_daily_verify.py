@@ -6,12 +6,16 @@ the line won it.  The server is real (sockets, both codecs) and its clock
 the test's: the client sees the day's commitments the day before (by its
 own clock, which is the machine's), a player makes the day's first ranked
 attempt during the day, and the reveal comes after it.  The lie is
-written into the server's store, as a dishonest operator would.
+written into the server's store, as a dishonest operator would.  Each
+runs on one process with the memory store, and on two processes sharing a
+real Redis: one fixes the records and deals the ranked attempt, the
+other shows the client the commitments and the reveal.
 """
 
 from __future__ import annotations
 
 import re
+from contextlib import AsyncExitStack
 from dataclasses import asdict, replace
 from datetime import date, datetime, timedelta, timezone
 from typing import AsyncIterator
@@ -28,32 +32,36 @@ from protocol import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL
 from protocol import to_server as ts
 from server.app import ArenaServer
 from server.daily import RECORD_KIND, DailyRecord, day_start_ms, fixed_record, reveals_at
+from server.storage.base import Store
 from server.storage.memory import MemoryStore
+from server.storage.redis import RedisStore
 
 DRAW_1, DRAW_3 = "draw=1,scoring=standard", "draw=3,scoring=standard"
 HOUR_MS = 3_600_000
 
 
 class Day:
-    """A server whose clock the test moves, and a day still to come by
-    the machine's clock (so the client's first sight of its commitments
-    is before it began)."""
+    """Servers whose clock the test moves (``before`` fixes the day's
+    records and deals the ranked attempt, ``after`` is the one the client
+    asks, before the day and at the reveal: one process, or two on one
+    Redis), and a day still to come by the machine's clock (so the
+    client's first sight of its commitments is before it began)."""
 
-    def __init__(self, arena: ArenaServer, clock: FakeClock, day: date) -> None:
-        self.arena = arena
+    def __init__(self, before: ArenaServer, after: ArenaServer, clock: FakeClock, day: date) -> None:
+        self.before = before
+        self.after = after
         self.clock = clock
         self.day = day
         self.records: dict[str, DailyRecord] = {}
 
     @property
-    def store(self) -> MemoryStore:
-        assert isinstance(self.arena.store, MemoryStore)
-        return self.arena.store
+    def store(self) -> Store:
+        return self.after.store
 
     async def arena_daily(self, *flags: str) -> tuple[int, str]:
         code, out, err = await run(
             "-m", "server.cli", "daily", "--date", self.day.isoformat(), "--game", "klondike",
-            "--server", self.arena.url, *flags,
+            "--server", self.after.url, *flags,
         )
         assert "Traceback" not in err, err
         return code, out
@@ -63,19 +71,29 @@ class Day:
         await self.store.put_document(RECORD_KIND, f"klondike/{variant}/{self.day.isoformat()}", asdict(record))
 
 
-@pytest.fixture
-async def revealed_day() -> AsyncIterator[Day]:
+@pytest.fixture(params=["memory", "two processes on redis"])
+async def revealed_day(request: pytest.FixtureRequest) -> AsyncIterator[Day]:
     clock = FakeClock()
     clock.ms = int(datetime.now(timezone.utc).timestamp() * 1000)
     day = datetime.now(timezone.utc).date() + timedelta(days=1)
-    async with ArenaServer(make_settings(), store=MemoryStore(), clock=clock) as arena:
-        found = Day(arena, clock, day)
-        for options in ({"draw": 1}, {"draw": 3}):
-            record = await fixed_record(
-                arena.store, arena.settings, arena.hub.prover, engine.game_class("klondike"), options, day, clock.ms
-            )
-            found.records[record.variant] = record
-        yield found
+    stores: list[Store] = [MemoryStore()]
+    if request.param != "memory":
+        url, namespace = request.getfixturevalue("redis_server").url, request.getfixturevalue("redis_namespace")
+        stores = [RedisStore(url, namespace=namespace), RedisStore(url, namespace=namespace)]
+    try:
+        async with AsyncExitStack() as servers:
+            arenas = [await servers.enter_async_context(ArenaServer(make_settings(), store=store, clock=clock)) for store in stores]
+            found = Day(arenas[0], arenas[-1], clock, day)
+            for options in ({"draw": 1}, {"draw": 3}):
+                record = await fixed_record(
+                    found.before.store, found.before.settings, found.before.hub.prover, engine.game_class("klondike"),
+                    options, day, clock.ms,
+                )
+                found.records[record.variant] = record
+            yield found
+    finally:
+        for store in stores:
+            await store.close()
 
 
 def _verdicts(out: str) -> dict[str, str]:
@@ -89,12 +107,12 @@ async def test_the_three_forged_reveals_are_refused_and_the_honest_one_verifies(
     assert code == 0 and revealed_day.records[DRAW_1].commitment in out, out
 
     revealed_day.clock.ms = day_start_ms(revealed_day.day) + HOUR_MS
-    ann = await player(revealed_day.arena.url, "ann", codec)
+    ann = await player(revealed_day.before.url, "ann", codec)
     started, _ = await ann.new_game(deal="daily", options={"draw": 1})
     assert started.ranked
     assert (await ann.request(ts.Resign, game_id=started.game_id)).type == "diff"
     await ann.close()
-    revealed_day.clock.ms = reveals_at(revealed_day.day, revealed_day.arena.settings)
+    revealed_day.clock.ms = reveals_at(revealed_day.day, revealed_day.after.settings)
 
     code, out = await revealed_day.arena_daily("--verify", *flags)
     verdicts = _verdicts(out)
@@ -132,7 +150,7 @@ async def test_a_client_that_never_saw_the_commitment_says_so_rather_than_forged
 ) -> None:
     """The same commitment made at the reveal, verified by a client with no
     kept commitments: every other check passes, and it says it cannot tell."""
-    revealed_day.clock.ms = reveals_at(revealed_day.day, revealed_day.arena.settings)
+    revealed_day.clock.ms = reveals_at(revealed_day.day, revealed_day.after.settings)
     await revealed_day.reveal_as(DRAW_1, replace(revealed_day.records[DRAW_1], nonce="c" * 32))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("fresh-client")))
     code, out = await revealed_day.arena_daily("--verify")

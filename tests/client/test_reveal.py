@@ -8,14 +8,16 @@ import hashlib
 import json
 import re
 import shutil
+import stat
 import subprocess
+from pathlib import Path
 
 import pytest
 from tests.client.arena_restart import REPO_ROOT
 from tests.races.arena_races import DEAL_1_DRAW_1_WIN, KLONDIKE_DRAW_1
 
 import engine
-from client.commitments import Seen
+from client.commitments import Commitments, CommitmentsUnreadable, Seen, file_for
 from client.reveal import (
     UNCONFIRMED,
     day_start_ms,
@@ -154,3 +156,26 @@ def test_the_documented_printf_line_checks_out_with_the_real_sha256sum() -> None
 def test_the_documented_reveal_verifies_as_a_whole() -> None:
     deal, _ = _documented()
     assert reveal_problems(deal) == []
+
+
+def test_kept_commitments_are_private_and_never_replaced(own_data_home: Path) -> None:
+    url = "ws://127.0.0.1:8765/ws"
+    deal = _revealed(1, "a" * 32, DEAL_1_DRAW_1_WIN)
+    kept = Commitments.of_server(url)
+    assert kept.path.parent == own_data_home / "solitaire-arena" / "commitments"
+    assert kept.see([deal], 5) and not kept.see([deal.model_copy(update={"commitment": "0" * 64})], 6)
+    kept.save()
+    assert stat.S_IMODE(kept.path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(kept.path.parent.stat().st_mode) == 0o700
+    assert Commitments.of_server(url).get(deal) == Seen(deal.commitment, deal.committed_ms, 5)
+    assert Commitments.of_server("ws://127.0.0.1:8766/ws").get(deal) is None, "one file per server URL"
+
+
+def test_an_unreadable_file_of_commitments_is_an_error_not_a_fresh_start(own_data_home: Path) -> None:
+    url = "ws://127.0.0.1:8765/ws"
+    path = file_for(url)
+    path.parent.mkdir(parents=True)
+    path.write_text("not json")
+    with pytest.raises(CommitmentsUnreadable, match="move it aside"):
+        Commitments.of_server(url)
+    assert path.read_text() == "not json"

@@ -20,6 +20,7 @@ from typing import Any, AsyncIterator
 
 import pytest
 import redis.asyncio as redis
+from tests.client.arena_cli import run
 from tests.client.arena_restart import REPO_ROOT
 from tests.server.arena_servers import make_settings
 
@@ -168,3 +169,11 @@ async def test_the_secret_read_from_the_store_is_stored_again_after_a_wipe(
     assert await stores[0].get_setting(DAILY_SECRET_SETTING) is None
     assert await daily_secret(stores[0], settings) == secret
     assert await stores[0].get_setting(DAILY_SECRET_SETTING) == secret
+
+
+async def test_a_data_directory_that_cannot_be_made_stops_arena_serve_with_its_reason(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    code, out, err = await run("-m", "server.cli", "serve", "--port", "0", "--data", str(blocker / "data"))
+    assert code == 1 and out == "", out
+    assert err.startswith("arena serve: [Errno 20] Not a directory") and "Traceback" not in err, err
