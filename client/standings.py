@@ -65,8 +65,8 @@ async def daily(
     yet, or the day has none."""
     try:
         kept = Commitments.of_server(url)
-    except CommitmentsUnreadable as error:
-        console.say(f"error: {error}")
+    except (CommitmentsUnreadable, OSError) as error:
+        console.say(f"error: the kept commitments cannot be read: {error}")
         return EXIT_FAILURE
     async with ArenaClient(url, subprotocol=subprotocol, identify=False) as client:
         info = await client.daily(day, game)
@@ -75,21 +75,23 @@ async def daily(
             for deal in info.deals
             if verify and deal.first_game is not None
         }
-    before = {id(deal): kept.get(deal) for deal in info.deals}
+    before = [kept.get(deal) for deal in info.deals]
     for line in daily_lines(info):
         console.say(line)
-    for deal in info.deals:
-        seen = before[id(deal)]
+    for deal, seen in zip(info.deals, before):
         if seen is not None and seen.commitment != deal.commitment and not verify:
             console.say(f"warning: {deal.title} {deal.variant}: {history_problems(deal, seen)[0]}")
     if kept.see(info.deals, time.time_ns() // 1_000_000):
-        kept.save()
+        try:
+            kept.save()
+        except OSError as error:
+            console.say(f"warning: the commitments shown could not be kept in {kept.path}: {error}")
     if not verify:
         return 0
     failed = 0
-    for deal in info.deals:
+    for deal, seen in zip(info.deals, before):
         board = boards.get(deal.first_game) if deal.first_game is not None else None
-        problems, notes = _checked(deal, before[id(deal)], board)
+        problems, notes = _checked(deal, seen, board)
         failed += bool(problems)
         console.say(f"{deal.title} {deal.variant}: {verdict(problems)}")
         for note in notes:

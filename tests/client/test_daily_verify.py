@@ -27,6 +27,7 @@ from tests.server.arena_clock import FakeClock
 from tests.server.arena_servers import make_settings
 
 import engine
+from client.commitments import file_for
 from client.reveal import UNCONFIRMED
 from protocol import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL
 from protocol import to_server as ts
@@ -171,3 +172,12 @@ def _seen_text(out: str) -> str:
     found = re.search(r"forged: on (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC) ", out)
     assert found is not None, out
     return found.group(1)
+
+
+async def test_arena_daily_refuses_to_overwrite_an_unreadable_file_of_commitments(revealed_day: Day) -> None:
+    path = file_for(revealed_day.after.url)
+    path.parent.mkdir(parents=True)
+    path.write_text("{}")
+    code, out = await revealed_day.arena_daily()
+    assert code == 1 and out.startswith("error: the kept commitments cannot be read: ") and "move it aside" in out, out
+    assert path.read_text() == "{}"
