@@ -39,6 +39,7 @@ from protocol import to_client as tc
 from protocol import to_server as ts
 from protocol.to_server import RequestId
 from server.daily import daily_variant, known_game
+from server.fair_play import check_automatic
 from server.keeper import RaceDealStock
 from server.metrics import Metrics
 from server.outbox import Outbox
@@ -134,6 +135,7 @@ class RaceDesk:
         except EngineError as error:
             raise from_engine(error) from None
         options = dict(probe.options)
+        check_automatic(game_cls, options, "a race")
         if message.deal == "daily":
             daily_variant(game_cls, options)
         host = tc.Owner(player_id=player.player_id, name=player.display_name)
