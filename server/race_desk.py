@@ -49,11 +49,11 @@ from server.peer import Peer, require_player
 from server.race_followers import RaceFollowers, RaceRoom
 from server.race_start import RaceStarts
 from server.race_rooms import CODE_DOCUMENT, LEDGER_RETRIES, RACE_DOCUMENT, RaceRooms, history_index
+from server.race_progress import Progress
 from server.races import (
     FINISHED,
     RUNNING,
     Milestones,
-    Progress,
     RosterChanged,
     event_of,
     normalize_code,
