@@ -86,8 +86,19 @@ async def test_a_start_killed_at_any_write_leaves_the_race_startable_and_no_clai
         for trial in range(1, writes + 1):
             host, friend, race_id = await _lobby(server, clients, trial)
             gate.count_from_now(hold_at=trial)
-            await host.send(ts.StartRace(id=host.next_id(), race_id=race_id))
-            await asyncio.wait_for(gate.held.wait(), HELD_SECONDS)
+            request_id = host.next_id()
+            await host.send(ts.StartRace(id=request_id, race_id=race_id))
+            holding = asyncio.create_task(gate.held.wait())
+            answer = asyncio.create_task(host.wait_for(lambda m, n=request_id: getattr(m, "id", None) == n, HELD_SECONDS))
+            await asyncio.wait({holding, answer}, return_when=asyncio.FIRST_COMPLETED)
+            if not gate.held.is_set():
+                # A write of the server's own (a sweep) counted in the first
+                # start: this one made fewer writes and ended unheld.
+                holding.cancel()
+                gate.count_from_now()
+                assert answer.result().type == "race", answer.result()
+                continue
+            answer.cancel()
             held.append(gate.held_command[0])
             server.kill()
             await gate.cut()
@@ -107,4 +118,4 @@ async def test_a_start_killed_at_any_write_leaves_the_race_startable_and_no_clai
                 assert race_game_id(race_id, racer.player_id) in claims.values(), "the race game is the ranked attempt"
     finally:
         await store.close()
-    assert len(held) == writes and b"EVALSHA" in held, "the last held write is the ledger's start (its append script)"
+    assert len(held) >= writes - 1 and held[-1] == b"EVALSHA", "the last held write is the ledger's start (its append script)"
