@@ -76,7 +76,8 @@ class IllegalMove(ArenaError):
 
 
 class Unavailable(ArenaError):
-    """Undo, redo, hint, finish, analyse or a daily practice game refused;
+    """Undo, redo, hint, finish, analyse, a daily practice game, an
+    automatic option where a result ranks or a blocked race start refused;
     ``reason`` says why."""
 
 

@@ -40,11 +40,23 @@ def utc_text(milliseconds: int) -> str:
     return datetime.fromtimestamp(milliseconds / 1000, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
+APART_WORDS = {
+    "deal_seen": "apart: knew the deal",
+    "ranked_first": "apart: playing their ranked attempt",
+}
+"""Why a racer takes no place, as the terminal says it."""
+
+
+def apart_text(apart: str | None) -> str:
+    return f"  ({APART_WORDS.get(apart, apart)})" if apart is not None else ""
+
+
 def racer_line(racer: tc.Racer) -> str:
     ranked = "  ranked" if racer.ranked else ""
     return (
         f"{racer.name:<{NAME_WIDTH}} {racer.state:<{STATE_WIDTH}} {racer.moves:>4} moves "
         f"{racer.foundation:>3} on foundations{counters_text(racer.counters)}  {clock_text(racer.elapsed_ms)}{ranked}"
+        f"{apart_text(racer.apart)}"
     )
 
 
@@ -81,13 +93,14 @@ def race_lines(race: RaceMirror, server: str = "") -> list[str]:
 
 
 def results_lines(results: list[tc.RaceResult]) -> list[str]:
-    """The results table: winners by place, then the others."""
+    """The results table: winners by place, then the others, then the
+    racers apart (who knew the deal)."""
     lines = ["results:"]
     for row in results:
         place = f"{row.place}." if row.place is not None else "-"
         lines.append(
             f"  {place:>3} {row.name:<{NAME_WIDTH}} {row.result:<9} {row.moves:>4} moves "
-            f"{row.foundation:>3} on foundations  {clock_text(row.time_ms)}"
+            f"{row.foundation:>3} on foundations  {clock_text(row.time_ms)}{apart_text(row.apart)}"
         )
     return lines
 

@@ -23,7 +23,9 @@ class Option:
     a minimum for an open integer (``None`` allowed when ``optional``).
     An open integer also has a ``maximum``, by default ``SAFE_INTEGER``
     (2^53 - 1): an option value is stored with the game and shown to
-    every client, so it must be a number every client can read exactly."""
+    every client, so it must be a number every client can read exactly.
+    ``automatic``: the option makes the game move cards by itself (an
+    auto-collect), which nothing that ranks may use (``server.fair_play``)."""
 
     name: str
     default: Any
@@ -32,6 +34,7 @@ class Option:
     optional: bool = False
     doc: str = ""
     maximum: int = SAFE_INTEGER
+    automatic: bool = False
 
     def validate(self, value: Any) -> Any:
         if value is None and self.optional:

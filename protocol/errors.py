@@ -59,7 +59,9 @@ class ErrorCode(StrEnum):
     )
     UNAVAILABLE = (
         "unavailable",
-        "Undo, redo, hint, finish, analyse or a daily practice game refused; reason says why (nothing_to_undo, "
+        "Undo, redo, hint, finish, analyse, a daily practice game, an option that moves cards by itself where a "
+        "result ranks, or a daily race's start while every racer still plays their ranked attempt refused; reason "
+        "says why (nothing_to_undo, "
         "nothing_to_redo, undo_limit, hint_limit, assist_disabled, finish_not_offered, halves_unrepaired, "
         "no_finish_path, game_live, deal_secret, analysis_busy, hint_rate, ranked, ranked_first).",
     )

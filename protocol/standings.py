@@ -12,20 +12,28 @@ from .parts import Event, Owner, Part, Result
 from .to_server import GameId
 
 RacePhase = Literal["lobby", "expired", "countdown", "running", "finished"]
-RacerState = Literal["waiting", "playing", "disconnected", "won", "lost", "resigned", "abandoned"]
+RacerState = Literal["waiting", "playing", "disconnected", "won", "lost", "resigned", "abandoned", "sitting_out"]
+Apart = Literal["deal_seen", "ranked_first"]
 RaceEvent = Literal["snapshot", "created", "joined", "started", "finished", "rematch"]
 
 
 class Racer(Part):
     """One racer as everyone may see them: progress, never the board.
     ``state`` is ``disconnected`` while a playing racer has no connection
-    (their clock runs on); ``elapsed_ms`` is as of the message."""
+    (their clock runs on), ``sitting_out`` for a racer the start left
+    without a game (``apart``); ``elapsed_ms`` is as of the message."""
 
     player_id: str
     name: str
     game_id: GameId | None
     state: RacerState
     ranked: bool
+    apart: Apart | None = Field(
+        None,
+        description="why the racer takes no place (null: they do): `deal_seen`, they had started the day's daily "
+        "before this daily race, so they play it unranked and are listed after every placed racer; `ranked_first`, "
+        "their ranked attempt at it was still being played at the start, so they sit the race out",
+    )
     moves: int
     foundation: int = Field(description="cards on the foundations")
     counters: dict[str, int] = Field(
@@ -39,7 +47,8 @@ class RaceResult(Part):
     """A line of the results table: winners by time, then ``actions``
     (every move, undo, redo and restart: an undo never improves a place),
     ``place`` 1, 2 …; the others after them by cards on the foundations
-    (``place`` null)."""
+    (``place`` null).  Racers ``apart`` (``deal_seen``: they knew the
+    deal) come after all of those, in the same order, with no place."""
 
     place: int | None
     player_id: str
@@ -50,6 +59,7 @@ class RaceResult(Part):
     actions: int = 0
     foundation: int
     ranked: bool
+    apart: Apart | None = None
 
 
 class RaceInfo(Part):

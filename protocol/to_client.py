@@ -376,6 +376,11 @@ class CatalogueGame(Part):
     changeable: list[str] = Field(description="options a player may change during a game (a restart with them)")
     counters: list[CatalogueCounter]
     daily_variants: int = Field(description="how many daily deals it has each day")
+    automatic: list[str] = Field(
+        default_factory=list,
+        description="options that make the game move cards by itself: refused on (`unavailable`, reason `ranked`) "
+        "in a ranked daily attempt and in races, so a client sends them off there",
+    )
 
 
 class CatalogueReply(Event):

@@ -123,6 +123,12 @@ def daily_variant(game_cls: type[Game], options: dict[str, Any]) -> str:
     return variant
 
 
+def daily_key(game: str, variant: str, day: str) -> str:
+    """What ranked claims and a day's records of one game and variant are
+    kept under."""
+    return f"{game}/{variant}/{day}"
+
+
 @dataclass(frozen=True)
 class DailyRecord:
     """A day's deal for one game and variant, as fixed at ``committed_ms``:
@@ -144,7 +150,7 @@ class DailyRecord:
 
     @property
     def key(self) -> str:
-        return f"{self.game}/{self.variant}/{self.date}"
+        return daily_key(self.game, self.variant, self.date)
 
     @property
     def setting(self) -> str:

@@ -18,8 +18,10 @@ attacker would, with the code and the docs, that asks for:
   countdown's end;
 - no assist that plays for you: hints and automatic finishing are refused
   in ranked attempts and in every race (``check_assist``, reason
-  ``ranked``); undo stays, but every action counts (``counted_actions``),
-  so an undo never improves a rank;
+  ``ranked``), and so are options that move cards by themselves
+  (``check_automatic``); undo stays, but every action counts
+  (``counted_actions``, automatic moves included), so an undo never
+  improves a rank;
 - no peeking: while a deal is secret only its player sees its board;
   everyone else gets progress (``board_visible``);
 - bots declared in ``hello`` rank on their own boards (``board_name``).
@@ -28,6 +30,9 @@ attacker would, with the code and the docs, that asks for:
 from __future__ import annotations
 
 from datetime import date
+from typing import Any, Mapping
+
+from engine import Game
 
 from engine.games import descriptor_of
 from protocol import ErrorCode
@@ -42,8 +47,11 @@ BOT_BOARD_SUFFIX = "bots"
 
 
 def counted_actions(session: Session) -> int:
-    """The actions that break ties between equal times."""
-    return sum(1 for action in session.log if action.kind in COUNTED_KINDS)
+    """The actions that break ties between equal times: the player's, and
+    every move the game made by itself after one (none where automatic
+    options are refused, ``check_automatic``; a game stored before that
+    refusal still pays for its automatic moves)."""
+    return sum(1 for action in session.log if action.kind in COUNTED_KINDS) + session.automatic_moves
 
 
 def shown_counters(session: Session) -> dict[str, int]:
@@ -78,6 +86,26 @@ def check_assist(header: SessionHeader, assist: str) -> None:
         )
 
 
+def automatic_options(game_cls: type[Game], options: Mapping[str, Any]) -> list[str]:
+    """The options switched on that make ``game_cls`` move cards by itself."""
+    return [option.name for option in game_cls.OPTIONS if option.automatic and options.get(option.name)]
+
+
+def check_automatic(game_cls: type[Game], options: Mapping[str, Any], where: str) -> None:
+    """Refuse automatic moves (WordLink's ``auto_collect``, Lara's Game's
+    ``autoplay``) in a game that competes (``where``: "a race", "a ranked
+    daily attempt"), as hints and finishing are: a card the game moves by
+    itself is a move the player did not make, and saves both time and
+    actions."""
+    chosen = automatic_options(game_cls, options)
+    if chosen:
+        raise Refusal(
+            ErrorCode.UNAVAILABLE,
+            f"{' and '.join(chosen)} is not offered in {where}: the result must be your own play; turn it off",
+            reason="ranked",
+        )
+
+
 def clock_start(header: SessionHeader, created_ms: int) -> int | None:
     """When a new game's clock starts: a daily attempt's at once, since its
     first snapshot goes out with ``game_started``; others at the first
@@ -97,17 +125,27 @@ def board_visible(header: SessionHeader, viewer: str | None, secret: bool) -> bo
     return viewer == header.owner or not secret
 
 
+def _claim_name(key: str, player_id: str) -> str:
+    return f"ranked/{key}/{player_id}"
+
+
 async def claim_ranked(store: Store, key: str, player_id: str, game_id: str, keep_seconds: int) -> bool:
     """Claim ``game_id`` as the player's ranked attempt at the daily ``key``;
     True for the first claim only (first writer wins, atomically, across
     processes).  The claim expires when the day's leaderboard closes."""
-    owner = await store.setting(f"ranked/{key}/{player_id}", game_id, keep_seconds=keep_seconds)
+    owner = await store.setting(_claim_name(key, player_id), game_id, keep_seconds=keep_seconds)
     return owner == game_id
+
+
+async def release_claim(store: Store, key: str, player_id: str, game_id: str) -> None:
+    """Give up the claim of ``game_id``, a game that was never played (a
+    race game whose start did not happen); a claim of another game stays."""
+    await store.replace_setting(_claim_name(key, player_id), game_id, None, 1)
 
 
 async def ranked_attempt(store: Store, key: str, player_id: str) -> str | None:
     """The game id of the player's ranked attempt at ``key``, if any."""
-    return await store.get_setting(f"ranked/{key}/{player_id}")
+    return await store.get_setting(_claim_name(key, player_id))
 
 
 async def check_practice(store: Store, key: str, player_id: str, day: date) -> None:

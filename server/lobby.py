@@ -73,6 +73,7 @@ def catalogue_game(descriptor: GameDescriptor) -> tc.CatalogueGame:
             tc.CatalogueCounter(name=counter.name, label=counter.label, out_of=counter.out_of)
             for counter in descriptor.counters
         ],
+        automatic=[option.name for option in rules.OPTIONS if option.automatic],
         daily_variants=len(descriptor.daily),
     )
 

@@ -34,7 +34,15 @@ from protocol.to_server import RequestId
 from server.assists import AssistDesk
 from server.daily import claim_lifetime, note_ranked_attempt, todays_record, utc_day
 from server.deals import DealChoice, choose_deal
-from server.fair_play import check_assist, check_practice, claim_ranked, clock_start
+from server.fair_play import (
+    automatic_options,
+    check_assist,
+    check_automatic,
+    check_practice,
+    claim_ranked,
+    clock_start,
+    ranked_attempt,
+)
 from server.game_rooms import GameRooms
 from server.metrics import Metrics
 from server.outbox import Outbox
@@ -128,7 +136,10 @@ class Play:
         practice = message.practice or message.position is not None or bool(game.options.get("practice"))
         ranked = False
         if record is not None:
-            ranked = not practice and await claim_ranked(
+            automatic = automatic_options(game_cls, game.options)
+            if automatic and not practice and await ranked_attempt(self._store, record.key, player.player_id) is None:
+                check_automatic(game_cls, game.options, "a ranked daily attempt")
+            ranked = not practice and not automatic and await claim_ranked(
                 self._store, record.key, player.player_id, game_id, claim_lifetime(record, self._settings, now)
             )
             if not ranked:

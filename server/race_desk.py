@@ -9,8 +9,10 @@ which tells the desk of each change as its ``RaceChanges``;
 
 - Requests: create, join (by code), start (prepares one game per racer,
   claiming daily ranked attempts, then appends ``start``; a start that
-  fails discards its games, and games a failed discard left behind are
-  dropped when their racer next says hello), watch, rematch, history;
+  fails discards its games, and games a failed discard or a killed
+  process left behind give up their claims and are dropped when their
+  racer next says hello or starts a game; ``server.race_start``), watch,
+  rematch, history;
   and for playing: whether a race game may be acted on, and the progress
   to publish after each action.
 - Clocks (on the injected ``Scheduler``): at ``starts_at`` each process
@@ -39,6 +41,7 @@ from protocol import to_client as tc
 from protocol import to_server as ts
 from protocol.to_server import RequestId
 from server.daily import daily_variant, known_game
+from server.fair_play import check_automatic
 from server.keeper import RaceDealStock
 from server.metrics import Metrics
 from server.outbox import Outbox
@@ -46,11 +49,11 @@ from server.peer import Peer, require_player
 from server.race_followers import RaceFollowers, RaceRoom
 from server.race_start import RaceStarts
 from server.race_rooms import CODE_DOCUMENT, LEDGER_RETRIES, RACE_DOCUMENT, RaceRooms, history_index
+from server.race_progress import Progress
 from server.races import (
     FINISHED,
     RUNNING,
     Milestones,
-    Progress,
     RosterChanged,
     event_of,
     normalize_code,
@@ -134,6 +137,7 @@ class RaceDesk:
         except EngineError as error:
             raise from_engine(error) from None
         options = dict(probe.options)
+        check_automatic(game_cls, options, "a race")
         if message.deal == "daily":
             daily_variant(game_cls, options)
         host = tc.Owner(player_id=player.player_id, name=player.display_name)
@@ -166,16 +170,22 @@ class RaceDesk:
         room.state.check_start(player_id, now)
         deal, record = await self._starts.deal_for(room.state, now)
         starts_at = now + room.state.countdown_ms
-        prepared: dict[str, tuple[str, bool]] = {}
+        prepared: dict[str, tuple[str, bool] | None] = {}
         headers: list[SessionHeader] = []
         try:
             for _ in range(LEDGER_RETRIES):
                 for racer_id in [racer for racer in room.state.racers if racer not in prepared]:
-                    header = await self._starts.prepare_game(
+                    part = await self._starts.prepare_game(
                         room.state, racer_id, deal, record, starts_at, now, self.boards.make_room_for
                     )
-                    prepared[racer_id] = (header.game_id, header.ranked)
-                    headers.append(header)
+                    prepared[racer_id] = part.entry
+                    headers += [part.header] if part.header is not None else []
+                if not headers:
+                    raise Refusal(
+                        ErrorCode.UNAVAILABLE,
+                        "every racer is still playing their ranked attempt at today's daily; start once one has finished",
+                        reason="ranked_first",
+                    )
                 try:
                     await self.ledgers.change(
                         room,
@@ -189,7 +199,8 @@ class RaceDesk:
                     continue
             raise Refusal(ErrorCode.STATE_CONFLICT, "racers kept joining while the race started; start it again")
         except (Refusal, StorageError):
-            await self._starts.discard_games(headers)
+            # Another start of this race that won took the same games: keep those.
+            await self._starts.discard_games([header for header in headers if header.game_id not in room.state.games])
             raise
 
     async def watch(self, peer: Peer, message: ts.WatchRace) -> None:

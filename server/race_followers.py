@@ -18,7 +18,8 @@ from protocol.codec import Codec
 from protocol.to_server import RequestId
 from server.outbox import Outbox
 from server.peer import Peer
-from server.races import Progress, RaceState
+from server.race_progress import Progress
+from server.races import RaceState
 from server.refusal import Refusal
 from server.scheduler import Timer
 

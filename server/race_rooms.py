@@ -41,11 +41,11 @@ from server.once import load_once
 from server.outbox import Outbox
 from server.peer import Peer
 from server.race_followers import RaceRoom
+from server.race_progress import Progress
 from server.races import (
     FINISHED,
     RUNNING,
     Milestones,
-    Progress,
     RaceLedger,
     RaceState,
     create_entry,

@@ -3,29 +3,83 @@ race's deal and one stored game per racer.
 
 The deal is the day's committed secret one (``daily``), a freshly proven
 secret one (``winnable``, from the stock of proven deals) or the number
-the host typed (unranked).  Each racer's game is stored before the
-``start`` entry is appended, claiming the daily ranked attempt for a
-daily race, so a start that fails discards them (``discard_games``).
+the host typed (unranked).
+
+A start is all or nothing (docs/storage.md, "Starting a race"), whatever
+kills it between two writes:
+
+- Each racer's game has an id derived from the race and the racer
+  (``race_game_id``), so starting again prepares the same games: what
+  a dead start wrote is taken over, never left beside a second copy.
+- A game is stored before the daily ranked claim that points to it, so
+  no claim points to a game that was never written; a discarded game's
+  claim is given up before the game (``discard_games``), and a game
+  prepared for a start that never happened gives its claim up when it is
+  found (``server.race_desk``'s orphans).
+- The ``start`` entry comes last: until it is in the ledger the race is
+  in its lobby and may be started again.
+
+Who takes a place in a daily race (docs/protocol.md, *Races with
+friends*): a racer without a ranked attempt today claims this game as it;
+one whose attempt has ended had seen the deal and races unranked, apart;
+one whose attempt is still being played sits the race out (no game), so
+the race starts for the others.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import logging
 import secrets
+from dataclasses import dataclass
 from typing import Awaitable, Callable
 
 import engine
-from server.daily import DailyRecord, claim_lifetime, todays_record, utc_day
+from protocol import ErrorCode
+from server.daily import DailyRecord, claim_lifetime, daily_key, todays_record
 from server.deals import choose_deal
-from server.fair_play import check_practice, claim_ranked
+from server.fair_play import claim_ranked, ranked_attempt, release_claim
 from server.keeper import RaceDealStock
-from server.races import RaceDeal, RaceState, new_id
+from server.races import RaceDeal, RaceState
+from server.refusal import Refusal
 from server.secret_deals import DealProver, race_commitment
 from server.session import ABANDONED
 from server.settings import Settings
 from server.storage.base import SessionHeader, StorageError, Store
+from server.variants import variant_label
 
 log = logging.getLogger("arena.races")
+
+GAME_ID_BYTES = 9
+"""As many random-looking bytes as ``races.new_id`` gives a game id."""
+
+
+def race_game_id(race_id: str, player_id: str) -> str:
+    """A racer's game in a race: the same for every start of the race, so
+    a start that died is taken over by the next one."""
+    digest = hashlib.sha256(f"race-game/{race_id}/{player_id}".encode()).digest()[:GAME_ID_BYTES]
+    return "g_" + base64.urlsafe_b64encode(digest).decode()
+
+
+def claim_key(header: SessionHeader) -> str | None:
+    """The daily ranked claim a daily game may hold (None for other games)."""
+    if header.daily is None:
+        return None
+    return daily_key(header.game, variant_label(engine.game_class(header.game), header.options), header.daily)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A racer's part in a start: their game (None: they sit it out) and
+    whether it is their ranked daily attempt."""
+
+    header: SessionHeader | None
+    ranked: bool
+
+    @property
+    def entry(self) -> tuple[str, bool] | None:
+        return None if self.header is None else (self.header.game_id, self.ranked)
 
 
 class RaceStarts:
@@ -62,16 +116,18 @@ class RaceStarts:
         starts_at: int,
         now: int,
         make_room_for: Callable[[str], Awaitable[None]],
-    ) -> SessionHeader:
-        """A racer's game of the race, stored (claiming the daily ranked
-        attempt for a daily race, after ``make_room_for`` the racer), not
-        yet playable."""
-        game_id = new_id("g_")
-        ranked = record is not None and await claim_ranked(
-            self._store, record.key, racer_id, game_id, claim_lifetime(record, self._settings, now)
-        )
-        if record is not None and not ranked:
-            await check_practice(self._store, record.key, racer_id, utc_day(now))
+    ) -> Prepared:
+        """A racer's game of the race, stored and, in a daily race, claimed
+        as their ranked attempt when they have none (see the module
+        docstring); not yet playable."""
+        game_id = race_game_id(state.race_id, racer_id)
+        ranked = record is not None
+        if record is not None:
+            claimed = await ranked_attempt(self._store, record.key, racer_id)
+            if claimed is not None and claimed != game_id:
+                if not await self._ended(claimed):
+                    return Prepared(None, False)
+                ranked = False
         await make_room_for(racer_id)
         player = await self._store.get_player(racer_id)
         header = SessionHeader(
@@ -80,14 +136,44 @@ class RaceStarts:
             daily=record.date if record is not None else None, ranked=ranked, started_ms=starts_at,
             seed=deal.seed, bot=player is not None and player.bot,
         )
+        await self._store_game(header)
+        if record is None or not ranked:
+            return Prepared(header, False)
+        lifetime = claim_lifetime(record, self._settings, now)
+        if await claim_ranked(self._store, record.key, racer_id, game_id, lifetime):
+            return Prepared(header, True)
+        # Another attempt claimed the day between the look and the claim.
+        claimed = await ranked_attempt(self._store, record.key, racer_id)
+        if claimed is None or not await self._ended(claimed):
+            await self.discard_games([header])
+            return Prepared(None, False)
+        header.ranked, header.practice = False, True
+        await self._store.update_session(header)
+        return Prepared(header, False)
+
+    async def _store_game(self, header: SessionHeader) -> None:
+        """Store a racer's game, taking over the one a dead start of this
+        race left (same id, nothing played: the race never started)."""
+        loaded = await self._store.load_session(header.game_id)
+        if loaded is not None and loaded[1]:
+            raise Refusal(ErrorCode.RACE_STATE, "this race has already started")
         await self._store.create_session(header)
-        return header
+
+    async def _ended(self, game_id: str) -> bool:
+        """Whether the ranked attempt ``game_id`` is over (a claim whose
+        game is not stored yet is an attempt being started: playing)."""
+        loaded = await self._store.load_session(game_id)
+        return loaded is not None and loaded[0].status != "playing"
 
     async def discard_games(self, headers: list[SessionHeader]) -> None:
-        """Remove games prepared for a start that did not happen."""
+        """Remove games prepared for a start that did not happen: each
+        gives up its ranked claim first, so no claim outlives its game."""
         for header in headers:
+            key = claim_key(header)
             header.status = ABANDONED
             try:
+                if key is not None:
+                    await release_claim(self._store, key, header.owner, header.game_id)
                 await self._store.finish_session(header, 0)
             except StorageError as error:
                 log.warning("could not discard %s: %s", header.game_id, error)

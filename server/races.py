@@ -1,7 +1,7 @@
 """Races with friends, without I/O: a race is the replay of its ledger.
 
-A race's ledger is a log like a game's (ARCHITECTURE.md, "Sessions are
-logs"): entries ``create``, ``join``, ``start``, ``presence``, ``finish``
+A race's ledger is a log like a game's (docs/architecture.md, "Sessions
+are logs"): entries ``create``, ``join``, ``start``, ``presence``, ``finish``
 and ``rematch``, each an ``Action`` whose text is JSON.  It is stored with
 the session API (``create_session`` with status ``race``, which no list
 of live games shows, then ``append`` with the expected length), because
@@ -26,8 +26,13 @@ Decisions where the issue is silent:
   on or watch a race game before.
 - The race ends when every racer's game is over, or at ``ends_at``
   (``race_time_limit_seconds`` after the start), when games still playing
-  are abandoned.  Results: winners by time then moves then finishing
+  are abandoned.  Results: winners by time then actions then finishing
   time, then the others by cards on the foundations.
+- Only racers who had not seen the deal take a place.  In a daily race,
+  a racer who had started the day's daily before plays unranked and is
+  listed apart, after every placed racer (``apart`` ``deal_seen``); one
+  whose ranked attempt was still being played sits the race out, so the
+  race starts for the others (``ranked_first``: no game).
 - A racer is ``disconnected`` while no connection of theirs follows the
   race (a ``presence`` entry, so every process agrees); the clock runs on.
 - Rematch: any racer of a finished race may ask; the first request makes a
@@ -41,13 +46,14 @@ from __future__ import annotations
 import json
 import secrets
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
 import engine
 from protocol import ErrorCode
 from protocol import to_client as tc
 from server.refusal import Refusal
-from server.fair_play import counted_actions, shown_counters
+from server.fair_play import counted_actions
+from server.race_progress import Progress
 from server.secret_deals import seed_text
 from server.session import ABANDONED, Session
 from server.storage.base import Action, SessionHeader
@@ -95,40 +101,11 @@ class RosterChanged(Exception):
     """Someone joined while the start was being prepared: prepare again."""
 
 
-@dataclass
-class Progress:
-    """What everyone may know of a racer's game: counts, never cards.
-    ``counters`` are the ones its game's descriptor declares
-    (``GameDescriptor.counters``: Broken Deck's repairs, Chequers' reserve
-    …), so the race code names none of them."""
-
-    seq: int = 0
-    result: str | None = None
-    moves: int = 0
-    foundation: int = 0
-    counters: dict[str, int] = field(default_factory=dict)
-    finished_ms: int | None = None
-
-    @classmethod
-    def of(cls, session: Session) -> Progress:
-        return cls(
-            seq=session.seq,
-            result=session.result,
-            moves=session.moves,
-            foundation=session.counters.get("foundation", 0),
-            counters=shown_counters(session),
-            finished_ms=session.finished_ms,
-        )
-
-    def to_list(self) -> list[Any]:
-        return [self.seq, self.result, self.moves, self.foundation, self.counters, self.finished_ms]
-
-    @classmethod
-    def from_list(cls, data: list[Any]) -> Progress:
-        seq, result, moves, foundation, counters, finished_ms = data
-        return cls(
-            int(seq), result, int(moves), int(foundation), {str(k): int(v) for k, v in counters.items()}, finished_ms
-        )
+DEAL_SEEN, RANKED_FIRST = "deal_seen", "ranked_first"
+"""Why a racer takes no place (``Racer.apart``): they had started the
+day's daily before its race (they play it unranked), or their ranked
+attempt at it was still being played when the race started (they sit it
+out: no game)."""
 
 
 @dataclass
@@ -139,6 +116,7 @@ class Racer:
     connected: bool = True
     game_id: str | None = None
     ranked: bool = False
+    apart: str | None = None
 
 
 def _entry(kind: str, now_ms: int, **payload: Any) -> Action:
@@ -249,6 +227,10 @@ class RaceState:
             )
             for player_id, (game_id, ranked) in data["games"].items():
                 self.racers[player_id].game_id, self.racers[player_id].ranked = game_id, ranked
+                if self.daily is not None and not ranked:
+                    self.racers[player_id].apart = DEAL_SEEN
+            for player_id in data.get("out", []):
+                self.racers[player_id].apart = RANKED_FIRST
         elif kind == "finish":
             self.finished_ms, self.results = entry.at_ms, data["results"]
         elif kind == "rematch":
@@ -318,17 +300,21 @@ class RaceState:
         self._refuse_unless(phase == LOBBY, ErrorCode.RACE_STATE, "this race has already started")
 
     def start_entry(
-        self, player_id: str, now_ms: int, *, starts_at: int, deal: RaceDeal, games: dict[str, tuple[str, bool]],
+        self, player_id: str, now_ms: int, *, starts_at: int, deal: RaceDeal,
+        games: Mapping[str, tuple[str, bool] | None],
     ) -> Action:
-        """Start with one prepared game per racer (``RosterChanged`` if
-        the racers are not exactly those the games were prepared for)."""
+        """Start with one prepared game per racer, None for a racer who
+        sits the race out (``RosterChanged`` if the racers are not exactly
+        those the games were prepared for).  In a daily race, a racer
+        whose game is not their ranked attempt takes no place."""
         self.check_start(player_id, now_ms)
         if set(games) != set(self.racers):
             raise RosterChanged()
         return _entry(
             "start", now_ms, starts_at=starts_at, deal=deal.number, seed=deal.seed, nonce=deal.nonce,
             line=list(deal.line), commitment=deal.commitment, verified=deal.verified, daily=deal.daily,
-            games={racer: [game_id, ranked] for racer, (game_id, ranked) in games.items()},
+            games={racer: [game[0], game[1]] for racer, game in games.items() if game is not None},
+            out=[racer for racer, game in games.items() if game is None],
         )
 
     def presence_entry(self, player_id: str, connected: bool, now_ms: int) -> Action | None:
@@ -362,6 +348,8 @@ class RaceState:
         game was lost from the store, counted as abandoned)."""
         rows: list[dict[str, Any]] = []
         for player_id, racer in self.racers.items():
+            if racer.game_id is None:
+                continue
             session = sessions.get(player_id)
             progress = Progress.of(session) if session is not None else Progress(result=ABANDONED)
             finished = progress.finished_ms or self.starts_at or 0
@@ -376,20 +364,21 @@ class RaceState:
                 "counters": progress.counters,
                 "finished_ms": finished,
                 "ranked": racer.ranked,
+                "apart": racer.apart,
             })
-        winners = sorted((r for r in rows if r["result"] == engine.WON), key=lambda r: (r["time_ms"], r["actions"], r["finished_ms"]))
-        others = sorted((r for r in rows if r["result"] != engine.WON), key=lambda r: (-r["foundation"], r["time_ms"]))
-        for place, row in enumerate(winners, start=1):
+        placed = _in_order([row for row in rows if row["apart"] is None])
+        for place, row in enumerate((row for row in placed if row["result"] == engine.WON), start=1):
             row["place"] = place
-        for row in others:
-            row["place"] = None
-        return [*winners, *others]
+        apart = _in_order([row for row in rows if row["apart"] is not None])
+        return [*placed, *apart]
 
     # ----------------------------------------------------------- messages
 
     def racer_view(self, racer: Racer, progress: Progress | None, now_ms: int) -> tc.Racer:
         progress = progress or Progress()
-        if self.starts_at is None or now_ms < self.starts_at:
+        if racer.apart == RANKED_FIRST:
+            state = "sitting_out"
+        elif self.starts_at is None or now_ms < self.starts_at:
             state = "waiting" if racer.connected else "disconnected"
         elif progress.result is not None:
             state = progress.result
@@ -402,6 +391,7 @@ class RaceState:
             game_id=racer.game_id,
             state=state,
             ranked=racer.ranked,
+            apart=racer.apart,
             moves=progress.moves,
             foundation=progress.foundation,
             counters=progress.counters,
@@ -454,6 +444,16 @@ class RaceState:
             ] if self.results is not None else None,
             rematch=self.rematch,
         )
+
+
+def _in_order(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Winners by time, then actions, then finishing time, without a place
+    yet; then the others by cards on the foundations (``place`` null)."""
+    winners = sorted((r for r in rows if r["result"] == engine.WON), key=lambda r: (r["time_ms"], r["actions"], r["finished_ms"]))
+    others = sorted((r for r in rows if r["result"] != engine.WON), key=lambda r: (-r["foundation"], r["time_ms"]))
+    for row in rows:
+        row["place"] = None
+    return [*winners, *others]
 
 
 Milestones = tuple[bool, bool, bool]

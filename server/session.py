@@ -86,6 +86,10 @@ class Session:
         self.log: list[Action] = []
         self.result: str | None = header.status if header.status in FINAL_RESULTS else None
         self.pending = False
+        self.automatic_moves = 0
+        """Moves the game made by itself after the player's (an
+        auto-collect), over the whole log: each counts as an action
+        (``fair_play.counted_actions``)."""
         self._publish_state()
 
     @classmethod
@@ -117,7 +121,10 @@ class Session:
     def _engine_action(self, kind: str, text: str) -> tuple[str, str | None]:
         game = self.game
         if kind == ActionKind.MOVE:
-            return str(game.play(text)), None
+            before = game.moves
+            played = str(game.play(text))
+            self.automatic_moves += game.moves - before - 1
+            return played, None
         if kind == ActionKind.HINT:
             game.check_hint()
             game.note_hint(game.parse_move(text) if text else None)

@@ -58,7 +58,10 @@ class Klondike(Game):
     OPTIONS = (
         Option("draw", 1, choices=(1, 3), doc="cards turned per tap of the stock"),
         Option("scoring", "standard", choices=("standard", "vegas"), doc="standard points or Vegas earnings"),
-        Option("auto_collect", False, choices=(False, True), doc="move safe cards to the foundations by themselves"),
+        Option(
+            "auto_collect", False, choices=(False, True), doc="move safe cards to the foundations by themselves",
+            automatic=True,
+        ),
         Option("undo_limit", None, minimum=0, optional=True, doc="undos allowed per game (none: unlimited)"),
         Option("hint_limit", None, minimum=0, optional=True, doc="hints allowed per game (none: unlimited)"),
     )

@@ -198,7 +198,8 @@ class LarasGame(Game):
     AUX_FIELDS = ("spread",)
     OPTIONS = (
         Option(
-            "autoplay", False, choices=(False, True), doc="play cards to the foundations by themselves where no choice is lost"
+            "autoplay", False, choices=(False, True), doc="play cards to the foundations by themselves where no choice is lost",
+            automatic=True,
         ),
     )
 

@@ -414,6 +414,14 @@ class Store(ABC):
         """The stored value of ``name``, or None, storing nothing (to learn
         whether a costly default, a proven deal, is needed at all)."""
 
+    @abstractmethod
+    async def replace_setting(self, name: str, expected: str, value: str | None, keep_seconds: int) -> bool:
+        """Replace ``name``'s value with ``value`` (None: remove it), kept
+        ``keep_seconds``, only if it is still ``expected``, atomically;
+        whether it was.  Repairs a first-writer-wins fact whose writer
+        turned out void (a ranked claim on a race game that never started)
+        without ever undoing a fact another process just wrote."""
+
     # ---------------------------------------------------------------- stocks
 
     @abstractmethod

@@ -330,6 +330,17 @@ class MemoryStore(Store):
     async def get_setting(self, name: str) -> str | None:
         return self._settings.get(name) if self._alive(SETTING_EXPIRY, name) else None
 
+    async def replace_setting(self, name: str, expected: str, value: str | None, keep_seconds: int) -> bool:
+        if await self.get_setting(name) != expected:
+            return False
+        if value is None:
+            self._settings.pop(name, None)
+            self._expires.pop((SETTING_EXPIRY, name), None)
+        else:
+            self._settings[name] = value
+            self._expires[(SETTING_EXPIRY, name)] = self._clock() + keep_seconds
+        return True
+
     async def stock_push(self, stock: str, item: str) -> int:
         items = self._stocks.setdefault(stock, collections.deque())
         items.append(item)

@@ -361,6 +361,11 @@ class RedisStore(RedisBase):
         value = await self._redis.get(self._keys.setting(name))
         return None if value is None else text(value)
 
+    @guarded
+    async def replace_setting(self, name: str, expected: str, value: str | None, keep_seconds: int) -> bool:
+        replaced = await self._replace_setting(keys=[self._keys.setting(name)], args=[expected, value or "", keep_seconds])
+        return bool(replaced)
+
     # ------------------------------------------------------------ stocks
 
     @guarded

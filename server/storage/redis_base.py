@@ -23,6 +23,7 @@ from .redis_scripts import (
     APPEND_SCRIPT,
     CLOSE_OUTBOX_SCRIPT,
     INDEX_SCRIPT,
+    REPLACE_SETTING_SCRIPT,
     SETTLE_RESULT_SCRIPT,
     SUBMIT_SCRIPT,
     TOUCH_PLAYER_SCRIPT,
@@ -73,6 +74,7 @@ class RedisBase(Store):
         self._settle_result = self._redis.register_script(SETTLE_RESULT_SCRIPT)
         self._close_outbox = self._redis.register_script(CLOSE_OUTBOX_SCRIPT)
         self._submit = self._redis.register_script(SUBMIT_SCRIPT)
+        self._replace_setting = self._redis.register_script(REPLACE_SETTING_SCRIPT)
         self._hub: PubSubHub | ShardedPubSub
         if isinstance(self._redis, RedisCluster):
             self._publish = PublishBatcher(self._redis, "SPUBLISH")

@@ -164,3 +164,11 @@ def counter_args(result: GameResult) -> list[str | int]:
     pairs, each field prefixed (``counter_field``) so that no game's name
     can add to one of the record's own sums."""
     return [item for name, value in sorted(result.counters.items()) for item in (counter_field(name), value)]
+
+# KEYS: a setting; ARGV: the value it must hold, the new value ('': remove
+# it), seconds to keep the new one.  Replies 1 if replaced, else 0.
+REPLACE_SETTING_SCRIPT = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3]) end
+return 1
+"""

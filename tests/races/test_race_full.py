@@ -79,8 +79,8 @@ async def test_a_full_race_between_three_friends_on_two_processes(
     heard = await race_event(bob, "started", race_id)
     assert heard.race.starts_at == started.race.starts_at
     games = racer_games(started.race)
-    ranked = {r.name: r.ranked for r in started.race.racers}
-    assert ranked == {"ann": True, "bob": True, "cat": False}
+    ranked = {r.name: (r.ranked, r.apart) for r in started.race.racers}
+    assert ranked == {"ann": (True, None), "bob": (True, None), "cat": (False, "deal_seen")}
 
     boards = {client.player_id: await _board(client, games[client.player_id]) for client in (ann, bob, cat)}
     assert all(board.seq == 0 and board.view == boards[ann.player_id].view for board in boards.values())
@@ -140,13 +140,15 @@ async def test_a_full_race_between_three_friends_on_two_processes(
     assert race.ranked and race.seed is None, "a daily race's deal is revealed with the day's"
     daily = await ann.request(ts.Daily, game="klondike")
     assert daily.type == "daily_info" and race.commitment == daily.deals[0].commitment
-    table = [(row.place, row.name, row.result, row.moves) for row in race.results]
+    # cat had seen the deal in her own daily attempt: she won, but apart,
+    # below everyone who raced it fresh.
+    table = [(row.place, row.name, row.result, row.moves, row.apart) for row in race.results]
     assert table == [
-        (1, "ann", "won", len(DEAL_1_DRAW_1_WIN)),
-        (2, "cat", "won", len(DEAL_1_DRAW_1_WIN)),
-        (None, "bob", "resigned", 0),
+        (1, "ann", "won", len(DEAL_1_DRAW_1_WIN), None),
+        (None, "bob", "resigned", 0, None),
+        (None, "cat", "won", len(DEAL_1_DRAW_1_WIN), "deal_seen"),
     ]
-    assert race.results[0].time_ms < race.results[1].time_ms
+    assert race.results[0].time_ms < race.results[2].time_ms
     assert {r.name: r.state for r in race.racers} == {"ann": "won", "bob": "resigned", "cat": "won"}
     for client in (ann, bob, back, sue):
         assert (await race_event(client, "finished", race_id)).race.results == race.results

@@ -127,7 +127,9 @@ async def test_racers_see_each_others_progress_but_not_their_cards(memory_arena:
     seen = await progress(bob, ann.player_id, moves=2)
     assert seen.racer.foundation == 1 and seen.racer.state == "playing" and seen.racer.elapsed_ms >= 0
     shown = seen.racer.model_dump()
-    assert set(shown) == {"player_id", "name", "game_id", "state", "ranked", "moves", "foundation", "counters", "elapsed_ms"}
+    assert set(shown) == {
+        "player_id", "name", "game_id", "state", "ranked", "apart", "moves", "foundation", "counters", "elapsed_ms"
+    }
 
 
 async def test_the_race_ends_at_its_time_limit_and_abandons_games_still_playing() -> None:

@@ -27,3 +27,5 @@ async def test_the_catalogue_lists_every_game_as_its_descriptor_declares(arena: 
     assert wordlink.last_deal is None, "deals past 2^53 - 1 are not a bound a browser can read exactly"
     assert wordlink.counters == [] and wordlink.deal_kinds == ["random", "winnable", "daily", "number"]
     assert by_game["chequers"].cards == by_game["laras-game"].cards == 104
+    automatic = {entry.game: entry.automatic for entry in reply.games}
+    assert automatic == {"klondike": ["auto_collect"], "broken-deck": [], "laras-game": ["autoplay"], "chequers": []}

@@ -523,6 +523,23 @@ async def test_a_setting_stored_with_a_lifetime_expires_and_can_be_claimed_again
     assert await store.setting("forever", "other") == "kept"
 
 
+async def test_a_setting_is_replaced_or_removed_only_while_it_holds_the_expected_value(backend: Backend) -> None:
+    """The repair of a claim on a game that was never played: it gives the
+    claim back, but never one another process wrote in the meantime."""
+    store = backend.store
+    assert await store.setting("ranked/day/p1", "g_unplayed", keep_seconds=60) == "g_unplayed"
+    assert not await store.replace_setting("ranked/day/p1", "g_other", None, 1)
+    assert await store.get_setting("ranked/day/p1") == "g_unplayed"
+    assert await store.replace_setting("ranked/day/p1", "g_unplayed", None, 1)
+    assert await store.get_setting("ranked/day/p1") is None
+    assert not await store.replace_setting("ranked/day/p1", "g_unplayed", None, 1), "nothing left to remove"
+    assert await store.setting("ranked/day/p1", "g_daily", keep_seconds=60) == "g_daily", "the next claim wins"
+    assert await store.replace_setting("ranked/day/p1", "g_daily", "g_moved", 1)
+    assert await store.get_setting("ranked/day/p1") == "g_moved"
+    await backend.advance(1.2)
+    assert await store.get_setting("ranked/day/p1") is None, "a replaced value keeps the lifetime it was given"
+
+
 # ---------------------------------------------------------------- documents
 
 

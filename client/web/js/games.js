@@ -113,6 +113,13 @@ export function setCatalogue(entries) {
   for (const entry of entries) GAMES[entry.game] = gameOf(entry);
 }
 
+// Options for a game whose result competes (a daily attempt, a race):
+// the server refuses the ones that move cards by themselves there, so
+// they go off whatever the player's settings say.
+export function withoutAutomatic(meta, options) {
+  return { ...options, ...Object.fromEntries(meta.automatic.map((name) => [name, false])) };
+}
+
 function gameOf(entry) {
   const drawing = LAYOUTS[entry.game] ?? { layout: genericLayout };
   return {
@@ -127,6 +134,7 @@ function gameOf(entry) {
       choices: option.choices.map((choice) => [choice.value, choice.label]),
     })),
     gameOptions: entry.changeable,
+    automatic: entry.automatic ?? [],
     cards: entry.cards,
     counters: entry.counters,
     layout: drawing.layout,

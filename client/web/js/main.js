@@ -15,7 +15,7 @@
 
 import { Connection, serverUrl } from "./connection.js";
 import { CLOSE_SENTENCES, errorSentence } from "./errors.js";
-import { GAMES, setCatalogue } from "./games.js";
+import { GAMES, setCatalogue, withoutAutomatic } from "./games.js";
 import { Lobby } from "./lobby.js";
 import { Mirror } from "./mirror.js";
 import { GameScreen } from "./play.js";
@@ -372,7 +372,7 @@ class App {
     const meta = GAMES[game];
     const settingsOptions = meta.settingsOptions ? meta.settingsOptions(this.settings) : {};
     try {
-      const reply = await this.request({ type: "create_race", game, deal, options: { ...options, ...settingsOptions } });
+      const reply = await this.request({ type: "create_race", game, deal, options: withoutAutomatic(meta, { ...options, ...settingsOptions }) });
       this.openRace(reply.race.race_id);
     } catch (error) {
       this.toast(errorSentence(error));
@@ -400,9 +400,10 @@ class App {
     const meta = GAMES[game];
     const chosen = deal === "random" && meta.chooseRandomDeal ? randomDeal(meta) : deal;
     const settingsOptions = meta.settingsOptions ? meta.settingsOptions(this.settings) : {};
+    const chosenOptions = { ...options, ...settingsOptions };
     const request = position
       ? { type: "new_game", game, position, practice: true }
-      : { type: "new_game", game, deal: chosen, options: { ...options, ...settingsOptions } };
+      : { type: "new_game", game, deal: chosen, options: deal === "daily" ? withoutAutomatic(meta, chosenOptions) : chosenOptions };
     try {
       const started = await this.request(request);
       if (!position) rememberDeal(started.game_id, { game, deal: chosen, options });

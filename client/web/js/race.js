@@ -15,7 +15,7 @@ import { h, formatPreciseTime, formatTime } from "./dom.js";
 import { errorSentence } from "./errors.js";
 import { GAMES, describeOptions } from "./games.js";
 import { GameScreen } from "./play.js";
-import { RACER_STATE_WORDS, finishBanner, homeShare, raceLink, resultWords, spacedCode } from "./races.js";
+import { APART_WORDS, RACER_STATE_WORDS, finishBanner, homeShare, raceLink, resultWords, spacedCode } from "./races.js";
 
 const TICK_MS = 200;
 const GO_SHOWN_MS = 1200;
@@ -225,6 +225,7 @@ export class RaceScreen {
         h("td", { dataset: { col: "place" } }, row.place === null ? "–" : String(row.place)),
         h("th", { scope: "row" }, racerName(racer, this.model.info, this.me), row.ranked
           ? h("span", { class: "ranked", title: "Their ranked daily attempt: a win enters the daily leaderboard" }, " ★")
+          : null, row.apart ? h("span", { class: "apart", dataset: { apart: row.apart } }, ` (${APART_WORDS[row.apart] ?? row.apart})`)
           : null),
         h("td", { dataset: { col: "result" } }, resultWords(row.result)),
         h("td", { dataset: { col: "time" } }, formatPreciseTime(row.time_ms)),

@@ -15,6 +15,13 @@ export const RACER_STATE_WORDS = {
   lost: "No moves left",
   resigned: "Resigned",
   abandoned: "Out of time",
+  sitting_out: "Sitting out: finishing their ranked daily",
+};
+
+// Why a racer takes no place (`apart`), as a results row says it.
+export const APART_WORDS = {
+  deal_seen: "Apart: had seen today's deal",
+  ranked_first: "Sat out: their ranked daily was still being played",
 };
 
 const CLOCK_RUNNING = new Set(["waiting", "playing", "disconnected"]);

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import test from "node:test";
 
-import { GAMES, LAYOUTS, describeOptions, genericLayout, setCatalogue } from "../../../client/web/js/games.js";
+import { GAMES, LAYOUTS, describeOptions, genericLayout, setCatalogue, withoutAutomatic } from "../../../client/web/js/games.js";
 
 // A catalogue entry as the server sends it (docs/protocol.md, `catalogue`).
 function entry(game, fields = {}) {
@@ -70,4 +70,12 @@ test("a new catalogue replaces the last, and a game without a layout of its own 
 test("options read as words, without the ones switched off", () => {
   assert.equal(describeOptions({ draw: 3, auto_collect: true, practice: false }), "draw 3, auto collect");
   assert.equal(describeOptions(null), "");
+});
+
+test("a daily attempt or a race sends the options that move cards by themselves off, whatever the settings", () => {
+  setCatalogue([entry("klondike", { automatic: ["auto_collect"] }), entry("chequers")]);
+  const chosen = { draw: 3, auto_collect: true };
+  assert.deepEqual(withoutAutomatic(GAMES.klondike, chosen), { draw: 3, auto_collect: false });
+  assert.deepEqual(chosen, { draw: 3, auto_collect: true }, "the player's own choice stays for casual games");
+  assert.deepEqual(withoutAutomatic(GAMES.chequers, { draw: 1 }), { draw: 1 }, "a catalogue without the field");
 });
