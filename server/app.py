@@ -46,6 +46,7 @@ from protocol import CODECS, JSON, SUBPROTOCOLS, codec_for
 from protocol import to_client as tc
 from server.admission import Denial, SocketPeer
 from server.core import Hub, wall_clock_ms
+from server.keepalive import KeepAliveConnection
 from server.listener import LISTEN_BACKLOG, screened_listener
 from server.outbox import CLOSE_TRY_AGAIN_LATER
 from server.peer import Peer
@@ -234,6 +235,7 @@ class ArenaServer:
             subprotocols=[Subprotocol(name) for name in SUBPROTOCOLS],
             select_subprotocol=select_subprotocol,
             process_request=self._process_request,
+            create_connection=KeepAliveConnection,
             compression="deflate" if settings.compression else None,
             max_size=settings.max_frame_bytes,
             ping_interval=settings.ping_interval,

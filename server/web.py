@@ -6,11 +6,9 @@ Static files are served only from inside the configured directory: the
 path is resolved and must stay under the root, so ``..``, symlinks out
 and encoded tricks get a 404 rather than a file.
 
-Every answer here ends its TCP connection (``Connection: close``):
-websockets' HTTP handling writes one response and closes, and keeping
-connections alive would mean reimplementing its handshake.  So what makes
-a page load cheap is asking for few files.  The web client's HTML pages
-are served with their relative ``src`` and ``href`` rewritten under
+A page load is cheap twice over: its files come on a few kept-alive
+connections (``server.keepalive``), and a reload asks for few of them.
+The web client's HTML pages are served with their relative ``src`` and ``href`` rewritten under
 ``/v/<version>/``, where the version is a digest of the names, sizes and
 modification times of every file of the site; a file asked for under the
 current version is served ``Cache-Control: immutable`` for a year, since

@@ -1,7 +1,8 @@
 """Reloading the page: ten reloads in a row from one address all load and
-connect under the default limits per address, a reload asks the server
-for the page alone, and a page refused its connection says what it waits
-for and connects once let in.
+connect under the default limits per address, a first visit's files come
+on kept-alive connections, a reload asks the server for the page alone,
+and a page refused its connection says what it waits for and connects
+once let in.
 
 The limits' clock is frozen (``ManualClock``): no token of any bucket
 comes back during the test, so the reloads count as if all made in the
@@ -69,14 +70,16 @@ async def test_ten_reloads_in_a_row_all_load_and_connect_and_ask_for_the_page_al
     accepted = count_connections(site)
     page = await site.page()
     await page.wait_for_selector(".tile[data-game]")
-    first_load = len(accepted)
-    assert first_load >= 20, f"a first visit fetches every module ({first_load} connections)"
+    files = await page.evaluate("performance.getEntriesByType('resource').map(entry => new URL(entry.name).pathname)")
+    assert len(files) >= 20 and all(path.startswith("/v/") for path in files), files
+    assert len(accepted) <= len(files) // 2, f"a first visit's {len(files)} files came on {len(accepted)} connections"
     for reload in range(RELOADS):
         before = len(accepted)
         await page.reload()
         await page.wait_for_selector(ONLINE)
         await page.wait_for_selector(".tile[data-game]")
-        assert len(accepted) - before <= 2, f"reload {reload + 1} opened {len(accepted) - before} connections: page and WebSocket"
+        opened = len(accepted) - before
+        assert opened <= 2, f"reload {reload + 1} opened {opened} connections, more than the page and its WebSocket"
     assert site.server.hub.metrics.registry.get_sample_value("arena_connections_reset_total") == 0
 
 

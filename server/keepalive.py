@@ -1,0 +1,133 @@
+"""Plain HTTP answered on kept-alive connections, on websockets' port.
+
+websockets answers the one request of a connection that is not a
+WebSocket upgrade and closes it (``Connection: close``): loading the web
+client then took a TCP connection per file, about 28, each a handshake,
+an ``accept`` and the admission's screening.  ``KeepAliveConnection``
+(handed to ``serve`` as ``create_connection``, the documented way to
+customise a connection) answers plain GET and HEAD requests one after
+another on the same connection instead, as HTTP/1.1 does by default,
+and hands the first request it does not keep alive for (a WebSocket
+upgrade, a refusal, ``Connection: close``, a connection past its time)
+to websockets' own handshake, unchanged: a WebSocket opened on a
+connection that served files first is like any other.
+
+A connection is kept alive for ``KEEP_ALIVE_SECONDS`` from when it was
+accepted: websockets gives the whole opening handshake ``open_timeout``
+(10 s by default) and aborts the connection after it, so the last answer
+is sent well before, with ``Connection: close``, and a connection idle
+until then is closed.  An idle connection also closes as soon as the
+server stops serving (checked every ``IDLE_CHECK_SECONDS``), so a
+shutdown does not wait for browsers' idle connections.
+
+Between requests the connection resets what websockets keeps of the one
+before (the request, its future and the request parser of its Sans-I/O
+protocol): websockets has no public way to read a second request.  If
+that state is not what this module expects (another websockets
+version), the connection answers as websockets does, one request and
+close; ``tests/server/test_server_keepalive.py`` fails then.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Awaitable
+
+from websockets.asyncio.server import ServerConnection
+from websockets.http11 import Request, Response
+from websockets.protocol import State
+
+KEEP_ALIVE_SECONDS = 5.0
+"""How long after it was accepted a connection still serves one more
+request: half of websockets' default ``open_timeout``."""
+IDLE_CHECK_SECONDS = 0.5
+"""How often an idle connection checks that the server still serves."""
+KEPT_STATUSES = frozenset({200, 304, 404})
+"""Answers after which the connection stays open; any other (a refusal,
+an error, a 426 asking for an upgrade) is the connection's last."""
+
+class KeepAliveConnection(ServerConnection):
+    """A websockets server connection that answers plain HTTP requests
+    on a kept-alive connection (see the module docstring)."""
+
+    async def handshake(
+        self,
+        process_request: Any = None,
+        process_response: Any = None,
+        server_header: Any = None,
+        *args: Any,
+        **kwargs: Any,
+    ) -> None:
+        until = self.loop.time() + KEEP_ALIVE_SECONDS
+        await asyncio.wait([self.request_rcvd, self.connection_lost_waiter], return_when=asyncio.FIRST_COMPLETED)
+        while process_request is not None and process_response is None and _kept_alive_for(self.request):
+            assert self.request is not None
+            response = process_request(self, self.request)
+            if isinstance(response, Awaitable):
+                response = await response
+            if not (response is not None and response.status_code in KEPT_STATUSES and self.loop.time() < until and self._may_read_again()):
+                process_request = _answering(response)
+                break
+            if not await self._answer(response, server_header, until):
+                return
+        await super().handshake(process_request, process_response, server_header, *args, **kwargs)
+
+    async def _answer(self, response: Response, server_header: Any, until: float) -> bool:
+        """Send ``response`` keeping the connection, and wait for the next
+        request: whether one came (False: the connection is closed)."""
+        headers = response.headers
+        for name in ("Connection", "Server", "Keep-Alive"):
+            if name in headers:
+                del headers[name]
+        headers["Keep-Alive"] = f"timeout={max(1, int(until - self.loop.time()))}"
+        if server_header is not None:
+            headers["Server"] = server_header
+        self.request = None
+        self.request_rcvd = self.loop.create_future()
+        self.protocol.parser = self.protocol.parse()
+        next(self.protocol.parser)
+        self.transport.write(response.serialize())
+        await self.drain()
+        while not self.request_rcvd.done() and not self.connection_lost_waiter.done():
+            left = until - self.loop.time()
+            if left <= 0 or not self.server.is_serving():
+                self.transport.close()
+                return False
+            await asyncio.wait(
+                [self.request_rcvd, self.connection_lost_waiter],
+                timeout=min(left, IDLE_CHECK_SECONDS),
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+        return self.request is not None
+
+    def _may_read_again(self) -> bool:
+        """Whether the connection is as a first request leaves it: nothing
+        read past that request, and websockets' state where expected."""
+        protocol = self.protocol
+        return (
+            protocol.state is State.CONNECTING
+            and not protocol.reader.buffer
+            and not protocol.eof_sent
+            and hasattr(protocol, "parse")
+            and isinstance(self.request_rcvd, asyncio.Future)
+        )
+
+
+def _kept_alive_for(request: Request | None) -> bool:
+    """Whether ``request`` may be answered with the connection kept open:
+    a plain GET or HEAD (websockets reads no request body) that neither
+    asks for an upgrade nor for the connection to close."""
+    if request is None:
+        return False
+    tokens = {token.strip().lower() for value in request.headers.get_all("Connection") for token in value.split(",")}
+    return "close" not in tokens and "upgrade" not in tokens and "Upgrade" not in request.headers
+
+
+def _answering(response: Response | None) -> Any:
+    """A ``process_request`` that answers ``response`` (computed already),
+    for websockets' own handshake to send as the connection's last."""
+
+    def process_request(connection: ServerConnection, request: Request) -> Response | None:
+        return response
+
+    return process_request
