@@ -12,7 +12,9 @@ asks ``new_identity`` before ``hello`` creates a player and calls
   from an address in its cool-down, or over its TCP flood guard
   (``tcp_connection_burst`` at once, then
   ``tcp_connection_rate_per_second``: a token bucket, far above what a
-  browser opens), is reset unanswered.  Refusing is then the cheapest
+  browser opens), is reset unanswered.  Each further request on a
+  kept-alive connection costs the guard a token too
+  (``another_request``): it is what a new connection would have cost.  Refusing is then the cheapest
   thing the server does (a reconnect loop once cost it more in refused
   handshakes than every honest player together).  Only the first refused
   connection of each episode (a cool-down, or a spell over the guard) is
@@ -189,6 +191,26 @@ class Admission:
             self._told_over_rate.discard(address)
             return True
         return self._tell_once(self._told_over_rate, address, peer, self._over_tcp_rate(wait), now)
+
+    def another_request(self, host: str) -> Denial | None:
+        """A further request on a kept-alive connection from socket address
+        ``host``: it costs the TCP flood guard a token, as the connection
+        it saves would have, so keeping connections alive lets no loop ask
+        faster than connecting would.  Refused (the connection's last
+        answer is then this 429), its address counts as told."""
+        now = self.monotonic()
+        address = normalize(host)
+        barred_until = self._barred_until.get(address, now)
+        if barred_until > now:
+            self._told_barred.add(address)
+            return self._cooling_down(barred_until - now)
+        if self.trusted_header is not None:
+            return None
+        wait = self._tcp_connections.take(address, now)
+        if wait is None:
+            return None
+        self._told_over_rate.add(address)
+        return self._over_tcp_rate(wait)
 
     def notice(self, peer: SocketPeer) -> Denial | None:
         """The refusal ``screen`` let ``peer``'s connection through to hear,

@@ -46,7 +46,7 @@ from protocol import CODECS, JSON, SUBPROTOCOLS, codec_for
 from protocol import to_client as tc
 from server.admission import Denial, SocketPeer
 from server.core import Hub, wall_clock_ms
-from server.keepalive import KeepAliveConnection
+from server.keepalive import screened_by
 from server.listener import LISTEN_BACKLOG, screened_listener
 from server.outbox import CLOSE_TRY_AGAIN_LATER
 from server.peer import Peer
@@ -235,7 +235,7 @@ class ArenaServer:
             subprotocols=[Subprotocol(name) for name in SUBPROTOCOLS],
             select_subprotocol=select_subprotocol,
             process_request=self._process_request,
-            create_connection=KeepAliveConnection,
+            create_connection=screened_by(self._another_request),
             compression="deflate" if settings.compression else None,
             max_size=settings.max_frame_bytes,
             ping_interval=settings.ping_interval,
@@ -335,6 +335,13 @@ class ArenaServer:
         if not admitted:
             self._resets.inc()
         return admitted
+
+    def _another_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        """``Admission.another_request`` for a kept-alive connection: None,
+        or its refusal (429)."""
+        remote = connection.remote_address
+        denial = self.hub.admission.another_request(remote[0]) if remote else None
+        return None if denial is None else self._refuse(connection, denial)
 
     def _admit(self, connection: ServerConnection, request: Request) -> Response | None:
         """Take a connection slot for the client's address, or refuse the

@@ -20,6 +20,10 @@ until then is closed.  An idle connection also closes as soon as the
 server stops serving (checked every ``IDLE_CHECK_SECONDS``), so a
 shutdown does not wait for browsers' idle connections.
 
+Each request after a connection's first is screened first
+(``screen_request``; the server counts it against its TCP flood guard,
+``server.admission``), so a loop gains nothing by keeping a connection.
+
 Between requests the connection resets what websockets keeps of the one
 before (the request, its future and the request parser of its Sans-I/O
 protocol): websockets has no public way to read a second request.  If
@@ -31,7 +35,7 @@ close; ``tests/server/test_server_keepalive.py`` fails then.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Awaitable
+from typing import Any, Awaitable, Callable
 
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
@@ -42,13 +46,23 @@ KEEP_ALIVE_SECONDS = 5.0
 request: half of websockets' default ``open_timeout``."""
 IDLE_CHECK_SECONDS = 0.5
 """How often an idle connection checks that the server still serves."""
+ScreenRequest = Callable[[ServerConnection, Request], "Response | None"]
+"""Before a further request on a connection: None, or the refusal to answer it."""
 KEPT_STATUSES = frozenset({200, 304, 404})
 """Answers after which the connection stays open; any other (a refusal,
 an error, a 426 asking for an upgrade) is the connection's last."""
 
+
 class KeepAliveConnection(ServerConnection):
     """A websockets server connection that answers plain HTTP requests
-    on a kept-alive connection (see the module docstring)."""
+    on a kept-alive connection (see the module docstring).  Before each
+    request after the first, ``screen_request`` may refuse it (its answer
+    is then the connection's last): a request on a kept-alive connection
+    should cost what the new connection it saves would have.  A server
+    sets it on a subclass of its own (``screened_by``), since websockets
+    makes connections from a class."""
+
+    screen_request: ScreenRequest | None = None
 
     async def handshake(
         self,
@@ -60,11 +74,17 @@ class KeepAliveConnection(ServerConnection):
     ) -> None:
         until = self.loop.time() + KEEP_ALIVE_SECONDS
         await asyncio.wait([self.request_rcvd, self.connection_lost_waiter], return_when=asyncio.FIRST_COMPLETED)
+        served = 0
         while process_request is not None and process_response is None and _kept_alive_for(self.request):
             assert self.request is not None
+            refused = self.screen_request(self, self.request) if served and self.screen_request is not None else None
+            if refused is not None:
+                process_request = _answering(refused)
+                break
             response = process_request(self, self.request)
             if isinstance(response, Awaitable):
                 response = await response
+            served += 1
             if not (response is not None and response.status_code in KEPT_STATUSES and self.loop.time() < until and self._may_read_again()):
                 process_request = _answering(response)
                 break
@@ -131,3 +151,8 @@ def _answering(response: Response | None) -> Any:
         return response
 
     return process_request
+
+
+def screened_by(screen_request: ScreenRequest) -> type[KeepAliveConnection]:
+    """``KeepAliveConnection`` with ``screen_request``, for ``serve``'s ``create_connection``."""
+    return type("ScreenedKeepAliveConnection", (KeepAliveConnection,), {"screen_request": staticmethod(screen_request)})

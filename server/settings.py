@@ -149,14 +149,15 @@ class Settings(BaseModel):
     tcp_connection_rate_per_second: float = Field(
         30.0,
         gt=0,
-        description="new TCP connections of any kind (page loads, WebSocket) one client address may open per second, "
-        "sustained: a flood guard far above what browsers open; beyond, one gets HTTP 429 and the rest are reset unanswered",
+        description="new TCP connections of any kind, and further requests on kept-alive ones, one client address may "
+        "make per second, sustained: a flood guard far above what browsers make; beyond, one gets HTTP 429 and the rest "
+        "are reset unanswered",
     )
     tcp_connection_burst: int = Field(
         500,
         ge=1,
-        description="new TCP connections of any kind one client address may open at once before "
-        "tcp_connection_rate_per_second applies (about 17 uncached loads of the web client)",
+        description="new TCP connections of any kind, and further requests on kept-alive ones, one client address may "
+        "make at once before tcp_connection_rate_per_second applies (about 17 uncached loads of the web client)",
     )
     identities_per_hour: int = Field(
         30, ge=1, description="new players (hello without a token) one client address may create per hour"

@@ -2,18 +2,22 @@
 revalidations and misses one after another on one TCP connection, then
 a WebSocket upgrade on it; the answers that end a connection (one asked
 to close, a refusal, a connection past its time); idle connections
-closed when the server stops."""
+closed when the server stops; and each request after a connection's
+first costs the TCP flood guard a token, as a new connection would."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import AsyncIterator
 
 import pytest
 from tests.server.arena_servers import make_settings
+from tests.storage_backends import ManualClock
 
 import server.keepalive
+from protocol import ErrorCode
 from server.admission import SocketPeer
 from server.app import ArenaServer
 from server.storage.memory import MemoryStore
@@ -141,3 +145,24 @@ async def test_an_idle_connection_is_closed_when_the_server_stops(
         assert await client.reader.read() == b"", "closed, not left waiting for a next request"
     await stopping
     client.close()
+
+
+async def test_each_further_request_costs_the_tcp_flood_guard_what_a_connection_would(tmp_path: Path) -> None:
+    (tmp_path / "index.html").write_text("<h1>Arena</h1>", encoding="utf-8")
+    settings = make_settings(static_dir=tmp_path, tcp_connection_burst=3, tcp_connection_rate_per_second=0.5)
+    async with ArenaServer(settings, store=MemoryStore(), monotonic=ManualClock()) as running:
+        client = await RawHttp.open(running.port)
+        for _ in range(3):
+            assert (await client.ask("GET / HTTP/1.1"))[0] == 200, "the connection's token, then two more"
+        status, headers, body = await client.ask("GET / HTTP/1.1")
+        assert (status, headers["connection"], headers["retry-after"]) == (429, "close", "2")
+        assert json.loads(body)["code"] == ErrorCode.COOLING_DOWN
+        assert await client.ended()
+        client.close()
+        with pytest.raises((ConnectionResetError, asyncio.IncompleteReadError)):
+            reset = await RawHttp.open(running.port)
+            try:
+                await reset.ask("GET / HTTP/1.1")
+            finally:
+                reset.close()
+        assert running.hub.metrics.registry.get_sample_value("arena_connections_reset_total") == 1, "told once, then reset"
