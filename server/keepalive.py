@@ -81,9 +81,16 @@ class KeepAliveConnection(ServerConnection):
             if refused is not None:
                 process_request = _answering(refused)
                 break
-            response = process_request(self, self.request)
-            if isinstance(response, Awaitable):
-                response = await response
+            try:
+                response = process_request(self, self.request)
+                if isinstance(response, Awaitable):
+                    response = await response
+            except Exception as error:
+                # As websockets' own handshake does: logged, and a 500 that ends the connection.
+                self.protocol.handshake_exc = error
+                self.logger.error("process_request failed", exc_info=True)
+                process_request = _answering(self.protocol.reject(500, "Failed to answer.\nSee server log for more information.\n"))
+                break
             served += 1
             if not (response is not None and response.status_code in KEPT_STATUSES and self.loop.time() < until and self._may_read_again()):
                 process_request = _answering(response)
@@ -135,8 +142,9 @@ class KeepAliveConnection(ServerConnection):
 
 def _kept_alive_for(request: Request | None) -> bool:
     """Whether ``request`` may be answered with the connection kept open:
-    a plain GET or HEAD (websockets reads no request body) that neither
-    asks for an upgrade nor for the connection to close."""
+    one that asks neither for an upgrade nor for the connection to close
+    (websockets reads no request body; the server refuses methods other
+    than GET and HEAD, and a refusal ends the connection)."""
     if request is None:
         return False
     tokens = {token.strip().lower() for value in request.headers.get_all("Connection") for token in value.split(",")}

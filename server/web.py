@@ -78,12 +78,15 @@ def find_static(root: Path, url_path: str) -> StaticFile | None:
     if "\x00" in relative or "\\" in relative or any(part == ".." for part in relative.split("/")):
         return None
     base = root.resolve()
-    candidate = (base / relative).resolve()
-    if candidate.is_dir():
-        candidate = candidate / INDEX
-    if not candidate.is_relative_to(base) or not candidate.is_file():
-        return None
-    status = candidate.stat()
+    try:
+        candidate = (base / relative).resolve()
+        if candidate.is_dir():
+            candidate = candidate / INDEX
+        if not candidate.is_relative_to(base) or not candidate.is_file():
+            return None
+        status = candidate.stat()
+    except OSError:
+        return None  # a name too long for the file system, say: no such file
     etag = f'"{status.st_size:x}-{status.st_mtime_ns:x}"'
     content_type = mimetypes.guess_type(candidate.name)[0] or "application/octet-stream"
     if content_type.startswith("text/") or content_type in ("application/javascript", "application/json"):

@@ -16,6 +16,7 @@ import pytest
 from tests.server.arena_servers import make_settings
 from tests.storage_backends import ManualClock
 
+import server.app
 import server.keepalive
 from protocol import ErrorCode
 from server.admission import SocketPeer
@@ -166,3 +167,19 @@ async def test_each_further_request_costs_the_tcp_flood_guard_what_a_connection_
             finally:
                 reset.close()
         assert running.hub.metrics.registry.get_sample_value("arena_connections_reset_total") == 1, "told once, then reset"
+
+
+async def test_a_failing_answer_is_a_logged_500_that_ends_the_connection(
+    site: ArenaServer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def failing(*arguments: object) -> None:
+        raise OSError("File name too long")
+
+    monkeypatch.setattr(server.app, "site_response", failing)
+    client = await RawHttp.open(site.port)
+    assert (await client.ask("GET /healthz HTTP/1.1"))[0] == 200
+    status, headers, _ = await client.ask("GET /index.html HTTP/1.1")
+    assert (status, headers["connection"]) == (500, "close")
+    assert await client.ended()
+    assert "process_request failed" in caplog.text
+    client.close()

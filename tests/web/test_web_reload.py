@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 from tests.storage_backends import ManualClock
-from tests.web.web_harness import CHROMIUM_ARGS, DESKTOP, TIMEOUT_MS, Site, open_site
+from tests.web.web_harness import DESKTOP, TIMEOUT_MS, Site, open_site
 
 from server.admission import SocketPeer
 from server.settings import Settings
@@ -33,6 +33,8 @@ DEFAULT_LIMITS = {
         "tcp_connection_rate_per_second",
     )
 }
+pytestmark = pytest.mark.browser
+
 RELOADS = 10
 ONLINE = '#connection[data-state="online"]'
 
@@ -45,7 +47,6 @@ def clock() -> ManualClock:
 @pytest.fixture
 async def site(clock: ManualClock) -> AsyncIterator[Site]:
     async with open_site(monotonic=clock, **DEFAULT_LIMITS) as running:
-        assert CHROMIUM_ARGS, "the browser runs with the harness's arguments"
         yield running
         assert not running.page_errors, running.page_errors
 
