@@ -3,8 +3,13 @@
 # (add --stop-timeout 30: the server may need 20 s to drain, see docker-compose.yml)
 FROM python:3.11-slim
 
+# NUMBA_CACHE_DIR: the compiled solver's cache (engine/solver/klondike_kernel),
+# in a directory the arena user owns: its home does not exist and the
+# package directory is root's, so numba would have nowhere else to write
+# (the solver would then run in pure Python, slower, with a warning).
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
+    NUMBA_CACHE_DIR=/var/cache/arena/numba \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
@@ -21,7 +26,9 @@ print('\n'.join(t['project']['dependencies'] + t['project']['optional-dependenci
         > /tmp/requirements.txt \
     && pip install -r /tmp/requirements.txt \
     && rm /tmp/requirements.txt \
-    && useradd --system --uid 10001 --no-create-home arena
+    && useradd --system --uid 10001 --no-create-home arena \
+    && mkdir -p "$NUMBA_CACHE_DIR" \
+    && chown arena "$NUMBA_CACHE_DIR"
 
 # Then the source, and the package alone; pip check fails the build if a
 # dependency is missing from the layer above.

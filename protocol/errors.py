@@ -128,9 +128,10 @@ class ErrorCode(StrEnum):
     )
     COOLING_DOWN = (
         "cooling_down",
-        "A connection from your address was closed for abuse (1008) less than abuse_cooldown_seconds ago, or "
-        "your address opens connections faster than connection_rate_per_second: the handshake was refused with "
-        "HTTP 429 and this error as its JSON body, and until Retry-After has passed further connections are "
+        "A connection from your address was closed for abuse (1008) less than abuse_cooldown_seconds ago, your "
+        "address opens WebSocket connections faster than connection_rate_per_second, or TCP connections faster "
+        "than tcp_connection_rate_per_second: the handshake (or the request) was refused with HTTP 429 and this "
+        "error as its JSON body. After abuse or a TCP flood, further connections until Retry-After has passed are "
         "reset unanswered (after abuse, dropped: they get no answer at all). Wait that long, then connect again.",
     )
     TOO_MANY_IDENTITIES = (

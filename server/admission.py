@@ -9,18 +9,28 @@ asks ``new_identity`` before ``hello`` creates a player and calls
 ``cool_down`` when it closes a connection for abuse.
 
 - **Screening at accept**: before a byte of HTTP is read, a connection
-  from an address in its cool-down, or over its connection rate
-  (``connection_burst`` at once, then ``connection_rate_per_second``: a
-  token bucket), is reset unanswered.  Refusing is then the cheapest
+  from an address in its cool-down, or over its TCP flood guard
+  (``tcp_connection_burst`` at once, then
+  ``tcp_connection_rate_per_second``: a token bucket, far above what a
+  browser opens), is reset unanswered.  Each further request on a
+  kept-alive connection costs the guard a token too
+  (``another_request``): it is what a new connection would have cost.  Refusing is then the cheapest
   thing the server does (a reconnect loop once cost it more in refused
   handshakes than every honest player together).  Only the first refused
-  connection of each episode (a cool-down, or a spell over the rate) is
+  connection of each episode (a cool-down, or a spell over the guard) is
   let through, to be told why with HTTP 429 and ``Retry-After``: an
   honest client learns when to come back, a loop learns nothing more.
-- **Open connections**: an address holds at most
+- **WebSocket connections**: the WebSocket handshakes of an address
+  count against ``connection_burst`` at once, then
+  ``connection_rate_per_second`` (a token bucket), and it holds at most
   ``connections_per_address`` at once; one more is refused at the
-  handshake (HTTP 429, ``too_many_connections``) before any WebSocket
-  exists.
+  handshake (HTTP 429, ``cooling_down`` with ``Retry-After``, or
+  ``too_many_connections``) before any WebSocket exists.  Plain HTTP (the
+  web client's files, ``/healthz``) counts against neither: reloading a
+  page costs its address one WebSocket handshake, however many files it
+  loads, so a household behind one NAT address is not refused for
+  ordinary use.  ``verdict`` tells a page, over plain HTTP, whether its
+  next handshake would be admitted, without spending anything.
 - **New identities**: ``hello`` without a token may create
   ``identities_per_hour`` players per address per hour (a token bucket:
   that many at once, then one every ``3600 / identities_per_hour``
@@ -31,7 +41,7 @@ asks ``new_identity`` before ``hello`` creates a player and calls
   so a reconnect loop cannot reset the rate limit by opening a fresh
   connection with a fresh bucket.  The bar starts when the server
   decides to close, before the client can even see the close frame.
-  Running over the connection rate is answered with the same code: both
+  Running over a connection rate is answered with the same code: both
   mean "wait ``Retry-After`` seconds".  Once told, an address in its
   cool-down is handed to ``on_told_barred``: the listener has the kernel
   drop it until the bar ends (``server.listener``), so the rest of a
@@ -43,9 +53,9 @@ last entry of that header: the one the operator's own proxy appended
 (entries before it were written by the client and prove nothing).  At
 accept only the socket's peer is known, which behind a proxy is the
 proxy itself: so with a trusted header, screening resets only addresses
-barred by their own socket address (clients that bypass the proxy), and
-the connection rate counts WebSocket handshakes by the header's address
-at the handshake, each refusal a 429.  An IPv6 address counts by its /64
+barred by their own socket address (clients that bypass the proxy), the
+TCP flood guard is the proxy's job, and the WebSocket rate counts by the
+header's address at the handshake as always, each refusal a 429.  An IPv6 address counts by its /64
 network, because one host usually holds a whole /64 and could otherwise
 take a fresh address per connection.
 """
@@ -127,6 +137,8 @@ class Admission:
         self.identity_limit = settings.identities_per_hour
         self.connection_rate = settings.connection_rate_per_second
         self.connection_burst = settings.connection_burst
+        self.tcp_rate = settings.tcp_connection_rate_per_second
+        self.tcp_burst = settings.tcp_connection_burst
         self.cooldown_seconds = settings.abuse_cooldown_seconds
         self.trusted_header = settings.forwarded_for_header
         self.monotonic = monotonic
@@ -134,11 +146,14 @@ class Admission:
         self.open_connections: dict[str, int] = {}
         self._identities = BucketTable(self.identity_limit, self.identity_limit / SECONDS_PER_HOUR, now)
         self._connections = BucketTable(self.connection_burst, self.connection_rate, now)
+        """WebSocket handshakes, per address."""
+        self._tcp_connections = BucketTable(self.tcp_burst, self.tcp_rate, now)
+        """TCP connections of any kind, per socket address (the flood guard at accept)."""
         self._barred_until: dict[str, float] = {}
         self._told_barred: set[str] = set()
         """Addresses already sent their 429 for the cool-down they are in."""
         self._told_over_rate: set[str] = set()
-        """Addresses already sent their 429 for their spell over the connection rate."""
+        """Addresses already sent their 429 for their spell over the TCP flood guard."""
         self._notices: dict[SocketPeer, tuple[Denial, float]] = {}
         """Connections let through screening only to be told, with a 429 to
         their request, why their address is refused (and for how long)."""
@@ -171,11 +186,31 @@ class Admission:
             return told
         if self.trusted_header is not None:
             return True
-        wait = self._connections.take(address, now)
+        wait = self._tcp_connections.take(address, now)
         if wait is None:
             self._told_over_rate.discard(address)
             return True
-        return self._tell_once(self._told_over_rate, address, peer, self._over_rate(wait), now)
+        return self._tell_once(self._told_over_rate, address, peer, self._over_tcp_rate(wait), now)
+
+    def another_request(self, host: str) -> Denial | None:
+        """A further request on a kept-alive connection from socket address
+        ``host``: it costs the TCP flood guard a token, as the connection
+        it saves would have, so keeping connections alive lets no loop ask
+        faster than connecting would.  Refused (the connection's last
+        answer is then this 429), its address counts as told."""
+        now = self.monotonic()
+        address = normalize(host)
+        barred_until = self._barred_until.get(address, now)
+        if barred_until > now:
+            self._told_barred.add(address)
+            return self._cooling_down(barred_until - now)
+        if self.trusted_header is not None:
+            return None
+        wait = self._tcp_connections.take(address, now)
+        if wait is None:
+            return None
+        self._told_over_rate.add(address)
+        return self._over_tcp_rate(wait)
 
     def notice(self, peer: SocketPeer) -> Denial | None:
         """The refusal ``screen`` let ``peer``'s connection through to hear,
@@ -188,23 +223,29 @@ class Admission:
         holds a slot until ``close``), or say why not."""
         now = self.monotonic()
         self._sweep(now)
+        denial = self._refusal(address, now)
+        if denial is None:
+            self._connections.take(address, now)
+            self.open_connections[address] = self.open_connections.get(address, 0) + 1
+        elif self._barred_until.get(address, now) > now:
+            self._told_barred.add(address)
+        return denial
+
+    def verdict(self, address: str) -> Denial | None:
+        """What ``open`` would answer ``address`` now, spending nothing: a
+        page refused its WebSocket (whose failure a browser hides) asks
+        over plain HTTP what it is waiting for."""
+        return self._refusal(address, self.monotonic())
+
+    def _refusal(self, address: str, now: float) -> Denial | None:
         barred_until = self._barred_until.get(address, now)
         if barred_until > now:
-            self._told_barred.add(address)
             return self._cooling_down(barred_until - now)
-        if self.trusted_header is not None:
-            wait = self._connections.take(address, now)
-            if wait is not None:
-                return self._over_rate(wait)
         held = self.open_connections.get(address, 0)
         if held >= self.connection_limit:
-            return Denial(
-                ErrorCode.TOO_MANY_CONNECTIONS,
-                f"your address already holds {held} open connections, the most this server allows; close one first",
-                0,
-            )
-        self.open_connections[address] = held + 1
-        return None
+            return self._too_many(held)
+        wait = self._connections.wait(address, now)
+        return None if wait is None else self._over_websocket_rate(wait)
 
     def close(self, address: str) -> None:
         """A connection ``open`` admitted has ended: its slot is free."""
@@ -250,11 +291,25 @@ class Admission:
             left,
         )
 
-    def _over_rate(self, wait: float) -> Denial:
+    def _too_many(self, held: int) -> Denial:
+        return Denial(
+            ErrorCode.TOO_MANY_CONNECTIONS,
+            f"your address already holds {held} open connections, the most this server allows; close one first",
+            0,
+        )
+
+    def _over_websocket_rate(self, wait: float) -> Denial:
+        return self._over_rate(wait, "WebSocket connections", self.connection_rate, self.connection_burst)
+
+    def _over_tcp_rate(self, wait: float) -> Denial:
+        return self._over_rate(wait, "TCP connections", self.tcp_rate, self.tcp_burst)
+
+    @staticmethod
+    def _over_rate(wait: float, kind: str, rate: float, burst: int) -> Denial:
         return Denial(
             ErrorCode.COOLING_DOWN,
-            f"your address opens connections faster than the {self.connection_rate:g} a second this server allows "
-            f"(after {self.connection_burst} at once); connect again in {math.ceil(wait)} s",
+            f"your address opens {kind} faster than the {rate:g} a second this server allows "
+            f"(after {burst} at once); connect again in {math.ceil(wait)} s",
             wait,
         )
 
@@ -269,5 +324,6 @@ class Admission:
         self._notices = {peer: notice for peer, notice in self._notices.items() if now - notice[1] < SWEEP_SECONDS}
         self._identities.sweep(now)
         self._connections.sweep(now)
+        self._tcp_connections.sweep(now)
         self._told_barred = {address for address in self._told_barred if address in self._barred_until}
-        self._told_over_rate = {address for address in self._told_over_rate if address in self._connections}
+        self._told_over_rate = {address for address in self._told_over_rate if address in self._tcp_connections}

@@ -13,11 +13,13 @@ an upgrade elsewhere gets 404); permessage-deflate is off by default
 (``compression``), because it would compress each broadcast frame once
 per watcher instead of once per codec.  An address over its limits
 (``server.admission``) is refused before any HTTP is read when it is
-over its connection rate or cooling down (``server.listener`` resets the
+over its TCP flood guard or cooling down (``server.listener`` resets the
 TCP connection as it is accepted), except for the first such connection,
-which hears why; that one, and one over the cap of open connections, is
-refused at the handshake with HTTP 429, a ``Retry-After`` header and an
-``error`` message as JSON body: no WebSocket is ever opened for it.  Its
+which hears why; that one, and a WebSocket handshake over the WebSocket
+rate or the cap of open connections, is refused at the handshake with
+HTTP 429, a ``Retry-After`` header and an ``error`` message as JSON
+body: no WebSocket is ever opened for it.  ``/admission`` answers, over
+plain HTTP, what a handshake would hear now.  Its
 connection slot is taken at the handshake and given back when the
 handshake task ends, whatever way it ends, so no slot leaks when a
 handshake fails half way.
@@ -44,6 +46,7 @@ from protocol import CODECS, JSON, SUBPROTOCOLS, codec_for
 from protocol import to_client as tc
 from server.admission import Denial, SocketPeer
 from server.core import Hub, wall_clock_ms
+from server.keepalive import screened_by
 from server.listener import LISTEN_BACKLOG, screened_listener
 from server.outbox import CLOSE_TRY_AGAIN_LATER
 from server.peer import Peer
@@ -52,11 +55,14 @@ from server.scheduler import Scheduler
 from server.searches import Searchers
 from server.settings import Settings
 from server.storage import StorageError, Store, open_store
-from server.web import METHODS, METRICS_CONTENT_TYPE, find_static, respond, static_response
+from server.web import METHODS, METRICS_CONTENT_TYPE, respond, site_response
 
 log = logging.getLogger("arena.app")
 
 WEBSOCKET_PATH = "/ws"
+ADMISSION_PATH = "/admission"
+"""Plain HTTP: whether this address's next WebSocket handshake would be
+admitted (200), or why not (429, as the handshake would be refused)."""
 FLUSH_POLL_SECONDS = 0.01
 CLOSE_SERVICE_RESTART = 1012
 RESTART_REASON = "server restarting; reconnect with your token"
@@ -207,7 +213,7 @@ class ArenaServer:
         self.sweeper = Sweeper(self.store, settings, self.hub.metrics.registry)
         self._resets = Counter(
             "arena_connections_reset",
-            "TCP connections reset as they were accepted (over the connection rate, or cooling down).",
+            "TCP connections reset as they were accepted (over the TCP flood guard, or cooling down).",
             registry=self.hub.metrics.registry,
         )
         self._server: Server | None = None
@@ -229,6 +235,7 @@ class ArenaServer:
             subprotocols=[Subprotocol(name) for name in SUBPROTOCOLS],
             select_subprotocol=select_subprotocol,
             process_request=self._process_request,
+            create_connection=screened_by(self._another_request),
             compression="deflate" if settings.compression else None,
             max_size=settings.max_frame_bytes,
             ping_interval=settings.ping_interval,
@@ -318,11 +325,9 @@ class ArenaServer:
             return respond(connection, 503 if self.hub.closing else 200, "ok\n", "text/plain")
         if path == "/metrics":
             return respond(connection, 200, self.hub.render_metrics(), METRICS_CONTENT_TYPE)
-        found = find_static(self.settings.static_dir, path)
-        if found is None:
-            log.debug("no file for %s", path)
-            return respond(connection, 404, "not found\n", "text/plain")
-        return await static_response(connection, request, found)
+        if path == ADMISSION_PATH:
+            return self._verdict(connection, request)
+        return await site_response(connection, request, self.settings.static_dir, path)
 
     def _screen(self, peer: SocketPeer) -> bool:
         """``Admission.screen``, counting the connections it resets."""
@@ -331,16 +336,20 @@ class ArenaServer:
             self._resets.inc()
         return admitted
 
+    def _another_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        """``Admission.another_request`` for a kept-alive connection: None,
+        or its refusal (429)."""
+        remote = connection.remote_address
+        denial = self.hub.admission.another_request(remote[0]) if remote else None
+        return None if denial is None else self._refuse(connection, denial)
+
     def _admit(self, connection: ServerConnection, request: Request) -> Response | None:
         """Take a connection slot for the client's address, or refuse the
         handshake (429).  The slot is given back when this handshake's task
         ends: it runs the whole connection, so that is when the TCP
         connection is gone, even if the handshake never completed."""
-        admission = self.hub.admission
-        header = self.settings.forwarded_for_header
-        remote = connection.remote_address
-        address = admission.address(remote[0] if remote else None, request.headers.get_all(header) if header else [])
-        denial = admission.open(address)
+        address = self._address(connection, request)
+        denial = self.hub.admission.open(address)
         if denial is not None:
             return self._refuse(connection, denial)
         self._addresses[connection] = address
@@ -349,11 +358,29 @@ class ArenaServer:
         task.add_done_callback(lambda _: self._release(connection))
         return None
 
+    def _address(self, connection: ServerConnection, request: Request) -> str:
+        header = self.settings.forwarded_for_header
+        remote = connection.remote_address
+        return self.hub.admission.address(remote[0] if remote else None, request.headers.get_all(header) if header else [])
+
+    def _verdict(self, connection: ServerConnection, request: Request) -> Response:
+        """``ADMISSION_PATH``: what a handshake from this address would hear now."""
+        denial = self.hub.admission.verdict(self._address(connection, request))
+        if denial is None:
+            response = respond(connection, 200, '{"type": "admitted"}', "application/json")
+        else:
+            response = self._denial(connection, denial)
+        response.headers["Cache-Control"] = "no-store"
+        return response
+
     def _release(self, connection: ServerConnection) -> None:
         self.hub.admission.close(self._addresses.pop(connection))
 
     def _refuse(self, connection: ServerConnection, denial: Denial) -> Response:
         self.hub.metrics.errors.labels(denial.code.value).inc()
+        return self._denial(connection, denial)
+
+    def _denial(self, connection: ServerConnection, denial: Denial) -> Response:
         body = JSON.encode(tc.Error(code=denial.code, message=denial.message))
         response = respond(connection, 429, body, "application/json")
         response.headers["Retry-After"] = denial.retry_after_header

@@ -28,9 +28,13 @@ class TokenBucket:
         self.tokens = capacity
         self.updated = now
 
+    def level(self, now: float) -> float:
+        """The tokens there are at ``now``."""
+        return min(self.capacity, self.tokens + (now - self.updated) * self.rate)
+
     def take(self, now: float) -> bool:
         """Spend a token if there is one."""
-        self.tokens = min(self.capacity, self.tokens + (now - self.updated) * self.rate)
+        self.tokens = self.level(now)
         self.updated = now
         if self.tokens >= 1:
             self.tokens -= 1
@@ -67,6 +71,13 @@ class BucketTable:
         if bucket.take(now):
             return None
         return (1 - bucket.tokens) / self.rate
+
+    def wait(self, key: str, now: float) -> float | None:
+        """In how many seconds ``key`` has a token (None: it has one now),
+        spending nothing."""
+        bucket = self._buckets.get(key)
+        tokens = self.capacity if bucket is None else bucket.level(now)
+        return None if tokens >= 1 else (1 - tokens) / self.rate
 
     def __contains__(self, key: str) -> bool:
         """Whether ``key``'s bucket is remembered (not yet swept as full)."""

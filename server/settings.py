@@ -145,11 +145,26 @@ class Settings(BaseModel):
     connection_rate_per_second: float = Field(
         5.0,
         gt=0,
-        description="new TCP connections one client address may open per second, sustained; beyond, one gets HTTP 429 "
-        "and the rest are reset unanswered",
+        description="new WebSocket connections one client address may open per second, sustained; beyond, the handshake "
+        "is refused (HTTP 429 with Retry-After); plain HTTP does not count",
     )
     connection_burst: int = Field(
-        50, ge=1, description="new TCP connections one client address may open at once before connection_rate_per_second applies"
+        50,
+        ge=1,
+        description="new WebSocket connections one client address may open at once before connection_rate_per_second applies",
+    )
+    tcp_connection_rate_per_second: float = Field(
+        30.0,
+        gt=0,
+        description="new TCP connections of any kind, and further requests on kept-alive ones, one client address may "
+        "make per second, sustained: a flood guard far above what browsers make; beyond, one gets HTTP 429 and the rest "
+        "are reset unanswered",
+    )
+    tcp_connection_burst: int = Field(
+        500,
+        ge=1,
+        description="new TCP connections of any kind, and further requests on kept-alive ones, one client address may "
+        "make at once before tcp_connection_rate_per_second applies (about 17 uncached loads of the web client)",
     )
     identities_per_hour: int = Field(
         30, ge=1, description="new players (hello without a token) one client address may create per hour"

@@ -42,6 +42,7 @@ claim a player sees played, is replayed move by move.
 
 from __future__ import annotations
 
+import logging
 import os
 from functools import cache
 from typing import Any, NamedTuple
@@ -50,6 +51,8 @@ from ..game import Move, Position
 from ..games.klondike import FOUNDATIONS, STOCK, TABLEAU, WASTE
 from .klondike import KlondikeDomain
 from .search import UNKNOWN, UNWINNABLE, WON, Domain, Progress, Solution
+
+log = logging.getLogger("arena.solver")
 
 PURE_ENV = "ARENA_SOLVER_PURE"
 """Set to ``1`` to run the pure-Python proof search even where numba imports."""
@@ -73,6 +76,8 @@ MOST_NODES = 1 << 62
 """Budgets beyond it (an unlimited solve's, times ``COMPILED_SOUND_FACTOR``) are cut to it: the kernel counts in 64 bits."""
 FIRST_TABLE = 1 << 16
 FIRST_DEPTH = 256
+COMPILER_MODULES = ("numba", "llvmlite", "numpy")
+"""Where one of these is not installed there is no compiled search, and nothing to warn about."""
 
 
 class CompiledMismatch(RuntimeError):
@@ -82,13 +87,54 @@ class CompiledMismatch(RuntimeError):
 
 @cache
 def _kernel() -> Any:
-    """The compiled kernel module, imported at first need (numba takes
-    about a second to import), or None where numba does not import."""
+    """The compiled kernel module, imported and compiled at first need
+    (numba takes about a second to import), or None where it cannot run.
+
+    None silently where numba is not installed.  Any other failure, in
+    numba's import, its cache (``RuntimeError: cannot cache function ...:
+    no locator available`` where neither the package's ``__pycache__`` nor
+    the home directory is writable and ``NUMBA_CACHE_DIR`` is unset) or
+    its compiler, is one warning and None: proofs then run in pure Python,
+    slower but with the same answers, rather than fail every analysis.
+    The kernel is compiled here, on an empty board, so that a compile or
+    cache error surfaces in this one place and not in the middle of a
+    search (compiling is what its first search would pay anyway)."""
     try:
         from . import klondike_kernel
-    except ImportError:
+
+        _compile(klondike_kernel)
+    except ModuleNotFoundError as missing:
+        if missing.name not in COMPILER_MODULES:
+            _warn_pure(missing)
+        return None
+    except Exception as error:
+        _warn_pure(error)
         return None
     return klondike_kernel
+
+
+def _warn_pure(error: BaseException) -> None:
+    log.warning(
+        "the compiled WordLink proof search is off, proofs run in pure Python (slower, same answers): %s: %s; "
+        "set NUMBA_CACHE_DIR to a writable directory to compile it",
+        type(error).__name__,
+        error,
+    )
+
+
+def _compile(kernel: Any) -> None:
+    """Have numba compile (or load from its cache) the kernel's entry
+    points, with the argument types ``CompiledSearch`` passes them."""
+    import numpy
+
+    from .klondike_kernel_steps import MAX_MOVES
+
+    board = _empty_board(numpy)
+    stack, scratch = _stack(numpy, 2), _scratch(numpy)
+    table, scalars = numpy.zeros(2, dtype=numpy.uint64), numpy.zeros(3, dtype=numpy.int64)
+    kernel.begin(board, stack, table, scalars, 1, scratch)
+    kernel.advance(board, stack, numpy.zeros(MAX_MOVES, dtype=numpy.bool_), table, scalars, 0, 1, scratch)
+    kernel.grown_table(table)
 
 
 def compiled_available() -> bool:
@@ -252,15 +298,10 @@ class Stack(NamedTuple):
 
 def _board(np: Any, start: Position) -> Board:
     """``start`` on the kernel's board (the kernel computes its hashes)."""
-    from .klondike_kernel import COLUMN_CARDS, TALON_CARDS
-    from .klondike_kernel_steps import CDOWN, CLEN, COUNTS, HEIGHT, PTR, TALON, TLEN
+    from .klondike_kernel_steps import CDOWN, CLEN, HEIGHT, PTR, TALON, TLEN
 
     piles, down = start.piles, start.down
-    board = Board(
-        cards=np.zeros((8, max(COLUMN_CARDS, TALON_CARDS + 1)), dtype=np.int16),
-        counts=np.zeros(COUNTS, dtype=np.int64),
-        hashes=np.zeros((8, COLUMN_CARDS + 1), dtype=np.uint64),
-    )
+    board = _empty_board(np)
     for column, pile in enumerate(TABLEAU):
         board.cards[column, : len(piles[pile])] = piles[pile]
         board.counts[CLEN + column] = len(piles[pile])
@@ -270,6 +311,18 @@ def _board(np: Any, start: Position) -> Board:
     board.counts[HEIGHT : HEIGHT + 4] = [len(piles[f]) for f in FOUNDATIONS]
     board.counts[TLEN], board.counts[PTR] = len(talon), len(piles[WASTE])
     return board
+
+
+def _empty_board(np: Any) -> Board:
+    """A board without a card (no column, no talon, no foundation)."""
+    from .klondike_kernel import COLUMN_CARDS, TALON_CARDS
+    from .klondike_kernel_steps import COUNTS
+
+    return Board(
+        cards=np.zeros((8, max(COLUMN_CARDS, TALON_CARDS + 1)), dtype=np.int16),
+        counts=np.zeros(COUNTS, dtype=np.int64),
+        hashes=np.zeros((8, COLUMN_CARDS + 1), dtype=np.uint64),
+    )
 
 
 def _stack(np: Any, depth: int) -> Stack:

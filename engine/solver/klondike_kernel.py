@@ -21,7 +21,9 @@ importing numba takes about a second, and ``engine`` stays light for
 the server and the clients.  ``cache=True`` keeps the compiled machine
 code in ``__pycache__`` beside this file (numba's default cache
 directory, or ``NUMBA_CACHE_DIR`` if set), so only the first use on a
-machine pays the compilation.
+machine pays the compilation; where numba can cache nowhere, importing
+this module fails, and ``engine.solver.compiled`` runs the pure-Python
+search instead.
 
 One position (the board, laid out in ``klondike_kernel_steps``), changed
 in place: a step is played on it and taken back when the child is a

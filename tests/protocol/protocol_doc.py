@@ -58,6 +58,8 @@ LIMIT_SETTINGS = (
     "connections_per_address",
     "connection_rate_per_second",
     "connection_burst",
+    "tcp_connection_rate_per_second",
+    "tcp_connection_burst",
     "identities_per_hour",
     "abuse_cooldown_seconds",
     "forwarded_for_header",

@@ -28,6 +28,7 @@ def make_settings(**changes: Any) -> Settings:
         "rate_per_second": 100_000,
         "rate_burst": 100_000,
         "connection_burst": 100_000,
+        "tcp_connection_burst": 100_000,
         "prepare_dailies": False,
         "race_deal_stock": 0,
         "daily_secret": "the tests' secret",

@@ -298,7 +298,10 @@ async def http_exchange(
     """One raw HTTP/1.1 request on its own connection, byte for byte what is
     sent (no client-side path cleaning); status, headers, body.  ``unique``:
     assert that no header is repeated (a 426 sends two ``Connection``s; the
-    dict keeps the last)."""
+    dict keeps the last).  The request says ``Connection: close`` (unless
+    ``headers`` name another), so the answer ends with the connection."""
+    if not any(header.lower().startswith("connection:") for header in headers):
+        headers = (*headers, "Connection: close")
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     writer.write("\r\n".join([request_line, "Host: arena", *headers, "", ""]).encode())
     await writer.drain()

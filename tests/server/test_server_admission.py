@@ -18,7 +18,7 @@ from typing import Any, AsyncIterator, Callable
 
 import pytest
 from tests.server.arena_servers import make_settings
-from tests.server.arena_wire import WireClient
+from tests.server.arena_wire import WireClient, http_exchange
 from tests.storage_backends import ManualClock
 from websockets.exceptions import InvalidStatus
 
@@ -123,6 +123,7 @@ def test_the_defaults_are_the_documented_ones() -> None:
     assert settings.identities_per_hour == 30 and settings.connections_per_address == 50
     assert settings.abuse_cooldown_seconds == 30.0 and settings.forwarded_for_header is None
     assert settings.connection_rate_per_second == 5.0 and settings.connection_burst == 50
+    assert settings.tcp_connection_rate_per_second == 30.0 and settings.tcp_connection_burst == 500
 
 
 async def test_the_identity_one_past_the_hourly_limit_is_refused(server: ArenaServer, clock: ManualClock) -> None:
@@ -228,20 +229,55 @@ async def test_a_second_close_for_abuse_is_a_new_cool_down_told_again(clock: Man
 
 
 async def test_the_connection_told_may_be_plain_http_and_is_refused_all_the_same(clock: ManualClock) -> None:
-    async with _server(clock, connection_burst=1) as server:
+    async with _server(clock, tcp_connection_burst=1) as server:
         assert (await _answer(server, HEALTH)).startswith(b"HTTP/1.1 200")
         assert (await _answer(server, HEALTH)).startswith(b"HTTP/1.1 429")
         assert await _answer(server, HEALTH) == b""
 
 
-async def test_an_address_over_its_connection_rate_is_reset_at_accept_until_its_bucket_refills(
+async def test_an_address_over_its_websocket_rate_is_refused_at_the_handshake_until_its_bucket_refills(
     clock: ManualClock,
 ) -> None:
     async with _server(clock, connection_burst=3, connection_rate_per_second=0.5) as server:
         opened = [await WireClient.open(server.url) for _ in range(3)]
+        for _ in range(2):
+            status, body, retry_after = await _refused(server.url)
+            assert (status, body["code"], retry_after) == (429, ErrorCode.COOLING_DOWN, "2"), "every refusal says why"
+            assert "WebSocket connections faster than the 0.5 a second" in body["message"] and "after 3 at once" in body["message"]
+        assert _resets(server) == 0, "a handshake over the rate is answered, never reset"
+        assert (await _answer(server, HEALTH)).startswith(b"HTTP/1.1 200"), "plain HTTP is not a WebSocket connection"
+        other = await WireClient.open(server.url, local_addr=OTHER_ADDRESS)
+        assert (await other.request(ts.Ping)).type == "pong", "another address is unaffected"
+        assert (await opened[0].request(ts.Ping)).type == "pong", "connections already open are unaffected"
+
+        clock.now += 1.9
+        assert (await _refused(server.url))[0] == 429
+        clock.now += 0.1
+        again = await WireClient.open(server.url)
+        assert (await again.request(ts.Ping)).type == "pong", "one more connection every two seconds"
+        for client in [*opened, other, again]:
+            await client.close()
+
+
+async def test_plain_http_never_spends_the_websocket_rate(clock: ManualClock) -> None:
+    async with _server(clock, connection_burst=2, connection_rate_per_second=0.001) as server:
+        for _ in range(40):
+            assert (await _answer(server, HEALTH)).startswith(b"HTTP/1.1 200")
+        opened = [await WireClient.open(server.url) for _ in range(2)]
+        assert (await _refused(server.url))[0] == 429, "the burst was two WebSocket connections, no more"
+        for client in opened:
+            await client.close()
+
+
+async def test_an_address_over_its_tcp_flood_guard_is_reset_at_accept_until_its_bucket_refills(
+    clock: ManualClock,
+) -> None:
+    async with _server(clock, tcp_connection_burst=3, tcp_connection_rate_per_second=0.5) as server:
+        opened = [await WireClient.open(server.url) for _ in range(2)]
+        assert (await _answer(server, HEALTH)).startswith(b"HTTP/1.1 200"), "plain HTTP counts here"
         status, body, retry_after = await _refused(server.url)
         assert (status, body["code"], retry_after) == (429, ErrorCode.COOLING_DOWN, "2"), "the first over it hears why"
-        assert "0.5 a second" in body["message"] and "after 3 at once" in body["message"]
+        assert "TCP connections faster than the 0.5 a second" in body["message"] and "after 3 at once" in body["message"]
         assert await _answer(server) == b"", "the next is reset unanswered"
         assert await _answer(server, HEALTH) == b""
         assert _resets(server) == 2
@@ -255,9 +291,29 @@ async def test_an_address_over_its_connection_rate_is_reset_at_accept_until_its_
         again = await WireClient.open(server.url)
         assert (await again.request(ts.Ping)).type == "pong", "one more connection every two seconds"
         assert (await _refused(server.url))[1]["code"] == ErrorCode.COOLING_DOWN, "a new spell over it is told again"
-        clock.now += 2
-        assert (await _answer(server, HEALTH)).startswith(b"HTTP/1.1 200"), "plain HTTP counts as a connection too"
         for client in [*opened, other, again]:
+            await client.close()
+
+
+async def test_admission_tells_over_plain_http_what_a_handshake_would_hear_spending_nothing(
+    clock: ManualClock,
+) -> None:
+    async with _server(clock, connection_burst=1, connection_rate_per_second=0.25, connections_per_address=2) as server:
+        for _ in range(3):
+            status, _, body = await http_exchange(server.port, "GET /admission HTTP/1.1")
+            assert (status, json.loads(body)) == (200, {"type": "admitted"}), "asking spends no token"
+        first = await WireClient.open(server.url)
+        status, headers, body = await http_exchange(server.port, "GET /admission HTTP/1.1")
+        refusal = json.loads(body)
+        assert (status, refusal["code"], headers["retry-after"]) == (429, ErrorCode.COOLING_DOWN, "4")
+        assert headers["cache-control"] == "no-store"
+        assert refusal["message"] == (await _refused(server.url))[1]["message"], "the handshake hears the same"
+        clock.now += 4
+        second = await WireClient.open(server.url)
+        status, _, body = await http_exchange(server.port, "GET /admission HTTP/1.1")
+        assert (status, json.loads(body)["code"]) == (429, ErrorCode.TOO_MANY_CONNECTIONS)
+        assert server.hub.metrics.registry.get_sample_value("arena_errors_total", {"code": "too_many_connections"}) == 0
+        for client in (first, second):
             await client.close()
 
 

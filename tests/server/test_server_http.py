@@ -104,7 +104,8 @@ async def test_the_web_client_is_served_from_its_directory(site: ArenaServer) ->
 
 
 @pytest.mark.parametrize(
-    "path", ["/../secret.txt", "/%2e%2e/secret.txt", "/js/..%2f..%2fsecret.txt", "/escape", "/nothing.html", "/%00"]
+    "path",
+    ["/../secret.txt", "/%2e%2e/secret.txt", "/js/..%2f..%2fsecret.txt", "/escape", "/nothing.html", "/%00", "/" + "a" * 300],
 )
 async def test_no_path_leads_outside_the_web_directory(site: ArenaServer, path: str) -> None:
     status, _, body = await http_get(site.port, path)

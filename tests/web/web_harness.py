@@ -13,10 +13,11 @@ under CI, where a missing browser must not pass as green).
 from __future__ import annotations
 
 import os
+import time
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Callable
 
 import pytest
 from tests.server.arena_servers import make_settings
@@ -96,11 +97,12 @@ async def sign_in(page: Page, name: str) -> None:
 
 
 @asynccontextmanager
-async def open_site(**setting_changes: object) -> AsyncIterator[Site]:
-    """Start the server (with ``setting_changes``) and the browser; stop both at the end."""
+async def open_site(monotonic: Callable[[], float] = time.monotonic, **setting_changes: object) -> AsyncIterator[Site]:
+    """Start the server (with ``setting_changes``, and ``monotonic`` as the
+    clock of its limits per address) and the browser; stop both at the end."""
     require_chromium()
     settings = make_settings(**setting_changes)
-    async with ArenaServer(settings, store=MemoryStore()) as server:
+    async with ArenaServer(settings, store=MemoryStore(), monotonic=monotonic) as server:
         async with async_playwright() as playwright:
             browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
             try:

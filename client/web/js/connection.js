@@ -7,9 +7,18 @@
 // game_over) goes to listeners.  When the socket closes, the connection
 // opens a new one after a growing delay and says hello again with the
 // stored token, so the server hands back the player's live games.
+//
+// A socket that never opened (the server refused the handshake, or did
+// not answer) says nothing about why: a browser hides the HTTP status of
+// a failed WebSocket handshake.  So the page then asks the server over
+// plain HTTP (`/admission`, which spends nothing) what a handshake from
+// its address would hear, waits at least the `Retry-After` it is told,
+// and says what it is waiting for.  The delays grow and are jittered, so
+// the tabs of one household do not knock in step.
 
 export const SUBPROTOCOL = "arena.v1.json";
-const RETRY_STEPS_MS = [500, 1000, 2000, 4000, 8000];
+export const RETRY_STEPS_MS = [500, 1000, 2000, 4000, 8000, 15000];
+const JITTER = 0.25;
 const TOKEN_KEY = "arena.token";
 const NAME_KEY = "arena.name";
 
@@ -39,6 +48,7 @@ export class Connection {
     this.failures = 0;
     this.welcome = null;
     this.retryTimer = null;
+    this.opened = false;
   }
 
   get token() { return localStorage.getItem(TOKEN_KEY); }
@@ -62,7 +72,9 @@ export class Connection {
     clearTimeout(this.retryTimer);
     const socket = new WebSocket(this.url, [SUBPROTOCOL]);
     this.socket = socket;
+    this.opened = false;
     socket.addEventListener("open", () => {
+      this.opened = true;
       // The games on offer first: their reply (a "catalogue" event) comes
       // before the welcome and the snapshots that need it.
       this.request({ type: "catalogue" }, { beforeWelcome: true }).catch(() => {});
@@ -96,18 +108,42 @@ export class Connection {
     }
   }
 
-  closed(socket, event) {
+  async closed(socket, event) {
     if (socket !== this.socket) return;
     this.socket = null;
     this.welcome = null;
     for (const { reject } of this.pending.values()) reject(new Offline());
     this.pending.clear();
-    const delay = event.code === 1000 && event.reason === "reconnecting"
-      ? 0
-      : RETRY_STEPS_MS[Math.min(this.failures, RETRY_STEPS_MS.length - 1)];
+    const failures = this.failures;
     this.failures += 1;
-    this.emit("offline", { code: event.code, retryMs: delay });
-    this.retryTimer = setTimeout(() => this.start(), delay);
+    if (event.code === 1000 && event.reason === "reconnecting") {
+      this.retryIn({ code: event.code, retryMs: 0, waitingFor: null });
+      return;
+    }
+    const verdict = this.opened ? null : await this.admission();
+    if (this.socket !== null) return;
+    this.retryIn({ code: event.code, ...retryPlan(failures, verdict, Math.random()) });
+  }
+
+  retryIn(offline) {
+    this.emit("offline", offline);
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => this.start(), offline.retryMs);
+  }
+
+  // What a handshake from this address would hear now: {admitted: true},
+  // the server's refusal ({code, message, retryAfter}), or
+  // {unreachable: true} when nothing answers.
+  async admission() {
+    try {
+      const response = await fetch(admissionUrl(this.url), { cache: "no-store" });
+      if (response.ok) return { admitted: true };
+      const body = await response.json().catch(() => ({}));
+      return { code: body.code ?? `http_${response.status}`, message: body.message ?? "",
+        retryAfter: Number(response.headers.get("Retry-After")) || 0 };
+    } catch {
+      return { unreachable: true };
+    }
   }
 
   receive(data) {
@@ -147,6 +183,31 @@ export class Connection {
     socket.send(JSON.stringify({ ...message, id }));
     return promise;
   }
+}
+
+// How long to wait before the next attempt, and what for: the growing
+// step for this many failures, jittered by `random` (0..1), and at least
+// the server's Retry-After when it refused us.
+export function retryPlan(failures, verdict, random) {
+  const step = RETRY_STEPS_MS[Math.min(failures, RETRY_STEPS_MS.length - 1)];
+  let retryMs = Math.round(step * (1 - JITTER + 2 * JITTER * random));
+  let waitingFor = null;
+  if (verdict?.unreachable) {
+    waitingFor = { kind: "unreachable" };
+  } else if (verdict?.code) {
+    retryMs = Math.max(retryMs, verdict.retryAfter * 1000 + Math.round(1000 * random));
+    waitingFor = { kind: "refused", code: verdict.code, message: verdict.message };
+  } else if (verdict?.admitted) {
+    waitingFor = { kind: "failed" };
+  }
+  return { retryMs, waitingFor };
+}
+
+export function admissionUrl(socketUrl) {
+  const url = new URL(socketUrl);
+  url.protocol = url.protocol === "wss:" ? "https:" : "http:";
+  url.pathname = "/admission";
+  return url.href;
 }
 
 export function serverUrl(location) {

@@ -63,6 +63,20 @@ export const CLOSE_SENTENCES = {
   1013: "Disconnected: the connection was too slow to keep up.",
 };
 
+// Why a page that could not open its connection is still waiting
+// (connection.js's retryPlan): said in the banner before its countdown.
+const REFUSALS = {
+  cooling_down: "The server asks your network to wait before it connects again.",
+  too_many_connections: "Your network already holds as many connections as the server allows; close another tab of this site.",
+};
+
+export function waitingSentence(waitingFor) {
+  if (!waitingFor) return "";
+  if (waitingFor.kind === "unreachable") return "The server is not answering.";
+  if (waitingFor.kind === "refused") return REFUSALS[waitingFor.code] ?? `The server refused the connection. ${sentence(waitingFor.message)}`.trim();
+  return "The connection failed.";
+}
+
 export function errorSentence(error) {
   const explain = ERROR_SENTENCES[error.code];
   return explain ? explain(error.message, error.reason) : sentence(error.message);

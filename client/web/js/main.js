@@ -14,7 +14,7 @@
 // race in is never unwatched (the server would mark you disconnected).
 
 import { Connection, serverUrl } from "./connection.js";
-import { CLOSE_SENTENCES, errorSentence } from "./errors.js";
+import { CLOSE_SENTENCES, errorSentence, waitingSentence } from "./errors.js";
 import { GAMES, setCatalogue, withoutAutomatic } from "./games.js";
 import { Lobby } from "./lobby.js";
 import { Mirror } from "./mirror.js";
@@ -117,6 +117,26 @@ class App {
     this.toastTimer = setTimeout(() => { this.toastNode.hidden = true; }, TOAST_MS);
   }
 
+  // The banner while offline: why (a close code, or what a socket that
+  // never opened is waiting for) and a countdown to the next attempt.
+  showOffline({ code, retryMs, waitingFor }) {
+    clearInterval(this.countdown);
+    const why = waitingFor ? waitingSentence(waitingFor) : CLOSE_SENTENCES[code] ?? "";
+    const until = Date.now() + retryMs;
+    const show = () => {
+      const seconds = Math.ceil((until - Date.now()) / 1000);
+      this.banner.textContent = `${why ? `${why} ` : ""}Reconnecting${seconds > 0 ? ` in ${seconds} s` : ""}…`;
+      if (seconds <= 0) clearInterval(this.countdown);
+    };
+    show();
+    if (retryMs > 0) this.countdown = setInterval(show, 1000);
+    this.banner.dataset.state = "offline";
+    if (waitingFor) this.banner.dataset.waiting = waitingFor.kind;
+    else delete this.banner.dataset.waiting;
+    if (waitingFor?.message) this.banner.title = waitingFor.message;
+    else this.banner.removeAttribute("title");
+  }
+
   // ------------------------------------------------------------ server events
 
   listen() {
@@ -126,6 +146,9 @@ class App {
       this.store.update({ catalogue: catalogue.games });
     });
     connection.on("welcome", (welcome) => {
+      clearInterval(this.countdown);
+      this.banner.removeAttribute("title");
+      delete this.banner.dataset.waiting;
       this.serverClock.reset();
       this.serverClock.sample(welcome.server_time);
       this.banner.textContent = `Playing as ${welcome.name}`;
@@ -134,11 +157,7 @@ class App {
       this.refetchShown();
       if (this.route.kind === "lobby") this.refreshLobby();
     });
-    connection.on("offline", ({ code, retryMs }) => {
-      const why = CLOSE_SENTENCES[code] ? `${CLOSE_SENTENCES[code]} ` : "";
-      this.banner.textContent = `${why}Reconnecting${retryMs ? ` in ${Math.ceil(retryMs / 1000)} s` : ""}…`;
-      this.banner.dataset.state = "offline";
-    });
+    connection.on("offline", (offline) => this.showOffline(offline));
     connection.on("snapshot", (snapshot) => {
       const mirror = new Mirror(snapshot);
       this.mirrors.set(snapshot.game_id, mirror);
