@@ -11,6 +11,7 @@ from __future__ import annotations
 from .base import (
     DEFAULT_RETENTION,
     Action,
+    Announcement,
     AppendRefused,
     BoardEntry,
     Finish,
@@ -69,6 +70,7 @@ def open_store(url: str | None = None, *, namespace: str = "arena", retention: R
 
 __all__ = [
     "Action",
+    "Announcement",
     "AppendRefused",
     "BoardEntry",
     "Finish",

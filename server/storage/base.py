@@ -129,6 +129,17 @@ class Action:
         return cls(str(kind), str(text), int(at_ms))
 
 
+@dataclass(frozen=True)
+class Announcement:
+    """A message that ``Store.append`` publishes on ``channel`` in the same
+    atomic step as the entry it announces, and only if the entry is
+    written: so no process can write an entry and die before telling the
+    others (the relay, ``server/relay.py``)."""
+
+    channel: str
+    payload: bytes
+
+
 @dataclass
 class GameResult:
     """What one finished (won, lost or resigned) game adds to a record.
@@ -313,7 +324,10 @@ class Store(ABC):
         """Store a new header with an empty log."""
 
     @abstractmethod
-    async def append(self, game_id: str, expected_length: int, action: Action, *, ends: bool = False) -> int:
+    async def append(
+        self, game_id: str, expected_length: int, action: Action, *, ends: bool = False,
+        announce: Announcement | None = None,
+    ) -> int:
         """Append ``action`` if the log has exactly ``expected_length``
         entries, atomically; return the new length.  Raises ``LogConflict``
         when another writer got there first: the caller reloads.  Raises
@@ -323,6 +337,9 @@ class Store(ABC):
         game's outbox, which ``settle_finish`` closes and ``open_finishes``
         lists until then.
 
+        ``announce``: published (``publish``) by the same atomic step that
+        writes the entry, never without it and never only with it.
+
         ``StorageUnavailable`` means the action is not in the log and will
         never be written later (the Redis store's script refuses an append
         that runs after its deadline, ``AppendRefused``), with one exception:
@@ -331,6 +348,12 @@ class Store(ABC):
 
     @abstractmethod
     async def load_session(self, game_id: str) -> tuple[SessionHeader, list[Action]] | None: ...
+
+    @abstractmethod
+    async def log_lengths(self, game_ids: list[str]) -> dict[str, int]:
+        """The stored length of each game's log, in one round trip; games
+        the store does not have are left out.  Cheap enough to ask often:
+        a process compares them with the games it holds (``server.game_rooms``)."""
 
     @abstractmethod
     async def update_session(self, header: SessionHeader) -> None:

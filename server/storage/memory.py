@@ -22,6 +22,7 @@ from .base import (
     DEFAULT_RETENTION,
     SETTLED_MARK_SECONDS,
     Action,
+    Announcement,
     Finish,
     GameResult,
     LeaderEntry,
@@ -187,7 +188,10 @@ class MemoryStore(Store):
         self._logs[header.game_id] = []
         self._expires.pop(("session", header.game_id), None)
 
-    async def append(self, game_id: str, expected_length: int, action: Action, *, ends: bool = False) -> int:
+    async def append(
+        self, game_id: str, expected_length: int, action: Action, *, ends: bool = False,
+        announce: Announcement | None = None,
+    ) -> int:
         log = self._logs.get(game_id) if self._alive("session", game_id) else None
         if log is None:
             raise KeyError(game_id)
@@ -196,7 +200,16 @@ class MemoryStore(Store):
         log.append(action)
         if ends:
             self._outboxes.add(game_id)
+        if announce is not None:
+            self._deliver(announce.channel, announce.payload)
         return len(log)
+
+    async def log_lengths(self, game_ids: list[str]) -> dict[str, int]:
+        return {
+            game_id: len(self._logs[game_id])
+            for game_id in game_ids
+            if self._alive("session", game_id) and game_id in self._logs
+        }
 
     async def load_session(self, game_id: str) -> tuple[SessionHeader, list[Action]] | None:
         if not self._alive("session", game_id) or game_id not in self._headers:
@@ -382,6 +395,9 @@ class MemoryStore(Store):
         return result
 
     async def publish(self, channel: str, payload: bytes) -> None:
+        self._deliver(channel, payload)
+
+    def _deliver(self, channel: str, payload: bytes) -> None:
         for queue in list(self._hub.get(channel, ())):
             queue.put_nowait(payload)
 

@@ -74,6 +74,8 @@ class RedisBase(Store):
         self._close_outbox = self._redis.register_script(CLOSE_OUTBOX_SCRIPT)
         self._submit = self._redis.register_script(SUBMIT_SCRIPT)
         self._hub: PubSubHub | ShardedPubSub
+        self._publish_command = "SPUBLISH" if self._cluster else "PUBLISH"
+        """How an append's announcement is published (``redis_scripts``)."""
         if isinstance(self._redis, RedisCluster):
             self._publish = PublishBatcher(self._redis, "SPUBLISH")
             options = connection_options(socket_timeout, connect_timeout)

@@ -17,7 +17,10 @@ local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 """
 
 # KEYS: header, log, outbox; ARGV: expected length, entry, deadline (ms,
-# Redis's clock), the outbox's JSON or '' (the entry does not end the game).
+# Redis's clock), the outbox's JSON or '' (the entry does not end the game),
+# then the announcement: the publish command ('PUBLISH', on a cluster
+# 'SPUBLISH' to a channel of the game's slot, or '' for none), its
+# channel and its payload, published only with the entry.
 # Replies {outcome, length, Redis's time in ms}.
 APPEND_SCRIPT = REDIS_NOW + """
 if now > tonumber(ARGV[3]) then return {'late', 0, now} end
@@ -28,6 +31,7 @@ length = redis.call('RPUSH', KEYS[2], ARGV[2])
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
 if ARGV[4] ~= '' then redis.call('SET', KEYS[3], ARGV[4]) end
+if ARGV[5] ~= '' then redis.call(ARGV[5], ARGV[6], ARGV[7]) end
 return {'ok', length, now}
 """
 
