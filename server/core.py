@@ -93,7 +93,7 @@ class Hub:
         """The server's clock; the parts read it through ``_now``, so a test
         may replace it on a running hub."""
         self.monotonic = monotonic
-        scheduler = scheduler or LoopScheduler()
+        scheduler = self.scheduler = scheduler or LoopScheduler()
         now = self._now
         origin = secrets.token_hex(8)
         self.metrics = Metrics(self.gauges)
@@ -263,11 +263,12 @@ class Hub:
         return self.metrics.render()
 
     def start(self) -> None:
-        """Start the background work: preparing the dailies ahead, and
-        watching the store's epoch."""
+        """Start the background work: preparing the dailies ahead, watching
+        the store's epoch, and comparing the games held with the store."""
         if self.settings.prepare_dailies:
             self.keeper.start()
         self._epoch_task = asyncio.create_task(self._watch_epoch(), name="store epoch")
+        self.tables.audit_every(self.scheduler, self.settings.relay_audit_seconds)
 
     async def _watch_epoch(self) -> None:
         while True:
@@ -314,4 +315,4 @@ class Hub:
             await asyncio.gather(self._epoch_task, return_exceptions=True)
         await self.race_deals.close()
         await self.prover.close()
-        await self.tables.relay.close()
+        await self.tables.close()

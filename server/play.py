@@ -284,7 +284,8 @@ class Play:
             raise from_engine(error, room.game_id) from None
         action = Action(kind, logged, self._clock())
         try:
-            await self._store.append(room.game_id, session.seq, action, ends=session.ends(action))
+            announce = self._rooms.relay.announcement(room.game_id, session.seq + 1, action)
+            await self._store.append(room.game_id, session.seq, action, ends=session.ends(action), announce=announce)
         except LogConflict:
             await self._rooms.reload(room)
             raise Refusal(
@@ -308,7 +309,6 @@ class Play:
         self._metrics.broadcast.observe(time.perf_counter() - started)
         self._metrics.action(time.perf_counter() - begun)
         self._metrics.relay_lag.observe(max(0, self._clock() - action.at_ms) / 1000)
-        await self._rooms.relay.publish(room.game_id, change.seq, action)
         if change.finished:
             await self._rooms.record(session)
         if session.header.race_id is not None:
