@@ -63,6 +63,7 @@ from server.scheduler import LoopScheduler, Scheduler
 from server.searches import Searchers
 from server.secret_deals import DealProver
 from server.settings import Settings
+from server.store_health import StoreHealth
 from server.storage.base import StorageError, StorageUnavailable, Store
 from server.watching import Watching
 
@@ -103,6 +104,7 @@ class Hub:
         self.race_deals = RaceDealStock(store, settings, self.prover)
         self.keeper = DailyKeeper(store, settings, self.prover, self.race_deals, now)
         self.epoch = StoreEpoch()
+        self.store_health = StoreHealth(self.metrics.registry)
         self._epoch_task: asyncio.Task[None] | None = None
         self.outbox = Outbox(settings.send_overflows, self.metrics)
         self.tables = GameRooms(settings, store, origin, now, self.metrics)
@@ -235,7 +237,8 @@ class Hub:
             error(peer, Refusal(ErrorCode.BAD_MESSAGE, str(malformed)), malformed.request_id)
         except Refusal as refusal:
             error(peer, refusal, request_id)
-        except StorageUnavailable:
+        except StorageUnavailable as failure:
+            self.store_health.failed(failure)
             unavailable = Refusal(ErrorCode.STORAGE_UNAVAILABLE, "storage is unavailable, so this was not done; try again shortly")
             error(peer, unavailable, request_id)
         except Exception:
@@ -271,13 +274,17 @@ class Hub:
         self.tables.audit_every(self.scheduler, self.settings.relay_audit_seconds)
 
     async def _watch_epoch(self) -> None:
+        """Check the store's epoch, then whether it takes a write (so a
+        recovery is noticed without anyone asking /healthz), every
+        ``store_epoch_check_seconds``."""
         while True:
             try:
                 if await self.epoch.check(self.store):
                     log.warning("the store was wiped or replaced (new epoch %s): dropping what this process cached", self.epoch.seen)
                     await self.store_replaced()
             except StorageError as error:
-                log.info("could not read the store's epoch: %s", error)
+                log.debug("could not read the store's epoch: %s", error)
+            await self.store_health.probe(self.store)
             await asyncio.sleep(self.settings.store_epoch_check_seconds)
 
     async def store_replaced(self) -> None:

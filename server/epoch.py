@@ -33,9 +33,13 @@ class StoreEpoch:
         self.changes = 0
 
     async def check(self, store: Store) -> bool:
-        """Read the store's epoch (writing one if it has none); True when it
-        differs from the one seen before, that is, the store was replaced."""
-        current = await store.setting(EPOCH_SETTING, secrets.token_hex(16))
+        """Read the store's epoch (writing one if it has none: a read
+        first, so a store that takes no writes is still checked); True
+        when it differs from the one seen before, that is, the store was
+        replaced."""
+        current = await store.get_setting(EPOCH_SETTING)
+        if current is None:
+            current = await store.setting(EPOCH_SETTING, secrets.token_hex(16))
         replaced = self.seen is not None and current != self.seen
         self.seen = current
         if replaced:

@@ -41,6 +41,17 @@ class StorageUnavailable(StorageError):
     """The back end cannot be reached; nothing was written."""
 
 
+class StorageRefused(StorageUnavailable):
+    """The back end answered with an error instead of doing it (Redis out
+    of memory, a read-only replica, a failing disk ...): nothing was
+    written.  ``reason`` is the error's first word (``OOM``, ``READONLY``,
+    ``MISCONF`` ...)."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
 class AppendRefused(StorageUnavailable):
     """Redis ran the append only after its deadline and refused it: the
     action is not in the log, and never will be (see ``Store.append``)."""
@@ -285,6 +296,13 @@ class Store(ABC):
     @abstractmethod
     async def ping(self) -> None:
         """Return if the back end answers; raise ``StorageUnavailable`` if not."""
+
+    @abstractmethod
+    async def check_writable(self) -> None:
+        """Return if the back end takes a write now (one tiny key that
+        expires by itself); raise ``StorageUnavailable`` (``StorageRefused``
+        when it answers but refuses: full, read-only ...) if not.  What
+        ``/healthz`` asks: a full Redis still answers ``PING``."""
 
     @abstractmethod
     async def size(self) -> StoreSize:

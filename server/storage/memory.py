@@ -132,6 +132,9 @@ class MemoryStore(Store):
         self._settled.pop(player_id, None)
         return False
 
+    async def check_writable(self) -> None:
+        """The memory store always takes writes."""
+
     async def expire_due(self) -> int:
         dropped = sum(not self._alive(kind, key) for kind, key in list(self._expires))
         return dropped + sum(not self._identity_alive(player_id) for player_id in list(self._renewed))

@@ -197,10 +197,8 @@ class RedisStore(RedisBase):
 
     @guarded
     async def load_session(self, game_id: str) -> tuple[SessionHeader, list[Action]] | None:
-        async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.get(self._keys.session(game_id))
-            pipe.lrange(self._keys.session(game_id, "log"), 0, -1)
-            header, log = await pipe.execute()
+        keys = [self._keys.session(game_id), self._keys.session(game_id, "log")]
+        header, log = cast(list[Any], await self._load(keys=keys))
         if header is None:
             return None
         return SessionHeader.from_dict(json.loads(header)), [Action.from_list(json.loads(entry)) for entry in log]

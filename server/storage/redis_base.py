@@ -23,6 +23,7 @@ from .redis_scripts import (
     APPEND_SCRIPT,
     CLOSE_OUTBOX_SCRIPT,
     INDEX_SCRIPT,
+    LOAD_SCRIPT,
     SETTLE_RESULT_SCRIPT,
     SUBMIT_SCRIPT,
     TOUCH_PLAYER_SCRIPT,
@@ -33,6 +34,8 @@ APPEND_DEADLINE_SHARE = 0.8
 """An append must run within this share of ``socket_timeout`` of its call,
 so it never runs after its caller timed out (and answered storage_unavailable)."""
 INDEX_PAGE = 100
+HEALTH_KEY_MS = 60_000
+"""How long the key ``check_writable`` writes is kept."""
 Command = tuple[str | int | float, ...]
 """One Redis command and its arguments, as ``execute_command`` takes them."""
 
@@ -70,6 +73,7 @@ class RedisBase(Store):
         self._add_vegas = self._redis.register_script(ADD_VEGAS_SCRIPT)
         self._touch_player = self._redis.register_script(TOUCH_PLAYER_SCRIPT)
         self._index = self._redis.register_script(INDEX_SCRIPT)
+        self._load = self._redis.register_script(LOAD_SCRIPT)
         self._settle_result = self._redis.register_script(SETTLE_RESULT_SCRIPT)
         self._close_outbox = self._redis.register_script(CLOSE_OUTBOX_SCRIPT)
         self._submit = self._redis.register_script(SUBMIT_SCRIPT)
@@ -102,6 +106,10 @@ class RedisBase(Store):
     @guarded
     async def ping(self) -> None:
         await self._redis.ping()
+
+    @guarded
+    async def check_writable(self) -> None:
+        await self._redis.set(self._keys.health, b"1", px=HEALTH_KEY_MS)
 
     @guarded
     async def size(self) -> StoreSize:

@@ -35,6 +35,14 @@ if ARGV[5] ~= '' then redis.call(ARGV[5], ARGV[6], ARGV[7]) end
 return {'ok', length, now}
 """
 
+# KEYS: header, log.  A game's header and log as of one moment.  A script
+# rather than a MULTI, because Redis refuses every command queued in a
+# MULTI while it is out of memory, reads too, and a full store should
+# still show the games it holds.
+LOAD_SCRIPT = """
+return {redis.call('GET', KEYS[1]), redis.call('LRANGE', KEYS[2], 0, -1)}
+"""
+
 # KEYS: header, log, outbox; ARGV: the final header, seconds to keep it.
 CLOSE_OUTBOX_SCRIPT = """
 if redis.call('EXISTS', KEYS[1]) == 1 then
