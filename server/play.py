@@ -22,8 +22,9 @@ what after an action is the watching part's.
 
 from __future__ import annotations
 
+import logging
 import time
-from typing import Callable, Protocol
+from typing import Any, Callable, Protocol
 
 import engine
 from engine import EngineError
@@ -32,9 +33,9 @@ from protocol import to_client as tc
 from protocol import to_server as ts
 from protocol.to_server import RequestId
 from server.assists import AssistDesk
-from server.daily import claim_lifetime, todays_record, utc_day
+from server.daily import DailyRecord, claim_lifetime, forget_records, todays_record, utc_day
 from server.deals import DealChoice, choose_deal
-from server.fair_play import check_assist, check_practice, claim_ranked, clock_start
+from server.fair_play import StaleDeal, check_assist, check_practice, claim_ranked, clock_start
 from server.game_rooms import GameRooms
 from server.metrics import Metrics
 from server.outbox import Outbox
@@ -47,6 +48,8 @@ from server.session import ABANDONED, ActionKind, Session
 from server.settings import Settings
 from server.storage.base import Action, LogConflict, SessionHeader, Store
 from server.watching import Watching
+
+log = logging.getLogger("arena.play")
 
 SESSION_SCAN_LIMIT = 100
 
@@ -128,9 +131,10 @@ class Play:
         practice = message.practice or message.position is not None or bool(game.options.get("practice"))
         ranked = False
         if record is not None:
-            ranked = not practice and await claim_ranked(
-                self._store, record.key, player.player_id, game_id, claim_lifetime(record, self._settings, now)
-            )
+            if not practice:
+                claimed, ranked = await self._claim_daily(game_cls, message.options, record, player.player_id, game_id, now)
+                if claimed is not record:
+                    record, game = claimed, engine.seeded_game(message.game, claimed.seed, **message.options)
             if not ranked:
                 await check_practice(self._store, record.key, player.player_id, utc_day(now))
         await self.make_room_for(player.player_id)
@@ -172,6 +176,32 @@ class Play:
             ),
         )
         await self._watching.watch(peer, room, None)
+
+    async def _claim_daily(
+        self, game_cls: type[engine.Game], options: dict[str, Any], record: DailyRecord, player_id: str, game_id: str,
+        now: int,
+    ) -> tuple[DailyRecord, bool]:
+        """Claim the player's ranked attempt on the day's record the store
+        holds; the record claimed on and whether the claim is this game's.
+        A process that read the record before the store was wiped or
+        replaced has its claim refused (``StaleDeal``): it forgets the
+        records it keeps and claims on the one the store holds now (fixing
+        it, if nobody has yet), so nothing ranks on a deal the store no
+        longer has.  Stale twice in a row: the store is changing under
+        this start, which is refused."""
+        for _ in range(2):
+            try:
+                lifetime = claim_lifetime(record, self._settings, now)
+                return record, await claim_ranked(
+                    self._store, record.key, player_id, game_id, lifetime, (record.setting, record.nonce)
+                )
+            except StaleDeal:
+                log.info("the store no longer holds the daily record %s: reading it again", record.setting)
+                forget_records(self._store)
+                record = await todays_record(self._store, self._settings, self._prover, game_cls, options, now)
+        raise Refusal(
+            ErrorCode.STORAGE_UNAVAILABLE, "the store was replaced while this daily started; nothing was started, try again"
+        )
 
     async def make_room_for(self, player_id: str) -> None:
         """Make room for one more live game by abandoning the oldest ones."""

@@ -68,7 +68,8 @@ class RaceStarts:
         yet playable."""
         game_id = new_id("g_")
         ranked = record is not None and await claim_ranked(
-            self._store, record.key, racer_id, game_id, claim_lifetime(record, self._settings, now)
+            self._store, record.key, racer_id, game_id, claim_lifetime(record, self._settings, now),
+            (record.setting, record.nonce),
         )
         if record is not None and not ranked:
             await check_practice(self._store, record.key, racer_id, utc_day(now))

@@ -451,6 +451,18 @@ class Store(ABC):
         lifetime."""
 
     @abstractmethod
+    async def claim(self, name: str, value: str, keep_seconds: int, *, while_holding: tuple[str, str]) -> str | None:
+        """``setting(name, value, keep_seconds)``, done only while the
+        setting ``while_holding[0]`` still contains the text
+        ``while_holding[1]``, checked in the same atomic step (on a Redis
+        Cluster, where the two are in different slots, checked before and
+        after, the claim undone if the second check fails): the stored
+        value of ``name``, or None (nothing written) when the setting no
+        longer holds it.  A ranked claim names the daily record it is on
+        by that record's nonce, so no claim is written on a deal the store
+        no longer holds (wiped or replaced since the process read it)."""
+
+    @abstractmethod
     async def get_setting(self, name: str) -> str | None:
         """The stored value of ``name``, or None, storing nothing (to learn
         whether a costly default, a proven deal, is needed at all)."""

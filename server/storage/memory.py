@@ -343,6 +343,12 @@ class MemoryStore(Store):
             self._expires[(SETTING_EXPIRY, name)] = self._clock() + keep_seconds
         return default
 
+    async def claim(self, name: str, value: str, keep_seconds: int, *, while_holding: tuple[str, str]) -> str | None:
+        held = await self.get_setting(while_holding[0])
+        if held is None or while_holding[1] not in held:
+            return None
+        return await self.setting(name, value, keep_seconds)
+
     async def get_setting(self, name: str) -> str | None:
         return self._settings.get(name) if self._alive(SETTING_EXPIRY, name) else None
 

@@ -378,6 +378,25 @@ class RedisStore(RedisBase):
         return text(value)
 
     @guarded
+    async def claim(self, name: str, value: str, keep_seconds: int, *, while_holding: tuple[str, str]) -> str | None:
+        held_name, text_held = while_holding
+        key, held_key = self._keys.setting(name), self._keys.setting(held_name)
+        if not self._cluster:
+            stored = await self._claim(keys=[key, held_key], args=[value, keep_seconds, text_held])
+            return None if stored is None else text(stored)
+        if not await self._holds(held_key, text_held):
+            return None
+        stored_text = await self.setting(name, value, keep_seconds)
+        if not await self._holds(held_key, text_held):
+            await self._delete_if(keys=[key], args=[value])
+            return None
+        return stored_text
+
+    async def _holds(self, key: str, wanted: str) -> bool:
+        held = await self._redis.get(key)
+        return held is not None and wanted in text(held)
+
+    @guarded
     async def get_setting(self, name: str) -> str | None:
         value = await self._redis.get(self._keys.setting(name))
         return None if value is None else text(value)

@@ -43,6 +43,23 @@ LOAD_SCRIPT = """
 return {redis.call('GET', KEYS[1]), redis.call('LRANGE', KEYS[2], 0, -1)}
 """
 
+# KEYS: the claim, the setting it depends on; ARGV: the claim's value, its
+# lifetime in seconds, the text the setting must contain.  Replies the
+# claim's stored value, or nil (nothing written) when the setting is gone
+# or holds something else.
+CLAIM_SCRIPT = """
+local held = redis.call('GET', KEYS[2])
+if not held or not string.find(held, ARGV[3], 1, true) then return false end
+redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2])
+return redis.call('GET', KEYS[1])
+"""
+
+# KEYS: a key, ARGV: a value: deletes the key if it holds that value.
+DELETE_IF_SCRIPT = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
 # KEYS: header, log, outbox; ARGV: the final header, seconds to keep it.
 CLOSE_OUTBOX_SCRIPT = """
 if redis.call('EXISTS', KEYS[1]) == 1 then

@@ -524,6 +524,26 @@ async def test_a_setting_stored_with_a_lifetime_expires_and_can_be_claimed_again
     assert await store.setting("forever", "other") == "kept"
 
 
+async def test_a_claim_is_written_only_while_the_setting_it_depends_on_holds_its_mark(backend: Backend) -> None:
+    """A ranked claim names its daily record by the record's nonce: a record
+    gone (a wiped store) or replaced by another writes no claim."""
+    store = backend.store
+    record = ("ranked_daily/klondike/draw-1/2024-05-01", '{"nonce": "n-1", "seed": 7}')
+    on_record = (record[0], '"nonce": "n-1"')
+    assert await store.claim("ranked/day/p1", "g_1", 60, while_holding=on_record) is None
+    assert await store.get_setting("ranked/day/p1") is None, "no record, no claim"
+    await store.setting(*record)
+    assert await store.claim("ranked/day/p1", "g_1", 60, while_holding=on_record) == "g_1"
+    assert await store.claim("ranked/day/p1", "g_2", 60, while_holding=on_record) == "g_1", "the first claim wins"
+    on_another = (record[0], '"nonce": "n-2"')
+    assert await store.claim("ranked/day/p2", "g_3", 60, while_holding=on_another) is None
+    assert await store.get_setting("ranked/day/p2") is None
+    claims = await asyncio.gather(
+        *(([store, backend.peer()][n % 2]).claim("ranked/day/p3", f"g_{n}", 60, while_holding=on_record) for n in range(10))
+    )
+    assert len(set(claims)) == 1 and claims[0] is not None
+
+
 # ---------------------------------------------------------------- documents
 
 
