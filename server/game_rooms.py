@@ -13,7 +13,7 @@ hooks given to ``on_release`` (a race game's race may be forgotten with it).
 A room converges on the stored log by itself, whatever happened to the
 process that wrote it: each entry comes with its announcement (published
 by the append itself, ``server.relay``); a gap in relayed entries
-reloads the room; every ``audit_seconds`` the stored lengths of all the
+reloads the room; every ``relay_audit_seconds`` the stored lengths of all the
 live games held here are read in one round trip and a room behind is
 reloaded (so an entry whose announcement was lost reaches the watchers
 here within that period and a round trip, without waiting for a later
@@ -151,7 +151,7 @@ class GameRooms:
         try:
             await self.audit()
         except StorageError as error:
-            log.info("could not compare the games held here with the store: %s", error)
+            log.debug("could not compare the games held here with the store: %s", error)
         finally:
             self.audit_every(scheduler, seconds)
 
