@@ -141,7 +141,8 @@ class ErrorCode(StrEnum):
     )
     STORAGE_UNAVAILABLE = (
         "storage_unavailable",
-        "The server could not reach its storage, so the action was not acknowledged and the game "
+        "The server could not reach its storage, or the storage refused to write (full, read-only), so "
+        "the action was not acknowledged and the game "
         "shows no change. Rarely the store kept it anyway: your next action (state_conflict) or a "
         "resync shows the true state. Try again shortly.",
     )

@@ -54,7 +54,7 @@ from server.retention import Sweeper, retention_of
 from server.scheduler import Scheduler
 from server.searches import Searchers
 from server.settings import Settings
-from server.storage import StorageError, Store, open_store
+from server.storage import StorageRefused, StorageUnavailable, Store, open_store
 from server.web import METHODS, METRICS_CONTENT_TYPE, respond, site_response
 
 log = logging.getLogger("arena.app")
@@ -317,17 +317,31 @@ class ArenaServer:
             response.headers["Connection"] = "Upgrade"
             return response
         if path == "/healthz":
-            try:
-                async with asyncio.timeout(self.settings.health_timeout_seconds):
-                    await self.store.ping()
-            except (StorageError, TimeoutError):
-                return respond(connection, 503, "storage unavailable\n", "text/plain")
-            return respond(connection, 503 if self.hub.closing else 200, "ok\n", "text/plain")
+            status, body = await self._health()
+            return respond(connection, status, body, "text/plain")
         if path == "/metrics":
             return respond(connection, 200, self.hub.render_metrics(), METRICS_CONTENT_TYPE)
         if path == ADMISSION_PATH:
             return self._verdict(connection, request)
         return await site_response(connection, request, self.settings.static_dir, path)
+
+    async def _health(self) -> tuple[int, str]:
+        """``/healthz``: 200 while the store takes a write within
+        ``health_timeout_seconds`` (``StoreHealth.probe``; a full or
+        read-only Redis still answers PING, so a write is what is asked)
+        and the server is not draining; 503 and the reason otherwise."""
+        health = self.hub.store_health
+        try:
+            async with asyncio.timeout(self.settings.health_timeout_seconds):
+                failure = await health.probe(self.store)
+        except TimeoutError:
+            failure = StorageUnavailable(f"no answer within {self.settings.health_timeout_seconds} s")
+            health.failed(failure)
+        if isinstance(failure, StorageRefused):
+            return 503, f"storage cannot write: {failure.reason}\n"
+        if failure is not None:
+            return 503, "storage unavailable\n"
+        return 503 if self.hub.closing else 200, "ok\n"
 
     def _screen(self, peer: SocketPeer) -> bool:
         """``Admission.screen``, counting the connections it resets."""

@@ -63,6 +63,7 @@ from server.scheduler import LoopScheduler, Scheduler
 from server.searches import Searchers
 from server.secret_deals import DealProver
 from server.settings import Settings
+from server.store_health import StoreHealth
 from server.storage.base import StorageError, StorageUnavailable, Store
 from server.watching import Watching
 
@@ -93,7 +94,7 @@ class Hub:
         """The server's clock; the parts read it through ``_now``, so a test
         may replace it on a running hub."""
         self.monotonic = monotonic
-        scheduler = scheduler or LoopScheduler()
+        scheduler = self.scheduler = scheduler or LoopScheduler()
         now = self._now
         origin = secrets.token_hex(8)
         self.metrics = Metrics(self.gauges)
@@ -103,6 +104,7 @@ class Hub:
         self.race_deals = RaceDealStock(store, settings, self.prover)
         self.keeper = DailyKeeper(store, settings, self.prover, self.race_deals, now)
         self.epoch = StoreEpoch()
+        self.store_health = StoreHealth(self.metrics.registry)
         self._epoch_task: asyncio.Task[None] | None = None
         self.outbox = Outbox(settings.send_overflows, self.metrics)
         self.tables = GameRooms(settings, store, origin, now, self.metrics)
@@ -235,7 +237,8 @@ class Hub:
             error(peer, Refusal(ErrorCode.BAD_MESSAGE, str(malformed)), malformed.request_id)
         except Refusal as refusal:
             error(peer, refusal, request_id)
-        except StorageUnavailable:
+        except StorageUnavailable as failure:
+            self.store_health.failed(failure)
             unavailable = Refusal(ErrorCode.STORAGE_UNAVAILABLE, "storage is unavailable, so this was not done; try again shortly")
             error(peer, unavailable, request_id)
         except Exception:
@@ -263,20 +266,25 @@ class Hub:
         return self.metrics.render()
 
     def start(self) -> None:
-        """Start the background work: preparing the dailies ahead, and
-        watching the store's epoch."""
+        """Start the background work: preparing the dailies ahead, watching
+        the store's epoch, and comparing the games held with the store."""
         if self.settings.prepare_dailies:
             self.keeper.start()
         self._epoch_task = asyncio.create_task(self._watch_epoch(), name="store epoch")
+        self.tables.audit_every(self.scheduler, self.settings.relay_audit_seconds)
 
     async def _watch_epoch(self) -> None:
+        """Check the store's epoch, then whether it takes a write (so a
+        recovery is noticed without anyone asking /healthz), every
+        ``store_epoch_check_seconds``."""
         while True:
             try:
                 if await self.epoch.check(self.store):
                     log.warning("the store was wiped or replaced (new epoch %s): dropping what this process cached", self.epoch.seen)
                     await self.store_replaced()
             except StorageError as error:
-                log.info("could not read the store's epoch: %s", error)
+                log.debug("could not read the store's epoch: %s", error)
+            await self.store_health.probe(self.store)
             await asyncio.sleep(self.settings.store_epoch_check_seconds)
 
     async def store_replaced(self) -> None:
@@ -314,4 +322,4 @@ class Hub:
             await asyncio.gather(self._epoch_task, return_exceptions=True)
         await self.race_deals.close()
         await self.prover.close()
-        await self.tables.relay.close()
+        await self.tables.close()

@@ -14,6 +14,12 @@ the first process to look writes a new one, and every process then sees a
 token other than its own: the store was replaced, and it drops its caches
 (``Hub.store_replaced``).  All of them agree on the new token, so they all
 notice, once.
+
+Between a wipe and that check a process still holds the old daily
+records; what keeps it from ranking anyone on them is the ranked claim,
+which names its record and is written only while the store holds it
+(``Store.claim``, ``server.fair_play.claim_ranked``): a stale process
+learns at its first claim, and drops its records there and then.
 """
 
 from __future__ import annotations
@@ -33,9 +39,13 @@ class StoreEpoch:
         self.changes = 0
 
     async def check(self, store: Store) -> bool:
-        """Read the store's epoch (writing one if it has none); True when it
-        differs from the one seen before, that is, the store was replaced."""
-        current = await store.setting(EPOCH_SETTING, secrets.token_hex(16))
+        """Read the store's epoch (writing one if it has none: a read
+        first, so a store that takes no writes is still checked); True
+        when it differs from the one seen before, that is, the store was
+        replaced."""
+        current = await store.get_setting(EPOCH_SETTING)
+        if current is None:
+            current = await store.setting(EPOCH_SETTING, secrets.token_hex(16))
         replaced = self.seen is not None and current != self.seen
         self.seen = current
         if replaced:

@@ -129,11 +129,36 @@ def _claim_name(key: str, player_id: str) -> str:
     return f"ranked/{key}/{player_id}"
 
 
-async def claim_ranked(store: Store, key: str, player_id: str, game_id: str, keep_seconds: int) -> bool:
+class StaleDeal(Refusal):
+    """The store no longer holds the daily record a claim was made on
+    (wiped or replaced since this process read it): nothing was claimed,
+    and, if nobody catches it to claim again on the record the store
+    holds, the request is refused as ``storage_unavailable``, to be tried
+    again once the process has noticed (``server.epoch``)."""
+
+    def __init__(self, setting: str) -> None:
+        super().__init__(
+            ErrorCode.STORAGE_UNAVAILABLE,
+            "the store was wiped or replaced since this daily deal was read; nothing was started, try again",
+        )
+        self.setting = setting
+
+
+async def claim_ranked(
+    store: Store, key: str, player_id: str, game_id: str, keep_seconds: int, record: tuple[str, str]
+) -> bool:
     """Claim ``game_id`` as the player's ranked attempt at the daily ``key``;
     True for the first claim only (first writer wins, atomically, across
-    processes).  The claim expires when the day's leaderboard closes."""
-    owner = await store.setting(_claim_name(key, player_id), game_id, keep_seconds=keep_seconds)
+    processes).  The claim expires when the day's leaderboard closes.
+    ``record`` is the setting of the day's record the game is dealt from
+    and its nonce (random, so it names one fixing of the record): the
+    claim is written only while the stored record holds that nonce
+    (``Store.claim``), else ``StaleDeal``, so nothing ranks on a deal the
+    store no longer has."""
+    setting, nonce = record
+    owner = await store.claim(_claim_name(key, player_id), game_id, keep_seconds, while_holding=(setting, nonce))
+    if owner is None:
+        raise StaleDeal(setting)
     return owner == game_id
 
 

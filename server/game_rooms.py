@@ -9,6 +9,17 @@ hands the room to its ``RoomNews`` (the watching part), which sends the
 news.  Who still needs a room is read from the room itself (watchers,
 followers, its lock), from the delayed boards held here, and from the
 hooks given to ``on_release`` (a race game's race may be forgotten with it).
+
+A room converges on the stored log by itself, whatever happened to the
+process that wrote it: each entry comes with its announcement (published
+by the append itself, ``server.relay``); a gap in relayed entries
+reloads the room; every ``relay_audit_seconds`` the stored lengths of all the
+live games held here are read in one round trip and a room behind is
+reloaded (so an entry whose announcement was lost reaches the watchers
+here within that period and a round trip, without waiting for a later
+one); and ``current``, which ``watch``, ``resync`` and ``hello`` use,
+checks the stored length before it answers, so a returning player is
+never given a stale snapshot.
 """
 
 from __future__ import annotations
@@ -28,6 +39,7 @@ from server.records import settle
 from server.refusal import Refusal
 from server.relay import Relay
 from server.room import Room
+from server.scheduler import Scheduler, Timer
 from server.session import Change, Session
 from server.settings import Settings
 from server.storage.base import Action, StorageError, Store, Subscription
@@ -67,6 +79,9 @@ class GameRooms:
         self.relay = Relay(store, origin, self._on_relayed)
         self._loading: dict[str, asyncio.Future[Room]] = {}
         self._news: RoomNews | None = None
+        self._audit_timer: Timer | None = None
+        self._audit_task: asyncio.Task[None] | None = None
+        self._closed = False
 
     def tell(self, news: RoomNews) -> None:
         """Send the news of reloads and relayed entries to ``news`` (the
@@ -105,6 +120,72 @@ class GameRooms:
         if session.result is not None and header.status == "playing":
             await self.record(session)
         return room
+
+    async def current(self, game_id: str) -> Room:
+        """The room of ``game_id`` as the store has it now: a room already
+        held is checked against the stored log and rebuilt if it is behind
+        (an entry whose announcement is on its way, or was lost).  While
+        the store cannot be read the held room is the best there is, and
+        is what the watcher gets."""
+        held = game_id in self.rooms
+        room = await self.room(game_id)
+        if held:
+            try:
+                stored = await self._store.log_lengths([game_id])
+            except StorageError as error:
+                log.debug("serving %s as held: %s", game_id, error)
+                return room
+            await self._catch_up(room, stored.get(game_id), "watch")
+        return room
+
+    def audit_every(self, scheduler: Scheduler, seconds: float) -> None:
+        """Compare the live games held here with their stored logs every
+        ``seconds`` (``audit``), on ``scheduler``, until ``close``."""
+        if not self._closed:
+            self._audit_timer = scheduler.call_later(seconds, lambda: self._audit_due(scheduler, seconds))
+
+    def _audit_due(self, scheduler: Scheduler, seconds: float) -> None:
+        self._audit_task = asyncio.create_task(self._audit_then_again(scheduler, seconds), name="log audit")
+
+    async def _audit_then_again(self, scheduler: Scheduler, seconds: float) -> None:
+        try:
+            await self.audit()
+        except StorageError as error:
+            log.debug("could not compare the games held here with the store: %s", error)
+        finally:
+            self.audit_every(scheduler, seconds)
+
+    async def audit(self) -> None:
+        """Reload every live room held here whose stored log is longer than
+        its session: one read of all their lengths, then a reload each."""
+        live = [room for room in self.rooms.values() if room.session.result is None]
+        if not live:
+            return
+        stored = await self._store.log_lengths([room.game_id for room in live])
+        for room in live:
+            await self._catch_up(room, stored.get(room.game_id), "audit")
+
+    async def _catch_up(self, room: Room, stored: int | None, cause: str) -> None:
+        """Reload ``room`` if the store has more entries than it (``cause``
+        names who noticed, for the metric)."""
+        if stored is None or stored <= room.session.seq:
+            return
+        async with room.lock:
+            if stored <= room.session.seq or self.rooms.get(room.game_id) is not room:
+                return
+            log.info("reloading %s: the store has %d entries, this process %d", room.game_id, stored, room.session.seq)
+            self._metrics.catch_ups.labels(cause).inc()
+            await self._reload_quietly(room)
+
+    async def close(self) -> None:
+        """Stop the audits and the relay."""
+        self._closed = True
+        if self._audit_timer is not None:
+            self._audit_timer.cancel()
+        if self._audit_task is not None:
+            self._audit_task.cancel()
+            await asyncio.gather(self._audit_task, return_exceptions=True)
+        await self.relay.close()
 
     def hold(self, room: Room, subscription: Subscription) -> None:
         """Hold a game just created, with the relay subscription taken
@@ -173,6 +254,7 @@ class GameRooms:
                 change = session.apply_committed(action)
             except (LookupError, EngineError) as problem:
                 log.info("reloading %s: %s", game_id, problem)
+                self._metrics.catch_ups.labels("gap").inc()
                 await self._reload_quietly(room)
                 return
             self._metrics.relay_lag.observe(max(0, self._clock() - action.at_ms) / 1000)

@@ -28,6 +28,7 @@ from server.cli import arena_version
 from server.races import COUNTDOWN, EXPIRED, FINISHED, LOBBY, RUNNING
 
 RACE_EVENTS = ("created", "started", "finished")
+CATCH_UP_CAUSES = ("gap", "audit", "watch")
 RACE_PHASES = (LOBBY, EXPIRED, COUNTDOWN, RUNNING, FINISHED)
 # Handling an action or a broadcast takes tens of microseconds to a few
 # milliseconds; the library's default buckets start at 5 ms and would put
@@ -111,6 +112,15 @@ class Metrics:
             registry=registry,
             buckets=LAG_BUCKETS,
         )
+        self.catch_ups = Counter(
+            "arena_room_catch_ups",
+            "Games reloaded because the store had entries this process had not applied, by who noticed: "
+            "gap (a later relayed entry), audit (the periodic check of stored lengths), watch (watch or hello).",
+            ["cause"],
+            registry=registry,
+        )
+        for cause in CATCH_UP_CAUSES:
+            self.catch_ups.labels(cause)
         self.finish_searches = search(
             "arena_finish_search_seconds",
             "Solver searches for a safe automatic finish (worker threads, off the event loop).",

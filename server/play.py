@@ -22,8 +22,9 @@ what after an action is the watching part's.
 
 from __future__ import annotations
 
+import logging
 import time
-from typing import Callable, Protocol
+from typing import Any, Callable, Protocol
 
 import engine
 from engine import EngineError
@@ -32,9 +33,10 @@ from protocol import to_client as tc
 from protocol import to_server as ts
 from protocol.to_server import RequestId
 from server.assists import AssistDesk
-from server.daily import claim_lifetime, note_ranked_attempt, todays_record, utc_day
+from server.daily import DailyRecord, claim_lifetime, forget_records, note_ranked_attempt, todays_record, utc_day
 from server.deals import DealChoice, choose_deal
 from server.fair_play import (
+    StaleDeal,
     automatic_options,
     check_assist,
     check_automatic,
@@ -55,6 +57,8 @@ from server.session import ABANDONED, ActionKind, Session
 from server.settings import Settings
 from server.storage.base import Action, LogConflict, SessionHeader, Store
 from server.watching import Watching
+
+log = logging.getLogger("arena.play")
 
 SESSION_SCAN_LIMIT = 100
 
@@ -139,9 +143,10 @@ class Play:
             automatic = automatic_options(game_cls, game.options)
             if automatic and not practice and await ranked_attempt(self._store, record.key, player.player_id) is None:
                 check_automatic(game_cls, game.options, "a ranked daily attempt")
-            ranked = not practice and not automatic and await claim_ranked(
-                self._store, record.key, player.player_id, game_id, claim_lifetime(record, self._settings, now)
-            )
+            if not practice and not automatic:
+                claimed, ranked = await self._claim_daily(game_cls, message.options, record, player.player_id, game_id, now)
+                if claimed is not record:
+                    record, game = claimed, engine.seeded_game(message.game, claimed.seed, **message.options)
             if not ranked:
                 await check_practice(self._store, record.key, player.player_id, utc_day(now))
         await self.make_room_for(player.player_id)
@@ -185,6 +190,32 @@ class Play:
             ),
         )
         await self._watching.watch(peer, room, None)
+
+    async def _claim_daily(
+        self, game_cls: type[engine.Game], options: dict[str, Any], record: DailyRecord, player_id: str, game_id: str,
+        now: int,
+    ) -> tuple[DailyRecord, bool]:
+        """Claim the player's ranked attempt on the day's record the store
+        holds; the record claimed on and whether the claim is this game's.
+        A process that read the record before the store was wiped or
+        replaced has its claim refused (``StaleDeal``): it forgets the
+        records it keeps and claims on the one the store holds now (fixing
+        it, if nobody has yet), so nothing ranks on a deal the store no
+        longer has.  Stale twice in a row: the store is changing under
+        this start, which is refused."""
+        for _ in range(2):
+            try:
+                lifetime = claim_lifetime(record, self._settings, now)
+                return record, await claim_ranked(
+                    self._store, record.key, player_id, game_id, lifetime, (record.setting, record.nonce)
+                )
+            except StaleDeal:
+                log.info("the store no longer holds the daily record %s: reading it again", record.setting)
+                forget_records(self._store)
+                record = await todays_record(self._store, self._settings, self._prover, game_cls, options, now)
+        raise Refusal(
+            ErrorCode.STORAGE_UNAVAILABLE, "the store was replaced while this daily started; nothing was started, try again"
+        )
 
     async def make_room_for(self, player_id: str) -> None:
         """Make room for one more live game by abandoning the oldest ones."""
@@ -297,7 +328,8 @@ class Play:
             raise from_engine(error, room.game_id) from None
         action = Action(kind, logged, self._clock())
         try:
-            await self._store.append(room.game_id, session.seq, action, ends=session.ends(action))
+            announce = self._rooms.relay.announcement(room.game_id, session.seq + 1, action)
+            await self._store.append(room.game_id, session.seq, action, ends=session.ends(action), announce=announce)
         except LogConflict:
             await self._rooms.reload(room)
             raise Refusal(
@@ -321,7 +353,6 @@ class Play:
         self._metrics.broadcast.observe(time.perf_counter() - started)
         self._metrics.action(time.perf_counter() - begun)
         self._metrics.relay_lag.observe(max(0, self._clock() - action.at_ms) / 1000)
-        await self._rooms.relay.publish(room.game_id, change.seq, action)
         if change.finished:
             await self._rooms.record(session)
         if session.header.race_id is not None:

@@ -140,7 +140,9 @@ class RaceStarts:
         if record is None or not ranked:
             return Prepared(header, False)
         lifetime = claim_lifetime(record, self._settings, now)
-        if await claim_ranked(self._store, record.key, racer_id, game_id, lifetime):
+        if await claim_ranked(
+            self._store, record.key, racer_id, game_id, lifetime, (record.setting, record.nonce)
+        ):
             return Prepared(header, True)
         # Another attempt claimed the day between the look and the claim.
         claimed = await ranked_attempt(self._store, record.key, racer_id)

@@ -16,6 +16,15 @@ every entry lost while the subscription was down.
 
 Each process tags what it publishes with its ``origin`` and ignores its
 own messages, since it has already applied them.
+
+An entry is published by the store's append itself (``announcement``,
+``Store.append``), in the same atomic step that writes it: a process
+that dies right after writing an entry, before or after acknowledging
+it, has told every other process all the same.  What pub/sub can still
+lose (a subscriber's lost connection) the resumed subscription's catch-up
+finds, and ``GameRooms`` checks the stored logs of the games it holds on
+a timer and at each ``watch`` and ``hello`` besides (docs/architecture.md,
+"Scaling out").
 """
 
 from __future__ import annotations
@@ -26,7 +35,7 @@ from typing import Awaitable, Callable
 
 import msgpack
 
-from server.storage.base import Action, StorageError, Store, Subscription
+from server.storage.base import Action, Announcement, StorageError, Store, Subscription
 
 log = logging.getLogger("arena.relay")
 
@@ -98,13 +107,9 @@ class Relay:
         if task is not None:
             task.cancel()
 
-    async def publish(self, game_id: str, seq: int, action: Action) -> None:
-        """Tell other processes; a failure is logged, not raised: the entry
-        is already in the log, where they will find it on a reload."""
-        try:
-            await self._store.publish(game_channel(game_id), pack(self.origin, seq, action))
-        except StorageError as error:
-            log.warning("could not publish %s#%d: %s", game_id, seq, error)
+    def announcement(self, game_id: str, seq: int, action: Action) -> Announcement:
+        """What the append of entry ``seq`` publishes to the other processes."""
+        return Announcement(game_channel(game_id), pack(self.origin, seq, action))
 
     async def close(self) -> None:
         tasks = list(self._tasks.values())

@@ -106,6 +106,12 @@ class Settings(BaseModel):
         30_000, ge=1, description="solver nodes per attempt at proving a ranked deal (a deal not won is skipped)"
     )
     deal_proof_attempts: int = Field(50, ge=1, description="seeds tried per ranked deal before giving up")
+    relay_audit_seconds: float = Field(
+        1.0,
+        gt=0,
+        description="how often a process compares the live games it holds with their stored logs, so a watcher "
+        "catches up on an entry whose announcement was lost within this period",
+    )
     store_epoch_check_seconds: float = Field(
         2.0, gt=0, description="how often a process checks that the store was not wiped or replaced"
     )

@@ -72,7 +72,7 @@ class Watching:
     # ------------------------------------------------------------ requests
 
     async def watch_request(self, peer: Peer, message: ts.Watch | ts.Resync) -> None:
-        await self.watch(peer, await self._rooms.room(message.game_id), message.id)
+        await self.watch(peer, await self._rooms.current(message.game_id), message.id)
 
     async def unwatch(self, peer: Peer, message: ts.Unwatch) -> None:
         peer.watching.discard(message.game_id)
@@ -81,7 +81,7 @@ class Watching:
 
     async def watch_game(self, peer: Peer, game_id: str) -> None:
         """Watch a game as ``watch`` does, without a request id."""
-        await self.watch(peer, await self._rooms.room(game_id), None)
+        await self.watch(peer, await self._rooms.current(game_id), None)
 
     async def watch(self, peer: Peer, room: Room, request_id: RequestId | None) -> None:
         settings = self._settings

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 import pytest
+import redis.asyncio as redis
 from tests.redis_server import RedisClusterServers, RedisServer
 
 from server.storage import MemoryStore, Retention, Store
@@ -99,3 +100,14 @@ def open_backend(
     server: RedisServer | RedisClusterServers = request.getfixturevalue(REDIS_FIXTURES[name])
     store = RedisStore(server.url, namespace=namespace, retention=retention)
     return Backend(name, store, redis_url=server.url, namespace=namespace, retention=retention)
+
+
+async def wipe_namespace(url: str, namespace: str) -> None:
+    """What a FLUSHALL does to one deployment's keys, leaving other tests' alone."""
+    client = redis.Redis.from_url(url)
+    try:
+        keys = [key async for key in client.scan_iter(match=f"{namespace}:*")]
+        if keys:
+            await client.delete(*keys)
+    finally:
+        await client.aclose()

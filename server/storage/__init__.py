@@ -11,6 +11,7 @@ from __future__ import annotations
 from .base import (
     DEFAULT_RETENTION,
     Action,
+    Announcement,
     AppendRefused,
     BoardEntry,
     Finish,
@@ -24,6 +25,7 @@ from .base import (
     Retention,
     SessionHeader,
     StorageError,
+    StorageRefused,
     StorageUnavailable,
     Store,
     StoreSize,
@@ -69,6 +71,7 @@ def open_store(url: str | None = None, *, namespace: str = "arena", retention: R
 
 __all__ = [
     "Action",
+    "Announcement",
     "AppendRefused",
     "BoardEntry",
     "Finish",
@@ -83,6 +86,7 @@ __all__ = [
     "Retention",
     "SessionHeader",
     "StorageError",
+    "StorageRefused",
     "StorageUnavailable",
     "Store",
     "StoreSize",

@@ -32,31 +32,13 @@ from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field
 from typing import Any, AsyncIterator, Awaitable, Callable
 
-
-class StorageError(Exception):
-    """Base of storage failures."""
-
-
-class StorageUnavailable(StorageError):
-    """The back end cannot be reached; nothing was written."""
-
-
-class AppendRefused(StorageUnavailable):
-    """Redis ran the append only after its deadline and refused it: the
-    action is not in the log, and never will be (see ``Store.append``)."""
-
-
-class LogConflict(StorageError):
-    """Another writer appended first; reload the log and retry or refuse.
-
-    ``actual_length`` is the log's length in the store.
-    """
-
-    def __init__(self, game_id: str, expected: int, actual: int) -> None:
-        super().__init__(f"log of {game_id} has {actual} entries, writer expected {expected}")
-        self.game_id = game_id
-        self.expected = expected
-        self.actual_length = actual
+# The failures every back end raises, named here too, beside the
+# interface that raises them.
+from .errors import AppendRefused as AppendRefused
+from .errors import LogConflict as LogConflict
+from .errors import StorageError as StorageError
+from .errors import StorageRefused as StorageRefused
+from .errors import StorageUnavailable as StorageUnavailable
 
 
 @dataclass
@@ -127,6 +109,17 @@ class Action:
     def from_list(cls, data: list[Any]) -> Action:
         kind, text, at_ms = data
         return cls(str(kind), str(text), int(at_ms))
+
+
+@dataclass(frozen=True)
+class Announcement:
+    """A message that ``Store.append`` publishes on ``channel`` in the same
+    atomic step as the entry it announces, and only if the entry is
+    written: so no process can write an entry and die before telling the
+    others (the relay, ``server/relay.py``)."""
+
+    channel: str
+    payload: bytes
 
 
 @dataclass
@@ -276,6 +269,13 @@ class Store(ABC):
         """Return if the back end answers; raise ``StorageUnavailable`` if not."""
 
     @abstractmethod
+    async def check_writable(self) -> None:
+        """Return if the back end takes a write now (one tiny key that
+        expires by itself); raise ``StorageUnavailable`` (``StorageRefused``
+        when it answers but refuses: full, read-only ...) if not.  What
+        ``/healthz`` asks: a full Redis still answers ``PING``."""
+
+    @abstractmethod
     async def size(self) -> StoreSize:
         """How much the store holds now (cheap enough for every scrape)."""
 
@@ -313,7 +313,10 @@ class Store(ABC):
         """Store a new header with an empty log."""
 
     @abstractmethod
-    async def append(self, game_id: str, expected_length: int, action: Action, *, ends: bool = False) -> int:
+    async def append(
+        self, game_id: str, expected_length: int, action: Action, *, ends: bool = False,
+        announce: Announcement | None = None,
+    ) -> int:
         """Append ``action`` if the log has exactly ``expected_length``
         entries, atomically; return the new length.  Raises ``LogConflict``
         when another writer got there first: the caller reloads.  Raises
@@ -323,6 +326,9 @@ class Store(ABC):
         game's outbox, which ``settle_finish`` closes and ``open_finishes``
         lists until then.
 
+        ``announce``: published (``publish``) by the same atomic step that
+        writes the entry, never without it and never only with it.
+
         ``StorageUnavailable`` means the action is not in the log and will
         never be written later (the Redis store's script refuses an append
         that runs after its deadline, ``AppendRefused``), with one exception:
@@ -331,6 +337,12 @@ class Store(ABC):
 
     @abstractmethod
     async def load_session(self, game_id: str) -> tuple[SessionHeader, list[Action]] | None: ...
+
+    @abstractmethod
+    async def log_lengths(self, game_ids: list[str]) -> dict[str, int]:
+        """The stored length of each game's log, in one round trip; games
+        the store does not have are left out.  Cheap enough to ask often:
+        a process compares them with the games it holds (``server.game_rooms``)."""
 
     @abstractmethod
     async def update_session(self, header: SessionHeader) -> None:
@@ -408,6 +420,18 @@ class Store(ABC):
         first-writer-wins facts that stop mattering (a ranked claim after
         its day's leaderboard is gone); an existing value keeps its own
         lifetime."""
+
+    @abstractmethod
+    async def claim(self, name: str, value: str, keep_seconds: int, *, while_holding: tuple[str, str]) -> str | None:
+        """``setting(name, value, keep_seconds)``, done only while the
+        setting ``while_holding[0]`` still contains the text
+        ``while_holding[1]``, checked in the same atomic step (on a Redis
+        Cluster, where the two are in different slots, checked before and
+        after, the claim undone if the second check fails): the stored
+        value of ``name``, or None (nothing written) when the setting no
+        longer holds it.  A ranked claim names the daily record it is on
+        by that record's nonce, so no claim is written on a deal the store
+        no longer holds (wiped or replaced since the process read it)."""
 
     @abstractmethod
     async def get_setting(self, name: str) -> str | None:

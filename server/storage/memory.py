@@ -22,6 +22,7 @@ from .base import (
     DEFAULT_RETENTION,
     SETTLED_MARK_SECONDS,
     Action,
+    Announcement,
     Finish,
     GameResult,
     LeaderEntry,
@@ -131,6 +132,9 @@ class MemoryStore(Store):
         self._settled.pop(player_id, None)
         return False
 
+    async def check_writable(self) -> None:
+        """The memory store always takes writes."""
+
     async def expire_due(self) -> int:
         dropped = sum(not self._alive(kind, key) for kind, key in list(self._expires))
         return dropped + sum(not self._identity_alive(player_id) for player_id in list(self._renewed))
@@ -187,7 +191,10 @@ class MemoryStore(Store):
         self._logs[header.game_id] = []
         self._expires.pop(("session", header.game_id), None)
 
-    async def append(self, game_id: str, expected_length: int, action: Action, *, ends: bool = False) -> int:
+    async def append(
+        self, game_id: str, expected_length: int, action: Action, *, ends: bool = False,
+        announce: Announcement | None = None,
+    ) -> int:
         log = self._logs.get(game_id) if self._alive("session", game_id) else None
         if log is None:
             raise KeyError(game_id)
@@ -196,7 +203,16 @@ class MemoryStore(Store):
         log.append(action)
         if ends:
             self._outboxes.add(game_id)
+        if announce is not None:
+            self._deliver(announce.channel, announce.payload)
         return len(log)
+
+    async def log_lengths(self, game_ids: list[str]) -> dict[str, int]:
+        return {
+            game_id: len(self._logs[game_id])
+            for game_id in game_ids
+            if self._alive("session", game_id) and game_id in self._logs
+        }
 
     async def load_session(self, game_id: str) -> tuple[SessionHeader, list[Action]] | None:
         if not self._alive("session", game_id) or game_id not in self._headers:
@@ -327,6 +343,12 @@ class MemoryStore(Store):
             self._expires[(SETTING_EXPIRY, name)] = self._clock() + keep_seconds
         return default
 
+    async def claim(self, name: str, value: str, keep_seconds: int, *, while_holding: tuple[str, str]) -> str | None:
+        held = await self.get_setting(while_holding[0])
+        if held is None or while_holding[1] not in held:
+            return None
+        return await self.setting(name, value, keep_seconds)
+
     async def get_setting(self, name: str) -> str | None:
         return self._settings.get(name) if self._alive(SETTING_EXPIRY, name) else None
 
@@ -393,6 +415,9 @@ class MemoryStore(Store):
         return result
 
     async def publish(self, channel: str, payload: bytes) -> None:
+        self._deliver(channel, payload)
+
+    def _deliver(self, channel: str, payload: bytes) -> None:
         for queue in list(self._hub.get(channel, ())):
             queue.put_nowait(payload)
 

@@ -64,6 +64,7 @@ from typing import Any, cast
 from .base import (
     SETTLED_MARK_SECONDS,
     Action,
+    Announcement,
     AppendRefused,
     Finish,
     GameResult,
@@ -160,14 +161,21 @@ class RedisStore(RedisBase):
         )
 
     @guarded
-    async def append(self, game_id: str, expected_length: int, action: Action, *, ends: bool = False) -> int:
+    async def append(
+        self, game_id: str, expected_length: int, action: Action, *, ends: bool = False,
+        announce: Announcement | None = None,
+    ) -> int:
         deadline = await self._deadline_ms()
         outbox = ""
         if ends:
             outbox = dumps({"seq": expected_length + 1, "at_ms": action.at_ms})
             await self._redis.zadd(self._keys.outbox, {game_id: deadline})
         keys = [self._keys.session(game_id), self._keys.session(game_id, "log"), self._keys.session(game_id, "outbox")]
-        outcome, length, redis_ms = await self._append(keys, [expected_length, dumps(action.to_list()), deadline, outbox])
+        told: list[str | bytes] = ["", "", ""]
+        if announce is not None:
+            told = [self._publish_command, self._keys.channel(announce.channel), announce.payload]
+        args = [expected_length, dumps(action.to_list()), deadline, outbox, *told]
+        outcome, length, redis_ms = await self._append(keys, args)
         self._redis_offset_ms = int(redis_ms) - _local_ms()
         if outcome == b"late":
             raise AppendRefused(f"Redis ran the append to {game_id} after its deadline; it was not written")
@@ -189,13 +197,26 @@ class RedisStore(RedisBase):
 
     @guarded
     async def load_session(self, game_id: str) -> tuple[SessionHeader, list[Action]] | None:
-        async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.get(self._keys.session(game_id))
-            pipe.lrange(self._keys.session(game_id, "log"), 0, -1)
-            header, log = await pipe.execute()
+        keys = [self._keys.session(game_id), self._keys.session(game_id, "log")]
+        header, log = cast(list[Any], await self._load(keys=keys))
         if header is None:
             return None
         return SessionHeader.from_dict(json.loads(header)), [Action.from_list(json.loads(entry)) for entry in log]
+
+    @guarded
+    async def log_lengths(self, game_ids: list[str]) -> dict[str, int]:
+        if not game_ids:
+            return {}
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for game_id in game_ids:
+                pipe.exists(self._keys.session(game_id))
+                pipe.llen(self._keys.session(game_id, "log"))
+            replies = await pipe.execute()
+        return {
+            game_id: int(length)
+            for game_id, exists, length in zip(game_ids, replies[::2], replies[1::2])
+            if exists
+        }
 
     @guarded
     async def update_session(self, header: SessionHeader) -> None:
@@ -355,6 +376,25 @@ class RedisStore(RedisBase):
             pipe.get(self._keys.setting(name))
             _, value = await pipe.execute()
         return text(value)
+
+    @guarded
+    async def claim(self, name: str, value: str, keep_seconds: int, *, while_holding: tuple[str, str]) -> str | None:
+        held_name, text_held = while_holding
+        key, held_key = self._keys.setting(name), self._keys.setting(held_name)
+        if not self._cluster:
+            stored = await self._claim(keys=[key, held_key], args=[value, keep_seconds, text_held])
+            return None if stored is None else text(stored)
+        if not await self._holds(held_key, text_held):
+            return None
+        stored_text = await self.setting(name, value, keep_seconds)
+        if not await self._holds(held_key, text_held):
+            await self._delete_if(keys=[key], args=[value])
+            return None
+        return stored_text
+
+    async def _holds(self, key: str, wanted: str) -> bool:
+        held = await self._redis.get(key)
+        return held is not None and wanted in text(held)
 
     @guarded
     async def get_setting(self, name: str) -> str | None:

@@ -21,8 +21,11 @@ from .redis_scripts import (
     ADD_RESULT_SCRIPT,
     ADD_VEGAS_SCRIPT,
     APPEND_SCRIPT,
+    CLAIM_SCRIPT,
     CLOSE_OUTBOX_SCRIPT,
+    DELETE_IF_SCRIPT,
     INDEX_SCRIPT,
+    LOAD_SCRIPT,
     REPLACE_SETTING_SCRIPT,
     SETTLE_RESULT_SCRIPT,
     SUBMIT_SCRIPT,
@@ -34,6 +37,8 @@ APPEND_DEADLINE_SHARE = 0.8
 """An append must run within this share of ``socket_timeout`` of its call,
 so it never runs after its caller timed out (and answered storage_unavailable)."""
 INDEX_PAGE = 100
+HEALTH_KEY_MS = 60_000
+"""How long the key ``check_writable`` writes is kept."""
 Command = tuple[str | int | float, ...]
 """One Redis command and its arguments, as ``execute_command`` takes them."""
 
@@ -71,11 +76,16 @@ class RedisBase(Store):
         self._add_vegas = self._redis.register_script(ADD_VEGAS_SCRIPT)
         self._touch_player = self._redis.register_script(TOUCH_PLAYER_SCRIPT)
         self._index = self._redis.register_script(INDEX_SCRIPT)
+        self._load = self._redis.register_script(LOAD_SCRIPT)
+        self._claim = self._redis.register_script(CLAIM_SCRIPT)
+        self._delete_if = self._redis.register_script(DELETE_IF_SCRIPT)
         self._settle_result = self._redis.register_script(SETTLE_RESULT_SCRIPT)
         self._close_outbox = self._redis.register_script(CLOSE_OUTBOX_SCRIPT)
         self._submit = self._redis.register_script(SUBMIT_SCRIPT)
         self._replace_setting = self._redis.register_script(REPLACE_SETTING_SCRIPT)
         self._hub: PubSubHub | ShardedPubSub
+        self._publish_command = "SPUBLISH" if self._cluster else "PUBLISH"
+        """How an append's announcement is published (``redis_scripts``)."""
         if isinstance(self._redis, RedisCluster):
             self._publish = PublishBatcher(self._redis, "SPUBLISH")
             options = connection_options(socket_timeout, connect_timeout)
@@ -102,6 +112,10 @@ class RedisBase(Store):
     @guarded
     async def ping(self) -> None:
         await self._redis.ping()
+
+    @guarded
+    async def check_writable(self) -> None:
+        await self._redis.set(self._keys.health, b"1", px=HEALTH_KEY_MS)
 
     @guarded
     async def size(self) -> StoreSize:

@@ -1,8 +1,9 @@
 """Automatic pipelining: calls made in the same event-loop turn travel to
 Redis together.
 
-Every player action is one log append and, after it, one publish for the
-other server processes, so those two commands are the store's hot path.
+Every player action is one log append (which publishes the entry for the
+other server processes from inside its script), and every race event
+one publish, so those two commands are the store's hot path.
 redis-py spends most of a command's cost in Python (taking a connection
 from the pool, packing, one round trip); sending the appends (or the
 publishes) that many players made at the same moment as one

@@ -37,6 +37,7 @@ class RedisKeys:
         self.namespace = namespace
         self.live = self._key("sessions", "live")
         self.outbox = self._key("outbox")
+        self.health = self._key("health")
 
     def _key(self, *parts: str) -> str:
         return ":".join((self.namespace, *parts))

@@ -17,7 +17,10 @@ local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 """
 
 # KEYS: header, log, outbox; ARGV: expected length, entry, deadline (ms,
-# Redis's clock), the outbox's JSON or '' (the entry does not end the game).
+# Redis's clock), the outbox's JSON or '' (the entry does not end the game),
+# then the announcement: the publish command ('PUBLISH', on a cluster
+# 'SPUBLISH' to a channel of the game's slot, or '' for none), its
+# channel and its payload, published only with the entry.
 # Replies {outcome, length, Redis's time in ms}.
 APPEND_SCRIPT = REDIS_NOW + """
 if now > tonumber(ARGV[3]) then return {'late', 0, now} end
@@ -28,7 +31,33 @@ length = redis.call('RPUSH', KEYS[2], ARGV[2])
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
 if ARGV[4] ~= '' then redis.call('SET', KEYS[3], ARGV[4]) end
+if ARGV[5] ~= '' then redis.call(ARGV[5], ARGV[6], ARGV[7]) end
 return {'ok', length, now}
+"""
+
+# KEYS: header, log.  A game's header and log as of one moment.  A script
+# rather than a MULTI, because Redis refuses every command queued in a
+# MULTI while it is out of memory, reads too, and a full store should
+# still show the games it holds.
+LOAD_SCRIPT = """
+return {redis.call('GET', KEYS[1]), redis.call('LRANGE', KEYS[2], 0, -1)}
+"""
+
+# KEYS: the claim, the setting it depends on; ARGV: the claim's value, its
+# lifetime in seconds, the text the setting must contain.  Replies the
+# claim's stored value, or nil (nothing written) when the setting is gone
+# or holds something else.
+CLAIM_SCRIPT = """
+local held = redis.call('GET', KEYS[2])
+if not held or not string.find(held, ARGV[3], 1, true) then return false end
+redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2])
+return redis.call('GET', KEYS[1])
+"""
+
+# KEYS: a key, ARGV: a value: deletes the key if it holds that value.
+DELETE_IF_SCRIPT = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
 """
 
 # KEYS: header, log, outbox; ARGV: the final header, seconds to keep it.

@@ -56,8 +56,9 @@ class ServerProcess:
     """One ``arena serve`` child process on ``redis_url``; ``start`` may
     follow ``kill`` or ``stop``, on the same port."""
 
-    def __init__(self, redis_url: str, directory: Path, name: str) -> None:
+    def __init__(self, redis_url: str, directory: Path, name: str, environment: dict[str, str] | None = None) -> None:
         self.redis_url = redis_url
+        self.environment = {**TEST_ENVIRONMENT, **(environment or {})}
         self.name = name
         self.output = directory / f"{name}.out"
         self.errors = directory / f"{name}.err"
@@ -77,7 +78,7 @@ class ServerProcess:
         command = [sys.executable, "-m", "server.cli", "serve", "--port", str(self.port), "--redis", self.redis_url]
         with self.output.open("wb") as stdout, self.errors.open("ab") as stderr:
             self._process = subprocess.Popen(
-                command, cwd=ROOT, stdout=stdout, stderr=stderr, env={**os.environ, **TEST_ENVIRONMENT}
+                command, cwd=ROOT, stdout=stdout, stderr=stderr, env={**os.environ, **self.environment}
             )
         deadline = asyncio.get_running_loop().time() + START_SECONDS
         while (line := self._listening_line()) is None:
@@ -132,18 +133,19 @@ class ServerProcess:
         return await asyncio.to_thread(fetch)
 
 
-ServerStarter = Callable[[str], Awaitable[ServerProcess]]
+ServerStarter = Callable[..., Awaitable[ServerProcess]]
 ClientOpener = Callable[..., Awaitable[WireClient]]
 
 
 @pytest.fixture
 async def arena_processes(tmp_path: Path) -> AsyncIterator[ServerStarter]:
-    """Start ``arena serve`` processes on a Redis URL; every one is killed
-    at the end of the test, whatever happened."""
+    """Start ``arena serve`` processes on a Redis URL (with ``ARENA_*``
+    variables of the test's own beside ``TEST_ENVIRONMENT``); every one is
+    killed at the end of the test, whatever happened."""
     started: list[ServerProcess] = []
 
-    async def start(redis_url: str) -> ServerProcess:
-        process = ServerProcess(redis_url, tmp_path, f"arena-{len(started) + 1}")
+    async def start(redis_url: str, environment: dict[str, str] | None = None) -> ServerProcess:
+        process = ServerProcess(redis_url, tmp_path, f"arena-{len(started) + 1}", environment)
         started.append(process)
         await process.start()
         return process

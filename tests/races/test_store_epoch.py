@@ -10,8 +10,8 @@ import asyncio
 from typing import Any, AsyncIterator
 
 import pytest
-import redis.asyncio as redis
 from tests.races.arena_races import WireClient, player, race_settings
+from tests.storage_backends import wipe_namespace
 
 from protocol import ErrorCode
 from protocol import to_server as ts
@@ -31,17 +31,6 @@ async def arenas(redis_server: Any, redis_namespace: str) -> AsyncIterator[tuple
     finally:
         for store in stores:
             await store.close()
-
-
-async def _wipe(url: str, namespace: str) -> None:
-    """What a FLUSHALL does to this deployment's keys, leaving other tests' alone."""
-    client = redis.Redis.from_url(url)
-    try:
-        keys = [key async for key in client.scan_iter(match=f"{namespace}:*")]
-        if keys:
-            await client.delete(*keys)
-    finally:
-        await client.aclose()
 
 
 async def _noticed(*servers: ArenaServer) -> None:
@@ -67,7 +56,7 @@ async def test_both_processes_notice_a_wiped_store_and_serve_one_daily(
     spectator = await WireClient.open(b.url)
     await spectator.request(ts.Daily, game="klondike")
 
-    await _wipe(redis_server.url, redis_namespace)
+    await wipe_namespace(redis_server.url, redis_namespace)
     await _noticed(a, b)
     assert a.hub.epoch.seen == b.hub.epoch.seen, "every process agrees on the new epoch"
 

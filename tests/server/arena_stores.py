@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from server.storage.base import Action
+from server.storage.base import Action, Announcement
 from server.storage.memory import MemoryStore
 
 
@@ -19,10 +19,13 @@ class FaultyStore(MemoryStore):
         self.delay = 0.0
         self.appending = asyncio.Event()
 
-    async def append(self, game_id: str, expected_length: int, action: Action, *, ends: bool = False) -> int:
+    async def append(
+        self, game_id: str, expected_length: int, action: Action, *, ends: bool = False,
+        announce: Announcement | None = None,
+    ) -> int:
         self.appending.set()
         if self.delay:
             await asyncio.sleep(self.delay)
         if self.failure is not None:
             raise self.failure
-        return await super().append(game_id, expected_length, action, ends=ends)
+        return await super().append(game_id, expected_length, action, ends=ends, announce=announce)

@@ -16,6 +16,7 @@ from tests.storage_backends import BACKENDS, Backend, open_backend
 
 from server.storage import (
     Action,
+    Announcement,
     BoardEntry,
     Finish,
     GameResult,
@@ -540,6 +541,26 @@ async def test_a_setting_is_replaced_or_removed_only_while_it_holds_the_expected
     assert await store.get_setting("ranked/day/p1") is None, "a replaced value keeps the lifetime it was given"
 
 
+async def test_a_claim_is_written_only_while_the_setting_it_depends_on_holds_its_mark(backend: Backend) -> None:
+    """A ranked claim names its daily record by the record's nonce: a record
+    gone (a wiped store) or replaced by another writes no claim."""
+    store = backend.store
+    record = ("ranked_daily/klondike/draw-1/2024-05-01", '{"nonce": "n-1", "seed": 7}')
+    on_record = (record[0], '"nonce": "n-1"')
+    assert await store.claim("ranked/day/p1", "g_1", 60, while_holding=on_record) is None
+    assert await store.get_setting("ranked/day/p1") is None, "no record, no claim"
+    await store.setting(*record)
+    assert await store.claim("ranked/day/p1", "g_1", 60, while_holding=on_record) == "g_1"
+    assert await store.claim("ranked/day/p1", "g_2", 60, while_holding=on_record) == "g_1", "the first claim wins"
+    on_another = (record[0], '"nonce": "n-2"')
+    assert await store.claim("ranked/day/p2", "g_3", 60, while_holding=on_another) is None
+    assert await store.get_setting("ranked/day/p2") is None
+    claims = await asyncio.gather(
+        *(([store, backend.peer()][n % 2]).claim("ranked/day/p3", f"g_{n}", 60, while_holding=on_record) for n in range(10))
+    )
+    assert len(set(claims)) == 1 and claims[0] is not None
+
+
 # ---------------------------------------------------------------- documents
 
 
@@ -611,6 +632,33 @@ async def test_every_subscriber_gets_every_message_in_order(backend: Backend) ->
     for subscription in (first, second):
         assert [await next_message(subscription) for _ in payloads] == payloads
         await subscription.close()
+
+
+async def test_an_append_publishes_its_announcement_with_the_entry_and_only_with_it(backend: Backend) -> None:
+    """The relay's guarantee: no entry is written without its announcement
+    (a process dying right after the append has told the others), and a
+    refused append announces nothing."""
+    listener = await backend.peer().subscribe("game:g1")
+    await backend.store.create_session(header("g1"))
+    await backend.store.append("g1", 0, move("a"), announce=Announcement("game:g1", b"entry 1"))
+    with pytest.raises(LogConflict):
+        await backend.store.append("g1", 0, move("b"), announce=Announcement("game:g1", b"refused"))
+    with pytest.raises(KeyError):
+        await backend.store.append("missing", 0, move("b"), announce=Announcement("game:g1", b"missing"))
+    await backend.store.append("g1", 1, move("c"), ends=True, announce=Announcement("game:g1", b"entry 2"))
+    assert [await next_message(listener) for _ in range(2)] == [b"entry 1", b"entry 2"]
+    await backend.store.publish("game:g1", b"nothing else came before this")
+    assert await next_message(listener) == b"nothing else came before this"
+    await listener.close()
+
+
+async def test_log_lengths_reads_the_stored_length_of_each_game_and_leaves_out_missing_ones(store: Store) -> None:
+    for game_id, entries in (("g1", 3), ("g2", 0), ("g3", 1)):
+        await store.create_session(header(game_id))
+        for number in range(entries):
+            await store.append(game_id, number, move(str(number)))
+    assert await store.log_lengths(["g1", "g2", "missing", "g3"]) == {"g1": 3, "g2": 0, "g3": 1}
+    assert await store.log_lengths([]) == {}
 
 
 async def test_a_subscriber_hears_only_its_channel(store: Store) -> None:

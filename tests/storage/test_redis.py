@@ -64,6 +64,7 @@ async def exercise_every_method(store: Store) -> None:
     await store.setting("daily-secret", "s")
     await store.put_document("race", "r1", {"id": "r1"}, keep_seconds=600)
     await store.index_document("race", "player:p1", "r1", 1.0)
+    await store.check_writable()
 
 
 async def next_message(subscription: Subscription, timeout: float) -> bytes:

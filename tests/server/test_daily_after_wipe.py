@@ -1,0 +1,82 @@
+"""Nothing ranked starts on a daily deal the store no longer holds.
+
+Two server processes on one real Redis have read today's record; the
+store is wiped (what a ``FLUSHALL`` does to this deployment's keys), and
+a daily starts on each process within a few milliseconds, long before
+either process's epoch check (set to an hour here) could notice.  The
+ranked claim is written only while the store holds the record it names
+(``Store.claim``), so each stale process finds out at the claim, reads
+the record again (fixing a new one, as the first request of a day does)
+and ranks the attempt on that: every ranked attempt of the date is on
+the one deal the store holds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from datetime import date
+from typing import Any, AsyncIterator
+
+import pytest
+from tests.races.arena_races import KLONDIKE_DRAW_1, pin_daily_deal, player
+from tests.server.arena_servers import make_settings
+from tests.storage_backends import wipe_namespace
+
+from protocol import to_server as ts
+from server.app import ArenaServer
+from server.daily import DailyRecord, utc_day
+from server.storage.redis import RedisStore
+
+pytestmark = pytest.mark.redis
+
+PROOF_SECONDS = 600.0
+"""Bounds a hang only: the new record is proven by the stale processes
+themselves, a worker process's search beside whatever else the machine runs."""
+
+
+@pytest.fixture
+async def stores(redis_server: Any, redis_namespace: str) -> AsyncIterator[list[RedisStore]]:
+    opened = [RedisStore(redis_server.url, namespace=redis_namespace) for _ in range(3)]
+    yield opened
+    for store in opened:
+        await store.close()
+
+
+async def test_dailies_started_on_two_stale_processes_right_after_a_wipe_rank_on_the_one_deal_held(
+    stores: list[RedisStore], redis_server: Any, redis_namespace: str
+) -> None:
+    a_store, b_store, observer = stores
+    today = utc_day(time.time_ns() // 1_000_000)
+    before = await pin_daily_deal(observer, today)
+    settings = make_settings(store_epoch_check_seconds=3600)
+    async with ArenaServer(settings, store=a_store) as a, ArenaServer(settings, store=b_store) as b:
+        for server in (a, b):
+            earlier, _ = await (await player(server.url, "early")).new_game(deal="daily", options={"draw": 1})
+            assert earlier.ranked, "each process has read today's record"
+
+        await wipe_namespace(redis_server.url, redis_namespace)
+        ann, bob = await player(a.url, "ann"), await player(b.url, "bob")
+        frames = [ts.NewGame(id=client.next_id(), game="klondike", deal="daily", options={"draw": 1})
+                  for client in (ann, bob)]
+        await asyncio.gather(ann.send(frames[0]), bob.send(frames[1]))
+        started = [
+            await client.wait_for(lambda m, wanted=frame.id: m.id == wanted, PROOF_SECONDS)
+            for client, frame in zip((ann, bob), frames)
+        ]
+
+        assert all(reply.type == "game_started" and reply.ranked for reply in started), started
+        held_text = await observer.get_setting(before.setting)
+        assert held_text is not None, "the day's record is fixed again"
+        held = DailyRecord.from_dict(json.loads(held_text))
+        assert (held.seed, held.nonce) != (before.seed, before.nonce), "a new record, not the one wiped"
+        for client, reply in zip((ann, bob), started):
+            loaded = await observer.load_session(reply.game_id)
+            assert loaded is not None
+            header = loaded[0]
+            assert header.ranked and header.daily == today.isoformat()
+            assert header.seed == held.seed, "ranked on the deal the store holds, not the one it lost"
+            claim = await observer.get_setting(f"ranked/{held.key}/{client.player_id}")
+            assert claim == reply.game_id
+        assert held.variant == KLONDIKE_DRAW_1 and date.fromisoformat(held.date) == today
