@@ -16,22 +16,19 @@ read the times in the log, never a time the client sends.
 from __future__ import annotations
 
 import json
-import secrets
 import time
 from typing import Any
 
 import pytest
 from tests.integration.arena_processes import ClientOpener, ServerStarter, WireClient
-from tests.server.arena_servers import make_settings
+from tests.server.arena_servers import aged_token, make_settings
 
 import engine
 from protocol import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL
 from protocol import to_server as ts
 from server.app import ArenaServer
-from server.daily import DAY_MS, RECORD_KIND, DailyRecord, utc_day
-from server.lobby import hash_token
-from server.races import new_id
-from server.storage.base import PlayerRecord, Store
+from server.daily import RECORD_KIND, DailyRecord, utc_day
+from server.storage.base import Store
 from server.storage.memory import MemoryStore
 from server.storage.redis import RedisStore
 from server.variants import variant_label
@@ -40,15 +37,6 @@ GAMES = [("broken-deck", {"difficulty": "relaxed"}), ("klondike", {"draw": 1})]
 CODECS = [(JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL), (MSGPACK_SUBPROTOCOL, JSON_SUBPROTOCOL)]
 PROOF_SECONDS = 300.0
 """Bounds a hang only: the first daily request proves the day's deal."""
-
-
-async def _aged_token(store: Store, name: str) -> str:
-    """An identity created two days ago, written to the store as ``hello``
-    would have then; its token."""
-    token = secrets.token_urlsafe(32)
-    created = time.time_ns() // 1_000_000 - 2 * DAY_MS
-    await store.create_player(PlayerRecord(new_id("p_"), name, hash_token(token), created))
-    return token
 
 
 async def _known_line(store: Store, game: str, options: dict[str, Any]) -> list[str]:
@@ -96,7 +84,7 @@ async def second_identity_replay(
     assert over.unlisted == ["cadence", "same_network", "new_player"]
 
     aged = await open_client(second_url, codecs[1])
-    await aged.hello(token=await _aged_token(store, "aged"))
+    await aged.hello(token=await aged_token(store, "aged"))
     started, over = await _replay(aged, game, options, line)
     assert started.unlisted == ["same_network"]
     assert over.unlisted == ["cadence", "same_network"]

@@ -37,6 +37,15 @@ FULL_RACE_DELAY_SECONDS = 2.0
 KLONDIKE_DRAW_1 = "draw=1,scoring=standard"
 
 
+PUBLIC_BOARD_RULES_OFF: dict[str, Any] = {
+    "public_attempts_per_address": 0,
+    "public_new_players": True,
+    "cadence_median_ms": 0,
+    "cadence_pause_ms": 0,
+}
+"""Settings for a server whose test is not about who may rank publicly."""
+
+
 def race_settings(**changes: Any) -> Settings:
     """Test settings with a short countdown and a short spectator delay."""
     base: dict[str, Any] = {
@@ -168,9 +177,12 @@ async def redis_arenas(redis_server: Any, redis_namespace: str) -> AsyncIterator
     needs its last racer to finish within that time of the first one's win
     (a delayed board releases that win's ``game_over`` by its clock, without
     the deal, if the race is still running), and a loaded machine playing
-    the last racer's 125 moves took longer than the usual half second."""
+    the last racer's 125 moves took longer than the usual half second.
+    The public board's rules of identities, addresses and cadence are off
+    (every racer here is new, on loopback, and plays its line at once);
+    their own tests are ``tests/server/test_fair_rank.py``."""
     stores = [RedisStore(redis_server.url, namespace=redis_namespace) for _ in range(2)]
-    settings = race_settings(race_spectator_delay_seconds=FULL_RACE_DELAY_SECONDS)
+    settings = race_settings(race_spectator_delay_seconds=FULL_RACE_DELAY_SECONDS, **PUBLIC_BOARD_RULES_OFF)
     try:
         async with ArenaServer(settings, store=stores[0]) as first:
             async with ArenaServer(settings, store=stores[1]) as second:
