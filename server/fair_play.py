@@ -219,7 +219,8 @@ async def public_bars(
     ranked attempt takes one of its address's public places while one is
     free (``public_attempts_per_address``), whoever plays it, so the
     identity that looks at a deal uses up the place a second identity from
-    the same address would replay it in.  The places are first-writer-wins
+    the same address would replay it in (a bot's attempt too, though a bot
+    ranks on its own board and is told no reason).  The places are first-writer-wins
     settings, atomic across processes, kept as long as the claim; an
     address counts as ``server.admission`` counts it (an IPv6 /64 as one)."""
     bars = []
@@ -233,7 +234,7 @@ async def public_bars(
             bars.append(SAME_NETWORK)
     if player.created_ms >= day_start_ms and not settings.public_new_players:
         bars.append(NEW_PLAYER)
-    return bars
+    return [] if player.bot else bars
 
 
 def _place_name(key: str, network: str, place: int) -> str:

@@ -23,8 +23,8 @@ from datetime import date
 from typing import Any, AsyncIterator
 
 import pytest
-from tests.races.arena_races import HUMAN_STEP_MS, person, play_paced
-from tests.server.arena_clock import FakeClock
+from tests.races.arena_races import DEAL_1_DRAW_1_WIN, HUMAN_STEP_MS, person, pin_daily_deal, play_paced, racer_games
+from tests.server.arena_clock import FakeClock, ManualScheduler
 from tests.server.arena_memory import MemoryArena, MemoryClient
 from tests.server.arena_servers import make_settings
 
@@ -167,6 +167,46 @@ async def test_a_player_since_yesterday_on_an_address_of_their_own_ranks(
     assert flagged.unlisted == ["cadence"]
     assert [entry.name for entry in (await _page(hasty, game, options)).entries] == ["honest"]
     assert [entry.name for entry in (await _page(hasty, game, options, bots=True)).entries] == ["hasty"]
+
+
+async def test_a_race_on_the_daily_deal_counts_under_its_racers_address(clock: FakeClock, subprotocol: str) -> None:
+    """A second identity that never saw the deal, from the looker's
+    address, wins it in a daily race instead: its race game counts under
+    the address of its latest hello, so it is shown apart too."""
+    scheduler = ManualScheduler(clock)
+    async with MemoryArena(make_settings(), clock=clock, scheduler=scheduler) as arena:
+        await pin_daily_deal(arena.store, DAY)
+        await _look(arena, clock, "klondike", {"draw": 1}, HOME)
+        host = await person(arena, clock, "host", "203.0.113.20")
+        racer = await person(arena, clock, "racer", HOME, subprotocol)
+        created = await host.request(ts.CreateRace, game="klondike", options={"draw": 1}, deal="daily")
+        assert created.type == "race", created
+        assert (await racer.request(ts.JoinRace, code=created.race.code)).type == "race"
+        started = await host.request(ts.StartRace, race_id=created.race.race_id)
+        assert started.type == "race", started
+        scheduler.advance(round(arena.settings.race_countdown_seconds * 1000))
+        game_id = racer_games(started.race)[racer.player_id]
+        await racer.wait_for(lambda m: m.type == "snapshot" and m.game_id == game_id)
+        await play_paced(racer, clock, game_id, DEAL_1_DRAW_1_WIN, last_at=clock.ms + 100_000)
+        over = await racer.wait_for(lambda m: m.type == "game_over" and m.game_id == game_id)
+        assert over.result == "won" and over.unlisted == ["same_network"]
+        public = await _page(racer, "klondike", {"draw": 1})
+        assert public.entries == [] and [entry.name for entry in public.unranked] == ["racer"]
+
+
+async def test_a_bots_look_takes_its_addresss_public_place(arena: MemoryArena, clock: FakeClock) -> None:
+    """A bot identity that looks at the deal first is told nothing (it
+    ranks on its own board), but the person replaying after it from its
+    address is shown apart."""
+    bot = await arena.client(address=HOME)
+    clock.ms -= 86_400_000
+    assert (await bot.request(ts.Hello, name="robot", bot=True)).type == "welcome"
+    clock.ms += 86_400_000
+    looked, _ = await bot.new_game("chequers", deal="daily")
+    assert looked.ranked and "unlisted" not in looked.model_fields_set
+    person_after = await person(arena, clock, "person", HOME)
+    started, _ = await person_after.new_game("chequers", deal="daily")
+    assert started.unlisted == ["same_network"]
 
 
 def _session(times: list[int], won: bool) -> Session:
