@@ -1,5 +1,5 @@
 """The browser client's pure modules (cards, mirror, games, notation,
-router, store, motion, sizing, replaysteps) under Node's built-in test runner.
+router, store, motion, sizing, replaysteps, unlisted) under Node's built-in test runner.
 
 The README's one test command is ``python -m pytest``, so this test runs
 ``node --test`` over ``tests/web/js/`` and fails with its report.  Without
