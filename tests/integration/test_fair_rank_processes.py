@@ -56,12 +56,19 @@ async def _start(client: WireClient, game: str, options: dict[str, Any]) -> Any:
 
 
 async def _replay(client: WireClient, game: str, options: dict[str, Any], line: list[str]) -> tuple[Any, Any]:
+    """Start the ranked daily and play ``line`` at once; then, on the same
+    connection (so after the win is settled: a connection's requests are
+    answered in order), check that the public page holds nothing of it
+    and tells this player where the win went."""
     started = await _start(client, game, options)
     for move in line:
         reply = await client.request(ts.Move, game_id=started.game_id, move=move)
         assert reply.type == "diff", reply
     over = await client.wait_for(lambda m: m.type == "game_over" and m.game_id == started.game_id)
     assert over.result == "won"
+    public = await client.request(ts.Leaderboard, game=game, options=options)
+    assert public.type == "leaderboard" and public.entries == [] and public.unranked == [], public
+    assert public.me_unranked is not None and public.me_unranked.reason == "cadence", public
     return started, over
 
 
@@ -89,9 +96,7 @@ async def second_identity_replay(
     assert started.unlisted == ["same_network"]
     assert over.unlisted == ["cadence", "same_network"]
 
-    public = await looker.request(ts.Leaderboard, game=game, options=options)
-    assert public.type == "leaderboard" and public.entries == [] and public.unranked == [], public
-    bots = await looker.request(ts.Leaderboard, game=game, options=options, bots=True)
+    bots = await aged.request(ts.Leaderboard, game=game, options=options, bots=True)
     assert bots.type == "leaderboard" and sorted(entry.name for entry in bots.entries) == ["aged", "fresh"]
 
 
