@@ -209,6 +209,32 @@ async def test_a_bots_look_takes_its_addresss_public_place(arena: MemoryArena, c
     assert started.unlisted == ["same_network"]
 
 
+async def test_a_race_start_that_did_not_happen_gives_its_public_place_back(clock: FakeClock) -> None:
+    """A daily race's game takes its racer's public place when its claim
+    is made; a start discarded before the ledger took it gives the place
+    back with the claim, so the racer's own daily counts publicly."""
+    async with MemoryArena(make_settings(), clock=clock) as arena:
+        record = await pin_daily_deal(arena.store, DAY)
+        host = await person(arena, clock, "host", "203.0.113.30")
+        created = await host.request(ts.CreateRace, game="klondike", options={"draw": 1}, deal="daily")
+        assert created.type == "race", created
+        state = arena.hub.races.ledgers.rooms[created.race.race_id].state
+        starts = arena.hub.races._starts
+        deal, _ = await starts.deal_for(state, clock.ms)
+        prepared = await starts.prepare_game(state, host.player_id, deal, record, clock.ms + 1000, clock.ms, _no_room)
+        assert prepared.header is not None and prepared.ranked and prepared.header.unlisted == []
+        place = f"public/{record.key}/203.0.113.30/0"
+        assert await arena.store.get_setting(place) == prepared.header.game_id
+        await starts.discard_games([prepared.header])
+        assert await arena.store.get_setting(place) is None
+        daily, _ = await host.new_game(deal="daily", options={"draw": 1})
+        assert daily.ranked and "unlisted" not in daily.model_fields_set
+
+
+async def _no_room(player_id: str) -> None:
+    """The start's room-making, which this test does not need."""
+
+
 def _session(times: list[int], won: bool) -> Session:
     """A WordLink game whose log holds draws at ``times`` (and, for a won
     one, a result the cadence rule reads as a win)."""
