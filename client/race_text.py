@@ -110,11 +110,29 @@ def entry_line(entry: tc.LeaderboardEntry, label: str = "") -> str:
     return f"{rank:>7}  {entry.name:<{NAME_WIDTH}} {clock_text(entry.time_ms):>8}  {entry.actions:>4} actions"
 
 
+UNLISTED_WORDS = {
+    "same_network": "same network, unranked",
+    "new_player": "new player: ranked among friends and leagues only",
+    "cadence": "inhuman cadence: on the bots' board",
+}
+"""A reason a win is off the public board (docs/protocol.md, fair play), in words."""
+
+
+def unranked_line(entry: tc.UnrankedEntry, label: str = "") -> str:
+    """A win kept off the public board: no rank, and why."""
+    why = UNLISTED_WORDS.get(entry.reason, entry.reason)
+    return f"{label + '-':>7}  {entry.name:<{NAME_WIDTH}} {clock_text(entry.time_ms):>8}  {entry.actions:>4} actions  ({why})"
+
+
 def leaderboard_lines(page: tc.LeaderboardPage) -> list[str]:
+    """A page of a board, the wins shown apart beside it, and your own."""
     lines = [f"{page.title} {page.variant}, {page.date}"]
     lines += [entry_line(entry) for entry in page.entries] or ["  no entries"]
+    lines += [unranked_line(entry) for entry in page.unranked]
     if page.me is not None:
         lines.append(entry_line(page.me, "you "))
+    elif page.me_unranked is not None:
+        lines.append(unranked_line(page.me_unranked, "you "))
     return lines
 
 

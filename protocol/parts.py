@@ -19,6 +19,13 @@ def _absent(value: object) -> bool:
     return value is None
 
 
+def empty(value: object) -> bool:
+    """Whether an optional field added to a message later is left out of
+    its frame: null or an empty list, so the frames of every message it
+    does not concern are those sent before the field existed."""
+    return value is None or value == []
+
+
 class Part(BaseModel):
     """Every server model: it ignores fields it does not know
     (``extra="ignore"``, said once here rather than left to pydantic's

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from .parts import Event, Owner, Part, Result
+from .parts import Event, Owner, Part, Result, empty
 from .to_server import GameId
 
 RacePhase = Literal["lobby", "expired", "countdown", "running", "finished"]
@@ -209,9 +209,28 @@ class LeaderboardEntry(Part):
     finished_ms: int
 
 
+class UnrankedEntry(Part):
+    """A person's ranked win kept off a public board, and ``reason`` why:
+    ``same_network`` (another attempt from the same client address took
+    its public place), ``new_player`` (the player was created after the
+    day began) or ``cadence`` (played at a cadence no person keeps; it is
+    on the bots' board).  Not ranked, so no ``rank``."""
+
+    player_id: str
+    name: str
+    time_ms: int
+    actions: int
+    finished_ms: int
+    reason: str
+
+
 class LeaderboardPage(Event):
     """Reply to ``leaderboard``: ``entries`` from rank ``offset + 1``;
-    ``me`` is your own entry wherever it is (null if none or anonymous)."""
+    ``me`` is your own entry wherever it is (null if none or anonymous).
+    On a public board, ``unranked`` shows apart, best first, the day's
+    wins from an address whose public place was taken (at most ``limit``
+    of them; absent when none), and ``me_unranked`` is your own win kept
+    off this board, with the reason (absent when none)."""
 
     type: Literal["leaderboard"] = "leaderboard"
     board: str
@@ -222,3 +241,5 @@ class LeaderboardPage(Event):
     offset: int
     entries: list[LeaderboardEntry]
     me: LeaderboardEntry | None
+    unranked: list[UnrankedEntry] = Field(default_factory=list, exclude_if=empty)
+    me_unranked: UnrankedEntry | None = Field(default=None, exclude_if=empty)

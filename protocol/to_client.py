@@ -13,12 +13,13 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import ConfigDict, Field, TypeAdapter
 
 from .errors import ErrorCode
-from .parts import Event, Owner, Part, Result, Status
+from .parts import Event, Owner, Part, Result, Status, empty
 from .standings import (
     DailyDeal,
     DailyInfo,
     LeaderboardEntry,
     LeaderboardPage,
+    UnrankedEntry,
     Race,
     RaceEvent,
     RaceInfo,
@@ -59,6 +60,7 @@ __all__ = [
     "HintReply",
     "LeaderboardEntry",
     "LeaderboardPage",
+    "UnrankedEntry",
     "Limits",
     "Owner",
     "Part",
@@ -203,6 +205,11 @@ class GameStarted(Event):
     deal_kind: str
     verified: bool
     ranked: bool = False
+    unlisted: list[str] = Field(
+        default_factory=list,
+        exclude_if=empty,
+        description="why this ranked attempt cannot count on the public board (new_player, same_network); absent when it can",
+    )
 
 
 class Snapshot(Event):
@@ -254,6 +261,12 @@ class GameOver(Event):
     moves: int
     score: int | None
     counters: dict[str, int]
+    unlisted: list[str] = Field(
+        default_factory=list,
+        exclude_if=empty,
+        description="why this ranked attempt is not on the public board (cadence, new_player, same_network); "
+        "absent when it is, or for any other game",
+    )
 
 
 class HintReply(Event):

@@ -62,9 +62,9 @@ from server.deals import daily_secret
 from server.secret_deals import DealProver, seed_text
 from server.refusal import Refusal, from_engine
 from server.session import Session
-from server.fair_play import board_name, counted_actions
+from server.fair_play import board_apart, board_name, counted_actions, public_bars, unlisted
 from server.settings import Settings
-from server.storage.base import BoardEntry, LeaderEntry, Store
+from server.storage.base import BoardEntry, PlayerRecord, Store
 from server.variants import variant_label
 
 log = logging.getLogger("arena.daily")
@@ -262,9 +262,22 @@ def claim_lifetime(record: DailyRecord, settings: Settings, now_ms: int) -> int:
     return max(1, (closes_ms - now_ms) // 1000 + 1)
 
 
+async def ranked_bars(
+    store: Store, settings: Settings, record: DailyRecord, player: PlayerRecord, address: str | None, game_id: str,
+    now_ms: int,
+) -> list[str]:
+    """Why the ranked attempt ``game_id`` at ``record``'s deal, just
+    claimed by ``player`` from ``address``, may not count on the public
+    board (``fair_play.public_bars``, against the start of its day)."""
+    day_start = day_start_ms(date.fromisoformat(record.date))
+    keep = claim_lifetime(record, settings, now_ms)
+    return await public_bars(store, settings, record.key, day_start, player, address, game_id, keep)
+
+
 def leaderboard_entry(settings: Settings, session: Session) -> BoardEntry | None:
     """The entry a won ranked attempt makes on its day's leaderboard (the
-    bots' board for a bot), or None: not a ranked daily win, or won after
+    bots' board for a bot or a flagged win, a board apart for a win off
+    the public board: ``fair_play.board_apart``), or None: not a ranked daily win, or won after
     the day closed.  Rank is time, then every action counted
     (``fair_play.counted_actions``).  The write is the store's, as part of
     the game's end (``records.settle``)."""
@@ -275,7 +288,8 @@ def leaderboard_entry(settings: Settings, session: Session) -> BoardEntry | None
     if finished >= reveals_at(date.fromisoformat(header.daily), settings):
         return None
     game_cls = engine.game_class(header.game)
-    board = board_name(game_cls.id, variant_label(game_cls, header.options), header.daily, header.bot)
+    bot, apart = board_apart(header.bot, unlisted(settings, session))
+    board = board_name(game_cls.id, variant_label(game_cls, header.options), header.daily, bot, apart)
     return BoardEntry(
         board, header.owner, session.elapsed_ms(finished), counted_actions(session), finished,
         settings.leaderboard_retention_seconds,
@@ -285,7 +299,8 @@ def leaderboard_entry(settings: Settings, session: Session) -> BoardEntry | None
 # ------------------------------------------------------------------ replies
 
 
-def _requested_day(text: str | None, now_ms: int) -> date:
+def requested_day(text: str | None, now_ms: int) -> date:
+    """The day a request names (today when it names none)."""
     if text is None:
         return utc_day(now_ms)
     try:
@@ -308,7 +323,7 @@ async def daily_info(
     """Commitments for today and (as far as prepared) tomorrow; seeds,
     nonces and winning lines for days past their grace period."""
     today = utc_day(now_ms)
-    day = _requested_day(message.date, now_ms)
+    day = requested_day(message.date, now_ms)
     if day > today + timedelta(days=1):
         raise Refusal(ErrorCode.FORBIDDEN, f"the daily deals of {day} are not committed yet; tomorrow's are, once prepared")
     wanted = daily_variants() if message.game is None else [
@@ -343,45 +358,3 @@ async def daily_info(
             )
         )
     return tc.DailyInfo(id=message.id, date=day.isoformat(), today=today.isoformat(), server_time=now_ms, deals=deals)
-
-
-def _entry(entry: LeaderEntry) -> tc.LeaderboardEntry:
-    return tc.LeaderboardEntry(
-        rank=entry.rank,
-        player_id=entry.player_id,
-        name=entry.display_name,
-        time_ms=entry.time_ms,
-        actions=entry.moves,
-        finished_ms=entry.finished_ms,
-    )
-
-
-async def leaderboard_page(
-    store: Store, message: ts.Leaderboard, player_id: str | None, now_ms: int
-) -> tc.LeaderboardPage:
-    """A page of a day's board; ``around_me`` centres it on the asker."""
-    game_cls = known_game(message.game)
-    try:
-        options = engine.new_game(game_cls.id, game_cls.FIRST_DEAL, **message.options).options
-    except EngineError as error:
-        raise from_engine(error) from None
-    variant = daily_variant(game_cls, options)
-    day = _requested_day(message.date, now_ms).isoformat()
-    board = board_name(game_cls.id, variant, day, message.bots)
-    mine = await store.rank(board, player_id) if player_id is not None else None
-    offset = message.offset
-    if message.around_me and mine is not None:
-        offset = max(0, mine.rank - 1 - message.limit // 2)
-    entries = await store.leaderboard(board, offset, message.limit)
-    return tc.LeaderboardPage(
-        id=message.id,
-        board=board,
-        game=game_cls.id,
-        title=game_cls.title,
-        variant=variant,
-        date=day,
-        offset=offset,
-        entries=[_entry(entry) for entry in entries],
-        me=_entry(mine) if mine is not None else None,
-    )
-

@@ -24,26 +24,55 @@ attacker would, with the code and the docs, that asks for:
   improves a rank;
 - no peeking: while a deal is secret only its player sees its board;
   everyone else gets progress (``board_visible``);
-- bots declared in ``hello`` rank on their own boards (``board_name``).
+- bots declared in ``hello`` rank on their own boards (``board_name``);
+- a rank needs a player who existed before the deal was shown, and one
+  public place per client address: a ranked attempt by a player created
+  after its day began (``NEW_PLAYER``), or from an address whose public
+  place another attempt took first (``SAME_NETWORK``), is ranked off the
+  public board (``public_bars``, decided when the attempt starts), so a
+  second identity replaying a line the first one saw ranks only among
+  friends and leagues;
+- a win played at a cadence no person keeps (``inhuman``: a replayed
+  line) ranks on the bots' board (``CADENCE``).
+
+What this cannot stop, a cheater with many addresses and identities made
+before the day, is written down in docs/protocol.md ("What a rank
+guarantees").
 """
 
 from __future__ import annotations
 
 from datetime import date
+from statistics import median
 from typing import Any, Mapping
 
 from engine import Game
 
+import engine
 from engine.games import descriptor_of
 from protocol import ErrorCode
+from server.admission import normalize
 from server.refusal import Refusal
 from server.session import ActionKind, Session
-from server.storage.base import SessionHeader, Store
+from server.settings import Settings
+from server.storage.base import PlayerRecord, SessionHeader, Store
 
 COUNTED_KINDS = frozenset({ActionKind.MOVE, ActionKind.UNDO, ActionKind.REDO, ActionKind.RESTART})
 """Actions that count towards a ranked result's tie-break: everything a
 player does to the cards, taking moves back included."""
 BOT_BOARD_SUFFIX = "bots"
+NEW_PLAYER = "new_player"
+"""Why a ranked attempt is off the public board: its player was created
+after the attempt's day began."""
+SAME_NETWORK = "same_network"
+"""Why a ranked attempt is off the public board: another attempt at the
+same deal from its client address took the address's public place first."""
+CADENCE = "cadence"
+"""Why a ranked win is on the bots' board: its actions came at a cadence
+no person keeps (``inhuman``)."""
+APART_BOARDS = {NEW_PLAYER: "new-players", SAME_NETWORK: "same-network"}
+"""The suffix of the board a person's ranked win goes to for each reason it
+is off the public board (``board_apart``)."""
 
 
 def counted_actions(session: Session) -> int:
@@ -62,10 +91,31 @@ def shown_counters(session: Session) -> dict[str, int]:
     return {counter.name: counters.get(counter.name, 0) for counter in descriptor_of(session.header.game).counters}
 
 
-def board_name(game_id: str, variant: str, day: str, bot: bool = False) -> str:
-    """A day's leaderboard of a game and variant; bots have their own."""
+def board_name(game_id: str, variant: str, day: str, bot: bool = False, apart: str | None = None) -> str:
+    """A day's leaderboard of a game and variant; bots have their own, and
+    so does each reason (``apart``) a person's ranked win is off the
+    public board (``board_apart``)."""
     name = f"{game_id}/{variant}/{day}"
-    return f"{name}/{BOT_BOARD_SUFFIX}" if bot else name
+    if bot:
+        return f"{name}/{BOT_BOARD_SUFFIX}"
+    return f"{name}/{APART_BOARDS[apart]}" if apart is not None else name
+
+
+def board_apart(bot: bool, reasons: list[str]) -> tuple[bool, str | None]:
+    """Where a ranked win with these ``unlisted`` reasons is entered, as
+    ``board_name``'s ``bot`` and ``apart``: a bot's or a flagged win on
+    the bots' board; a new player's on the new players' board (never
+    shown with the public one); a win from an address whose public place
+    was taken on the same-network board (shown apart beside the public
+    one); any other on the public board.  The boards apart keep time and
+    actions as the public one does, so friends' and leagues' boards can
+    rank every person's win of the day from them."""
+    if bot or CADENCE in reasons:
+        return True, None
+    for reason in (NEW_PLAYER, SAME_NETWORK):
+        if reason in reasons:
+            return False, reason
+    return False, None
 
 
 def competes(header: SessionHeader) -> bool:
@@ -183,3 +233,74 @@ async def check_practice(store: Store, key: str, player_id: str, day: date) -> N
             f"the daily deal of {day} can be practised once your ranked attempt at it has ended",
             reason="ranked_first",
         )
+
+
+async def public_bars(
+    store: Store, settings: Settings, key: str, day_start_ms: int, player: PlayerRecord, address: str | None,
+    game_id: str, keep_seconds: int,
+) -> list[str]:
+    """Why the ranked attempt ``game_id`` at the daily ``key``, just
+    claimed, may not count on the public board (empty: it may).  Every
+    ranked attempt takes one of its address's public places while one is
+    free (``public_attempts_per_address``), whoever plays it, so the
+    identity that looks at a deal uses up the place a second identity from
+    the same address would replay it in (a bot's attempt too, though a bot
+    ranks on its own board and is told no reason).  The places are first-writer-wins
+    settings, atomic across processes, kept as long as the claim; an
+    address counts as ``server.admission`` counts it (an IPv6 /64 as one)."""
+    bars = []
+    if address is not None and settings.public_attempts_per_address:
+        network = normalize(address)
+        for place in range(settings.public_attempts_per_address):
+            holder = await store.setting(_place_name(key, network, place), game_id, keep_seconds=keep_seconds)
+            if holder == game_id:
+                break
+        else:
+            bars.append(SAME_NETWORK)
+    if player.created_ms >= day_start_ms and not settings.public_new_players:
+        bars.append(NEW_PLAYER)
+    return [] if player.bot else bars
+
+
+def _place_name(key: str, network: str, place: int) -> str:
+    return f"public/{key}/{network}/{place}"
+
+
+async def release_public_places(store: Store, settings: Settings, key: str, address: str | None, game_id: str) -> None:
+    """Give up the public places ``game_id`` took at ``address`` (a race
+    game whose start did not happen), as ``release_claim`` gives up its
+    claim; a place another game holds stays."""
+    if address is None:
+        return
+    network = normalize(address)
+    for place in range(settings.public_attempts_per_address):
+        await store.replace_setting(_place_name(key, network, place), game_id, None, 1)
+
+
+def inhuman(settings: Settings, session: Session) -> bool:
+    """Whether a game was played at a cadence no person keeps, read from
+    the server's clock in its log (never a time the client sent): at
+    least ``cadence_min_actions`` actions with a median interval under
+    ``cadence_median_ms``, or a win with no interval over
+    ``cadence_pause_ms``.  A replayed line meets it; a script that waits
+    between its moves does not (docs/protocol.md, "What a rank
+    guarantees"; ``bench/cadence.py`` measures it on human-like play)."""
+    times = [action.at_ms for action in session.log if action.kind in COUNTED_KINDS]
+    intervals = [later - earlier for earlier, later in zip(times, times[1:])]
+    if not intervals:
+        return False
+    if settings.cadence_median_ms and len(times) >= settings.cadence_min_actions:
+        if median(intervals) < settings.cadence_median_ms:
+            return True
+    return bool(settings.cadence_pause_ms) and session.result == engine.WON and max(intervals) <= settings.cadence_pause_ms
+
+
+def unlisted(settings: Settings, session: Session) -> list[str]:
+    """Why a ranked daily attempt is not on its public board: the reasons
+    fixed at its start, and ``CADENCE`` once a win is flagged.  Empty for
+    any other game, a bot's included (a bot has its own board anyway)."""
+    header = session.header
+    if not header.ranked or header.daily is None or header.bot:
+        return []
+    flagged = [CADENCE] if session.result == engine.WON and inhuman(settings, session) else []
+    return flagged + list(header.unlisted)

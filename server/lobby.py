@@ -26,7 +26,8 @@ from protocol import PROTOCOL_VERSION, ErrorCode
 from protocol import to_client as tc
 from protocol import to_server as ts
 from server.admission import Admission
-from server.daily import daily_info, leaderboard_page
+from server.daily import daily_info
+from server.leaderboards import leaderboard_page
 from server.game_rooms import GameRooms
 from server.outbox import Outbox
 from server.peer import Peer, require_player
@@ -127,6 +128,9 @@ class Lobby:
             if message.bot and not player.bot:
                 await self._store.mark_bot(player.player_id)
                 player.bot = True
+            if player.address != peer.address:
+                await self._store.note_address(player.player_id, peer.address)
+                player.address = peer.address
         else:
             denial = self._admission.new_identity(peer.address)
             if denial is not None:
@@ -134,7 +138,7 @@ class Lobby:
             token = secrets.token_urlsafe(32)
             player_id = new_id("p_")
             name = message.name or f"player-{player_id[-4:]}"
-            player = PlayerRecord(player_id, name, hash_token(token), self._clock(), bot=message.bot)
+            player = PlayerRecord(player_id, name, hash_token(token), self._clock(), bot=message.bot, address=peer.address)
             await self._store.create_player(player)
         peer.player = player
         live = await self._live_headers(player.player_id)
@@ -196,5 +200,4 @@ class Lobby:
         self._outbox.send(peer, await daily_info(self._store, self._settings, self._prover, message, self._clock()))
 
     async def leaderboard(self, peer: Peer, message: ts.Leaderboard) -> None:
-        player_id = peer.player.player_id if peer.player is not None else None
-        self._outbox.send(peer, await leaderboard_page(self._store, message, player_id, self._clock()))
+        self._outbox.send(peer, await leaderboard_page(self._store, message, peer.player, self._clock()))

@@ -33,7 +33,15 @@ from protocol import to_client as tc
 from protocol import to_server as ts
 from protocol.to_server import RequestId
 from server.assists import AssistDesk
-from server.daily import DailyRecord, claim_lifetime, forget_records, note_ranked_attempt, todays_record, utc_day
+from server.daily import (
+    DailyRecord,
+    claim_lifetime,
+    forget_records,
+    note_ranked_attempt,
+    ranked_bars,
+    todays_record,
+    utc_day,
+)
 from server.deals import DealChoice, choose_deal
 from server.fair_play import (
     StaleDeal,
@@ -139,6 +147,7 @@ class Play:
             raise from_engine(error) from None
         practice = message.practice or message.position is not None or bool(game.options.get("practice"))
         ranked = False
+        unlisted: list[str] = []
         if record is not None:
             automatic = automatic_options(game_cls, game.options)
             if automatic and not practice and await ranked_attempt(self._store, record.key, player.player_id) is None:
@@ -149,6 +158,8 @@ class Play:
                     record, game = claimed, engine.seeded_game(message.game, claimed.seed, **message.options)
             if not ranked:
                 await check_practice(self._store, record.key, player.player_id, utc_day(now))
+            else:
+                unlisted = await ranked_bars(self._store, self._settings, record, player, peer.address, game_id, now)
         await self.make_room_for(player.player_id)
         header = SessionHeader(
             game_id=game_id,
@@ -163,6 +174,7 @@ class Play:
             ranked=ranked,
             seed=record.seed if record is not None else None,
             bot=player.bot,
+            unlisted=unlisted,
         )
         header.started_ms = clock_start(header, self._clock())
         subscription = await self._rooms.relay.subscribe(header.game_id)
@@ -187,6 +199,7 @@ class Play:
                 deal_kind=choice.kind,
                 verified=choice.verified,
                 ranked=ranked,
+                unlisted=unlisted,
             ),
         )
         await self._watching.watch(peer, room, None)

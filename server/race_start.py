@@ -37,16 +37,16 @@ from typing import Awaitable, Callable
 
 import engine
 from protocol import ErrorCode
-from server.daily import DailyRecord, claim_lifetime, daily_key, todays_record
+from server.daily import DailyRecord, claim_lifetime, daily_key, ranked_bars, todays_record
 from server.deals import choose_deal
-from server.fair_play import claim_ranked, ranked_attempt, release_claim
+from server.fair_play import claim_ranked, ranked_attempt, release_claim, release_public_places
 from server.keeper import RaceDealStock
 from server.races import RaceDeal, RaceState
 from server.refusal import Refusal
 from server.secret_deals import DealProver, race_commitment
 from server.session import ABANDONED
 from server.settings import Settings
-from server.storage.base import SessionHeader, StorageError, Store
+from server.storage.base import PlayerRecord, SessionHeader, StorageError, Store
 from server.variants import variant_label
 
 log = logging.getLogger("arena.races")
@@ -143,6 +143,7 @@ class RaceStarts:
         if await claim_ranked(
             self._store, record.key, racer_id, game_id, lifetime, (record.setting, record.nonce)
         ):
+            await self._bar(header, record, player, now)
             return Prepared(header, True)
         # Another attempt claimed the day between the look and the claim.
         claimed = await ranked_attempt(self._store, record.key, racer_id)
@@ -152,6 +153,18 @@ class RaceStarts:
         header.ranked, header.practice = False, True
         await self._store.update_session(header)
         return Prepared(header, False)
+
+    async def _bar(self, header: SessionHeader, record: DailyRecord, player: PlayerRecord | None, now: int) -> None:
+        """Decide whether a racer's ranked attempt may count on the public
+        board (``fair_play.public_bars``), under the address of the racer's
+        latest hello, and keep the reasons in its stored header."""
+        if player is None:
+            return
+        header.unlisted = await ranked_bars(
+            self._store, self._settings, record, player, player.address, header.game_id, now
+        )
+        if header.unlisted:
+            await self._store.update_session(header)
 
     async def _store_game(self, header: SessionHeader) -> None:
         """Store a racer's game, taking over the one a dead start of this
@@ -169,13 +182,17 @@ class RaceStarts:
 
     async def discard_games(self, headers: list[SessionHeader]) -> None:
         """Remove games prepared for a start that did not happen: each
-        gives up its ranked claim first, so no claim outlives its game."""
+        gives up its ranked claim and its address's public place first, so
+        neither outlives its game."""
         for header in headers:
             key = claim_key(header)
             header.status = ABANDONED
             try:
                 if key is not None:
                     await release_claim(self._store, key, header.owner, header.game_id)
+                    player = await self._store.get_player(header.owner)
+                    address = player.address if player is not None else None
+                    await release_public_places(self._store, self._settings, key, address, header.game_id)
                 await self._store.finish_session(header, 0)
             except StorageError as error:
                 log.warning("could not discard %s: %s", header.game_id, error)

@@ -101,6 +101,24 @@ class Settings(BaseModel):
         description="directory keeping the daily secret and every daily record, so a restart or a wiped store never "
         "changes a day's deal (none: nothing kept; arena serve defaults to $XDG_DATA_HOME/solitaire-arena/server)",
     )
+    public_attempts_per_address: int = Field(
+        1, ge=0, description="ranked daily attempts per client address, game variant and day that may count on the public "
+        "board; the others are shown apart as same network (0: no limit, for a server every client reaches from one address)"
+    )
+    public_new_players: bool = Field(
+        False, description="whether players created after a UTC day began may rank on that day's public board "
+        "(docs/protocol.md, fair play)"
+    )
+    cadence_min_actions: int = Field(
+        30, ge=2, description="actions a ranked game needs before cadence_median_ms judges it"
+    )
+    cadence_median_ms: int = Field(
+        250, ge=0, description="a ranked game with a median interval between actions below this is flagged as inhuman "
+        "and ranks on the bots' board (0: off)"
+    )
+    cadence_pause_ms: int = Field(
+        1000, ge=0, description="a ranked win with no interval between actions over this is flagged as inhuman (0: off)"
+    )
     deal_workers: int = Field(1, ge=1, description="worker processes proving ranked deals winnable")
     deal_proof_nodes: int = Field(
         30_000, ge=1, description="solver nodes per attempt at proving a ranked deal (a deal not won is skipped)"

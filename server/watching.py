@@ -22,7 +22,7 @@ from protocol.to_server import RequestId
 from server.assists import AssistDesk
 from server.daily import reveals_at
 from server.delay import DelayedBoard
-from server.fair_play import board_visible, deal_is_secret
+from server.fair_play import board_visible, deal_is_secret, unlisted
 from server.game_rooms import GameRooms
 from server.outbox import Outbox
 from server.peer import Peer
@@ -161,8 +161,10 @@ class Watching:
             self._outbox.send_each(room.followers, room.progress(self._clock()))
 
     def game_over(self, room: Room) -> tc.GameOver:
-        """The game's ``game_over``, without the deal in a race still running."""
-        message = room.game_over()
+        """The game's ``game_over``, without the deal in a race still
+        running, with the reasons a ranked attempt is off the public board
+        (``fair_play.unlisted``)."""
+        message = room.game_over().model_copy(update={"unlisted": unlisted(self._settings, room.session)})
         race_id = room.session.header.race_id
         if race_id is not None and self._races.hides_deal(race_id):
             return message.model_copy(update={"deal": None})

@@ -44,13 +44,17 @@ from .errors import StorageUnavailable as StorageUnavailable
 @dataclass
 class PlayerRecord:
     """A player.  ``bot``: the identity declared itself a bot in some
-    ``hello``; it stays one (a bot never ranks as a human)."""
+    ``hello``; it stays one (a bot never ranks as a human).  ``address``:
+    the client address (``server.admission.normalize``) of its latest
+    ``hello``, which a race start counts its ranked attempt under
+    (``server.fair_play.public_bars``); None before any."""
 
     player_id: str
     display_name: str
     token_hash: str
     created_ms: int
     bot: bool = False
+    address: str | None = None
 
 
 @dataclass
@@ -63,7 +67,9 @@ class SessionHeader:
     that day's deal, ranked or practice: its deal stays secret until the
     day is revealed).  ``seed`` is set for a deal dealt from a secret seed
     (``engine.seeded_game``; ``deal`` is 0 then); ``bot`` for a game whose
-    owner declared itself a bot.
+    owner declared itself a bot.  ``unlisted``: why a ranked attempt may
+    not count on its public board, as decided when it started
+    (``server.fair_play``'s reasons; empty for every other game).
     """
 
     game_id: str
@@ -82,6 +88,7 @@ class SessionHeader:
     ranked: bool = False
     seed: int | None = None
     bot: bool = False
+    unlisted: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -305,6 +312,11 @@ class Store(ABC):
     @abstractmethod
     async def mark_bot(self, player_id: str) -> None:
         """Make the player a bot for good (there is no way back)."""
+
+    @abstractmethod
+    async def note_address(self, player_id: str, address: str) -> None:
+        """Keep the client address of the player's latest ``hello`` (none
+        for a player no longer stored)."""
 
     # ---------------------------------------------------------------- sessions
 

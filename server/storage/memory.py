@@ -186,6 +186,10 @@ class MemoryStore(Store):
         if player_id in self._players:
             self._players[player_id].bot = True
 
+    async def note_address(self, player_id: str, address: str) -> None:
+        if player_id in self._players:
+            self._players[player_id].address = address
+
     async def create_session(self, header: SessionHeader) -> None:
         self._headers[header.game_id] = copy.deepcopy(header)
         self._logs[header.game_id] = []

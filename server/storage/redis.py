@@ -102,7 +102,8 @@ class RedisStore(RedisBase):
         fields = ("display_name", player.display_name, "token_hash", player.token_hash)
         lifetime = () if self._identity_seconds is None else ("EX", self._identity_seconds)
         await self._write(
-            [("HSET", key, *fields, "created_ms", player.created_ms, "bot", int(player.bot)), *self._lasting(key)],
+            [("HSET", key, *fields, "created_ms", player.created_ms, "bot", int(player.bot),
+              *(() if player.address is None else ("address", player.address))), *self._lasting(key)],
             [("SET", self._keys.token(player.token_hash), player.player_id, *lifetime)],
         )
 
@@ -139,6 +140,12 @@ class RedisStore(RedisBase):
         key = self._keys.player(player_id)
         if await self._redis.exists(key):
             await self._redis.hset(key, "bot", 1)
+
+    @guarded
+    async def note_address(self, player_id: str, address: str) -> None:
+        key = self._keys.player(player_id)
+        if await self._redis.exists(key):
+            await self._redis.hset(key, "address", address)
 
     async def _display_names(self, player_ids: list[str]) -> list[str]:
         async with self._redis.pipeline(transaction=False) as pipe:

@@ -104,6 +104,7 @@ def player_of(player_id: str, fields: dict[bytes, bytes]) -> PlayerRecord | None
         token_hash=text(fields[b"token_hash"]),
         created_ms=int(fields[b"created_ms"]),
         bot=fields.get(b"bot") == b"1",
+        address=text(fields[b"address"]) if b"address" in fields else None,
     )
 
 

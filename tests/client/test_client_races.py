@@ -9,6 +9,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from tests.client.arena_cli import WAIT_SECONDS
 from tests.races.arena_races import DEAL_1_DRAW_1_WIN, pin_daily_deal
+from tests.server.arena_servers import aged_token
 from tests.client.arena_restart import RestartableServer, ServerFactory, drop_connections
 
 from client import (
@@ -235,10 +236,14 @@ async def test_racers_and_spectators_follow_the_race_again_after_a_dropped_conne
         assert all(isinstance(addressed[who][-1], int) for who in ("ted", "sue")), "spectators sent watch_race"
 
 
-async def test_daily_lists_todays_commitments_and_a_ranked_win_enters_the_leaderboard(arena: RestartableServer) -> None:
+async def test_daily_lists_todays_commitments_and_a_ranked_win_enters_the_leaderboard(arena_factory: ServerFactory) -> None:
+    """Through the client library: ann, a player since before the day,
+    plays the line at once, so the cadence rule is off on this server (its
+    own tests are the server's: tests/server/test_fair_rank.py)."""
+    arena = await arena_factory(cadence_median_ms=0, cadence_pause_ms=0)
     today = datetime.now(timezone.utc).date()
     await pin_daily_deal(arena.store, today)
-    async with ArenaClient(arena.url, name="ann") as ann:
+    async with ArenaClient(arena.url, token=await aged_token(arena.store, "ann")) as ann:
         info = await ann.daily(game="klondike")
         assert info.date == info.today == today.isoformat()
         assert {deal.options.get("draw") for deal in info.deals} == {1, 3}

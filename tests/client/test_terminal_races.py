@@ -15,6 +15,7 @@ import pytest
 from tests.races.arena_races import DEAL_1_DRAW_1_WIN, KLONDIKE_DRAW_1, pin_daily_deal
 from tests.client.arena_restart import REPO_ROOT, RestartableServer, ServerFactory
 from tests.client.arena_cli import WAIT_SECONDS, Running, run
+from tests.server.arena_servers import aged_token
 
 from client import ArenaClient, RaceMirror
 from client.commitments import Commitments
@@ -172,21 +173,34 @@ async def test_race_commands_print_refusals_with_their_codes(arena: RestartableS
     assert code == 2 and "is not a race deal" in err
 
 
-async def test_the_leaderboard_and_the_daily_deals_in_the_terminal(arena: RestartableServer) -> None:
+async def test_the_leaderboard_and_the_daily_deals_in_the_terminal(arena_factory: ServerFactory) -> None:
+    """Ann and then Bob, players since before the day, win the daily from
+    one address (loopback): Ann ranks, Bob is shown apart as the same
+    network.  They play their lines at once, so the cadence rule is off on
+    this server (its own tests are tests/server/test_fair_rank.py)."""
+    arena = await arena_factory(cadence_median_ms=0, cadence_pause_ms=0)
     today = datetime.now(timezone.utc).date()
     await pin_daily_deal(arena.store, today)
-    async with ArenaClient(arena.url, name="ann") as ann:
-        game = await ann.new_game("klondike", deal="daily", options={"draw": 1})
-        for move in DEAL_1_DRAW_1_WIN:
-            await ann.move(game.game_id, move)
-        assert game.status == "won"
-        token = ann.token or ""
+    tokens = []
+    for name in ("ann", "bob"):
+        async with ArenaClient(arena.url, token=await aged_token(arena.store, name)) as client:
+            game = await client.new_game("klondike", deal="daily", options={"draw": 1})
+            for move in DEAL_1_DRAW_1_WIN:
+                await client.move(game.game_id, move)
+            assert game.status == "won"
+            tokens.append(client.token or "")
+    token = tokens[0]
 
     code, out, err = await run("-m", "server.cli", "leaderboard", "klondike", "--draw", "1", "--server", arena.url)
     assert code == 0, err
     lines = out.splitlines()
     assert lines[0] == f"WordLink draw=1,scoring=standard, {today.isoformat()}"
-    assert re.fullmatch(rf" +#1  ann +\d+:\d\d  +{len(DEAL_1_DRAW_1_WIN)} actions", lines[1]) and len(lines) == 2
+    assert re.fullmatch(rf" +#1  ann +\d+:\d\d  +{len(DEAL_1_DRAW_1_WIN)} actions", lines[1]) and len(lines) == 3
+    assert re.fullmatch(rf" +-  bob +\d+:\d\d  +{len(DEAL_1_DRAW_1_WIN)} actions  \(same network, unranked\)", lines[2])
+    code, out, _ = await run(
+        "-m", "server.cli", "leaderboard", "klondike", "--draw", "1", f"--token={tokens[1]}", "--server", arena.url,
+    )
+    assert code == 0 and re.match(r" +you -  bob .*\(same network, unranked\)$", out.splitlines()[-1]), out
 
     code, out, _ = await run(
         "-m", "server.cli", "leaderboard", "klondike", "--draw", "1", "--around-me", f"--token={token}",

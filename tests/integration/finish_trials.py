@@ -113,10 +113,13 @@ async def _count(redis_url: str, owners: dict[str, str], acknowledged: set[str])
 
 
 async def daily_win_trial(server: ServerProcess, redis_url: str) -> TrialCount:
-    """A player wins today's ranked daily deal with the server's own winning
-    line; the server is killed the moment the winning move is acknowledged.
-    The win must be on the day's leaderboard after the restart."""
-    client = await _player(server)
+    """A declared bot wins today's ranked daily deal with the server's own
+    winning line; the server is killed the moment the winning move is
+    acknowledged.  The win must be on the day's bots' board after the
+    restart (a bot's board whatever the fair-play rules make of a new
+    identity replaying a line at once: docs/protocol.md, fair play)."""
+    client = await WireClient.open(server.url)
+    await client.hello(bot=True)
     try:
         request_id = client.next_id()
         await client.send(ts.NewGame(id=request_id, game="klondike", deal="daily", options=DAILY_OPTIONS))
@@ -136,7 +139,7 @@ async def daily_win_trial(server: ServerProcess, redis_url: str) -> TrialCount:
     count = TrialCount(acknowledged=1, ended=1)
     store = RedisStore(redis_url)
     try:
-        board = board_name("klondike", _daily_variant(), _today())
+        board = board_name("klondike", _daily_variant(), _today(), bot=True)
         if await store.rank(board, client.player_id) is None:
             count.lost = count.lost_acknowledged = 1
             count.lost_games.append(started.game_id)

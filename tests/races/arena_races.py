@@ -11,10 +11,12 @@ servers on a real Redis, for the race that crosses processes.
 
 from __future__ import annotations
 
+import itertools
 from datetime import date
 from typing import Any, AsyncIterator, overload
 
 import pytest
+from tests.server.arena_clock import FakeClock
 from tests.server.arena_memory import MemoryArena, MemoryClient
 from tests.server.arena_positions import DEAL_1_DRAW_1_WIN
 from tests.server.arena_servers import make_settings
@@ -24,7 +26,7 @@ from protocol import MSGPACK_SUBPROTOCOL
 from protocol import to_client as tc
 from protocol import to_server as ts
 from server.app import ArenaServer
-from server.daily import DailyRecord
+from server.daily import DAY_MS, DailyRecord
 from server.settings import Settings
 from server.storage.base import Store
 from server.storage.redis import RedisStore
@@ -33,6 +35,15 @@ COUNTDOWN_SECONDS = 1.0
 DELAY_SECONDS = 0.5
 FULL_RACE_DELAY_SECONDS = 2.0
 KLONDIKE_DRAW_1 = "draw=1,scoring=standard"
+
+
+PUBLIC_BOARD_RULES_OFF: dict[str, Any] = {
+    "public_attempts_per_address": 0,
+    "public_new_players": True,
+    "cadence_median_ms": 0,
+    "cadence_pause_ms": 0,
+}
+"""Settings for a server whose test is not about who may rank publicly."""
 
 
 def race_settings(**changes: Any) -> Settings:
@@ -73,6 +84,46 @@ async def player(server: str | MemoryArena, name: str, subprotocol: str = MSGPAC
         client = await WireClient.open(server, subprotocol)
     await client.hello(name=name)
     return client
+
+
+HUMAN_STEP_MS = 500
+"""Between two moves of a person in the tests that rank: slower than
+``cadence_median_ms`` (docs/protocol.md, fair play)."""
+_addresses = itertools.count(1)
+
+
+async def person(
+    arena: MemoryArena, clock: FakeClock, name: str, address: str | None = None,
+    subprotocol: str = MSGPACK_SUBPROTOCOL,
+) -> MemoryClient:
+    """A signed-in client of a player created the day before the clock's
+    day (so its ranked attempts may count publicly), from an address of
+    its own unless ``address`` is given (TEST-NET-2, one per person)."""
+    client = await arena.client(subprotocol, address=address or f"198.51.100.{next(_addresses) % 250 + 1}")
+    clock.ms -= DAY_MS
+    try:
+        await client.hello(name=name)
+    finally:
+        clock.ms += DAY_MS
+    return client
+
+
+async def play_paced(
+    client: RecordingClient, clock: FakeClock, game_id: str, moves: tuple[str, ...] | list[str],
+    step_ms: int = HUMAN_STEP_MS, last_at: int | None = None,
+) -> Any:
+    """Play moves in order ``step_ms`` apart on the fake clock, as a person
+    would, the last one at ``last_at`` if given (a pause before it);
+    return the last reply, failing on a refusal."""
+    reply = None
+    for number, move in enumerate(moves, start=1):
+        clock.ms += step_ms
+        if number == len(moves) and last_at is not None:
+            assert last_at > clock.ms, "the line takes longer than the time it is given"
+            clock.ms = last_at
+        reply = await client.request(ts.Move, game_id=game_id, move=move)
+        assert reply.type == "diff", reply
+    return reply
 
 
 async def race_event(client: RecordingClient, event: str, race_id: str | None = None) -> tc.Race:
@@ -126,9 +177,12 @@ async def redis_arenas(redis_server: Any, redis_namespace: str) -> AsyncIterator
     needs its last racer to finish within that time of the first one's win
     (a delayed board releases that win's ``game_over`` by its clock, without
     the deal, if the race is still running), and a loaded machine playing
-    the last racer's 125 moves took longer than the usual half second."""
+    the last racer's 125 moves took longer than the usual half second.
+    The public board's rules of identities, addresses and cadence are off
+    (every racer here is new, on loopback, and plays its line at once);
+    their own tests are ``tests/server/test_fair_rank.py``."""
     stores = [RedisStore(redis_server.url, namespace=redis_namespace) for _ in range(2)]
-    settings = race_settings(race_spectator_delay_seconds=FULL_RACE_DELAY_SECONDS)
+    settings = race_settings(race_spectator_delay_seconds=FULL_RACE_DELAY_SECONDS, **PUBLIC_BOARD_RULES_OFF)
     try:
         async with ArenaServer(settings, store=stores[0]) as first:
             async with ArenaServer(settings, store=stores[1]) as second:

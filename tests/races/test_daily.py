@@ -21,6 +21,8 @@ from tests.races.arena_races import (
     MemoryArena,
     RecordingClient,
     pin_daily_deal,
+    person,
+    play_paced,
     player,
     race_settings,
 )
@@ -29,7 +31,7 @@ from tests.server.arena_clock import FakeClock
 import engine
 from protocol import ErrorCode
 from protocol import to_server as ts
-from server.daily import day_start_ms
+from server.daily import DAY_MS, day_start_ms
 from server.keeper import prepare_day
 from server.secret_deals import prove, replays_to_win, secret_seed
 from server.storage.memory import MemoryStore
@@ -182,18 +184,15 @@ async def test_a_daily_variant_without_a_daily_deal_is_refused(arena: MemoryAren
 
 async def _win_daily(arena: MemoryArena, clock: FakeClock, name: str, seconds: int, detour: bool) -> RecordingClient:
     """Win the (pinned) daily deal taking exactly ``seconds`` on the
-    server's clock, with 25 more moves when ``detour``."""
-    client = await player(arena, name)
+    server's clock, at a person's pace, with 25 more moves when
+    ``detour``, as a player who existed before the day."""
+    client = await person(arena, clock, name)
     started, _ = await client.new_game(deal="daily", options={"draw": 1})
-    assert started.ranked
+    assert started.ranked and "unlisted" not in started.model_fields_set
     moves = (RECYCLE if detour else ()) + DEAL_1_DRAW_1_WIN
     first_at = clock.ms
-    for number, move in enumerate(moves, start=1):
-        if number == len(moves):
-            clock.ms = first_at + seconds * 1000
-        reply = await client.request(ts.Move, game_id=started.game_id, move=move)
-        assert reply.type == "diff", reply
-    assert reply.type == "diff" and reply.status == "won"
+    reply = await play_paced(client, clock, started.game_id, moves, last_at=first_at + seconds * 1000)
+    assert reply.status == "won"
     clock.ms = first_at
     return client
 
@@ -256,8 +255,10 @@ async def test_a_leaderboard_of_a_date_that_does_not_exist_is_refused(arena: Mem
 async def test_a_declared_bot_ranks_on_the_bots_board_not_the_peoples(arena: MemoryArena, clock: FakeClock) -> None:
     """Bots are welcome, declared: their ranked wins have a board of their own."""
     await pin_daily_deal(arena.store, DAY)
-    bot = await arena.client()
+    bot = await arena.client(address="203.0.113.9")
+    clock.ms -= DAY_MS
     welcome = await bot.request(ts.Hello, name="robot", bot=True)
+    clock.ms += DAY_MS
     assert welcome.type == "welcome"
     started, _ = await bot.new_game(deal="daily", options={"draw": 1})
     assert started.ranked
@@ -276,12 +277,11 @@ async def test_an_undo_never_improves_a_rank(arena: MemoryArena, clock: FakeCloc
     """Ranking counts every action: a draw taken back costs two, where the
     engine's move counter would forget it."""
     await pin_daily_deal(arena.store, DAY)
-    client = await player(arena, "undoer")
+    client = await person(arena, clock, "undoer")
     started, _ = await client.new_game(deal="daily", options={"draw": 1})
     await client.request(ts.Move, game_id=started.game_id, move="draw")
     await client.request(ts.Undo, game_id=started.game_id)
-    for move in DEAL_1_DRAW_1_WIN:
-        reply = await client.request(ts.Move, game_id=started.game_id, move=move)
-    assert reply.type == "diff" and reply.status == "won" and reply.counters["moves"] == len(DEAL_1_DRAW_1_WIN)
+    reply = await play_paced(client, clock, started.game_id, DEAL_1_DRAW_1_WIN, last_at=clock.ms + 200_000)
+    assert reply.status == "won" and reply.counters["moves"] == len(DEAL_1_DRAW_1_WIN)
     page = await client.request(ts.Leaderboard, game="klondike", options={"draw": 1}, date=DAY.isoformat())
     assert page.type == "leaderboard" and [e.actions for e in page.entries] == [len(DEAL_1_DRAW_1_WIN) + 2]

@@ -209,8 +209,8 @@ class RecordingClient(ABC):
         """The next not yet taken message of this ``type``."""
         return await self.wait_for(lambda m: m.type == kind, timeout)
 
-    async def hello(self, token: str | None = None, name: str | None = None) -> tc.Welcome:
-        welcome = await self.request(ts.Hello, token=token, name=name)
+    async def hello(self, token: str | None = None, name: str | None = None, bot: bool = False) -> tc.Welcome:
+        welcome = await self.request(ts.Hello, token=token, name=name, bot=bot)
         assert welcome.type == "welcome", welcome
         self.token, self._player_id = welcome.token, welcome.player_id
         return welcome

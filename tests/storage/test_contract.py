@@ -108,6 +108,18 @@ async def test_a_bot_stays_a_bot(store: Store) -> None:
     assert await store.get_player("ghost") is None
 
 
+async def test_a_player_keeps_when_it_was_created_and_its_latest_address(store: Store) -> None:
+    """What a public rank asks of an identity (``server.fair_play``): its
+    creation time, and the address of its latest hello."""
+    await store.create_player(PlayerRecord("p1", "Ada", "hash-1", 1_000, address="2001:db8::/64"))
+    await store.create_player(PlayerRecord("p2", "Bea", "hash-2", 2_000))
+    assert (await store.get_player("p2")).address is None  # type: ignore[union-attr]
+    await store.note_address("p1", "192.0.2.7")
+    assert await store.player_by_token_hash("hash-1") == PlayerRecord("p1", "Ada", "hash-1", 1_000, address="192.0.2.7")
+    await store.note_address("ghost", "192.0.2.8")
+    assert await store.get_player("ghost") is None
+
+
 # ---------------------------------------------------------------- sessions
 
 

@@ -19,6 +19,7 @@ from tests.server.arena_positions import ONE_MOVE_FROM_BLOCKED_KLONDIKE, broken_
 from tests.server.arena_wire import WireClient
 from tests.web.web_harness import (
     PHONE,
+    PROVEN_START_MS,
     Site,
     codes,
     drag,
@@ -386,3 +387,21 @@ async def test_your_games_stay_listed_on_a_busy_server(site: Site) -> None:
     await page.reload()
     await page.wait_for_selector(".my-games li")
     assert "Chequers" in await page.inner_text(".my-games")
+
+
+async def test_a_ranked_daily_off_the_public_board_says_why_on_its_result_card(site: Site) -> None:
+    """The page's player was made today: its ranked daily attempt cannot
+    count on the public board, and the result card says so in words."""
+    page = await site.page()
+    await page.click('.tile[data-game="chequers"]')
+    await page.click("#daily-challenge")
+    await page.wait_for_selector("#board .pile", timeout=PROVEN_START_MS)
+    same_player = await WireClient.open(site.server.url)
+    try:
+        welcome = await same_player.hello(token=await page.evaluate("localStorage.getItem('arena.token')"))
+        assert [game.game for game in welcome.games] == ["chequers"]
+        await same_player.request(ts.Resign, game_id=welcome.games[0].game_id)
+    finally:
+        await same_player.close()
+    await page.wait_for_selector(".result:not([hidden]) #unlisted")
+    assert "created after the day began" in await page.inner_text("#unlisted")

@@ -9,7 +9,9 @@ leaderboard test pins the day's WordLink deal to deal 1 before any page
 asks for it (``pin_daily_deal`` from the race tests) and wins it through
 the protocol with the winning line the server tests keep, once as another
 player and once as the page's own player (with the page's token), then
-reads the page's leaderboard panel.
+reads the page's leaderboard panel; every page and client is a new
+player on loopback playing lines at once, so the public board's rules of
+identities, addresses and cadence are off (``PUBLIC_BOARD_RULES_OFF``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import re
 from typing import AsyncIterator
 
 import pytest
-from tests.races.arena_races import DEAL_1_DRAW_1_WIN, WireClient, pin_daily_deal, player
+from tests.races.arena_races import DEAL_1_DRAW_1_WIN, PUBLIC_BOARD_RULES_OFF, WireClient, pin_daily_deal, player
 from playwright.async_api import Page
 from tests.web.web_harness import PROVEN_START_MS, Site, open_site, sign_in
 
@@ -37,7 +39,7 @@ LAGGING_CLOCK = "const realNow = Date.now; Date.now = () => realNow() - 600000;"
 @pytest.fixture
 async def site() -> AsyncIterator[Site]:
     async with open_site(
-        race_countdown_seconds=COUNTDOWN_SECONDS, race_spectator_delay_seconds=DELAY_SECONDS
+        race_countdown_seconds=COUNTDOWN_SECONDS, race_spectator_delay_seconds=DELAY_SECONDS, **PUBLIC_BOARD_RULES_OFF
     ) as running:
         yield running
         assert not running.page_errors, running.page_errors

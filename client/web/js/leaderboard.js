@@ -7,6 +7,7 @@
 // redraws, so a choice made here survives a refresh of the live games.
 
 import { h, formatPreciseTime } from "./dom.js";
+import { unlistedSentence } from "./unlisted.js";
 import { errorSentence } from "./errors.js";
 import { describeOptions } from "./games.js";
 
@@ -91,9 +92,13 @@ export class LeaderboardPanel {
       h("td", {}, formatPreciseTime(entry.time_ms)),
       h("td", {}, String(entry.actions))));
     const listed = mine !== null && page.entries.some((entry) => entry.rank === mine.rank);
-    const yours = mine === null
-      ? "You have no ranked win on this board."
-      : `Your rank: ${mine.rank} (${formatPreciseTime(mine.time_ms)}, ${mine.actions} actions)${listed ? "" : ", below the top ten"}.`;
+    const apart = page.me_unranked;
+    const yours = mine !== null
+      ? `Your rank: ${mine.rank} (${formatPreciseTime(mine.time_ms)}, ${mine.actions} actions)${listed ? "" : ", below the top ten"}.`
+      : apart ? `Your win (${formatPreciseTime(apart.time_ms)}, ${apart.actions} actions): ${unlistedSentence([apart.reason])}`
+        : "You have no ranked win on this board.";
+    // Wins from a network whose public place another attempt took: shown apart, unranked.
+    const unranked = page.unranked ?? [];
     return h("div", {},
       page.entries.length
         ? h("table", { class: "racers ranking", id: "leaderboard-table" },
@@ -101,6 +106,11 @@ export class LeaderboardPanel {
           h("thead", {}, h("tr", {}, ["Rank", "Player", "Time", "Actions"].map((label) => h("th", { scope: "col" }, label)))),
           h("tbody", {}, rows))
         : h("p", { class: "note" }, `Nobody has won ${page.title}'s daily deal of ${page.date} yet.`),
+      unranked.length
+        ? h("ul", { id: "leaderboard-apart", class: "note", "aria-label": "Same network, unranked" },
+          unranked.map((entry) => h("li", {},
+            `${entry.name} · ${formatPreciseTime(entry.time_ms)} · ${entry.actions} actions · same network`)))
+        : null,
       h("p", { id: "leaderboard-me", class: "note" }, yours));
   }
 }

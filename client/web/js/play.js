@@ -19,6 +19,7 @@ import { GAMES, describeOptions } from "./games.js";
 import { parseMove } from "./notation.js";
 import { NARROW_PX } from "./sizing.js";
 import { play } from "./sound.js";
+import { unlistedSentence } from "./unlisted.js";
 
 const AUTO_HINT_AFTER_MS = 5000;
 const HINT_SHOWN_MS = 4000;
@@ -377,6 +378,7 @@ export class GameScreen {
     this.result.replaceChildren(...[
       h("h2", {}, headline),
       h("p", {}, facts.join(" · ")),
+      mine && message.unlisted?.length ? h("p", { class: "note", id: "unlisted" }, unlistedSentence(message.unlisted)) : null,
       won ? null : h("p", { class: "analysis", role: "status", "aria-live": "polite" }),
       h("div", { class: "actions" },
         won ? null : h("button", { type: "button", id: "analyse", onclick: () => this.analyse() }, "Where did it go wrong?"),
