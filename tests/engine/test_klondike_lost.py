@@ -17,27 +17,14 @@ from itertools import combinations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.engine.klondike_positions import DEAD_STOCK, LIVE_STOCK
+from tests.engine.klondike_positions import DEAD_STOCK, LIVE_STOCK, blocked_boards, home, lost_seeing_every_card
 
 import engine
-from engine.cards import make_card, parse_card
+from engine.cards import make_card
 from engine.game import Game, Move, Position
 
 DRAW = Move("draw")
-STOCK, WASTE = 0, 1
-
-
-def lost_seeing_every_card(game: Game, pos: Position) -> bool:
-    """The rule read with every card in view, face-down ones included:
-    draw through the rest of the stock and one whole pass more, and look
-    for a move other than drawing on the way."""
-    talon = len(pos.piles[STOCK]) + len(pos.piles[WASTE])
-    probe = pos
-    for _ in range(2 * talon + 2 if talon else 1):
-        if any(move.dst for move in game.moves_from(probe)):
-            return False
-        probe = game.successor(probe, DRAW)
-    return True
+STOCK = 0
 
 
 def faces(pos: Position) -> set[int]:
@@ -96,11 +83,6 @@ def test_a_card_seen_and_put_back_stays_known() -> None:
     assert engine.from_text("klondike", game.to_text()).status == "playing"
 
 
-def home(heights: list[int]) -> tuple[tuple[int, ...], ...]:
-    """The four foundations, each suit from its Ace up to ``heights[suit]``."""
-    return tuple(tuple(make_card(rank, suit) for rank in range(1, height + 1)) for suit, height in enumerate(heights))
-
-
 @st.composite
 def endgames(draw: st.DrawFn) -> Game:
     """A WordLink game loaded at a late position: each suit home to a
@@ -116,29 +98,6 @@ def endgames(draw: st.DrawFn) -> Game:
     piles = (tuple(left[waste:talon]), tuple(left[:waste]), *home(heights), *columns)
     down = (talon - waste, 0, 0, 0, 0, 0, *(draw(st.integers(0, max(len(column) - 1, 0))) for column in columns))
     game.load_position(Position(piles, down))
-    return game
-
-
-BLOCKERS = tuple(parse_card(code) for code in "KH KS KC KD JS JH JD".split())
-"""The tops of ``DEAD_STOCK``'s columns: nothing the tableau shows fits
-another, so whether the game goes on is the talon's question."""
-POOL = [make_card(rank, suit) for suit in range(4) for rank in range(10, 14) if make_card(rank, suit) not in BLOCKERS]
-
-
-@st.composite
-def blocked_boards(draw: st.DrawFn) -> Game:
-    """``DEAD_STOCK``'s family: every suit home to the Nine, a King or a
-    Jack on top of each column, and the other Tens to Kings shuffled into
-    the talon (split at random between the waste and the stock) or face
-    down under the columns' tops."""
-    game = engine.new_game("klondike", 1, draw=draw(st.sampled_from((1, 3))))
-    pool = draw(st.permutations(POOL))
-    places = draw(st.lists(st.integers(0, len(BLOCKERS)), min_size=len(pool), max_size=len(pool)))
-    talon = [card for card, place in zip(pool, places) if place == 0]
-    waste = draw(st.integers(0, len(talon)))
-    columns = [(*(card for card, place in zip(pool, places) if place == number), top) for number, top in enumerate(BLOCKERS, 1)]
-    piles = (tuple(reversed(talon[waste:])), tuple(talon[:waste]), *home([9] * 4), *columns)
-    game.load_position(Position(piles, (len(talon) - waste, 0, 0, 0, 0, 0, *(len(column) - 1 for column in columns))))
     return game
 
 
