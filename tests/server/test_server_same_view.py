@@ -143,7 +143,12 @@ async def play(text: str, game_id: str, script: Script) -> Played:
     return played
 
 
-PLAIN_REQUESTS: tuple[tuple[int, type[ts.GameRequest]], ...] = ((6, ts.Undo), (9, ts.Redo), (11, ts.Restart), (15, ts.Finish))
+PLAIN_REQUESTS: tuple[tuple[int, type[ts.GameRequest]], ...] = (
+    (6, ts.Undo),
+    (9, ts.Redo),
+    (11, ts.Restart),
+    (15, ts.Finish),
+)
 """A script's choice below the first number asks for the request beside it."""
 
 
