@@ -98,7 +98,10 @@ class Game(Rules):
 
     @property
     def status(self) -> str:
-        """``"playing"``, ``"won"`` or ``"lost"``, derived from the position."""
+        """``"playing"``, ``"won"`` or ``"lost"``, derived from the position
+        and, where a rule could look past the player's view (WordLink's
+        ``lost``), from the cards the player has seen: never from a card
+        still unseen."""
         cached = self._status_of
         if cached is not None and cached[0] is self.position:
             return cached[1]

@@ -14,17 +14,20 @@ Decisions where the seed is silent (also in ``docs/rules.md``):
   if the card leaves it, so the total is 5 × cards on the foundations.
 - Scores may go below zero; the time penalty is whole minutes elapsed.
 - The game is lost when, through a whole cycle of the stock, no move
-  other than drawing and recycling is legal.
+  other than drawing and recycling is legal, and the cards the player has
+  seen prove it: a stock card not yet seen might be any card the player
+  has not seen, so the status never depends on a face-down card.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Iterable
 
 from ..cards import RANK, RED, SUIT, describe, full_deck
 from ..descriptor import GameDescriptor, Lobby, LobbyOption, PoolVariant
 from ..errors import ActionUnavailable, IllegalMove
 from ..game import Game, Move, Option, Position
+from ..moves import Snapshot
 from ..rng import SplitMix64, shuffled
 
 STOCK, WASTE = 0, 1
@@ -266,25 +269,97 @@ class Klondike(Game):
             )
 
     def _lost(self, pos: Position) -> bool:
+        """Lost once the cards the player has seen prove that a whole cycle
+        of the stock brings no move but drawing and turning the waste over
+        (docs/rules.md).  ``pos`` is this game's position: a face-down card
+        counts only if the player saw it before it went face down
+        (``_seen_down``), so two boards that look alike and were reached
+        alike get the same status, whatever lies face down."""
         if any(m.dst for m in self._legal(pos)):
             return False
-        total = len(pos.piles[STOCK]) + len(pos.piles[WASTE])
-        if total == 0:
+        piles = pos.piles
+        waste = len(piles[WASTE])
+        talon = piles[WASTE] + piles[STOCK][::-1]
+        if not talon:
             return True
-        heights = [len(pos.piles[f]) for f in FOUNDATIONS]
+        heights = [len(piles[f]) for f in FOUNDATIONS]
         wanted, empty = self._targets(pos)
-        passes = -(-total // self._draw_count)
-        probe = pos
-        for _ in range(2 * passes + 2):
-            probe = self._apply(probe, DRAW)
-            waste = probe.piles[WASTE]
-            if waste:
-                card = waste[-1]
-                if RANK[card] == heights[SUIT[card]] + 1 or FITS_KEY[card] in wanted:
-                    return False
-                if RANK[card] == 13 and empty:
-                    return False
-        return True
+
+        def plays(card: int) -> bool:
+            rank = RANK[card]
+            return rank == heights[SUIT[card]] + 1 or FITS_KEY[card] in wanted or (rank == 13 and bool(empty))
+
+        seen = self._seen_down
+        unseen_turns_up = False
+        for index in self._turned_up(waste, len(talon)):
+            card = talon[index]
+            if index >= waste and not seen >> card & 1:
+                unseen_turns_up = True
+            elif plays(card):
+                return False
+        if not unseen_turns_up:
+            return True
+        return not any(
+            plays(card) for cards, down in zip(piles, pos.down) for card in cards[:down] if not seen >> card & 1
+        )
+
+    def _turned_up(self, waste: int, talon: int) -> set[int]:
+        """The places in the talon (the waste bottom first, then the stock
+        top first: the order draws deal it in, which turning the waste
+        over keeps) of the cards that top the waste, and so may play,
+        while the player draws from now to the end of the stock and then
+        through one whole pass: every card in draw 1, every third card and
+        the last of a pass in draw 3."""
+        step = self._draw_count
+        return {*range(waste - 1 + step, talon, step), *range(step - 1, talon, step), talon - 1}
+
+    # ------------------------------------------------------------- knowledge
+    # What the player knows of the face-down cards: the ones they saw face
+    # up before they went face down again (``_seen_down``, a bit per card).
+    # Only turning the waste over, undo, redo and restart turn a card face
+    # down, so only those note cards, and a move costs one comparison more.
+
+    def _start(self, position: Position) -> None:
+        """A new session has seen no face-down card."""
+        super()._start(position)
+        self._seen_down = 0
+
+    def restart(self) -> None:
+        """Back to the first position; the player remembers what they saw."""
+        before, seen = self.position, self._seen_down
+        super().restart()
+        self._seen_down = seen
+        self._note_turned_down(before)
+
+    def _restore(self, snap: Snapshot) -> None:
+        """Undo and redo: a drawn card goes back into the stock, a turned
+        one back under its column, the waste back to the waste."""
+        before = self.position
+        super()._restore(snap)
+        self._note_turned_down(before)
+
+    def _advance(self, move: Move) -> None:
+        """Turning the waste over hides cards the player has seen.  Every
+        move passes here, so the base is called directly, not through
+        ``super()``: the one test above is all a move pays for knowledge."""
+        if move.src == "draw" and not self.position.piles[STOCK]:
+            self._note_seen_down(self.position.piles[WASTE])
+        Game._advance(self, move)
+
+    def _note_turned_down(self, before: Position) -> None:
+        """Note the cards face up in ``before`` that are face down now."""
+        shown = {card for cards, down in zip(before.piles, before.down) for card in cards[down:]}
+        pos = self.position
+        self._note_seen_down([card for cards, down in zip(pos.piles, pos.down) for card in cards[:down] if card in shown])
+
+    def _note_seen_down(self, cards: Iterable[int]) -> None:
+        """Remember ``cards``; the cached status may change with them."""
+        seen = self._seen_down
+        for card in cards:
+            seen |= 1 << card
+        if seen != self._seen_down:
+            self._seen_down = seen
+            self._status_of = None
 
     # ------------------------------------------------------------- assists
 

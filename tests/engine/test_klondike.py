@@ -386,10 +386,14 @@ def test_replay_restarts_the_same_deal() -> None:
 
 
 def test_blocked_when_a_whole_stock_cycle_offers_nothing_but_drawing() -> None:
-    """The issue's rule: lost when, through a whole cycle of the stock, no move other than drawing and recycling is legal."""
+    """The issue's rule: lost when, through a whole cycle of the stock, no move other than drawing and
+    recycling is legal; declared once the cards the player has seen prove it (docs/rules.md)."""
     columns = {"t1": "[TS] KH", "t2": "[TH] KS", "t3": "[TD] KC", "t5": "[QS QH] JS", "t6": "[QD] JH", "t7": "[QC] JD"}
     blocked = position({**columns, "t4": "[TC] KD"}, stock="JC")
+    assert blocked.status == "playing", "the stock's card is still face down: for all the player knows, it is the TC"
+    blocked.play("draw")
     assert blocked.status == "lost"
     assert blocked.legal_moves() == []
     alive = position({**columns, "t4": "[JC] KD"}, stock="TC")
+    alive.play("draw")
     assert alive.status == "playing", "TC turns up in the cycle and fits its foundation"

@@ -5,6 +5,8 @@ same hint, or the hint tells the player something about those cards.
 Hypothesis picks the game, the deal, some random play and a permutation
 of the face-down cards; the two positions are loaded into fresh games
 (``Game.load_position``), so they share the view and have no history.
+``tests/server/test_server_same_view.py`` holds every other field of
+every frame the server sends a player or a spectator to the same rule.
 """
 
 from __future__ import annotations
