@@ -52,11 +52,12 @@ async def leaderboard(request: LeaderboardRequest, console: Console) -> int:
 async def daily(
     url: str, day: date | None, game: str | None, subprotocol: str, console: Console, verify: bool = False
 ) -> int:
-    """Print a day's daily deals: commitments, or deals once revealed.
-    With ``verify``, check each revealed deal (``client.reveal``): exit
+    """Print a day's daily deals: commitments, or deals once revealed (a
+    server that has just started and is still proving some of today's is
+    asked again when it says they will be ready).  With ``verify``, check each revealed deal (``client.reveal``): exit
     status 1 if any fails or is not revealed yet, or the day has none."""
     async with ArenaClient(url, subprotocol=subprotocol, identify=False) as client:
-        info = await client.daily(day, game)
+        info = await client.daily(day, game, ready=True)
     for line in daily_lines(info):
         console.say(line)
     if not verify:

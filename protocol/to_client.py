@@ -16,6 +16,7 @@ from .errors import ErrorCode
 from .parts import Event, Owner, Part, Result, Status
 from .standings import (
     DailyDeal,
+    DailyPending,
     DailyInfo,
     LeaderboardEntry,
     LeaderboardPage,
@@ -44,6 +45,7 @@ __all__ = [
     "CatalogueReply",
     "Clock",
     "DailyDeal",
+    "DailyPending",
     "DailyInfo",
     "Diff",
     "Error",

@@ -94,7 +94,10 @@ class Settings(BaseModel):
     daily_secret: str | None = Field(
         None, description="key of the secret seeds of ranked deals (none: generated once, kept in the store)"
     )
-    deal_workers: int = Field(1, ge=1, description="worker processes proving ranked deals winnable")
+    deal_workers: int = Field(
+        2, ge=1,
+        description="worker processes proving ranked deals winnable, at a low CPU priority (a fresh server's dailies are ready sooner with two)",
+    )
     deal_proof_nodes: int = Field(
         30_000, ge=1, description="solver nodes per attempt at proving a ranked deal (a deal not won is skipped)"
     )
