@@ -120,6 +120,10 @@ class Settings(BaseModel):
         1.0, gt=0, description="hints one player may ask for per second, sustained; beyond, a hint is refused (hint_rate)"
     )
     hint_burst: int = Field(10, ge=1, description="hints one player may ask for at once before hint_rate applies")
+    hint_planless_nodes: int = Field(
+        2_000, ge=1,
+        description="solver nodes a hint may search in a game whose last hint found no win (about 0.1 s; the first search has the game's full budget)",
+    )
     finish_search_nodes: int = Field(
         20_000, ge=1, description="solver nodes spent proving a safe automatic finish (about 0.6 s of Broken Deck)"
     )
