@@ -35,6 +35,7 @@ import os
 import statistics
 import time
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
@@ -220,13 +221,23 @@ class DealProver:
                     self.workers, mp_context=multiprocessing.get_context("spawn"),
                     initializer=background_worker, initargs=(os.getpid(),),
                 )
+            job = functools.partial(prove, *proof.args, budget=self.budget, attempts=self.attempts)
+            try:
+                answer = asyncio.get_running_loop().run_in_executor(self._pool, job)
+            except BrokenProcessPool as broken:
+                # A worker died (killed, out of memory): this proof fails,
+                # and the next one starts a new pool.
+                self._pool = None
+                del self._proofs[key]
+                proof.answer.set_exception(broken)
+                continue
             proof.started = time.monotonic()
             self._running += 1
-            job = functools.partial(prove, *proof.args, budget=self.budget, attempts=self.attempts)
-            answer = asyncio.get_running_loop().run_in_executor(self._pool, job)
-            answer.add_done_callback(functools.partial(self._finished, key, proof))
+            answer.add_done_callback(functools.partial(self._finished, key, proof, self._pool))
 
-    def _finished(self, key: tuple[Any, ...], proof: _Proof, answer: asyncio.Future[ProvenDeal]) -> None:
+    def _finished(
+        self, key: tuple[Any, ...], proof: _Proof, pool: ProcessPoolExecutor, answer: asyncio.Future[ProvenDeal]
+    ) -> None:
         """A proof's answer from the pool.  Its error is always taken, even
         from a pool ``close`` abandoned: asyncio would log it as never
         retrieved."""
@@ -235,7 +246,11 @@ class DealProver:
             return
         del self._proofs[key]
         self._running -= 1
-        if error is not None:
+        if answer.cancelled():
+            proof.answer.cancel()
+        elif error is not None:
+            if isinstance(error, BrokenProcessPool) and self._pool is pool:
+                self._pool = None
             proof.answer.set_exception(error)
         else:
             proven = answer.result()
