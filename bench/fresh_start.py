@@ -4,7 +4,8 @@ version before a change), started alternately so that load from
 elsewhere falls on both alike.
 
 Each start is ``arena serve`` in a child process on its own memory store
-(so its own secret, and nothing proven yet).  The moment it is launched,
+and its own new data directory (so its own secret, and nothing proven
+yet).  The moment it is launched,
 the clock starts; as soon as it listens, at once and all concurrently:
 
 - a lobby connection sends ``daily``, ``leaderboard``, ``list_games`` and
@@ -33,6 +34,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -55,13 +57,16 @@ WAIT_SECONDS = 300.0
 """Bounds a hang of one start; a figure past it is printed as failed."""
 
 
-def launch(root: Path) -> tuple[subprocess.Popen[str], float]:
-    """``arena serve`` of the checkout at ``root`` and when it was launched."""
+def launch(root: Path, data: Path) -> tuple[subprocess.Popen[str], float]:
+    """``arena serve`` of the checkout at ``root`` and when it was launched,
+    with ``data`` as its ``XDG_DATA_HOME``: a server that keeps its secret
+    and its published dailies in a data directory starts fresh only with
+    a new one."""
     run = "import sys; sys.path.insert(0, sys.argv.pop(1)); from server.cli import main; sys.exit(main())"
     launched = time.perf_counter()
     process = subprocess.Popen(
         [sys.executable, "-c", run, str(root), "serve", "--port", "0"], stdout=subprocess.PIPE, text=True,
-        env={**os.environ, **ARENA_ENVIRONMENT, "PYTHONPATH": str(root)},
+        env={**os.environ, **ARENA_ENVIRONMENT, "PYTHONPATH": str(root), "XDG_DATA_HOME": str(data)},
     )
     return process, launched
 
@@ -111,7 +116,12 @@ def variant_name(game: str, options: dict[str, Any]) -> str:
 
 
 async def one_start(root: Path) -> dict[str, float]:
-    process, launched = launch(root)
+    with tempfile.TemporaryDirectory(prefix="fresh-start-") as data:
+        return await _measured(root, Path(data))
+
+
+async def _measured(root: Path, data: Path) -> dict[str, float]:
+    process, launched = launch(root, data)
     try:
         assert process.stdout is not None
         line = await asyncio.to_thread(process.stdout.readline)

@@ -159,28 +159,6 @@ def daily_label(game_id: str, variant: str, day: date) -> str:
     return f"daily/{game_id}/{variant}/{day.isoformat()}"
 
 
-async def known_record(store: Store, game_cls: type[Game], options: dict[str, Any], day: date) -> DailyRecord | None:
-    """The record of ``day`` for this game and variant if somebody fixed
-    it; never proves one, so it answers at once."""
-    variant = daily_variant(game_cls, options)
-    seen = _SEEN.setdefault(store, {})
-    setting = f"{RECORD_KIND}/{game_cls.id}/{variant}/{day.isoformat()}"
-    known = seen.get(setting)
-    if known is not None:
-        return known
-    stored_text = await store.get_setting(setting)
-    return None if stored_text is None else await _keep(store, stored_text)
-
-
-async def _keep(store: Store, stored_text: str) -> DailyRecord:
-    """The record a setting fixed, kept by this process and as the
-    document ``past_record`` reads."""
-    stored = DailyRecord.from_dict(json.loads(stored_text))
-    await store.put_document(RECORD_KIND, stored.key, asdict(stored))
-    _SEEN.setdefault(store, {})[stored.setting] = stored
-    return stored
-
-
 async def fixed_record(
     store: Store, settings: Settings, prover: DealProver, game_cls: type[Game], options: dict[str, Any],
     day: date, now_ms: int, urgency: Urgency = Urgency.PLAYER,
@@ -188,18 +166,37 @@ async def fixed_record(
     """The record of ``day`` for this game and variant, proving and fixing
     it if nobody has (today's at its first request, tomorrow's ahead);
     the proof is queued as ``urgency`` says (``DealProver``)."""
-    known = await known_record(store, game_cls, options, day)
+    variant = daily_variant(game_cls, options)
+    seen = _SEEN.setdefault(store, {})
+    setting = f"{RECORD_KIND}/{game_cls.id}/{variant}/{day.isoformat()}"
+    known = seen.get(setting)
     if known is not None:
         return known
-    variant = daily_variant(game_cls, options)
-    secret = await daily_secret(store, settings.daily_secret)
-    proven = await prover.prove(game_cls.id, _variant_options(game_cls, variant), secret,
-                                daily_label(game_cls.id, variant, day), urgency)
-    candidate = DailyRecord(
-        game_cls.id, variant, day.isoformat(), proven.seed, proven.attempt, proven.line,
-        secrets.token_hex(16), now_ms,
-    )
-    return await _keep(store, await store.setting(candidate.setting, candidate.to_json()))
+    stored_text = await store.get_setting(setting)
+    if stored_text is None:
+        secret = await daily_secret(store, settings.daily_secret)
+        proven = await prover.prove(game_cls.id, _variant_options(game_cls, variant), secret,
+                                    daily_label(game_cls.id, variant, day), urgency)
+        candidate = DailyRecord(
+            game_cls.id, variant, day.isoformat(), proven.seed, proven.attempt, proven.line,
+            secrets.token_hex(16), now_ms,
+        )
+        stored_text = await store.setting(candidate.setting, candidate.to_json())
+    stored = DailyRecord.from_dict(json.loads(stored_text))
+    await store.put_document(RECORD_KIND, stored.key, asdict(stored))
+    seen[setting] = stored
+    return stored
+
+
+async def known_record(store: Store, game_cls: type[Game], options: dict[str, Any], day: date) -> DailyRecord | None:
+    """The record of ``day`` for this game and variant if somebody fixed
+    it (``fixed_record``); never proves one, so it answers at once."""
+    setting = f"{RECORD_KIND}/{game_cls.id}/{daily_variant(game_cls, options)}/{day.isoformat()}"
+    known = _SEEN.get(store, {}).get(setting)
+    if known is not None:
+        return known
+    stored_text = await store.get_setting(setting)
+    return None if stored_text is None else DailyRecord.from_dict(json.loads(stored_text))
 
 
 async def todays_record(
