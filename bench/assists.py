@@ -10,9 +10,14 @@ themselves at the server's default budgets.
     the players while 4 more clients ask for Broken Deck hints nonstop
     (Relaxed, casual deals) and play them, a new deal when a game ends.
     The hint rate is lifted so that those 4 keep the search workers busy
-    for the whole block: the worst case for the event loop.  Printed:
+    for the whole block: the worst case for the event loop.  With
+    ``--planless`` they play deals from whose start a hint's search finds
+    no win (found before the server starts), so hints have no plan to go
+    on with: each is a search, the first of a game with the game's full
+    budget (about 1 CPU s of Broken Deck), the next capped at
+    ``hint_planless_nodes``.  Printed:
     round-trip p50 and p99 in each condition, the ratio of the p99s
-    (target, issue 12: at most 1.2) and the hints answered.
+    (target: at most 1.2) and the hints answered.
     ``--server-root`` runs the server of another checkout (the version
     before a change, say) against the same clients.
 (b) Finishing (``--costs``): for each verified Broken Deck deal, the
@@ -31,7 +36,7 @@ themselves at the server's default budgets.
     and the seconds per game.  (b) and (c) run on one core in this
     process, as a worker process does; their figures size the defaults.
 
-    python bench/assists.py [--players 200] [--rate 2] [--hinters 4] [--seconds 24] [--rounds 3]
+    python bench/assists.py [--players 200] [--rate 2] [--hinters 4] [--seconds 24] [--rounds 3] [--planless]
                             [--server-root DIR] [--costs [--deals 100] [--games 30] [--moves 200]]
 """
 
@@ -68,7 +73,9 @@ from bench.server import (  # noqa: E402
     request,
     stop,
 )
+import engine  # noqa: E402
 from engine.solver import analyse, auto_finish  # noqa: E402
+from engine.solver.assist import has_plan, hint_for_view  # noqa: E402
 from engine.solver.certify import seeded_game  # noqa: E402
 from server.pool_files import load_pool  # noqa: E402
 from server.progress import ProgressLine  # noqa: E402
@@ -77,6 +84,8 @@ from server.settings import Settings  # noqa: E402
 P99_RATIO_TARGET = 1.2
 BROKEN_DECK_DEALS = 1000
 """Broken Deck's numbered deals run from 1 to this."""
+PLANLESS_DEALS_EACH = 2
+"""Plan-less deals per hinter, played in turn."""
 UNLIMITED_HINTS = {"ARENA_HINT_RATE": "100000", "ARENA_HINT_BURST": "100000"}
 """The hinters ask nonstop: no hint is refused for the rate."""
 
@@ -100,13 +109,33 @@ def start_server(root: Path) -> tuple[subprocess.Popen[str], str]:
     return _start([sys.executable, "-c", run, str(root), "serve", "--port", "0"], environment)
 
 
-class Hinter:
-    """One client asking for Broken Deck hints nonstop and playing each."""
+def planless_deals(count: int) -> list[int]:
+    """The first ``count`` Broken Deck deals (Relaxed) from whose first
+    position a hint's full search finds no win: every hint there is a
+    search without a plan to follow, the costliest kind.  Searched here,
+    before the server starts, as a worker would."""
+    found: list[int] = []
+    progress = ProgressLine(every=5.0)
+    for deal in range(1, BROKEN_DECK_DEALS + 1):
+        game = engine.new_game("broken-deck", deal, difficulty="relaxed")
+        hint_for_view(game)
+        if not has_plan(game):
+            found.append(deal)
+            progress(len(found), count, "plan-less deals found")
+            if len(found) == count:
+                break
+    return found
 
-    def __init__(self, connection: ClientConnection, number: int) -> None:
+
+class Hinter:
+    """One client asking for Broken Deck hints nonstop and playing each,
+    on ``deals`` in turn (by default every 250th deal from its own)."""
+
+    def __init__(self, connection: ClientConnection, number: int, deals: list[int] | None = None) -> None:
         self.connection = connection
         self.number = number
-        self.deal = number * 250
+        self.deals = deals or [(number * 250 + step) % BROKEN_DECK_DEALS + 1 for step in range(BROKEN_DECK_DEALS)]
+        self.played = 0
         self.game_id = ""
         self.ids = 10
         self.seconds: list[float] = []
@@ -121,9 +150,10 @@ class Hinter:
         await self.new_game()
 
     async def new_game(self) -> None:
-        self.deal = self.deal % BROKEN_DECK_DEALS + 1
+        deal = self.deals[self.played % len(self.deals)]
+        self.played += 1
         options = {"difficulty": "relaxed"}
-        started = await self._request({"type": "new_game", "game": "broken-deck", "deal": self.deal, "options": options})
+        started = await self._request({"type": "new_game", "game": "broken-deck", "deal": deal, "options": options})
         assert started["type"] == "game_started", started
         self.game_id = str(started["game_id"])
 
@@ -143,8 +173,8 @@ class Hinter:
                 await self.new_game()
 
 
-async def contention(args: argparse.Namespace) -> tuple[list[float], list[float], list[float]]:
-    """Round trips alone and with the hinters, and the hints' round trips."""
+async def contention(args: argparse.Namespace, deals: list[int]) -> tuple[list[float], list[float], list[float]]:
+    """Round trips alone and with the hinters (on ``deals`` if any), and the hints' round trips."""
     server, url = start_server(args.server_root)
     try:
         players = await open_many(url, args.players, "players")
@@ -156,7 +186,10 @@ async def contention(args: argparse.Namespace) -> tuple[list[float], list[float]
             reply = await request(connection, message)
             assert reply["type"] == "diff", reply
 
-        hinters = [Hinter(await connect(url, **CLIENT_OPTIONS), number) for number in range(args.hinters)]
+        hinters = [
+            Hinter(await connect(url, **CLIENT_OPTIONS), number, deals[number::args.hinters] if deals else None)
+            for number in range(args.hinters)
+        ]
         for hinter in hinters:
             await hinter.start()
         alone: list[float] = []
@@ -247,6 +280,8 @@ def main() -> int:
     parser.add_argument("--server-root", type=Path, default=Path(__file__).resolve().parent.parent,
                         help="checkout whose server to measure (default: this one)")
     parser.add_argument("--costs", action="store_true", help="also (b) and (c), the searches' own costs")
+    parser.add_argument("--planless", action="store_true",
+                        help="hinters play deals whose hint searches find no win (every hint a full search)")
     parser.add_argument("--deals", type=int, default=100, help="Broken Deck deals for (b)")
     parser.add_argument("--games", type=int, default=30, help="WordLink games for (c)")
     parser.add_argument("--moves", type=int, default=200, help="random moves per analysed game")
@@ -255,7 +290,10 @@ def main() -> int:
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the start; server from {args.server_root}")
     print(f"(a) contention: {args.players} players at ~{args.rate:g} moves/s, {args.rounds} rounds of"
           f" {args.seconds / args.rounds:.1f} s per condition (each after 1 s warm-up)")
-    alone, loaded, hints = asyncio.run(contention(args))
+    deals = planless_deals(args.hinters * PLANLESS_DEALS_EACH) if args.planless else []
+    if args.planless:
+        print(f"plan-less mode: the hinters play Broken Deck deals {', '.join(map(str, deals))} (no win found from the deal)")
+    alone, loaded, hints = asyncio.run(contention(args, deals))
     if args.costs:
         print(f"(b) finishing, {defaults.finish_search_nodes:,} nodes per search")
         searched, proven, times = finishing(args.deals, defaults.finish_search_nodes)

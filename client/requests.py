@@ -9,6 +9,7 @@ the same for a game action made against the state the caller saw (its
 
 from __future__ import annotations
 
+import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from datetime import date
@@ -263,10 +264,17 @@ class ArenaRequests(ABC):
         (yours without ``player_id``)."""
         return await self._ask(ts.Records(player_id=player_id), tc.RecordsReply)
 
-    async def daily(self, day: date | str | None = None, game: str | None = None) -> tc.DailyInfo:
+    async def daily(self, day: date | str | None = None, game: str | None = None, *, ready: bool = False) -> tc.DailyInfo:
         """The daily deals of a UTC day (default today): commitments while
-        it lasts, deals and nonces once revealed.  ``game`` filters."""
-        return await self._ask(ts.Daily(date=_iso(day), game=game), tc.DailyInfo)
+        it lasts, deals and nonces once revealed.  ``game`` filters.  A
+        server that has just started may still be proving some of today's
+        (``pending``, each with when it should be ready); with ``ready``
+        this asks again at those times until none is pending."""
+        while True:
+            info = await self._ask(ts.Daily(date=_iso(day), game=game), tc.DailyInfo)
+            if not ready or not info.pending:
+                return info
+            await asyncio.sleep(max(pending.ready_in_ms for pending in info.pending) / 1000)
 
     async def leaderboard(
         self,

@@ -59,17 +59,18 @@ async def leaderboard(request: LeaderboardRequest, console: Console) -> int:
 async def daily(
     url: str, day: date | None, game: str | None, subprotocol: str, console: Console, verify: bool = False
 ) -> int:
-    """Print a day's daily deals: commitments, or deals once revealed; keep
-    the commitments shown.  With ``verify``, check each revealed deal
-    (``client.reveal``): exit status 1 if any fails or is not revealed
-    yet, or the day has none."""
+    """Print a day's daily deals: commitments, or deals once revealed (a
+    server that has just started and is still proving some of today's is
+    asked again when it says they will be ready); keep the commitments
+    shown.  With ``verify``, check each revealed deal (``client.reveal``):
+    exit status 1 if any fails or is not revealed yet, or the day has none."""
     try:
         kept = Commitments.of_server(url)
     except (CommitmentsUnreadable, OSError) as error:
         console.say(f"error: the kept commitments cannot be read: {error}")
         return EXIT_FAILURE
     async with ArenaClient(url, subprotocol=subprotocol, identify=False) as client:
-        info = await client.daily(day, game)
+        info = await client.daily(day, game, ready=True)
         boards = {
             deal.first_game: await _first_board(client, deal.first_game)
             for deal in info.deals

@@ -156,14 +156,31 @@ class DailyDeal(Part):
     )
 
 
+class DailyPending(Part):
+    """A variant of today whose deal is still being proven (a server that
+    has just started): its commitment is not fixed yet, and
+    ``ready_in_ms`` is the server's estimate of when it will be.  Ask
+    ``daily`` again then; a ``new_game`` on it waits for that proof."""
+
+    game: str
+    title: str
+    variant: str
+    options: dict[str, Any]
+    ready_in_ms: int = Field(ge=1)
+
+
 class DailyInfo(Event):
-    """Reply to ``daily``."""
+    """Reply to ``daily``: the deals fixed for the date and, for today,
+    the variants still being proven (``pending``; empty once every deal
+    is ready, and always for other dates).  The reply never waits for a
+    proof."""
 
     type: Literal["daily_info"] = "daily_info"
     date: str
     today: str
     server_time: int
     deals: list[DailyDeal]
+    pending: list[DailyPending] = []
 
 
 class RecordEntry(Part):

@@ -16,6 +16,7 @@ from .errors import ErrorCode
 from .parts import Event, Owner, Part, Result, Status, empty
 from .standings import (
     DailyDeal,
+    DailyPending,
     DailyInfo,
     LeaderboardEntry,
     LeaderboardPage,
@@ -45,6 +46,7 @@ __all__ = [
     "CatalogueReply",
     "Clock",
     "DailyDeal",
+    "DailyPending",
     "DailyInfo",
     "Diff",
     "Error",

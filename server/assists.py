@@ -24,6 +24,10 @@ Decisions where the issue is silent:
   ``hint_rate``) and nothing happens.  Per player, not per game or
   connection, so that neither many games nor many tabs fill the workers;
   a person reading each hint before the next never meets the limit.
+- A hint whose search found no win leaves the game's next hints at
+  ``hint_planless_nodes`` until one finds a win (``hint_job``): a full
+  search a move away just failed, and another would most likely fail
+  too, at a second of a worker's core each.
 - The finishing moves are ordinary logged moves, one ``diff`` each, so
   watchers see them played and replays need no solver; they count as
   moves, as they would if the player had made them.
@@ -127,7 +131,7 @@ class AssistDesk:
         and has checked that a hint may be given; the worker sees the game
         as it is now).  Refused past the owner's hint rate."""
         self._check_hint_rate(room)
-        return await self.searches.hint(room.session.header, room.session.log)
+        return await self.searches.hint(room.session.header, room.session.log, self._settings.hint_planless_nodes)
 
     def _check_hint_rate(self, room: Room) -> None:
         settings = self._settings

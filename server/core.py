@@ -87,6 +87,7 @@ class Hub:
         monotonic: Callable[[], float] = time.monotonic,
         scheduler: Scheduler | None = None,
         searchers: Searchers | None = None,
+        prover: DealProver | None = None,
     ) -> None:
         self.settings = settings
         self.store = store
@@ -100,7 +101,7 @@ class Hub:
         self.metrics = Metrics(self.gauges)
         self.admission = Admission(settings, monotonic)
         self.peers: set[Peer] = set()
-        self.prover = DealProver(settings.deal_workers, settings.deal_proof_nodes, settings.deal_proof_attempts)
+        self.prover = prover or DealProver(settings.deal_workers, settings.deal_proof_nodes, settings.deal_proof_attempts)
         self.race_deals = RaceDealStock(store, settings, self.prover)
         self.keeper = DailyKeeper(store, settings, self.prover, self.race_deals, now)
         self.epoch = StoreEpoch()
@@ -123,7 +124,7 @@ class Hub:
             self.races,
         )
         self.lobby = Lobby(
-            settings, store, now, self.admission, self.prover, self.outbox, self.tables, self.play.live_headers,
+            settings, store, now, self.admission, self.keeper.today, self.outbox, self.tables, self.play.live_headers,
             self.watching.watch_game, self.races.rejoin,
         )
         # The edges that point up the stack, wired once everything exists.

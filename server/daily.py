@@ -29,8 +29,10 @@ Decisions where the issue is silent:
   undo and hint budgets) do not change the deal.
 - A server prepares the next day's records during the day before
   (``DailyKeeper`` in ``server.keeper``), so ``daily`` shows tomorrow's
-  commitments already; a day nobody prepared is proven at its first
-  request, which then waits for the proof (a second or so).  Past records
+  commitments already.  ``daily`` never waits for a proof: a variant of
+  today not proven yet (a fresh server, a day nobody prepared) is listed
+  as pending with an estimate, and its proof goes first; a ``new_game``
+  or race start on it waits for that one proof.  Past records
   are read from a document copy, never created.  A fixed record never
   changes, so each process keeps the ones it has seen.
 - The ranking rules (one ranked attempt, the clock, what is counted,
@@ -48,7 +50,7 @@ import logging
 import secrets
 from dataclasses import asdict, dataclass
 from datetime import date, datetime, timedelta, timezone
-from typing import Any
+from typing import Any, Awaitable, Callable
 from weakref import WeakKeyDictionary
 
 import engine
@@ -59,7 +61,7 @@ from protocol import to_client as tc
 from protocol import to_server as ts
 from server.data_dir import keep_record, kept_record
 from server.deals import daily_secret
-from server.secret_deals import DealProver, seed_text
+from server.secret_deals import DealProver, Urgency, seed_text
 from server.refusal import Refusal, from_engine
 from server.session import Session
 from server.fair_play import board_apart, board_name, counted_actions, public_bars, unlisted
@@ -180,12 +182,13 @@ def daily_label(game_id: str, variant: str, day: date) -> str:
 
 async def fixed_record(
     store: Store, settings: Settings, prover: DealProver, game_cls: type[Game], options: dict[str, Any],
-    day: date, now_ms: int,
+    day: date, now_ms: int, urgency: Urgency = Urgency.PLAYER,
 ) -> DailyRecord:
     """The record of ``day`` for this game and variant, proving and fixing
-    it if nobody has (today's at its first request, tomorrow's ahead).  A
-    record published before and lost by the store is stored again, not
-    proven anew (``_published``)."""
+    it if nobody has (today's at its first request, tomorrow's ahead; the
+    proof is queued as ``urgency`` says, ``DealProver``).  A record
+    published before and lost by the store is stored again, not proven
+    anew (``_published``)."""
     variant = daily_variant(game_cls, options)
     seen = _SEEN.setdefault(store, {})
     setting = f"{RECORD_KIND}/{game_cls.id}/{variant}/{day.isoformat()}"
@@ -195,15 +198,16 @@ async def fixed_record(
     stored_text = await store.get_setting(setting)
     published = _published(store, settings, setting)
     if stored_text is None:
-        if published is None:
+        candidate = published
+        if candidate is None:
             secret = await daily_secret(store, settings)
             proven = await prover.prove(game_cls.id, _variant_options(game_cls, variant), secret,
-                                        daily_label(game_cls.id, variant, day))
-            published = DailyRecord(
+                                        daily_label(game_cls.id, variant, day), urgency)
+            candidate = DailyRecord(
                 game_cls.id, variant, day.isoformat(), proven.seed, proven.attempt, proven.line,
                 secrets.token_hex(16), now_ms,
             )
-        stored_text = await store.setting(setting, published.to_json())
+        stored_text = await store.setting(setting, candidate.to_json())
     stored = DailyRecord.from_dict(json.loads(stored_text))
     if published is not None and published != stored:
         log.warning("the store's %s is not the record published before: its commitment changed", setting)
@@ -222,6 +226,17 @@ def _published(store: Store, settings: Settings, setting: str) -> DailyRecord | 
         return held
     kept = kept_record(settings.data_dir, setting.removeprefix(f"{RECORD_KIND}/"))
     return DailyRecord.from_dict(json.loads(kept)) if kept is not None else None
+
+
+async def known_record(store: Store, game_cls: type[Game], options: dict[str, Any], day: date) -> DailyRecord | None:
+    """The record of ``day`` for this game and variant if somebody fixed
+    it (``fixed_record``); never proves one, so it answers at once."""
+    setting = f"{RECORD_KIND}/{game_cls.id}/{daily_variant(game_cls, options)}/{day.isoformat()}"
+    known = _SEEN.get(store, {}).get(setting)
+    if known is not None:
+        return known
+    stored_text = await store.get_setting(setting)
+    return None if stored_text is None else DailyRecord.from_dict(json.loads(stored_text))
 
 
 async def todays_record(
@@ -317,11 +332,18 @@ def known_game(game_id: str) -> type[Game]:
         raise from_engine(error) from None
 
 
+TodaysRecord = Callable[[type[Game], dict[str, Any], int], Awaitable["DailyRecord | float"]]
+"""Today's record of a game and variant at a time if it is fixed, else
+the seconds until it should be (``DailyKeeper.today``): never a wait."""
+
+
 async def daily_info(
-    store: Store, settings: Settings, prover: DealProver, message: ts.Daily, now_ms: int
+    store: Store, settings: Settings, today_record: TodaysRecord, message: ts.Daily, now_ms: int
 ) -> tc.DailyInfo:
     """Commitments for today and (as far as prepared) tomorrow; seeds,
-    nonces and winning lines for days past their grace period."""
+    nonces and winning lines for days past their grace period.  Today's
+    variants not proven yet are listed as ``pending``, with when they
+    should be ready: the reply never waits for a proof."""
     today = utc_day(now_ms)
     day = requested_day(message.date, now_ms)
     if day > today + timedelta(days=1):
@@ -331,13 +353,20 @@ async def daily_info(
     ]
     revealed = now_ms >= reveals_at(day, settings)
     deals = []
+    pending = []
     for game_id, options in wanted:
         game_cls = engine.game_class(game_id)
         record = (
-            await todays_record(store, settings, prover, game_cls, options, now_ms)
+            await today_record(game_cls, options, now_ms)
             if day == today
             else await past_record(store, settings, game_id, variant_label(game_cls, options), day)
         )
+        if isinstance(record, float):
+            pending.append(tc.DailyPending(
+                game=game_id, title=game_cls.title, variant=variant_label(game_cls, options), options=options,
+                ready_in_ms=max(1, round(record * 1000)),
+            ))
+            continue
         if record is None:
             continue
         deals.append(
@@ -357,4 +386,7 @@ async def daily_info(
                 first_game=await store.get_setting(_first_setting(record)) if revealed else None,
             )
         )
-    return tc.DailyInfo(id=message.id, date=day.isoformat(), today=today.isoformat(), server_time=now_ms, deals=deals)
+    return tc.DailyInfo(
+        id=message.id, date=day.isoformat(), today=today.isoformat(), server_time=now_ms, deals=deals, pending=pending
+    )
+

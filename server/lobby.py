@@ -26,7 +26,7 @@ from protocol import PROTOCOL_VERSION, ErrorCode
 from protocol import to_client as tc
 from protocol import to_server as ts
 from server.admission import Admission
-from server.daily import daily_info
+from server.daily import TodaysRecord, daily_info
 from server.leaderboards import leaderboard_page
 from server.game_rooms import GameRooms
 from server.outbox import Outbox
@@ -36,7 +36,6 @@ from server.races import new_id
 from server.records import records_reply
 from server.refusal import Refusal
 from server.room import summarize
-from server.secret_deals import DealProver
 from server.settings import Settings
 from server.storage.base import PlayerRecord, SessionHeader, Store
 
@@ -92,7 +91,7 @@ class Lobby:
         store: Store,
         clock: Callable[[], int],
         admission: Admission,
-        prover: DealProver,
+        today_record: TodaysRecord,
         outbox: Outbox,
         rooms: GameRooms,
         live_headers: Callable[[str], Awaitable[list[SessionHeader]]],
@@ -103,7 +102,7 @@ class Lobby:
         self._store = store
         self._clock = clock
         self._admission = admission
-        self._prover = prover
+        self._today_record = today_record
         self._outbox = outbox
         self._rooms = rooms
         self._live_headers = live_headers
@@ -197,7 +196,13 @@ class Lobby:
         self._outbox.send(peer, await records_reply(self._store, player.player_id, player.display_name, message.id))
 
     async def daily(self, peer: Peer, message: ts.Daily) -> None:
-        self._outbox.send(peer, await daily_info(self._store, self._settings, self._prover, message, self._clock()))
+        """Answered from the records already fixed (``DailyKeeper.today``):
+        a connection's frames are handled in order, so a ``daily`` that
+        waited for a proof held up every later request of its connection
+        (the browser's lobby asks for the catalogue, the dailies, the
+        leaderboards and the games at once)."""
+        info = await daily_info(self._store, self._settings, self._today_record, message, self._clock())
+        self._outbox.send(peer, info)
 
     async def leaderboard(self, peer: Peer, message: ts.Leaderboard) -> None:
         self._outbox.send(peer, await leaderboard_page(self._store, message, peer.player, self._clock()))

@@ -51,7 +51,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 from engine.game import Position
 from engine.solver import Analysis, analyse, auto_finish
-from engine.solver.assist import hint_for_view
+from engine.solver.assist import has_plan, hint_for_view
 from server.session import Session, build_game
 from server.storage.base import Action, SessionHeader
 
@@ -78,6 +78,8 @@ class _Kept(NamedTuple):
     length: int
     last: Action | None
     session: Session
+    planless: bool = False
+    """Its last hint found no winning line to go on with (``has_plan``)."""
 
 
 _KEPT: OrderedDict[str, _Kept] = OrderedDict()
@@ -110,24 +112,30 @@ def _end_with(server: int) -> None:
     os._exit(0)
 
 
-def _replayed(header: SessionHeader, known: int, entries: tuple[Action, ...], last: Action | None) -> Session | None:
+def _replayed(header: SessionHeader, known: int, entries: tuple[Action, ...], last: Action | None) -> _Kept | None:
     """The session after the first ``known`` entries of its log (sent
     before; the last of them ``last``) and then ``entries``: from the kept
     session, or replayed when ``known`` is 0.  None when this worker does
     not hold the game as it was after ``known`` entries."""
     kept = _KEPT.pop(header.game_id, None)
     if known == 0:
-        session = Session.replay(header, list(entries))
+        # The game replayed from the start goes on from the one kept (its
+        # hint found no win, say) when the kept log begins the new one.
+        planless = (
+            kept is not None and kept.planless and kept.length <= len(entries)
+            and (kept.length == 0 or entries[kept.length - 1] == kept.last)
+        )
+        kept = _Kept(len(entries), entries[-1] if entries else None, Session.replay(header, list(entries)), planless)
     elif kept is not None and kept.length == known and kept.last == last:
-        session = kept.session
         for action in entries:
-            session.apply_committed(action)
+            kept.session.apply_committed(action)
+        kept = kept._replace(length=known + len(entries), last=entries[-1] if entries else last)
     else:
         return None
-    _KEPT[header.game_id] = _Kept(known + len(entries), entries[-1] if entries else last, session)
+    _KEPT[header.game_id] = kept
     while len(_KEPT) > GAMES_KEPT:
         _KEPT.popitem(last=False)
-    return session
+    return kept
 
 
 def _unpickled(payload: bytes) -> Answer:
@@ -140,15 +148,27 @@ def _answer(started: float, value: Any) -> Answer:
     return Answer(value, os.getpid(), time.perf_counter() - started)
 
 
-def hint_job(header: SessionHeader, known: int, entries: tuple[Action, ...], last: Action | None) -> Answer:
+def hint_job(
+    header: SessionHeader, known: int, entries: tuple[Action, ...], last: Action | None, planless_nodes: int | None = None
+) -> Answer:
     """The hint's move as notation ("" for none) in the game of ``header``
     after its log's first ``known`` entries and ``entries``
     (``_replayed``): ``hint_for_view``, the player's view only.  None
-    when this worker does not hold those first entries."""
+    when this worker does not hold those first entries.
+
+    A game whose last hint found no winning line searches at most
+    ``planless_nodes`` (``hint_planless_nodes``): its full budget was just
+    spent from a position a move or so away without a win, so the next
+    full search most likely fails the same way, and a player asking
+    again and again would hold a worker's core for a second a hint
+    (Broken Deck).  A capped search that finds a win lifts the cap."""
     started = time.perf_counter()
-    session = _replayed(header, known, entries, last)
-    found = None if session is None else hint_for_view(session.game)
-    return _answer(started, None if session is None else "" if found is None else str(found))
+    kept = _replayed(header, known, entries, last)
+    if kept is None:
+        return _answer(started, None)
+    found = hint_for_view(kept.session.game, planless_nodes if kept.planless else None)
+    _KEPT[header.game_id] = kept._replace(planless=not has_plan(kept.session.game))
+    return _answer(started, "" if found is None else str(found))
 
 
 def finish_job(header: SessionHeader, position: Position, budget: int) -> Answer:
@@ -223,19 +243,20 @@ class SearchPool:
         self.pids.add(answer.pid)
         return answer
 
-    async def hint(self, header: SessionHeader, log: Sequence[Action]) -> str:
+    async def hint(self, header: SessionHeader, log: Sequence[Action], planless_nodes: int | None = None) -> str:
         """The hint's move as notation ("" for none) for the game of
-        ``header`` after ``log`` (``hint_job``), sending its worker only the
-        entries logged since the last hint, or the whole log when the
-        worker no longer holds the rest."""
+        ``header`` after ``log`` (``hint_job``, searching at most
+        ``planless_nodes`` after a hint that found no win), sending its
+        worker only the entries logged since the last hint, or the whole
+        log when the worker no longer holds the rest."""
         game_id = header.game_id
         known = self._sent.pop(game_id, 0)
         if known > len(log):
             known = 0
         entries = tuple(log[known:])
-        answer = await self.run(game_id, hint_job, header, known, entries, log[known - 1] if known else None)
+        answer = await self.run(game_id, hint_job, header, known, entries, log[known - 1] if known else None, planless_nodes)
         if answer.value is None:
-            answer = await self.run(game_id, hint_job, header, 0, tuple(log), None)
+            answer = await self.run(game_id, hint_job, header, 0, tuple(log), None, planless_nodes)
         self._sent[game_id] = len(log)
         while len(self._sent) > GAMES_KEPT * len(self._executors):
             self._sent.popitem(last=False)

@@ -26,12 +26,18 @@ store's first write decides which record is kept anyway.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
+import heapq
 import hmac
 import multiprocessing
 import os
+import statistics
+import time
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from enum import IntEnum
 from typing import Any
 
 import engine
@@ -43,6 +49,8 @@ SEED_BYTES = 8
 """64 secret bits: the generator's whole seed."""
 PROVEN_CACHE = 256
 """Proofs kept per process: the same label asked again is not searched again."""
+TIMED_PROOFS = 16
+"""The last proofs whose median time is a waiting proof's expected time."""
 
 
 def seed_text(seed: int) -> str:
@@ -103,16 +111,43 @@ def prove(game_id: str, options: dict[str, Any], secret: str, label: str, budget
     raise NoProvenDeal(f"no layout of {label} was won in {attempts} attempts of {budget} nodes")
 
 
-def _abandoned(answer: asyncio.Future[ProvenDeal]) -> None:
-    """Take the error of a proof that ``DealProver.close`` abandoned: its
-    worker was killed, and nobody awaits it any more, so asyncio would
-    log it as never retrieved."""
-    if not answer.cancelled():
-        answer.exception()
+class Urgency(IntEnum):
+    """Which proof the prover starts first when several wait: a player's
+    request before a fresh server's dailies of today, those before
+    tomorrow's, and those before the race deals kept in stock.  A proof
+    asked again more urgently moves up (it was queued, not started)."""
+
+    PLAYER = 0
+    TODAY = 1
+    AHEAD = 2
+    STOCK = 3
+
+
+DEFAULT_PROOF_SECONDS = 2.0
+"""What a proof is expected to take before this process has timed one:
+the slowest daily variant's proof (Chequers, 2.6 s) on a quiet core."""
+
+
+@dataclass
+class _Proof:
+    """A proof asked for and not yet answered."""
+
+    args: tuple[str, dict[str, Any], str, str]
+    """game id, options, secret, label"""
+    urgency: Urgency
+    order: int
+    answer: asyncio.Future[ProvenDeal]
+    started: float | None = None
 
 
 class DealProver:
-    """Proofs in a pool of worker processes, each label searched once.
+    """Proofs in a pool of worker processes, each label searched once, the
+    most urgent first (``Urgency``).
+
+    At most ``workers`` proofs are in the pool at once; the others wait
+    here, in order of urgency and then of asking.  So a player's daily is
+    never queued behind the race deals being stocked or tomorrow's
+    dailies: it waits for at most the proofs already running.
 
     The pool starts with the first proof (a server that never deals a
     ranked game starts no process) and uses ``spawn``: forking a process
@@ -130,50 +165,114 @@ class DealProver:
         self.budget = budget
         self.attempts = attempts
         self._pool: ProcessPoolExecutor | None = None
-        self._running: dict[tuple[Any, ...], asyncio.Future[ProvenDeal]] = {}
+        self._proofs: dict[tuple[Any, ...], _Proof] = {}
+        self._waiting: list[tuple[int, int, tuple[Any, ...]]] = []
+        """A heap of (urgency, order, key); an entry whose urgency is no
+        longer its proof's is stale and skipped."""
+        self._running = 0
+        self._asked = 0
+        self._seconds: list[float] = []
+        """How long the last proofs took, for ``eta_seconds``."""
 
-    async def prove(self, game_id: str, options: dict[str, Any], secret: str, label: str) -> ProvenDeal:
+    async def prove(
+        self, game_id: str, options: dict[str, Any], secret: str, label: str, urgency: Urgency = Urgency.PLAYER
+    ) -> ProvenDeal:
         """The proven deal of ``label`` (waiting for a proof under way)."""
         key = (game_id, tuple(sorted(options.items())), secret, label, self.budget, self.attempts)
         known = self._proven.get(key)
         if known is not None:
             return known
-        running = self._running.get(key)
-        if running is None:
-            running = self._running[key] = asyncio.ensure_future(self._search(key, game_id, options, secret, label))
-            running.add_done_callback(lambda _: self._running.pop(key, None))
-        return await asyncio.shield(running)
+        proof = self._proofs.get(key)
+        if proof is None:
+            self._asked += 1
+            answer = asyncio.get_running_loop().create_future()
+            proof = self._proofs[key] = _Proof((game_id, dict(options), secret, label), urgency, self._asked, answer)
+            heapq.heappush(self._waiting, (urgency, proof.order, key))
+        elif urgency < proof.urgency and proof.started is None:
+            proof.urgency = urgency
+            heapq.heappush(self._waiting, (urgency, proof.order, key))
+        self._start_next()
+        return await asyncio.shield(proof.answer)
 
-    async def _search(self, key: tuple[Any, ...], game_id: str, options: dict[str, Any], secret: str, label: str) -> ProvenDeal:
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(
-                self.workers, mp_context=multiprocessing.get_context("spawn"),
-                initializer=background_worker, initargs=(os.getpid(),),
-            )
-        answer = asyncio.get_running_loop().run_in_executor(
-            self._pool, prove, game_id, dict(options), secret, label, self.budget, self.attempts
-        )
-        answer.add_done_callback(_abandoned)
-        # Shielded: cancelling this task must not cancel the pool's future
-        # from the event loop's thread, behind the pool's back (see close).
-        proven = await asyncio.shield(answer)
-        if len(self._proven) >= PROVEN_CACHE:
-            self._proven.pop(next(iter(self._proven)))
-        self._proven[key] = proven
-        return proven
+    def eta_seconds(self, label: str) -> float:
+        """About how long until the proof of ``label`` is answered, from
+        the proofs ahead of it and the time the last ones took (a label not
+        asked for yet counts as a player's proof asked now)."""
+        proof = next((proof for key, proof in self._proofs.items() if key[3] == label), None)
+        each = statistics.median(self._seconds) if self._seconds else DEFAULT_PROOF_SECONDS
+        now = time.monotonic()
+        if proof is not None and proof.started is not None:
+            return max(each - (now - proof.started), 0.0)
+        place = (Urgency.PLAYER, self._asked + 1) if proof is None else (proof.urgency, proof.order)
+        ahead = sum(1 for other in self._proofs.values() if other.started is None and (other.urgency, other.order) < place)
+        running = [max(each - (now - other.started), 0.0) for other in self._proofs.values() if other.started is not None]
+        soonest = min(running) if len(running) >= self.workers else 0.0
+        return soonest + each * (ahead // self.workers + 1)
+
+    def _start_next(self) -> None:
+        """Hand the most urgent waiting proofs to the pool, up to ``workers`` at once."""
+        while self._running < self.workers and self._waiting:
+            urgency, _, key = heapq.heappop(self._waiting)
+            proof = self._proofs.get(key)
+            if proof is None or proof.started is not None or proof.urgency != urgency:
+                continue
+            if self._pool is None:
+                self._pool = ProcessPoolExecutor(
+                    self.workers, mp_context=multiprocessing.get_context("spawn"),
+                    initializer=background_worker, initargs=(os.getpid(),),
+                )
+            job = functools.partial(prove, *proof.args, budget=self.budget, attempts=self.attempts)
+            try:
+                answer = asyncio.get_running_loop().run_in_executor(self._pool, job)
+            except BrokenProcessPool as broken:
+                # A worker died (killed, out of memory): this proof fails,
+                # and the next one starts a new pool.
+                self._pool = None
+                del self._proofs[key]
+                proof.answer.set_exception(broken)
+                continue
+            proof.started = time.monotonic()
+            self._running += 1
+            answer.add_done_callback(functools.partial(self._finished, key, proof, self._pool))
+
+    def _finished(
+        self, key: tuple[Any, ...], proof: _Proof, pool: ProcessPoolExecutor, answer: asyncio.Future[ProvenDeal]
+    ) -> None:
+        """A proof's answer from the pool.  Its error is always taken, even
+        from a pool ``close`` abandoned: asyncio would log it as never
+        retrieved."""
+        error = None if answer.cancelled() else answer.exception()
+        if self._proofs.get(key) is not proof:
+            return
+        del self._proofs[key]
+        self._running -= 1
+        if answer.cancelled():
+            proof.answer.cancel()
+        elif error is not None:
+            if isinstance(error, BrokenProcessPool) and self._pool is pool:
+                self._pool = None
+            proof.answer.set_exception(error)
+        else:
+            proven = answer.result()
+            if len(self._proven) >= PROVEN_CACHE:
+                self._proven.pop(next(iter(self._proven)))
+            self._proven[key] = proven
+            self._seconds = [*self._seconds[-(TIMED_PROOFS - 1):], time.monotonic() - (proof.started or 0.0)]
+            proof.answer.set_result(proven)
+        self._start_next()
 
     async def close(self) -> None:
-        """Stop the workers now, abandoning a proof under way (a proof runs
-        for seconds: waiting for it held up the server's exit), and return
-        once no worker is left.  Only the pool itself cancels the proofs
-        queued in it (``_search`` shields them): a future cancelled from
-        outside and then failed by the pool when its worker died is what
-        raised CPython 3.11's ``InvalidStateError`` in the pool's thread.
-        A proof after this starts a new pool."""
-        running = list(self._running.values())
-        for proof in running:
-            proof.cancel()
-        await asyncio.gather(*running, return_exceptions=True)
+        """Stop the workers now, abandoning the proofs asked for (a proof
+        runs for seconds: waiting for it held up the server's exit), and
+        return once no worker is left.  The pool's own futures are never
+        cancelled from here: a future cancelled from outside and then
+        failed by the pool when its worker died is what raised CPython
+        3.11's ``InvalidStateError`` in the pool's thread; whoever awaits
+        a proof is cancelled through the prover's own future instead.  A
+        proof after this starts a new pool."""
+        proofs, self._proofs, self._waiting, self._running = self._proofs, {}, [], 0
+        for proof in proofs.values():
+            proof.answer.cancel()
         pool, self._pool = self._pool, None
         if pool is None:
             return

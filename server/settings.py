@@ -119,7 +119,10 @@ class Settings(BaseModel):
     cadence_pause_ms: int = Field(
         1000, ge=0, description="a ranked win with no interval between actions over this is flagged as inhuman (0: off)"
     )
-    deal_workers: int = Field(1, ge=1, description="worker processes proving ranked deals winnable")
+    deal_workers: int = Field(
+        2, ge=1,
+        description="worker processes proving ranked deals winnable, at a low CPU priority (a fresh server's dailies are ready sooner with two)",
+    )
     deal_proof_nodes: int = Field(
         30_000, ge=1, description="solver nodes per attempt at proving a ranked deal (a deal not won is skipped)"
     )
@@ -148,6 +151,10 @@ class Settings(BaseModel):
         1.0, gt=0, description="hints one player may ask for per second, sustained; beyond, a hint is refused (hint_rate)"
     )
     hint_burst: int = Field(10, ge=1, description="hints one player may ask for at once before hint_rate applies")
+    hint_planless_nodes: int = Field(
+        2_000, ge=1,
+        description="solver nodes a hint may search in a game whose last hint found no win (about 0.1 s; the first search has the game's full budget)",
+    )
     finish_search_nodes: int = Field(
         20_000, ge=1, description="solver nodes spent proving a safe automatic finish (about 0.6 s of Broken Deck)"
     )

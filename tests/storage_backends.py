@@ -38,7 +38,7 @@ async def heard_after_resume(
     delivery = asyncio.ensure_future(anext(messages))
     await asyncio.wait_for(resumed.event.wait(), seconds)
     await publisher.publish(channel, payload)
-    return await asyncio.wait_for(delivery, 5)
+    return await asyncio.wait_for(delivery, seconds)
 
 
 class ManualClock:

@@ -131,6 +131,13 @@ instead of searching again: a fresh search may well start a different
 line, and hints that change their mind every move lead nowhere."""
 
 
+def has_plan(game: Game) -> bool:
+    """Whether the last hint of ``game`` came from a winning line its next
+    hint can go on with: a hint without one searched the whole budget and
+    found no win, and its next hint will search again."""
+    return game in _PLANS
+
+
 def _follow_plan(game: Game, model: Game, allowed: list[Move]) -> Move | None:
     """The next move of ``game``'s plan, while the plan's determinization
     still agrees with the view (the cards turned up since were the ones it

@@ -6,15 +6,20 @@ from __future__ import annotations
 import asyncio
 import re
 import sys
+from typing import Awaitable, Callable
 
 from tests.client.arena_restart import REPO_ROOT
 
 # Both only bound a hang, so they are generous: a passing run never waits
-# for them, while at load 20 on 2 cores the example bots (hints searched
-# in the bot's own process) took over 20 s to finish a race and over 60 s
-# to play Lara's Game's daily deal.
+# for them.  A program whose run takes as long as the machine makes it
+# (an example bot playing a whole game by hints searched in its own
+# process: over 60 s at load 20 on 2 cores) is waited for while it makes
+# progress (``Running.finish``), each step bounded, never the whole.
 RUN_SECONDS = 180
 WAIT_SECONDS = 60
+
+Progress = Callable[[], Awaitable[object]]
+"""Something that changes while a program is getting on (a bot's moves)."""
 
 
 class Running:
@@ -52,9 +57,22 @@ class Running:
         self.process.stdin.write("".join(line + "\n" for line in lines).encode())
         await self.process.stdin.drain()
 
-    async def finish(self) -> tuple[int, list[str]]:
-        """Wait for the program to end by itself; its exit code and every line."""
-        out, err = await asyncio.wait_for(self.process.communicate(), WAIT_SECONDS)
+    async def finish(self, progress: Progress | None = None) -> tuple[int, list[str]]:
+        """Wait for the program to end by itself; its exit code and every
+        line.  With ``progress`` (say, the moves a bot has made), however
+        long that takes while what ``progress`` returns keeps changing: a
+        bot's game on a loaded machine takes what it takes, and only
+        ``WAIT_SECONDS`` without a change is a hang.  Without it,
+        ``WAIT_SECONDS`` bounds the whole wait."""
+        ending = asyncio.ensure_future(self.process.communicate())
+        last = None if progress is None else await progress()
+        while not (await asyncio.wait({ending}, timeout=WAIT_SECONDS))[0]:
+            now = None if progress is None else await progress()
+            if progress is None or now == last:
+                ending.cancel()
+                raise AssertionError(f"no progress in {WAIT_SECONDS} s (still at {now!r}); the output so far:\n" + "\n".join(self.lines))
+            last = now
+        out, err = ending.result()
         self.lines += out.decode().splitlines()
         assert self.process.returncode is not None, err.decode()
         return self.process.returncode, self.lines

@@ -244,8 +244,12 @@ async def test_daily_lists_todays_commitments_and_a_ranked_win_enters_the_leader
     today = datetime.now(timezone.utc).date()
     await pin_daily_deal(arena.store, today)
     async with ArenaClient(arena.url, token=await aged_token(arena.store, "ann")) as ann:
-        info = await ann.daily(game="klondike")
-        assert info.date == info.today == today.isoformat()
+        at_once = await ann.daily(game="klondike")
+        assert [deal.options.get("draw") for deal in at_once.deals][:1] == [1], "the pinned deal is ready"
+        listed = [deal.options["draw"] for deal in at_once.deals] + [p.options["draw"] for p in at_once.pending]
+        assert sorted(listed) == [1, 3] and all(p.ready_in_ms > 0 for p in at_once.pending), "draw 3 listed, ready or not"
+        info = await ann.daily(game="klondike", ready=True)
+        assert info.date == info.today == today.isoformat() and info.pending == []
         assert {deal.options.get("draw") for deal in info.deals} == {1, 3}
         assert all(deal.seed is None and len(deal.commitment) == 64 for deal in info.deals)
         with pytest.raises(Forbidden):

@@ -251,8 +251,11 @@ async def test_the_example_race_bot_joins_plays_by_hints_and_prints_the_results(
         board = await ann.race_board(race.race_id, WAIT_SECONDS)
         await ann.move(board.game_id, DEAL_1_DRAW_1_WIN[0])
         await ann.resign(board.game_id)
+        async def bots_moves() -> object:
+            return [racer.moves for racer in race.racers if racer.name == "race-bot"]
+
         try:
-            code, lines = await bot.finish()
+            code, lines = await bot.finish(bots_moves)
         finally:
             if bot.process.returncode is None:
                 bot.process.kill()

@@ -75,7 +75,7 @@ RACE_SETTINGS = (
     "data_dir",
     "leaderboard_retention_seconds",
 )
-ASSIST_SETTINGS = ("search_workers", "hint_rate", "hint_burst", "finish_search_nodes", "analysis_nodes", "analysis_slots", "analysis_queue")
+ASSIST_SETTINGS = ("search_workers", "hint_rate", "hint_burst", "hint_planless_nodes", "finish_search_nodes", "analysis_nodes", "analysis_slots", "analysis_queue")
 RACE_RECORDING = {"race_countdown_seconds": 0.5, "race_spectator_delay_seconds": 1.0}
 RECEIVE_SECONDS = 600.0
 """Bounds a hang only: a race on the daily deal, and the daily's

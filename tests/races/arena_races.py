@@ -11,6 +11,7 @@ servers on a real Redis, for the race that crosses processes.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from datetime import date
 from typing import Any, AsyncIterator, overload
@@ -64,6 +65,24 @@ async def pin_daily_deal(store: Store, day: date, deal: int = 1, variant: str = 
     record = DailyRecord("klondike", variant, day.isoformat(), deal, 0, line, "a" * 32, 0)
     await store.setting(record.setting, record.to_json())
     return record
+
+
+PROOF_WAIT_SECONDS = 600.0
+"""Bounds a hang only: waiting for the server's proofs ends when they are
+in, which on a loaded machine takes what it takes."""
+
+
+async def ready_daily(client: RecordingClient, **fields: Any) -> tc.DailyInfo:
+    """``daily`` once none of its deals is pending, asking again when the
+    server said they would be ready (a server proves today's deals on
+    demand or at its start: ``daily`` itself never waits)."""
+    async with asyncio.timeout(PROOF_WAIT_SECONDS):
+        while True:
+            info = await client.request(ts.Daily, **fields)
+            assert info.type == "daily_info", info
+            if not info.pending:
+                return info
+            await asyncio.sleep(max(pending.ready_in_ms for pending in info.pending) / 1000)
 
 
 @overload

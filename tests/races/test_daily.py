@@ -25,6 +25,7 @@ from tests.races.arena_races import (
     play_paced,
     player,
     race_settings,
+    ready_daily,
 )
 from tests.server.arena_clock import FakeClock
 
@@ -40,10 +41,6 @@ DAY = date(2026, 3, 14)
 NOON = day_start_ms(DAY) + 12 * 3_600_000
 GRACE_SECONDS = 3600
 RECYCLE = ("draw",) * 25
-PROOF_SECONDS = 300.0
-"""Bounds a hang only: ``daily`` for WordLink proves the day's deals of
-both variants in worker processes, which took over 60 s beside two
-CPU burners on a loaded 2-core machine (``bench/stress_suite.py``)."""
 """24 draws and a recycle: WordLink deal 1 back where it began, 25 moves later."""
 
 
@@ -141,7 +138,7 @@ async def test_every_process_serves_the_deal_fixed_first(clock: FakeClock) -> No
         assert engine.seeded_game("klondike", expected, draw=1).view()["piles"] == fixed
         assert await _first_board(there, {"draw": 1}) == fixed
         wordlink = {"game": "klondike"}
-        days = [await client.request(ts.Daily, PROOF_SECONDS, **wordlink) for client in (here, there)]
+        days = [await ready_daily(client, **wordlink) for client in (here, there)]
         assert days[0].type == days[1].type == "daily_info" and days[0].deals == days[1].deals
 
 

@@ -10,7 +10,7 @@ import asyncio
 from typing import Any, AsyncIterator
 
 import pytest
-from tests.races.arena_races import WireClient, player, race_settings
+from tests.races.arena_races import WireClient, player, race_settings, ready_daily
 from tests.storage_backends import wipe_namespace
 
 from protocol import ErrorCode
@@ -70,8 +70,7 @@ async def test_both_processes_notice_a_wiped_store_and_serve_one_daily(
     assert boards[0] == boards[1] == before, "one daily deal on every process, the same secret giving the same seed"
     commitments = []
     for client in (again_a, again_b):
-        info = await client.request(ts.Daily, game="klondike")
-        assert info.type == "daily_info", info
+        info = await ready_daily(client, game="klondike")
         commitments.append([deal.commitment for deal in info.deals])
     assert commitments[0] == commitments[1]
     for client in (ann, spectator, again_a, again_b):

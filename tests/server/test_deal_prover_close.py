@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import threading
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Callable
 
@@ -117,3 +118,26 @@ async def test_sigterm_to_the_process_group_during_a_proof_prints_no_traceback()
         for stream in (process.stdout, process.stderr):
             if stream is not None:
                 stream.close()
+
+
+async def test_a_proof_after_its_worker_was_killed_starts_a_new_pool() -> None:
+    """A worker killed outright (out of memory, say) breaks the pool: the
+    proofs it held fail, and the next proof runs in a new pool instead of
+    failing for ever."""
+    prover = DealProver(1, 30_000, 50)
+    try:
+        await prover.prove("klondike", {"draw": 3}, "secret", "before the kill")
+        (worker,) = _workers(os.getpid())
+        os.kill(worker, signal.SIGKILL)
+        await _until(lambda: not _running(worker), "the worker is gone")
+        failures = 0
+        for attempt in range(3):
+            try:
+                await asyncio.wait_for(prover.prove("klondike", {"draw": 3}, "secret", f"after the kill {attempt}"), START_SECONDS)
+                break
+            except BrokenProcessPool:
+                failures += 1
+        assert failures < 3, "a new pool proves"
+        assert _workers(os.getpid()) - {worker}, "in a new worker"
+    finally:
+        await prover.close()

@@ -237,3 +237,30 @@ def test_a_worker_refuses_entries_that_do_not_follow_the_game_it_kept() -> None:
     assert hint_job(header, 0, (draw, draw, draw), None).value is not None
     assert hint_job(header, 2, (draw,), draw).value is None, "it kept 3 entries, not 2"
     assert hint_job(header, 3, (draw,), draw).value is None, "a refusal forgets the game"
+
+
+
+def test_a_hint_after_one_that_found_no_win_searches_at_most_the_planless_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Broken Deck deal 776 (Relaxed): the first hint's full search finds
+    no win from the deal, so each next hint of that game searches at most
+    ``planless_nodes`` (the second one replayed from the start too, as
+    after a first hint on an empty log); deal 97's first search finds a
+    win, and the hints after it follow that line, uncapped."""
+    budgets: list[int | None] = []
+
+    def recorded(game: engine.Game, budget: int | None = None) -> engine.Move | None:
+        budgets.append(budget)
+        return hint_for_view(game, budget)
+
+    monkeypatch.setattr(server.searches, "hint_for_view", recorded)
+    for deal, expected in ((776, [None, 5, 5]), (97, [None, None, None])):
+        header = SessionHeader(
+            game_id=f"g_cap{deal}", game="broken-deck", deal=deal, options={"difficulty": "relaxed"}, owner="p_1", created_ms=0
+        )
+        budgets.clear()
+        first = hint_job(header, 0, (), None, 5).value
+        log = (Action("move", first, 0),)
+        second = hint_job(header, 0, log, None, 5).value
+        third = hint_job(header, 1, (Action("move", second, 0),), log[-1], 5).value
+        assert first and second and third, "a move each time"
+        assert budgets == expected, deal

@@ -2,7 +2,8 @@
 // and UTC day, its top entries and your own rank.
 //
 // The variants come from the server (`daily` lists each variant's deal of
-// the day with its options), so a variant added there shows up here
+// the day with its options, or as pending while it is being proven), so
+// a variant added there shows up here
 // without a change.  The panel keeps its own element across the lobby's
 // redraws, so a choice made here survives a refresh of the live games.
 
@@ -35,7 +36,9 @@ export class LeaderboardPanel {
       if (this.variants === null) {
         const info = await this.request({ type: "daily" });
         this.today = info.today;
-        this.variants = info.deals.map((deal) => ({
+        // A fresh server may still be proving some of today's deals
+        // (`pending`): their boards exist all the same.
+        this.variants = [...info.deals, ...(info.pending ?? [])].map((deal) => ({
           key: `${deal.game}/${deal.variant}`, game: deal.game, options: deal.options,
           label: [deal.title, describeOptions(deal.options)].filter(Boolean).join(" · "),
         }));
