@@ -7,9 +7,13 @@ FROM python:3.11-slim
 # in a directory the arena user owns: its home does not exist and the
 # package directory is root's, so numba would have nowhere else to write
 # (the solver would then run in pure Python, slower, with a warning).
+# ARENA_DATA_DIR: the server's data directory (the daily secret and every
+# daily record, docs/storage.md), on a volume, since the arena user has no
+# home for the default under $XDG_DATA_HOME.
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     NUMBA_CACHE_DIR=/var/cache/arena/numba \
+    ARENA_DATA_DIR=/var/lib/arena \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
@@ -27,8 +31,9 @@ print('\n'.join(t['project']['dependencies'] + t['project']['optional-dependenci
     && pip install -r /tmp/requirements.txt \
     && rm /tmp/requirements.txt \
     && useradd --system --uid 10001 --no-create-home arena \
-    && mkdir -p "$NUMBA_CACHE_DIR" \
-    && chown arena "$NUMBA_CACHE_DIR"
+    && mkdir -p "$NUMBA_CACHE_DIR" "$ARENA_DATA_DIR" \
+    && chown arena "$NUMBA_CACHE_DIR" "$ARENA_DATA_DIR" \
+    && chmod 700 "$ARENA_DATA_DIR"
 
 # Then the source, and the package alone; pip check fails the build if a
 # dependency is missing from the layer above.
@@ -39,6 +44,7 @@ RUN pip install --no-deps --no-build-isolation . \
 
 WORKDIR /
 USER arena
+VOLUME /var/lib/arena
 EXPOSE 8765
 
 # The image has no curl; Python's urllib fails (exit 1) on any non-2xx answer.

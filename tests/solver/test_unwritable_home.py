@@ -37,8 +37,13 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def as_nobody(*arguments: str, cache_dir: Path | None = None) -> tuple[list[str], dict[str, str]]:
-    """``python arguments`` as ``nobody`` with an unwritable home, and its environment."""
+def as_nobody(
+    *arguments: str, cache_dir: Path | None = None, data_dir: Path | None = None
+) -> tuple[list[str], dict[str, str]]:
+    """``python arguments`` as ``nobody`` with an unwritable home, and its
+    environment; ``data_dir`` is the server's, as the image's
+    ``ARENA_DATA_DIR`` volume gives it one (the default under the home
+    cannot be made there)."""
     environment = {
         "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
         "HOME": "/nonexistent",
@@ -48,6 +53,8 @@ def as_nobody(*arguments: str, cache_dir: Path | None = None) -> tuple[list[str]
     }
     if cache_dir is not None:
         environment["NUMBA_CACHE_DIR"] = str(cache_dir)
+    if data_dir is not None:
+        environment["ARENA_DATA_DIR"] = str(data_dir)
     command = [
         "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
         "--inh-caps=+dac_read_search", "--ambient-caps=+dac_read_search",
@@ -87,8 +94,12 @@ def test_a_solve_compiles_into_numba_cache_dir(tmp_path: Path) -> None:
     assert list(cache_dir.rglob("*.nbi")), "numba cached the kernel where it was told to"
 
 
-async def test_a_finished_wordlink_game_is_analysed() -> None:
-    command, environment = as_nobody("-m", "server.cli", "serve", "--port", "0")
+async def test_a_finished_wordlink_game_is_analysed(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    os.chown(data_dir, NOBODY, NOBODY)
+    os.chmod(tmp_path, 0o755)
+    command, environment = as_nobody("-m", "server.cli", "serve", "--port", "0", data_dir=data_dir)
     process = subprocess.Popen(command, env=environment, cwd="/", stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None
