@@ -71,6 +71,9 @@ async def test_a_start_killed_at_any_write_leaves_the_race_startable_and_no_clai
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("ARENA_IDENTITIES_PER_HOUR", "1000")
+    # The epoch check writes (an epoch, the health probe) on its own timer:
+    # none may fall among a start's counted writes.
+    monkeypatch.setenv("ARENA_STORE_EPOCH_CHECK_SECONDS", "3600")
     store = RedisStore(own_redis_server.url)
     await pin_daily_deal(store, datetime.now(timezone.utc).date())
     server = await arena_processes(gate.url)
@@ -82,6 +85,7 @@ async def test_a_start_killed_at_any_write_leaves_the_race_startable_and_no_clai
     assert writes >= 5, "each racer's game and claim, then the ledger's start"
 
     held: list[bytes] = []
+    unheld: list[int] = []
     try:
         for trial in range(1, writes + 1):
             host, friend, race_id = await _lobby(server, clients, trial)
@@ -92,8 +96,10 @@ async def test_a_start_killed_at_any_write_leaves_the_race_startable_and_no_clai
             answer = asyncio.create_task(host.wait_for(lambda m, n=request_id: getattr(m, "id", None) == n, HELD_SECONDS))
             await asyncio.wait({holding, answer}, return_when=asyncio.FIRST_COMPLETED)
             if not gate.held.is_set():
-                # A write of the server's own (a sweep) counted in the first
-                # start: this one made fewer writes and ended unheld.
+                # The first start made writes later ones do not (the day's
+                # record kept, the address's public place first taken, a
+                # sweep): this one made fewer writes and ended unheld.
+                unheld.append(trial)
                 holding.cancel()
                 gate.count_from_now()
                 assert answer.result().type == "race", answer.result()
@@ -118,4 +124,5 @@ async def test_a_start_killed_at_any_write_leaves_the_race_startable_and_no_clai
                 assert race_game_id(race_id, racer.player_id) in claims.values(), "the race game is the ranked attempt"
     finally:
         await store.close()
-    assert len(held) >= writes - 1 and held[-1] == b"EVALSHA", "the last held write is the ledger's start (its append script)"
+    assert len(held) >= 5 and held[-1] == b"EVALSHA", "the last held write is the ledger's start (its append script)"
+    assert len(held) == writes or unheld, "every write of a start was held in one trial (a start made fewer writes than the last)"
