@@ -44,6 +44,7 @@ Decisions where the issue is silent:
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import logging
@@ -81,6 +82,8 @@ def daily_variants() -> list[tuple[str, dict[str, Any]]]:
 DAY_MS = 86_400_000
 RECORD_KIND = "ranked_daily"
 FIRST_KIND = "ranked_daily_first"
+ATTEMPT_ID_BYTES = 9
+"""As many random-looking bytes as a random game id has."""
 """Settings naming each day's first ranked attempt (``note_ranked_attempt``)."""
 """Seed records; the numbered records of earlier versions (kind ``daily``) are not read."""
 _SEEN: WeakKeyDictionary[Store, dict[str, DailyRecord]] = WeakKeyDictionary()
@@ -158,6 +161,15 @@ class DailyRecord:
     def setting(self) -> str:
         """The store setting that fixes it (the first value written stays)."""
         return f"{RECORD_KIND}/{self.key}"
+
+    def attempt_id(self, player_id: str) -> str:
+        """The game id of ``player_id``'s ranked attempt at this deal: the
+        same for every start, so a start killed between its claim and its
+        game is taken over by the player's next one (the claim then names
+        it, and never a game that does not exist for long).  Derived from
+        the secret nonce, so nobody can name it before the reveal."""
+        digest = hashlib.sha256(f"daily-game/{self.nonce}/{self.key}/{player_id}".encode()).digest()[:ATTEMPT_ID_BYTES]
+        return "g_" + base64.urlsafe_b64encode(digest).decode()
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)

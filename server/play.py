@@ -69,6 +69,10 @@ from server.watching import Watching
 log = logging.getLogger("arena.play")
 
 SESSION_SCAN_LIMIT = 100
+START_LEASE_SECONDS = 30
+"""How long a ranked daily start holds its attempt (``Play._lease_start``):
+far longer than a start takes, and short enough that a start killed
+half-way locks its player out of the day for no longer."""
 
 
 class RaceActions(Protocol):
@@ -153,7 +157,9 @@ class Play:
             if automatic and not practice and await ranked_attempt(self._store, record.key, player.player_id) is None:
                 check_automatic(game_cls, game.options, "a ranked daily attempt")
             if not practice and not automatic:
-                claimed, ranked = await self._claim_daily(game_cls, message.options, record, player.player_id, game_id, now)
+                claimed, ranked = await self._claim_daily(game_cls, message.options, record, player.player_id, now)
+                if ranked:
+                    game_id = claimed.attempt_id(player.player_id)
                 if claimed is not record:
                     record, game = claimed, engine.seeded_game(message.game, claimed.seed, **message.options)
             if not ranked:
@@ -205,11 +211,14 @@ class Play:
         await self._watching.watch(peer, room, None)
 
     async def _claim_daily(
-        self, game_cls: type[engine.Game], options: dict[str, Any], record: DailyRecord, player_id: str, game_id: str,
-        now: int,
+        self, game_cls: type[engine.Game], options: dict[str, Any], record: DailyRecord, player_id: str, now: int
     ) -> tuple[DailyRecord, bool]:
         """Claim the player's ranked attempt on the day's record the store
-        holds; the record claimed on and whether the claim is this game's.
+        holds; the record claimed on and whether this start is that attempt.
+        The attempt's game id is the record's ``attempt_id``: a claim that
+        names it while no game of that id is stored is a start that died
+        before its game was written, which this start takes over; once the
+        game is stored, the attempt is taken and this start is practice.
         A process that read the record before the store was wiped or
         replaced has its claim refused (``StaleDeal``): it forgets the
         records it keeps and claims on the one the store holds now (fixing
@@ -219,9 +228,14 @@ class Play:
         for _ in range(2):
             try:
                 lifetime = claim_lifetime(record, self._settings, now)
-                return record, await claim_ranked(
-                    self._store, record.key, player_id, game_id, lifetime, (record.setting, record.nonce)
+                attempt = record.attempt_id(player_id)
+                claimed = await claim_ranked(
+                    self._store, record.key, player_id, attempt, lifetime, (record.setting, record.nonce)
                 )
+                if not claimed or await self._store.load_session(attempt) is not None:
+                    return record, False
+                await self._lease_start(attempt)
+                return record, True
             except StaleDeal:
                 log.info("the store no longer holds the daily record %s: reading it again", record.setting)
                 forget_records(self._store)
@@ -229,6 +243,21 @@ class Play:
         raise Refusal(
             ErrorCode.STORAGE_UNAVAILABLE, "the store was replaced while this daily started; nothing was started, try again"
         )
+
+    async def _lease_start(self, attempt: str) -> None:
+        """Hold the start of the ranked attempt ``attempt`` for this request
+        alone: two connections of one player starting it at once would
+        otherwise both find it claimed and not yet stored.  A start that
+        dies keeps its lease for ``START_LEASE_SECONDS``; the next start
+        after that takes the attempt over."""
+        token = new_id("s_")
+        holder = await self._store.setting(f"starting/{attempt}", token, keep_seconds=START_LEASE_SECONDS)
+        if holder != token:
+            raise Refusal(
+                ErrorCode.UNAVAILABLE,
+                "your ranked attempt at this deal is being started on another connection",
+                reason="ranked_first",
+            )
 
     async def make_room_for(self, player_id: str) -> None:
         """Make room for one more live game by abandoning the oldest ones."""

@@ -173,6 +173,38 @@ async def test_two_connections_starting_the_daily_at_once_get_one_ranked_game(ar
     assert next(reply for reply in replies if reply.type == "error").reason == "ranked_first"
 
 
+async def test_a_daily_start_that_died_after_its_claim_is_taken_over_by_the_next(arena: MemoryArena) -> None:
+    """A start killed between the claim and its game leaves a claim naming
+    the attempt's game id (``DailyRecord.attempt_id``) and no game: the
+    player's next start is that ranked attempt, never a lockout."""
+    record = await pin_daily_deal(arena.store, DAY)
+    client = await player(arena, "ann")
+    attempt = record.attempt_id(client.player_id)
+    await arena.store.setting(f"ranked/{record.key}/{client.player_id}", attempt, keep_seconds=3600)
+    assert await arena.store.load_session(attempt) is None
+
+    started, _ = await client.new_game(deal="daily", options={"draw": 1})
+    assert (started.ranked, started.game_id) == (True, attempt)
+    assert await arena.store.load_session(attempt) is not None, "the claim names a stored game"
+    again = await client.request(ts.NewGame, game="klondike", deal="daily", options={"draw": 1})
+    assert (again.type, again.reason) == ("error", "ranked_first"), "the attempt is taken once stored"
+
+
+async def test_a_daily_start_under_way_elsewhere_is_refused_not_doubled(arena: MemoryArena) -> None:
+    """A start that holds the attempt's lease (another connection's, under
+    way or killed less than a lease ago) keeps this one from creating the
+    same game a second time."""
+    record = await pin_daily_deal(arena.store, DAY)
+    client = await player(arena, "ann")
+    attempt = record.attempt_id(client.player_id)
+    await arena.store.setting(f"ranked/{record.key}/{client.player_id}", attempt, keep_seconds=3600)
+    await arena.store.setting(f"starting/{attempt}", "s_other", keep_seconds=30)
+    refused = await client.request(ts.NewGame, game="klondike", deal="daily", options={"draw": 1})
+    assert (refused.type, refused.code, refused.reason) == ("error", ErrorCode.UNAVAILABLE, "ranked_first")
+    assert "another connection" in refused.message
+    assert await arena.store.load_session(attempt) is None, "nothing was started"
+
+
 async def test_a_daily_variant_without_a_daily_deal_is_refused(arena: MemoryArena) -> None:
     client = await player(arena, "ann")
     refusal = await client.request(ts.NewGame, game="klondike", deal="daily", options={"scoring": "vegas"})
