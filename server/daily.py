@@ -223,10 +223,17 @@ async def fixed_record(
     stored = DailyRecord.from_dict(json.loads(stored_text))
     if published is not None and published != stored:
         log.warning("the store's %s is not the record published before: its commitment changed", setting)
+    return await _adopted(store, settings, setting, stored)
+
+
+async def _adopted(store: Store, settings: Settings, setting: str, stored: DailyRecord) -> DailyRecord:
+    """``stored``, the record the store holds, now one this process serves:
+    kept in the data directory and in the process's memory, so that a
+    wiped store gets it back (``forget_records``) instead of a new deal."""
     if settings.data_dir is not None:
         keep_record(settings.data_dir, stored.key, stored.to_json())
     await store.put_document(RECORD_KIND, stored.key, asdict(stored))
-    seen[setting] = stored
+    _SEEN.setdefault(store, {})[setting] = stored
     return stored
 
 
@@ -240,15 +247,21 @@ def _published(store: Store, settings: Settings, setting: str) -> DailyRecord | 
     return DailyRecord.from_dict(json.loads(kept)) if kept is not None else None
 
 
-async def known_record(store: Store, game_cls: type[Game], options: dict[str, Any], day: date) -> DailyRecord | None:
+async def known_record(
+    store: Store, settings: Settings, game_cls: type[Game], options: dict[str, Any], day: date
+) -> DailyRecord | None:
     """The record of ``day`` for this game and variant if somebody fixed
-    it (``fixed_record``); never proves one, so it answers at once."""
+    it (``fixed_record``); never proves one, so it answers at once.  A
+    record read from the store is one this process now serves, kept as
+    ``fixed_record`` keeps the ones it fixes."""
     setting = f"{RECORD_KIND}/{game_cls.id}/{daily_variant(game_cls, options)}/{day.isoformat()}"
     known = _SEEN.get(store, {}).get(setting)
     if known is not None:
         return known
     stored_text = await store.get_setting(setting)
-    return None if stored_text is None else DailyRecord.from_dict(json.loads(stored_text))
+    if stored_text is None:
+        return None
+    return await _adopted(store, settings, setting, DailyRecord.from_dict(json.loads(stored_text)))
 
 
 async def todays_record(

@@ -115,7 +115,7 @@ class DailyKeeper:
         seconds until it should be, having put its proof first.  Never
         waits for a proof: ``daily`` answers with this at once."""
         day = utc_day(now_ms)
-        record = await known_record(self.store, game_cls, options, day)
+        record = await known_record(self.store, self.settings, game_cls, options, day)
         if record is not None:
             return record
         label = daily_label(game_cls.id, variant_label(game_cls, options), day)

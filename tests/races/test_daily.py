@@ -187,7 +187,8 @@ async def test_a_daily_start_that_died_after_its_claim_is_taken_over_by_the_next
     assert (started.ranked, started.game_id) == (True, attempt)
     assert await arena.store.load_session(attempt) is not None, "the claim names a stored game"
     again = await client.request(ts.NewGame, game="klondike", deal="daily", options={"draw": 1})
-    assert (again.type, again.reason) == ("error", "ranked_first"), "the attempt is taken once stored"
+    assert again.type == "error"
+    assert again.reason == "ranked_first", "the attempt is taken once stored"
 
 
 async def test_a_daily_start_under_way_elsewhere_is_refused_not_doubled(arena: MemoryArena) -> None:
@@ -200,7 +201,8 @@ async def test_a_daily_start_under_way_elsewhere_is_refused_not_doubled(arena: M
     await arena.store.setting(f"ranked/{record.key}/{client.player_id}", attempt, keep_seconds=3600)
     await arena.store.setting(f"starting/{attempt}", "s_other", keep_seconds=30)
     refused = await client.request(ts.NewGame, game="klondike", deal="daily", options={"draw": 1})
-    assert (refused.type, refused.code, refused.reason) == ("error", ErrorCode.UNAVAILABLE, "ranked_first")
+    assert refused.type == "error"
+    assert (refused.code, refused.reason) == (ErrorCode.UNAVAILABLE, "ranked_first")
     assert "another connection" in refused.message
     assert await arena.store.load_session(attempt) is None, "nothing was started"
 

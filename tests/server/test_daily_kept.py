@@ -56,7 +56,7 @@ class Serving:
 
     async def commitments(self) -> list[tuple[str, str, int]]:
         async with ArenaClient(self.url, identify=False, timeout=START_SECONDS) as client:
-            info = await client.daily(None, "klondike")
+            info = await client.daily(None, "klondike", ready=True)
         return [(deal.variant, deal.commitment, deal.committed_ms) for deal in info.deals]
 
     async def stop(self) -> None:
@@ -110,7 +110,7 @@ async def _flushall(url: str) -> None:
 
 async def _commitments(server: ArenaServer) -> list[str]:
     async with ArenaClient(server.url, identify=False, timeout=START_SECONDS) as client:
-        return [deal.commitment for deal in (await client.daily(None, "klondike")).deals]
+        return [deal.commitment for deal in (await client.daily(None, "klondike", ready=True)).deals]
 
 
 async def _noticed(*servers: ArenaServer) -> None:
