@@ -17,7 +17,7 @@ loopback source address:
   ``websockets`` client a naive bot would use.  Whatever refuses it (an
   HTTP 429, a connection reset at accept, a timeout) it retries at once,
   so it spends a whole core knocking, until its address's cool-down has
-  the server's kernel drop its SYNs (``server.listener``): then each
+  the server's kernel drop its SYNs (``server.transport.listener``): then each
   attempt waits out the client's 5 s open timeout;
 - a busy player from 127.0.0.3 draws in its own WordLink game 15 times a
   second (under the default rate);

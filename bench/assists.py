@@ -77,9 +77,9 @@ import engine  # noqa: E402
 from engine.solver import analyse, auto_finish  # noqa: E402
 from engine.solver.assist import has_plan, hint_for_view  # noqa: E402
 from engine.solver.certify import seeded_game  # noqa: E402
-from server.pool_files import load_pool  # noqa: E402
-from server.progress import ProgressLine  # noqa: E402
-from server.settings import Settings  # noqa: E402
+from server.deals.pools import load_pool  # noqa: E402
+from server.runtime.progress import ProgressLine  # noqa: E402
+from server.runtime.settings import Settings  # noqa: E402
 
 P99_RATIO_TARGET = 1.2
 BROKEN_DECK_DEALS = 1000

@@ -1,4 +1,4 @@
-"""How often the cadence rule (``server.fair_play.inhuman``) flags a
+"""How often the cadence rule (``server.model.fair_play.inhuman``) flags a
 person, and how often it catches a replayed line.
 
     python bench/cadence.py [--games N] [--seed S]
@@ -47,10 +47,10 @@ if not __package__:
 
 import engine  # noqa: E402
 from engine.solver.pools import VARIANTS  # noqa: E402
-from server.fair_play import inhuman  # noqa: E402
-from server.pool_files import load_pool  # noqa: E402
-from server.session import ActionKind, Session  # noqa: E402
-from server.settings import Settings  # noqa: E402
+from server.model.fair_play import inhuman  # noqa: E402
+from server.deals.pools import load_pool  # noqa: E402
+from server.model.session import ActionKind, Session  # noqa: E402
+from server.runtime.settings import Settings  # noqa: E402
 from server.storage.base import Action, SessionHeader  # noqa: E402
 
 LINES_PER_VARIANT = 25

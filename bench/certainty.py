@@ -29,8 +29,8 @@ import engine  # noqa: E402
 from engine.game import Game  # noqa: E402
 from engine.games.klondike import STOCK, WASTE  # noqa: E402
 from engine.solver import analyse  # noqa: E402
-from server.progress import ProgressLine  # noqa: E402
-from server.settings import Settings  # noqa: E402
+from server.runtime.progress import ProgressLine  # noqa: E402
+from server.runtime.settings import Settings  # noqa: E402
 
 MOVE_CAP = 1_000
 """Moves after which the player stops anyway (useful moves run out long before)."""

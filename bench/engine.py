@@ -26,7 +26,7 @@ if not __package__:
     sys.path.pop(0)
 
 import engine  # noqa: E402
-from server.progress import ProgressLine  # noqa: E402
+from server.runtime.progress import ProgressLine  # noqa: E402
 
 TARGET = 50_000
 

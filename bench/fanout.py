@@ -69,7 +69,7 @@ from storage import (  # noqa: E402
 )
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 
-from server.progress import ProgressLine  # noqa: E402
+from server.runtime.progress import ProgressLine  # noqa: E402
 
 LAYOUTS = ("local", "spread")
 

@@ -35,7 +35,7 @@ import arena_processes  # noqa: E402
 from finish_trials import TrialCount, daily_win_trial, resign_trial  # noqa: E402
 from redis_server import RedisServer  # noqa: E402
 
-from server.progress import ProgressLine  # noqa: E402
+from server.runtime.progress import ProgressLine  # noqa: E402
 
 DAILY_EVERY = 10
 

@@ -50,7 +50,7 @@ import msgpack  # noqa: E402
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 
 from bench.server import ARENA_ENVIRONMENT, CLIENT_OPTIONS, request, stop  # noqa: E402
-from server.daily import daily_variants  # noqa: E402
+from server.deals.daily import daily_variants  # noqa: E402
 
 HERE = Path(__file__).resolve().parent.parent
 WAIT_SECONDS = 300.0

@@ -30,7 +30,7 @@ from arena_servers import make_settings  # noqa: E402
 from arena_wire import WireClient  # noqa: E402
 
 from protocol import to_server as ts  # noqa: E402
-from server.app import ArenaServer  # noqa: E402
+from server.transport.app import ArenaServer  # noqa: E402
 from server.storage.memory import MemoryStore  # noqa: E402
 
 

@@ -20,7 +20,7 @@ maximum of the time a hint took.
 
     python bench/hints.py [--deals 100] [--games klondike-draw3 ...] [--max-moves 1000] [--players hints seeing]
 
-Progress goes to stderr (``server.progress.ProgressLine``): per variant,
+Progress goes to stderr (``server.runtime.progress.ProgressLine``): per variant,
 the deals done, the share the hints won so far and how the last deal
 ended, with an ETA; one line redrawn in place on a terminal, a plain line
 per deal otherwise (a log stays readable).
@@ -44,8 +44,8 @@ import engine  # noqa: E402
 from engine.solver.assist import hint_for_view, hint_seeing_hidden_cards  # noqa: E402
 from engine.solver.certify import replays  # noqa: E402
 from engine.solver.pools import VARIANTS  # noqa: E402
-from server.pool_files import load_pool, verified_deals  # noqa: E402
-from server.progress import ProgressLine  # noqa: E402
+from server.deals.pools import load_pool, verified_deals  # noqa: E402
+from server.runtime.progress import ProgressLine  # noqa: E402
 
 TARGET = 0.95
 ENDINGS = ("won", "lost", "stuck", "capped")

@@ -35,7 +35,7 @@ if not __package__:
     # bench/server.py would shadow the server package.
     sys.path.pop(0)
 
-from server.progress import ProgressLine  # noqa: E402
+from server.runtime.progress import ProgressLine  # noqa: E402
 
 WORKLOADS = ((3, 17), (3, 19), (3, 45), (1, 45))
 """(draw, deal) roots: draw-3 deals 17 and 19 are lost deals whose proofs

@@ -24,7 +24,7 @@ shared machine the figures move with it, which is why the two servers are
 measured in alternating rounds rather than one after the other.
 
 Progress (connections opened, each block's seconds, each fan-out move)
-goes to stderr with an ETA (``server.progress.ProgressLine``: one line
+goes to stderr with an ETA (``server.runtime.progress.ProgressLine``: one line
 rewritten in place on a terminal, plain lines otherwise); the figures go
 to stdout.
 """
@@ -55,7 +55,7 @@ from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from websockets.asyncio.server import ServerConnection, broadcast, serve  # noqa: E402
 
 from protocol import MSGPACK_SUBPROTOCOL  # noqa: E402
-from server.progress import ProgressLine  # noqa: E402
+from server.runtime.progress import ProgressLine  # noqa: E402
 
 ROUND_TRIP_TARGET = 2.0
 FAN_OUT_TARGET = 1.5

@@ -73,7 +73,7 @@ from engine.solver.domains import domain_class  # noqa: E402
 from engine.solver.klondike import KlondikeDomain  # noqa: E402
 from engine.solver.pools import VARIANTS  # noqa: E402
 from engine.solver.search import depth_first  # noqa: E402
-from server.progress import ProgressLine  # noqa: E402
+from server.runtime.progress import ProgressLine  # noqa: E402
 
 BENCHES: dict[str, tuple[str, dict[str, Any]]] = {
     **VARIANTS,

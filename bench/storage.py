@@ -71,9 +71,9 @@ from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 
 from protocol import MSGPACK_SUBPROTOCOL  # noqa: E402
 from protocol import to_client as tc  # noqa: E402
-from server.progress import ProgressLine  # noqa: E402
-from server.room import Room  # noqa: E402
-from server.session import Session  # noqa: E402
+from server.runtime.progress import ProgressLine  # noqa: E402
+from server.games.room import Room  # noqa: E402
+from server.model.session import Session  # noqa: E402
 from server.storage import Action, SessionHeader, Store, open_store  # noqa: E402
 from tests.redis_server import RedisClusterServers, RedisServer  # noqa: E402
 

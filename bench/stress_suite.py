@@ -37,7 +37,7 @@ if not __package__:
     # bench/server.py would shadow the server package.
     sys.path.pop(0)
 
-from server.progress import ProgressLine, duration  # noqa: E402
+from server.runtime.progress import ProgressLine, duration  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 

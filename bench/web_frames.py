@@ -29,7 +29,7 @@ from arena_servers import make_settings  # noqa: E402
 from playwright.async_api import Page, async_playwright  # noqa: E402
 from web_harness import CHROMIUM, CHROMIUM_ARGS, cards_settled, pile, start_from_lobby, top_card  # noqa: E402
 
-from server.app import ArenaServer  # noqa: E402
+from server.transport.app import ArenaServer  # noqa: E402
 from server.storage.memory import MemoryStore  # noqa: E402
 
 PHONE = {"width": 390, "height": 844}

@@ -3,7 +3,7 @@
 The rules are a ``Game`` subclass; the descriptor holds them beside the
 facts other layers used to keep in tables of their own: the pools of
 verified deals and the daily variants (``engine.solver.pools``,
-``server.daily``), the solver's domain, the counters a race table or a
+``server.deals.daily``), the solver's domain, the counters a race table or a
 progress line shows, and what a lobby says about the game.  One object per
 game, declared in the game's module and held by the registry
 (``engine.games``), so a new game is that module and one registry line:
@@ -26,7 +26,7 @@ DEAL_KINDS = ("random", "winnable", "daily", "number")
 """How a lobby may deal a game: any deal, a verified one, the day's, a typed number."""
 
 RECORD_SUMS = ("games", "wins", "moves", "time_ms", "hints", "undos")
-"""What every record sums of every game (``server/records.py``): a game's
+"""What every record sums of every game (``server/games/records.py``): a game's
 own recorded counters take other names."""
 
 

@@ -25,7 +25,7 @@ class Option:
     (2^53 - 1): an option value is stored with the game and shown to
     every client, so it must be a number every client can read exactly.
     ``automatic``: the option makes the game move cards by itself (an
-    auto-collect), which nothing that ranks may use (``server.fair_play``)."""
+    auto-collect), which nothing that ranks may use (``server.model.fair_play``)."""
 
     name: str
     default: Any

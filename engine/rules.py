@@ -53,7 +53,7 @@ class Rules:
     def layout_of_seed(self, seed: int) -> Position:
         """The layout the public generator deals from a raw 64-bit shuffle
         seed, with no deal number in between.  Ranked deals come from secret
-        seeds (``server.secret_deals``): numbered deals are few enough to
+        seeds (``server.deals.proofs``): numbered deals are few enough to
         tabulate, so a numbered ranked deal is known from its first board."""
         return self._deal(deal_rng(self.id, seed))
 

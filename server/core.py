@@ -1,7 +1,7 @@
 """The server's core: frames in, frames out, no sockets.
 
 ``Hub.handle(peer, frame)`` reads one client frame and hands it to the
-part that serves it; the asyncio/websockets adapter (``server.app``)
+part that serves it; the asyncio/websockets adapter (``server.transport.app``)
 only forwards frames and closes connections, so everything here runs in
 tests with in-memory outlets and the memory store.
 
@@ -10,16 +10,16 @@ part gets what it needs (settings, clock, scheduler, store, outbox, the
 parts below it) and never the Hub (``docs/architecture.md``, "The
 server's parts"):
 
-- ``server.outbox.Outbox``: sending, encoding once per codec, and what a
+- ``server.net.outbox.Outbox``: sending, encoding once per codec, and what a
   slow peer gets instead of its backlog;
-- ``server.game_rooms.GameRooms``: the games held here, loading, the
+- ``server.games.tables.GameRooms``: the games held here, loading, the
   relay between processes, forgetting;
-- ``server.race_desk.RaceDesk``: races (ledgers, clocks, followers);
-- ``server.assists.AssistDesk``: hints, finishing offers, analyses;
-- ``server.watching.Watching``: watchers, followers of secret deals,
+- ``server.races.desk.RaceDesk``: races (ledgers, clocks, followers);
+- ``server.games.assists.AssistDesk``: hints, finishing offers, analyses;
+- ``server.games.watching.Watching``: watchers, followers of secret deals,
   delayed boards of running races;
-- ``server.play.Play``: starting games and the action pipeline;
-- ``server.lobby.Lobby``: ``hello`` and the server-wide requests.
+- ``server.games.play.Play``: starting games and the action pipeline;
+- ``server.games.lobby.Lobby``: ``hello`` and the server-wide requests.
 
 Decisions where the issue is silent, kept here because they are about
 connections:
@@ -44,28 +44,28 @@ from protocol import to_client as tc
 from protocol import to_server as ts
 from protocol.codec import Codec
 from protocol.to_server import RequestId
-from server.admission import Admission
-from server.assists import AssistDesk
-from server.daily import forget_records
-from server.epoch import StoreEpoch
-from server.game_rooms import GameRooms
-from server.keeper import DailyKeeper, RaceDealStock
-from server.lobby import Lobby
-from server.metrics import Gauges, Metrics
-from server.outbox import Outbox
-from server.peer import Outlet, Peer
-from server.play import Play
-from server.race_desk import RaceBoards, RaceDesk
-from server.ratelimit import RateLimiter, Verdict
-from server.refusal import Refusal
-from server.replays import Replays
-from server.scheduler import LoopScheduler, Scheduler
-from server.searches import Searchers
-from server.secret_deals import DealProver
-from server.settings import Settings
-from server.store_health import StoreHealth
+from server.net.admission import Admission
+from server.games.assists import AssistDesk
+from server.deals.daily import forget_records
+from server.storage.epoch import StoreEpoch
+from server.games.tables import GameRooms
+from server.deals.keeper import DailyKeeper, RaceDealStock
+from server.games.lobby import Lobby
+from server.runtime.metrics import Gauges, Metrics
+from server.net.outbox import Outbox
+from server.net.peer import Outlet, Peer
+from server.games.play import Play
+from server.races.desk import RaceBoards, RaceDesk
+from server.net.ratelimit import RateLimiter, Verdict
+from server.model.refusal import Refusal
+from server.games.replays import Replays
+from server.runtime.scheduler import LoopScheduler, Scheduler
+from server.runtime.searches import Searchers
+from server.deals.proofs import DealProver
+from server.runtime.settings import Settings
+from server.storage.health import StoreHealth
 from server.storage.base import StorageError, StorageUnavailable, Store
-from server.watching import Watching
+from server.games.watching import Watching
 
 log = logging.getLogger("arena.core")
 
@@ -184,7 +184,7 @@ class Hub:
     # ------------------------------------------------------------ connections
 
     def connect(self, codec: Codec, outlet: Outlet, address: str) -> Peer:
-        """A new connection from client ``address`` (``server.admission``:
+        """A new connection from client ``address`` (``server.net.admission``:
         the adapter admitted it at the handshake); call ``disconnect`` when
         it ends.  Closing it with 1008 bars the address for the cool-down
         there and then, before the client can reconnect."""
@@ -289,7 +289,7 @@ class Hub:
             await asyncio.sleep(self.settings.store_epoch_check_seconds)
 
     async def store_replaced(self) -> None:
-        """Forget every cache of the old store (``server.epoch``): the daily
+        """Forget every cache of the old store (``server.storage.epoch``): the daily
         records, then each game room (reloaded, or gone: its watchers hear
         ``game_not_found``) and each race."""
         forget_records(self.store)

@@ -2,7 +2,7 @@
 
 Pure like the rest of the engine: budgets are node counts, never seconds
 (the same position and budget always give the same answer), and the
-certificate files are read by the server (``server/pool_files.py``), not
+certificate files are read by the server (``server/deals/pools.py``), not
 here.  ``search`` has the algorithms, ``driver`` how a budget is spent,
 one module per game its move ordering and pruning, ``pools`` and
 ``certify`` the verified deals, ``assist`` hints and automatic finishing,

@@ -1,7 +1,7 @@
 """Certificate files as text, both ways: what "verified" rests on.
 
 One file per game and variant (``engine/data/<variant>.txt``), read by the
-server (``server/pool_files.py``) and by the tests; the engine itself never
+server (``server/deals/pools.py``) and by the tests; the engine itself never
 opens it.  The format::
 
     # comment lines start with '#'

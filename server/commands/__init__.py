@@ -1,4 +1,9 @@
-"""Subcommands of ``arena``; see ``server.cli``."""
+"""Subcommands of ``arena``; see ``server.cli``.
+
+The top of the server: a command may import every part, ``server.cli``
+(the exit codes) and ``server.transport`` (docs/architecture.md, "The
+server's folders").
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ import sys
 from typing import Any, Callable, Coroutine
 
 from server.cli import EXIT_FAILURE, EXIT_USAGE
-from server.settings import Settings, SettingsError
+from server.runtime.settings import Settings, SettingsError
 from server.storage import StorageError, UnknownStorageURL
 
 

@@ -1,12 +1,12 @@
 """``arena prepare-dailies``: prove and fix a day's secret daily deals now.
 
-A server does this by itself the day before (``server.keeper``); an
+A server does this by itself the day before (``server.deals.keeper``); an
 operator runs it to fill a store ahead of a launch, or to measure what a
 day's preparation costs.  It prints progress with an ETA on standard
 error and one line per commitment on standard output.  The store and the
 secret are the server's (``--redis``, ``--data``, ``ARENA_*`` variables):
 with the in-memory store the records live on in the data directory
-(``server.data_dir``), where a server on the same directory finds them.
+(``server.runtime.data_dir``), where a server on the same directory finds them.
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from typing import Any
 import engine
 from server.cli import EXIT_FAILURE, EXIT_OK
 from server.commands import run_with_settings
-from server.data_dir import open_data_dir, with_default_data_dir
-from server.daily import daily_variants, fixed_record, utc_day
-from server.keeper import prepare_day
-from server.progress import ProgressLine
-from server.secret_deals import DealProver
-from server.settings import Settings
+from server.runtime.data_dir import open_data_dir, with_default_data_dir
+from server.deals.daily import daily_variants, fixed_record, utc_day
+from server.deals.keeper import prepare_day
+from server.runtime.progress import ProgressLine
+from server.deals.proofs import DealProver
+from server.runtime.settings import Settings
 from server.storage import open_store
 
 

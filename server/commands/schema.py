@@ -11,9 +11,9 @@ from typing import Any
 from protocol import PROTOCOL_VERSION
 from protocol.asyncapi import asyncapi_document
 from protocol.schema import protocol_schema
-from server.app import WEBSOCKET_PATH
+from server.transport.app import WEBSOCKET_PATH
 from server.cli import EXIT_OK
-from server.settings import Settings
+from server.runtime.settings import Settings
 
 
 def register(subparsers: Any) -> None:

@@ -1,10 +1,10 @@
 """``arena serve``: run the game server until SIGTERM or Ctrl-C.
 
 Flags override ``ARENA_*`` variables, which override the defaults (see
-``server.settings``).  Once listening it prints one line with the
+``server.runtime.settings``).  Once listening it prints one line with the
 WebSocket URL (with the real port when ``--port 0`` asked for any free
 one), which scripts and tests wait for.  The log (``--log-level``,
-``--log-format``, ``server.logs``) goes to standard error: a start-up
+``--log-format``, ``server.runtime.logs``) goes to standard error: a start-up
 line with the version, store and address, then a line per connection.
 """
 
@@ -19,9 +19,9 @@ from urllib.parse import urlsplit
 
 from server.cli import EXIT_OK, arena_version
 from server.commands import run_with_settings
-from server.data_dir import open_data_dir, with_default_data_dir
-from server.logs import configure_logging
-from server.settings import Settings, env_name
+from server.runtime.data_dir import open_data_dir, with_default_data_dir
+from server.runtime.logs import configure_logging
+from server.runtime.settings import Settings, env_name
 
 log = logging.getLogger("arena.serve")
 
@@ -79,7 +79,7 @@ def store_text(url: str | None) -> str:
 
 
 async def _main(settings: Settings) -> int:
-    from server.app import ArenaServer, run
+    from server.transport.app import ArenaServer, run
 
     configure_logging(settings.log_level, settings.log_format)
     open_data_dir(settings)

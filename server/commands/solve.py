@@ -3,7 +3,7 @@
 ``arena solve GAME --deal N`` prints the result (won / unwinnable /
 unknown), the nodes searched, the time and the winning line in notation;
 a search can take many seconds, so it shows its nodes and an upper bound
-of the time left on standard error meanwhile (``server.progress``).  It
+of the time left on standard error meanwhile (``server.runtime.progress``).  It
 exits with 0 for an answer (won or unwinnable) and 1 for ``unknown``, the
 budget spent without one.
 ``arena deals verify GAME`` builds (or extends) a pool of verified deals:
@@ -40,8 +40,8 @@ from engine.solver.pools import (
     variant_of,
 )
 from server.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
-from server.pool_files import pool_path
-from server.progress import ProgressLine
+from server.deals.pools import pool_path
+from server.runtime.progress import ProgressLine
 
 PACKAGE_ROOT = Path(engine.__file__).resolve().parent.parent
 """The directory holding ``engine/``: a source checkout, or site-packages."""

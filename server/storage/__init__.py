@@ -4,6 +4,9 @@
 factory (the server calls it with ``Settings.redis_url``).  The Redis
 module is imported only when a Redis URL is given, so the default
 in-memory server never loads redis-py.
+
+It may import ``server.model`` and ``server.runtime`` (docs/architecture.md,
+"The server's folders").
 """
 
 from __future__ import annotations

@@ -45,9 +45,9 @@ from .errors import StorageUnavailable as StorageUnavailable
 class PlayerRecord:
     """A player.  ``bot``: the identity declared itself a bot in some
     ``hello``; it stays one (a bot never ranks as a human).  ``address``:
-    the client address (``server.admission.normalize``) of its latest
+    the client address (``server.net.admission.normalize``) of its latest
     ``hello``, which a race start counts its ranked attempt under
-    (``server.fair_play.public_bars``); None before any."""
+    (``server.model.fair_play.public_bars``); None before any."""
 
     player_id: str
     display_name: str
@@ -69,7 +69,7 @@ class SessionHeader:
     (``engine.seeded_game``; ``deal`` is 0 then); ``bot`` for a game whose
     owner declared itself a bot.  ``unlisted``: why a ranked attempt may
     not count on its public board, as decided when it started
-    (``server.fair_play``'s reasons; empty for every other game).
+    (``server.model.fair_play``'s reasons; empty for every other game).
     """
 
     game_id: str
@@ -123,7 +123,7 @@ class Announcement:
     """A message that ``Store.append`` publishes on ``channel`` in the same
     atomic step as the entry it announces, and only if the entry is
     written: so no process can write an entry and die before telling the
-    others (the relay, ``server/relay.py``)."""
+    others (the relay, ``server/games/relay.py``)."""
 
     channel: str
     payload: bytes
@@ -354,7 +354,7 @@ class Store(ABC):
     async def log_lengths(self, game_ids: list[str]) -> dict[str, int]:
         """The stored length of each game's log, in one round trip; games
         the store does not have are left out.  Cheap enough to ask often:
-        a process compares them with the games it holds (``server.game_rooms``)."""
+        a process compares them with the games it holds (``server.games.tables``)."""
 
     @abstractmethod
     async def update_session(self, header: SessionHeader) -> None:

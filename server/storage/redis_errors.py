@@ -16,7 +16,7 @@ transaction) before running it, and a script that was allowed to start
 is allowed to finish.  A client can do nothing about any of them but try
 later, so an error reply is never an ``internal_error``: the operator
 sees it in ``/healthz``, one log line per episode and a metric
-(``server.store_health``).
+(``server.storage.health``).
 """
 
 from __future__ import annotations

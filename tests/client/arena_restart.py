@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Awaitable, Callable
 
-from server.app import ArenaServer
+from server.transport.app import ArenaServer
 from server.core import Hub
-from server.settings import Settings
+from server.runtime.settings import Settings
 from server.storage.memory import MemoryStore
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -31,8 +31,8 @@ from client.commitments import file_for
 from client.reveal import UNCONFIRMED
 from protocol import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL
 from protocol import to_server as ts
-from server.app import ArenaServer
-from server.daily import RECORD_KIND, DailyRecord, day_start_ms, fixed_record, reveals_at
+from server.transport.app import ArenaServer
+from server.deals.daily import RECORD_KIND, DailyRecord, day_start_ms, fixed_record, reveals_at
 from server.storage.base import Store
 from server.storage.memory import MemoryStore
 from server.storage.redis import RedisStore

@@ -28,8 +28,8 @@ from client.reveal import (
     reveal_problems,
 )
 from protocol import to_client as tc
-from server.daily import commitment
-from server.secret_deals import race_commitment
+from server.deals.daily import commitment
+from server.deals.proofs import race_commitment
 
 DAY = "2026-03-14"
 PROTOCOL_DOC = REPO_ROOT / "docs" / "protocol.md"

@@ -21,7 +21,7 @@ from client import ArenaClient, RaceMirror
 from client.commitments import Commitments
 from client.reveal import UNCONFIRMED
 from protocol import to_client as tc
-from server.daily import RECORD_KIND, DailyRecord
+from server.deals.daily import RECORD_KIND, DailyRecord
 
 Start = Callable[..., Awaitable[Running]]
 

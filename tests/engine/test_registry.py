@@ -17,7 +17,7 @@ from engine.games.klondike import Klondike
 from engine.solver.domains import domain_class
 from engine.solver.pools import TARGETS, VARIANTS, variant_of
 from engine.solver.search import Domain
-from server.daily import daily_variants
+from server.deals.daily import daily_variants
 
 PERFT = Path(__file__).parent.parent / "fixtures" / "perft"
 

@@ -20,10 +20,10 @@ from tests.integration.arena_processes import ServerProcess, WireClient
 
 import engine
 from protocol import to_server as ts
-from server.fair_play import board_name
-from server.session import RESIGNED
+from server.model.fair_play import board_name
+from server.model.session import RESIGNED
 from server.storage.redis import RedisStore
-from server.variants import record_key, variant_label
+from server.deals.variants import record_key, variant_label
 
 DAILY_OPTIONS: dict[str, ts.OptionValue] = {"draw": 3}
 PROOF_SECONDS = 600.0

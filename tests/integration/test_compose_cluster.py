@@ -21,7 +21,7 @@ from typing import Any, Iterator
 import pytest
 import yaml
 
-from server.settings import Settings
+from server.runtime.settings import Settings
 from server.storage.redis_cluster import cluster_url
 from tests.redis_server import RedisServer, RedisServerMissing, find_redis_cli
 

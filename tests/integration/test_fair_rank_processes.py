@@ -26,12 +26,12 @@ from tests.server.arena_servers import aged_token, make_settings
 import engine
 from protocol import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL
 from protocol import to_server as ts
-from server.app import ArenaServer
-from server.daily import RECORD_KIND, DailyRecord, utc_day
+from server.transport.app import ArenaServer
+from server.deals.daily import RECORD_KIND, DailyRecord, utc_day
 from server.storage.base import Store
 from server.storage.memory import MemoryStore
 from server.storage.redis import RedisStore
-from server.variants import variant_label
+from server.deals.variants import variant_label
 
 GAMES = [("broken-deck", {"difficulty": "relaxed"}), ("klondike", {"draw": 1})]
 CODECS = [(JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL), (MSGPACK_SUBPROTOCOL, JSON_SUBPROTOCOL)]

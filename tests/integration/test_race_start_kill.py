@@ -23,7 +23,7 @@ from tests.races.arena_races import pin_daily_deal
 from tests.redis_server import RedisServer
 
 from protocol import to_server as ts
-from server.race_start import race_game_id
+from server.races.start import race_game_id
 from server.storage.redis import RedisStore
 
 pytestmark = pytest.mark.redis

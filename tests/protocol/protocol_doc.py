@@ -29,8 +29,8 @@ from tests.solver.test_analysis import BLUNDER_LOG
 
 from protocol import JSON_SUBPROTOCOL, ErrorCode
 from protocol.close_codes import CLOSE_CODES
-from server.app import ArenaServer
-from server.settings import Settings, env_name
+from server.transport.app import ArenaServer
+from server.runtime.settings import Settings, env_name
 from server.storage.memory import MemoryStore
 
 ROOT = Path(__file__).resolve().parents[2]

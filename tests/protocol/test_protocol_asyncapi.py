@@ -27,7 +27,7 @@ import pytest
 from protocol import PROTOCOL_VERSION, SUBPROTOCOLS, ClientMessage, ServerMessage
 from protocol.asyncapi import asyncapi_document
 from protocol.close_codes import CLOSE_CODES
-from server.app import WEBSOCKET_PATH
+from server.transport.app import WEBSOCKET_PATH
 from server.commands.schema import default_asyncapi
 
 KEY = {"pattern": r"^[A-Za-z0-9_.\-]+$"}

@@ -26,9 +26,9 @@ from tests.server.arena_wire import Mirror, RecordingClient, WireClient
 from protocol import MSGPACK_SUBPROTOCOL
 from protocol import to_client as tc
 from protocol import to_server as ts
-from server.app import ArenaServer
-from server.daily import DAY_MS, DailyRecord
-from server.settings import Settings
+from server.transport.app import ArenaServer
+from server.deals.daily import DAY_MS, DailyRecord
+from server.runtime.settings import Settings
 from server.storage.base import Store
 from server.storage.redis import RedisStore
 

@@ -32,9 +32,9 @@ from tests.server.arena_clock import FakeClock
 import engine
 from protocol import ErrorCode
 from protocol import to_server as ts
-from server.daily import DAY_MS, day_start_ms
-from server.keeper import prepare_day
-from server.secret_deals import prove, replays_to_win, secret_seed
+from server.deals.daily import DAY_MS, day_start_ms
+from server.deals.keeper import prepare_day
+from server.deals.proofs import prove, replays_to_win, secret_seed
 from server.storage.memory import MemoryStore
 
 DAY = date(2026, 3, 14)

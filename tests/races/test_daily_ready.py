@@ -15,8 +15,8 @@ from typing import Any
 from tests.races.arena_races import MemoryArena, player, race_settings, ready_daily
 
 from protocol import to_server as ts
-from server.daily import daily_variants
-from server.secret_deals import DealProver, ProvenDeal, Urgency
+from server.deals.daily import daily_variants
+from server.deals.proofs import DealProver, ProvenDeal, Urgency
 
 HANG_SECONDS = 600.0
 """Bounds a hang only: the waits below end on events (a proof answered, a

@@ -1,4 +1,4 @@
-"""Preparing ranked deals ahead (``server.keeper``): a server proves
+"""Preparing ranked deals ahead (``server.deals.keeper``): a server proves
 tomorrow's dailies by itself, so ``daily`` shows their commitments before
 the day; ``arena prepare-dailies`` does a day by hand.  The keeper is
 the hub's, so a server here is its hub in memory; the command runs as
@@ -14,7 +14,7 @@ from tests.client.arena_cli import run
 from tests.races.arena_races import MemoryArena, race_settings
 
 from protocol import to_server as ts
-from server.daily import daily_variants
+from server.deals.daily import daily_variants
 
 WAIT_SECONDS = 600.0
 """Bounds a hang only: proving every variant's deal for tomorrow took over

@@ -1,4 +1,4 @@
-"""The stock of secret race deals (``server.keeper.RaceDealStock``): filled
+"""The stock of secret race deals (``server.deals.keeper.RaceDealStock``): filled
 ahead with proven deals, each taken once, topped up after a take, and a
 deal proven on the spot when the stock is empty."""
 
@@ -9,8 +9,8 @@ from typing import AsyncIterator
 import pytest
 from tests.races.arena_races import race_settings
 
-from server.keeper import RaceDealStock, stock_name
-from server.secret_deals import DealProver, replays_to_win
+from server.deals.keeper import RaceDealStock, stock_name
+from server.deals.proofs import DealProver, replays_to_win
 from server.storage.memory import MemoryStore
 
 WORDLINK = ("klondike", {"draw": 1})

@@ -18,10 +18,10 @@ from tests.server.arena_positions import NEARLY_WON_KLONDIKE
 
 import engine
 from protocol import to_server as ts
-from server.fair_play import counted_actions, ranked_attempt
-from server.race_desk import ORPHAN_AGE_MS
-from server.race_start import race_game_id
-from server.session import Session
+from server.model.fair_play import counted_actions, ranked_attempt
+from server.races.desk import ORPHAN_AGE_MS
+from server.races.start import race_game_id
+from server.model.session import Session
 from server.storage.base import Action, SessionHeader
 
 __all__ = ["subprotocol"]

@@ -31,7 +31,7 @@ from tests.races.arena_races import (
 
 from protocol import to_client as tc
 from protocol import to_server as ts
-from server.app import ArenaServer
+from server.transport.app import ArenaServer
 
 __all__ = ["redis_arenas"]
 

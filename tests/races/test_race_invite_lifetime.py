@@ -11,7 +11,7 @@ from tests.server.arena_clock import FakeClock, ManualScheduler
 
 from protocol import ErrorCode
 from protocol import to_server as ts
-from server.race_rooms import CODE_DOCUMENT
+from server.races.ledgers import CODE_DOCUMENT
 from server.storage.memory import MemoryStore
 
 INVITE_MS, COUNTDOWN_MS, LIMIT_MS, RETENTION_MS = 2_000, 1_000, 1_000, 1_000

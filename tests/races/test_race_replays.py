@@ -14,7 +14,7 @@ from tests.races.test_race_refusals import _lobby, _started
 
 from protocol import ErrorCode
 from protocol import to_server as ts
-from server.daily import day_start_ms
+from server.deals.daily import day_start_ms
 
 __all__ = ["arena", "clock", "memory_arena"]
 

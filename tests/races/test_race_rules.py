@@ -11,8 +11,8 @@ from tests.races.arena_races import DEAL_1_DRAW_1_WIN
 import engine
 from protocol import ErrorCode
 from protocol import to_client as tc
-from server.delay import DelayedBoard
-from server.races import (
+from server.games.delay import DelayedBoard
+from server.races.state import (
     CODE_ALPHABET,
     COUNTDOWN,
     EXPIRED,
@@ -27,9 +27,9 @@ from server.races import (
     new_code,
     normalize_code,
 )
-from server.refusal import Refusal
-from server.room import Room
-from server.session import Session
+from server.model.refusal import Refusal
+from server.games.room import Room
+from server.model.session import Session
 from server.storage.base import Action, SessionHeader
 
 T0 = 1_800_000_000_000

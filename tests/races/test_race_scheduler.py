@@ -19,7 +19,7 @@ from protocol import MSGPACK
 from protocol import to_client as tc
 from protocol import to_server as ts
 from server.core import Hub
-from server.peer import Peer
+from server.net.peer import Peer
 from server.storage.memory import MemoryStore
 
 M = TypeVar("M")

@@ -1,5 +1,5 @@
 """A wiped store is noticed: two server processes on one real Redis, the
-data deleted under them, and both drop what they cached (``server.epoch``).
+data deleted under them, and both drop what they cached (``server.storage.epoch``).
 
 The daily deal stays the same for everyone, and a room held in memory no
 longer answers with a game the store does not have."""
@@ -15,7 +15,7 @@ from tests.storage_backends import wipe_namespace
 
 from protocol import ErrorCode
 from protocol import to_server as ts
-from server.app import ArenaServer
+from server.transport.app import ArenaServer
 from server.storage.redis import RedisStore
 
 WAIT_SECONDS = 20.0

@@ -13,7 +13,7 @@ from tests.server.arena_servers import ClientFactory, make_settings
 from tests.server.arena_wire import WireClient
 
 from protocol import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL
-from server.app import ArenaServer
+from server.transport.app import ArenaServer
 from server.storage.memory import MemoryStore
 
 SUBPROTOCOL_CHOICES = (JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL)

@@ -4,7 +4,7 @@ Most server tests check a rule of the server (who may act, what a
 watcher is shown, what a race allows), not the WebSocket adapter, and
 the core decides all of those (``server.core``: frames in, frames out).
 So they run here: a ``MemoryClient`` hands its frames to ``Hub.handle``
-one at a time and in order, as ``server.app`` does for a connection, and
+one at a time and in order, as ``server.transport.app`` does for a connection, and
 records what the hub writes to it, with the same API as the real
 ``WireClient``.  What only the adapter does (the handshake, subprotocol
 negotiation, frame size limits, admission, keepalive, slow sockets,
@@ -27,8 +27,8 @@ from tests.server.arena_wire import WAIT_SECONDS, RecordingClient
 
 from protocol import MSGPACK_SUBPROTOCOL, codec_for
 from server.core import Hub
-from server.searches import Searchers
-from server.settings import Settings
+from server.runtime.searches import Searchers
+from server.runtime.settings import Settings
 from server.storage.base import Store
 from server.storage.memory import MemoryStore
 
@@ -125,7 +125,7 @@ class MemoryClient(RecordingClient):
 class MemoryArena:
     """One server process without sockets: the hub the adapter would serve.
     ``injected`` are the hub's clock, monotonic clock, scheduler and
-    searchers, as ``server.app.ArenaServer`` takes them; searches default
+    searchers, as ``server.transport.app.ArenaServer`` takes them; searches default
     to ``thread_searchers``."""
 
     def __init__(self, settings: Settings, store: Store | None = None, **injected: Any) -> None:

@@ -9,10 +9,10 @@ from typing import Any, Awaitable, Callable
 
 from tests.server.arena_wire import WireClient
 
-from server.daily import DAY_MS
-from server.lobby import hash_token
-from server.races import new_id
-from server.settings import Settings
+from server.deals.daily import DAY_MS
+from server.games.lobby import hash_token
+from server.races.state import new_id
+from server.runtime.settings import Settings
 from server.storage.base import PlayerRecord, Store
 
 ClientFactory = Callable[..., Awaitable[WireClient]]
@@ -45,7 +45,7 @@ def make_settings(**changes: Any) -> Settings:
 async def aged_token(store: Store, name: str, days: int = 2) -> str:
     """The token of an identity created ``days`` days ago by the wall
     clock, written to the store as ``hello`` would have written it then, so
-    its ranked attempts today may count publicly (``server.fair_play``)."""
+    its ranked attempts today may count publicly (``server.model.fair_play``)."""
     token = secrets.token_urlsafe(32)
     created = time.time_ns() // 1_000_000 - days * DAY_MS
     await store.create_player(PlayerRecord(new_id("p_"), name, hash_token(token), created))

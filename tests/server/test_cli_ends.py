@@ -18,7 +18,7 @@ import pytest
 
 from server.cli import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, arena_version, main
 from server.commands import solve as solve_command
-from server.progress import ProgressLine
+from server.runtime.progress import ProgressLine
 
 ROOT = Path(__file__).resolve().parents[2]
 INTERRUPTIBLE = (

@@ -27,8 +27,8 @@ from tests.server.arena_servers import make_settings
 from tests.storage_backends import wipe_namespace
 
 from protocol import to_server as ts
-from server.app import ArenaServer
-from server.daily import DailyRecord, utc_day
+from server.transport.app import ArenaServer
+from server.deals.daily import DailyRecord, utc_day
 from server.storage.redis import RedisStore
 
 pytestmark = pytest.mark.redis

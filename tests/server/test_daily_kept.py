@@ -1,6 +1,6 @@
 """A published commitment is the day's deal for good: a restart of the
-memory store and a wiped Redis leave it as it was (``server.data_dir``,
-``server.daily.fixed_record``; docs/storage.md, "A day's deal outlives
+memory store and a wiped Redis leave it as it was (``server.runtime.data_dir``,
+``server.deals.daily.fixed_record``; docs/storage.md, "A day's deal outlives
 the store").
 
 The restart is of a real ``arena serve`` process started as the README's
@@ -25,10 +25,10 @@ from tests.client.arena_restart import REPO_ROOT
 from tests.server.arena_servers import make_settings
 
 from client import ArenaClient
-from server.app import ArenaServer
-from server.data_dir import SECRET_FILE, default_data_dir
-from server.deals import DAILY_SECRET_SETTING, daily_secret
-from server.settings import Settings
+from server.transport.app import ArenaServer
+from server.runtime.data_dir import SECRET_FILE, default_data_dir
+from server.deals.numbered import DAILY_SECRET_SETTING, daily_secret
+from server.runtime.settings import Settings
 from server.storage.redis import RedisStore
 
 START_SECONDS = 120.0

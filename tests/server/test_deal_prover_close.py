@@ -19,7 +19,7 @@ from typing import Callable
 
 import pytest
 
-from server.secret_deals import DealProver
+from server.deals.proofs import DealProver
 
 START_SECONDS = 120.0
 """Bounds a hang of a worker starting or of ``arena serve`` starting or stopping."""

@@ -1,6 +1,6 @@
-"""``server.deals.choose_deal``: which deal number a new game gets, and
+"""``server.deals.numbered.choose_deal``: which deal number a new game gets, and
 whether it is called verified.  The pools are replaced with small lists
-(``choose_deal`` reads them through ``server.deals.verified_deals``)."""
+(``choose_deal`` reads them through ``server.deals.numbered.verified_deals``)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import pytest
 
 import engine
 from protocol import ErrorCode
-from server import deals
-from server.deals import DealChoice, choose_deal
-from server.refusal import Refusal
+from server.deals import numbered as deals
+from server.deals.numbered import DealChoice, choose_deal
+from server.model.refusal import Refusal
 
 KLONDIKE = engine.game_class("klondike")
 POOL = [3, 5, 8]
@@ -64,7 +64,7 @@ def test_a_random_deal_is_any_deal_and_not_verified(asked: list[tuple[str, dict[
 
 
 def test_the_daily_deal_is_not_chosen_here(asked: list[tuple[str, dict[str, Any], str]]) -> None:
-    with pytest.raises(ValueError, match="server.daily"):
+    with pytest.raises(ValueError, match="server.deals.daily"):
         choose_deal(KLONDIKE, "daily", {"draw": 1})
 
 

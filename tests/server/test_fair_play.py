@@ -25,9 +25,9 @@ from engine.cards import CODE, full_deck
 from engine.rng import MASK64, fnv1a64
 from protocol import ErrorCode
 from protocol import to_server as ts
-from server.daily import daily_variants, RECORD_KIND, DailyRecord
-from server.secret_deals import seed_text
-from server.pool_files import verified_deals
+from server.deals.daily import daily_variants, RECORD_KIND, DailyRecord
+from server.deals.proofs import seed_text
+from server.deals.pools import verified_deals
 
 SCANNED_DEALS = 1_000_000
 """Numbered WordLink deals an attacker tabulates (the issue's 1 to 1,000,000)."""

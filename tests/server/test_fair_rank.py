@@ -31,9 +31,9 @@ from tests.server.arena_servers import make_settings
 import engine
 from protocol import to_client as tc
 from protocol import to_server as ts
-from server.daily import day_start_ms, todays_record
-from server.fair_play import inhuman
-from server.session import ActionKind, Session
+from server.deals.daily import day_start_ms, todays_record
+from server.model.fair_play import inhuman
+from server.model.session import ActionKind, Session
 from server.storage.base import Action, SessionHeader
 
 DAY = date(2026, 3, 14)

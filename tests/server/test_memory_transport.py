@@ -21,8 +21,8 @@ from tests.server.arena_wire import RecordingClient, WireClient, json_frame
 
 from protocol import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL
 from protocol import to_server as ts
-from server.app import ArenaServer
-from server.settings import Settings
+from server.transport.app import ArenaServer
+from server.runtime.settings import Settings
 
 Opener = Callable[[str | None], Awaitable[RecordingClient]]
 Script = Callable[[Opener], Awaitable[list[RecordingClient]]]

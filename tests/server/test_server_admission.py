@@ -25,10 +25,10 @@ from websockets.exceptions import InvalidStatus
 from client import ArenaClient, CannotConnect, TooManyConnections, TooManyIdentities
 from protocol import MSGPACK, ErrorCode
 from protocol import to_server as ts
-from server.admission import client_address, normalize
-from server.app import ArenaServer
-from server.listener import RECHECK_SECONDS
-from server.settings import Settings
+from server.net.admission import client_address, normalize
+from server.transport.app import ArenaServer
+from server.transport.listener import RECHECK_SECONDS
+from server.runtime.settings import Settings
 from server.storage.memory import MemoryStore
 
 OTHER_ADDRESS = ("127.0.0.2", 0)

@@ -15,8 +15,8 @@ from tests.server.arena_wire import SEARCH_WAIT_SECONDS, WAIT_SECONDS, Mirror, R
 import engine
 from protocol import ErrorCode
 from protocol import to_server as ts
-from server.assists import played_line
-from server.searches import Answer, SearchPool, Searchers
+from server.games.assists import played_line
+from server.runtime.searches import Answer, SearchPool, Searchers
 from server.storage.base import Action
 from tests.solver.positions import broken_deck_needs_search, klondike_hearts_locked
 from tests.solver.test_analysis import BLUNDER_LOG

@@ -17,9 +17,9 @@ from tests.server.arena_wire import RecordingClient
 from client import ArenaClient
 from protocol import ErrorCode
 from protocol import to_server as ts
-from server.app import ArenaServer
+from server.transport.app import ArenaServer
 from server.core import Hub
-from server.peer import Peer
+from server.net.peer import Peer
 from server.storage.base import Store
 
 

@@ -19,9 +19,9 @@ from protocol import to_client as tc
 from protocol import to_server as ts
 from protocol.codec import Codec
 from server.core import Hub
-from server.peer import Peer
-from server.ratelimit import BucketTable, RateLimiter, TokenBucket, Verdict
-from server.session import Session
+from server.net.peer import Peer
+from server.net.ratelimit import BucketTable, RateLimiter, TokenBucket, Verdict
+from server.model.session import Session
 from server.storage.base import Action, SessionHeader
 from server.storage.memory import MemoryStore
 

@@ -15,7 +15,7 @@ from tests.server.arena_wire import WireClient
 
 from protocol import JSON, JSON_SUBPROTOCOL, MSGPACK, ErrorCode
 from protocol import to_server as ts
-from server.app import ArenaServer
+from server.transport.app import ArenaServer
 from server.storage.memory import MemoryStore
 
 FRAMES = 20_000

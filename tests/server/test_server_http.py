@@ -18,7 +18,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from protocol import to_server as ts
-from server.app import ArenaServer
+from server.transport.app import ArenaServer
 from server.cli import arena_version
 from server.storage.memory import MemoryStore
 from server.storage.redis import RedisStore

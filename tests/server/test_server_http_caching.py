@@ -13,7 +13,7 @@ import pytest
 from tests.server.arena_servers import make_settings
 from tests.server.arena_wire import http_exchange
 
-from server.app import ArenaServer
+from server.transport.app import ArenaServer
 from server.storage.memory import MemoryStore
 
 

@@ -1,4 +1,4 @@
-"""Plain HTTP on kept-alive connections (``server.keepalive``): files,
+"""Plain HTTP on kept-alive connections (``server.transport.keepalive``): files,
 revalidations and misses one after another on one TCP connection, then
 a WebSocket upgrade on it; the answers that end a connection (one asked
 to close, a refusal, a connection past its time); idle connections
@@ -16,11 +16,11 @@ import pytest
 from tests.server.arena_servers import make_settings
 from tests.storage_backends import ManualClock
 
-import server.app
-import server.keepalive
+import server.transport.app
+import server.transport.keepalive
 from protocol import ErrorCode
-from server.admission import SocketPeer
-from server.app import ArenaServer
+from server.net.admission import SocketPeer
+from server.transport.app import ArenaServer
 from server.storage.memory import MemoryStore
 
 UPGRADE = (
@@ -124,7 +124,7 @@ async def test_an_answer_ends_the_connection_when_asked_when_it_refuses_or_when_
     lifetime: float | None,
 ) -> None:
     if lifetime is not None:
-        monkeypatch.setattr(server.keepalive, "KEEP_ALIVE_SECONDS", lifetime)
+        monkeypatch.setattr(server.transport.keepalive, "KEEP_ALIVE_SECONDS", lifetime)
     client = await RawHttp.open(site.port)
     answered, fields, _ = await client.ask(request_line, *headers)
     assert answered == status and fields["connection"].lower() in ("close", "upgrade")
@@ -135,7 +135,7 @@ async def test_an_answer_ends_the_connection_when_asked_when_it_refuses_or_when_
 async def test_an_idle_connection_is_closed_when_the_server_stops(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(server.keepalive, "KEEP_ALIVE_SECONDS", 3600.0)
+    monkeypatch.setattr(server.transport.keepalive, "KEEP_ALIVE_SECONDS", 3600.0)
     (tmp_path / "index.html").write_text("<h1>Arena</h1>", encoding="utf-8")
     running = ArenaServer(make_settings(static_dir=tmp_path), store=MemoryStore())
     await running.start()
@@ -175,7 +175,7 @@ async def test_a_failing_answer_is_a_logged_500_that_ends_the_connection(
     async def failing(*arguments: object) -> None:
         raise OSError("File name too long")
 
-    monkeypatch.setattr(server.app, "site_response", failing)
+    monkeypatch.setattr(server.transport.app, "site_response", failing)
     client = await RawHttp.open(site.port)
     assert (await client.ask("GET /healthz HTTP/1.1"))[0] == 200
     status, headers, _ = await client.ask("GET /index.html HTTP/1.1")

@@ -22,8 +22,8 @@ from websockets.typing import Subprotocol
 
 from protocol import MSGPACK, MSGPACK_SUBPROTOCOL, ErrorCode
 from protocol import to_server as ts
-from server.app import ArenaServer
-from server.peer import Peer
+from server.transport.app import ArenaServer
+from server.net.peer import Peer
 from server.storage.memory import MemoryStore
 
 NEVER_BLOCKED_SECONDS = 2.0

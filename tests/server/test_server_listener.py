@@ -11,8 +11,8 @@ import struct
 
 import pytest
 
-from server.admission import SocketPeer
-from server.listener import (
+from server.net.admission import SocketPeer
+from server.transport.listener import (
     DROP_PACKET,
     JUMP_IF_EQUAL,
     KEEP_PACKET,

@@ -15,10 +15,10 @@ from tests.server.arena_wire import Mirror
 
 from protocol import ErrorCode
 from protocol import to_server as ts
-from server.daily import fixed_record, utc_day
-from server.pool_files import verified_deals
-from server.secret_deals import replays_to_win
-from server.variants import record_key
+from server.deals.daily import fixed_record, utc_day
+from server.deals.pools import verified_deals
+from server.deals.proofs import replays_to_win
+from server.deals.variants import record_key
 
 import engine
 

@@ -20,7 +20,7 @@ from tests.server.arena_servers import make_settings
 
 from protocol import ErrorCode
 from protocol import to_server as ts
-from server.app import ArenaServer
+from server.transport.app import ArenaServer
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """Replays through the protocol: a finished game, step by step, as its
-player and its watchers saw it (``server.replays``)."""
+player and its watchers saw it (``server.games.replays``)."""
 
 from __future__ import annotations
 

@@ -46,8 +46,8 @@ from engine.games import registered
 from engine.games.klondike import Klondike
 from protocol import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL
 from protocol import to_server as ts
-from server.app import ArenaServer
-from server.races import Progress
+from server.transport.app import ArenaServer
+from server.races.state import Progress
 from server.storage.base import SessionHeader
 
 GAMES: list[tuple[str, dict[str, Any]]] = [

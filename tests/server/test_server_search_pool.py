@@ -1,5 +1,5 @@
 """Searches run in worker processes, given data, and a hint rate per player
-keeps one client from filling them (``server.searches``, ``server.assists``)."""
+keeps one client from filling them (``server.runtime.searches``, ``server.games.assists``)."""
 
 from __future__ import annotations
 
@@ -19,13 +19,13 @@ from tests.storage_backends import ManualClock
 import engine
 import engine.solver.analysis
 import engine.solver.assist
-import server.searches
+import server.runtime.searches
 from engine.solver.assist import hint_for_view
 from protocol import ErrorCode
 from protocol import to_server as ts
-from server.app import ArenaServer
-from server.searches import SearchPool, hint_job
-from server.session import Session
+from server.transport.app import ArenaServer
+from server.runtime.searches import SearchPool, hint_job
+from server.model.session import Session
 from server.storage.base import Action, SessionHeader
 from server.storage.memory import MemoryStore
 
@@ -73,7 +73,7 @@ async def test_hints_finishes_and_analyses_are_searched_in_worker_processes(
 ) -> None:
     """The server's own interpreter cannot search: every search function is
     replaced here by one that fails, and the answers come all the same."""
-    monkeypatch.setattr(server.searches, "hint_for_view", _refuse_here("a hint"))
+    monkeypatch.setattr(server.runtime.searches, "hint_for_view", _refuse_here("a hint"))
     monkeypatch.setattr(engine.solver.assist, "auto_finish", _refuse_here("a finishing search"))
     monkeypatch.setattr(engine.solver.analysis, "analyse", _refuse_here("an analysis"))
     started, _ = await player.new_game("broken-deck", position=broken_deck_two_halves_left())
@@ -192,7 +192,7 @@ async def test_a_restarted_worker_is_sent_the_whole_log() -> None:
 
 KILLED_SERVER = """
 import asyncio, os, sys
-from server.searches import SearchPool, hint_job
+from server.runtime.searches import SearchPool, hint_job
 from server.storage.base import SessionHeader
 
 async def main():
@@ -252,7 +252,7 @@ def test_a_hint_after_one_that_found_no_win_searches_at_most_the_planless_cap(mo
         budgets.append(budget)
         return hint_for_view(game, budget)
 
-    monkeypatch.setattr(server.searches, "hint_for_view", recorded)
+    monkeypatch.setattr(server.runtime.searches, "hint_for_view", recorded)
     for deal, expected in ((776, [None, 5, 5]), (97, [None, None, None])):
         header = SessionHeader(
             game_id=f"g_cap{deal}", game="broken-deck", deal=deal, options={"difficulty": "relaxed"}, owner="p_1", created_ms=0

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from server.settings import OTHER_VARIABLES, ENV_PREFIX, Settings, SettingsError, env_name
+from server.runtime.settings import DEFAULT_STATIC_DIR, OTHER_VARIABLES, ENV_PREFIX, Settings, SettingsError, env_name
 from server.storage import open_store
 from server.storage.memory import MemoryStore
 
@@ -104,3 +104,10 @@ def test_serve_with_a_bad_or_misspelt_variable_exits_with_usage_naming_it(variab
     )
     assert done.returncode == 2 and said in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_default_static_dir_is_the_web_clients_folder() -> None:
+    """The served files are found from the settings module's own place in
+    the tree, so moving that module must move this path with it."""
+    assert (DEFAULT_STATIC_DIR / "index.html").is_file() and DEFAULT_STATIC_DIR.parts[-2:] == ("client", "web")
+    assert Settings().static_dir == DEFAULT_STATIC_DIR

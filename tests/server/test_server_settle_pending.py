@@ -9,7 +9,7 @@ import logging
 import pytest
 from tests.server.arena_servers import make_settings
 
-from server.records import settle_pending
+from server.games.records import settle_pending
 from server.storage.base import Action, SessionHeader, StorageUnavailable
 from server.storage.memory import MemoryStore
 

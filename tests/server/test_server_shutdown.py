@@ -18,8 +18,8 @@ from websockets.exceptions import ConnectionClosed
 
 from protocol import ErrorCode
 from protocol import to_server as ts
-from server.app import RESTART_REASON, ArenaServer
-from server.peer import Peer
+from server.transport.app import RESTART_REASON, ArenaServer
+from server.net.peer import Peer
 
 SERVICE_RESTART = 1012
 

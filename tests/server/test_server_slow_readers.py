@@ -11,8 +11,8 @@ from tests.server.arena_servers import make_settings
 from tests.server.arena_wire import WireClient
 
 from protocol import to_server as ts
-from server.app import ArenaServer
-from server.settings import Settings
+from server.transport.app import ArenaServer
+from server.runtime.settings import Settings
 from server.storage.memory import MemoryStore
 
 SMALL_BUFFER = 4096

@@ -22,7 +22,7 @@ from client import ArenaClient, StaleState
 from protocol import ErrorCode, ServerMessage
 from protocol import to_client as tc
 from protocol import to_server as ts
-from server.app import ArenaServer
+from server.transport.app import ArenaServer
 from server.storage.base import Store
 
 ACTIONS: tuple[tuple[type[ts.GameAction], dict[str, Any]], ...] = (

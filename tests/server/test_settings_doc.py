@@ -2,7 +2,7 @@
 settings model, so a new setting cannot go undocumented.
 
 ``python -m tests.server.test_settings_doc`` rewrites the table after a
-change to ``server/settings.py``.
+change to ``server/runtime/settings.py``.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from server.settings import OTHER_VARIABLES, DEFAULT_STATIC_DIR, Settings, env_name
+from server.runtime.settings import OTHER_VARIABLES, DEFAULT_STATIC_DIR, Settings, env_name
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "settings.md"
 MARKERS = ("<!-- settings:begin -->\n", "<!-- settings:end -->")

@@ -22,7 +22,7 @@ from tests.server.arena_wire import WireClient, http_exchange
 
 from protocol import ErrorCode
 from protocol import to_server as ts
-from server.app import ArenaServer
+from server.transport.app import ArenaServer
 from server.storage.redis import RedisStore
 
 pytestmark = pytest.mark.redis

@@ -28,7 +28,7 @@ from tests.storage_backends import BACKENDS, open_backend
 from engine.games import registered
 from protocol import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL
 from protocol import to_server as ts
-from server.app import ArenaServer
+from server.transport.app import ArenaServer
 from server.storage import Store
 from server.storage.memory import MemoryStore
 

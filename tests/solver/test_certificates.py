@@ -15,7 +15,7 @@ import pytest
 import engine
 from engine.solver.certify import replays, seeded_game
 from engine.solver.pools import TARGETS, VARIANTS, remap_seed_base, vegas_presets
-from server.pool_files import load_pool, verified_deals
+from server.deals.pools import load_pool, verified_deals
 
 DATA = Path(engine.__file__).parent / "data"
 SHIPPED = sorted(VARIANTS)

@@ -16,7 +16,7 @@ from engine.solver.pools import (
     variant_of,
     vegas_presets,
 )
-from server.pool_files import load_pool, verified_deals
+from server.deals.pools import load_pool, verified_deals
 
 
 def sample_pool() -> Pool:

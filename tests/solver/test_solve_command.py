@@ -10,7 +10,7 @@ import engine
 from engine.solver.pools import Pool, deal_seeds, format_pool, parse_pool, seed_table_module
 from server.cli import main
 from server.commands import solve as solve_command
-from server.pool_files import load_pool
+from server.deals.pools import load_pool
 
 
 def test_arena_solve_prints_the_result_nodes_time_and_a_winning_line(capsys: pytest.CaptureFixture[str]) -> None:

@@ -109,7 +109,7 @@ async def test_a_bot_stays_a_bot(store: Store) -> None:
 
 
 async def test_a_player_keeps_when_it_was_created_and_its_latest_address(store: Store) -> None:
-    """What a public rank asks of an identity (``server.fair_play``): its
+    """What a public rank asks of an identity (``server.model.fair_play``): its
     creation time, and the address of its latest hello."""
     await store.create_player(PlayerRecord("p1", "Ada", "hash-1", 1_000, address="2001:db8::/64"))
     await store.create_player(PlayerRecord("p2", "Bea", "hash-2", 2_000))

@@ -24,8 +24,8 @@ from redis.asyncio import Redis
 from tests.redis_server import RedisServer
 from tests.storage_backends import BACKENDS, Backend, ManualClock, open_backend
 
-from server.app import ArenaServer
-from server.retention import Sweeper
+from server.transport.app import ArenaServer
+from server.games.retention import Sweeper
 from server.storage import (
     Action,
     Finish,
@@ -349,7 +349,7 @@ async def test_a_store_too_slow_to_measure_drops_its_size_until_a_sweep_measures
     async def hanging() -> None:
         await asyncio.Event().wait()
 
-    monkeypatch.setattr("server.retention.SIZE_TIMEOUT_SECONDS", 0.05)
+    monkeypatch.setattr("server.games.retention.SIZE_TIMEOUT_SECONDS", 0.05)
     monkeypatch.setattr(store, "size", hanging)
     await sweeper.sweep()
     assert sweeper.size is None

@@ -21,7 +21,7 @@ from pathlib import Path
 from playwright.async_api import Page, ViewportSize
 
 import engine
-from server.daily import utc_day
+from server.deals.daily import utc_day
 from tests.races.arena_races import DEAL_1_DRAW_1_WIN, WireClient, pin_daily_deal, player
 from tests.web.test_web_races import win_daily_deal
 from tests.web.web_harness import Site, cards_settled, open_site, sign_in

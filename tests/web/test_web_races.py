@@ -26,7 +26,7 @@ from playwright.async_api import Page
 from tests.web.web_harness import PROVEN_START_MS, Site, open_site, sign_in
 
 from protocol import to_server as ts
-from server.daily import utc_day
+from server.deals.daily import utc_day
 
 pytestmark = pytest.mark.browser
 

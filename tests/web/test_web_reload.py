@@ -20,8 +20,8 @@ import pytest
 from tests.storage_backends import ManualClock
 from tests.web.web_harness import DESKTOP, TIMEOUT_MS, Site, open_site
 
-from server.admission import SocketPeer
-from server.settings import Settings
+from server.net.admission import SocketPeer
+from server.runtime.settings import Settings
 
 DEFAULT_LIMITS = {
     name: Settings.model_fields[name].default

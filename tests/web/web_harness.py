@@ -23,7 +23,7 @@ import pytest
 from tests.server.arena_servers import make_settings
 from playwright.async_api import Browser, Page, ViewportSize, async_playwright
 
-from server.app import ArenaServer
+from server.transport.app import ArenaServer
 from server.storage.memory import MemoryStore
 
 CHROMIUM = Path("/usr/bin/chromium")

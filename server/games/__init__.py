@@ -1,0 +1,8 @@
+"""Games held by this process: rooms and their table, the relay between
+processes, play, watching and delayed boards, replays, records,
+leaderboards, assists, the lobby's requests and the retention sweeper.
+
+It may import ``server.model``, ``server.runtime``, ``server.storage``,
+``server.net`` and ``server.deals`` (docs/architecture.md, "The server's
+folders").
+"""

@@ -1,0 +1,96 @@
+"""A day's leaderboard as ``leaderboard`` answers it: a page of the public
+board (or the bots'), the wins shown apart beside it, and the asker's own.
+
+The boards are ``server.model.fair_play``'s (``board_name``, ``board_apart``):
+the public board ranks the wins that count publicly; a win from an
+address whose public place another attempt took is on the same-network
+board, which a public page shows apart, unranked (``unranked``); a new
+player's win is on the new players' board, which no page shows; a
+flagged win is on the bots' board.  The asker whose win is on none of
+the public page's lists learns where it went and why (``me_unranked``).
+"""
+
+from __future__ import annotations
+
+import engine
+from engine import EngineError
+from protocol import to_client as tc
+from protocol import to_server as ts
+from server.deals.daily import daily_variant, known_game, requested_day
+from server.model.fair_play import CADENCE, NEW_PLAYER, SAME_NETWORK, board_name
+from server.model.refusal import from_engine
+from server.storage.base import LeaderEntry, PlayerRecord, Store
+
+
+def _entry(entry: LeaderEntry) -> tc.LeaderboardEntry:
+    return tc.LeaderboardEntry(
+        rank=entry.rank,
+        player_id=entry.player_id,
+        name=entry.display_name,
+        time_ms=entry.time_ms,
+        actions=entry.moves,
+        finished_ms=entry.finished_ms,
+    )
+
+
+def _unranked(entry: LeaderEntry, reason: str) -> tc.UnrankedEntry:
+    return tc.UnrankedEntry(
+        player_id=entry.player_id,
+        name=entry.display_name,
+        time_ms=entry.time_ms,
+        actions=entry.moves,
+        finished_ms=entry.finished_ms,
+        reason=reason,
+    )
+
+
+async def _own_win_apart(store: Store, day_board: tuple[str, str, str], asker: PlayerRecord) -> tc.UnrankedEntry | None:
+    """The asker's win of the day kept off the public board, with why: on
+    the same-network or the new players' board, or, for a person, on the
+    bots' board (flagged)."""
+    places = [(board_name(*day_board, apart=reason), reason) for reason in (SAME_NETWORK, NEW_PLAYER)]
+    if not asker.bot:
+        places.append((board_name(*day_board, bot=True), CADENCE))
+    for board, reason in places:
+        found = await store.rank(board, asker.player_id)
+        if found is not None:
+            return _unranked(found, reason)
+    return None
+
+
+async def leaderboard_page(
+    store: Store, message: ts.Leaderboard, asker: PlayerRecord | None, now_ms: int
+) -> tc.LeaderboardPage:
+    """A page of a day's board; ``around_me`` centres it on the asker."""
+    game_cls = known_game(message.game)
+    try:
+        options = engine.new_game(game_cls.id, game_cls.FIRST_DEAL, **message.options).options
+    except EngineError as error:
+        raise from_engine(error) from None
+    day_board = (game_cls.id, daily_variant(game_cls, options), requested_day(message.date, now_ms).isoformat())
+    board = board_name(*day_board, bot=message.bots)
+    mine = await store.rank(board, asker.player_id) if asker is not None else None
+    offset = message.offset
+    if message.around_me and mine is not None:
+        offset = max(0, mine.rank - 1 - message.limit // 2)
+    entries = await store.leaderboard(board, offset, message.limit)
+    unranked: list[tc.UnrankedEntry] = []
+    mine_apart = None
+    if not message.bots:
+        apart = await store.leaderboard(board_name(*day_board, apart=SAME_NETWORK), 0, message.limit)
+        unranked = [_unranked(entry, SAME_NETWORK) for entry in apart]
+        if asker is not None and mine is None:
+            mine_apart = await _own_win_apart(store, day_board, asker)
+    return tc.LeaderboardPage(
+        id=message.id,
+        board=board,
+        game=game_cls.id,
+        title=game_cls.title,
+        variant=day_board[1],
+        date=day_board[2],
+        offset=offset,
+        entries=[_entry(entry) for entry in entries],
+        me=_entry(mine) if mine is not None else None,
+        unranked=unranked,
+        me_unranked=mine_apart,
+    )

@@ -1,0 +1,208 @@
+"""The requests about players and the server rather than one game:
+``hello``, the list of live games, the catalogue of the games offered,
+records, the daily challenge and its leaderboard, ``ping``.
+
+Decisions where the issue is silent:
+- The catalogue is sent on request (``catalogue``), not with ``welcome``:
+  a lobby shows the games before anyone says hello, and a client written
+  before the catalogue never receives a message it does not know.
+- Watching needs no identity (anonymous spectators); starting or playing
+  a game needs ``hello``.
+- On ``hello`` with a token the player re-watches all of its live games
+  (``welcome`` lists them and a ``snapshot`` of each follows) and follows
+  its unfinished races again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from typing import Awaitable, Callable
+
+from engine.descriptor import GameDescriptor
+from engine.games import DESCRIPTORS
+from engine.options import SAFE_INTEGER
+from protocol import PROTOCOL_VERSION, ErrorCode
+from protocol import to_client as tc
+from protocol import to_server as ts
+from server.net.admission import Admission
+from server.deals.daily import TodaysRecord, daily_info
+from server.games.leaderboards import leaderboard_page
+from server.games.tables import GameRooms
+from server.net.outbox import Outbox
+from server.net.peer import Peer, require_player
+from server.games.play import SESSION_SCAN_LIMIT
+from server.races.state import new_id
+from server.games.records import records_reply
+from server.model.refusal import Refusal
+from server.games.room import summarize
+from server.runtime.settings import Settings
+from server.storage.base import PlayerRecord, SessionHeader, Store
+
+
+def hash_token(token: str) -> str:
+    """Tokens are stored only as this hash, so a leaked store leaks no identity."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def catalogue_game(descriptor: GameDescriptor) -> tc.CatalogueGame:
+    """A game's entry in the ``catalogue``: its descriptor's lobby facts,
+    so a client's lobby and boards need nothing of a game but its layout."""
+    lobby = descriptor.lobby
+    rules = descriptor.rules
+    return tc.CatalogueGame(
+        game=descriptor.id,
+        title=descriptor.title,
+        blurb=lobby.blurb,
+        cards=lobby.cards,
+        first_deal=rules.FIRST_DEAL,
+        last_deal=rules.LAST_DEAL if rules.LAST_DEAL <= SAFE_INTEGER else None,
+        deal_kinds=list(lobby.deal_kinds),
+        choose_random_deal=lobby.choose_random_deal,
+        options=[
+            tc.CatalogueOption(
+                name=option.name,
+                label=option.label,
+                toggle=option.toggle,
+                choices=[tc.CatalogueChoice(value=value, label=label) for value, label in option.choices],
+            )
+            for option in lobby.options
+        ],
+        changeable=list(lobby.changeable),
+        counters=[
+            tc.CatalogueCounter(name=counter.name, label=counter.label, out_of=counter.out_of)
+            for counter in descriptor.counters
+        ],
+        automatic=[option.name for option in rules.OPTIONS if option.automatic],
+        daily_variants=len(descriptor.daily),
+    )
+
+
+class Lobby:
+    """Identity and the server-wide requests; see the module docstring.
+
+    What a returning player gets back is asked of the other parts:
+    ``live_headers`` (its unfinished games), ``watch_game`` and
+    ``rejoin_races``."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        clock: Callable[[], int],
+        admission: Admission,
+        today_record: TodaysRecord,
+        outbox: Outbox,
+        rooms: GameRooms,
+        live_headers: Callable[[str], Awaitable[list[SessionHeader]]],
+        watch_game: Callable[[Peer, str], Awaitable[None]],
+        rejoin_races: Callable[[Peer, str], Awaitable[None]],
+    ) -> None:
+        self._settings = settings
+        self._store = store
+        self._clock = clock
+        self._admission = admission
+        self._today_record = today_record
+        self._outbox = outbox
+        self._rooms = rooms
+        self._live_headers = live_headers
+        self._watch_game = watch_game
+        self._rejoin_races = rejoin_races
+
+    async def hello(self, peer: Peer, message: ts.Hello) -> None:
+        """Identify the connection.  A new identity costs one of its
+        address's hourly allowance (``too_many_identities`` past it), since
+        each would otherwise be a free ranked attempt; a token is free.
+        ``bot`` marks the identity for good (``Peer.bot``)."""
+        if peer.player is not None:
+            raise Refusal(ErrorCode.FORBIDDEN, "this connection has already said hello")
+        if message.token is not None:
+            token = message.token
+            player = await self._store.player_by_token_hash(hash_token(token))
+            if player is None:
+                raise Refusal(ErrorCode.BAD_TOKEN, "no player has this token; say hello without one to start afresh")
+            if message.name is not None and message.name != player.display_name:
+                await self._store.set_display_name(player.player_id, message.name)
+                player.display_name = message.name
+            if message.bot and not player.bot:
+                await self._store.mark_bot(player.player_id)
+                player.bot = True
+            if player.address != peer.address:
+                await self._store.note_address(player.player_id, peer.address)
+                player.address = peer.address
+        else:
+            denial = self._admission.new_identity(peer.address)
+            if denial is not None:
+                raise Refusal(denial.code, denial.message)
+            token = secrets.token_urlsafe(32)
+            player_id = new_id("p_")
+            name = message.name or f"player-{player_id[-4:]}"
+            player = PlayerRecord(player_id, name, hash_token(token), self._clock(), bot=message.bot, address=peer.address)
+            await self._store.create_player(player)
+        peer.player = player
+        live = await self._live_headers(player.player_id)
+        owner = tc.Owner(player_id=player.player_id, name=player.display_name)
+        settings = self._settings
+        self._outbox.send(
+            peer,
+            tc.Welcome(
+                id=message.id,
+                player_id=player.player_id,
+                name=player.display_name,
+                token=token,
+                server_time=self._clock(),
+                protocol=PROTOCOL_VERSION,
+                games=[summarize(header, owner) for header in live],
+                limits=tc.Limits(
+                    max_frame_bytes=settings.max_frame_bytes,
+                    messages_per_second=settings.rate_per_second,
+                    burst=settings.rate_burst,
+                ),
+                bot=player.bot,
+            ),
+        )
+        for header in live:
+            try:
+                await self._watch_game(peer, header.game_id)
+            except Refusal:
+                continue
+        if message.token is not None:
+            await self._rejoin_races(peer, player.player_id)
+
+    async def list_games(self, peer: Peer, message: ts.ListGames) -> None:
+        headers = await self._store.live_sessions(limit=SESSION_SCAN_LIMIT)
+        chosen = [header for header in headers if message.game in (None, header.game)][: message.limit]
+        owners = {player_id: await self._rooms.owner(player_id) for player_id in {header.owner for header in chosen}}
+        self._outbox.send(
+            peer, tc.Games(id=message.id, games=[summarize(header, owners[header.owner]) for header in chosen])
+        )
+
+    async def catalogue(self, peer: Peer, message: ts.Catalogue) -> None:
+        self._outbox.send(peer, tc.CatalogueReply(id=message.id, games=[catalogue_game(game) for game in DESCRIPTORS.values()]))
+
+    async def ping(self, peer: Peer, message: ts.Ping) -> None:
+        self._outbox.send(peer, tc.Pong(id=message.id, server_time=self._clock()))
+
+    async def records(self, peer: Peer, message: ts.Records) -> None:
+        """A player's records; records are public, like a leaderboard's
+        entries (anyone may ask by ``player_id``; yours need ``hello``)."""
+        if message.player_id is None:
+            player = require_player(peer)
+        else:
+            found = await self._store.get_player(message.player_id)
+            if found is None:
+                raise Refusal(ErrorCode.PLAYER_NOT_FOUND, f"there is no player {message.player_id!r}")
+            player = found
+        self._outbox.send(peer, await records_reply(self._store, player.player_id, player.display_name, message.id))
+
+    async def daily(self, peer: Peer, message: ts.Daily) -> None:
+        """Answered from the records already fixed (``DailyKeeper.today``):
+        a connection's frames are handled in order, so a ``daily`` that
+        waited for a proof held up every later request of its connection
+        (the browser's lobby asks for the catalogue, the dailies, the
+        leaderboards and the games at once)."""
+        info = await daily_info(self._store, self._settings, self._today_record, message, self._clock())
+        self._outbox.send(peer, info)
+
+    async def leaderboard(self, peer: Peer, message: ts.Leaderboard) -> None:
+        self._outbox.send(peer, await leaderboard_page(self._store, message, peer.player, self._clock()))

@@ -1,0 +1,402 @@
+"""Playing games: starting one, acting on it, ending it.
+
+Rules kept here (``docs/architecture.md``, "Sessions are logs"): only a
+game's owner acts on it; the engine checks every action; an action is in
+the store's log before anyone hears of it; a refused or failed action
+changes nothing; the server's clock times everything.
+
+Decisions where the issue is silent:
+- Every request with an ``id`` gets exactly one reply carrying it: an
+  action's reply is the actor's own copy of the ``diff`` (the other
+  watchers get the same diff without the id); ``hint`` also answers with
+  a ``hint`` message after its diff, because a hint is a counted action.
+- A player has at most ``max_live_games`` live games; starting one more
+  abandons the oldest (result ``abandoned``, logged as a resignation).
+- ``new_game`` with ``"daily"`` deals the day's committed secret seed;
+  the first non-practice attempt per game, variant and day is ranked,
+  practice waits until it has ended (``server.model.fair_play``).
+
+What a race game may do is the race desk's (``RaceActions``); who is told
+what after an action is the watching part's.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any, Callable, Protocol
+
+import engine
+from engine import EngineError
+from protocol import ErrorCode
+from protocol import to_client as tc
+from protocol import to_server as ts
+from protocol.to_server import RequestId
+from server.games.assists import AssistDesk
+from server.deals.daily import (
+    DailyRecord,
+    claim_lifetime,
+    forget_records,
+    note_ranked_attempt,
+    ranked_bars,
+    todays_record,
+    utc_day,
+)
+from server.deals.numbered import DealChoice, choose_deal
+from server.model.fair_play import (
+    StaleDeal,
+    automatic_options,
+    check_assist,
+    check_automatic,
+    check_practice,
+    claim_ranked,
+    clock_start,
+    ranked_attempt,
+)
+from server.games.tables import GameRooms
+from server.runtime.metrics import Metrics
+from server.net.outbox import Outbox
+from server.net.peer import Peer, require_player
+from server.races.state import new_id
+from server.model.refusal import Refusal, from_engine
+from server.games.room import Room
+from server.deals.proofs import DealProver
+from server.model.session import ABANDONED, ActionKind, Session
+from server.runtime.settings import Settings
+from server.storage.base import Action, LogConflict, SessionHeader, Store
+from server.games.watching import Watching
+
+log = logging.getLogger("arena.play")
+
+SESSION_SCAN_LIMIT = 100
+START_LEASE_SECONDS = 30
+"""How long a ranked daily start holds its attempt (``Play._lease_start``):
+far longer than a start takes, and short enough that a start killed
+half-way locks its player out of the day for no longer."""
+
+
+class RaceActions(Protocol):
+    """What playing asks the race desk about a race game."""
+
+    async def check_action(self, session: Session) -> None:
+        """Refuse acting on a race game outside its running race."""
+
+    async def progressed(self, session: Session) -> None:
+        """A racer's game changed here."""
+
+    async def without_orphans(self, headers: list[SessionHeader]) -> list[SessionHeader]:
+        """``headers`` less race games a failed start left behind."""
+
+
+class Play:
+    """Game requests and the action pipeline; see the module docstring."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        clock: Callable[[], int],
+        metrics: Metrics,
+        prover: DealProver,
+        outbox: Outbox,
+        rooms: GameRooms,
+        watching: Watching,
+        assists: AssistDesk,
+        races: RaceActions,
+    ) -> None:
+        self._settings = settings
+        self._store = store
+        self._clock = clock
+        self._metrics = metrics
+        self._prover = prover
+        self._outbox = outbox
+        self._rooms = rooms
+        self._watching = watching
+        self._assists = assists
+        self._races = races
+        self._last_created = 0
+
+    async def live_headers(self, player_id: str) -> list[SessionHeader]:
+        """The player's unfinished games, newest first (race games prepared
+        for a start that failed are discarded on the way)."""
+        headers = await self._store.sessions_of(player_id, limit=SESSION_SCAN_LIMIT)
+        return await self._races.without_orphans([header for header in headers if header.status == "playing"])
+
+    # ------------------------------------------------------------ starting
+
+    async def new_game(self, peer: Peer, message: ts.NewGame) -> None:
+        player = require_player(peer)
+        # Strictly increasing creation times, so "the oldest live game" is
+        # never a tie between games started in the same millisecond.
+        now = self._last_created = max(self._clock(), self._last_created + 1)
+        game_id = new_id("g_")
+        record = None
+        try:
+            game_cls = engine.game_class(message.game)
+            if message.position is not None:
+                if not self._settings.allow_positions:
+                    raise Refusal(ErrorCode.FORBIDDEN, "this server does not accept practice positions")
+                if message.options:
+                    raise Refusal(ErrorCode.BAD_OPTION, "a practice position carries its own options; send none")
+                game = engine.from_text(message.game, message.position)
+                choice = DealChoice(game.deal, "position", False)
+            elif message.deal == "daily":
+                record = await todays_record(self._store, self._settings, self._prover, game_cls, message.options, now)
+                choice = DealChoice(0, "daily", True)
+                game = engine.seeded_game(message.game, record.seed, **message.options)
+            else:
+                choice = choose_deal(game_cls, message.deal, message.options)
+                game = engine.new_game(message.game, choice.number, **message.options)
+        except EngineError as error:
+            raise from_engine(error) from None
+        practice = message.practice or message.position is not None or bool(game.options.get("practice"))
+        ranked = False
+        unlisted: list[str] = []
+        if record is not None:
+            automatic = automatic_options(game_cls, game.options)
+            if automatic and not practice and await ranked_attempt(self._store, record.key, player.player_id) is None:
+                check_automatic(game_cls, game.options, "a ranked daily attempt")
+            if not practice and not automatic:
+                claimed, ranked = await self._claim_daily(game_cls, message.options, record, player.player_id, now)
+                if ranked:
+                    game_id = claimed.attempt_id(player.player_id)
+                if claimed is not record:
+                    record, game = claimed, engine.seeded_game(message.game, claimed.seed, **message.options)
+            if not ranked:
+                await check_practice(self._store, record.key, player.player_id, utc_day(now))
+            else:
+                unlisted = await ranked_bars(self._store, self._settings, record, player, peer.address, game_id, now)
+        await self.make_room_for(player.player_id)
+        header = SessionHeader(
+            game_id=game_id,
+            game=game_cls.id,
+            deal=choice.number,
+            options=dict(game.options),
+            owner=player.player_id,
+            created_ms=now,
+            practice=practice or record is not None and not ranked,
+            position=message.position,
+            daily=record.date if record is not None else None,
+            ranked=ranked,
+            seed=record.seed if record is not None else None,
+            bot=player.bot,
+            unlisted=unlisted,
+        )
+        header.started_ms = clock_start(header, self._clock())
+        subscription = await self._rooms.relay.subscribe(header.game_id)
+        try:
+            await self._store.create_session(header)
+            if ranked and record is not None:
+                await note_ranked_attempt(self._store, self._settings, record, game_id, now)
+        except BaseException:
+            await subscription.close()
+            raise
+        room = Room(Session(header, game), tc.Owner(player_id=player.player_id, name=player.display_name))
+        self._rooms.hold(room, subscription)
+        self._outbox.send(
+            peer,
+            tc.GameStarted(
+                id=message.id,
+                game_id=header.game_id,
+                game=header.game,
+                title=room.title,
+                options=header.options,
+                practice=header.practice,
+                deal_kind=choice.kind,
+                verified=choice.verified,
+                ranked=ranked,
+                unlisted=unlisted,
+            ),
+        )
+        await self._watching.watch(peer, room, None)
+
+    async def _claim_daily(
+        self, game_cls: type[engine.Game], options: dict[str, Any], record: DailyRecord, player_id: str, now: int
+    ) -> tuple[DailyRecord, bool]:
+        """Claim the player's ranked attempt on the day's record the store
+        holds; the record claimed on and whether this start is that attempt.
+        The attempt's game id is the record's ``attempt_id``: a claim that
+        names it while no game of that id is stored is a start that died
+        before its game was written, which this start takes over; once the
+        game is stored, the attempt is taken and this start is practice.
+        A process that read the record before the store was wiped or
+        replaced has its claim refused (``StaleDeal``): it forgets the
+        records it keeps and claims on the one the store holds now (fixing
+        it, if nobody has yet), so nothing ranks on a deal the store no
+        longer has.  Stale twice in a row: the store is changing under
+        this start, which is refused."""
+        for _ in range(2):
+            try:
+                lifetime = claim_lifetime(record, self._settings, now)
+                attempt = record.attempt_id(player_id)
+                claimed = await claim_ranked(
+                    self._store, record.key, player_id, attempt, lifetime, (record.setting, record.nonce)
+                )
+                if not claimed or await self._store.load_session(attempt) is not None:
+                    return record, False
+                await self._lease_start(attempt)
+                return record, True
+            except StaleDeal:
+                log.info("the store no longer holds the daily record %s: reading it again", record.setting)
+                forget_records(self._store)
+                record = await todays_record(self._store, self._settings, self._prover, game_cls, options, now)
+        raise Refusal(
+            ErrorCode.STORAGE_UNAVAILABLE, "the store was replaced while this daily started; nothing was started, try again"
+        )
+
+    async def _lease_start(self, attempt: str) -> None:
+        """Hold the start of the ranked attempt ``attempt`` for this request
+        alone: two connections of one player starting it at once would
+        otherwise both find it claimed and not yet stored.  A start that
+        dies keeps its lease for ``START_LEASE_SECONDS``; the next start
+        after that takes the attempt over."""
+        token = new_id("s_")
+        holder = await self._store.setting(f"starting/{attempt}", token, keep_seconds=START_LEASE_SECONDS)
+        if holder != token:
+            raise Refusal(
+                ErrorCode.UNAVAILABLE,
+                "your ranked attempt at this deal is being started on another connection",
+                reason="ranked_first",
+            )
+
+    async def make_room_for(self, player_id: str) -> None:
+        """Make room for one more live game by abandoning the oldest ones."""
+        live = await self.live_headers(player_id)
+        for header in live[self._settings.max_live_games - 1 :]:
+            await self.abandon(header.game_id)
+
+    async def abandon(self, game_id: str) -> None:
+        """End a game without its owner (result ``abandoned``), if it is live."""
+        room = await self._rooms.room(game_id)
+        try:
+            async with room.lock:
+                if room.session.result is None:
+                    await self.apply(room, ActionKind.RESIGN, ABANDONED, None, None)
+        finally:
+            self._rooms.release(room)
+
+    # ------------------------------------------------------------ acting
+
+    async def act(self, peer: Peer, message: ts.GameAction) -> None:
+        """Perform one game action for its owner.  An action carrying a
+        ``seq`` other than the game's is refused (``stale_state``) under
+        the room's lock, before anything runs, so of two identical
+        requests made against one state (two tabs, a retry) one applies."""
+        require_player(peer)
+        room = await self._rooms.room(message.game_id)
+        if not room.is_owner(peer):
+            self._rooms.release(room)
+            raise Refusal(ErrorCode.FORBIDDEN, "only the game's owner can play it; you can watch", game_id=room.game_id)
+        try:
+            if room.session.header.race_id is not None and room.session.result is None:
+                await self._races.check_action(room.session)
+            async with room.lock:
+                current = room.session.seq
+                if message.seq is not None and message.seq != current:
+                    when = "an older state" if message.seq < current else "a state the game never reached"
+                    raise Refusal(
+                        ErrorCode.STALE_STATE,
+                        f"this {getattr(message, 'type')} was made against {when} (seq {message.seq}); the game is "
+                        f"at seq {current}, nothing was done",
+                        game_id=room.game_id,
+                    )
+                if isinstance(message, ts.Finish):
+                    await self._finish(room, peer, message)
+                    return
+                if isinstance(message, ts.AutoMove):
+                    self._check_live(room)
+                    try:
+                        found = room.session.game.auto_move(message.src, message.count)
+                    except EngineError as error:
+                        raise from_engine(error, room.game_id) from None
+                    if found is None:
+                        self._outbox.send(peer, tc.Ack(id=message.id, game_id=room.game_id))
+                        return
+                    kind, text = ActionKind.MOVE, str(found)
+                else:
+                    kind = ActionKind(getattr(message, "type"))
+                    text = message.move if isinstance(message, ts.Move) else ""
+                if kind == ActionKind.HINT:
+                    check_assist(room.session.header, "Hint")
+                    text = await self._find_hint(room)
+                diff_id = None if kind == ActionKind.HINT else message.id
+                suggestion = await self.apply(room, kind, text, peer, diff_id)
+            if kind == ActionKind.HINT:
+                self._outbox.send(peer, tc.HintReply(id=message.id, game_id=room.game_id, move=suggestion))
+        finally:
+            self._assists.refresh_offer(room)
+            self._rooms.release(room)
+
+    async def _finish(self, room: Room, peer: Peer, message: ts.Finish) -> None:
+        """Play the proven path to the foundations, one logged move each
+        (the caller holds ``room.lock``)."""
+        check_assist(room.session.header, "Automatic finishing")
+        self._check_live(room)
+        moves = await self._assists.finish_path(room)
+        for move in moves:
+            await self.apply(room, ActionKind.MOVE, move, peer, None)
+        self._outbox.send(peer, tc.FinishReply(id=message.id, game_id=room.game_id, moves=list(moves)))
+
+    async def _find_hint(self, room: Room) -> str:
+        """The hint's move as notation ("" for none), searched in a worker
+        process (``AssistDesk.hint``): the solver spends its node budget
+        (about 200 ms) there instead of on the interpreter every other
+        connection shares.  The caller holds ``room.lock``, so the game
+        cannot change meanwhile and the worker searches it as it is now."""
+        self._check_live(room)
+        try:
+            room.session.game.check_hint()
+        except EngineError as error:
+            raise from_engine(error, room.game_id) from None
+        return await self._assists.hint(room)
+
+    @staticmethod
+    def _check_live(room: Room) -> None:
+        result = room.session.result
+        if result is not None:
+            raise Refusal(ErrorCode.GAME_FINISHED, f"this game is over ({result})", game_id=room.game_id)
+
+    async def apply(
+        self, room: Room, kind: ActionKind, text: str, actor: Peer | None, request_id: RequestId | None
+    ) -> str | None:
+        """Perform, persist, commit and broadcast one action (the caller
+        holds ``room.lock``); return a hint's suggestion."""
+        begun = time.perf_counter()
+        self._check_live(room)
+        session = room.session
+        try:
+            logged, suggestion = session.perform(kind, text)
+        except EngineError as error:
+            raise from_engine(error, room.game_id) from None
+        action = Action(kind, logged, self._clock())
+        try:
+            announce = self._rooms.relay.announcement(room.game_id, session.seq + 1, action)
+            await self._store.append(room.game_id, session.seq, action, ends=session.ends(action), announce=announce)
+        except LogConflict:
+            await self._rooms.reload(room)
+            raise Refusal(
+                ErrorCode.STATE_CONFLICT,
+                "the game changed on another server; here is its true state, your action was not applied",
+                game_id=room.game_id,
+            ) from None
+        except KeyError:
+            room.session = Session.replay(session.header, session.log)
+            raise Refusal(ErrorCode.GAME_NOT_FOUND, "this game is no longer stored", game_id=room.game_id) from None
+        except BaseException:
+            room.session = Session.replay(session.header, session.log)
+            raise
+        change = session.commit(action)
+        started = time.perf_counter()
+        shared = room.diff(change)
+        if actor is not None:
+            reply = shared if request_id is None else {"id": request_id, **shared}
+            self._outbox.send_frame(actor, actor.codec.encode_data(reply))
+        self._watching.announce(room, change, diff=shared, skip=actor)
+        self._metrics.broadcast.observe(time.perf_counter() - started)
+        self._metrics.action(time.perf_counter() - begun)
+        self._metrics.relay_lag.observe(max(0, self._clock() - action.at_ms) / 1000)
+        if change.finished:
+            await self._rooms.record(session)
+        if session.header.race_id is not None:
+            await self._races.progressed(session)
+        return suggestion

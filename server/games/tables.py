@@ -1,0 +1,268 @@
+"""The games this process holds: one ``Room`` per game someone here
+watches or plays, loaded from the store once however many ask, kept in
+step with other processes through the relay, and forgotten when nobody
+here needs it any more (the store still has it).
+
+The table knows nothing of who is told what: after it rebuilds a room
+from the store or applies an entry relayed from another process, it
+hands the room to its ``RoomNews`` (the watching part), which sends the
+news.  Who still needs a room is read from the room itself (watchers,
+followers, its lock), from the delayed boards held here, and from the
+hooks given to ``on_release`` (a race game's race may be forgotten with it).
+
+A room converges on the stored log by itself, whatever happened to the
+process that wrote it: each entry comes with its announcement (published
+by the append itself, ``server.games.relay``); a gap in relayed entries
+reloads the room; every ``relay_audit_seconds`` the stored lengths of all the
+live games held here are read in one round trip and a room behind is
+reloaded (so an entry whose announcement was lost reaches the watchers
+here within that period and a round trip, without waiting for a later
+one); and ``current``, which ``watch``, ``resync`` and ``hello`` use,
+checks the stored length before it answers, so a returning player is
+never given a stale snapshot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Callable, Protocol
+
+from engine import EngineError
+from protocol import ErrorCode
+from protocol import to_client as tc
+from server.games.delay import DelayedBoard
+from server.runtime.metrics import Metrics
+from server.runtime.once import load_once
+from server.races.state import RaceLedger
+from server.games.records import settle
+from server.model.refusal import Refusal
+from server.games.relay import Relay
+from server.games.room import Room
+from server.runtime.scheduler import Scheduler, Timer
+from server.model.session import Change, Session
+from server.runtime.settings import Settings
+from server.storage.base import Action, StorageError, Store, Subscription
+
+log = logging.getLogger("arena.core")
+
+
+class RoomNews(Protocol):
+    """Who hears that a room changed without an action made here."""
+
+    def reloaded(self, room: Room) -> None:
+        """The room's session was rebuilt from the store."""
+
+    def relayed(self, room: Room, change: Change) -> None:
+        """Another process's entry was applied (the caller holds ``room.lock``)."""
+
+
+class GameRooms:
+    """The table of rooms; see the module docstring."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        origin: str,
+        clock: Callable[[], int],
+        metrics: Metrics,
+    ) -> None:
+        self._settings = settings
+        self._store = store
+        self._clock = clock
+        self._metrics = metrics
+        self._release_hooks: list[Callable[[str | None], None]] = []
+        self.rooms: dict[str, Room] = {}
+        self.delayed: dict[str, DelayedBoard] = {}
+        """Delayed mirrors of race games (``server.games.watching``), by game id."""
+        self.relay = Relay(store, origin, self._on_relayed)
+        self._loading: dict[str, asyncio.Future[Room]] = {}
+        self._news: RoomNews | None = None
+        self._audit_timer: Timer | None = None
+        self._audit_task: asyncio.Task[None] | None = None
+        self._closed = False
+
+    def tell(self, news: RoomNews) -> None:
+        """Send the news of reloads and relayed entries to ``news`` (the
+        watching part, built after this table because it reads it)."""
+        self._news = news
+
+    def on_release(self, hook: Callable[[str | None], None]) -> None:
+        """Call ``hook`` with a released room's race id (None for a game
+        outside races), so the race can be let go with its last game."""
+        self._release_hooks.append(hook)
+
+    async def room(self, game_id: str) -> Room:
+        """The room of ``game_id``, loading it from the store (once, however
+        many ask at the same time); raises ``Refusal`` if there is none."""
+        room = self.rooms.get(game_id)
+        if room is not None:
+            return room
+        return await load_once(self._loading, game_id, lambda: self._load_room(game_id))
+
+    async def _load_room(self, game_id: str) -> Room:
+        subscription = await self.relay.subscribe(game_id)
+        try:
+            loaded = await self._store.load_session(game_id)
+            if loaded is None:
+                raise Refusal(ErrorCode.GAME_NOT_FOUND, f"there is no game {game_id!r}", game_id=game_id)
+            header, entries = loaded
+            if RaceLedger.read(header) is not None:
+                raise Refusal(ErrorCode.GAME_NOT_FOUND, f"{game_id!r} is a race; send watch_race", game_id=game_id)
+            session = Session.replay(header, entries)
+            owner = await self.owner(header.owner)
+        except BaseException:
+            await subscription.close()
+            raise
+        room = Room(session, owner)
+        self.hold(room, subscription)
+        if session.result is not None and header.status == "playing":
+            await self.record(session)
+        return room
+
+    async def current(self, game_id: str) -> Room:
+        """The room of ``game_id`` as the store has it now: a room already
+        held is checked against the stored log and rebuilt if it is behind
+        (an entry whose announcement is on its way, or was lost).  While
+        the store cannot be read the held room is the best there is, and
+        is what the watcher gets."""
+        held = game_id in self.rooms
+        room = await self.room(game_id)
+        if held:
+            try:
+                stored = await self._store.log_lengths([game_id])
+            except StorageError as error:
+                log.debug("serving %s as held: %s", game_id, error)
+                return room
+            await self._catch_up(room, stored.get(game_id), "watch")
+        return room
+
+    def audit_every(self, scheduler: Scheduler, seconds: float) -> None:
+        """Compare the live games held here with their stored logs every
+        ``seconds`` (``audit``), on ``scheduler``, until ``close``."""
+        if not self._closed:
+            self._audit_timer = scheduler.call_later(seconds, lambda: self._audit_due(scheduler, seconds))
+
+    def _audit_due(self, scheduler: Scheduler, seconds: float) -> None:
+        self._audit_task = asyncio.create_task(self._audit_then_again(scheduler, seconds), name="log audit")
+
+    async def _audit_then_again(self, scheduler: Scheduler, seconds: float) -> None:
+        try:
+            await self.audit()
+        except StorageError as error:
+            log.debug("could not compare the games held here with the store: %s", error)
+        finally:
+            self.audit_every(scheduler, seconds)
+
+    async def audit(self) -> None:
+        """Reload every live room held here whose stored log is longer than
+        its session: one read of all their lengths, then a reload each."""
+        live = [room for room in self.rooms.values() if room.session.result is None]
+        if not live:
+            return
+        stored = await self._store.log_lengths([room.game_id for room in live])
+        for room in live:
+            await self._catch_up(room, stored.get(room.game_id), "audit")
+
+    async def _catch_up(self, room: Room, stored: int | None, cause: str) -> None:
+        """Reload ``room`` if the store has more entries than it (``cause``
+        names who noticed, for the metric)."""
+        if stored is None or stored <= room.session.seq:
+            return
+        async with room.lock:
+            if stored <= room.session.seq or self.rooms.get(room.game_id) is not room:
+                return
+            log.info("reloading %s: the store has %d entries, this process %d", room.game_id, stored, room.session.seq)
+            self._metrics.catch_ups.labels(cause).inc()
+            await self._reload_quietly(room)
+
+    async def close(self) -> None:
+        """Stop the audits and the relay."""
+        self._closed = True
+        if self._audit_timer is not None:
+            self._audit_timer.cancel()
+        if self._audit_task is not None:
+            self._audit_task.cancel()
+            await asyncio.gather(self._audit_task, return_exceptions=True)
+        await self.relay.close()
+
+    def hold(self, room: Room, subscription: Subscription) -> None:
+        """Hold a game just created, with the relay subscription taken
+        before the store had it, so nothing published since is missed."""
+        self.rooms[room.game_id] = room
+        self.relay.follow(room.game_id, subscription)
+
+    async def owner(self, player_id: str) -> tc.Owner:
+        player = await self._store.get_player(player_id)
+        return tc.Owner(player_id=player_id, name=player.display_name if player else player_id)
+
+    def release(self, room: Room) -> None:
+        """Forget a room nobody watches (the store still has it)."""
+        if (
+            room.watchers
+            or room.followers
+            or room.game_id in self.delayed
+            or room.lock.locked()
+            or self.rooms.get(room.game_id) is not room
+        ):
+            return
+        del self.rooms[room.game_id]
+        self.relay.unfollow(room.game_id)
+        for hook in self._release_hooks:
+            hook(room.session.header.race_id)
+
+    def forget(self, room: Room) -> None:
+        """Drop a room whose game the store no longer has."""
+        if self.rooms.get(room.game_id) is room:
+            del self.rooms[room.game_id]
+            self.relay.unfollow(room.game_id)
+
+    async def record(self, session: Session) -> None:
+        """Settle a finished game's outbox: its final header, its owner's
+        record and Vegas earnings, a ranked daily win's leaderboard entry
+        (``records.settle``).  If the store fails here the outbox stays
+        open, and the next start or the next process to load the game
+        settles it."""
+        try:
+            await settle(self._store, self._settings, session)
+        except StorageError as error:
+            log.warning("could not settle the end of %s: %s", session.game_id, error)
+
+    async def reload(self, room: Room) -> None:
+        """Rebuild a room's session from the store and snapshot every watcher
+        (after a log conflict or a gap in relayed entries)."""
+        loaded = await self._store.load_session(room.game_id)
+        if loaded is None:
+            raise Refusal(ErrorCode.GAME_NOT_FOUND, f"there is no game {room.game_id!r}", game_id=room.game_id)
+        room.session = Session.replay(*loaded)
+        if self._news is not None:
+            self._news.reloaded(room)
+
+    async def _on_relayed(self, game_id: str, seq: int, action: Action) -> None:
+        """Another process appended ``action`` as entry ``seq`` of a game we hold."""
+        room = self.rooms.get(game_id)
+        if room is None:
+            return
+        async with room.lock:
+            session = room.session
+            if seq <= session.seq:
+                return
+            try:
+                if seq > session.seq + 1:
+                    raise LookupError(f"missed entries {session.seq + 1}..{seq - 1}")
+                change = session.apply_committed(action)
+            except (LookupError, EngineError) as problem:
+                log.info("reloading %s: %s", game_id, problem)
+                self._metrics.catch_ups.labels("gap").inc()
+                await self._reload_quietly(room)
+                return
+            self._metrics.relay_lag.observe(max(0, self._clock() - action.at_ms) / 1000)
+            if self._news is not None:
+                self._news.relayed(room, change)
+
+    async def _reload_quietly(self, room: Room) -> None:
+        try:
+            await self.reload(room)
+        except (Refusal, StorageError) as error:
+            log.warning("could not reload %s: %s", room.game_id, error)

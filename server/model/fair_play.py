@@ -1,0 +1,306 @@
+"""The one policy for everything that ranks: daily attempts, races,
+leaderboards and records.
+
+A ranked result must be impossible to get without playing.  Read as an
+attacker would, with the code and the docs, that asks for:
+
+- a deal nobody can look up: ranked deals are secret seeds
+  (``server.deals.proofs``), and nothing names one before its reveal
+  (``deal_is_secret``: game_over, analysis, records, leaderboards and race
+  events read it here);
+- one ranked attempt per player, game, variant and day
+  (``claim_ranked``): the first daily game a player starts that is not a
+  practice one; and today's daily cannot be practised until that ranked
+  attempt has ended (``check_practice``), so practice is never a free
+  look at the deal before the attempt that counts;
+- a clock that counts what the player sees: a daily attempt's clock starts
+  when its first snapshot is sent (``clock_start``), a race game's at the
+  countdown's end;
+- no assist that plays for you: hints and automatic finishing are refused
+  in ranked attempts and in every race (``check_assist``, reason
+  ``ranked``), and so are options that move cards by themselves
+  (``check_automatic``); undo stays, but every action counts
+  (``counted_actions``, automatic moves included), so an undo never
+  improves a rank;
+- no peeking: while a deal is secret only its player sees its board;
+  everyone else gets progress (``board_visible``);
+- bots declared in ``hello`` rank on their own boards (``board_name``);
+- a rank needs a player who existed before the deal was shown, and one
+  public place per client address: a ranked attempt by a player created
+  after its day began (``NEW_PLAYER``), or from an address whose public
+  place another attempt took first (``SAME_NETWORK``), is ranked off the
+  public board (``public_bars``, decided when the attempt starts), so a
+  second identity replaying a line the first one saw ranks only among
+  friends and leagues;
+- a win played at a cadence no person keeps (``inhuman``: a replayed
+  line) ranks on the bots' board (``CADENCE``).
+
+What this cannot stop, a cheater with many addresses and identities made
+before the day, is written down in docs/protocol.md ("What a rank
+guarantees").
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from statistics import median
+from typing import Any, Mapping
+
+from engine import Game
+
+import engine
+from engine.games import descriptor_of
+from protocol import ErrorCode
+from server.net.admission import normalize
+from server.model.refusal import Refusal
+from server.model.session import ActionKind, Session
+from server.runtime.settings import Settings
+from server.storage.base import PlayerRecord, SessionHeader, Store
+
+COUNTED_KINDS = frozenset({ActionKind.MOVE, ActionKind.UNDO, ActionKind.REDO, ActionKind.RESTART})
+"""Actions that count towards a ranked result's tie-break: everything a
+player does to the cards, taking moves back included."""
+BOT_BOARD_SUFFIX = "bots"
+NEW_PLAYER = "new_player"
+"""Why a ranked attempt is off the public board: its player was created
+after the attempt's day began."""
+SAME_NETWORK = "same_network"
+"""Why a ranked attempt is off the public board: another attempt at the
+same deal from its client address took the address's public place first."""
+CADENCE = "cadence"
+"""Why a ranked win is on the bots' board: its actions came at a cadence
+no person keeps (``inhuman``)."""
+APART_BOARDS = {NEW_PLAYER: "new-players", SAME_NETWORK: "same-network"}
+"""The suffix of the board a person's ranked win goes to for each reason it
+is off the public board (``board_apart``)."""
+
+
+def counted_actions(session: Session) -> int:
+    """The actions that break ties between equal times: the player's, and
+    every move the game made by itself after one (none where automatic
+    options are refused, ``check_automatic``; a game stored before that
+    refusal still pays for its automatic moves)."""
+    return sum(1 for action in session.log if action.kind in COUNTED_KINDS) + session.automatic_moves
+
+
+def shown_counters(session: Session) -> dict[str, int]:
+    """The counts its game's descriptor declares (Broken Deck's repairs,
+    Chequers' reserve …), which rivals and viewers of a secret deal may
+    see beside the cards home: counts, never cards."""
+    counters = session.counters
+    return {counter.name: counters.get(counter.name, 0) for counter in descriptor_of(session.header.game).counters}
+
+
+def board_name(game_id: str, variant: str, day: str, bot: bool = False, apart: str | None = None) -> str:
+    """A day's leaderboard of a game and variant; bots have their own, and
+    so does each reason (``apart``) a person's ranked win is off the
+    public board (``board_apart``)."""
+    name = f"{game_id}/{variant}/{day}"
+    if bot:
+        return f"{name}/{BOT_BOARD_SUFFIX}"
+    return f"{name}/{APART_BOARDS[apart]}" if apart is not None else name
+
+
+def board_apart(bot: bool, reasons: list[str]) -> tuple[bool, str | None]:
+    """Where a ranked win with these ``unlisted`` reasons is entered, as
+    ``board_name``'s ``bot`` and ``apart``: a bot's or a flagged win on
+    the bots' board; a new player's on the new players' board (never
+    shown with the public one); a win from an address whose public place
+    was taken on the same-network board (shown apart beside the public
+    one); any other on the public board.  The boards apart keep time and
+    actions as the public one does, so friends' and leagues' boards can
+    rank every person's win of the day from them."""
+    if bot or CADENCE in reasons:
+        return True, None
+    for reason in (NEW_PLAYER, SAME_NETWORK):
+        if reason in reasons:
+            return False, reason
+    return False, None
+
+
+def competes(header: SessionHeader) -> bool:
+    """Whether a game is measured against other players' (a ranked daily
+    attempt or any race game), so that no assist may play in it."""
+    return header.ranked or header.race_id is not None
+
+
+def check_assist(header: SessionHeader, assist: str) -> None:
+    """Refuse hint and automatic finishing where the result competes."""
+    if competes(header):
+        where = "a race" if header.race_id is not None else "a ranked daily attempt"
+        raise Refusal(
+            ErrorCode.UNAVAILABLE,
+            f"{assist} is not offered in {where}: the result must be your own play",
+            reason="ranked",
+            game_id=header.game_id,
+        )
+
+
+def automatic_options(game_cls: type[Game], options: Mapping[str, Any]) -> list[str]:
+    """The options switched on that make ``game_cls`` move cards by itself."""
+    return [option.name for option in game_cls.OPTIONS if option.automatic and options.get(option.name)]
+
+
+def check_automatic(game_cls: type[Game], options: Mapping[str, Any], where: str) -> None:
+    """Refuse automatic moves (WordLink's ``auto_collect``, Lara's Game's
+    ``autoplay``) in a game that competes (``where``: "a race", "a ranked
+    daily attempt"), as hints and finishing are: a card the game moves by
+    itself is a move the player did not make, and saves both time and
+    actions."""
+    chosen = automatic_options(game_cls, options)
+    if chosen:
+        raise Refusal(
+            ErrorCode.UNAVAILABLE,
+            f"{' and '.join(chosen)} is not offered in {where}: the result must be your own play; turn it off",
+            reason="ranked",
+        )
+
+
+def clock_start(header: SessionHeader, created_ms: int) -> int | None:
+    """When a new game's clock starts: a daily attempt's at once, since its
+    first snapshot goes out with ``game_started``; others at the first
+    action (a casual game left open is not timed)."""
+    return created_ms if header.daily is not None else None
+
+
+def deal_is_secret(header: SessionHeader, now_ms: int, reveal_ms: int | None) -> bool:
+    """Whether ``header``'s deal must not be named or shown yet: a secret
+    seed before ``reveal_ms`` (None: not revealed at all yet)."""
+    return header.seed is not None and (reveal_ms is None or now_ms < reveal_ms)
+
+
+def board_visible(header: SessionHeader, viewer: str | None, secret: bool) -> bool:
+    """Whether ``viewer`` (a player id, None for anonymous) may see the
+    board: always its owner; anyone else once the deal is no secret."""
+    return viewer == header.owner or not secret
+
+
+def _claim_name(key: str, player_id: str) -> str:
+    return f"ranked/{key}/{player_id}"
+
+
+class StaleDeal(Refusal):
+    """The store no longer holds the daily record a claim was made on
+    (wiped or replaced since this process read it): nothing was claimed,
+    and, if nobody catches it to claim again on the record the store
+    holds, the request is refused as ``storage_unavailable``, to be tried
+    again once the process has noticed (``server.storage.epoch``)."""
+
+    def __init__(self, setting: str) -> None:
+        super().__init__(
+            ErrorCode.STORAGE_UNAVAILABLE,
+            "the store was wiped or replaced since this daily deal was read; nothing was started, try again",
+        )
+        self.setting = setting
+
+
+async def claim_ranked(
+    store: Store, key: str, player_id: str, game_id: str, keep_seconds: int, record: tuple[str, str]
+) -> bool:
+    """Claim ``game_id`` as the player's ranked attempt at the daily ``key``;
+    True for the first claim only (first writer wins, atomically, across
+    processes).  The claim expires when the day's leaderboard closes.
+    ``record`` is the setting of the day's record the game is dealt from
+    and its nonce (random, so it names one fixing of the record): the
+    claim is written only while the stored record holds that nonce
+    (``Store.claim``), else ``StaleDeal``, so nothing ranks on a deal the
+    store no longer has."""
+    setting, nonce = record
+    owner = await store.claim(_claim_name(key, player_id), game_id, keep_seconds, while_holding=(setting, nonce))
+    if owner is None:
+        raise StaleDeal(setting)
+    return owner == game_id
+
+
+async def release_claim(store: Store, key: str, player_id: str, game_id: str) -> None:
+    """Give up the claim of ``game_id``, a game that was never played (a
+    race game whose start did not happen); a claim of another game stays."""
+    await store.replace_setting(_claim_name(key, player_id), game_id, None, 1)
+
+
+async def ranked_attempt(store: Store, key: str, player_id: str) -> str | None:
+    """The game id of the player's ranked attempt at ``key``, if any."""
+    return await store.get_setting(_claim_name(key, player_id))
+
+
+async def check_practice(store: Store, key: str, player_id: str, day: date) -> None:
+    """Refuse practice of a daily deal before its ranked attempt has ended."""
+    claimed = await ranked_attempt(store, key, player_id)
+    loaded = await store.load_session(claimed) if claimed is not None else None
+    if loaded is None or loaded[0].status == "playing":
+        raise Refusal(
+            ErrorCode.UNAVAILABLE,
+            f"the daily deal of {day} can be practised once your ranked attempt at it has ended",
+            reason="ranked_first",
+        )
+
+
+async def public_bars(
+    store: Store, settings: Settings, key: str, day_start_ms: int, player: PlayerRecord, address: str | None,
+    game_id: str, keep_seconds: int,
+) -> list[str]:
+    """Why the ranked attempt ``game_id`` at the daily ``key``, just
+    claimed, may not count on the public board (empty: it may).  Every
+    ranked attempt takes one of its address's public places while one is
+    free (``public_attempts_per_address``), whoever plays it, so the
+    identity that looks at a deal uses up the place a second identity from
+    the same address would replay it in (a bot's attempt too, though a bot
+    ranks on its own board and is told no reason).  The places are first-writer-wins
+    settings, atomic across processes, kept as long as the claim; an
+    address counts as ``server.net.admission`` counts it (an IPv6 /64 as one)."""
+    bars = []
+    if address is not None and settings.public_attempts_per_address:
+        network = normalize(address)
+        for place in range(settings.public_attempts_per_address):
+            holder = await store.setting(_place_name(key, network, place), game_id, keep_seconds=keep_seconds)
+            if holder == game_id:
+                break
+        else:
+            bars.append(SAME_NETWORK)
+    if player.created_ms >= day_start_ms and not settings.public_new_players:
+        bars.append(NEW_PLAYER)
+    return [] if player.bot else bars
+
+
+def _place_name(key: str, network: str, place: int) -> str:
+    return f"public/{key}/{network}/{place}"
+
+
+async def release_public_places(store: Store, settings: Settings, key: str, address: str | None, game_id: str) -> None:
+    """Give up the public places ``game_id`` took at ``address`` (a race
+    game whose start did not happen), as ``release_claim`` gives up its
+    claim; a place another game holds stays."""
+    if address is None:
+        return
+    network = normalize(address)
+    for place in range(settings.public_attempts_per_address):
+        await store.replace_setting(_place_name(key, network, place), game_id, None, 1)
+
+
+def inhuman(settings: Settings, session: Session) -> bool:
+    """Whether a game was played at a cadence no person keeps, read from
+    the server's clock in its log (never a time the client sent): at
+    least ``cadence_min_actions`` actions with a median interval under
+    ``cadence_median_ms``, or a win with no interval over
+    ``cadence_pause_ms``.  A replayed line meets it; a script that waits
+    between its moves does not (docs/protocol.md, "What a rank
+    guarantees"; ``bench/cadence.py`` measures it on human-like play)."""
+    times = [action.at_ms for action in session.log if action.kind in COUNTED_KINDS]
+    intervals = [later - earlier for earlier, later in zip(times, times[1:])]
+    if not intervals:
+        return False
+    if settings.cadence_median_ms and len(times) >= settings.cadence_min_actions:
+        if median(intervals) < settings.cadence_median_ms:
+            return True
+    return bool(settings.cadence_pause_ms) and session.result == engine.WON and max(intervals) <= settings.cadence_pause_ms
+
+
+def unlisted(settings: Settings, session: Session) -> list[str]:
+    """Why a ranked daily attempt is not on its public board: the reasons
+    fixed at its start, and ``CADENCE`` once a win is flagged.  Empty for
+    any other game, a bot's included (a bot has its own board anyway)."""
+    header = session.header
+    if not header.ranked or header.daily is None or header.bot:
+        return []
+    flagged = [CADENCE] if session.result == engine.WON and inhuman(settings, session) else []
+    return flagged + list(header.unlisted)

@@ -1,0 +1,486 @@
+"""Races as one server process serves them: the requests, the race's
+clocks, and what happens when a race changes.
+
+Built from parts it holds: ``server.races.ledgers.RaceRooms`` (the ledgers,
+their channel, and the watching part's questions about race games),
+which tells the desk of each change as its ``RaceChanges``;
+``server.races.followers`` (who follows a race and what they are sent);
+``server.races.start`` (a start's deal and games).  Here:
+
+- Requests: create, join (by code), start (prepares one game per racer,
+  claiming daily ranked attempts, then appends ``start``; a start that
+  fails discards its games, and games a failed discard or a killed
+  process left behind give up their claims and are dropped when their
+  racer next says hello or starts a game; ``server.races.start``), watch,
+  rematch, history;
+  and for playing: whether a race game may be acted on, and the progress
+  to publish after each action.
+- Clocks (on the injected ``Scheduler``): at ``starts_at`` each process
+  gives its connected racers their boards; at ``ends_at`` it settles the
+  race (abandoning games still playing, then appending ``finish``; the
+  log decides who appends it).  A race nobody follows is settled when
+  someone next loads it.
+- Presence: a racer with no connection following the race here is
+  ``disconnected`` (a ledger entry, so every process agrees).
+
+The desk never sees the Hub: what it needs of the game side is four
+calls (``RaceBoards``), attached once both sides exist.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from typing import Awaitable, Callable, Container
+
+import engine
+from engine import EngineError
+from protocol import ErrorCode
+from protocol import to_client as tc
+from protocol import to_server as ts
+from protocol.to_server import RequestId
+from server.deals.daily import daily_variant, known_game
+from server.model.fair_play import check_automatic
+from server.deals.keeper import RaceDealStock
+from server.runtime.metrics import Metrics
+from server.net.outbox import Outbox
+from server.net.peer import Peer, require_player
+from server.races.followers import RaceFollowers, RaceRoom
+from server.races.start import RaceStarts
+from server.races.ledgers import CODE_DOCUMENT, LEDGER_RETRIES, RACE_DOCUMENT, RaceRooms, history_index
+from server.races.progress import Progress
+from server.races.state import (
+    FINISHED,
+    RUNNING,
+    Milestones,
+    RosterChanged,
+    event_of,
+    normalize_code,
+)
+from server.model.refusal import Refusal, from_engine
+from server.runtime.scheduler import Scheduler
+from server.deals.proofs import DealProver
+from server.model.session import Session
+from server.runtime.settings import Settings
+from server.storage.base import Action, SessionHeader, StorageError, Store
+
+log = logging.getLogger("arena.races")
+
+REJOIN_SCAN = 10
+ORPHAN_AGE_MS = 60_000
+"""A race game this old that its race does not list was prepared for a
+start that failed (a start takes milliseconds; younger ones may be a
+start still in progress on another process)."""
+
+
+@dataclass(frozen=True)
+class RaceBoards:
+    """What the race desk needs from the game side: handing a racer its
+    board, ending the delays of a race's boards, abandoning a game, and
+    making room for one more live game of a player."""
+
+    watch_game: Callable[[Peer, str], Awaitable[None]]
+    race_over: Callable[[list[str]], None]
+    abandon: Callable[[str], Awaitable[None]]
+    make_room_for: Callable[[str], Awaitable[None]]
+
+
+class RaceDesk:
+    """Race requests, clocks and changes; see the module docstring."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        clock: Callable[[], int],
+        scheduler: Scheduler,
+        outbox: Outbox,
+        metrics: Metrics,
+        origin: str,
+        prover: DealProver,
+        race_deals: RaceDealStock,
+        held_games: Container[str],
+    ) -> None:
+        self._settings = settings
+        self._store = store
+        self._now = clock
+        self._outbox = outbox
+        self._scheduler = scheduler
+        self._metrics = metrics
+        self._starts = RaceStarts(settings, store, prover, race_deals)
+        self._boards: RaceBoards | None = None
+        self.followers = RaceFollowers(outbox, clock, settings.watch_limit)
+        self.ledgers = RaceRooms(settings, store, clock, origin, outbox, held_games, changes=self)
+        """The ledgers of the races held here; the watching part asks them
+        about race games directly (``RaceViews``)."""
+
+    def attach(self, boards: RaceBoards) -> None:
+        """Give the desk the game side, which is built after it (the game
+        side asks the desk about race games, and the desk asks it back)."""
+        self._boards = boards
+
+    @property
+    def boards(self) -> RaceBoards:
+        assert self._boards is not None, "the Hub attaches the game side before serving"
+        return self._boards
+
+    # ------------------------------------------------------------ requests
+
+    async def create(self, peer: Peer, message: ts.CreateRace) -> None:
+        player = require_player(peer)
+        game_cls = known_game(message.game)
+        try:
+            probe = engine.new_game(
+                game_cls.id, message.deal if isinstance(message.deal, int) else game_cls.FIRST_DEAL, **message.options
+            )
+        except EngineError as error:
+            raise from_engine(error) from None
+        options = dict(probe.options)
+        check_automatic(game_cls, options, "a race")
+        if message.deal == "daily":
+            daily_variant(game_cls, options)
+        host = tc.Owner(player_id=player.player_id, name=player.display_name)
+        self.followers.check_limit(peer)
+        room = await self.ledgers.create(game_cls.id, options, message.deal, host, [host])
+        self._metrics.race_events.labels("created").inc()
+        self.followers.add(peer, room)
+        self.followers.reply(peer, room, "created", message.id)
+
+    async def join(self, peer: Peer, message: ts.JoinRace) -> None:
+        player = require_player(peer)
+        code = normalize_code(message.code)
+        found = await self._store.get_document(CODE_DOCUMENT, code) if code is not None else None
+        if found is None:
+            raise Refusal(ErrorCode.RACE_NOT_FOUND, f"no race has the invite code {message.code!r}")
+        room = await self.ledgers.room(found["race_id"])
+        self.followers.check_limit(peer, room)
+        player_id = player.player_id
+        joined = await self.ledgers.change(
+            room, lambda state, now: state.join_entry(player_id, player.display_name, now), peer, message.id
+        )
+        await self._store.index_document(RACE_DOCUMENT, history_index(player_id), room.race_id, room.state.created_ms)
+        if joined is None:
+            await self._follow_as(peer, room, message.id)
+
+    async def start(self, peer: Peer, message: ts.StartRace) -> None:
+        player_id = require_player(peer).player_id
+        room = await self.ledgers.room(message.race_id)
+        now = self._now()
+        room.state.check_start(player_id, now)
+        deal, record = await self._starts.deal_for(room.state, now)
+        starts_at = now + room.state.countdown_ms
+        prepared: dict[str, tuple[str, bool] | None] = {}
+        headers: list[SessionHeader] = []
+        try:
+            for _ in range(LEDGER_RETRIES):
+                for racer_id in [racer for racer in room.state.racers if racer not in prepared]:
+                    part = await self._starts.prepare_game(
+                        room.state, racer_id, deal, record, starts_at, now, self.boards.make_room_for
+                    )
+                    prepared[racer_id] = part.entry
+                    headers += [part.header] if part.header is not None else []
+                if not headers:
+                    raise Refusal(
+                        ErrorCode.UNAVAILABLE,
+                        "every racer is still playing their ranked attempt at today's daily; start once one has finished",
+                        reason="ranked_first",
+                    )
+                try:
+                    await self.ledgers.change(
+                        room,
+                        lambda state, at: state.start_entry(player_id, at, starts_at=starts_at, deal=deal, games=prepared),
+                        peer,
+                        message.id,
+                    )
+                    self._metrics.race_events.labels("started").inc()
+                    return
+                except RosterChanged:
+                    continue
+            raise Refusal(ErrorCode.STATE_CONFLICT, "racers kept joining while the race started; start it again")
+        except (Refusal, StorageError):
+            # Another start of this race that won took the same games: keep those.
+            await self._starts.discard_games([header for header in headers if header.game_id not in room.state.games])
+            raise
+
+    async def watch(self, peer: Peer, message: ts.WatchRace) -> None:
+        room = await self.ledgers.room(message.race_id)
+        self.followers.check_limit(peer, room)
+        await self._follow_as(peer, room, message.id)
+
+    async def unwatch(self, peer: Peer, message: ts.UnwatchRace) -> None:
+        room = self.ledgers.rooms.get(message.race_id)
+        if room is not None:
+            self._drop_watcher(peer, room)
+        self._outbox.send(peer, tc.Ack(id=message.id))
+
+    async def rematch(self, peer: Peer, message: ts.Rematch) -> None:
+        player = require_player(peer)
+        room = await self.ledgers.room(message.race_id)
+        state = room.state
+        state.check_rematch(player.player_id, self._now())
+        if state.rematch is None:
+            asker = tc.Owner(player_id=player.player_id, name=player.display_name)
+            others = [tc.Owner(player_id=r.player_id, name=r.name) for r in state.racers.values() if r.player_id != asker.player_id]
+            fresh = await self.ledgers.create(state.game, state.options, "winnable", asker, [asker, *others])
+            try:
+                pointed = await self.ledgers.change(
+                    room, lambda current, now: current.rematch_entry(player.player_id, fresh.race_id, now), peer
+                )
+            except BaseException:
+                await self.ledgers.discard_race(fresh)
+                raise
+            if pointed is not None:
+                self._metrics.race_events.labels("created").inc()
+                self.followers.add(peer, fresh)
+                self.followers.reply(peer, fresh, "created", message.id)
+                return
+            await self.ledgers.discard_race(fresh)
+        assert room.state.rematch is not None
+        await self._follow_as(peer, await self.ledgers.room(room.state.rematch), message.id)
+
+    async def history(self, peer: Peer, message: ts.ListRaces) -> None:
+        asker = peer.player.player_id if peer.player is not None else None
+        player_id = message.player_id or require_player(peer).player_id
+        documents = await self._store.list_documents(RACE_DOCUMENT, history_index(player_id), message.limit)
+        now = self._now()
+        races = []
+        for document in documents:
+            room = self.ledgers.rooms.get(document["race_id"])
+            state = room.state if room is not None else await self.ledgers.read(document["race_id"])
+            if state is None:
+                continue
+            progress = room.progress if room is not None else state.final_progress()
+            races.append(state.info(progress, now, member=asker in state.racers))
+        self._outbox.send(peer, tc.Races(id=message.id, player_id=player_id, races=races))
+
+    # ------------------------------------------------------------ the game side's hooks
+
+    async def rejoin(self, peer: Peer, player_id: str) -> None:
+        """After ``hello`` with a token: follow the player's unfinished races again."""
+        documents = await self._store.list_documents(RACE_DOCUMENT, history_index(player_id), REJOIN_SCAN)
+        for document in documents:
+            try:
+                room = await self.ledgers.room(document["race_id"])
+            except Refusal:
+                continue
+            if room.state.phase(self._now()) != FINISHED and player_id in room.state.racers:
+                await self._follow_as(peer, room, None)
+            else:
+                self.ledgers.release_room(room)
+
+    async def without_orphans(self, headers: list[SessionHeader]) -> list[SessionHeader]:
+        """``headers`` less the race games their race never started with,
+        which are discarded: a start whose store failed after preparing
+        games and before the race's ledger took the start (the discard at
+        that moment fails too when the store is down) leaves them behind."""
+        kept: list[SessionHeader] = []
+        now = self._now()
+        for header in headers:
+            if header.race_id is not None and now - header.created_ms > ORPHAN_AGE_MS:
+                try:
+                    room = await self.ledgers.room(header.race_id)
+                except Refusal:
+                    room = None
+                orphan = room is None or header.game_id not in room.state.games
+                if room is not None:
+                    self.ledgers.release_room(room)
+                if orphan:
+                    await self._starts.discard_games([header])
+                    continue
+            kept.append(header)
+        return kept
+
+    async def check_action(self, session: Session) -> None:
+        """Refuse acting on a race game outside the running race."""
+        header = session.header
+        assert header.race_id is not None
+        try:
+            room = await self.ledgers.room(header.race_id)
+        except Refusal:
+            return
+        self.ledgers.release_room(room)
+        phase = room.state.phase(self._now())
+        if phase == FINISHED:
+            raise Refusal(ErrorCode.RACE_STATE, "this race is over; it accepts no more moves", game_id=header.game_id)
+        if phase != RUNNING:
+            raise Refusal(ErrorCode.RACE_STATE, room.state.wait_sentence(self._now()), game_id=header.game_id)
+
+    async def progressed(self, session: Session) -> None:
+        """A racer's game changed here: tell everyone following the race."""
+        race_id = session.header.race_id
+        assert race_id is not None
+        progress = Progress.of(session)
+        await self.ledgers.share_progress(race_id, session.header.owner, progress)
+        if session.result is not None:
+            self.ledgers.spawn(self.settle(race_id))
+
+    def disconnect(self, peer: Peer) -> None:
+        for race_id in self.followers.watching.pop(peer, set()):
+            room = self.ledgers.rooms.get(race_id)
+            if room is not None:
+                self._drop_watcher(peer, room, forget=False)
+
+    def progress_changed(self, room: RaceRoom, player_id: str) -> None:
+        self.followers.broadcast_progress(room, player_id)
+
+    def resync(self, peer: Peer) -> None:
+        """Queue a fresh race message for each race ``peer`` follows (after
+        the outbox dropped its backlog)."""
+        for race_id in self.followers.watching.get(peer, ()):
+            room = self.ledgers.rooms.get(race_id)
+            if room is not None:
+                peer.backlog.append(peer.codec.encode(self.followers.message(room, "snapshot", room.member(peer))))
+
+    # ------------------------------------------------------------ settling
+
+    async def settle(self, race_id: str) -> None:
+        """End the race if every game is over or its time is up (any
+        process may try; the ledger takes one ``finish``)."""
+        try:
+            room = await self.ledgers.room(race_id)
+            async with room.settling:
+                state = room.state
+                if state.starts_at is None or state.finished_ms is not None:
+                    return
+                sessions = await self.ledgers.sessions(state)
+                playing = [game_id for game_id, session in sessions.items() if session and session.result is None]
+                if playing and self._now() < (state.ends_at or 0):
+                    return
+                for game_id in playing:
+                    await self._abandon(game_id)
+                if playing:
+                    sessions = await self.ledgers.sessions(state)
+                by_racer = {state.games[game_id]: session for game_id, session in sessions.items()}
+                results = state.results_of(by_racer)
+                if await self.ledgers.change(room, lambda current, now: current.finish_entry(now, results)) is not None:
+                    self._metrics.race_events.labels("finished").inc()
+            self.ledgers.release_room(room)
+        except (Refusal, StorageError) as error:
+            log.warning("could not settle race %s: %s", race_id, getattr(error, "message", error))
+
+    async def _abandon(self, game_id: str) -> None:
+        for _ in range(LEDGER_RETRIES):
+            try:
+                await self.boards.abandon(game_id)
+                return
+            except Refusal as refusal:
+                if refusal.code is not ErrorCode.STATE_CONFLICT:
+                    raise
+
+    # ------------------------------------------------------------ changes
+
+    def race_changed(
+        self, room: RaceRoom, before: Milestones, entry: Action | None, actor: Peer | None,
+        request_id: RequestId | None,
+    ) -> None:
+        """Side effects of the state's change (by ``entry``, or by a reload),
+        then the news to every watcher."""
+        started, finished, rematched = before
+        state = room.state
+        if state.starts_at is not None and not started:
+            room.progress = {player_id: room.progress.get(player_id, Progress()) for player_id in state.racers}
+            self._schedule(room)
+        if state.finished_ms is not None and not finished:
+            room.progress = state.final_progress()
+            for timer in room.timers:
+                timer.cancel()
+            self.boards.race_over(list(state.games))
+        if state.rematch is not None and not rematched:
+            for peer in list(room.watchers):
+                if room.member(peer) and peer is not actor:
+                    self.ledgers.spawn(self._follow_rematch(peer, state.rematch))
+        if entry is not None and entry.kind == "presence":
+            self.followers.broadcast_progress(room, json.loads(entry.text)["player_id"])
+            return
+        if actor is not None:
+            self.followers.add(actor, room)
+        self.followers.broadcast(room, event_of(state, before, entry), actor, request_id)
+
+    async def _follow_rematch(self, peer: Peer, race_id: str) -> None:
+        try:
+            await self._follow_as(peer, await self.ledgers.room(race_id), None)
+        except (Refusal, StorageError) as error:
+            log.warning("could not follow rematch %s: %s", race_id, error)
+
+    # ------------------------------------------------------------ timers
+
+    def race_armed(self, room: RaceRoom) -> None:
+        """A race followed from now on: its clocks, and a settling in case
+        its end passed while nobody followed it (every game over, or the
+        time limit gone by).  A race still under way is settled by its
+        clock or its last game's end, so loading it reads no log twice."""
+        self._schedule(room)
+        state = room.state
+        if state.starts_at is None or state.finished_ms is not None:
+            return
+        every_game_over = all(
+            (progress := room.progress.get(racer)) is not None and progress.result is not None
+            for racer in state.games.values()
+        )
+        if every_game_over or self._now() >= (state.ends_at or 0):
+            self.ledgers.spawn(self.settle(room.race_id))
+
+    def _schedule(self, room: RaceRoom) -> None:
+        """Arm the race's clocks: the boards at ``starts_at``, the settling at ``ends_at``."""
+        for timer in room.timers:
+            timer.cancel()
+        room.timers = []
+        state = room.state
+        if state.starts_at is None or state.ends_at is None or state.finished_ms is not None:
+            return
+        self._at(room, state.starts_at, lambda: self._go(room))
+        self._at(room, state.ends_at, lambda: self.ledgers.spawn(self.settle(room.race_id)))
+
+    def _at(self, room: RaceRoom, when_ms: int, action: Callable[[], None]) -> None:
+        """Run ``action`` once the server's clock reads ``when_ms`` (the
+        event loop's timer may fire a little early: then wait again)."""
+
+        def fire() -> None:
+            if self._now() < when_ms:
+                self._at(room, when_ms, action)
+            else:
+                action()
+
+        delay = max(0, when_ms - self._now()) / 1000
+        room.timers.append(self._scheduler.call_later(delay, fire))
+
+    def _go(self, room: RaceRoom) -> None:
+        """The countdown is over: each racer following here gets their board."""
+        for peer in list(room.watchers):
+            racer = room.state.racers.get(peer.player.player_id) if peer.player is not None else None
+            if racer is not None and racer.game_id is not None:
+                self.ledgers.spawn(self._watch_game(peer, racer.game_id))
+
+    async def _watch_game(self, peer: Peer, game_id: str) -> None:
+        try:
+            await self.boards.watch_game(peer, game_id)
+        except (Refusal, StorageError) as error:
+            log.info("could not hand %r its board %s: %s", peer, game_id, error)
+
+    # ------------------------------------------------------------ watchers
+
+    async def _follow_as(self, peer: Peer, room: RaceRoom, request_id: RequestId | None) -> None:
+        """Follow a race: a snapshot now; a racer coming back is connected again."""
+        self.followers.add(peer, room)
+        self.followers.reply(peer, room, "snapshot", request_id)
+        if peer.player is not None:
+            player_id = peer.player.player_id
+            await self.ledgers.change(room, lambda state, now: state.presence_entry(player_id, True, now))
+
+    def _drop_watcher(self, peer: Peer, room: RaceRoom, forget: bool = True) -> None:
+        room.watchers.discard(peer)
+        if forget:
+            self.followers.watching.get(peer, set()).discard(room.race_id)
+        player_id = peer.player.player_id if peer.player is not None else None
+        if player_id in room.state.racers and not room.connected_here(player_id):
+            self.ledgers.spawn(self._presence(room, player_id, False))
+        else:
+            self.ledgers.release_room(room)
+
+    async def _presence(self, room: RaceRoom, player_id: str, connected: bool) -> None:
+        try:
+            await self.ledgers.change(room, lambda state, now: state.presence_entry(player_id, connected, now))
+        except (Refusal, StorageError) as error:
+            log.info("could not record the presence of %s in %s: %s", player_id, room.race_id, error)
+        self.ledgers.release_room(room)

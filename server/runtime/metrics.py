@@ -1,0 +1,138 @@
+"""``/metrics`` through ``prometheus_client``.
+
+Each ``Hub`` has its own ``CollectorRegistry``: tests start many hubs in
+one process, and the library's global registry would mix their counts
+and refuse a second metric of the same name.  Counters and histograms
+are bumped by the core as things happen; the gauges that are
+cheaper to read than to track (connections, live games, watchers, send
+queues, races by phase) are read from the hub at each scrape by
+``HubGauges``, so they are never stale.  Every labelled child is created
+up front, so a series exists at 0 before its first event and ``rate()``
+sees that first event.
+"""
+
+from __future__ import annotations
+
+from collections import Counter as Tally
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import partial
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, Info, ProcessCollector
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.exposition import generate_latest
+from prometheus_client.registry import Collector
+
+from protocol import ErrorCode
+from server.cli import arena_version
+from server.races.state import COUNTDOWN, EXPIRED, FINISHED, LOBBY, RUNNING
+
+RACE_EVENTS = ("created", "started", "finished")
+CATCH_UP_CAUSES = ("gap", "audit", "watch")
+RACE_PHASES = (LOBBY, EXPIRED, COUNTDOWN, RUNNING, FINISHED)
+# Handling an action or a broadcast takes tens of microseconds to a few
+# milliseconds; the library's default buckets start at 5 ms and would put
+# nearly every observation in the first one.
+FAST_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
+# Lag is measured on the millisecond wall clock and may cross processes.
+LAG_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+# Solver work runs from milliseconds to its budget of several seconds.
+SEARCH_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+
+
+@dataclass(frozen=True)
+class Gauges:
+    """What the hub holds at the moment of a scrape; ``races`` counts its
+    races by phase."""
+
+    connections: int
+    live_games: int
+    watchers: int
+    backlog: int
+    races: Tally[str]
+
+
+class HubGauges(Collector):
+    """Reads the hub's gauges when the registry is collected, instead of
+    keeping copies that every connect, watch and send would have to update."""
+
+    def __init__(self, read: Callable[[], Gauges]) -> None:
+        self.read = read
+
+    def collect(self) -> Iterator[Metric]:
+        now = self.read()
+        yield GaugeMetricFamily("arena_connections", "Open WebSocket connections.", value=now.connections)
+        yield GaugeMetricFamily(
+            "arena_live_games", "Games held in this process that are not finished.", value=now.live_games
+        )
+        yield GaugeMetricFamily(
+            "arena_watchers", "Connections watching a game (a player counts for each game).", value=now.watchers
+        )
+        yield GaugeMetricFamily(
+            "arena_send_queue_frames", "Frames waiting in connections' send queues.", value=now.backlog
+        )
+        races = GaugeMetricFamily("arena_races", "Races held in this process, by phase.", labels=["phase"])
+        for phase in RACE_PHASES:
+            races.add_metric([phase], now.races[phase])
+        yield races
+
+
+class Metrics:
+    """One hub's metrics and the registry that renders them."""
+
+    def __init__(self, gauges: Callable[[], Gauges]) -> None:
+        self.registry = CollectorRegistry()
+        registry = self.registry
+        ProcessCollector(registry=registry)
+        Info("arena_build", "The running release.", registry=registry).info({"version": arena_version()})
+        registry.register(HubGauges(gauges))
+        fast = partial(Histogram, registry=registry, buckets=FAST_BUCKETS)
+        search = partial(Histogram, registry=registry, buckets=SEARCH_BUCKETS)
+        self.actions = Counter("arena_actions", "Actions accepted and persisted.", registry=registry)
+        self.action_seconds = fast(
+            "arena_action_seconds",
+            "Time from starting an accepted action to its diff handed to every local watcher "
+            "(engine, store append, broadcast).",
+        )
+        self.errors = Counter("arena_errors", "Error messages sent, by code.", ["code"], registry=registry)
+        for code in ErrorCode:
+            self.errors.labels(code.value)
+        self.overflows = Counter(
+            "arena_send_queue_overflows", "Slow connections whose queue overflowed.", registry=registry
+        )
+        self.race_events = Counter(
+            "arena_race_events", "Races created, started and finished by this process.", ["event"], registry=registry
+        )
+        for event in RACE_EVENTS:
+            self.race_events.labels(event)
+        self.broadcast = fast("arena_broadcast_seconds", "Time to hand one diff to every local watcher of a game.")
+        self.relay_lag = Histogram(
+            "arena_broadcast_lag_seconds",
+            "From an action's timestamp to its diff reaching this process's watchers (includes relay).",
+            registry=registry,
+            buckets=LAG_BUCKETS,
+        )
+        self.catch_ups = Counter(
+            "arena_room_catch_ups",
+            "Games reloaded because the store had entries this process had not applied, by who noticed: "
+            "gap (a later relayed entry), audit (the periodic check of stored lengths), watch (watch or hello).",
+            ["cause"],
+            registry=registry,
+        )
+        for cause in CATCH_UP_CAUSES:
+            self.catch_ups.labels(cause)
+        self.finish_searches = search(
+            "arena_finish_search_seconds",
+            "Solver searches for a safe automatic finish (worker threads, off the event loop).",
+        )
+        self.analyses = search("arena_analysis_seconds", "Post-game analyses (worker threads, one slot each).")
+
+    def action(self, seconds: float) -> None:
+        """Count one accepted action and how long handling it took."""
+        self.actions.inc()
+        self.action_seconds.observe(seconds)
+
+    def render(self) -> str:
+        """The exposition text, served as ``prometheus_client.CONTENT_TYPE_LATEST``."""
+        return generate_latest(self.registry).decode()
+

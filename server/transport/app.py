@@ -1,0 +1,438 @@
+"""The asyncio adapter: websockets connections in, ``Hub`` calls out.
+
+Everything that decides lives in ``server.core``; this module only
+accepts connections, negotiates the subprotocol, feeds frames to the hub,
+writes frames the hub queued, answers plain HTTP (``/healthz``,
+``/metrics``, the web client's files) and shuts down gracefully:
+stop accepting, let in-flight actions finish, answer every request
+already received and let queued frames go out, then close every
+connection with 1012 (service restart) and a reason.
+
+Decisions: the WebSocket endpoint is ``/ws`` (other paths are HTTP, and
+an upgrade elsewhere gets 404); permessage-deflate is off by default
+(``compression``), because it would compress each broadcast frame once
+per watcher instead of once per codec.  An address over its limits
+(``server.net.admission``) is refused before any HTTP is read when it is
+over its TCP flood guard or cooling down (``server.transport.listener`` resets the
+TCP connection as it is accepted), except for the first such connection,
+which hears why; that one, and a WebSocket handshake over the WebSocket
+rate or the cap of open connections, is refused at the handshake with
+HTTP 429, a ``Retry-After`` header and an ``error`` message as JSON
+body: no WebSocket is ever opened for it.  ``/admission`` answers, over
+plain HTTP, what a handshake would hear now.  Its
+connection slot is taken at the handshake and given back when the
+handshake task ends, whatever way it ends, so no slot leaks when a
+handshake fails half way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+import time
+from typing import Callable, Sequence
+from urllib.parse import urlsplit
+
+from prometheus_client import Counter
+from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+from websockets.protocol import State
+from websockets.typing import Subprotocol
+
+from protocol import CODECS, JSON, SUBPROTOCOLS, codec_for
+from protocol import to_client as tc
+from server.net.admission import Denial, SocketPeer
+from server.core import Hub, wall_clock_ms
+from server.transport.keepalive import screened_by
+from server.transport.listener import LISTEN_BACKLOG, screened_listener
+from server.net.outbox import CLOSE_TRY_AGAIN_LATER
+from server.net.peer import Peer
+from server.games.retention import Sweeper, retention_of
+from server.runtime.scheduler import Scheduler
+from server.runtime.searches import Searchers
+from server.runtime.settings import Settings
+from server.storage import StorageRefused, StorageUnavailable, Store, open_store
+from server.transport.web import METHODS, METRICS_CONTENT_TYPE, respond, site_response
+
+log = logging.getLogger("arena.app")
+
+WEBSOCKET_PATH = "/ws"
+ADMISSION_PATH = "/admission"
+"""Plain HTTP: whether this address's next WebSocket handshake would be
+admitted (200), or why not (429, as the handshake would be refused)."""
+FLUSH_POLL_SECONDS = 0.01
+CLOSE_SERVICE_RESTART = 1012
+RESTART_REASON = "server restarting; reconnect with your token"
+
+
+class WebSocketOutlet:
+    """A peer's frames onto one websockets connection: written at once
+    when the socket is idle, else drained by a writer task in order.  A
+    frame the writer cannot hand over within ``write_timeout`` closes the
+    connection with 1013: a client that stopped reading holds no more
+    than the bounded buffers (``write_buffer_bytes``, the kernel's
+    ``kernel_send_buffer_bytes``, ``send_queue``) and is gone after the
+    closing handshake's ``close_timeout``, keepalive pings or not."""
+
+    def __init__(self, connection: ServerConnection, text: bool, write_timeout: float | None) -> None:
+        self.connection = connection
+        self.text = text
+        self.write_timeout = write_timeout
+        self.peer: Peer | None = None
+        self._wake = asyncio.Event()
+        self._writing = False
+        self._writer: asyncio.Task[None] | None = None
+        self._closer: asyncio.Task[None] | None = None
+        self.handling = False
+        """A frame read off this connection is being answered."""
+
+    def start(self, peer: Peer) -> None:
+        self.peer = peer
+        self._writer = asyncio.create_task(self._drain(peer), name=f"writer {peer.number}")
+
+    def write_now(self, frame: bytes) -> bool:
+        connection = self.connection
+        if connection.protocol.state is not State.OPEN:
+            return True
+        if self._writing or connection.paused:
+            return False
+        broadcast((connection,), frame, text=self.text)
+        return True
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def close(self, code: int, reason: str) -> None:
+        if self._closer is None:
+            self._closer = asyncio.create_task(self._close(code, reason))
+
+    async def _close(self, code: int, reason: str) -> None:
+        """The closing handshake, cut off after ``close_timeout``: its close
+        frame queues behind everything unsent, which a client that stopped
+        reading never takes, and websockets waits for that buffer to drain
+        before its own close timeout starts."""
+        connection = self.connection
+        try:
+            async with asyncio.timeout(connection.close_timeout):
+                await connection.close(code, reason)
+        except TimeoutError:
+            connection.transport.abort()
+
+    @property
+    def idle(self) -> bool:
+        """Nothing queued and nothing being written."""
+        return not self._writing and not (self.peer and self.peer.backlog)
+
+    @property
+    def answered(self) -> bool:
+        """Every frame received so far has been answered and its reply
+        written: no frame waits in websockets' queue, none is being
+        handled, nothing waits to be written."""
+        return not self.handling and not len(self.connection.recv_messages.frames) and self.idle
+
+    async def close_for_restart(self, deadline: float) -> None:
+        """Close with 1012 once every frame received has its reply (or at
+        ``deadline``, loop time).  Reading stops first, so no request can
+        arrive between the last reply and the close frame; it starts again
+        once the close frame is out, to read the client's half of the
+        closing handshake."""
+        loop = asyncio.get_running_loop()
+        transport = self.connection.transport
+        transport.pause_reading()
+        while not self.answered and loop.time() < deadline:
+            await asyncio.sleep(FLUSH_POLL_SECONDS)
+        if self.peer is not None:
+            self.peer.close(CLOSE_SERVICE_RESTART, RESTART_REASON)  # frames read from now on are dropped unread
+        while self.connection.protocol.state is State.OPEN and loop.time() < deadline:
+            await asyncio.sleep(0)
+        transport.resume_reading()
+        if self._closer is not None:
+            await self._closer
+
+    async def _drain(self, peer: Peer) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while peer.backlog and not peer.closed:
+                frame = peer.backlog.popleft()
+                self._writing = True
+                try:
+                    async with asyncio.timeout(self.write_timeout):
+                        await self.connection.send(frame, text=self.text)
+                except ConnectionClosed:
+                    return
+                except TimeoutError:
+                    # The client stopped reading: the kernel's buffers and
+                    # the write buffer are full and nothing drains them.
+                    peer.close(CLOSE_TRY_AGAIN_LATER, "too slow to read; reconnect and watch again")
+                    return
+                finally:
+                    self._writing = False
+
+    async def finish(self) -> None:
+        """Stop writing; wait for a close this outlet started."""
+        if self._writer is not None:
+            self._writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._writer
+        if self._closer is not None:
+            await self._closer
+
+
+def select_subprotocol(connection: ServerConnection, offered: Sequence[Subprotocol]) -> Subprotocol | None:
+    """The client's first offer that we speak; none (JSON) otherwise."""
+    return next((choice for choice in offered if choice in CODECS), None)
+
+
+class ArenaServer:
+    """One server process.  Use ``async with ArenaServer(settings) as server``
+    (tests) or ``await run(settings)`` (the CLI).  ``monotonic`` is the
+    hub's clock of rate limits and admission, ``clock`` (ms) and
+    ``scheduler`` those of races and spectator delays, ``searchers`` the
+    assists' worker pools: all injected by tests that advance time or
+    hold a search instead of sleeping, so that a timing rule seen through
+    real sockets cannot fail on a loaded machine."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store | None = None,
+        monotonic: Callable[[], float] = time.monotonic,
+        *,
+        clock: Callable[[], int] = wall_clock_ms,
+        scheduler: Scheduler | None = None,
+        searchers: Searchers | None = None,
+    ) -> None:
+        self.settings = settings
+        self._own_store = store is None
+        self.store = store if store is not None else open_store(settings.redis_url, retention=retention_of(settings))
+        self.hub = Hub(settings, self.store, clock=clock, monotonic=monotonic, scheduler=scheduler, searchers=searchers)
+        self.sweeper = Sweeper(self.store, settings, self.hub.metrics.registry)
+        self._resets = Counter(
+            "arena_connections_reset",
+            "TCP connections reset as they were accepted (over the TCP flood guard, or cooling down).",
+            registry=self.hub.metrics.registry,
+        )
+        self._server: Server | None = None
+        self._outlets: set[WebSocketOutlet] = set()
+        self._addresses: dict[ServerConnection, str] = {}
+
+    async def start(self) -> None:
+        settings = self.settings
+        await self.store.ping()
+        await self.sweeper.sweep()
+        self.hub.start()
+        self.sweeper.start()
+        self.listener = screened_listener(settings.host, settings.port, self._screen, self.hub.admission.barred_seconds)
+        self.hub.admission.on_told_barred = self.listener.drop_from
+        self._server = await serve(
+            self._serve_connection,
+            sock=self.listener,
+            backlog=LISTEN_BACKLOG,
+            subprotocols=[Subprotocol(name) for name in SUBPROTOCOLS],
+            select_subprotocol=select_subprotocol,
+            process_request=self._process_request,
+            create_connection=screened_by(self._another_request),
+            compression="deflate" if settings.compression else None,
+            max_size=settings.max_frame_bytes,
+            ping_interval=settings.ping_interval,
+            ping_timeout=settings.ping_timeout,
+            close_timeout=settings.close_timeout,
+            write_limit=settings.write_buffer_bytes,
+        )
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None, "start the server first"
+        return int(self._server.sockets[0].getsockname()[1])
+
+    @property
+    def url(self) -> str:
+        return f"ws://{self.settings.host}:{self.port}{WEBSOCKET_PATH}"
+
+    async def __aenter__(self) -> ArenaServer:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.shutdown()
+
+    # ------------------------------------------------------------ connections
+
+    async def _serve_connection(self, connection: ServerConnection) -> None:
+        send_buffer = self.settings.kernel_send_buffer_bytes
+        if send_buffer is not None:
+            connection.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
+        codec = codec_for(connection.subprotocol)
+        outlet = WebSocketOutlet(connection, codec.text, self.settings.write_timeout_seconds)
+        address = self._addresses[connection]
+        peer = self.hub.connect(codec, outlet, address)
+        log.info("connection %s opened from %s (%s)", connection.id.hex[:8], address, connection.subprotocol)
+        outlet.start(peer)
+        self._outlets.add(outlet)
+        try:
+            async for frame in connection:
+                # After the core closed this peer (1008, 1013) keep reading and
+                # dropping frames, so the client's close reply is read and the
+                # closing handshake ends now rather than at its timeout.
+                if not peer.closed:
+                    outlet.handling = True
+                    try:
+                        await self.hub.handle(peer, frame)
+                    finally:
+                        outlet.handling = False
+        except ConnectionClosed:
+            pass
+        finally:
+            self.hub.disconnect(peer)
+            self._outlets.discard(outlet)
+            await outlet.finish()
+            log.info("connection %s closed with code %s", connection.id.hex[:8], connection.close_code)
+
+    async def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        path = urlsplit(request.path).path
+        remote = connection.remote_address
+        notice = self.hub.admission.notice((remote[0], remote[1])) if remote else None
+        if notice is not None:
+            return self._refuse(connection, notice)
+        if request.method not in METHODS:
+            log.debug("refused %s %s: method not allowed", request.method, path)
+            response = respond(connection, 405, f"{request.method} is not served here: use GET\n", "text/plain")
+            response.headers["Allow"] = ", ".join(METHODS)
+            return response
+        if request.headers.get("Upgrade", "").lower() == "websocket":
+            if path != WEBSOCKET_PATH:
+                log.debug("refused a WebSocket upgrade on %s", path)
+                return respond(connection, 404, f"the WebSocket endpoint is {WEBSOCKET_PATH}\n", "text/plain")
+            if self.hub.closing:
+                return respond(connection, 503, "shutting down\n", "text/plain")
+            return self._admit(connection, request)
+        if path == WEBSOCKET_PATH:
+            log.debug("refused %s %s without an upgrade", request.method, path)
+            response = respond(connection, 426, f"{WEBSOCKET_PATH} speaks WebSocket only\n", "text/plain")
+            response.headers["Upgrade"] = "websocket"
+            response.headers["Connection"] = "Upgrade"
+            return response
+        if path == "/healthz":
+            status, body = await self._health()
+            return respond(connection, status, body, "text/plain")
+        if path == "/metrics":
+            return respond(connection, 200, self.hub.render_metrics(), METRICS_CONTENT_TYPE)
+        if path == ADMISSION_PATH:
+            return self._verdict(connection, request)
+        return await site_response(connection, request, self.settings.static_dir, path)
+
+    async def _health(self) -> tuple[int, str]:
+        """``/healthz``: 200 while the store takes a write within
+        ``health_timeout_seconds`` (``StoreHealth.probe``; a full or
+        read-only Redis still answers PING, so a write is what is asked)
+        and the server is not draining; 503 and the reason otherwise."""
+        health = self.hub.store_health
+        try:
+            async with asyncio.timeout(self.settings.health_timeout_seconds):
+                failure = await health.probe(self.store)
+        except TimeoutError:
+            failure = StorageUnavailable(f"no answer within {self.settings.health_timeout_seconds} s")
+            health.failed(failure)
+        if isinstance(failure, StorageRefused):
+            return 503, f"storage cannot write: {failure.reason}\n"
+        if failure is not None:
+            return 503, "storage unavailable\n"
+        return 503 if self.hub.closing else 200, "ok\n"
+
+    def _screen(self, peer: SocketPeer) -> bool:
+        """``Admission.screen``, counting the connections it resets."""
+        admitted = self.hub.admission.screen(peer)
+        if not admitted:
+            self._resets.inc()
+        return admitted
+
+    def _another_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        """``Admission.another_request`` for a kept-alive connection: None,
+        or its refusal (429)."""
+        remote = connection.remote_address
+        denial = self.hub.admission.another_request(remote[0]) if remote else None
+        return None if denial is None else self._refuse(connection, denial)
+
+    def _admit(self, connection: ServerConnection, request: Request) -> Response | None:
+        """Take a connection slot for the client's address, or refuse the
+        handshake (429).  The slot is given back when this handshake's task
+        ends: it runs the whole connection, so that is when the TCP
+        connection is gone, even if the handshake never completed."""
+        address = self._address(connection, request)
+        denial = self.hub.admission.open(address)
+        if denial is not None:
+            return self._refuse(connection, denial)
+        self._addresses[connection] = address
+        task = asyncio.current_task()
+        assert task is not None, "websockets runs each handshake in a task"
+        task.add_done_callback(lambda _: self._release(connection))
+        return None
+
+    def _address(self, connection: ServerConnection, request: Request) -> str:
+        header = self.settings.forwarded_for_header
+        remote = connection.remote_address
+        return self.hub.admission.address(remote[0] if remote else None, request.headers.get_all(header) if header else [])
+
+    def _verdict(self, connection: ServerConnection, request: Request) -> Response:
+        """``ADMISSION_PATH``: what a handshake from this address would hear now."""
+        denial = self.hub.admission.verdict(self._address(connection, request))
+        if denial is None:
+            response = respond(connection, 200, '{"type": "admitted"}', "application/json")
+        else:
+            response = self._denial(connection, denial)
+        response.headers["Cache-Control"] = "no-store"
+        return response
+
+    def _release(self, connection: ServerConnection) -> None:
+        self.hub.admission.close(self._addresses.pop(connection))
+
+    def _refuse(self, connection: ServerConnection, denial: Denial) -> Response:
+        self.hub.metrics.errors.labels(denial.code.value).inc()
+        return self._denial(connection, denial)
+
+    def _denial(self, connection: ServerConnection, denial: Denial) -> Response:
+        body = JSON.encode(tc.Error(code=denial.code, message=denial.message))
+        response = respond(connection, 429, body, "application/json")
+        response.headers["Retry-After"] = denial.retry_after_header
+        return response
+
+    # ------------------------------------------------------------ shutdown
+
+    async def shutdown(self) -> None:
+        """Stop accepting, finish in-flight actions, answer every request
+        received (new ones are refused with ``shutting_down``), close each
+        connection with 1012 and a reason, release the store if we opened
+        it.  Everything within ``shutdown_grace_seconds``."""
+        server = self._server
+        if server is None:
+            return
+        self._server = None
+        server.server.close()
+        grace = self.settings.shutdown_grace_seconds
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + grace
+        if not await self.hub.drain(grace):
+            log.warning("shutting down with actions still in flight after %.1f s", grace)
+        await asyncio.gather(*(outlet.close_for_restart(deadline) for outlet in list(self._outlets)))
+        server.close()
+        await server.wait_closed()
+        await self.sweeper.close()
+        await self.hub.close()
+        if self._own_store:
+            await self.store.close()
+
+
+async def run(settings: Settings, stop: asyncio.Event, on_ready: Callable[[ArenaServer], None] | None = None) -> None:
+    """Serve until ``stop`` is set, then shut down gracefully."""
+    server = ArenaServer(settings)
+    await server.start()
+    try:
+        if on_ready is not None:
+            on_ready(server)
+        await stop.wait()
+    finally:
+        await server.shutdown()

@@ -1,0 +1,166 @@
+"""Plain HTTP answered on kept-alive connections, on websockets' port.
+
+websockets answers the one request of a connection that is not a
+WebSocket upgrade and closes it (``Connection: close``): loading the web
+client then took a TCP connection per file, about 28, each a handshake,
+an ``accept`` and the admission's screening.  ``KeepAliveConnection``
+(handed to ``serve`` as ``create_connection``, the documented way to
+customise a connection) answers plain GET and HEAD requests one after
+another on the same connection instead, as HTTP/1.1 does by default,
+and hands the first request it does not keep alive for (a WebSocket
+upgrade, a refusal, ``Connection: close``, a connection past its time)
+to websockets' own handshake, unchanged: a WebSocket opened on a
+connection that served files first is like any other.
+
+A connection is kept alive for ``KEEP_ALIVE_SECONDS`` from when it was
+accepted: websockets gives the whole opening handshake ``open_timeout``
+(10 s by default) and aborts the connection after it, so the last answer
+is sent well before, with ``Connection: close``, and a connection idle
+until then is closed.  An idle connection also closes as soon as the
+server stops serving (checked every ``IDLE_CHECK_SECONDS``), so a
+shutdown does not wait for browsers' idle connections.
+
+Each request after a connection's first is screened first
+(``screen_request``; the server counts it against its TCP flood guard,
+``server.net.admission``), so a loop gains nothing by keeping a connection.
+
+Between requests the connection resets what websockets keeps of the one
+before (the request, its future and the request parser of its Sans-I/O
+protocol): websockets has no public way to read a second request.  If
+that state is not what this module expects (another websockets
+version), the connection answers as websockets does, one request and
+close; ``tests/server/test_server_keepalive.py`` fails then.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Awaitable, Callable
+
+from websockets.asyncio.server import ServerConnection
+from websockets.http11 import Request, Response
+from websockets.protocol import State
+
+KEEP_ALIVE_SECONDS = 5.0
+"""How long after it was accepted a connection still serves one more
+request: half of websockets' default ``open_timeout``."""
+IDLE_CHECK_SECONDS = 0.5
+"""How often an idle connection checks that the server still serves."""
+ScreenRequest = Callable[[ServerConnection, Request], "Response | None"]
+"""Before a further request on a connection: None, or the refusal to answer it."""
+KEPT_STATUSES = frozenset({200, 304, 404})
+"""Answers after which the connection stays open; any other (a refusal,
+an error, a 426 asking for an upgrade) is the connection's last."""
+
+
+class KeepAliveConnection(ServerConnection):
+    """A websockets server connection that answers plain HTTP requests
+    on a kept-alive connection (see the module docstring).  Before each
+    request after the first, ``screen_request`` may refuse it (its answer
+    is then the connection's last): a request on a kept-alive connection
+    should cost what the new connection it saves would have.  A server
+    sets it on a subclass of its own (``screened_by``), since websockets
+    makes connections from a class."""
+
+    screen_request: ScreenRequest | None = None
+
+    async def handshake(
+        self,
+        process_request: Any = None,
+        process_response: Any = None,
+        server_header: Any = None,
+        *args: Any,
+        **kwargs: Any,
+    ) -> None:
+        until = self.loop.time() + KEEP_ALIVE_SECONDS
+        await asyncio.wait([self.request_rcvd, self.connection_lost_waiter], return_when=asyncio.FIRST_COMPLETED)
+        served = 0
+        while process_request is not None and process_response is None and _kept_alive_for(self.request):
+            assert self.request is not None
+            refused = self.screen_request(self, self.request) if served and self.screen_request is not None else None
+            if refused is not None:
+                process_request = _answering(refused)
+                break
+            try:
+                response = process_request(self, self.request)
+                if isinstance(response, Awaitable):
+                    response = await response
+            except Exception as error:
+                # As websockets' own handshake does: logged, and a 500 that ends the connection.
+                self.protocol.handshake_exc = error
+                self.logger.error("process_request failed", exc_info=True)
+                process_request = _answering(self.protocol.reject(500, "Failed to answer.\nSee server log for more information.\n"))
+                break
+            served += 1
+            if not (response is not None and response.status_code in KEPT_STATUSES and self.loop.time() < until and self._may_read_again()):
+                process_request = _answering(response)
+                break
+            if not await self._answer(response, server_header, until):
+                return
+        await super().handshake(process_request, process_response, server_header, *args, **kwargs)
+
+    async def _answer(self, response: Response, server_header: Any, until: float) -> bool:
+        """Send ``response`` keeping the connection, and wait for the next
+        request: whether one came (False: the connection is closed)."""
+        headers = response.headers
+        for name in ("Connection", "Server", "Keep-Alive"):
+            if name in headers:
+                del headers[name]
+        headers["Keep-Alive"] = f"timeout={max(1, int(until - self.loop.time()))}"
+        if server_header is not None:
+            headers["Server"] = server_header
+        self.request = None
+        self.request_rcvd = self.loop.create_future()
+        self.protocol.parser = self.protocol.parse()
+        next(self.protocol.parser)
+        self.transport.write(response.serialize())
+        await self.drain()
+        while not self.request_rcvd.done() and not self.connection_lost_waiter.done():
+            left = until - self.loop.time()
+            if left <= 0 or not self.server.is_serving():
+                self.transport.close()
+                return False
+            await asyncio.wait(
+                [self.request_rcvd, self.connection_lost_waiter],
+                timeout=min(left, IDLE_CHECK_SECONDS),
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+        return self.request is not None
+
+    def _may_read_again(self) -> bool:
+        """Whether the connection is as a first request leaves it: nothing
+        read past that request, and websockets' state where expected."""
+        protocol = self.protocol
+        return (
+            protocol.state is State.CONNECTING
+            and not protocol.reader.buffer
+            and not protocol.eof_sent
+            and hasattr(protocol, "parse")
+            and isinstance(self.request_rcvd, asyncio.Future)
+        )
+
+
+def _kept_alive_for(request: Request | None) -> bool:
+    """Whether ``request`` may be answered with the connection kept open:
+    one that asks neither for an upgrade nor for the connection to close
+    (websockets reads no request body; the server refuses methods other
+    than GET and HEAD, and a refusal ends the connection)."""
+    if request is None:
+        return False
+    tokens = {token.strip().lower() for value in request.headers.get_all("Connection") for token in value.split(",")}
+    return "close" not in tokens and "upgrade" not in tokens and "Upgrade" not in request.headers
+
+
+def _answering(response: Response | None) -> Any:
+    """A ``process_request`` that answers ``response`` (computed already),
+    for websockets' own handshake to send as the connection's last."""
+
+    def process_request(connection: ServerConnection, request: Request) -> Response | None:
+        return response
+
+    return process_request
+
+
+def screened_by(screen_request: ScreenRequest) -> type[KeepAliveConnection]:
+    """``KeepAliveConnection`` with ``screen_request``, for ``serve``'s ``create_connection``."""
+    return type("ScreenedKeepAliveConnection", (KeepAliveConnection,), {"screen_request": staticmethod(screen_request)})

@@ -1,0 +1,181 @@
+"""Plain HTTP on the WebSocket port: health, metrics and the web client.
+
+websockets hands every request to ``process_request`` before the
+handshake; requests that are not WebSocket upgrades are answered here.
+Static files are served only from inside the configured directory: the
+path is resolved and must stay under the root, so ``..``, symlinks out
+and encoded tricks get a 404 rather than a file.
+
+A page load is cheap twice over: its files come on a few kept-alive
+connections (``server.transport.keepalive``), and a reload asks for few of them.
+The web client's HTML pages are served with their relative ``src`` and ``href`` rewritten under
+``/v/<version>/``, where the version is a digest of the names, sizes and
+modification times of every file of the site; a file asked for under the
+current version is served ``Cache-Control: immutable`` for a year, since
+any change to any file makes a new version and so new addresses.  A
+reload therefore asks for the page alone (revalidated: 304 when nothing
+changed) and takes every module from the browser's cache; only the
+first visit, or the first after a change, loads all of them.  The ES
+modules import each other by relative paths, so they stay under the
+page's version without being rewritten.  A file asked for under an
+older version is served as it is now, ``no-cache``: a page loaded just
+before a change never pins a new file under its old address.
+
+Other static files carry an ETag (size and modification time, so no file
+is read to answer a revalidation) and ``Cache-Control: no-cache``: a
+browser may keep them but must ask each time whether they changed, and
+an unchanged file costs a 304 without a body.  Only GET and HEAD are
+served (405 otherwise), and ``/ws`` without an upgrade says that it
+wants one (426).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import mimetypes
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote
+
+from prometheus_client import CONTENT_TYPE_LATEST
+from websockets.asyncio.server import ServerConnection
+from websockets.http11 import Request, Response
+
+INDEX = "index.html"
+METRICS_CONTENT_TYPE = CONTENT_TYPE_LATEST
+METHODS = ("GET", "HEAD")
+STATIC_CACHE_CONTROL = "no-cache"
+VERSIONED = "/v/"
+"""Where the files of one version of the site are served, immutable."""
+IMMUTABLE_CACHE_CONTROL = "public, max-age=31536000, immutable"
+RELATIVE_REFERENCE = re.compile(rb'\b(src|href)="(?![a-zA-Z][a-zA-Z0-9+.-]*:|/|#)([^"]*)"')
+"""A ``src`` or ``href`` attribute whose URL is relative to its page (no
+scheme such as ``data:``, no leading ``/``, not a fragment)."""
+
+
+@dataclass(frozen=True)
+class StaticFile:
+    path: Path
+    content_type: str
+    etag: str
+    size: int
+
+
+def etag_matches(if_none_match: str | None, etag: str) -> bool:
+    """Whether an ``If-None-Match`` header names ``etag`` (weak or strong
+    alike, as RFC 9110 asks for this header, or ``*``)."""
+    if if_none_match is None:
+        return False
+    tags = [tag.strip().removeprefix("W/") for tag in if_none_match.split(",")]
+    return "*" in tags or etag in tags
+
+
+def find_static(root: Path, url_path: str) -> StaticFile | None:
+    """The file under ``root`` that ``url_path`` names, or None."""
+    relative = unquote(url_path).lstrip("/")
+    if "\x00" in relative or "\\" in relative or any(part == ".." for part in relative.split("/")):
+        return None
+    base = root.resolve()
+    try:
+        candidate = (base / relative).resolve()
+        if candidate.is_dir():
+            candidate = candidate / INDEX
+        if not candidate.is_relative_to(base) or not candidate.is_file():
+            return None
+        status = candidate.stat()
+    except OSError:
+        return None  # a name too long for the file system, say: no such file
+    etag = f'"{status.st_size:x}-{status.st_mtime_ns:x}"'
+    content_type = mimetypes.guess_type(candidate.name)[0] or "application/octet-stream"
+    if content_type.startswith("text/") or content_type in ("application/javascript", "application/json"):
+        content_type += "; charset=utf-8"
+    return StaticFile(candidate, content_type, etag, status.st_size)
+
+
+def respond(connection: ServerConnection, status: int, body: bytes | str, content_type: str) -> Response:
+    """An HTTP response with ``body`` (websockets closes the connection after it)."""
+    data = body.encode() if isinstance(body, str) else body
+    response = connection.respond(status, "")
+    response.body = data
+    headers = response.headers
+    del headers["Content-Length"], headers["Content-Type"]
+    headers["Content-Length"] = str(len(data))
+    headers["Content-Type"] = content_type
+    return response
+
+
+async def static_response(connection: ServerConnection, request: Request, found: StaticFile) -> Response:
+    """``found`` for a GET (its bytes), a HEAD (its length only) or a
+    revalidation whose ETag still matches (304, no body)."""
+    if etag_matches(request.headers.get("If-None-Match"), found.etag):
+        response = respond(connection, 304, b"", found.content_type)
+        del response.headers["Content-Type"]
+    elif request.method == "HEAD":
+        response = respond(connection, 200, b"", found.content_type)
+        del response.headers["Content-Length"]
+        response.headers["Content-Length"] = str(found.size)
+    else:
+        response = respond(connection, 200, await asyncio.to_thread(found.path.read_bytes), found.content_type)
+    response.headers["ETag"] = found.etag
+    response.headers["Cache-Control"] = STATIC_CACHE_CONTROL
+    return response
+
+
+def site_version(root: Path) -> str:
+    """A digest of the path, size and modification time of every file
+    under ``root``: any change to the site changes it (a stat per file,
+    no file read)."""
+    base = root.resolve()
+    digest = hashlib.blake2b(digest_size=8)
+    for path in sorted(base.rglob("*")):
+        if path.is_file():
+            status = path.stat()
+            digest.update(f"{path.relative_to(base)}\0{status.st_size}\0{status.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def versioned_page(html: bytes, prefix: str) -> bytes:
+    """``html`` with its relative ``src`` and ``href`` under ``prefix``."""
+    return RELATIVE_REFERENCE.sub(lambda match: match[1] + b'="' + prefix.encode() + match[2] + b'"', html)
+
+
+async def site_response(connection: ServerConnection, request: Request, root: Path, url_path: str) -> Response:
+    """The site's file at ``url_path`` (see the module docstring): an HTML
+    page with its references under the current version, a file under the
+    current version immutable, anything else as ``static_response``."""
+    tag = None
+    if url_path.startswith(VERSIONED):
+        tag, _, rest = url_path.removeprefix(VERSIONED).partition("/")
+        url_path = "/" + rest
+    found = find_static(root, url_path)
+    if found is None:
+        return respond(connection, 404, "not found\n", "text/plain")
+    if found.content_type.startswith("text/html"):
+        return await page_response(connection, request, root, found)
+    response = await static_response(connection, request, found)
+    if tag is not None and tag == await asyncio.to_thread(site_version, root):
+        del response.headers["Cache-Control"]
+        response.headers["Cache-Control"] = IMMUTABLE_CACHE_CONTROL
+    return response
+
+
+async def page_response(connection: ServerConnection, request: Request, root: Path, found: StaticFile) -> Response:
+    """An HTML page of the site, its references under the current version.
+    Its ETag is the version, which covers the page itself."""
+    version = await asyncio.to_thread(site_version, root)
+    etag = f'"{version}"'
+    if etag_matches(request.headers.get("If-None-Match"), etag):
+        response = respond(connection, 304, b"", found.content_type)
+        del response.headers["Content-Type"]
+    else:
+        folder = found.path.parent.relative_to(root.resolve()).as_posix().removeprefix(".")
+        prefix = f"{VERSIONED}{version}/" + (f"{folder}/" if folder else "")
+        page = versioned_page(await asyncio.to_thread(found.path.read_bytes), prefix)
+        response = respond(connection, 200, b"" if request.method == "HEAD" else page, found.content_type)
+        del response.headers["Content-Length"]
+        response.headers["Content-Length"] = str(len(page))
+    response.headers["ETag"] = etag
+    response.headers["Cache-Control"] = STATIC_CACHE_CONTROL
+    return response
