@@ -51,7 +51,7 @@ from server.model.fair_play import inhuman  # noqa: E402
 from server.deals.pools import load_pool  # noqa: E402
 from server.model.session import ActionKind, Session  # noqa: E402
 from server.runtime.settings import Settings  # noqa: E402
-from server.storage.base import Action, SessionHeader  # noqa: E402
+from server.model.records import Action, SessionHeader
 
 LINES_PER_VARIANT = 25
 START_MS = 1_700_000_000_000

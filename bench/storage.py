@@ -74,7 +74,8 @@ from protocol import to_client as tc  # noqa: E402
 from server.runtime.progress import ProgressLine  # noqa: E402
 from server.games.room import Room  # noqa: E402
 from server.model.session import Session  # noqa: E402
-from server.storage import Action, SessionHeader, Store, open_store  # noqa: E402
+from server.model.records import Action, SessionHeader
+from server.storage import Store, open_store
 from tests.redis_server import RedisClusterServers, RedisServer  # noqa: E402
 
 DAY_MS = 1_714_521_600_000

@@ -67,7 +67,8 @@ from server.model.refusal import Refusal, from_engine
 from server.model.session import Session
 from server.model.fair_play import board_apart, board_name, counted_actions, public_bars, unlisted
 from server.runtime.settings import Settings
-from server.storage.base import BoardEntry, PlayerRecord, Store
+from server.model.records import BoardEntry, PlayerRecord
+from server.storage.base import Store
 from server.deals.variants import variant_label
 
 log = logging.getLogger("arena.daily")

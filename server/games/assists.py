@@ -67,7 +67,7 @@ from server.games.room import FinishPath, Room
 from server.runtime.searches import Searchers, analysis_job, finish_job
 from server.model.session import ActionKind
 from server.runtime.settings import Settings
-from server.storage.base import Action
+from server.model.records import Action
 
 log = logging.getLogger(__name__)
 

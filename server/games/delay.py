@@ -24,7 +24,7 @@ from protocol.to_server import RequestId
 from server.net.peer import Peer
 from server.model.session import Session
 from server.games.room import Room
-from server.storage.base import Action
+from server.model.records import Action
 
 
 class DelayedBoard:

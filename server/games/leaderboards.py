@@ -19,7 +19,8 @@ from protocol import to_server as ts
 from server.deals.daily import daily_variant, known_game, requested_day
 from server.model.fair_play import CADENCE, NEW_PLAYER, SAME_NETWORK, board_name
 from server.model.refusal import from_engine
-from server.storage.base import LeaderEntry, PlayerRecord, Store
+from server.model.records import LeaderEntry, PlayerRecord
+from server.storage.base import Store
 
 
 def _entry(entry: LeaderEntry) -> tc.LeaderboardEntry:

@@ -37,7 +37,8 @@ from server.games.records import records_reply
 from server.model.refusal import Refusal
 from server.games.room import summarize
 from server.runtime.settings import Settings
-from server.storage.base import PlayerRecord, SessionHeader, Store
+from server.model.records import PlayerRecord, SessionHeader
+from server.storage.base import Store
 
 
 def hash_token(token: str) -> str:

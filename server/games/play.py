@@ -63,7 +63,8 @@ from server.games.room import Room
 from server.deals.proofs import DealProver
 from server.model.session import ABANDONED, ActionKind, Session
 from server.runtime.settings import Settings
-from server.storage.base import Action, LogConflict, SessionHeader, Store
+from server.model.records import Action, SessionHeader
+from server.storage.base import LogConflict, Store
 from server.games.watching import Watching
 
 log = logging.getLogger("arena.play")

@@ -34,7 +34,8 @@ from protocol.to_server import RequestId
 from server.deals.daily import leaderboard_entry
 from server.model.session import Session
 from server.runtime.settings import Settings
-from server.storage.base import Finish, GameResult, ResultEntry, StorageError, Store
+from server.model.records import Finish, GameResult, ResultEntry
+from server.storage.base import StorageError, Store
 from server.deals.variants import record_key
 
 log = logging.getLogger("arena.records")

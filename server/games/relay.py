@@ -35,7 +35,8 @@ from typing import Awaitable, Callable
 
 import msgpack
 
-from server.storage.base import Action, Announcement, StorageError, Store, Subscription
+from server.model.records import Action, Announcement
+from server.storage.base import StorageError, Store, Subscription
 
 log = logging.getLogger("arena.relay")
 

@@ -45,7 +45,7 @@ from server.model.refusal import from_engine
 from server.games.room import Room
 from server.model.session import ActionKind, Change, Session, build_game
 from server.runtime.settings import Settings
-from server.storage.base import Action
+from server.model.records import Action
 
 PAGE_MARGIN_BYTES = 64
 """Room left under ``max_frame_bytes`` for the separators the estimate

@@ -25,7 +25,7 @@ from engine.solver import Analysis
 from server.net.peer import Peer
 from server.model.fair_play import counted_actions, shown_counters
 from server.model.session import Change, Session
-from server.storage.base import SessionHeader
+from server.model.records import SessionHeader
 
 
 @dataclass(frozen=True)

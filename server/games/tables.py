@@ -42,7 +42,8 @@ from server.games.room import Room
 from server.runtime.scheduler import Scheduler, Timer
 from server.model.session import Change, Session
 from server.runtime.settings import Settings
-from server.storage.base import Action, StorageError, Store, Subscription
+from server.model.records import Action
+from server.storage.base import StorageError, Store, Subscription
 
 log = logging.getLogger("arena.core")
 

@@ -31,7 +31,7 @@ from server.games.room import Room
 from server.runtime.scheduler import Scheduler, Timer
 from server.model.session import Change, Session
 from server.runtime.settings import Settings
-from server.storage.base import SessionHeader
+from server.model.records import SessionHeader
 
 
 class RaceViews(Protocol):

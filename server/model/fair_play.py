@@ -55,7 +55,8 @@ from server.net.admission import normalize
 from server.model.refusal import Refusal
 from server.model.session import ActionKind, Session
 from server.runtime.settings import Settings
-from server.storage.base import PlayerRecord, SessionHeader, Store
+from server.model.records import PlayerRecord, SessionHeader
+from server.storage.base import Store
 
 COUNTED_KINDS = frozenset({ActionKind.MOVE, ActionKind.UNDO, ActionKind.REDO, ActionKind.RESTART})
 """Actions that count towards a ranked result's tie-break: everything a

@@ -29,7 +29,7 @@ from typing import Any
 
 import engine
 from engine import LOST, WON, Game
-from server.storage.base import Action, SessionHeader
+from server.model.records import Action, SessionHeader
 
 
 

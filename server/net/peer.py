@@ -21,7 +21,7 @@ from typing import Callable, Protocol
 from protocol import Codec, ErrorCode
 from server.net.ratelimit import RateLimiter
 from server.model.refusal import Refusal
-from server.storage.base import PlayerRecord
+from server.model.records import PlayerRecord
 
 
 class Outlet(Protocol):

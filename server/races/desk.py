@@ -63,7 +63,8 @@ from server.runtime.scheduler import Scheduler
 from server.deals.proofs import DealProver
 from server.model.session import Session
 from server.runtime.settings import Settings
-from server.storage.base import Action, SessionHeader, StorageError, Store
+from server.model.records import Action, SessionHeader
+from server.storage.base import StorageError, Store
 
 log = logging.getLogger("arena.races")
 

@@ -56,7 +56,8 @@ from server.races.state import (
 from server.model.refusal import Refusal
 from server.model.session import ABANDONED, Session
 from server.runtime.settings import Settings
-from server.storage.base import Action, LogConflict, StorageError, Store, Subscription
+from server.model.records import Action
+from server.storage.base import LogConflict, StorageError, Store, Subscription
 
 log = logging.getLogger("arena.races")
 

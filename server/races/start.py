@@ -46,7 +46,8 @@ from server.model.refusal import Refusal
 from server.deals.proofs import DealProver, race_commitment
 from server.model.session import ABANDONED
 from server.runtime.settings import Settings
-from server.storage.base import PlayerRecord, SessionHeader, StorageError, Store
+from server.model.records import PlayerRecord, SessionHeader
+from server.storage.base import StorageError, Store
 from server.deals.variants import variant_label
 
 log = logging.getLogger("arena.races")

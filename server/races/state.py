@@ -56,7 +56,7 @@ from server.model.fair_play import counted_actions
 from server.races.progress import Progress
 from server.deals.proofs import seed_text
 from server.model.session import ABANDONED, Session
-from server.storage.base import Action, SessionHeader
+from server.model.records import Action, SessionHeader
 
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 CODE_LENGTH = 8

@@ -53,7 +53,7 @@ from engine.game import Position
 from engine.solver import Analysis, analyse, auto_finish
 from engine.solver.assist import has_plan, hint_for_view
 from server.model.session import Session, build_game
-from server.storage.base import Action, SessionHeader
+from server.model.records import Action, SessionHeader
 
 GAMES_KEPT = 256
 """Rebuilt games a worker keeps for the next hint of the same game."""

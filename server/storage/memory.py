@@ -21,21 +21,23 @@ from typing import Any, AsyncIterator, Callable
 from .base import (
     DEFAULT_RETENTION,
     SETTLED_MARK_SECONDS,
+    LogConflict,
+    OnResume,
+    Retention,
+    Store,
+    StoreSize,
+    Subscription,
+    board_score,
+)
+from server.model.records import (
     Action,
     Announcement,
     Finish,
     GameResult,
     LeaderEntry,
-    LogConflict,
-    OnResume,
     PlayerRecord,
     Record,
-    Retention,
     SessionHeader,
-    Store,
-    StoreSize,
-    Subscription,
-    board_score,
 )
 
 

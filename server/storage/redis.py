@@ -61,19 +61,16 @@ import time
 from functools import partial
 from typing import Any, cast
 
-from .base import (
-    SETTLED_MARK_SECONDS,
+from .base import SETTLED_MARK_SECONDS, AppendRefused, LogConflict, board_score
+from server.model.records import (
     Action,
     Announcement,
-    AppendRefused,
     Finish,
     GameResult,
     LeaderEntry,
-    LogConflict,
     PlayerRecord,
     Record,
     SessionHeader,
-    board_score,
 )
 from .redis_base import INDEX_PAGE, RedisBase
 from .redis_errors import guarded

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .base import PlayerRecord, Record
+from server.model.records import PlayerRecord, Record
 
 RECORD_SUMS = ("games", "wins", "moves", "time_ms", "hints", "undos")
 EXTRA_PREFIX = "extra:"

@@ -8,7 +8,7 @@ write are replicated by their effects (the default since Redis 5).
 
 from __future__ import annotations
 
-from .base import GameResult
+from server.model.records import GameResult
 from .redis_keys import counter_field
 
 REDIS_NOW = """

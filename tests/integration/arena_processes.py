@@ -28,7 +28,7 @@ from typing import AsyncIterator, Awaitable, Callable
 import pytest
 from tests.server.arena_wire import Mirror, WireClient
 
-from server.storage import Action
+from server.model.records import Action
 from server.storage.redis import RedisStore
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -19,7 +19,8 @@ from tests.redis_server import RedisServer
 
 from protocol import ErrorCode
 from protocol import to_server as ts
-from server.storage import Action, SessionHeader, StorageUnavailable
+from server.model.records import Action, SessionHeader
+from server.storage import StorageUnavailable
 from server.storage.redis import RedisStore
 
 pytestmark = pytest.mark.redis

@@ -22,7 +22,7 @@ from server.model.fair_play import counted_actions, ranked_attempt
 from server.races.desk import ORPHAN_AGE_MS
 from server.races.start import race_game_id
 from server.model.session import Session
-from server.storage.base import Action, SessionHeader
+from server.model.records import Action, SessionHeader
 
 __all__ = ["subprotocol"]
 

@@ -11,7 +11,7 @@ import engine
 from protocol import ErrorCode
 from protocol import to_client as tc
 from protocol import to_server as ts
-from server.storage.base import SessionHeader
+from server.model.records import SessionHeader
 
 __all__ = ["memory_arena"]
 

@@ -30,7 +30,7 @@ from server.races.state import (
 from server.model.refusal import Refusal
 from server.games.room import Room
 from server.model.session import Session
-from server.storage.base import Action, SessionHeader
+from server.model.records import Action, SessionHeader
 
 T0 = 1_800_000_000_000
 ANN = tc.Owner(player_id="p_ann", name="ann")

@@ -13,7 +13,8 @@ from server.deals.daily import DAY_MS
 from server.games.lobby import hash_token
 from server.races.state import new_id
 from server.runtime.settings import Settings
-from server.storage.base import PlayerRecord, Store
+from server.model.records import PlayerRecord
+from server.storage.base import Store
 
 ClientFactory = Callable[..., Awaitable[WireClient]]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from server.storage.base import Action, Announcement
+from server.model.records import Action, Announcement
 from server.storage.memory import MemoryStore
 
 

@@ -34,7 +34,7 @@ from protocol import to_server as ts
 from server.deals.daily import day_start_ms, todays_record
 from server.model.fair_play import inhuman
 from server.model.session import ActionKind, Session
-from server.storage.base import Action, SessionHeader
+from server.model.records import Action, SessionHeader
 
 DAY = date(2026, 3, 14)
 NOON = day_start_ms(DAY) + 12 * 3_600_000

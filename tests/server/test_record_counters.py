@@ -8,7 +8,7 @@ from __future__ import annotations
 from tests.server.arena_memory import MemoryArena
 
 from protocol import to_server as ts
-from server.storage.base import GameResult
+from server.model.records import GameResult
 
 RELAXED = "broken-deck/difficulty=relaxed"
 

@@ -23,7 +23,7 @@ from tests.server.arena_servers import make_settings
 from tests.storage_backends import BACKENDS, Backend, open_backend
 
 from protocol import to_server as ts
-from server.storage import Action
+from server.model.records import Action
 
 AUDIT_SECONDS = 1.0
 

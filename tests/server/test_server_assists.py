@@ -17,7 +17,7 @@ from protocol import ErrorCode
 from protocol import to_server as ts
 from server.games.assists import played_line
 from server.runtime.searches import Answer, SearchPool, Searchers
-from server.storage.base import Action
+from server.model.records import Action
 from tests.solver.positions import broken_deck_needs_search, klondike_hearts_locked
 from tests.solver.test_analysis import BLUNDER_LOG
 

@@ -22,7 +22,7 @@ from server.core import Hub
 from server.net.peer import Peer
 from server.net.ratelimit import BucketTable, RateLimiter, TokenBucket, Verdict
 from server.model.session import Session
-from server.storage.base import Action, SessionHeader
+from server.model.records import Action, SessionHeader
 from server.storage.memory import MemoryStore
 
 Reply = TypeVar("Reply", bound=tc.Event)

@@ -48,7 +48,7 @@ from protocol import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL
 from protocol import to_server as ts
 from server.transport.app import ArenaServer
 from server.races.state import Progress
-from server.storage.base import SessionHeader
+from server.model.records import SessionHeader
 
 GAMES: list[tuple[str, dict[str, Any]]] = [
     ("klondike", {"draw": 1}),

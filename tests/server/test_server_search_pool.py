@@ -26,7 +26,7 @@ from protocol import to_server as ts
 from server.transport.app import ArenaServer
 from server.runtime.searches import SearchPool, hint_job
 from server.model.session import Session
-from server.storage.base import Action, SessionHeader
+from server.model.records import Action, SessionHeader
 from server.storage.memory import MemoryStore
 
 
@@ -193,7 +193,7 @@ async def test_a_restarted_worker_is_sent_the_whole_log() -> None:
 KILLED_SERVER = """
 import asyncio, os, sys
 from server.runtime.searches import SearchPool, hint_job
-from server.storage.base import SessionHeader
+from server.model.records import SessionHeader
 
 async def main():
     header = SessionHeader(game_id="g_k", game="klondike", deal=3, options={}, owner="p_1", created_ms=0)

@@ -10,7 +10,8 @@ import pytest
 from tests.server.arena_servers import make_settings
 
 from server.games.records import settle_pending
-from server.storage.base import Action, SessionHeader, StorageUnavailable
+from server.model.records import Action, SessionHeader
+from server.storage.base import StorageUnavailable
 from server.storage.memory import MemoryStore
 
 

@@ -7,7 +7,7 @@ import pytest
 import engine
 import server.runtime.searches
 from server.model.session import Session
-from server.storage.base import Action, SessionHeader
+from server.model.records import Action, SessionHeader
 
 
 def _header() -> SessionHeader:

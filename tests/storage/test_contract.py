@@ -14,22 +14,19 @@ from typing import Any, AsyncIterator
 import pytest
 from tests.storage_backends import BACKENDS, Backend, open_backend
 
-from server.storage import (
+from server.model.records import (
     Action,
     Announcement,
     BoardEntry,
     Finish,
     GameResult,
     LeaderEntry,
-    LogConflict,
     PlayerRecord,
     Record,
     ResultEntry,
     SessionHeader,
-    Store,
-    Subscription,
-    board_score,
 )
+from server.storage import LogConflict, Store, Subscription, board_score
 
 BOARD = "broken-deck/relaxed/2024-05-01"
 DAY_MS = 1_714_521_600_000  # 2024-05-01T00:00:00Z

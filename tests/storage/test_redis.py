@@ -13,19 +13,8 @@ from redis.asyncio import Redis
 from redis.typing import EncodableT, FieldT
 from tests.redis_server import RedisServer
 
-from server.storage import (
-    Action,
-    GameResult,
-    LogConflict,
-    MemoryStore,
-    PlayerRecord,
-    Record,
-    SessionHeader,
-    StorageUnavailable,
-    Store,
-    Subscription,
-    open_store,
-)
+from server.model.records import Action, GameResult, PlayerRecord, Record, SessionHeader
+from server.storage import LogConflict, MemoryStore, StorageUnavailable, Store, Subscription, open_store
 from server.storage.redis import RedisStore
 
 pytestmark = pytest.mark.redis

@@ -19,13 +19,8 @@ from redis.asyncio import Redis
 from tests.redis_server import RedisClusterServers
 from tests.storage_backends import ResumeSignal, heard_after_resume
 
-from server.storage import (
-    Action,
-    LogConflict,
-    SessionHeader,
-    StorageUnavailable,
-    open_store,
-)
+from server.model.records import Action, SessionHeader
+from server.storage import LogConflict, StorageUnavailable, open_store
 
 pytestmark = pytest.mark.redis
 

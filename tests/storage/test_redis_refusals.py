@@ -20,7 +20,8 @@ import pytest
 from redis.asyncio import Redis
 from tests.redis_server import RedisServer
 
-from server.storage import Action, PlayerRecord, SessionHeader, StorageRefused
+from server.model.records import Action, PlayerRecord, SessionHeader
+from server.storage import StorageRefused
 from server.storage.redis import RedisStore
 
 pytestmark = pytest.mark.redis

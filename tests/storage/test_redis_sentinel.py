@@ -12,7 +12,8 @@ import pytest
 from redis.asyncio import Redis
 from tests.redis_server import RedisSentinel, RedisServer
 
-from server.storage import Action, SessionHeader, StorageUnavailable, open_store
+from server.model.records import Action, SessionHeader
+from server.storage import StorageUnavailable, open_store
 from server.storage.redis import RedisStore
 
 pytestmark = pytest.mark.redis

@@ -26,17 +26,8 @@ from tests.storage_backends import BACKENDS, Backend, ManualClock, open_backend
 
 from server.transport.app import ArenaServer
 from server.games.retention import Sweeper
-from server.storage import (
-    Action,
-    Finish,
-    GameResult,
-    MemoryStore,
-    PlayerRecord,
-    ResultEntry,
-    Retention,
-    SessionHeader,
-    Store,
-)
+from server.model.records import Action, Finish, GameResult, PlayerRecord, ResultEntry, SessionHeader
+from server.storage import MemoryStore, Retention, Store
 from server.storage.redis import RedisStore
 
 SHORT = Retention(identity_seconds=1)
