@@ -17,8 +17,9 @@ import argparse
 import importlib
 import os
 import sys
-from importlib.metadata import PackageNotFoundError, version
 from typing import Sequence
+
+from server.runtime.version import arena_version
 
 COMMAND_MODULES = (
     "server.commands.serve",
@@ -41,15 +42,6 @@ EXIT_CODES = f"""exit codes:
   {EXIT_USAGE}    bad command line or setting
   {EXIT_INTERRUPTED}  interrupted (Ctrl-C)
   {EXIT_BROKEN_PIPE}  the reader of the output went away (e.g. | head)"""
-
-
-def arena_version() -> str:
-    """The installed distribution's version; a source tree run without
-    installing (``PYTHONPATH=.``) has no metadata and says so."""
-    try:
-        return version("solitaire-arena")
-    except PackageNotFoundError:
-        return "unknown (not installed)"
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -32,7 +32,7 @@ from server.games.tables import GameRooms
 from server.net.outbox import Outbox
 from server.net.peer import Peer, require_player
 from server.games.play import SESSION_SCAN_LIMIT
-from server.races.state import new_id
+from server.model.ids import new_id
 from server.games.records import records_reply
 from server.model.refusal import Refusal
 from server.games.room import summarize

@@ -57,7 +57,7 @@ from server.games.tables import GameRooms
 from server.runtime.metrics import Metrics
 from server.net.outbox import Outbox
 from server.net.peer import Peer, require_player
-from server.races.state import new_id
+from server.model.ids import new_id
 from server.model.refusal import Refusal, from_engine
 from server.games.room import Room
 from server.deals.proofs import DealProver

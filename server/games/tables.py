@@ -34,7 +34,7 @@ from protocol import to_client as tc
 from server.games.delay import DelayedBoard
 from server.runtime.metrics import Metrics
 from server.runtime.once import load_once
-from server.races.state import RaceLedger
+from server.model.race_phases import LEDGER_STATUS
 from server.games.records import settle
 from server.model.refusal import Refusal
 from server.games.relay import Relay
@@ -109,7 +109,7 @@ class GameRooms:
             if loaded is None:
                 raise Refusal(ErrorCode.GAME_NOT_FOUND, f"there is no game {game_id!r}", game_id=game_id)
             header, entries = loaded
-            if RaceLedger.read(header) is not None:
+            if header.status == LEDGER_STATUS:
                 raise Refusal(ErrorCode.GAME_NOT_FOUND, f"{game_id!r} is a race; send watch_race", game_id=game_id)
             session = Session.replay(header, entries)
             owner = await self.owner(header.owner)

@@ -50,14 +50,9 @@ from server.races.followers import RaceFollowers, RaceRoom
 from server.races.start import RaceStarts
 from server.races.ledgers import CODE_DOCUMENT, LEDGER_RETRIES, RACE_DOCUMENT, RaceRooms, history_index
 from server.races.progress import Progress
-from server.races.state import (
-    FINISHED,
-    RUNNING,
-    Milestones,
-    RosterChanged,
-    event_of,
-    normalize_code,
-)
+from server.model.race_phases import FINISHED, RUNNING
+from server.races.state import Milestones, RosterChanged, event_of
+from server.model.ids import normalize_code
 from server.model.refusal import Refusal, from_engine
 from server.runtime.scheduler import Scheduler
 from server.deals.proofs import DealProver

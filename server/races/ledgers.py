@@ -42,17 +42,9 @@ from server.net.outbox import Outbox
 from server.net.peer import Peer
 from server.races.followers import RaceRoom
 from server.races.progress import Progress
-from server.races.state import (
-    FINISHED,
-    RUNNING,
-    Milestones,
-    RaceLedger,
-    RaceState,
-    create_entry,
-    milestones,
-    new_code,
-    new_id,
-)
+from server.model.race_phases import FINISHED, RUNNING
+from server.races.state import Milestones, RaceLedger, RaceState, create_entry, milestones
+from server.model.ids import new_code, new_id
 from server.model.refusal import Refusal
 from server.model.session import ABANDONED, Session
 from server.runtime.settings import Settings

@@ -12,7 +12,7 @@ rematch requests, are serialized by the log and the loser re-reads it.
 ``Refusal``; ``server.races.desk`` does the I/O.
 
 Decisions where the issue is silent:
-- The invite code is 8 characters from ``CODE_ALPHABET`` (no 0/O, 1/I/L),
+- The invite code is 8 characters from ``server.model.ids.CODE_ALPHABET`` (no 0/O, 1/I/L),
   case and dashes ignored, valid ``race_invite_seconds`` after creation
   and only before the start.  The race id (for spectators) is a separate,
   longer id, so a spectator link does not let anyone join.
@@ -44,13 +44,13 @@ Decisions where the issue is silent:
 from __future__ import annotations
 
 import json
-import secrets
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import engine
 from protocol import ErrorCode
 from protocol import to_client as tc
+from server.model.race_phases import COUNTDOWN, EXPIRED, FINISHED, LEDGER_STATUS, LOBBY, RUNNING
 from server.model.refusal import Refusal
 from server.model.fair_play import counted_actions
 from server.races.progress import Progress
@@ -58,28 +58,7 @@ from server.deals.proofs import seed_text
 from server.model.session import ABANDONED, Session
 from server.model.records import Action, SessionHeader
 
-CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
-CODE_LENGTH = 8
-LEDGER_STATUS = "race"
-LOBBY, EXPIRED, COUNTDOWN, RUNNING, FINISHED = "lobby", "expired", "countdown", "running", "finished"
 EVENT_OF_ENTRY = {"create": "created", "join": "joined", "start": "started", "finish": "finished", "rematch": "rematch"}
-
-
-def new_id(prefix: str) -> str:
-    """A random id: ``g_`` games, ``r_`` races, ``p_`` players."""
-    return prefix + secrets.token_urlsafe(9)
-
-
-def new_code() -> str:
-    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
-
-
-def normalize_code(text: str) -> str | None:
-    """The code as stored, or None when it cannot be one."""
-    code = text.upper().replace("-", "").replace(" ", "")
-    if len(code) != CODE_LENGTH or any(char not in CODE_ALPHABET for char in code):
-        return None
-    return code
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,8 @@ from prometheus_client.exposition import generate_latest
 from prometheus_client.registry import Collector
 
 from protocol import ErrorCode
-from server.cli import arena_version
-from server.races.state import COUNTDOWN, EXPIRED, FINISHED, LOBBY, RUNNING
+from server.model.race_phases import COUNTDOWN, EXPIRED, FINISHED, LOBBY, RUNNING
+from server.runtime.version import arena_version
 
 RACE_EVENTS = ("created", "started", "finished")
 CATCH_UP_CAUSES = ("gap", "audit", "watch")

@@ -12,21 +12,9 @@ import engine
 from protocol import ErrorCode
 from protocol import to_client as tc
 from server.games.delay import DelayedBoard
-from server.races.state import (
-    CODE_ALPHABET,
-    COUNTDOWN,
-    EXPIRED,
-    FINISHED,
-    LOBBY,
-    RUNNING,
-    RaceDeal,
-    RaceLedger,
-    RaceState,
-    RosterChanged,
-    create_entry,
-    new_code,
-    normalize_code,
-)
+from server.model.ids import CODE_ALPHABET, new_code, normalize_code
+from server.model.race_phases import COUNTDOWN, EXPIRED, FINISHED, LOBBY, RUNNING
+from server.races.state import RaceDeal, RaceLedger, RaceState, RosterChanged, create_entry
 from server.model.refusal import Refusal
 from server.games.room import Room
 from server.model.session import Session

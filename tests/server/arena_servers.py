@@ -11,7 +11,7 @@ from tests.server.arena_wire import WireClient
 
 from server.deals.daily import DAY_MS
 from server.games.lobby import hash_token
-from server.races.state import new_id
+from server.model.ids import new_id
 from server.runtime.settings import Settings
 from server.model.records import PlayerRecord
 from server.storage.base import Store

@@ -19,7 +19,7 @@ from websockets.exceptions import InvalidStatus
 
 from protocol import to_server as ts
 from server.transport.app import ArenaServer
-from server.cli import arena_version
+from server.runtime.version import arena_version
 from server.storage.memory import MemoryStore
 from server.storage.redis import RedisStore
 

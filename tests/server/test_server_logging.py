@@ -21,7 +21,7 @@ from websockets.asyncio.client import connect
 from websockets.typing import Subprotocol
 
 from client.terminal import Console, run
-from server.cli import arena_version
+from server.runtime.version import arena_version
 from server.commands.serve import store_text
 
 ROOT = Path(__file__).resolve().parents[2]
