@@ -65,7 +65,8 @@ from server.deals.numbered import daily_secret
 from server.deals.proofs import DealProver, Urgency, seed_text
 from server.model.refusal import Refusal, from_engine
 from server.model.session import Session
-from server.model.fair_play import board_apart, board_name, counted_actions, public_bars, unlisted
+from server.model.fair_play import board_apart, board_name, counted_actions, unlisted
+from server.deals.claims import public_bars
 from server.runtime.settings import Settings
 from server.model.records import BoardEntry, PlayerRecord
 from server.storage.base import Store
@@ -309,7 +310,7 @@ async def ranked_bars(
 ) -> list[str]:
     """Why the ranked attempt ``game_id`` at ``record``'s deal, just
     claimed by ``player`` from ``address``, may not count on the public
-    board (``fair_play.public_bars``, against the start of its day)."""
+    board (``server.deals.claims.public_bars``, against the start of its day)."""
     day_start = day_start_ms(date.fromisoformat(record.date))
     keep = claim_lifetime(record, settings, now_ms)
     return await public_bars(store, settings, record.key, day_start, player, address, game_id, keep)

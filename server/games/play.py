@@ -43,16 +43,8 @@ from server.deals.daily import (
     utc_day,
 )
 from server.deals.numbered import DealChoice, choose_deal
-from server.model.fair_play import (
-    StaleDeal,
-    automatic_options,
-    check_assist,
-    check_automatic,
-    check_practice,
-    claim_ranked,
-    clock_start,
-    ranked_attempt,
-)
+from server.deals.claims import StaleDeal, check_practice, claim_ranked, ranked_attempt
+from server.model.fair_play import automatic_options, check_assist, check_automatic, clock_start
 from server.games.tables import GameRooms
 from server.runtime.metrics import Metrics
 from server.net.outbox import Outbox

@@ -20,7 +20,7 @@ class PlayerRecord:
     ``hello``; it stays one (a bot never ranks as a human).  ``address``:
     the client address (``server.net.admission.normalize``) of its latest
     ``hello``, which a race start counts its ranked attempt under
-    (``server.model.fair_play.public_bars``); None before any."""
+    (``server.deals.claims.public_bars``); None before any."""
 
     player_id: str
     display_name: str

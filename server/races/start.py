@@ -39,7 +39,7 @@ import engine
 from protocol import ErrorCode
 from server.deals.daily import DailyRecord, claim_lifetime, daily_key, ranked_bars, todays_record
 from server.deals.numbered import choose_deal
-from server.model.fair_play import claim_ranked, ranked_attempt, release_claim, release_public_places
+from server.deals.claims import claim_ranked, ranked_attempt, release_claim, release_public_places
 from server.deals.keeper import RaceDealStock
 from server.races.state import RaceDeal, RaceState
 from server.model.refusal import Refusal
@@ -157,7 +157,7 @@ class RaceStarts:
 
     async def _bar(self, header: SessionHeader, record: DailyRecord, player: PlayerRecord | None, now: int) -> None:
         """Decide whether a racer's ranked attempt may count on the public
-        board (``fair_play.public_bars``), under the address of the racer's
+        board (``claims.public_bars``), under the address of the racer's
         latest hello, and keep the reasons in its stored header."""
         if player is None:
             return

@@ -18,7 +18,7 @@ notice, once.
 Between a wipe and that check a process still holds the old daily
 records; what keeps it from ranking anyone on them is the ranked claim,
 which names its record and is written only while the store holds it
-(``Store.claim``, ``server.model.fair_play.claim_ranked``): a stale process
+(``Store.claim``, ``server.deals.claims.claim_ranked``): a stale process
 learns at its first claim, and drops its records there and then.
 """
 

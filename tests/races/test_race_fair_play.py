@@ -18,7 +18,8 @@ from tests.server.arena_positions import NEARLY_WON_KLONDIKE
 
 import engine
 from protocol import to_server as ts
-from server.model.fair_play import counted_actions, ranked_attempt
+from server.model.fair_play import counted_actions
+from server.deals.claims import ranked_attempt
 from server.races.desk import ORPHAN_AGE_MS
 from server.races.start import race_game_id
 from server.model.session import Session
