@@ -110,3 +110,55 @@ def test_a_cycle_is_found_and_reported_as_a_path() -> None:
 def test_engine_and_server_modules_import_each_other_without_a_cycle() -> None:
     cycle = find_cycle(import_graph())
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+LAYERS = ("model", "runtime", "storage", "net", "deals", "games", "races", "core", "transport", "cli", "commands")
+"""The parts of ``server/``, bottom to top (docs/architecture.md, "The
+server's folders"): a module may import its own part and the parts below
+it, never one above."""
+
+
+def layer_of(module: str) -> str | None:
+    """The part of ``server`` a module belongs to (its subpackage, or
+    ``core``/``cli`` at the top of ``server/``); None outside ``server``."""
+    parts = module.split(".")
+    if parts[0] != "server" or len(parts) == 1:
+        return None
+    return parts[1]
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Every import of ``graph`` from a part of ``server`` to a part above
+    it, or to a module in no known part, as ``importer -> imported``."""
+    found = []
+    for importer, imported in sorted(graph.items()):
+        low = layer_of(importer)
+        if low is None:
+            continue
+        for target in sorted(imported):
+            high = layer_of(target)
+            if high is None or high == low:
+                continue
+            if low not in LAYERS or high not in LAYERS or LAYERS.index(high) > LAYERS.index(low):
+                found.append(f"{importer} -> {target}")
+    return found
+
+
+def test_an_upward_import_is_named() -> None:
+    graph = {
+        "server.model.ids": set(),
+        "server.games.room": {"server.model.ids", "server.races.state", "engine.game"},
+        "server.races.state": {"server.games.room"},
+        "server.stray": {"server.model.ids"},
+    }
+    assert upward_imports(graph) == ["server.games.room -> server.races.state", "server.stray -> server.model.ids"]
+
+
+def test_every_part_of_the_server_has_a_place_in_the_layers() -> None:
+    parts = {layer_of(name) for name in known_modules() if name.startswith("server.")}
+    assert parts == set(LAYERS)
+
+
+def test_the_parts_of_the_server_import_downward_only() -> None:
+    offending = upward_imports(import_graph())
+    assert not offending, "imports that point up the layers:\n" + "\n".join(offending)

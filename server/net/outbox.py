@@ -10,7 +10,7 @@ encoded once per codec.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Protocol
 
 from protocol import to_client as tc
 from protocol.codec import Codec
@@ -18,12 +18,20 @@ from protocol.to_server import RequestId
 from server.runtime.metrics import Metrics
 from server.net.peer import Peer
 from server.model.refusal import Refusal
-from server.games.room import Room
 
 CLOSE_TRY_AGAIN_LATER = 1013
 
 Resync = Callable[[Peer], None]
 """Queue in ``peer.backlog`` the fresh state of what it follows."""
+
+
+class Audience(Protocol):
+    """Watchers that a message is sent to together (a game's ``Room``):
+    the outbox sits below the games, so it knows a room only as this."""
+
+    def broadcast(self, data: dict[str, Any], skip: Peer | None = None) -> list[Peer]:
+        """Queue ``data`` for every watcher but ``skip``; the ones that overflowed."""
+        ...
 
 
 class Outbox:
@@ -69,7 +77,7 @@ class Outbox:
             ),
         )
 
-    def broadcast(self, room: Room, message: tc.Event | dict[str, Any], skip: Peer | None = None) -> None:
+    def broadcast(self, room: Audience, message: tc.Event | dict[str, Any], skip: Peer | None = None) -> None:
         data = message if isinstance(message, dict) else message.model_dump(mode="json")
         for peer in room.broadcast(data, skip):
             self.overflow(peer)
