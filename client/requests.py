@@ -27,6 +27,11 @@ Reply = TypeVar("Reply", bound=tc.Event)
 Action = TypeVar("Action", bound=ts.GameAction)
 RaceDeal = ts.RaceDealKind
 Options = Mapping[str, ts.OptionValue]
+DAILY_RETRY_FLOOR_SECONDS = 0.5
+DAILY_RETRY_CEILING_SECONDS = 5.0
+"""How often ``daily(ready=True)`` asks again at most and at least: a
+server's estimate can be in the past while a busy machine is still
+proving, and asking at once every millisecond would only be rate-limited."""
 
 
 def expect(reply: ServerMessage, kind: type[Reply]) -> Reply:
@@ -270,11 +275,13 @@ class ArenaRequests(ABC):
         server that has just started may still be proving some of today's
         (``pending``, each with when it should be ready); with ``ready``
         this asks again at those times until none is pending."""
+        pause = DAILY_RETRY_FLOOR_SECONDS
         while True:
             info = await self._ask(ts.Daily(date=_iso(day), game=game), tc.DailyInfo)
             if not ready or not info.pending:
                 return info
-            await asyncio.sleep(max(pending.ready_in_ms for pending in info.pending) / 1000)
+            await asyncio.sleep(max(pause, max(pending.ready_in_ms for pending in info.pending) / 1000))
+            pause = min(2 * pause, DAILY_RETRY_CEILING_SECONDS)
 
     async def leaderboard(
         self,
