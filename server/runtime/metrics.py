@@ -14,7 +14,7 @@ sees that first event.
 from __future__ import annotations
 
 from collections import Counter as Tally
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
 
@@ -38,6 +38,18 @@ FAST_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05
 LAG_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 # Solver work runs from milliseconds to its budget of several seconds.
 SEARCH_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+
+
+def labelled_counter(
+    name: str, documentation: str, label: str, values: Iterable[str], registry: CollectorRegistry
+) -> Counter:
+    """A counter by one label, every value of which is exported at 0 from
+    the start: a rate over a series that appears only at its first event
+    reads as missing data, not as none."""
+    counter = Counter(name, documentation, [label], registry=registry)
+    for value in values:
+        counter.labels(value)
+    return counter
 
 
 @dataclass(frozen=True)
@@ -94,17 +106,15 @@ class Metrics:
             "Time from starting an accepted action to its diff handed to every local watcher "
             "(engine, store append, broadcast).",
         )
-        self.errors = Counter("arena_errors", "Error messages sent, by code.", ["code"], registry=registry)
-        for code in ErrorCode:
-            self.errors.labels(code.value)
+        self.errors = labelled_counter(
+            "arena_errors", "Error messages sent, by code.", "code", [code.value for code in ErrorCode], registry
+        )
         self.overflows = Counter(
             "arena_send_queue_overflows", "Slow connections whose queue overflowed.", registry=registry
         )
-        self.race_events = Counter(
-            "arena_race_events", "Races created, started and finished by this process.", ["event"], registry=registry
+        self.race_events = labelled_counter(
+            "arena_race_events", "Races created, started and finished by this process.", "event", RACE_EVENTS, registry
         )
-        for event in RACE_EVENTS:
-            self.race_events.labels(event)
         self.broadcast = fast("arena_broadcast_seconds", "Time to hand one diff to every local watcher of a game.")
         self.relay_lag = Histogram(
             "arena_broadcast_lag_seconds",
@@ -112,15 +122,14 @@ class Metrics:
             registry=registry,
             buckets=LAG_BUCKETS,
         )
-        self.catch_ups = Counter(
+        self.catch_ups = labelled_counter(
             "arena_room_catch_ups",
             "Games reloaded because the store had entries this process had not applied, by who noticed: "
             "gap (a later relayed entry), audit (the periodic check of stored lengths), watch (watch or hello).",
-            ["cause"],
-            registry=registry,
+            "cause",
+            CATCH_UP_CAUSES,
+            registry,
         )
-        for cause in CATCH_UP_CAUSES:
-            self.catch_ups.labels(cause)
         self.finish_searches = search(
             "arena_finish_search_seconds",
             "Solver searches for a safe automatic finish (worker threads, off the event loop).",

@@ -23,6 +23,7 @@ import logging
 
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
+from server.runtime.metrics import labelled_counter
 from server.storage.base import StorageError, StorageRefused, Store
 
 log = logging.getLogger("arena.store")
@@ -42,15 +43,14 @@ class StoreHealth:
     def __init__(self, registry: CollectorRegistry) -> None:
         self.writable = True
         self.episodes = 0
-        self._failures = Counter(
+        self._failures = labelled_counter(
             "arena_storage_failures",
             "Requests and probes the store failed, by kind: refused (an error reply: out of memory, read-only, "
             "failing disk ...) or unreachable (no answer).",
-            ["kind"],
-            registry=registry,
+            "kind",
+            FAILURE_KINDS,
+            registry,
         )
-        for kind in FAILURE_KINDS:
-            self._failures.labels(kind)
         self._episodes = Counter(
             "arena_storage_episodes", "Times the store stopped taking writes (logged once each).", registry=registry
         )
