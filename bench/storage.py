@@ -16,7 +16,7 @@ concurrent tasks (100 by default, like 100 players) each perform
   (MessagePack) to an ``arena serve`` child process started for the run,
   with a Klondike draw-3 game of its own, sending a move ("draw", always
   legal) as soon as the previous one is answered.  This is the figure
-  issue 5 asks for: with Redis at least half of the memory one.  Beside
+  with a target: with Redis at least half of the memory one.  Beside
   the actions per second, the 99th percentile of a move's round trip
   (sent to answered) over every move of the run, and the server
   process's CPU time (user + system, from ``/proc``) per action, which

@@ -9,7 +9,7 @@ table is printed and the program exits.  Input and the race's news are
 handled at once: a daemon thread reads lines (``InputLines``) while a
 task prints what the race mirror reports.
 
-Decisions where the issue is silent:
+Decisions made here, and why:
 - Rivals' progress is printed as it comes, one line each (``»``); the
   racer's own progress is the board, drawn after each of their actions
   with everyone's lines under it.

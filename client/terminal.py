@@ -6,7 +6,7 @@ as a subprocess.  Input is read by a daemon thread (standard input cannot
 be awaited portably), which also lets the program exit while a read is
 pending.
 
-Decisions where the issue is silent:
+Decisions made here, and why:
 - A line that is not a command is sent as a move, so the game's notation
   (``t3-t5``, ``w-f``, ``draw``, ``r3-r1``) needs no prefix; the server
   checks it and its sentence is printed on refusal.

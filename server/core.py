@@ -21,7 +21,7 @@ server's parts"):
 - ``server.games.play.Play``: starting games and the action pipeline;
 - ``server.games.lobby.Lobby``: ``hello`` and the server-wide requests.
 
-Decisions where the issue is silent, kept here because they are about
+Decisions made here, kept here because they are about
 connections:
 - A slow connection whose send queue overflows loses its backlog and gets
   a fresh snapshot of each game it watches (and a ``race`` message of each

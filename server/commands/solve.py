@@ -71,7 +71,7 @@ def register(subparsers: Any) -> None:
     verify = actions.add_parser("verify", help="build or extend a pool of verified deals (resumable)")
     verify.add_argument("game", choices=sorted(engine.GAMES))
     verify.add_argument("--variant", choices=sorted(VARIANTS), help="default: the game's only pool, or klondike-draw1")
-    verify.add_argument("--count", type=int, help="verified deals wanted (default: the issue's target)")
+    verify.add_argument("--count", type=int, help="verified deals wanted (default: the pool's target, engine.solver.pools.TARGETS)")
     verify.add_argument("--budget", type=int, default=BUILD_BUDGET, metavar="NODES", help="per attempt")
     verify.add_argument(
         "--file",

@@ -10,7 +10,7 @@ more than the player may know: an offer tells only how many moves the
 proven path has, and a game is analysed only once it is over and its
 deal is no longer secret.
 
-Decisions where the issue is silent:
+Decisions made here, and why:
 - Finishing is offered by a ``finish_offer`` message to every watcher at
   the ``seq`` where it holds.  After each committed action the server
   searches again (``finish_search_nodes``), except when the action was

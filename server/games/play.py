@@ -5,7 +5,7 @@ game's owner acts on it; the engine checks every action; an action is in
 the store's log before anyone hears of it; a refused or failed action
 changes nothing; the server's clock times everything.
 
-Decisions where the issue is silent:
+Decisions made here, and why:
 - Every request with an ``id`` gets exactly one reply carrying it: an
   action's reply is the actor's own copy of the ``diff`` (the other
   watchers get the same diff without the id); ``hint`` also answers with
