@@ -17,8 +17,8 @@ from datetime import date, timedelta
 from typing import Any
 
 import engine
-from server.cli import EXIT_FAILURE, EXIT_OK
 from server.commands import run_with_settings
+from server.runtime.exits import EXIT_FAILURE, EXIT_OK
 from server.runtime.data_dir import open_data_dir, with_default_data_dir
 from server.deals.daily import daily_variants, fixed_record, utc_day
 from server.deals.keeper import prepare_day

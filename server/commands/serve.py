@@ -17,9 +17,9 @@ import signal
 from typing import Any, get_args
 from urllib.parse import urlsplit
 
-from server.cli import EXIT_OK
-from server.runtime.version import arena_version
 from server.commands import run_with_settings
+from server.runtime.exits import EXIT_OK
+from server.runtime.version import arena_version
 from server.runtime.data_dir import open_data_dir, with_default_data_dir
 from server.runtime.logs import configure_logging
 from server.runtime.settings import Settings, env_name

@@ -39,7 +39,7 @@ from engine.solver.pools import (
     seed_table_module,
     variant_of,
 )
-from server.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
+from server.runtime.exits import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from server.deals.pools import pool_path
 from server.runtime.progress import ProgressLine
 
