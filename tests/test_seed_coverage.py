@@ -1,6 +1,7 @@
-"""Every sentence of every seed is quoted by some test.
+"""Every sentence of every rule text (``tests.seed_sentences``) is quoted
+by some test.
 
-The seeds are the requirements; quoting a sentence in a test's docstring
+The rule texts are the requirements; quoting a sentence in a test's docstring
 is how a test says which rule it checks.  Sentences not yet covered are
 listed in ``PENDING`` with why they are not yet, and this test
 also fails when a pending sentence becomes covered, so the list can only

@@ -1,4 +1,4 @@
-"""WordLink (Klondike), rule by rule: each test quotes the seed sentence it checks."""
+"""WordLink (Klondike), rule by rule: each test quotes the rule text's sentence it checks."""
 
 from __future__ import annotations
 
