@@ -35,7 +35,7 @@ from typing import Any, Callable, Concatenate, ParamSpec, TypeVar
 from .base import DEFAULT_RETENTION, OnResume, Retention, Store, StoreSize, Subscription
 from .memory import _MemorySubscription
 from .sqlite_lock import DatabaseLock
-from .sqlite_schema import open_database
+from .sqlite_schema import StoreUnusable, open_database
 from .sqlite_tables import Tables
 from .sqlite_writer import Writer
 from server.model.records import Action, Announcement, Finish, GameResult, LeaderEntry, PlayerRecord
@@ -79,7 +79,8 @@ class InProcessChannels:
 
 
 class SqliteStore(Store):
-    """The store in the SQLite database at ``path`` (created if missing),
+    """The store in the SQLite database at ``path`` (created, and its folder,
+    if missing),
     held by this process until ``close``.  Raises ``StoreLocked`` when
     another process holds it and ``StoreUnusable`` when the file cannot
     be used (both ``StorageUnavailable``).  ``clock``: the time expiry
@@ -90,6 +91,10 @@ class SqliteStore(Store):
     ) -> None:
         self.path = Path(path)
         self._identity_seconds = retention.identity_seconds
+        try:
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as error:
+            raise StoreUnusable(f"cannot make the folder of the database {self.path}: {error}") from error
         self._lock = DatabaseLock(self.path)
         try:
             db = open_database(self.path)

@@ -5,12 +5,14 @@ in a transaction, with group commit.
 an fsync of the write-ahead log), so no call may run on the event loop.
 One thread owns the connection; each call is a job queued to it with the
 store's clock read when it was made.  The thread takes every job waiting
-(up to ``BATCH_LIMIT``), runs each under a savepoint of one ``BEGIN
-IMMEDIATE`` transaction, commits once, and only then answers them: so a
-hundred players' actions cost one fsync, and no caller hears of a write
-before it is on disk (an acknowledged action survives ``kill -9`` and a
-power cut).  A job that raises has its savepoint rolled back and gets its
-own exception; the others keep their writes.
+(up to ``BATCH_LIMIT``), runs each under a savepoint of one transaction,
+commits once, and only then answers them: so a hundred players' actions
+cost one fsync, and no caller hears of a write before it is on disk (an
+acknowledged action survives ``kill -9`` and a power cut).  A job that
+raises has its savepoint rolled back and gets its own exception; the
+others keep their writes.  The transaction is a deferred ``BEGIN``: no
+other process writes the file (``sqlite_lock``), and reads still run on a
+file that takes no writes.
 
 SQLite's refusals (a read-only file, a full disk, an I/O error) become
 ``StorageRefused``, with SQLite's code as the reason (``READONLY``,
@@ -145,7 +147,7 @@ class Writer:
     def _begin(self, calls: list[_Call]) -> bool:
         """Open the batch's transaction; False, with ``calls`` refused, if SQLite will not."""
         try:
-            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute("BEGIN")
             return True
         except sqlite3.Error as error:
             _fail_all(calls, refusal(error))
