@@ -19,9 +19,11 @@ async def test_a_server_restarted_on_the_same_database_finds_the_player_record_a
         player = await WireClient.open(first.url)
         welcome = await player.hello(name="ann")
         over, snapshot = await player.new_game(deal=7, options={"draw": 1})
+        assert snapshot.legal
         assert (await player.request(ts.Move, game_id=over.game_id, move=snapshot.legal[0])).type == "diff"
         assert (await player.request(ts.Resign, game_id=over.game_id)).type == "diff"
         live, snapshot = await player.new_game(deal=8, options={"draw": 1})
+        assert snapshot.legal
         assert (await player.request(ts.Move, game_id=live.game_id, move=snapshot.legal[0])).type == "diff"
         await player.close()
 
