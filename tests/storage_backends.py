@@ -120,3 +120,11 @@ async def wipe_namespace(url: str, namespace: str) -> None:
             await client.delete(*keys)
     finally:
         await client.aclose()
+
+
+async def on_connection(store: SqliteStore, statement: str) -> None:
+    """Run ``statement`` on the SQLite store's own connection, in its thread:
+    a pragma that makes SQLite refuse writes as a read-only file
+    (``query_only``) or a full disk (``max_page_count``) would, where the
+    file's mode cannot (a test run as root writes whatever the mode)."""
+    await store._writer.run(lambda db, now: db.execute(statement))

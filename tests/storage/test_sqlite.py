@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, AsyncIterator
 
 import pytest
+from tests.storage_backends import on_connection
 
 from server.model.records import Action, BoardEntry, Finish, GameResult, PlayerRecord, ResultEntry, SessionHeader
 from server.storage import SqliteStore, StorageRefused, UnknownStorageURL, open_store
@@ -45,12 +46,6 @@ async def store(database: Path) -> AsyncIterator[SqliteStore]:
     opened = SqliteStore(database)
     yield opened
     await opened.close()
-
-
-async def on_connection(store: SqliteStore, statement: str) -> None:
-    """Run ``statement`` on the store's own connection (a pragma that makes
-    SQLite refuse as a full disk or a read-only file would)."""
-    await store._writer.run(lambda db, now: db.execute(statement))
 
 
 def serve(database: Path, data: Path) -> list[str]:

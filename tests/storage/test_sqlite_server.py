@@ -1,15 +1,21 @@
 """A server on the SQLite store loses nothing on restart: the player and
 its token, its record, its finished game's replay and its live game are
-all there when a new server opens the same file."""
+all there when a new server opens the same file.  And a database that
+takes no writes is ``storage_unavailable`` and ``/healthz`` 503, with
+the games still shown, until it takes writes again."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from tests.server.arena_servers import make_settings
-from tests.server.arena_wire import WireClient
+from tests.server.arena_wire import WireClient, http_exchange
+from tests.storage_backends import on_connection
 
+from protocol import ErrorCode
 from protocol import to_server as ts
+from server.storage import SqliteStore
 from server.transport.app import ArenaServer
 
 
@@ -39,3 +45,33 @@ async def test_a_server_restarted_on_the_same_database_finds_the_player_record_a
         replay = await player.request(ts.Replay, game_id=over.game_id)
         assert replay.type == "replay" and replay.last_seq == 2, "the finished game replays, move and resignation"
         await player.close()
+
+
+async def test_a_database_that_takes_no_writes_is_storage_unavailable_and_healthz_503_until_it_does(
+    tmp_path: Path,
+) -> None:
+    store = SqliteStore(tmp_path / "arena.db")
+    try:
+        async with ArenaServer(make_settings(), store=store) as server:
+            player = await WireClient.open(server.url)
+            await player.hello()
+            started, _ = await player.new_game(deal=7, options={"draw": 3})
+            assert (await player.request(ts.Move, game_id=started.game_id, move="draw")).type == "diff"
+
+            await on_connection(store, "PRAGMA query_only = 1")
+            refused: list[Any] = [await player.request(ts.Move, game_id=started.game_id, move="draw") for _ in range(3)]
+            refused.append(await player.request(ts.NewGame, game="klondike", deal=3))
+            assert {(reply.type, reply.code) for reply in refused} == {("error", ErrorCode.STORAGE_UNAVAILABLE)}
+            shown = await player.request(ts.Resync, game_id=started.game_id)
+            assert shown.type == "snapshot" and shown.seq == 1, "the game is still shown, as stored"
+            status, _, body = await http_exchange(server.port, "GET /healthz HTTP/1.1")
+            assert (status, body) == (503, b"storage cannot write: READONLY\n")
+
+            await on_connection(store, "PRAGMA query_only = 0")
+            moved = await player.request(ts.Move, game_id=started.game_id, move="draw")
+            assert moved.type == "diff" and moved.seq == 2, "nothing refused was written"
+            status, _, body = await http_exchange(server.port, "GET /healthz HTTP/1.1")
+            assert (status, body) == (200, b"ok\n")
+            await player.close()
+    finally:
+        await store.close()
