@@ -109,7 +109,13 @@ class Writer:
                         stopping = True
                         break
                     batch.append(call)
-                self._commit(batch)
+                try:
+                    self._commit(batch)
+                except Exception as error:  # the thread must outlive it, or every later call would wait for ever
+                    self._rollback()
+                    lost = refusal(error) if isinstance(error, sqlite3.Error) else StorageUnavailable(repr(error))
+                    for call in batch:
+                        _fail(call, lost)
                 _answer(batch)
         finally:
             self._db.close()

@@ -19,7 +19,7 @@ import pytest
 from tests.storage_backends import on_connection
 
 from server.model.records import Action, BoardEntry, Finish, GameResult, PlayerRecord, ResultEntry, SessionHeader
-from server.storage import SqliteStore, StorageRefused, UnknownStorageURL, open_store
+from server.storage import SqliteStore, StorageRefused, StorageUnavailable, UnknownStorageURL, open_store
 from server.storage.sqlite_lock import StoreLocked
 from server.storage.sqlite_schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, StoreUnusable, open_database
 
@@ -240,6 +240,13 @@ async def test_a_writes_refusal_leaves_the_other_calls_committed_with_it_alone(s
     assert outcomes[0] == 1 and outcomes[2] == 2 and isinstance(outcomes[3], KeyError)
     loaded = await store.load_session("g1")
     assert loaded is not None and [action.text for action in loaded[1]] == ["a", "c"]
+
+
+async def test_a_call_that_breaks_its_transaction_is_refused_and_the_store_goes_on(store: SqliteStore) -> None:
+    with pytest.raises(StorageUnavailable):
+        await on_connection(store, "COMMIT")
+    await store.create_player(PlayerRecord("p1", "Ada", "hash-1", 0))
+    assert await store.get_player("p1") == PlayerRecord("p1", "Ada", "hash-1", 0)
 
 
 # ---------------------------------------------------------------- durability
