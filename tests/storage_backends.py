@@ -4,6 +4,7 @@ a second "process" on the same data and a way to let time pass."""
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -128,3 +129,14 @@ async def on_connection(store: SqliteStore, statement: str) -> None:
     (``query_only``) or a full disk (``max_page_count``) would, where the
     file's mode cannot (a test run as root writes whatever the mode)."""
     await store._writer.run(lambda db, now: db.execute(statement))
+
+
+SERVE_ENVIRONMENT = {"ARENA_PREPARE_DAILIES": "false", "ARENA_PING_INTERVAL": "none", "ARENA_RACE_DEAL_STOCK": "0"}
+"""``arena serve`` for a test: no proofs ahead, no keepalive noise."""
+
+
+def serve_on_sqlite(database: Path, data: Path) -> list[str]:
+    """The command of ``arena serve`` on the SQLite database ``database``,
+    any free port, keeping its daily files in ``data``."""
+    return [sys.executable, "-m", "server.cli", "serve", "--port", "0", "--store", f"sqlite://{database}",
+            "--data", str(data)]

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sqlite3
 from typing import Any
 
 from .base import SETTLED_MARK_SECONDS, StoreSize, board_score

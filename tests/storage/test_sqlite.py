@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, AsyncIterator
 
 import pytest
-from tests.storage_backends import on_connection
+from tests.storage_backends import SERVE_ENVIRONMENT, on_connection, serve_on_sqlite
 
 from server.model.records import Action, BoardEntry, Finish, GameResult, PlayerRecord, ResultEntry, SessionHeader
 from server.storage import SqliteStore, StorageRefused, StorageUnavailable, UnknownStorageURL, open_store
@@ -48,14 +48,6 @@ async def store(database: Path) -> AsyncIterator[SqliteStore]:
     await opened.close()
 
 
-def serve(database: Path, data: Path) -> list[str]:
-    return [sys.executable, "-m", "server.cli", "serve", "--port", "0", "--store", f"sqlite://{database}",
-            "--data", str(data)]
-
-
-SERVE_ENVIRONMENT = {"ARENA_PREPARE_DAILIES": "false", "ARENA_PING_INTERVAL": "none", "ARENA_RACE_DEAL_STOCK": "0"}
-
-
 # ---------------------------------------------------------------- one process per database
 
 
@@ -63,12 +55,12 @@ def test_a_second_server_on_the_database_is_refused_naming_the_holder_and_a_cras
     tmp_path: Path, database: Path
 ) -> None:
     environment = {**os.environ, **SERVE_ENVIRONMENT}
-    first = subprocess.Popen(serve(database, tmp_path / "data"), cwd=ROOT, env=environment, stdout=subprocess.PIPE,
+    first = subprocess.Popen(serve_on_sqlite(database, tmp_path / "data"), cwd=ROOT, env=environment, stdout=subprocess.PIPE,
                              stderr=subprocess.DEVNULL, text=True)
     try:
         assert first.stdout is not None
         assert first.stdout.readline().startswith("arena: listening on "), "the first server starts"
-        second = subprocess.run(serve(database, tmp_path / "data"), cwd=ROOT, env=environment, capture_output=True,
+        second = subprocess.run(serve_on_sqlite(database, tmp_path / "data"), cwd=ROOT, env=environment, capture_output=True,
                                 text=True, timeout=START_SECONDS)
         assert second.returncode == 1, second.stderr
         assert f"pid {first.pid} on host {socket.gethostname()}" in second.stderr
