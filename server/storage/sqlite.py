@@ -58,8 +58,8 @@ def sqlite_path(url: str) -> Path:
 
 class InProcessChannels:
     """Pub/sub within this process, which is every subscriber a database
-    has (one process per database); messages are never lost, so
-    ``on_resume`` is never called."""
+    has (one process per database), with the memory store's subscriptions;
+    messages are never lost, so ``on_resume`` is never called."""
 
     def __init__(self) -> None:
         self._listeners: dict[str, set[asyncio.Queue[bytes | None]]] = {}
@@ -79,9 +79,8 @@ class InProcessChannels:
 
 
 class SqliteStore(Store):
-    """The store in the SQLite database at ``path`` (created, and its folder,
-    if missing),
-    held by this process until ``close``.  Raises ``StoreLocked`` when
+    """The store in the SQLite database at ``path`` (created, and its
+    folder, if missing), held by this process until ``close``.  Raises ``StoreLocked`` when
     another process holds it and ``StoreUnusable`` when the file cannot
     be used (both ``StorageUnavailable``).  ``clock``: the time expiry
     reads, as the memory store's."""
