@@ -44,7 +44,7 @@ from server.deals.daily import (
 )
 from server.deals.numbered import DealChoice, choose_deal
 from server.deals.claims import StaleDeal, check_practice, claim_ranked, ranked_attempt
-from server.model.fair_play import automatic_options, check_assist, check_automatic, clock_start
+from server.model.fair_play import automatic_options, check_automatic, clock_start
 from server.games.tables import GameRooms
 from server.runtime.metrics import Metrics
 from server.net.outbox import Outbox
@@ -56,6 +56,7 @@ from server.deals.proofs import DealProver
 from server.model.session import ABANDONED, ActionKind, Session
 from server.runtime.settings import Settings
 from server.model.records import Action, SessionHeader
+from server.model.visibility import Assist, Facts, check_assist
 from server.storage.base import LogConflict, Store
 from server.games.watching import Watching
 
@@ -310,7 +311,7 @@ class Play:
                     kind = ActionKind(getattr(message, "type"))
                     text = message.move if isinstance(message, ts.Move) else ""
                 if kind == ActionKind.HINT:
-                    check_assist(room.session.header, "Hint")
+                    check_assist(room.session.header, Assist.HINT, Facts(self._clock(), room.session.result))
                     text = await self._find_hint(room)
                 diff_id = None if kind == ActionKind.HINT else message.id
                 suggestion = await self.apply(room, kind, text, peer, diff_id)
@@ -323,8 +324,7 @@ class Play:
     async def _finish(self, room: Room, peer: Peer, message: ts.Finish) -> None:
         """Play the proven path to the foundations, one logged move each
         (the caller holds ``room.lock``)."""
-        check_assist(room.session.header, "Automatic finishing")
-        self._check_live(room)
+        check_assist(room.session.header, Assist.FINISH, Facts(self._clock(), room.session.result))
         moves = await self._assists.finish_path(room)
         for move in moves:
             await self.apply(room, ActionKind.MOVE, move, peer, None)
@@ -334,9 +334,9 @@ class Play:
         """The hint's move as notation ("" for none), searched in a worker
         process (``AssistDesk.hint``): the solver spends its node budget
         (about 200 ms) there instead of on the interpreter every other
-        connection shares.  The caller holds ``room.lock``, so the game
+        connection shares.  The caller holds ``room.lock`` and has checked
+        that a hint may be given (``visibility.check_assist``), so the game
         cannot change meanwhile and the worker searches it as it is now."""
-        self._check_live(room)
         try:
             room.session.game.check_hint()
         except EngineError as error:
