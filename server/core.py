@@ -116,7 +116,7 @@ class Hub:
         ledgers = self.races.ledgers
         searchers = searchers or Searchers.sized(settings.search_workers, settings.analysis_slots)
         self.assists = AssistDesk(
-            settings, now, monotonic, self.metrics, self.outbox, self.tables, ledgers.deal_public, searchers
+            settings, now, monotonic, self.metrics, self.outbox, self.tables, ledgers.race_facts, searchers
         )
         self.watching = Watching(settings, now, scheduler, self.outbox, self.tables, ledgers, self.assists)
         self.play = Play(

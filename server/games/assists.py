@@ -46,8 +46,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from datetime import date
-from typing import Any, Awaitable, Callable
+from typing import Any, Callable
 
 from engine import EngineError
 from engine.game import Position
@@ -55,8 +54,7 @@ from engine.solver import Analysis
 from protocol import ErrorCode
 from protocol import to_client as tc
 from protocol import to_server as ts
-from server.deals.daily import reveals_at
-from server.model.fair_play import competes
+from server.games.facts import GameFacts, RaceFactsOf
 from server.games.tables import GameRooms
 from server.runtime.metrics import Metrics
 from server.net.outbox import Outbox
@@ -68,6 +66,7 @@ from server.runtime.searches import Searchers, analysis_job, finish_job
 from server.model.session import ActionKind
 from server.runtime.settings import Settings
 from server.model.records import Action
+from server.model.visibility import Assist, Facts, assist_refusal, check_assist
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +94,8 @@ class AssistDesk:
     """Hints, finishing offers and analyses for the games this process holds.
 
     It reads the rooms (``rooms``), sends through ``outbox`` and asks the
-    race desk one question (``deal_public``); the moves of a finish are
+    race ledgers one question (``race_facts``); whether an assist may be
+    given is ``server.model.visibility.assist_refusal``'s; the moves of a finish are
     played by whoever asked for them (``finish_path``), so the assists
     never perform an action themselves."""
 
@@ -107,7 +107,7 @@ class AssistDesk:
         metrics: Metrics,
         outbox: Outbox,
         rooms: GameRooms,
-        deal_public: Callable[[str], Awaitable[bool]],
+        race_facts: RaceFactsOf,
         searchers: Searchers,
     ) -> None:
         self._settings = settings
@@ -116,7 +116,7 @@ class AssistDesk:
         self._metrics = metrics
         self._outbox = outbox
         self._rooms = rooms
-        self._deal_public = deal_public
+        self._facts = GameFacts(settings, clock, race_facts)
         self._searches: set[asyncio.Task[None]] = set()
         self.searches = searchers.hints
         self.analysts = searchers.analyses
@@ -165,7 +165,7 @@ class AssistDesk:
             return
         room.finish_checked = session.seq
         previous, room.finish_offer, room.finish_search = room.finish_offer, None, None
-        if session.result is not None or competes(session.header):
+        if assist_refusal(session.header, Assist.FINISH, Facts(self._clock(), session.result)) is not None:
             return
         try:
             session.game.check_finish()
@@ -253,25 +253,7 @@ class AssistDesk:
         """Refuse a game still being played or whose deal is still secret:
         what an analysis or a replay would show rivals (``server.games.replays``)."""
         session = room.session
-        header = session.header
-        if session.result is None:
-            raise Refusal(
-                ErrorCode.UNAVAILABLE, "a game is analysed or replayed once it is over", reason="game_live", game_id=room.game_id
-            )
-        if header.race_id is not None and not await self._deal_public(header.race_id):
-            raise Refusal(
-                ErrorCode.UNAVAILABLE,
-                "this race is still running and its racers play the same deal; ask again when it ends",
-                reason="deal_secret",
-                game_id=room.game_id,
-            )
-        if header.daily is not None and self._clock() < reveals_at(date.fromisoformat(header.daily), self._settings):
-            raise Refusal(
-                ErrorCode.UNAVAILABLE,
-                f"this is the daily deal of {header.daily}, secret until it is revealed; ask again then",
-                reason="deal_secret",
-                game_id=room.game_id,
-            )
+        check_assist(session.header, Assist.ANALYSIS, await self._facts.of(session.header, session.result))
 
     def _analysis_of(self, room: Room, line: list[str]) -> asyncio.Task[Analysis]:
         """The analysis of ``room`` under way, or a new one if there is room
