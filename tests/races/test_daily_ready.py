@@ -17,6 +17,7 @@ from tests.races.arena_races import MemoryArena, player, race_settings, ready_da
 from protocol import to_server as ts
 from server.deals.daily import daily_variants
 from server.deals.proofs import DealProver, ProvenDeal, Urgency
+from server.runtime.workers import Lane, WorkerPool
 
 HANG_SECONDS = 600.0
 """Bounds a hang only: the waits below end on events (a proof answered, a
@@ -27,8 +28,8 @@ class GatedProver(DealProver):
     """A real prover whose proofs start only once ``gate`` is open: while
     it is shut, no daily deal can be ready, however fast the machine."""
 
-    def __init__(self) -> None:
-        super().__init__(1, 30_000, 50)
+    def __init__(self, workers: WorkerPool) -> None:
+        super().__init__(workers, 30_000, 50)
         self.gate = asyncio.Event()
 
     async def prove(
@@ -39,8 +40,10 @@ class GatedProver(DealProver):
 
 
 async def test_daily_answers_at_once_with_the_variants_still_being_proven() -> None:
-    prover = GatedProver()
-    async with MemoryArena(race_settings(), prover=prover) as arena:
+    settings = race_settings(deal_workers=1)
+    workers = WorkerPool.sized(settings)
+    prover = GatedProver(workers)
+    async with MemoryArena(settings, workers=workers, prover=prover) as arena:
         client = await player(arena, "ann")
         async with asyncio.timeout(HANG_SECONDS):
             info = await client.request(ts.Daily)
@@ -63,7 +66,8 @@ async def test_a_players_proof_goes_before_the_stock_queued_ahead_of_it() -> Non
     """One worker: four stock proofs asked, then a player's.  The first
     stock proof is under way and finishes first; the player's comes next,
     before the three stock proofs asked before it."""
-    prover = DealProver(1, 30_000, 50)
+    pool = WorkerPool({Lane.PROOF: 1})
+    prover = DealProver(pool, 30_000, 50)
     answered: list[str] = []
 
     async def ask(label: str, urgency: Urgency) -> None:
@@ -79,12 +83,13 @@ async def test_a_players_proof_goes_before_the_stock_queued_ahead_of_it() -> Non
             assert prover.eta_seconds("daily/player") < prover.eta_seconds("race/stock/1"), "estimated as the next"
             await asyncio.gather(player_proof, *stock)
     finally:
-        await prover.close()
+        await pool.close()
     assert answered == ["race/stock/0", "daily/player", "race/stock/1", "race/stock/2", "race/stock/3"]
 
 
 async def test_asking_again_more_urgently_moves_a_queued_proof_up() -> None:
-    prover = DealProver(1, 30_000, 50)
+    pool = WorkerPool({Lane.PROOF: 1})
+    prover = DealProver(pool, 30_000, 50)
     answered: list[str] = []
 
     async def ask(label: str, urgency: Urgency) -> None:
@@ -98,6 +103,6 @@ async def test_asking_again_more_urgently_moves_a_queued_proof_up() -> None:
             asked.append(asyncio.ensure_future(ask("c", Urgency.PLAYER)))
             await asyncio.gather(*asked)
     finally:
-        await prover.close()
+        await pool.close()
     assert answered[0] == "a AHEAD" and answered[1:3] in (["c AHEAD", "c PLAYER"], ["c PLAYER", "c AHEAD"])
     assert answered[3] == "b AHEAD"
