@@ -13,10 +13,11 @@ import asyncio
 from typing import Any
 
 from tests.races.arena_races import MemoryArena, player, race_settings, ready_daily
+from tests.server.arena_memory import ThreadWorker
 
 from protocol import to_server as ts
 from server.deals.daily import daily_variants
-from server.deals.proofs import DealProver, ProvenDeal, Urgency
+from server.deals.proofs import DealProver, ProvenDeal, ProvenDeals, Urgency
 from server.runtime.workers import Lane, WorkerPool
 
 HANG_SECONDS = 600.0
@@ -106,3 +107,24 @@ async def test_asking_again_more_urgently_moves_a_queued_proof_up() -> None:
         await pool.close()
     assert answered[0] == "a AHEAD" and answered[1:3] in (["c AHEAD", "c PLAYER"], ["c PLAYER", "c AHEAD"])
     assert answered[3] == "b AHEAD"
+
+
+async def test_a_prover_proves_a_label_once_and_keeps_its_proofs_to_itself() -> None:
+    """Asked twice at once and once after, a label is proven once; a second
+    prover on the same pool has its own ``ProvenDeals`` and proves it again,
+    and one handed the first's proofs does not."""
+    pool = WorkerPool({Lane.PROOF: 1}, ThreadWorker)
+    kept = ProvenDeals()
+    first = DealProver(pool, 30_000, 50, kept)
+    ask = ("klondike", {"draw": 3}, "secret", "daily/kept")
+    try:
+        async with asyncio.timeout(HANG_SECONDS):
+            together = await asyncio.gather(first.prove(*ask), first.prove(*ask))
+            assert together[0] == together[1] == await first.prove(*ask)
+            assert pool.jobs["prove"] == 1
+            assert await DealProver(pool, 30_000, 50).prove(*ask) == together[0]
+            assert pool.jobs["prove"] == 2, "a new prover keeps no proof of another"
+            assert await DealProver(pool, 30_000, 50, kept).prove(*ask) == together[0]
+            assert pool.jobs["prove"] == 2
+    finally:
+        await pool.close()
