@@ -60,7 +60,7 @@ from server.net.ratelimit import RateLimiter, Verdict
 from server.model.refusal import Refusal
 from server.games.replays import Replays
 from server.runtime.scheduler import LoopScheduler, Scheduler
-from server.runtime.searches import Searchers
+from server.runtime.workers import WorkerPool
 from server.deals.proofs import DealProver
 from server.runtime.settings import Settings
 from server.storage.health import StoreHealth
@@ -86,7 +86,7 @@ class Hub:
         clock: Callable[[], int] = wall_clock_ms,
         monotonic: Callable[[], float] = time.monotonic,
         scheduler: Scheduler | None = None,
-        searchers: Searchers | None = None,
+        workers: WorkerPool | None = None,
         prover: DealProver | None = None,
     ) -> None:
         self.settings = settings
@@ -101,7 +101,8 @@ class Hub:
         self.metrics = Metrics(self.gauges)
         self.admission = Admission(settings, monotonic)
         self.peers: set[Peer] = set()
-        self.prover = prover or DealProver(settings.deal_workers, settings.deal_proof_nodes, settings.deal_proof_attempts)
+        self.workers = workers or WorkerPool.sized(settings)
+        self.prover = prover or DealProver(self.workers, settings.deal_proof_nodes, settings.deal_proof_attempts)
         self.race_deals = RaceDealStock(store, settings, self.prover)
         self.keeper = DailyKeeper(store, settings, self.prover, self.race_deals, now)
         self.epoch = StoreEpoch()
@@ -114,9 +115,8 @@ class Hub:
             settings, store, now, scheduler, self.outbox, self.metrics, origin, self.prover, self.race_deals, self.rooms
         )
         ledgers = self.races.ledgers
-        searchers = searchers or Searchers.sized(settings.search_workers, settings.analysis_slots)
         self.assists = AssistDesk(
-            settings, now, monotonic, self.metrics, self.outbox, self.tables, ledgers.race_facts, searchers
+            settings, now, monotonic, self.metrics, self.outbox, self.tables, ledgers.race_facts, self.workers
         )
         self.watching = Watching(settings, now, scheduler, self.outbox, self.tables, ledgers, self.assists)
         self.play = Play(
@@ -322,5 +322,5 @@ class Hub:
             self._epoch_task.cancel()
             await asyncio.gather(self._epoch_task, return_exceptions=True)
         await self.race_deals.close()
-        await self.prover.close()
+        await self.workers.close()
         await self.tables.close()

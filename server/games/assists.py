@@ -1,7 +1,7 @@
 """The solver's assists as the server offers them: hints, safe automatic
 finishing and post-game analysis.
 
-Every search runs in a worker process (``server.runtime.searches``), given data
+Every search runs in a worker process (``server.runtime.workers``), given data
 (the header and log, an immutable position, the line played), never the
 live game: the event loop every connection shares never searches, not
 even by sharing its interpreter lock with a thread that does.  Finishing
@@ -62,7 +62,8 @@ from server.net.peer import Peer
 from server.net.ratelimit import BucketTable
 from server.model.refusal import Refusal, from_engine
 from server.games.room import FinishPath, Room
-from server.runtime.searches import Searchers, analysis_job, finish_job
+from server.runtime.searches import HintSearches, analysis_job, finish_job
+from server.runtime.workers import Priority, WorkerPool
 from server.model.session import ActionKind
 from server.runtime.settings import Settings
 from server.model.records import Action
@@ -108,7 +109,7 @@ class AssistDesk:
         outbox: Outbox,
         rooms: GameRooms,
         race_facts: RaceFactsOf,
-        searchers: Searchers,
+        workers: WorkerPool,
     ) -> None:
         self._settings = settings
         self._clock = clock
@@ -118,8 +119,8 @@ class AssistDesk:
         self._rooms = rooms
         self._facts = GameFacts(settings, clock, race_facts)
         self._searches: set[asyncio.Task[None]] = set()
-        self.searches = searchers.hints
-        self.analysts = searchers.analyses
+        self._workers = workers
+        self._hints = HintSearches(workers)
         self._analyses: set[asyncio.Task[Analysis]] = set()
         self._hint_buckets = BucketTable(settings.hint_burst, settings.hint_rate, monotonic())
 
@@ -131,7 +132,7 @@ class AssistDesk:
         and has checked that a hint may be given; the worker sees the game
         as it is now).  Refused past the owner's hint rate."""
         self._check_hint_rate(room)
-        return await self.searches.hint(room.session.header, room.session.log, self._settings.hint_planless_nodes)
+        return await self._hints.hint(room.session.header, room.session.log, self._settings.hint_planless_nodes)
 
     def _check_hint_rate(self, room: Room) -> None:
         settings = self._settings
@@ -192,7 +193,7 @@ class AssistDesk:
         time this task runs, a later action may be half performed."""
         budget = self._settings.finish_search_nodes
         try:
-            answer = await self.searches.run(room.game_id, finish_job, room.session.header, position, budget)
+            answer = await self._workers.run(Priority.SEARCH, room.game_id, finish_job, room.session.header, position, budget)
         except Exception:
             log.exception("finishing search failed in %s", room.game_id)
             return
@@ -282,17 +283,16 @@ class AssistDesk:
 
     async def _analyse(self, room: Room, line: list[str]) -> Analysis:
         header = room.session.header
-        answer = await self.analysts.run(None, analysis_job, header, line, self._settings.analysis_nodes)
+        answer = await self._workers.run(Priority.ANALYSIS, None, analysis_job, header, line, self._settings.analysis_nodes)
         self._metrics.analyses.observe(answer.seconds)
         analysis: Analysis = answer.value
         return analysis
 
     async def close(self) -> None:
-        """Stop the searches still running and the worker processes (at
-        shutdown; nobody waits for those answers any more)."""
+        """Stop waiting for the searches still running (at shutdown; nobody
+        waits for those answers any more); whoever built the worker pool
+        closes it."""
         tasks: list[asyncio.Task[Any]] = [*self._searches, *self._analyses]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        await self.searches.close()
-        await self.analysts.close()

@@ -49,7 +49,7 @@ from server.transport.listener import LISTEN_BACKLOG, screened_listener
 from server.transport.outlet import WebSocketOutlet
 from server.games.retention import Sweeper, retention_of
 from server.runtime.scheduler import Scheduler
-from server.runtime.searches import Searchers
+from server.runtime.workers import WorkerPool
 from server.runtime.settings import Settings
 from server.storage import StorageRefused, StorageUnavailable, Store, open_store
 from server.transport.web import METHODS, METRICS_CONTENT_TYPE, respond, site_response
@@ -71,8 +71,8 @@ class ArenaServer:
     """One server process.  Use ``async with ArenaServer(settings) as server``
     (tests) or ``await run(settings)`` (the CLI).  ``monotonic`` is the
     hub's clock of rate limits and admission, ``clock`` (ms) and
-    ``scheduler`` those of races and spectator delays, ``searchers`` the
-    assists' worker pools: all injected by tests that advance time or
+    ``scheduler`` those of races and spectator delays, ``workers`` the
+    worker pool of searches and proofs: all injected by tests that advance time or
     hold a search instead of sleeping, so that a timing rule seen through
     real sockets cannot fail on a loaded machine."""
 
@@ -84,12 +84,12 @@ class ArenaServer:
         *,
         clock: Callable[[], int] = wall_clock_ms,
         scheduler: Scheduler | None = None,
-        searchers: Searchers | None = None,
+        workers: WorkerPool | None = None,
     ) -> None:
         self.settings = settings
         self._own_store = store is None
         self.store = store if store is not None else open_store(settings.redis_url, retention=retention_of(settings))
-        self.hub = Hub(settings, self.store, clock=clock, monotonic=monotonic, scheduler=scheduler, searchers=searchers)
+        self.hub = Hub(settings, self.store, clock=clock, monotonic=monotonic, scheduler=scheduler, workers=workers)
         self.sweeper = Sweeper(self.store, settings, self.hub.metrics.registry)
         self._resets = Counter(
             "arena_connections_reset",
