@@ -99,7 +99,8 @@ def start_server(root: Path) -> tuple[subprocess.Popen[str], str]:
     this checkout's installed packages)."""
     run = "import sys; sys.path.insert(0, sys.argv.pop(1)); from server.cli import main; sys.exit(main())"
     environment = dict(ARENA_ENVIRONMENT)
-    # (A checkout from before the server's folders has server/settings.py.)
+    # (A baseline checkout from before the server's folders keeps its settings
+    # module at the top of the server package.)
     places = (root / "server" / "runtime" / "settings.py", root / "server" / "settings.py")
     settings = next(place for place in places if place.exists()).read_text(encoding="utf-8")
     if "hint_rate" in settings:
