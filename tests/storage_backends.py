@@ -42,13 +42,17 @@ async def heard_after_resume(
 
 
 class ManualClock:
-    """The memory store's clock, moved by the test instead of waiting."""
+    """A clock moved by the test instead of waiting: ``now`` in seconds
+    (a monotonic clock), ``ms`` the memory store's clock."""
 
     def __init__(self) -> None:
         self.now = 1_700_000_000.0
 
     def __call__(self) -> float:
         return self.now
+
+    def ms(self) -> int:
+        return round(self.now * 1000)
 
 
 @dataclass
@@ -96,7 +100,7 @@ def open_backend(
     ``namespace``) keeping identities as ``retention`` says."""
     if name == "memory":
         clock = ManualClock()
-        return Backend("memory", MemoryStore(clock=clock, retention=retention), clock=clock, retention=retention)
+        return Backend("memory", MemoryStore(clock=clock.ms, retention=retention), clock=clock, retention=retention)
     server: RedisServer | RedisClusterServers = request.getfixturevalue(REDIS_FIXTURES[name])
     store = RedisStore(server.url, namespace=namespace, retention=retention)
     return Backend(name, store, redis_url=server.url, namespace=namespace, retention=retention)

@@ -36,12 +36,11 @@ from server.games.assists import AssistDesk
 from server.deals.daily import (
     DailyRecord,
     claim_lifetime,
-    forget_records,
     note_ranked_attempt,
     ranked_bars,
-    todays_record,
     utc_day,
 )
+from server.deals.book import DailyBook
 from server.deals.numbered import DealChoice, choose_deal
 from server.deals.claims import StaleDeal, check_practice, claim_ranked, ranked_attempt
 from server.model.fair_play import automatic_options, check_assist, check_automatic, clock_start
@@ -49,11 +48,10 @@ from server.games.tables import GameRooms
 from server.runtime.metrics import Metrics
 from server.net.outbox import Outbox
 from server.net.peer import Peer, require_player
-from server.model.ids import new_id
 from server.model.refusal import Refusal, from_engine
 from server.games.room import Room
-from server.deals.proofs import DealProver
 from server.model.session import ABANDONED, ActionKind, Session
+from server.runtime.entropy import Entropy
 from server.runtime.settings import Settings
 from server.model.records import Action, SessionHeader
 from server.storage.base import LogConflict, Store
@@ -90,7 +88,8 @@ class Play:
         store: Store,
         clock: Callable[[], int],
         metrics: Metrics,
-        prover: DealProver,
+        book: DailyBook,
+        entropy: Entropy,
         outbox: Outbox,
         rooms: GameRooms,
         watching: Watching,
@@ -101,7 +100,8 @@ class Play:
         self._store = store
         self._clock = clock
         self._metrics = metrics
-        self._prover = prover
+        self._book = book
+        self._entropy = entropy
         self._outbox = outbox
         self._rooms = rooms
         self._watching = watching
@@ -122,7 +122,7 @@ class Play:
         # Strictly increasing creation times, so "the oldest live game" is
         # never a tie between games started in the same millisecond.
         now = self._last_created = max(self._clock(), self._last_created + 1)
-        game_id = new_id("g_")
+        game_id = self._entropy.new_id("g_")
         record = None
         try:
             game_cls = engine.game_class(message.game)
@@ -134,11 +134,11 @@ class Play:
                 game = engine.from_text(message.game, message.position)
                 choice = DealChoice(game.deal, "position", False)
             elif message.deal == "daily":
-                record = await todays_record(self._store, self._settings, self._prover, game_cls, message.options, now)
+                record = await self._book.today(game_cls, message.options, now)
                 choice = DealChoice(0, "daily", True)
                 game = engine.seeded_game(message.game, record.seed, **message.options)
             else:
-                choice = choose_deal(game_cls, message.deal, message.options)
+                choice = choose_deal(game_cls, message.deal, message.options, self._entropy)
                 game = engine.new_game(message.game, choice.number, **message.options)
         except EngineError as error:
             raise from_engine(error) from None
@@ -231,8 +231,8 @@ class Play:
                 return record, True
             except StaleDeal:
                 log.info("the store no longer holds the daily record %s: reading it again", record.setting)
-                forget_records(self._store)
-                record = await todays_record(self._store, self._settings, self._prover, game_cls, options, now)
+                self._book.forget()
+                record = await self._book.today(game_cls, options, now)
         raise Refusal(
             ErrorCode.STORAGE_UNAVAILABLE, "the store was replaced while this daily started; nothing was started, try again"
         )
@@ -243,7 +243,7 @@ class Play:
         otherwise both find it claimed and not yet stored.  A start that
         dies keeps its lease for ``START_LEASE_SECONDS``; the next start
         after that takes the attempt over."""
-        token = new_id("s_")
+        token = self._entropy.new_id("s_")
         holder = await self._store.setting(f"starting/{attempt}", token, keep_seconds=START_LEASE_SECONDS)
         if holder != token:
             raise Refusal(

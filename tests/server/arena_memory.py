@@ -27,6 +27,7 @@ from tests.server.arena_wire import WAIT_SECONDS, RecordingClient
 
 from protocol import MSGPACK_SUBPROTOCOL, codec_for
 from server.core import Hub
+from server.runtime.clock import wall_clock_ms
 from server.runtime.searches import Searchers
 from server.runtime.settings import Settings
 from server.storage.base import Store
@@ -124,13 +125,13 @@ class MemoryClient(RecordingClient):
 
 class MemoryArena:
     """One server process without sockets: the hub the adapter would serve.
-    ``injected`` are the hub's clock, monotonic clock, scheduler and
-    searchers, as ``server.transport.app.ArenaServer`` takes them; searches default
-    to ``thread_searchers``."""
+    ``injected`` are the hub's clock, monotonic clock, scheduler, entropy
+    and searchers, as ``server.transport.app.ArenaServer`` takes them; searches default
+    to ``thread_searchers``.  A memory store made here runs on the hub's clock."""
 
     def __init__(self, settings: Settings, store: Store | None = None, **injected: Any) -> None:
         self.settings = settings
-        self.store = store if store is not None else MemoryStore()
+        self.store = store if store is not None else MemoryStore(injected.get("clock", wall_clock_ms))
         injected.setdefault("searchers", thread_searchers(settings))
         self.hub = Hub(settings, self.store, **injected)
         self.clients: list[MemoryClient] = []
