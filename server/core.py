@@ -6,9 +6,9 @@ only forwards frames and closes connections, so everything here runs in
 tests with in-memory outlets and the memory store.
 
 The Hub is the composition root and the dispatcher, nothing more.  Each
-part gets what it needs (settings, clock, scheduler, store, outbox, the
-parts below it) and never the Hub (``docs/architecture.md``, "The
-server's parts"):
+part gets what it needs (settings, clock, scheduler, its stream of the
+entropy, store, outbox, the parts below it) and never the Hub
+(``docs/architecture.md``, "The server's parts"):
 
 - ``server.net.outbox.Outbox``: sending, encoding once per codec, and what a
   slow peer gets instead of its backlog;
@@ -35,7 +35,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import itertools
-import secrets
 import time
 from typing import Any, Awaitable, Callable
 
@@ -46,7 +45,7 @@ from protocol.codec import Codec
 from protocol.to_server import RequestId
 from server.net.admission import Admission
 from server.games.assists import AssistDesk
-from server.deals.daily import forget_records
+from server.deals.book import DailyBook
 from server.storage.epoch import StoreEpoch
 from server.games.tables import GameRooms
 from server.deals.keeper import DailyKeeper, RaceDealStock
@@ -59,7 +58,9 @@ from server.races.desk import RaceBoards, RaceDesk
 from server.net.ratelimit import RateLimiter, Verdict
 from server.model.refusal import Refusal
 from server.games.replays import Replays
-from server.runtime.scheduler import LoopScheduler, Scheduler
+from server.runtime.clock import wall_clock_ms
+from server.runtime.entropy import Entropy, SystemEntropy
+from server.runtime.scheduler import LoopScheduler, Scheduler, sleep
 from server.runtime.workers import WorkerPool
 from server.deals.proofs import DealProver
 from server.runtime.settings import Settings
@@ -70,10 +71,6 @@ from server.games.watching import Watching
 log = logging.getLogger("arena.core")
 
 CLOSE_POLICY_VIOLATION = 1008
-
-
-def wall_clock_ms() -> int:
-    return time.time_ns() // 1_000_000
 
 
 class Hub:
@@ -88,6 +85,7 @@ class Hub:
         scheduler: Scheduler | None = None,
         workers: WorkerPool | None = None,
         prover: DealProver | None = None,
+        entropy: Entropy | None = None,
     ) -> None:
         self.settings = settings
         self.store = store
@@ -96,23 +94,28 @@ class Hub:
         may replace it on a running hub."""
         self.monotonic = monotonic
         scheduler = self.scheduler = scheduler or LoopScheduler()
+        entropy = self.entropy = entropy or SystemEntropy()
+        """Every random value the parts draw: ids, tokens, codes, nonces,
+        secrets, random deals (``server.runtime.entropy``)."""
         now = self._now
-        origin = secrets.token_hex(8)
+        origin = entropy.stream("origin").token_hex(8)
         self.metrics = Metrics(self.gauges)
         self.admission = Admission(settings, monotonic)
         self.peers: set[Peer] = set()
         self.workers = workers or WorkerPool.sized(settings)
         self.prover = prover or DealProver(self.workers, settings.deal_proof_nodes, settings.deal_proof_attempts)
-        self.race_deals = RaceDealStock(store, settings, self.prover)
-        self.keeper = DailyKeeper(store, settings, self.prover, self.race_deals, now)
-        self.epoch = StoreEpoch()
+        self.dailies = DailyBook(store, settings, self.prover, entropy.stream("dailies"))
+        self.race_deals = RaceDealStock(self.dailies, entropy.stream("race deals"))
+        self.keeper = DailyKeeper(self.dailies, self.race_deals, now, scheduler)
+        self.epoch = StoreEpoch(entropy.stream("epoch"))
         self.store_health = StoreHealth(self.metrics.registry)
         self._epoch_task: asyncio.Task[None] | None = None
         self.outbox = Outbox(settings.send_overflows, self.metrics)
         self.tables = GameRooms(settings, store, origin, now, self.metrics)
         self.rooms = self.tables.rooms
         self.races = RaceDesk(
-            settings, store, now, scheduler, self.outbox, self.metrics, origin, self.prover, self.race_deals, self.rooms
+            settings, store, now, scheduler, entropy.stream("races"), self.outbox, self.metrics, origin, self.dailies,
+            self.race_deals, self.rooms,
         )
         ledgers = self.races.ledgers
         self.assists = AssistDesk(
@@ -120,12 +123,12 @@ class Hub:
         )
         self.watching = Watching(settings, now, scheduler, self.outbox, self.tables, ledgers, self.assists)
         self.play = Play(
-            settings, store, now, self.metrics, self.prover, self.outbox, self.tables, self.watching, self.assists,
-            self.races,
+            settings, store, now, self.metrics, self.dailies, entropy.stream("play"), self.outbox, self.tables,
+            self.watching, self.assists, self.races,
         )
         self.lobby = Lobby(
-            settings, store, now, self.admission, self.keeper.today, self.outbox, self.tables, self.play.live_headers,
-            self.watching.watch_game, self.races.rejoin,
+            settings, store, now, entropy.stream("lobby"), self.admission, self.keeper.today, self.outbox, self.tables,
+            self.play.live_headers, self.watching.watch_game, self.races.rejoin,
         )
         # The edges that point up the stack, wired once everything exists.
         self.tables.tell(self.watching)
@@ -286,13 +289,13 @@ class Hub:
             except StorageError as error:
                 log.debug("could not read the store's epoch: %s", error)
             await self.store_health.probe(self.store)
-            await asyncio.sleep(self.settings.store_epoch_check_seconds)
+            await sleep(self.scheduler, self.settings.store_epoch_check_seconds)
 
     async def store_replaced(self) -> None:
         """Forget every cache of the old store (``server.storage.epoch``): the daily
         records, then each game room (reloaded, or gone: its watchers hear
         ``game_not_found``) and each race."""
-        forget_records(self.store)
+        self.dailies.forget()
         for room in list(self.rooms.values()):
             async with room.lock:
                 try:

@@ -44,13 +44,17 @@ async def heard_after_resume(
 
 
 class ManualClock:
-    """The memory store's clock, moved by the test instead of waiting."""
+    """A clock moved by the test instead of waiting: ``now`` in seconds
+    (a monotonic clock), ``ms`` the memory store's clock."""
 
     def __init__(self) -> None:
         self.now = 1_700_000_000.0
 
     def __call__(self) -> float:
         return self.now
+
+    def ms(self) -> int:
+        return round(self.now * 1000)
 
 
 @dataclass
@@ -102,10 +106,10 @@ def open_backend(
         clock = ManualClock()
         store: Store
         if name == "memory":
-            store = MemoryStore(clock=clock, retention=retention)
+            store = MemoryStore(clock=clock.ms, retention=retention)
         else:
             folder: Path = request.getfixturevalue("tmp_path")
-            store = SqliteStore(folder / f"{namespace}.db", clock=clock, retention=retention)
+            store = SqliteStore(folder / f"{namespace}.db", clock=clock.ms, retention=retention)
         return Backend(name, store, clock=clock, retention=retention)
     server: RedisServer | RedisClusterServers = request.getfixturevalue(REDIS_FIXTURES[name])
     store = RedisStore(server.url, namespace=namespace, retention=retention)

@@ -12,7 +12,6 @@ with the in-memory store the records live on in the data directory
 from __future__ import annotations
 
 import argparse
-import time
 from datetime import date, timedelta
 from typing import Any
 
@@ -20,8 +19,11 @@ import engine
 from server.commands import run_with_settings
 from server.runtime.exits import EXIT_FAILURE, EXIT_OK
 from server.runtime.data_dir import open_data_dir, with_default_data_dir
-from server.deals.daily import daily_variants, fixed_record, utc_day
+from server.deals.book import DailyBook
+from server.deals.daily import daily_variants, utc_day
 from server.deals.keeper import prepare_day
+from server.runtime.clock import wall_clock_ms
+from server.runtime.entropy import SystemEntropy
 from server.runtime.progress import ProgressLine
 from server.deals.proofs import DealProver
 from server.runtime.workers import WorkerPool
@@ -46,16 +48,18 @@ def _prepare(args: argparse.Namespace) -> int:
 
 
 async def _main(settings: Settings, day: date | None) -> int:
-    now = time.time_ns() // 1_000_000
-    open_data_dir(settings)
+    now = wall_clock_ms()
+    entropy = SystemEntropy()
+    open_data_dir(settings, entropy)
     day = day if day is not None else utc_day(now) + timedelta(days=1)
     store = open_store(settings.redis_url)
     workers = WorkerPool.sized(settings)
     prover = DealProver(workers, settings.deal_proof_nodes, settings.deal_proof_attempts)
+    book = DailyBook(store, settings, prover, entropy)
     try:
-        failed = await prepare_day(store, settings, prover, day, now, ProgressLine())
+        failed = await prepare_day(book, day, now, ProgressLine())
         for game_id, options in daily_variants():
-            record = await fixed_record(store, settings, prover, engine.game_class(game_id), options, day, now)
+            record = await book.fixed(engine.game_class(game_id), options, day, now)
             print(f"{record.key}  commitment {record.commitment}")
     finally:
         await workers.close()

@@ -21,6 +21,7 @@ from server.commands import run_with_settings
 from server.runtime.exits import EXIT_OK
 from server.runtime.version import arena_version
 from server.runtime.data_dir import open_data_dir, with_default_data_dir
+from server.runtime.entropy import SystemEntropy
 from server.runtime.logs import configure_logging
 from server.runtime.settings import Settings, env_name
 
@@ -86,7 +87,7 @@ async def _main(settings: Settings) -> int:
     from server.transport.app import ArenaServer, run
 
     configure_logging(settings.log_level, settings.log_format)
-    open_data_dir(settings)
+    open_data_dir(settings, SystemEntropy())
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -18,7 +18,7 @@ attempt (``first_game``, ``note_ranked_attempt``) to see its first board
 is that layout.  A record published is the day's deal for good: one the
 store lost (a restart of the memory store, a wiped Redis) is stored again
 from the process's memory or the data directory (``server.runtime.data_dir``),
-never proven anew (``fixed_record``; docs/storage.md, "A day's deal
+never proven anew (``server.deals.book.DailyBook``; docs/storage.md, "A day's deal
 outlives the store").
 
 Decisions made here, and why:
@@ -34,7 +34,7 @@ Decisions made here, and why:
   as pending with an estimate, and its proof goes first; a ``new_game``
   or race start on it waits for that one proof.  Past records
   are read from a document copy, never created.  A fixed record never
-  changes, so each process keeps the ones it has seen.
+  changes, so each process keeps the ones it has seen (its ``DailyBook``).
 - The ranking rules (one ranked attempt, the clock, what is counted,
   who sees the board) are ``server.model.fair_play``'s.
 - A day's deal is revealed ``daily_grace_seconds`` after the day ends, and
@@ -47,12 +47,9 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import logging
-import secrets
 from dataclasses import asdict, dataclass
 from datetime import date, datetime, timedelta, timezone
 from typing import Any, Awaitable, Callable
-from weakref import WeakKeyDictionary
 
 import engine
 from engine import EngineError, Game
@@ -60,9 +57,9 @@ from engine.games import DESCRIPTORS
 from protocol import ErrorCode
 from protocol import to_client as tc
 from protocol import to_server as ts
-from server.runtime.data_dir import keep_record, kept_record
-from server.deals.numbered import daily_secret
-from server.deals.proofs import DealProver, Urgency, seed_text
+from server.runtime.data_dir import kept_record
+from server.deals.proofs import seed_text
+from server.model.ids import ID_BYTES
 from server.model.refusal import Refusal, from_engine
 from server.model.session import Session
 from server.model.fair_play import board_apart, board_name, counted_actions, unlisted
@@ -72,7 +69,6 @@ from server.model.records import BoardEntry, PlayerRecord
 from server.storage.base import Store
 from server.deals.variants import variant_label
 
-log = logging.getLogger("arena.daily")
 
 def daily_variants() -> list[tuple[str, dict[str, Any]]]:
     """(game id, options) of every daily variant of every registered game,
@@ -83,22 +79,11 @@ def daily_variants() -> list[tuple[str, dict[str, Any]]]:
 
 DAY_MS = 86_400_000
 RECORD_KIND = "ranked_daily"
-FIRST_KIND = "ranked_daily_first"
-ATTEMPT_ID_BYTES = 9
-"""As many random-looking bytes as a random game id has."""
-"""Settings naming each day's first ranked attempt (``note_ranked_attempt``)."""
 """Seed records; the numbered records of earlier versions (kind ``daily``) are not read."""
-_SEEN: WeakKeyDictionary[Store, dict[str, DailyRecord]] = WeakKeyDictionary()
-"""Per store, the records this process has fixed or read, by setting."""
-_HELD: WeakKeyDictionary[Store, dict[str, DailyRecord]] = WeakKeyDictionary()
-"""Per store, the records this process served before the store was replaced."""
-
-
-def forget_records(store: Store) -> None:
-    """Stop trusting the records this process read of ``store`` (it was
-    wiped or replaced), but hold them: each is stored again, first writer
-    wins, when next asked for, so a published commitment stays the day's."""
-    _HELD.setdefault(store, {}).update(_SEEN.pop(store, {}))
+FIRST_KIND = "ranked_daily_first"
+"""Settings naming each day's first ranked attempt (``note_ranked_attempt``)."""
+ATTEMPT_ID_BYTES = ID_BYTES
+"""As many random-looking bytes as a random game id has."""
 
 
 def utc_day(at_ms: int) -> date:
@@ -181,7 +166,7 @@ class DailyRecord:
         return cls(**{**data, "line": tuple(data["line"])})
 
 
-def _variant_options(game_cls: type[Game], variant: str) -> dict[str, Any]:
+def variant_options(game_cls: type[Game], variant: str) -> dict[str, Any]:
     """The options a variant's deal is proven with: those that name it."""
     return next(
         options for game_id, options in daily_variants()
@@ -192,85 +177,6 @@ def _variant_options(game_cls: type[Game], variant: str) -> dict[str, Any]:
 def daily_label(game_id: str, variant: str, day: date) -> str:
     """What a daily seed is derived for (``server.deals.proofs``)."""
     return f"daily/{game_id}/{variant}/{day.isoformat()}"
-
-
-async def fixed_record(
-    store: Store, settings: Settings, prover: DealProver, game_cls: type[Game], options: dict[str, Any],
-    day: date, now_ms: int, urgency: Urgency = Urgency.PLAYER,
-) -> DailyRecord:
-    """The record of ``day`` for this game and variant, proving and fixing
-    it if nobody has (today's at its first request, tomorrow's ahead; the
-    proof is queued as ``urgency`` says, ``DealProver``).  A record
-    published before and lost by the store is stored again, not proven
-    anew (``_published``)."""
-    variant = daily_variant(game_cls, options)
-    seen = _SEEN.setdefault(store, {})
-    setting = f"{RECORD_KIND}/{game_cls.id}/{variant}/{day.isoformat()}"
-    known = seen.get(setting)
-    if known is not None:
-        return known
-    stored_text = await store.get_setting(setting)
-    published = _published(store, settings, setting)
-    if stored_text is None:
-        candidate = published
-        if candidate is None:
-            secret = await daily_secret(store, settings)
-            proven = await prover.prove(game_cls.id, _variant_options(game_cls, variant), secret,
-                                        daily_label(game_cls.id, variant, day), urgency)
-            candidate = DailyRecord(
-                game_cls.id, variant, day.isoformat(), proven.seed, proven.attempt, proven.line,
-                secrets.token_hex(16), now_ms,
-            )
-        stored_text = await store.setting(setting, candidate.to_json())
-    stored = DailyRecord.from_dict(json.loads(stored_text))
-    if published is not None and published != stored:
-        log.warning("the store's %s is not the record published before: its commitment changed", setting)
-    return await _adopted(store, settings, setting, stored)
-
-
-async def _adopted(store: Store, settings: Settings, setting: str, stored: DailyRecord) -> DailyRecord:
-    """``stored``, the record the store holds, now one this process serves:
-    kept in the data directory and in the process's memory, so that a
-    wiped store gets it back (``forget_records``) instead of a new deal."""
-    if settings.data_dir is not None:
-        keep_record(settings.data_dir, stored.key, stored.to_json())
-    await store.put_document(RECORD_KIND, stored.key, asdict(stored))
-    _SEEN.setdefault(store, {})[setting] = stored
-    return stored
-
-
-def _published(store: Store, settings: Settings, setting: str) -> DailyRecord | None:
-    """The record of ``setting`` this process served before the store was
-    replaced, else the one the data directory keeps (``server.runtime.data_dir``)."""
-    held = _HELD.get(store, {}).get(setting)
-    if held is not None or settings.data_dir is None:
-        return held
-    kept = kept_record(settings.data_dir, setting.removeprefix(f"{RECORD_KIND}/"))
-    return DailyRecord.from_dict(json.loads(kept)) if kept is not None else None
-
-
-async def known_record(
-    store: Store, settings: Settings, game_cls: type[Game], options: dict[str, Any], day: date
-) -> DailyRecord | None:
-    """The record of ``day`` for this game and variant if somebody fixed
-    it (``fixed_record``); never proves one, so it answers at once.  A
-    record read from the store is one this process now serves, kept as
-    ``fixed_record`` keeps the ones it fixes."""
-    setting = f"{RECORD_KIND}/{game_cls.id}/{daily_variant(game_cls, options)}/{day.isoformat()}"
-    known = _SEEN.get(store, {}).get(setting)
-    if known is not None:
-        return known
-    stored_text = await store.get_setting(setting)
-    if stored_text is None:
-        return None
-    return await _adopted(store, settings, setting, DailyRecord.from_dict(json.loads(stored_text)))
-
-
-async def todays_record(
-    store: Store, settings: Settings, prover: DealProver, game_cls: type[Game], options: dict[str, Any], now_ms: int
-) -> DailyRecord:
-    """Today's record for this game and variant (see ``fixed_record``)."""
-    return await fixed_record(store, settings, prover, game_cls, options, utc_day(now_ms), now_ms)
 
 
 async def past_record(store: Store, settings: Settings, game_id: str, variant: str, day: date) -> DailyRecord | None:

@@ -21,19 +21,19 @@ import asyncio
 import functools
 import json
 import logging
-import secrets
 from dataclasses import asdict
 from datetime import date, timedelta
 from typing import Any, Callable
 
 import engine
 from engine import Game
-from server.deals.daily import DailyRecord, daily_label, daily_variants, fixed_record, known_record, utc_day
-from server.deals.numbered import daily_secret
-from server.deals.proofs import DealProver, NoProvenDeal, ProvenDeal, Urgency
+from server.deals.book import DailyBook
+from server.deals.daily import DailyRecord, daily_label, daily_variants, utc_day
+from server.deals.proofs import NoProvenDeal, ProvenDeal, Urgency
 from server.deals.variants import variant_label
-from server.runtime.settings import Settings
-from server.storage.base import StorageError, Store
+from server.runtime.entropy import Entropy
+from server.runtime.scheduler import Scheduler, sleep
+from server.storage.base import StorageError
 
 log = logging.getLogger("arena.keeper")
 
@@ -42,8 +42,7 @@ Report = Callable[[int, int, str], None]
 
 
 async def prepare_day(
-    store: Store, settings: Settings, prover: DealProver, day: date, now_ms: int, report: Report | None = None,
-    urgency: Urgency = Urgency.AHEAD,
+    book: DailyBook, day: date, now_ms: int, report: Report | None = None, urgency: Urgency = Urgency.AHEAD
 ) -> int:
     """Prove and fix every daily variant's record of ``day``, all asked of
     the prover at once (it runs ``deal_workers`` of them at a time); the
@@ -54,7 +53,7 @@ async def prepare_day(
     async def prepare(game_id: str, options: dict[str, Any]) -> bool:
         nonlocal done
         try:
-            await fixed_record(store, settings, prover, engine.game_class(game_id), options, day, now_ms, urgency)
+            await book.fixed(engine.game_class(game_id), options, day, now_ms, urgency)
             proven = True
         except NoProvenDeal as error:
             log.error("could not prepare the daily deal: %s", error)
@@ -78,16 +77,13 @@ class DailyKeeper:
     prover runs them in that order whatever order they were asked in, so
     a fresh server's dailies are ready after today's proofs alone.  A
     player asking for a variant not ready yet moves its proof first
-    (``Urgency.PLAYER``)."""
+    (``Urgency.PLAYER``).  Its rounds wait on the ``scheduler``."""
 
-    def __init__(
-        self, store: Store, settings: Settings, prover: DealProver, stock: RaceDealStock, clock: Callable[[], int]
-    ) -> None:
-        self.store = store
-        self.settings = settings
-        self.prover = prover
+    def __init__(self, book: DailyBook, stock: RaceDealStock, clock: Callable[[], int], scheduler: Scheduler) -> None:
+        self.book = book
         self.stock = stock
         self.clock = clock
+        self.scheduler = scheduler
         self._task: asyncio.Task[None] | None = None
         self._hurried: dict[str, asyncio.Task[DailyRecord]] = {}
         """Today's records being fixed because somebody asked, by label."""
@@ -101,31 +97,29 @@ class DailyKeeper:
             today = utc_day(self.clock())
             for day, urgency in ((today, Urgency.TODAY), (today + timedelta(days=1), Urgency.AHEAD)):
                 try:
-                    await prepare_day(self.store, self.settings, self.prover, day, self.clock(), urgency=urgency)
+                    await prepare_day(self.book, day, self.clock(), urgency=urgency)
                 except StorageError as error:
                     log.warning("could not prepare the dailies of %s: %s", day, error)
                 if not stocked:
                     stocked = True
                     for game_id, options in daily_variants():
                         self.stock.fill_soon(game_id, options)
-            await asyncio.sleep(self.settings.daily_prepare_interval_seconds)
+            await sleep(self.scheduler, self.book.settings.daily_prepare_interval_seconds)
 
     async def today(self, game_cls: type[Game], options: dict[str, Any], now_ms: int) -> DailyRecord | float:
         """Today's record of this game and variant if it is fixed; else the
         seconds until it should be, having put its proof first.  Never
         waits for a proof: ``daily`` answers with this at once."""
         day = utc_day(now_ms)
-        record = await known_record(self.store, self.settings, game_cls, options, day)
+        record = await self.book.known(game_cls, options, day)
         if record is not None:
             return record
         label = daily_label(game_cls.id, variant_label(game_cls, options), day)
         if label not in self._hurried:
-            fixing = asyncio.create_task(
-                fixed_record(self.store, self.settings, self.prover, game_cls, options, day, now_ms), name=f"hurry {label}"
-            )
+            fixing = asyncio.create_task(self.book.fixed(game_cls, options, day, now_ms), name=f"hurry {label}")
             self._hurried[label] = fixing
             fixing.add_done_callback(functools.partial(self._fixed, label))
-        return self.prover.eta_seconds(label)
+        return self.book.prover.eta_seconds(label)
 
     def _fixed(self, label: str, fixing: asyncio.Task[DailyRecord]) -> None:
         self._hurried.pop(label, None)
@@ -149,13 +143,13 @@ class RaceDealStock:
     shared by every process through the store (first in, first out; a
     deal is taken once).  Taking one tops the stock up in the background;
     an empty stock (a variant nobody raced yet, or a burst of races) proves
-    a deal on the spot.  Each deal's label carries a fresh random token, so
-    no two stocked deals share a seed."""
+    a deal on the spot.  Each deal's label carries a fresh random token
+    (drawn from ``entropy``), so no two stocked deals share a seed."""
 
-    def __init__(self, store: Store, settings: Settings, prover: DealProver) -> None:
-        self.store = store
-        self.settings = settings
-        self.prover = prover
+    def __init__(self, book: DailyBook, entropy: Entropy) -> None:
+        self.book = book
+        self.store = book.store
+        self._entropy = entropy
         self._filling: dict[str, asyncio.Task[None]] = {}
 
     async def take(self, game_id: str, options: dict[str, Any]) -> ProvenDeal:
@@ -178,17 +172,16 @@ class RaceDealStock:
 
     async def _fill(self, name: str, game_id: str, options: dict[str, Any]) -> None:
         try:
-            while await self.store.stock_size(name) < self.settings.race_deal_stock:
+            while await self.store.stock_size(name) < self.book.settings.race_deal_stock:
                 proven = await self._prove(game_id, options, Urgency.STOCK)
                 await self.store.stock_push(name, json.dumps(asdict(proven)))
         except (StorageError, NoProvenDeal) as error:
             log.warning("could not fill the race deal stock %s: %s", name, error)
 
     async def _prove(self, game_id: str, options: dict[str, Any], urgency: Urgency) -> ProvenDeal:
-        secret = await daily_secret(self.store, self.settings)
         variant = variant_label(engine.game_class(game_id), options)
-        label = f"race/{game_id}/{variant}/{secrets.token_hex(16)}"
-        return await self.prover.prove(game_id, options, secret, label, urgency)
+        label = f"race/{game_id}/{variant}/{self._entropy.token_hex(16)}"
+        return await self.book.prover.prove(game_id, options, await self.book.secret(), label, urgency)
 
     async def close(self) -> None:
         for task in self._filling.values():

@@ -10,35 +10,21 @@ Vegas presets are a documented subset of WordLink's pool
 (``engine.solver.pools.vegas_presets``).
 
 The daily deal is no number: it is a secret seed (``server.deals.proofs``,
-fixed with its commitment by ``server.deals.daily``), so ``choose_deal``
-refuses ``"daily"`` and no path can skip the commitment.  The secret
-behind every ranked seed is ``daily_secret``'s: ``Settings.daily_secret``,
-else the data directory's secret file (``server.runtime.data_dir``), else one
-generated once and kept in the store.  A secret that changed would change
-no deal already committed (the records keep their seeds), only the days
-not yet proven; still, a secret read from the store is held by the
-process and written back if the store loses it, so a wipe does not
-change tomorrow's either.
+fixed with its commitment by ``server.deals.book``), so ``choose_deal``
+refuses ``"daily"`` and no path can skip the commitment.  Random numbers
+and draws from a pool come from the process's ``Entropy``.
 """
 
 from __future__ import annotations
 
-import secrets
 from dataclasses import dataclass
 from typing import Any, Sequence
-from weakref import WeakKeyDictionary
 
 from engine import Game
 from protocol import ErrorCode
 from server.deals.pools import verified_deals
-from server.runtime.data_dir import secret_in
 from server.model.refusal import Refusal
-from server.runtime.settings import Settings
-from server.storage.base import Store
-
-DAILY_SECRET_SETTING = "daily_secret"
-_HELD_SECRETS: WeakKeyDictionary[Store, str] = WeakKeyDictionary()
-"""The secret each store gave this process: offered back if the store is wiped."""
+from server.runtime.entropy import Entropy
 
 
 @dataclass(frozen=True)
@@ -59,24 +45,11 @@ def _wants_vegas(options: dict[str, Any]) -> bool:
     return options.get("scoring") == "vegas"
 
 
-def random_deal(game_cls: type[Game]) -> int:
-    return game_cls.FIRST_DEAL + secrets.randbelow(game_cls.LAST_DEAL - game_cls.FIRST_DEAL + 1)
+def random_deal(game_cls: type[Game], entropy: Entropy) -> int:
+    return game_cls.FIRST_DEAL + entropy.randbelow(game_cls.LAST_DEAL - game_cls.FIRST_DEAL + 1)
 
 
-async def daily_secret(store: Store, settings: Settings) -> str:
-    """The configured secret, else the data directory's, else the one the
-    store keeps (first writer wins: the one this process held before a
-    wipe, else a new one)."""
-    if settings.daily_secret is not None:
-        return settings.daily_secret
-    if settings.data_dir is not None:
-        return secret_in(settings.data_dir)
-    held = _HELD_SECRETS.get(store)
-    secret = _HELD_SECRETS[store] = await store.setting(DAILY_SECRET_SETTING, held or secrets.token_hex(32))
-    return secret
-
-
-def choose_deal(game_cls: type[Game], requested: int | str, options: dict[str, Any]) -> DealChoice:
+def choose_deal(game_cls: type[Game], requested: int | str, options: dict[str, Any], entropy: Entropy) -> DealChoice:
     """The deal for a ``new_game`` request other than ``"daily"`` (a
     number is taken as given; the engine checks its range)."""
     if isinstance(requested, int):
@@ -85,9 +58,9 @@ def choose_deal(game_cls: type[Game], requested: int | str, options: dict[str, A
     if requested == "daily":
         raise ValueError("the daily deal comes from server.deals.daily, with its commitment")
     if requested == "random" and not _wants_vegas(options):
-        return DealChoice(random_deal(game_cls), "random", False)
+        return DealChoice(random_deal(game_cls, entropy), "random", False)
     kind = "vegas" if requested == "random" else requested
     pool, verified = pool_for(game_cls, options, kind)
     if not pool:
         raise Refusal(ErrorCode.BAD_OPTION, f"{game_cls.title} has no {kind} deals for these options yet")
-    return DealChoice(pool[secrets.randbelow(len(pool))], kind, verified)
+    return DealChoice(entropy.choice(pool), kind, verified)

@@ -16,7 +16,6 @@ Decisions made here, and why:
 from __future__ import annotations
 
 import hashlib
-import secrets
 from typing import Awaitable, Callable
 
 from engine.descriptor import GameDescriptor
@@ -32,10 +31,10 @@ from server.games.tables import GameRooms
 from server.net.outbox import Outbox
 from server.net.peer import Peer, require_player
 from server.games.play import SESSION_SCAN_LIMIT
-from server.model.ids import new_id
 from server.games.records import records_reply
 from server.model.refusal import Refusal
 from server.games.room import summarize
+from server.runtime.entropy import Entropy
 from server.runtime.settings import Settings
 from server.model.records import PlayerRecord, SessionHeader
 from server.storage.base import Store
@@ -91,6 +90,7 @@ class Lobby:
         settings: Settings,
         store: Store,
         clock: Callable[[], int],
+        entropy: Entropy,
         admission: Admission,
         today_record: TodaysRecord,
         outbox: Outbox,
@@ -102,6 +102,7 @@ class Lobby:
         self._settings = settings
         self._store = store
         self._clock = clock
+        self._entropy = entropy
         self._admission = admission
         self._today_record = today_record
         self._outbox = outbox
@@ -135,8 +136,8 @@ class Lobby:
             denial = self._admission.new_identity(peer.address)
             if denial is not None:
                 raise Refusal(denial.code, denial.message)
-            token = secrets.token_urlsafe(32)
-            player_id = new_id("p_")
+            token = self._entropy.token_urlsafe(32)
+            player_id = self._entropy.new_id("p_")
             name = message.name or f"player-{player_id[-4:]}"
             player = PlayerRecord(player_id, name, hash_token(token), self._clock(), bot=message.bot, address=peer.address)
             await self._store.create_player(player)

@@ -32,7 +32,8 @@ from protocol import to_client as tc
 from protocol import to_server as ts
 from protocol.to_server import RequestId
 from server.games.assists import AssistDesk
-from server.deals.daily import note_ranked_attempt, todays_record, utc_day
+from server.deals.daily import note_ranked_attempt, utc_day
+from server.deals.book import DailyBook
 from server.deals.numbered import DealChoice, choose_deal
 from server.deals.claims import check_practice, ranked_attempt
 from server.model.fair_play import automatic_options, check_automatic
@@ -41,11 +42,10 @@ from server.games.tables import GameRooms
 from server.runtime.metrics import Metrics
 from server.net.outbox import Outbox
 from server.net.peer import Peer, require_player
-from server.model.ids import new_id
 from server.model.refusal import Refusal, from_engine
 from server.games.room import Room
-from server.deals.proofs import DealProver
 from server.model.session import ABANDONED, ActionKind, Session
+from server.runtime.entropy import Entropy
 from server.runtime.settings import Settings
 from server.model.records import Action, SessionHeader
 from server.model.visibility import Assist, Facts, check_assist
@@ -77,7 +77,8 @@ class Play:
         store: Store,
         clock: Callable[[], int],
         metrics: Metrics,
-        prover: DealProver,
+        book: DailyBook,
+        entropy: Entropy,
         outbox: Outbox,
         rooms: GameRooms,
         watching: Watching,
@@ -88,13 +89,14 @@ class Play:
         self._store = store
         self._clock = clock
         self._metrics = metrics
-        self._prover = prover
+        self._book = book
+        self._entropy = entropy
         self._outbox = outbox
         self._rooms = rooms
         self._watching = watching
         self._assists = assists
         self._races = races
-        self._starts = SessionStarts(settings, store, prover)
+        self._starts = SessionStarts(settings, store, book, entropy)
         self._last_created = 0
 
     async def live_headers(self, player_id: str) -> list[SessionHeader]:
@@ -110,7 +112,7 @@ class Play:
         # Strictly increasing creation times, so "the oldest live game" is
         # never a tie between games started in the same millisecond.
         now = self._last_created = max(self._clock(), self._last_created + 1)
-        game_id = new_id("g_")
+        game_id = self._entropy.new_id("g_")
         record = None
         try:
             game_cls = engine.game_class(message.game)
@@ -122,11 +124,11 @@ class Play:
                 game = engine.from_text(message.game, message.position)
                 choice = DealChoice(game.deal, "position", False)
             elif message.deal == "daily":
-                record = await todays_record(self._store, self._settings, self._prover, game_cls, message.options, now)
+                record = await self._book.today(game_cls, message.options, now)
                 choice = DealChoice(0, "daily", True)
                 game = engine.seeded_game(message.game, record.seed, **message.options)
             else:
-                choice = choose_deal(game_cls, message.deal, message.options)
+                choice = choose_deal(game_cls, message.deal, message.options, self._entropy)
                 game = engine.new_game(message.game, choice.number, **message.options)
         except EngineError as error:
             raise from_engine(error) from None

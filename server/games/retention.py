@@ -32,6 +32,7 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from server.games.records import settle_pending
+from server.runtime.scheduler import Scheduler, sleep
 from server.runtime.settings import Settings
 from server.storage import Retention, StorageError, Store, StoreSize
 
@@ -74,12 +75,14 @@ class StoreGauges(Collector):
 
 
 class Sweeper:
-    """One process's sweeps (see the module docstring); its figures go
-    into ``registry``, the hub's."""
+    """One process's sweeps (see the module docstring), each
+    ``retention_sweep_seconds`` on ``scheduler`` after the last; its
+    figures go into ``registry``, the hub's."""
 
-    def __init__(self, store: Store, settings: Settings, registry: CollectorRegistry) -> None:
+    def __init__(self, store: Store, settings: Settings, registry: CollectorRegistry, scheduler: Scheduler) -> None:
         self._store = store
         self._settings = settings
+        self._scheduler = scheduler
         self.size: StoreSize | None = None
         self._task: asyncio.Task[None] | None = None
         self._settled = Counter(
@@ -114,7 +117,7 @@ class Sweeper:
         after sweep is logged once, not every few seconds."""
         logged: tuple[type[BaseException], str] | None = None
         while True:
-            await asyncio.sleep(self._settings.retention_sweep_seconds)
+            await sleep(self._scheduler, self._settings.retention_sweep_seconds)
             try:
                 await self.sweep()
             except Exception as error:

@@ -30,12 +30,12 @@ from typing import Any
 import engine
 from protocol import ErrorCode
 from server.deals.claims import StaleDeal, claim_ranked
-from server.deals.daily import DailyRecord, claim_lifetime, forget_records, ranked_bars, todays_record
-from server.deals.proofs import DealProver
+from server.deals.book import DailyBook
+from server.deals.daily import DailyRecord, claim_lifetime, ranked_bars
 from server.model.fair_play import clock_start
-from server.model.ids import new_id
 from server.model.records import PlayerRecord, SessionHeader
 from server.model.refusal import Refusal
+from server.runtime.entropy import Entropy
 from server.runtime.settings import Settings
 from server.storage.base import Store
 
@@ -70,10 +70,11 @@ def new_header(
 class SessionStarts:
     """The ranked claims of new sessions; see the module docstring."""
 
-    def __init__(self, settings: Settings, store: Store, prover: DealProver) -> None:
+    def __init__(self, settings: Settings, store: Store, book: DailyBook, entropy: Entropy) -> None:
         self._settings = settings
         self._store = store
-        self._prover = prover
+        self._book = book
+        self._entropy = entropy
 
     async def claim(self, record: DailyRecord, player_id: str, game_id: str, now: int) -> bool:
         """Claim ``game_id`` as the player's ranked attempt at ``record``'s
@@ -123,8 +124,8 @@ class SessionStarts:
                 return record, True
             except StaleDeal:
                 log.info("the store no longer holds the daily record %s: reading it again", record.setting)
-                forget_records(self._store)
-                record = await todays_record(self._store, self._settings, self._prover, game_cls, options, now)
+                self._book.forget()
+                record = await self._book.today(game_cls, options, now)
         raise Refusal(
             ErrorCode.STORAGE_UNAVAILABLE, "the store was replaced while this daily started; nothing was started, try again"
         )
@@ -135,7 +136,7 @@ class SessionStarts:
         otherwise both find it claimed and not yet stored.  A start that
         dies keeps its lease for ``START_LEASE_SECONDS``; the next start
         after that takes the attempt over."""
-        token = new_id("s_")
+        token = self._entropy.new_id("s_")
         holder = await self._store.setting(f"starting/{attempt}", token, keep_seconds=START_LEASE_SECONDS)
         if holder != token:
             raise Refusal(

@@ -1,27 +1,20 @@
-"""Random ids and race invite codes.
+"""The forms of ids and race invite codes.
 
-Player, game and race ids come from one place so their forms (a prefix
-and 12 URL-safe characters) stay the same wherever something new is made:
-``g_`` games, ``r_`` races, ``p_`` players.  An invite code avoids the
-characters people misread (no 0/O, 1/I/L) and is read back whatever its
-case, dashes or spaces.
+Player, game and race ids share one form (a prefix and 12 URL-safe
+characters, from ``ID_BYTES`` random bytes) wherever something new is
+made: ``g_`` games, ``r_`` races, ``p_`` players.  An invite code avoids
+the characters people misread (no 0/O, 1/I/L) and is read back whatever
+its case, dashes or spaces.  The random part is drawn by the process's
+``server.runtime.entropy.Entropy``; this module only names the forms, so
+it stays pure.
 """
 
 from __future__ import annotations
 
-import secrets
-
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 CODE_LENGTH = 8
-
-
-def new_id(prefix: str) -> str:
-    """A random id: ``g_`` games, ``r_`` races, ``p_`` players."""
-    return prefix + secrets.token_urlsafe(9)
-
-
-def new_code() -> str:
-    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+ID_BYTES = 9
+"""Random bytes of an id: 12 URL-safe characters."""
 
 
 def normalize_code(text: str) -> str | None:

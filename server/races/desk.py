@@ -55,7 +55,8 @@ from server.races.state import Milestones, RosterChanged, event_of
 from server.model.ids import normalize_code
 from server.model.refusal import Refusal, from_engine
 from server.runtime.scheduler import Scheduler
-from server.deals.proofs import DealProver
+from server.runtime.entropy import Entropy
+from server.deals.book import DailyBook
 from server.model.session import Session
 from server.runtime.settings import Settings
 from server.model.records import Action, SessionHeader
@@ -91,10 +92,11 @@ class RaceDesk:
         store: Store,
         clock: Callable[[], int],
         scheduler: Scheduler,
+        entropy: Entropy,
         outbox: Outbox,
         metrics: Metrics,
         origin: str,
-        prover: DealProver,
+        book: DailyBook,
         race_deals: RaceDealStock,
         held_games: Container[str],
     ) -> None:
@@ -104,10 +106,10 @@ class RaceDesk:
         self._outbox = outbox
         self._scheduler = scheduler
         self._metrics = metrics
-        self._starts = RaceStarts(settings, store, prover, race_deals)
+        self._starts = RaceStarts(settings, store, book, race_deals, entropy)
         self._boards: RaceBoards | None = None
         self.followers = RaceFollowers(outbox, clock, settings.watch_limit)
-        self.ledgers = RaceRooms(settings, store, clock, origin, outbox, held_games, changes=self)
+        self.ledgers = RaceRooms(settings, store, clock, entropy, origin, outbox, held_games, changes=self)
         """The ledgers of the races held here; the watching part asks them
         about race games directly (``RaceViews``)."""
 

@@ -43,10 +43,10 @@ from server.net.peer import Peer
 from server.races.followers import RaceRoom
 from server.races.progress import Progress
 from server.races.state import Milestones, RaceLedger, RaceState, create_entry, milestones
-from server.model.ids import new_code, new_id
 from server.model.refusal import Refusal
 from server.model.session import ABANDONED, Session
 from server.model.visibility import RACE_GONE, RaceFacts
+from server.runtime.entropy import Entropy
 from server.runtime.settings import Settings
 from server.model.records import Action
 from server.storage.base import LogConflict, StorageError, Store, Subscription
@@ -93,6 +93,7 @@ class RaceRooms:
         settings: Settings,
         store: Store,
         clock: Callable[[], int],
+        entropy: Entropy,
         origin: str,
         outbox: Outbox,
         held_games: Container[str],
@@ -101,6 +102,7 @@ class RaceRooms:
         self._settings = settings
         self._store = store
         self._now = clock
+        self._entropy = entropy
         self._origin = origin
         self._outbox = outbox
         self._held_games = held_games
@@ -319,7 +321,7 @@ class RaceRooms:
     ) -> RaceRoom:
         settings = self._settings
         now = self._now()
-        race_id = new_id("r_")
+        race_id = self._entropy.new_id("r_")
         # The latest end is a start at the invite's last moment, plus the
         # countdown, plus the time limit: the ledger, its code and its page
         # stay finished_retention_seconds after that.
@@ -352,7 +354,7 @@ class RaceRooms:
 
     async def _free_code(self) -> str:
         for _ in range(CODE_ATTEMPTS):
-            code = new_code()
+            code = self._entropy.new_code()
             if await self._store.get_document(CODE_DOCUMENT, code) is None:
                 return code
         raise RuntimeError("could not find an unused invite code")

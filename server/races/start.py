@@ -32,21 +32,23 @@ from __future__ import annotations
 import base64
 import hashlib
 import logging
-import secrets
 from dataclasses import dataclass
 from typing import Awaitable, Callable
 
 import engine
 from protocol import ErrorCode
-from server.deals.daily import DailyRecord, daily_key, todays_record
+from server.deals.book import DailyBook
+from server.deals.daily import DailyRecord, daily_key
 from server.deals.numbered import choose_deal
 from server.deals.claims import ranked_attempt, release_claim, release_public_places
 from server.games.sessions import SessionStarts, new_header
 from server.deals.keeper import RaceDealStock
 from server.races.state import RaceDeal, RaceState
+from server.model.ids import ID_BYTES
 from server.model.refusal import Refusal
-from server.deals.proofs import DealProver, race_commitment
+from server.deals.proofs import race_commitment
 from server.model.session import ABANDONED
+from server.runtime.entropy import Entropy
 from server.runtime.settings import Settings
 from server.model.records import PlayerRecord, SessionHeader
 from server.storage.base import StorageError, Store
@@ -54,14 +56,12 @@ from server.deals.variants import variant_label
 
 log = logging.getLogger("arena.races")
 
-GAME_ID_BYTES = 9
-"""As many random-looking bytes as ``races.new_id`` gives a game id."""
 
 
 def race_game_id(race_id: str, player_id: str) -> str:
     """A racer's game in a race: the same for every start of the race, so
     a start that died is taken over by the next one."""
-    digest = hashlib.sha256(f"race-game/{race_id}/{player_id}".encode()).digest()[:GAME_ID_BYTES]
+    digest = hashlib.sha256(f"race-game/{race_id}/{player_id}".encode()).digest()[:ID_BYTES]
     return "g_" + base64.urlsafe_b64encode(digest).decode()
 
 
@@ -88,27 +88,30 @@ class Prepared:
 class RaceStarts:
     """Deals and games for race starts; see the module docstring."""
 
-    def __init__(self, settings: Settings, store: Store, prover: DealProver, race_deals: RaceDealStock) -> None:
+    def __init__(
+        self, settings: Settings, store: Store, book: DailyBook, race_deals: RaceDealStock, entropy: Entropy
+    ) -> None:
         self._settings = settings
         self._store = store
-        self._prover = prover
+        self._book = book
         self._race_deals = race_deals
-        self._sessions = SessionStarts(settings, store, prover)
+        self._entropy = entropy
+        self._sessions = SessionStarts(settings, store, book, entropy)
 
     async def deal_for(self, state: RaceState, now: int) -> tuple[RaceDeal, DailyRecord | None]:
         """The race's deal: the day's secret one, a freshly proven secret
         one (``winnable``), or the number the host typed (unranked)."""
         game_cls = engine.game_class(state.game)
         if state.deal_request == "daily":
-            record = await todays_record(self._store, self._settings, self._prover, game_cls, state.options, now)
+            record = await self._book.today(game_cls, state.options, now)
             deal = RaceDeal(0, record.seed, record.line, record.nonce, record.commitment, True, record.date)
             return deal, record
         if state.deal_request == "winnable":
             proven = await self._race_deals.take(game_cls.id, state.options)
-            nonce = secrets.token_hex(16)
+            nonce = self._entropy.token_hex(16)
             commitment = race_commitment(state.race_id, proven.seed, nonce)
             return RaceDeal(0, proven.seed, proven.line, nonce, commitment, True, None), None
-        choice = choose_deal(game_cls, state.deal_request, state.options)
+        choice = choose_deal(game_cls, state.deal_request, state.options, self._entropy)
         return RaceDeal(choice.number, None, (), None, None, choice.verified, None), None
 
     async def prepare_game(

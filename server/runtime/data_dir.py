@@ -12,7 +12,7 @@ to ``$XDG_DATA_HOME/solitaire-arena/server``, ``~/.local/share/…`` when
 that is unset) keeps there, in a directory of mode 0700:
 
 - ``daily-secret``: the key of the secret seeds, made once (mode 0600)
-  when ``daily_secret`` is not configured (``server.deals.numbered.daily_secret``);
+  when ``daily_secret`` is not configured (``server.deals.book.DailyBook.secret``);
 - ``daily/DATE/GAME/VARIANT.json``: every daily record this server fixed
   or read (mode 0600), each written once and never changed, so that a
   record the store no longer has is stored again (first writer wins)
@@ -32,17 +32,15 @@ Decisions made here, and why:
 from __future__ import annotations
 
 import os
-import secrets
 import tempfile
 from pathlib import Path
 from typing import Mapping
 
+from server.runtime.entropy import Entropy
 from server.runtime.settings import Settings, env_name
 
 SECRET_FILE = "daily-secret"
 RECORDS_DIR = "daily"
-_SECRETS: dict[Path, str] = {}
-"""The secret read from each directory by this process."""
 
 
 def default_data_dir(environ: Mapping[str, str]) -> Path:
@@ -83,25 +81,21 @@ def _private(data_dir: Path) -> Path:
     return data_dir
 
 
-def secret_in(data_dir: Path) -> str:
-    """The secret kept in ``data_dir``, made on the first call ever."""
-    known = _SECRETS.get(data_dir)
-    if known is None:
-        _private(data_dir)
-        path = data_dir / SECRET_FILE
-        known = path.read_text().strip() if path.exists() else _write_once(path, secrets.token_hex(32)).strip()
-        _SECRETS[data_dir] = known
-    return known
+def secret_in(data_dir: Path, entropy: Entropy) -> str:
+    """The secret kept in ``data_dir``, drawn from ``entropy`` on the first
+    call ever."""
+    path = _private(data_dir) / SECRET_FILE
+    return (path.read_text() if path.exists() else _write_once(path, entropy.token_hex(32))).strip()
 
 
-def open_data_dir(settings: Settings) -> None:
+def open_data_dir(settings: Settings, entropy: Entropy) -> None:
     """Make the data directory, and its secret when none is configured, as
     a command starts: a directory that cannot be written then stops the
     command with its error, instead of failing a player's first daily."""
     if settings.data_dir is None:
         return
     if settings.daily_secret is None:
-        secret_in(settings.data_dir)
+        secret_in(settings.data_dir, entropy)
     else:
         _private(settings.data_dir)
 

@@ -1,9 +1,12 @@
 """When the server's parts want to be called back later.
 
 Countdowns, a race's end and spectator delays need a callback at a given
-time.  The parts ask a ``Scheduler`` instead of the event loop, so the
-Hub decides what time means: the running loop's ``call_later`` in
-production, anything with the same two methods in a test.
+time, and the background loops (the dailies prepared ahead, the store's
+epoch checked, the sweeps) a pause between rounds.  The parts ask a
+``Scheduler`` instead of the event loop, so the Hub decides what time
+means: the running loop's ``call_later`` in production, anything with
+the same two methods in a test, whose loops then go round only when the
+test moves its clock.
 """
 
 from __future__ import annotations
@@ -29,3 +32,18 @@ class LoopScheduler:
 
     def call_later(self, delay_seconds: float, callback: Callable[[], None]) -> Timer:
         return asyncio.get_running_loop().call_later(delay_seconds, callback)
+
+
+async def sleep(scheduler: Scheduler, seconds: float) -> None:
+    """Wait ``seconds`` on ``scheduler``'s time rather than the event loop's."""
+    woken: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def wake() -> None:
+        if not woken.done():
+            woken.set_result(None)
+
+    timer = scheduler.call_later(seconds, wake)
+    try:
+        await woken
+    finally:
+        timer.cancel()

@@ -26,6 +26,7 @@ from .base import (
     board_score,
 )
 from .memory import MemoryStore
+from server.runtime.clock import Clock, wall_clock_ms
 from .redis_urls import without_password
 from .sqlite import SQLITE_SCHEME, SqliteStore, sqlite_path
 
@@ -37,7 +38,10 @@ class UnknownStorageURL(ValueError):
     """The storage URL names no back end we have (a usage error)."""
 
 
-def open_store(url: str | None = None, *, namespace: str = "arena", retention: Retention = DEFAULT_RETENTION) -> Store:
+def open_store(
+    url: str | None = None, *, namespace: str = "arena", retention: Retention = DEFAULT_RETENTION,
+    clock: Clock = wall_clock_ms,
+) -> Store:
     """The store for ``url``: ``None`` or ``memory://`` for the in-memory
     store, ``sqlite:///PATH`` for a SQLite database on this machine
     (``server.storage.sqlite``), ``redis://``, ``rediss://`` (TLS) or ``unix://`` for Redis,
@@ -49,16 +53,17 @@ def open_store(url: str | None = None, *, namespace: str = "arena", retention: R
     one of these schemes that does not parse.  Connecting is lazy: a Redis
     store that cannot reach its server fails on first use, with
     ``StorageUnavailable`` (call ``ping`` to check at start-up).
-    ``retention``: how long the store keeps an unused identity.
+    ``retention``: how long the store keeps an unused identity;
+    ``clock``: the memory store's time (Redis keeps its own).
     """
     if url is None or url == MEMORY_URL:
-        return MemoryStore(retention=retention)
+        return MemoryStore(clock, retention)
     if url.startswith(SQLITE_SCHEME):
         try:
             path = sqlite_path(url)
         except ValueError as error:
             raise UnknownStorageURL(f"bad storage URL {url!r}: {error}") from None
-        return SqliteStore(path, retention=retention)
+        return SqliteStore(path, clock=clock, retention=retention)
     if url.startswith(REDIS_SCHEMES):
         from .redis import RedisStore
 

@@ -24,17 +24,17 @@ learns at its first claim, and drops its records there and then.
 
 from __future__ import annotations
 
-import secrets
-
+from server.runtime.entropy import Entropy
 from server.storage.base import Store
 
 EPOCH_SETTING = "epoch"
 
 
 class StoreEpoch:
-    """The epoch this process last saw."""
+    """The epoch this process last saw; a new one is drawn from ``entropy``."""
 
-    def __init__(self) -> None:
+    def __init__(self, entropy: Entropy) -> None:
+        self._entropy = entropy
         self.seen: str | None = None
         self.changes = 0
 
@@ -45,7 +45,7 @@ class StoreEpoch:
         replaced."""
         current = await store.get_setting(EPOCH_SETTING)
         if current is None:
-            current = await store.setting(EPOCH_SETTING, secrets.token_hex(16))
+            current = await store.setting(EPOCH_SETTING, self._entropy.token_hex(16))
         replaced = self.seen is not None and current != self.seen
         self.seen = current
         if replaced:

@@ -1,8 +1,9 @@
 """The in-memory store: the default, so ``arena serve`` needs nothing else.
 
 It keeps everything in dicts of one process and forgets it on exit; pub/sub
-reaches only subscribers in the same process.  Expiry times are honoured
-on read, with the store's own clock (injectable for tests), and
+reaches only subscribers in the same process (``MemoryChannels``).  Expiry times are honoured
+on read, by the clock the store is handed (the server's, a test's fake
+one), and
 ``expire_due`` (the server's sweeper calls it) drops everything due, so
 data nobody reads again does not stay in memory.  An identity's lifetime
 is renewed as Redis renews its keys' expiry: by the use of its token and
@@ -11,12 +12,10 @@ by every write of its record or Vegas earnings.
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import copy
-import time
 from collections.abc import Sized
-from typing import Any, AsyncIterator, Callable
+from typing import Any
 
 from .base import (
     DEFAULT_RETENTION,
@@ -27,8 +26,10 @@ from .base import (
     Store,
     StoreSize,
     Subscription,
-    board_score,
 )
+from .memory_boards import Entry, MemoryBoards
+from .memory_channels import MemoryChannels
+from server.runtime.clock import Clock, wall_clock_ms
 from server.model.records import (
     Action,
     Announcement,
@@ -39,32 +40,6 @@ from server.model.records import (
     Record,
     SessionHeader,
 )
-
-
-class _MemorySubscription(Subscription):
-    def __init__(self, hub: dict[str, set[asyncio.Queue[bytes | None]]], channel: str) -> None:
-        self._hub = hub
-        self._channel = channel
-        self._queue: asyncio.Queue[bytes | None] = asyncio.Queue()
-        hub.setdefault(channel, set()).add(self._queue)
-
-    async def _iterate(self) -> AsyncIterator[bytes]:
-        while True:
-            item = await self._queue.get()
-            if item is None:
-                return
-            yield item
-
-    def __aiter__(self) -> AsyncIterator[bytes]:
-        return self._iterate()
-
-    async def close(self) -> None:
-        listeners = self._hub.get(self._channel)
-        if listeners is not None:
-            listeners.discard(self._queue)
-            if not listeners:
-                del self._hub[self._channel]
-        self._queue.put_nowait(None)
 
 
 DOCUMENT_EXPIRY = "document:"
@@ -78,7 +53,7 @@ class MemoryStore(Store):
     index), so no document kind can clash with the others.  Identities
     expire by when they were last renewed (``_renewed``)."""
 
-    def __init__(self, clock: Callable[[], float] = time.time, retention: Retention = DEFAULT_RETENTION) -> None:
+    def __init__(self, clock: Clock = wall_clock_ms, retention: Retention = DEFAULT_RETENTION) -> None:
         self._clock = clock
         self._identity_seconds = retention.identity_seconds
         self._renewed: dict[str, float] = {}
@@ -91,23 +66,27 @@ class MemoryStore(Store):
         self._settled: dict[str, dict[str, float]] = {}
         self._records: dict[str, dict[str, Record]] = {}
         self._vegas: dict[str, int] = {}
-        self._boards: dict[str, dict[str, tuple[int, int, int, int]]] = {}
+        self._boards = MemoryBoards()
         self._settings: dict[str, str] = {}
         self._stocks: dict[str, collections.deque[str]] = {}
         self._documents: dict[tuple[str, str], dict[str, Any]] = {}
         self._indexes: dict[tuple[str, str], dict[str, float]] = {}
-        self._hub: dict[str, set[asyncio.Queue[bytes | None]]] = {}
+        self._channels = MemoryChannels()
+
+    def _now(self) -> float:
+        """The clock's time in seconds, the unit of every lifetime here."""
+        return self._clock() / 1000
 
     def _alive(self, kind: str, key: str) -> bool:
         deadline = self._expires.get((kind, key))
-        if deadline is not None and deadline <= self._clock():
+        if deadline is not None and deadline <= self._now():
             self._expires.pop((kind, key))
             if kind == "session":
                 self._headers.pop(key, None)
                 self._logs.pop(key, None)
                 self._outboxes.discard(key)
             elif kind == "board":
-                self._boards.pop(key, None)
+                self._boards.boards.pop(key, None)
             elif kind == SETTING_EXPIRY:
                 self._settings.pop(key, None)
             elif kind.startswith(INDEX_EXPIRY):
@@ -118,12 +97,12 @@ class MemoryStore(Store):
         return True
 
     def _renew(self, player_id: str) -> None:
-        self._renewed[player_id] = self._clock()
+        self._renewed[player_id] = self._now()
 
     def _identity_alive(self, player_id: str) -> bool:
         """False, having dropped all of it, for an identity unused too long."""
         renewed = self._renewed.get(player_id)
-        if renewed is None or self._identity_seconds is None or renewed + self._identity_seconds > self._clock():
+        if renewed is None or self._identity_seconds is None or renewed + self._identity_seconds > self._now():
             return True
         del self._renewed[player_id]
         player = self._players.pop(player_id, None)
@@ -143,7 +122,7 @@ class MemoryStore(Store):
 
     async def size(self) -> StoreSize:
         tables: list[Sized] = [
-            self._players, self._by_token, self._headers, self._logs, self._outboxes, self._vegas, self._boards,
+            self._players, self._by_token, self._headers, self._logs, self._outboxes, self._vegas, self._boards.boards,
             self._settings, self._stocks, self._documents, self._indexes,
             *self._records.values(), *self._settled.values(),
         ]
@@ -156,10 +135,7 @@ class MemoryStore(Store):
         )
 
     async def close(self) -> None:
-        for channel in list(self._hub):
-            for queue in list(self._hub.get(channel, ())):
-                queue.put_nowait(None)
-        self._hub.clear()
+        self._channels.close()
 
     async def ping(self) -> None:
         return None
@@ -210,7 +186,7 @@ class MemoryStore(Store):
         if ends:
             self._outboxes.add(game_id)
         if announce is not None:
-            self._deliver(announce.channel, announce.payload)
+            self._channels.publish(announce.channel, announce.payload)
         return len(log)
 
     async def log_lengths(self, game_ids: list[str]) -> dict[str, int]:
@@ -241,7 +217,7 @@ class MemoryStore(Store):
 
     async def finish_session(self, header: SessionHeader, keep_seconds: int) -> None:
         await self.update_session(header)
-        self._expires[("session", header.game_id)] = self._clock() + keep_seconds
+        self._expires[("session", header.game_id)] = self._now() + keep_seconds
 
     async def open_finishes(self, limit: int = 100) -> list[str]:
         for game_id in list(self._outboxes):
@@ -267,7 +243,7 @@ class MemoryStore(Store):
 
     def _mark_settled(self, player_id: str, game_id: str) -> bool:
         """Mark ``game_id`` settled in the player's record; False if it was."""
-        now = self._clock()
+        now = self._now()
         marks = self._settled.setdefault(player_id, {})
         for old in [game for game, at in marks.items() if at <= now - SETTLED_MARK_SECONDS]:
             del marks[old]
@@ -314,19 +290,13 @@ class MemoryStore(Store):
     async def submit(self, board: str, player_id: str, time_ms: int, moves: int, finished_ms: int,
                      keep_seconds: int) -> None:
         self._alive("board", board)
-        entries = self._boards.setdefault(board, {})
-        score = board_score(time_ms, moves, finished_ms)
-        current = entries.get(player_id)
-        if current is None or score < current[0]:
-            entries[player_id] = (score, time_ms, moves, finished_ms)
-        self._expires[("board", board)] = self._clock() + keep_seconds
+        self._boards.submit(board, player_id, time_ms, moves, finished_ms)
+        self._expires[("board", board)] = self._now() + keep_seconds
 
-    def _ordered(self, board: str) -> list[tuple[str, tuple[int, int, int, int]]]:
-        if not self._alive("board", board):
-            return []
-        return sorted(self._boards.get(board, {}).items(), key=lambda item: (item[1][0], item[0]))
+    def _ordered(self, board: str) -> list[tuple[str, Entry]]:
+        return self._boards.ordered(board) if self._alive("board", board) else []
 
-    def _entry(self, rank: int, player_id: str, data: tuple[int, int, int, int]) -> LeaderEntry:
+    def _entry(self, rank: int, player_id: str, data: Entry) -> LeaderEntry:
         player = self._players.get(player_id)
         name = player.display_name if player else player_id
         return LeaderEntry(rank, player_id, name, data[1], data[2], data[3])
@@ -346,7 +316,7 @@ class MemoryStore(Store):
             return self._settings[name]
         self._settings[name] = default
         if keep_seconds is not None:
-            self._expires[(SETTING_EXPIRY, name)] = self._clock() + keep_seconds
+            self._expires[(SETTING_EXPIRY, name)] = self._now() + keep_seconds
         return default
 
     async def claim(self, name: str, value: str, keep_seconds: int, *, while_holding: tuple[str, str]) -> str | None:
@@ -366,7 +336,7 @@ class MemoryStore(Store):
             self._expires.pop((SETTING_EXPIRY, name), None)
         else:
             self._settings[name] = value
-            self._expires[(SETTING_EXPIRY, name)] = self._clock() + keep_seconds
+            self._expires[(SETTING_EXPIRY, name)] = self._now() + keep_seconds
         return True
 
     async def stock_push(self, stock: str, item: str) -> int:
@@ -386,7 +356,7 @@ class MemoryStore(Store):
         if keep_seconds is None:
             self._expires.pop((DOCUMENT_EXPIRY + kind, key), None)
         else:
-            self._expires[(DOCUMENT_EXPIRY + kind, key)] = self._clock() + keep_seconds
+            self._expires[(DOCUMENT_EXPIRY + kind, key)] = self._now() + keep_seconds
 
     async def get_document(self, kind: str, key: str) -> dict[str, Any] | None:
         if not self._alive(DOCUMENT_EXPIRY + kind, key):
@@ -421,11 +391,7 @@ class MemoryStore(Store):
         return result
 
     async def publish(self, channel: str, payload: bytes) -> None:
-        self._deliver(channel, payload)
-
-    def _deliver(self, channel: str, payload: bytes) -> None:
-        for queue in list(self._hub.get(channel, ())):
-            queue.put_nowait(payload)
+        self._channels.publish(channel, payload)
 
     async def subscribe(self, channel: str, on_resume: OnResume | None = None) -> Subscription:
-        return _MemorySubscription(self._hub, channel)
+        return self._channels.subscribe(channel)

@@ -25,15 +25,14 @@ operator's side):
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import sqlite3
-import time
 from pathlib import Path
 from typing import Any, Callable, Concatenate, ParamSpec, TypeVar
 
+from server.runtime.clock import Clock, wall_clock_ms
 from .base import DEFAULT_RETENTION, OnResume, Retention, Store, StoreSize, Subscription
-from .memory import _MemorySubscription
+from .memory_channels import MemoryChannels
 from .sqlite_lock import DatabaseLock
 from .sqlite_schema import StoreUnusable, open_database
 from .sqlite_tables import Tables
@@ -56,37 +55,15 @@ def sqlite_path(url: str) -> Path:
     return Path(path)
 
 
-class InProcessChannels:
-    """Pub/sub within this process, which is every subscriber a database
-    has (one process per database), with the memory store's subscriptions;
-    messages are never lost, so ``on_resume`` is never called."""
-
-    def __init__(self) -> None:
-        self._listeners: dict[str, set[asyncio.Queue[bytes | None]]] = {}
-
-    def deliver(self, channel: str, payload: bytes) -> None:
-        for listener in list(self._listeners.get(channel, ())):
-            listener.put_nowait(payload)
-
-    def subscribe(self, channel: str) -> Subscription:
-        return _MemorySubscription(self._listeners, channel)
-
-    def end(self) -> None:
-        """End every subscription's iteration."""
-        for listener in [listener for listeners in self._listeners.values() for listener in listeners]:
-            listener.put_nowait(None)
-        self._listeners.clear()
-
-
 class SqliteStore(Store):
     """The store in the SQLite database at ``path`` (created, and its
     folder, if missing), held by this process until ``close``.  Raises ``StoreLocked`` when
     another process holds it and ``StoreUnusable`` when the file cannot
     be used (both ``StorageUnavailable``).  ``clock``: the time expiry
-    reads, as the memory store's."""
+    reads (milliseconds), as the memory store's."""
 
     def __init__(
-        self, path: str | Path, *, clock: Callable[[], float] = time.time, retention: Retention = DEFAULT_RETENTION
+        self, path: str | Path, *, clock: Clock = wall_clock_ms, retention: Retention = DEFAULT_RETENTION
     ) -> None:
         self.path = Path(path)
         self._identity_seconds = retention.identity_seconds
@@ -100,8 +77,11 @@ class SqliteStore(Store):
         except BaseException:
             self._lock.release()
             raise
-        self._writer = Writer(db, clock, f"arena-sqlite {self.path.name}")
-        self._channels = InProcessChannels()
+        self._writer = Writer(db, lambda: clock() / 1000, f"arena-sqlite {self.path.name}")
+        self._channels = MemoryChannels()
+        """Pub/sub within this process, which is every subscriber a database
+        has (one process per database): messages are never lost, so
+        ``on_resume`` is never called."""
 
     async def _run(self, operation: Callable[Concatenate[Tables, P], R], *args: P.args, **kwargs: P.kwargs) -> R:
         """``operation`` on the tables, in the writer thread, committed.  The
@@ -121,7 +101,7 @@ class SqliteStore(Store):
     async def close(self) -> None:
         await self._writer.close()
         self._lock.release()
-        self._channels.end()
+        self._channels.close()
 
     async def ping(self) -> None:
         await self._run(Tables.ping)
@@ -173,7 +153,7 @@ class SqliteStore(Store):
 
         def then(_: object) -> None:
             if announce is not None:
-                self._channels.deliver(announce.channel, announce.payload)
+                self._channels.publish(announce.channel, announce.payload)
 
         length: int = await self._writer.run(job, then)
         return length
@@ -270,7 +250,7 @@ class SqliteStore(Store):
     # ---------------------------------------------------------------- pub/sub
 
     async def publish(self, channel: str, payload: bytes) -> None:
-        self._channels.deliver(channel, payload)
+        self._channels.publish(channel, payload)
 
     async def subscribe(self, channel: str, on_resume: OnResume | None = None) -> Subscription:
         return self._channels.subscribe(channel)

@@ -88,9 +88,9 @@ class ArenaServer:
     ) -> None:
         self.settings = settings
         self._own_store = store is None
-        self.store = store if store is not None else open_store(settings.redis_url, retention=retention_of(settings))
+        self.store = store if store is not None else open_store(settings.redis_url, retention=retention_of(settings), clock=clock)
         self.hub = Hub(settings, self.store, clock=clock, monotonic=monotonic, scheduler=scheduler, workers=workers)
-        self.sweeper = Sweeper(self.store, settings, self.hub.metrics.registry)
+        self.sweeper = Sweeper(self.store, settings, self.hub.metrics.registry, self.hub.scheduler)
         self._resets = Counter(
             "arena_connections_reset",
             "TCP connections reset as they were accepted (over the TCP flood guard, or cooling down).",

@@ -32,7 +32,7 @@ from client.reveal import UNCONFIRMED
 from protocol import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL
 from protocol import to_server as ts
 from server.transport.app import ArenaServer
-from server.deals.daily import RECORD_KIND, DailyRecord, day_start_ms, fixed_record, reveals_at
+from server.deals.daily import RECORD_KIND, DailyRecord, day_start_ms, reveals_at
 from server.storage.base import Store
 from server.storage.memory import MemoryStore
 from server.storage.redis import RedisStore
@@ -86,10 +86,7 @@ async def revealed_day(request: pytest.FixtureRequest) -> AsyncIterator[Day]:
             arenas = [await servers.enter_async_context(ArenaServer(make_settings(), store=store, clock=clock)) for store in stores]
             found = Day(arenas[0], arenas[-1], clock, day)
             for options in ({"draw": 1}, {"draw": 3}):
-                record = await fixed_record(
-                    found.before.store, found.before.settings, found.before.hub.prover, engine.game_class("klondike"),
-                    options, day, clock.ms,
-                )
+                record = await found.before.hub.dailies.fixed(engine.game_class("klondike"), options, day, clock.ms)
                 found.records[record.variant] = record
             yield found
     finally:

@@ -67,7 +67,7 @@ async def test_the_commitment_published_today_matches_the_deal_revealed_after_th
     are shown; the seed deals the board the player saw, the commitment is
     sha256 of them, and the line wins through the checked engine.  The day
     is prepared first, as the server's keeper does the day before."""
-    await prepare_day(arena.store, arena.settings, arena.hub.prover, DAY, clock.ms)
+    await prepare_day(arena.hub.dailies, DAY, clock.ms)
     client = await player(arena, "ann")
     today = await client.request(ts.Daily)
     assert today.type == "daily_info" and today.date == today.today == DAY.isoformat()

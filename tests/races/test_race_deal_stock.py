@@ -9,13 +9,21 @@ from typing import AsyncIterator
 import pytest
 from tests.races.arena_races import race_settings
 
+from server.deals.book import DailyBook
 from server.deals.keeper import RaceDealStock, stock_name
 from server.deals.proofs import DealProver, replays_to_win
 from server.runtime.workers import Lane, WorkerPool
+from server.runtime.entropy import SystemEntropy
+from server.runtime.settings import Settings
 from server.storage.memory import MemoryStore
 
 WORDLINK = ("klondike", {"draw": 1})
 STOCK = stock_name("klondike", "draw=1,scoring=standard")
+
+
+def _stock(store: MemoryStore, settings: Settings, prover: DealProver) -> RaceDealStock:
+    entropy = SystemEntropy()
+    return RaceDealStock(DailyBook(store, settings, prover, entropy), entropy)
 
 
 @pytest.fixture
@@ -28,7 +36,7 @@ async def prover() -> AsyncIterator[DealProver]:
 
 async def test_a_stock_is_filled_taken_once_and_topped_up(prover: DealProver) -> None:
     store = MemoryStore()
-    stock = RaceDealStock(store, race_settings(race_deal_stock=2), prover)
+    stock = _stock(store, race_settings(race_deal_stock=2), prover)
     await stock.fill_soon(*WORDLINK)
     assert await store.stock_size(STOCK) == 2
     first, second = await stock.take(*WORDLINK), await stock.take(*WORDLINK)
@@ -41,7 +49,7 @@ async def test_a_stock_is_filled_taken_once_and_topped_up(prover: DealProver) ->
 
 async def test_an_empty_stock_proves_a_deal_on_the_spot(prover: DealProver) -> None:
     store = MemoryStore()
-    stock = RaceDealStock(store, race_settings(race_deal_stock=0), prover)
+    stock = _stock(store, race_settings(race_deal_stock=0), prover)
     deal = await stock.take(*WORDLINK)
     assert replays_to_win("klondike", {"draw": 1}, deal.seed, deal.line)
     assert await store.stock_size(STOCK) == 0

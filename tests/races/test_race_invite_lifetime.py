@@ -20,7 +20,7 @@ INVITE_MS, COUNTDOWN_MS, LIMIT_MS, RETENTION_MS = 2_000, 1_000, 1_000, 1_000
 async def test_a_race_started_at_its_invites_last_moment_is_kept_its_retention_after_its_end_then_goes() -> None:
     clock = FakeClock()
     scheduler = ManualScheduler(clock)
-    store = MemoryStore(clock=clock.seconds)
+    store = MemoryStore(clock=clock)
     settings = race_settings(
         race_invite_seconds=INVITE_MS // 1000, race_countdown_seconds=COUNTDOWN_MS / 1000,
         race_time_limit_seconds=LIMIT_MS // 1000, finished_retention_seconds=RETENTION_MS // 1000,

@@ -12,7 +12,8 @@ import engine
 from protocol import ErrorCode
 from protocol import to_client as tc
 from server.games.delay import DelayedBoard
-from server.model.ids import CODE_ALPHABET, new_code, normalize_code
+from server.model.ids import CODE_ALPHABET, normalize_code
+from server.runtime.entropy import SystemEntropy
 from server.model.race_phases import COUNTDOWN, EXPIRED, FINISHED, LOBBY, RUNNING
 from server.races.state import RaceDeal, RaceLedger, RaceState, RosterChanged, create_entry
 from server.model.refusal import Refusal
@@ -172,7 +173,7 @@ def test_a_race_session_clock_starts_with_the_race() -> None:
 
 
 def test_invite_codes_are_unambiguous_and_forgiving() -> None:
-    codes = {new_code() for _ in range(200)}
+    codes = {SystemEntropy().new_code() for _ in range(200)}
     assert len(codes) == 200 and all(len(code) == 8 and set(code) <= set(CODE_ALPHABET) for code in codes)
     assert not set("01ILO") & set(CODE_ALPHABET)
     assert normalize_code("abcd-efgh") == "ABCDEFGH"

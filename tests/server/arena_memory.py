@@ -31,6 +31,7 @@ from tests.server.arena_wire import WAIT_SECONDS, RecordingClient
 from protocol import MSGPACK_SUBPROTOCOL, codec_for
 from server.core import Hub
 from server.deals.proofs import DealProver, ProvenDeals
+from server.runtime.clock import wall_clock_ms
 from server.runtime.workers import Answer, WorkerPool, answer_of, run_job
 from server.runtime.settings import Settings
 from server.storage.base import Store
@@ -144,12 +145,14 @@ class MemoryClient(RecordingClient):
 class MemoryArena:
     """One server process without sockets: the hub the adapter would serve.
     ``injected`` are the hub's clock, monotonic clock, scheduler, worker
-    pool and prover; the pool defaults to ``thread_workers``, the prover
-    to one that keeps its proofs in ``PROVEN``."""
+    pool, prover and entropy, as ``server.transport.app.ArenaServer`` takes
+    them; the pool defaults to ``thread_workers``, the prover to one that
+    keeps its proofs in ``PROVEN``.  A memory store made here runs on the
+    hub's clock."""
 
     def __init__(self, settings: Settings, store: Store | None = None, **injected: Any) -> None:
         self.settings = settings
-        self.store = store if store is not None else MemoryStore()
+        self.store = store if store is not None else MemoryStore(injected.get("clock", wall_clock_ms))
         workers = injected.setdefault("workers", thread_workers(settings))
         injected.setdefault("prover", DealProver(workers, settings.deal_proof_nodes, settings.deal_proof_attempts, PROVEN))
         self.hub = Hub(settings, self.store, **injected)

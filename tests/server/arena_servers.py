@@ -11,7 +11,7 @@ from tests.server.arena_wire import WireClient
 
 from server.deals.daily import DAY_MS
 from server.games.lobby import hash_token
-from server.model.ids import new_id
+from server.runtime.entropy import SystemEntropy
 from server.runtime.settings import Settings
 from server.model.records import PlayerRecord
 from server.storage.base import Store
@@ -50,5 +50,5 @@ async def aged_token(store: Store, name: str, days: int = 2) -> str:
     its ranked attempts today may count publicly (``server.model.fair_play``)."""
     token = secrets.token_urlsafe(32)
     created = time.time_ns() // 1_000_000 - days * DAY_MS
-    await store.create_player(PlayerRecord(new_id("p_"), name, hash_token(token), created))
+    await store.create_player(PlayerRecord(SystemEntropy().new_id("p_"), name, hash_token(token), created))
     return token

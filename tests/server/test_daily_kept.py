@@ -1,6 +1,6 @@
 """A published commitment is the day's deal for good: a restart of the
 memory store and a wiped Redis leave it as it was (``server.runtime.data_dir``,
-``server.deals.daily.fixed_record``; docs/storage.md, "A day's deal outlives
+``server.deals.book.DailyBook.fixed``; docs/storage.md, "A day's deal outlives
 the store").
 
 The restart is of a real ``arena serve`` process started as the README's
@@ -27,7 +27,10 @@ from tests.server.arena_servers import make_settings
 from client import ArenaClient
 from server.transport.app import ArenaServer
 from server.runtime.data_dir import SECRET_FILE, default_data_dir
-from server.deals.numbered import DAILY_SECRET_SETTING, daily_secret
+from server.deals.book import DAILY_SECRET_SETTING, DailyBook
+from server.deals.proofs import DealProver
+from server.runtime.workers import WorkerPool
+from server.runtime.entropy import SystemEntropy
 from server.runtime.settings import Settings
 from server.storage.redis import RedisStore
 
@@ -164,10 +167,11 @@ async def test_the_secret_read_from_the_store_is_stored_again_after_a_wipe(
     proven keep their seeds."""
     settings = Settings(daily_secret=None, data_dir=None)
     stores.append(RedisStore(redis_url))
-    secret = await daily_secret(stores[0], settings)
+    book = DailyBook(stores[0], settings, DealProver(WorkerPool.sized(settings), settings.deal_proof_nodes, 1), SystemEntropy())
+    secret = await book.secret()
     await _flushall(redis_url)
     assert await stores[0].get_setting(DAILY_SECRET_SETTING) is None
-    assert await daily_secret(stores[0], settings) == secret
+    assert await book.secret() == secret
     assert await stores[0].get_setting(DAILY_SECRET_SETTING) == secret
 
 

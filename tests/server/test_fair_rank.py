@@ -42,7 +42,7 @@ from tests.server.arena_servers import make_settings
 import engine
 from protocol import to_client as tc
 from protocol import to_server as ts
-from server.deals.daily import todays_record
+from server.deals.daily import day_start_ms
 from server.model.fair_play import inhuman
 from server.model.session import ActionKind, Session
 from server.model.records import Action, SessionHeader
@@ -62,7 +62,7 @@ async def _look(arena: MemoryArena, clock: FakeClock, game: str, options: dict[s
     started, _ = await looker.new_game(game, deal="daily", options=options)
     assert started.ranked and started.unlisted == [], "the first look takes the address's public place"
     await looker.request(ts.Resign, game_id=started.game_id)
-    record = await todays_record(arena.store, arena.settings, arena.hub.prover, engine.game_class(game), options, clock.ms)
+    record = await arena.hub.dailies.today(engine.game_class(game), options, clock.ms)
     assert record.line, "the day's deal comes with its winning line"
     return record.line
 

@@ -15,7 +15,7 @@ from tests.server.arena_wire import Mirror
 
 from protocol import ErrorCode
 from protocol import to_server as ts
-from server.deals.daily import fixed_record, utc_day
+from server.deals.daily import utc_day
 from server.deals.pools import verified_deals
 from server.deals.proofs import replays_to_win
 from server.deals.variants import record_key
@@ -196,7 +196,7 @@ async def test_the_daily_deal_is_the_same_for_everyone_on_a_day(arena: MemoryAre
         seeds.add(stored[0].seed)
     assert boards[0] == boards[1] and len(seeds) == 1
     day = utc_day(arena.hub.clock())
-    record = await fixed_record(arena.store, arena.settings, arena.hub.prover, engine.game_class("klondike"), {"draw": 3}, day, 0)
+    record = await arena.hub.dailies.fixed(engine.game_class("klondike"), {"draw": 3}, day, 0)
     assert replays_to_win("klondike", {"draw": 3}, record.seed, record.line), "the stored line wins the daily deal"
 
 

@@ -27,6 +27,7 @@ from tests.storage_backends import BACKENDS, Backend, ManualClock, open_backend
 from server.transport.app import ArenaServer
 from server.games.retention import Sweeper
 from server.model.records import Action, Finish, GameResult, PlayerRecord, ResultEntry, SessionHeader
+from server.runtime.scheduler import LoopScheduler
 from server.storage import MemoryStore, Retention, Store
 from server.storage.redis import RedisStore
 
@@ -143,7 +144,7 @@ async def test_a_document_index_lives_as_long_as_its_longest_lived_document(back
 
 async def test_every_use_of_a_token_renews_the_identity_by_the_clock() -> None:
     clock = ManualClock()
-    store = MemoryStore(clock=clock, retention=Retention(identity_seconds=100))
+    store = MemoryStore(clock=clock.ms, retention=Retention(identity_seconds=100))
     await store.create_player(PlayerRecord("p1", "Ada", "hash-1", 0))
     clock.now += 60
     assert await store.player_by_token_hash("hash-1") is not None
@@ -159,7 +160,7 @@ async def test_every_use_of_a_token_renews_the_identity_by_the_clock() -> None:
 
 async def test_the_sweep_drops_what_is_due_at_the_clocks_time() -> None:
     clock = ManualClock()
-    store = MemoryStore(clock=clock, retention=Retention(identity_seconds=100))
+    store = MemoryStore(clock=clock.ms, retention=Retention(identity_seconds=100))
     await store.create_player(PlayerRecord("p1", "Ada", "hash-1", 0))
     await finish_game(store, "g_done", keep_seconds=10)
     await store.create_session(header("g_live", owner="p2"))
@@ -272,7 +273,7 @@ async def test_the_periodic_sweep_settles_an_end_left_open_without_a_restart(
     redis_server: RedisServer, redis_namespace: str
 ) -> None:
     store = RedisStore(redis_server.url, namespace=redis_namespace)
-    sweeper = Sweeper(store, make_settings(retention_sweep_seconds=0.05), CollectorRegistry())
+    sweeper = Sweeper(store, make_settings(retention_sweep_seconds=0.05), CollectorRegistry(), LoopScheduler())
     try:
         await store.create_session(header("g_open"))
         await store.append("g_open", 0, Action("resign", "", 3_000), ends=True)
@@ -332,7 +333,7 @@ async def test_a_store_too_slow_to_measure_drops_its_size_until_a_sweep_measures
     """The size is awaited for ``SIZE_TIMEOUT_SECONDS`` at most: a store
     that hangs there is no size, as one that fails is."""
     store = MemoryStore()
-    sweeper = Sweeper(store, make_settings(), CollectorRegistry())
+    sweeper = Sweeper(store, make_settings(), CollectorRegistry(), LoopScheduler())
     await sweeper.sweep()
     assert sweeper.size is not None
     measure = store.size
@@ -375,7 +376,7 @@ async def test_a_sweep_that_raises_a_bug_is_logged_once_and_the_sweeps_go_on(
     """Not a store outage (``sweep`` handles those) but an error no store
     should raise: the sweeper used to die of it without a word."""
     store = MemoryStore()
-    sweeper = Sweeper(store, make_settings(retention_sweep_seconds=0.01), CollectorRegistry())
+    sweeper = Sweeper(store, make_settings(retention_sweep_seconds=0.01), CollectorRegistry(), LoopScheduler())
     expire = store.expire_due
     failures = 3
 
