@@ -383,7 +383,7 @@ class Play:
         shared = room.diff(change)
         if actor is not None:
             reply = shared if request_id is None else {"id": request_id, **shared}
-            self._outbox.send_frame(actor, actor.codec.encode_data(reply))
+            self._outbox.send(actor, reply)
         self._watching.announce(room, change, diff=shared, skip=actor)
         self._metrics.broadcast.observe(time.perf_counter() - started)
         self._metrics.action(time.perf_counter() - begun)
