@@ -52,6 +52,7 @@ from server.races.ledgers import CODE_DOCUMENT, LEDGER_RETRIES, RACE_DOCUMENT, R
 from server.races.progress import Progress
 from server.model.race_phases import FINISHED, RUNNING
 from server.races.state import Milestones, RosterChanged, event_of
+from server.races.views import final_progress, race_info
 from server.model.ids import normalize_code
 from server.model.refusal import Refusal, from_engine
 from server.runtime.scheduler import Scheduler
@@ -246,8 +247,8 @@ class RaceDesk:
             state = room.state if room is not None else await self.ledgers.read(document["race_id"])
             if state is None:
                 continue
-            progress = room.progress if room is not None else state.final_progress()
-            races.append(state.info(progress, now, member=asker in state.racers))
+            progress = room.progress if room is not None else final_progress(state)
+            races.append(race_info(state, progress, now, member=asker in state.racers))
         self._outbox.send(peer, tc.Races(id=message.id, player_id=player_id, races=races))
 
     # ------------------------------------------------------------ the game side's hooks
@@ -378,7 +379,7 @@ class RaceDesk:
             room.progress = {player_id: room.progress.get(player_id, Progress()) for player_id in state.racers}
             self._schedule(room)
         if state.finished_ms is not None and not finished:
-            room.progress = state.final_progress()
+            room.progress = final_progress(state)
             for timer in room.timers:
                 timer.cancel()
             self.boards.race_over(list(state.games))

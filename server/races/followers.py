@@ -19,6 +19,7 @@ from server.net.outbox import Outbox
 from server.net.peer import Peer
 from server.races.progress import Progress
 from server.races.state import RaceState
+from server.races.views import race_info, racer_view
 from server.model.refusal import Refusal
 from server.runtime.scheduler import Timer
 
@@ -68,7 +69,7 @@ class RaceFollowers:
 
     def message(self, room: RaceRoom, event: str, member: bool, request_id: RequestId | None = None) -> tc.Race:
         now = self._clock()
-        return tc.Race(id=request_id, event=event, server_time=now, race=room.state.info(room.progress, now, member))
+        return tc.Race(id=request_id, event=event, server_time=now, race=race_info(room.state, room.progress, now, member))
 
     def reply(self, peer: Peer, room: RaceRoom, event: str, request_id: RequestId | None) -> None:
         self._outbox.send(peer, self.message(room, event, room.member(peer), request_id))
@@ -89,6 +90,6 @@ class RaceFollowers:
         now = self._clock()
         message = tc.RaceProgress(
             race_id=room.race_id, server_time=now,
-            racer=room.state.racer_view(racer, room.progress.get(player_id), now),
+            racer=racer_view(room.state, racer, room.progress.get(player_id), now),
         )
         self._outbox.send_each(room.watchers, message)

@@ -44,6 +44,7 @@ from server.races.followers import RaceRoom
 from server.races.progress import Progress
 from server.model.race_phases import FINISHED, RUNNING
 from server.races.state import Milestones, RaceLedger, RaceState, create_entry, milestones
+from server.races.views import final_progress
 from server.model.ids import new_code, new_id
 from server.model.refusal import Refusal
 from server.model.session import ABANDONED, Session
@@ -168,7 +169,7 @@ class RaceRooms:
 
     async def _progress(self, state: RaceState) -> dict[str, Progress]:
         if state.finished_ms is not None:
-            return state.final_progress()
+            return final_progress(state)
         sessions = await self.sessions(state)
         return {
             state.games[game_id]: Progress.of(session) if session else Progress(result=ABANDONED)
