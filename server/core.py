@@ -293,12 +293,7 @@ class Hub:
         records, then each game room (reloaded, or gone: its watchers hear
         ``game_not_found``) and each race."""
         forget_records(self.store)
-        for room in list(self.rooms.values()):
-            async with room.lock:
-                try:
-                    await self.tables.reload(room)
-                except Refusal:
-                    self.watching.lost(room)
+        await self.tables.store_replaced()
         await self.races.ledgers.store_replaced()
 
     async def drain(self, timeout: float) -> bool:

@@ -72,6 +72,15 @@ class Room:
     def game_id(self) -> str:
         return self.session.game_id
 
+    @property
+    def key(self) -> str:
+        """The game's id, as the table of held games keys it (``server.games.held``)."""
+        return self.session.game_id
+
+    @property
+    def seq(self) -> int:
+        return self.session.seq
+
     def is_owner(self, peer: Peer) -> bool:
         return peer.player is not None and peer.player.player_id == self.owner.player_id
 

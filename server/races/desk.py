@@ -244,7 +244,7 @@ class RaceDesk:
         races = []
         for document in documents:
             room = self.ledgers.rooms.get(document["race_id"])
-            state = room.state if room is not None else await self.ledgers.read(document["race_id"])
+            state = room.state if room is not None else await self.ledgers.read_state(document["race_id"])
             if state is None:
                 continue
             progress = room.progress if room is not None else final_progress(state)

@@ -41,6 +41,15 @@ class RaceRoom:
     def race_id(self) -> str:
         return self.state.race_id
 
+    @property
+    def key(self) -> str:
+        """The race's id, as the table of held races keys it (``server.games.held``)."""
+        return self.state.race_id
+
+    @property
+    def seq(self) -> int:
+        return self.state.seq
+
     def member(self, peer: Peer) -> bool:
         return peer.player is not None and peer.player.player_id in self.state.racers
 
