@@ -55,7 +55,8 @@ from server.runtime.metrics import Gauges, Metrics
 from server.net.outbox import Outbox
 from server.net.peer import Outlet, Peer
 from server.games.play import Play
-from server.races.desk import RaceBoards, RaceDesk
+from server.races.clocks import RaceBoards
+from server.races.desk import RaceDesk
 from server.net.ratelimit import RateLimiter, Verdict
 from server.model.refusal import Refusal
 from server.games.replays import Replays

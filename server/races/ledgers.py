@@ -19,7 +19,7 @@ the same channel as games (``server.games.relay``).
 watching part's questions about a race game (may it be watched live,
 does its ``game_over`` hide the deal).  What a change means for the
 connections and the race's clocks is told to its ``RaceChanges`` (the
-race desk, ``server.races.desk``), which it knows only as that.
+race's clocks, ``server.races.clocks``), which it knows only as that.
 
 Documents: ``race_code`` (code -> race id) and ``race`` (one per race,
 indexed under ``player/<id>`` for each racer: the race history), both
@@ -96,7 +96,6 @@ class RaceRooms(HeldTable[RaceRoom]):
         origin: str,
         outbox: Outbox,
         held_games: Container[str],
-        changes: RaceChanges,
     ) -> None:
         super().__init__(store, origin, "race")
         self._settings = settings
@@ -104,7 +103,7 @@ class RaceRooms(HeldTable[RaceRoom]):
         self._outbox = outbox
         self._held_games = held_games
         """The games this process holds: a race is kept while one of its games is."""
-        self._changes = changes
+        self._changes: RaceChanges | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
 
     async def close(self) -> None:
@@ -117,6 +116,16 @@ class RaceRooms(HeldTable[RaceRoom]):
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         await super().close()
+
+    def tell(self, changes: RaceChanges) -> None:
+        """Tell ``changes`` (the race's clocks, built after the ledgers
+        because they change them) what happens to the races held here."""
+        self._changes = changes
+
+    @property
+    def changes(self) -> RaceChanges:
+        assert self._changes is not None, "the desk tells the ledgers whom to tell before serving"
+        return self._changes
 
     def spawn(self, coroutine: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.create_task(coroutine)
@@ -134,7 +143,7 @@ class RaceRooms(HeldTable[RaceRoom]):
         return room
 
     def held(self, room: RaceRoom) -> None:
-        self._changes.race_armed(room)
+        self.changes.race_armed(room)
 
     def needed(self, room: RaceRoom) -> bool:
         return bool(room.watchers) or room.settling.locked() or any(game_id in self._held_games for game_id in room.state.games)
@@ -158,7 +167,7 @@ class RaceRooms(HeldTable[RaceRoom]):
     async def apply_relayed(self, room: RaceRoom, entry: Action) -> None:
         before = milestones(room.state)
         room.state.apply(entry)
-        self._changes.race_changed(room, before, entry, None, None)
+        self.changes.race_changed(room, before, entry, None, None)
 
     async def behind(self, room: RaceRoom, problem: str) -> None:
         log.info("reloading race %s: %s", room.race_id, problem)
@@ -182,7 +191,7 @@ class RaceRooms(HeldTable[RaceRoom]):
             raise Refusal(ErrorCode.RACE_NOT_FOUND, "this race is no longer stored")
         room.state = state
         room.progress = await self._progress(state)
-        self._changes.race_changed(room, before, None, None, None)
+        self.changes.race_changed(room, before, None, None, None)
 
     async def note(self, room: RaceRoom, kind: str, fields: list[Any]) -> None:
         if kind != PROGRESS:
@@ -243,7 +252,7 @@ class RaceRooms(HeldTable[RaceRoom]):
                 except KeyError:
                     raise Refusal(ErrorCode.RACE_NOT_FOUND, "this race is no longer stored") from None
                 room.state.apply(entry)
-            self._changes.race_changed(room, before, entry, actor, request_id)
+            self.changes.race_changed(room, before, entry, actor, request_id)
             return entry
         raise Refusal(ErrorCode.STATE_CONFLICT, "the race kept changing on other servers; try again")
 
@@ -252,7 +261,7 @@ class RaceRooms(HeldTable[RaceRoom]):
         if player_id not in room.state.racers or current is not None and current.seq > progress.seq:
             return
         room.progress[player_id] = progress
-        self._changes.progress_changed(room, player_id)
+        self.changes.progress_changed(room, player_id)
 
     async def share_progress(self, race_id: str, player_id: str, progress: Progress) -> None:
         """A racer acted here: tell this process's followers, then the others."""
