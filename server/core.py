@@ -19,6 +19,7 @@ server's parts"):
 - ``server.games.watching.Watching``: watchers, followers of secret deals,
   delayed boards of running races;
 - ``server.games.play.Play``: starting games and the action pipeline;
+- ``server.games.delivery.Delivery``: telling everyone of a change, in one step;
 - ``server.games.lobby.Lobby``: ``hello`` and the server-wide requests.
 
 Decisions where the issue is silent, kept here because they are about
@@ -46,6 +47,7 @@ from protocol.codec import Codec
 from protocol.to_server import RequestId
 from server.net.admission import Admission
 from server.games.assists import AssistDesk
+from server.games.delivery import Delivery
 from server.deals.daily import forget_records
 from server.storage.epoch import StoreEpoch
 from server.games.tables import GameRooms
@@ -120,9 +122,10 @@ class Hub:
             settings, now, monotonic, self.metrics, self.outbox, self.tables, ledgers.deal_public, searchers
         )
         self.watching = Watching(settings, now, scheduler, self.outbox, self.tables, ledgers, self.assists)
+        self.delivery = Delivery(now, self.metrics, self.outbox, self.tables, self.watching, self.races)
         self.play = Play(
-            settings, store, now, self.metrics, self.prover, self.outbox, self.tables, self.watching, self.assists,
-            self.races,
+            settings, store, now, self.prover, self.outbox, self.tables, self.watching, self.assists,
+            self.races, self.delivery,
         )
         self.lobby = Lobby(
             settings, store, now, self.admission, self.keeper.today, self.outbox, self.tables, self.play.live_headers,

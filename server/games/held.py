@@ -13,6 +13,10 @@ store still has it).
   held here may be gone; either way the log is read again.
 - Release: when its last watcher leaves (``release``, which asks the
   table whether something else here still needs it).
+- Append: an entry is stored and announced to the other processes in
+  one atomic step (``append``), a game's action and a race's change
+  alike, so no entry is stored untold or told unstored; who is told here
+  is the caller's next step (``server.games.delivery`` for a game).
 
 A held log is a ``Held``: a key (its id), its ``seq`` (entries applied)
 and the ``lock`` that serializes its changes.  What differs between a
@@ -126,6 +130,14 @@ class HeldTable(Generic[R]):
         self.rooms[room.key] = room
         self.relay.follow(room.key, subscription)
         self.held(room)
+
+    async def append(self, room: R, entry: Action, *, ends: bool = False) -> None:
+        """Store ``entry`` as the next of ``room``'s log if the log is as long
+        as ``room`` knows it (``LogConflict`` otherwise), announcing it to
+        the other processes in the same atomic step (``Relay.announcement``),
+        so an entry is never stored untold nor told unstored."""
+        seq = room.seq
+        await self._store.append(room.key, seq, entry, ends=ends, announce=self.relay.announcement(room.key, seq + 1, entry))
 
     def release(self, room: R) -> None:
         """Forget a log nothing here needs (the store still has it)."""

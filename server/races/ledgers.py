@@ -241,11 +241,8 @@ class RaceRooms(HeldTable[RaceRoom]):
                 entry = make(room.state, self._now())
                 if entry is None:
                     return None
-                seq = room.state.seq
                 try:
-                    await self._store.append(
-                        room.race_id, seq, entry, announce=self.relay.announcement(room.race_id, seq + 1, entry)
-                    )
+                    await self.append(room, entry)
                 except LogConflict:
                     await self.reload(room)
                     continue
