@@ -1,4 +1,4 @@
-"""Abuse containment (issue 13, item 4): the round trips of well-behaved
+"""Abuse containment: the round trips of well-behaved
 players alone and beside abusive clients, in one run.
 
 An arena server runs in a child process at its **default settings** (the
@@ -50,7 +50,7 @@ slow reader is left stalled (unmeasured, up to ``--linger`` seconds)
 until the server has closed it.
 
 Printed: the medians over blocks of p50 and p99 per condition, the ratios
-of the p99s to alone (target for abused, issue 13: at most 1.10), the
+of the p99s to alone (target for abused: at most 1.10), the
 server's CPU seconds per block in each condition (from ``/proc``) beside
 the abusers' own, and what the abusers achieved per block: connections
 accepted, handshakes refused (by HTTP 429 and error code, or reset at
@@ -410,7 +410,7 @@ def report_round_trips(blocks: dict[str, list[Block]]) -> None:
         print(line)
     ratio = median_of(blocks["abused"], "p99") / alone99
     verdict = "met" if ratio <= P99_RATIO_TARGET else "NOT met"
-    print(f"target (issue 13): abused p99 <= {P99_RATIO_TARGET}x alone: {verdict} ({ratio:.2f}x; the control, "
+    print(f"target: abused p99 <= {P99_RATIO_TARGET}x alone: {verdict} ({ratio:.2f}x; the control, "
           f"idle, is {median_of(blocks['control'], 'p99') / alone99:.2f}x; the spinner, never touching the server, "
           f"{median_of(blocks['spinner'], 'p99') / alone99:.2f}x)")
     print(f"abused beside the spinner (what the abusers cost through the server, not as a busy process): "

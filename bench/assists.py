@@ -99,7 +99,9 @@ def start_server(root: Path) -> tuple[subprocess.Popen[str], str]:
     this checkout's installed packages)."""
     run = "import sys; sys.path.insert(0, sys.argv.pop(1)); from server.cli import main; sys.exit(main())"
     environment = dict(ARENA_ENVIRONMENT)
-    settings = (root / "server" / "settings.py").read_text(encoding="utf-8")
+    # (A checkout from before the server's folders has server/settings.py.)
+    places = (root / "server" / "runtime" / "settings.py", root / "server" / "settings.py")
+    settings = next(place for place in places if place.exists()).read_text(encoding="utf-8")
     if "hint_rate" in settings:
         # (A checkout from before the hint rate refuses the variables.)
         environment.update(UNLIMITED_HINTS)

@@ -16,8 +16,10 @@ The tests are ``tests/server tests/races`` unless an argument names a
 test path.
 
 ``--baseline-root`` counts another checkout first, in its own process
-and the same way, and prints both with the change in wall time.  Issue
-15 asks that most server and race tests run in memory.
+and the same way, and prints both with the change in wall time.  The
+aim it measures: most server and race tests run in memory, where they
+are fast and deterministic (``docs/architecture.md``, *Where the
+server's tests run*).
 """
 
 from __future__ import annotations

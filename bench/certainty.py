@@ -1,4 +1,4 @@
-"""How often post-game analysis says a loss is certain (issue 12.5).
+"""How often post-game analysis says a loss is certain.
 
 The sample does not depend on the solver: WordLink draw-3 deals 1, 2, …
 played by a heuristic player (a random move among those the game's hint

@@ -9,7 +9,7 @@ a low calibration figure rather than as a regression.
 
     python bench/engine.py [--seconds 2] [--samples 5]
 
-Target (issue 2): at least 50,000 moves/s per game on one core.
+Target: at least 50,000 moves/s per game on one core.
 """
 
 from __future__ import annotations

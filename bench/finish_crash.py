@@ -1,4 +1,4 @@
-"""Finished games lost to ``kill -9`` (issue 13, item 1): target 0.
+"""Finished games lost to ``kill -9``: target 0.
 
 Each trial: three players on one ``arena serve`` process (real Redis, real
 WebSocket clients) start a game, make a move and resign at once; the

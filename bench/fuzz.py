@@ -3,7 +3,7 @@
 The fuzzer of ``tests/server/arena_fuzz.py`` (the suite's fuzz test sends
 20,000 frames; this sends 200,000 by default), against a server in this
 process with the in-memory store, so every traceback the server logs is
-counted too.  Target (issue 13.7): 0 ``internal_error``, 0 tracebacks,
+counted too.  Target: 0 ``internal_error``, 0 tracebacks,
 only documented close codes, the victim game unchanged.
 
     python bench/fuzz.py [--frames 200000] [--seed 13]

@@ -24,7 +24,7 @@ Progress goes to stderr (``server.runtime.progress.ProgressLine``): per variant,
 the deals done, the share the hints won so far and how the last deal
 ended, with an ETA; one line redrawn in place on a terminal, a plain line
 per deal otherwise (a log stays readable).
-Target (issue 12): at least 95% won.
+Target: at least 95% won.
 """
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ from server.runtime.progress import ProgressLine  # noqa: E402
 WORKLOADS = ((3, 17), (3, 19), (3, 45), (1, 45))
 """(draw, deal) roots: draw-3 deals 17 and 19 are lost deals whose proofs
 take a few million positions, 45 one of the deals the proof search leaves
-undecided within 10 s (issue 12), and draw 1 deal 45 the same layout
+undecided within the 10 s a deal is given (``bench/solver.py``), and draw 1 deal 45 the same layout
 searched with the other talon rule."""
 
 

@@ -14,7 +14,7 @@
 
 Both servers run in child processes (the clients in this one), with the
 same websockets settings (no compression, no keepalive), MessagePack on
-the wire.  Targets (issue 4): round trip within 2x of the echo baseline at
+the wire.  Targets: round trip within 2x of the echo baseline at
 p50; fan-out within 1.5x of the broadcast baseline.
 
     nice -n 10 python bench/server.py [--players 200] [--rate 2] [--spectators 1000] [--seconds 8] [--moves 20]

@@ -6,12 +6,12 @@ Broken Deck's deal table applies; ``--raw`` deals shuffle seeds 1..N
 instead, which for Broken Deck are the layouts before the table replaced
 the ones its solver could not win) are solved, proof included
 (``solve(prove=True)``), each until it is decided or has spent
-``--seconds`` of CPU time: issue 12's target is a verdict within 10 s
+``--seconds`` of CPU time: the target is a verdict within 10 s
 per deal, so a node budget (``--budget``) would only stop a search that
 still had time, on a fast machine or a quiet one.  Printed per variant:
 the share won / proved unwinnable / unknown, the share decided within
 ``--seconds`` seconds, the median and 95th-percentile seconds per deal
-and nodes per second, then the same figures of the solver before issue 12
+and nodes per second, then the same figures of the earlier, weaker solver
 (``BASELINE``, measured on the same deals) and the ratios.
 
 ``--baseline-root DIR`` also runs another version of the solver on the
@@ -43,7 +43,7 @@ Checks printed with the table:
   published winnable share is 81.9-82.0 % (Blake & Gent); the won share
   must not exceed it by more than chance allows and won + unknown must
   reach it, or the rules or the solver are wrong.
-- Targets (issue 12): WordLink draw 3 decided on 95 % of deals within
+- Targets: WordLink draw 3 decided on 95 % of deals within
   10 s each with a median under 50 ms, draw 1 on 90 %; Broken Deck on
   99 %, normal and practice layouts.
 """
@@ -100,11 +100,11 @@ TARGETS = {
     "broken-deck": Target(0.99, None),
     "broken-deck-practice": Target(0.99, None),
 }
-"""Issue 12's targets: the share decided within ``--seconds``, the median seconds."""
+"""The targets: the share decided within ``--seconds``, the median seconds."""
 
 
 BASELINE_DEALS = 100
-BASELINE_RUN = "the solver before issue 12's stronger one (commit f79a138) at its default 100,000 nodes"
+BASELINE_RUN = "the earlier, weaker solver (commit f79a138) at its default 100,000 nodes"
 
 
 def _measured(won: int, unwinnable: int, unknown: int, decided: float, median: float, p95: float) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""The test suite under load (issue 14, item 9): the README's test command
+"""The test suite under load: the README's test command
 run ``--runs`` times in a row beside ``--burners`` CPU-burning processes.
 
 A test that waits on real time instead of an event passes on a quiet
@@ -12,8 +12,8 @@ Printed per run: pass or fail, its duration, the load average at its end,
 and the ids of the tests that failed or errored (from pytest's short
 summary); each run's whole output is kept in ``--logs`` to read the
 tracebacks.  A progress line with an ETA goes to standard error.  The
-exit code is 0 only if every run passed, so the closing note of the issue
-can cite the command and its output.
+exit code is 0 only if every run passed, so a report of a change can
+cite the command and its output.
 
     python bench/stress_suite.py                     # 5 runs, 2 burners, every test
     python bench/stress_suite.py --runs 1 --tests tests/races

@@ -1,4 +1,4 @@
-"""Frame times of the browser client while cards move (issue 16, item 1:
+"""Frame times of the browser client while cards move (target: a
 median under 16 ms at phone size).
 
 A real server and Debian's headless Chromium at 390×844 with touch, with

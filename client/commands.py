@@ -1,9 +1,12 @@
 """The terminal client's commands: ``arena play``, ``arena watch``,
 ``arena analyse``, ``arena race create|join|rematch|watch``, ``arena leaderboard``, ``arena daily``,
-``arena records``.
+``arena records``, ``arena login`` and ``arena logout``.
 
 The server URL comes from ``--server``, else ``ARENA_SERVER``, else the
-local default; the token from ``--token``, else ``ARENA_TOKEN``.  Game
+local default; the token from ``--token``, else ``ARENA_TOKEN``, else the
+player kept for that server (``client.identity``: the first run that
+makes a player keeps it; ``login`` keeps a token given, ``logout``
+forgets it).  Game
 options have flags for the common ones (``--draw``, ``--scoring``,
 ``--difficulty``) and ``--option NAME=VALUE`` for any other; the server
 checks them all and its sentence explains a refusal.
@@ -22,9 +25,10 @@ from protocol import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL
 from protocol.to_server import DealKind, OptionValue, RaceDealKind
 
 from .connection import DEFAULT_URL
+from .identity import Identity, KeptPlayer, Players, server_flag, server_key, signed_in
 from .race_terminal import RaceRequest, race, watch_race
 from .standings import LeaderboardRequest, daily, leaderboard, records
-from .terminal import EXIT_USAGE, PlayRequest, analyse, play, run, watch
+from .terminal import EXIT_FAILURE, Console, PlayRequest, analyse, play, run, watch
 
 _GAME_IDS = ", ".join(engine.GAMES)
 """The games the help names: the registry's (a server may offer fewer)."""
@@ -113,7 +117,7 @@ def register(subparsers: Subcommands) -> None:
     _option_flags(play_parser)
     play_parser.add_argument("--practice", action="store_true", help="a practice game (records nothing)")
     _identity_flags(play_parser)
-    play_parser.add_argument("--resume", metavar="GAME_ID", help="continue a live game of --token's player")
+    play_parser.add_argument("--resume", metavar="GAME_ID", help="continue a live game of your player")
     _connection_flags(play_parser)
     play_parser.set_defaults(handler=_play)
 
@@ -134,6 +138,7 @@ def register(subparsers: Subcommands) -> None:
     analyse_parser.set_defaults(handler=_analyse)
     _register_race(subparsers)
     _register_standings(subparsers)
+    _register_login(subparsers)
 
 
 def _register_race(subparsers: Subcommands) -> None:
@@ -188,7 +193,7 @@ def _register_standings(subparsers: Subcommands) -> None:
     board.add_argument("--around-me", action="store_true", help="the page around your own entry (needs --token)")
     board.add_argument("--offset", type=int, default=0, help="start after this many entries")
     board.add_argument("--limit", type=int, default=10, help="entries to show (1-100)")
-    board.add_argument("--token", default=os.environ.get("ARENA_TOKEN"), help="show your own entry")
+    board.add_argument("--token", default=os.environ.get("ARENA_TOKEN"), help="show this player's entry")
     _connection_flags(board)
     board.set_defaults(handler=_leaderboard)
     deals = subparsers.add_parser(
@@ -210,10 +215,32 @@ def _register_standings(subparsers: Subcommands) -> None:
     mine = subparsers.add_parser(
         "records", help="a player's records", description="A player's records per game and variant."
     )
-    mine.add_argument("--player", metavar="PLAYER_ID", help="someone else's records (default: yours, with --token)")
+    mine.add_argument("--player", metavar="PLAYER_ID", help="someone else's records (default: yours)")
     mine.add_argument("--token", default=os.environ.get("ARENA_TOKEN"), help="your identity")
     _connection_flags(mine)
     mine.set_defaults(handler=_records)
+
+
+def _register_login(subparsers: Subcommands) -> None:
+    login = subparsers.add_parser(
+        "login", help="keep a player's token for a server",
+        description="Keep the token of a player you have (printed when you leave a game, or by arena logout), so "
+        "that the commands play as that player on this server without --token.",
+    )
+    login.add_argument("--token", required=True, help="the player's token (write it as --token=TOKEN)")
+    _connection_flags(login)
+    login.set_defaults(handler=_login)
+    logout = subparsers.add_parser(
+        "logout", help="forget the player kept for a server",
+        description="Forget the player kept for a server; the next command that needs one makes a new player. "
+        "The forgotten token is printed, so that arena login can bring the player back.",
+    )
+    _connection_flags(logout)
+    logout.set_defaults(handler=_logout)
+
+
+def _identity(args: argparse.Namespace) -> Identity:
+    return Identity(args.token, Players.default())
 
 
 def _subprotocol(args: argparse.Namespace) -> str:
@@ -235,7 +262,7 @@ def _play(args: argparse.Namespace) -> int:
         deal=args.deal,
         options=_game_options(args),
         subprotocol=_subprotocol(args),
-        token=args.token,
+        identity=_identity(args),
         name=args.name,
         resume=args.resume,
         practice=args.practice,
@@ -256,7 +283,7 @@ def _race(args: argparse.Namespace) -> int:
     request = RaceRequest(
         url=args.server,
         subprotocol=_subprotocol(args),
-        token=args.token,
+        identity=_identity(args),
         name=args.name,
         code=None if creating else args.code,
         rematch_of=getattr(args, "rematch_of", None),
@@ -272,9 +299,6 @@ def _watch_race(args: argparse.Namespace) -> int:
 
 
 def _leaderboard(args: argparse.Namespace) -> int:
-    if args.around_me and args.token is None:
-        print("error: --around-me needs --token (or ARENA_TOKEN): the page is centred on your entry")
-        return EXIT_USAGE
     request = LeaderboardRequest(
         url=args.server,
         game=args.game,
@@ -283,18 +307,55 @@ def _leaderboard(args: argparse.Namespace) -> int:
         offset=args.offset,
         limit=args.limit,
         around_me=args.around_me,
-        token=args.token,
+        identity=_identity(args),
         subprotocol=_subprotocol(args),
     )
     return run(lambda console: leaderboard(request, console))
 
 
 def _records(args: argparse.Namespace) -> int:
-    if args.player is None and args.token is None:
-        print("error: arena records needs --token (or ARENA_TOKEN) for your own records, or --player PLAYER_ID")
-        return EXIT_USAGE
-    return run(lambda console: records(args.server, args.player, args.token, _subprotocol(args), console))
+    return run(lambda console: records(args.server, args.player, _identity(args), _subprotocol(args), console))
 
 
 def _daily(args: argparse.Namespace) -> int:
     return run(lambda console: daily(args.server, args.date, args.game, _subprotocol(args), console, args.verify))
+
+
+def _login(args: argparse.Namespace) -> int:
+    return run(lambda console: _keep_token(args.server, args.token, _subprotocol(args), console))
+
+
+async def _keep_token(url: str, token: str, subprotocol: str, console: Console) -> int:
+    """Keep ``token`` once the server says whose it is; never over a kept player."""
+    players = Players.default()
+    kept = players.get(url)
+    if kept is not None and kept.token != token:
+        console.say(
+            f"error: {kept.name} ({kept.player_id}) is kept for {kept.server} already; "
+            f"arena logout{server_flag(url)} forgets it first"
+        )
+        return EXIT_FAILURE
+    async with signed_in(url, Identity(token), subprotocol=subprotocol) as client:
+        player = KeptPlayer(server_key(url), token, client.player_id or "", client.name or "")
+    if kept is None and not players.keep(player):
+        console.say(f"error: another player was kept for {player.server} meanwhile; arena logout{server_flag(url)} first")
+        return EXIT_FAILURE
+    console.say(f"you are {player.name} ({player.player_id}) on {player.server}, kept in {players.path(url)}")
+    return 0
+
+
+def _logout(args: argparse.Namespace) -> int:
+    return run(lambda console: _forget(args.server, console))
+
+
+async def _forget(url: str, console: Console) -> int:
+    players = Players.default()
+    kept = players.forget(url)
+    if kept is None:
+        console.say(f"no player is kept for {server_key(url)}")
+        return 0
+    console.say(
+        f"forgot {kept.name} ({kept.player_id}) on {kept.server}; to be them again: "
+        f"arena login{server_flag(url)} --token={kept.token}"
+    )
+    return 0

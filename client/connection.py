@@ -8,7 +8,8 @@ watched game has a ``GameMirror`` and every followed race a
 ``RaceMirror``, fed in arrival order before any request's future
 resolves: when ``await client.move(...)`` returns, the mirror already
 shows the move.  The named requests (``move``, ``join_race`` …) are in
-``client.requests``; this module keeps the connection's life.
+``client.requests``, how messages reach the mirrors in ``client.routing``;
+this module keeps the connection's life.
 
 When the connection drops without ``close()`` having been called, the
 client reconnects with exponential backoff and jitter (``Backoff``), says
@@ -62,7 +63,6 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
-from collections.abc import Coroutine
 from typing import TypedDict, Unpack
 
 from protocol import MSGPACK_SUBPROTOCOL, SUBPROTOCOLS, ServerMessage
@@ -84,9 +84,10 @@ from .errors import (
     StorageUnavailable,
 )
 from .link import Link, MessageFilter, Pacer, open_link
-from .mirror import DiffOutcome, GameMirror
+from .mirror import GameMirror
 from .race_mirror import RaceMirror
-from .requests import ArenaRequests, RaceDeal, expect
+from .requests import RaceDeal, expect
+from .routing import MirrorRouting
 
 __all__ = ["DEFAULT_URL", "ArenaClient", "ClientState", "MessageFilter", "RaceDeal", "connect_client"]
 
@@ -118,7 +119,7 @@ class ClientOptions(TypedDict, total=False):
     pace: bool
 
 
-class ArenaClient(ArenaRequests):
+class ArenaClient(MirrorRouting):
     """A connection to an arena server; see the module docstring.
 
     ``subprotocol``: ``arena.v1.msgpack`` or ``arena.v1.json``.
@@ -342,60 +343,6 @@ class ArenaClient(ArenaRequests):
         if link is None:
             raise ConnectionLost("not connected")
         return await link.call(message, self.timeout)
-
-    # ------------------------------------------------------------ mirrors
-
-    def _accept(self, message: ServerMessage) -> bool:
-        """Whether ``message`` passes ``message_filter``, and if so route it."""
-        if self.message_filter is not None and not self.message_filter(message):
-            return False
-        self._route(message)
-        return True
-
-    def _route(self, message: ServerMessage) -> None:
-        """Feed the mirrors (before any request hears of the message)."""
-        if isinstance(message, tc.GameStarted):
-            self.games.setdefault(message.game_id, GameMirror(message.game_id, message)).started = message
-        elif isinstance(message, tc.Snapshot):
-            self.games.setdefault(message.game_id, GameMirror(message.game_id)).apply_snapshot(message)
-            for race in self.races.values():
-                self._link_board(race)
-        elif isinstance(message, tc.Race):
-            race = self.races.setdefault(message.race.race_id, RaceMirror(message.race.race_id))
-            race.apply_race(message)
-            self._link_board(race)
-        elif isinstance(message, tc.RaceProgress):
-            if (followed := self.races.get(message.race_id)) is not None:
-                followed.apply_progress(message)
-        elif isinstance(message, (tc.Diff, tc.GameOver, tc.FinishOffer)):
-            mirror = self.games.get(message.game_id)
-            if mirror is None:
-                return
-            if isinstance(message, tc.FinishOffer):
-                mirror.apply_finish_offer(message)
-            elif isinstance(message, tc.GameOver):
-                mirror.apply_game_over(message)
-            elif mirror.apply_diff(message) is DiffOutcome.GAP:
-                log.info("gap in %s after seq %d (got %d): resyncing", mirror.game_id, mirror.seq, message.seq)
-                self._in_background(self._resync_quietly(mirror.game_id))
-
-    def _link_board(self, race: RaceMirror) -> None:
-        """Give a race mirror its racer's own game mirror once both exist."""
-        game_id = race.game_of(self.player_id)
-        board = self.games.get(game_id) if game_id is not None else None
-        if board is not None and board.ready and race.board is not board:
-            race.attach_board(board)
-
-    def _in_background(self, work: Coroutine[object, object, None]) -> None:
-        task = asyncio.create_task(work)
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
-
-    async def _resync_quietly(self, game_id: str) -> None:
-        try:
-            await self._call(ts.Resync(game_id=game_id))
-        except ClientError as error:
-            log.warning("resync of %s failed: %s", game_id, error)
 
 
 async def connect_client(url: str = DEFAULT_URL, **options: Unpack[ClientOptions]) -> ArenaClient:

@@ -9,7 +9,7 @@ table is printed and the program exits.  Input and the race's news are
 handled at once: a daemon thread reads lines (``InputLines``) while a
 task prints what the race mirror reports.
 
-Decisions where the issue is silent:
+Decisions made here, and why:
 - Rivals' progress is printed as it comes, one line each (``»``); the
   racer's own progress is the board, drawn after each of their actions
   with everyone's lines under it.
@@ -46,7 +46,8 @@ from .mirror import GameMirror
 from .race_mirror import RaceMirror, RaceUpdate
 from .race_text import deal_text, invite_text, race_lines, racer_line, results_lines
 from .reveal import race_reveal_problems, verdict
-from .terminal import HELP, Console, InputLines, come_back, refusal_text, run_command, server_flag
+from .identity import Identity, server_flag, signed_in
+from .terminal import HELP, Console, InputLines, come_back, refusal_text, run_command
 
 RACE_HELP = """\
 Race commands:
@@ -67,7 +68,7 @@ class RaceRequest:
 
     url: str
     subprotocol: str = MSGPACK_SUBPROTOCOL
-    token: str | None = None
+    identity: Identity = field(default_factory=Identity)
     name: str | None = None
     code: str | None = None
     rematch_of: str | None = None
@@ -80,9 +81,7 @@ async def race(request: RaceRequest, console: Console, stdin: TextIO, interactiv
     """Run ``arena race create``, ``join`` or ``rematch``; the exit code
     (0: the race ended or the racer left, 1: it could not be joined or
     the connection was lost)."""
-    async with ArenaClient(
-        request.url, subprotocol=request.subprotocol, token=request.token, name=request.name
-    ) as client:
+    async with signed_in(request.url, request.identity, subprotocol=request.subprotocol, name=request.name) as client:
         if request.rematch_of is not None:
             followed = await client.rematch(request.rematch_of)
         elif request.code is not None:

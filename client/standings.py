@@ -1,10 +1,11 @@
 """``arena leaderboard``, ``arena daily`` and ``arena records``: the day's
 standings and deals, and a player's records.
 
-Each is one request and a printout.  ``--token`` (or ``ARENA_TOKEN``)
-makes ``leaderboard`` show your own entry (``--around-me`` centres the
-page on it); without a token the client does not say ``hello``, so it
-needs no identity and creates none.  ``daily`` keeps every commitment it
+Each is one request and a printout.  ``--token`` (or ``ARENA_TOKEN``, or
+the player kept for the server: ``client.identity``) makes ``leaderboard``
+show your own entry (``--around-me`` centres the page on it) and
+``records`` your own records; without a token the client does not say
+``hello``, so it needs no identity and creates none.  ``daily`` keeps every commitment it
 is shown (``client.commitments``) and says so when a server shows another
 one for a deal it kept; ``daily --verify`` checks each reveal against
 them and replays the day's first ranked attempt (``client.reveal``).
@@ -22,9 +23,12 @@ from protocol.to_server import OptionValue
 from .commitments import Commitments, CommitmentsUnreadable, Seen
 from .connection import ArenaClient
 from .errors import ArenaError
+from .identity import Identity, signed_in
 from .race_text import daily_lines, leaderboard_lines, records_lines
 from .reveal import first_board_problems, history_problems, reveal_problems, verdict
-from .terminal import EXIT_FAILURE, Console
+from .terminal import EXIT_FAILURE, EXIT_USAGE, Console
+
+YOUR_TOKEN = "--token (or ARENA_TOKEN, or a player kept for this server by arena play or arena login)"
 
 
 @dataclass
@@ -38,15 +42,16 @@ class LeaderboardRequest:
     offset: int = 0
     limit: int = 10
     around_me: bool = False
-    token: str | None = None
+    identity: Identity = field(default_factory=Identity)
     subprotocol: str = "arena.v1.msgpack"
 
 
 async def leaderboard(request: LeaderboardRequest, console: Console) -> int:
     """Print one page of a day's leaderboard; the exit code."""
-    async with ArenaClient(
-        request.url, subprotocol=request.subprotocol, token=request.token, identify=request.token is not None
-    ) as client:
+    if request.around_me and request.identity.token(request.url) is None:
+        console.say(f"error: --around-me needs {YOUR_TOKEN}: the page is centred on your entry")
+        return EXIT_USAGE
+    async with signed_in(request.url, request.identity, subprotocol=request.subprotocol, create=False) as client:
         page = await client.leaderboard(
             request.game, request.options, request.day,
             offset=request.offset, limit=request.limit, around_me=request.around_me,
@@ -121,9 +126,12 @@ def _checked(deal: tc.DailyDeal, seen: Seen | None, board: tc.Snapshot | str | N
     return problems + first_board_problems(deal, board), []
 
 
-async def records(url: str, player_id: str | None, token: str | None, subprotocol: str, console: Console) -> int:
-    """Print a player's records: yours with ``token``, anyone's by ``player_id``."""
-    async with ArenaClient(url, subprotocol=subprotocol, token=token, identify=token is not None) as client:
+async def records(url: str, player_id: str | None, identity: Identity, subprotocol: str, console: Console) -> int:
+    """Print a player's records: yours as ``identity``, anyone's by ``player_id``."""
+    if player_id is None and identity.token(url) is None:
+        console.say(f"error: arena records needs {YOUR_TOKEN} for your own records, or --player PLAYER_ID")
+        return EXIT_USAGE
+    async with signed_in(url, identity, subprotocol=subprotocol, create=False) as client:
         reply = await client.records(player_id)
     for line in records_lines(reply):
         console.say(line)

@@ -6,12 +6,14 @@ as a subprocess.  Input is read by a daemon thread (standard input cannot
 be awaited portably), which also lets the program exit while a read is
 pending.
 
-Decisions where the issue is silent:
+Decisions made here, and why:
 - A line that is not a command is sent as a move, so the game's notation
   (``t3-t5``, ``w-f``, ``draw``, ``r3-r1``) needs no prefix; the server
   checks it and its sentence is printed on refusal.
 - ``quit`` (or the end of input) leaves the game live on the server; the
-  program prints how to come back to it (``--token`` and ``--resume``).
+  program prints how to come back to it (``--token`` and ``--resume``),
+  though a new player's token is kept already (``client.identity``), so
+  ``--resume`` alone does it on this machine.
 - ``--json`` selects the JSON subprotocol (MessagePack is the default);
   the output is the same text either way.
 - The prompt ``>`` is printed only when standard input is a terminal, so
@@ -22,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import shlex
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -34,8 +35,9 @@ from protocol import to_client as tc
 from protocol.to_server import DealKind, OptionValue
 
 from .board import analysis_text, describe, game_over_text, render
-from .connection import DEFAULT_URL, ArenaClient, ClientState
+from .connection import ArenaClient, ClientState
 from .errors import ArenaError, ClientError, DealSecret
+from .identity import Identity, server_flag, signed_in
 from .mirror import GameMirror
 
 HELP = """\
@@ -106,7 +108,7 @@ class PlayRequest:
     deal: int | DealKind = "random"
     options: dict[str, OptionValue] = field(default_factory=dict)
     subprotocol: str = "arena.v1.msgpack"
-    token: str | None = None
+    identity: Identity = field(default_factory=Identity)
     name: str | None = None
     resume: str | None = None
     practice: bool = False
@@ -118,13 +120,6 @@ def refusal_text(error: ClientError) -> str:
         return f"error: {error}"
     detail = f"{error.code}, {error.reason}" if error.reason and error.reason != error.code else error.code
     return f"error: {error.message} [{detail}]"
-
-
-def server_flag(url: str) -> str:
-    """`` --server URL`` for a command printed to be typed later, unless
-    ``url`` is the default one: a come-back command without it would reach
-    another server (or none) and fail with ``bad_token``."""
-    return "" if url == DEFAULT_URL else f" --server {shlex.quote(url)}"
 
 
 def come_back(command: str, client: ArenaClient) -> str:
@@ -142,9 +137,7 @@ def validation_text(error: ValidationError) -> str:
 
 async def play(request: PlayRequest, console: Console, stdin: TextIO, interactive: bool) -> int:
     """Run ``arena play``; the exit code (0: played or left, 1: could not)."""
-    async with ArenaClient(
-        request.url, subprotocol=request.subprotocol, token=request.token, name=request.name
-    ) as client:
+    async with signed_in(request.url, request.identity, subprotocol=request.subprotocol, name=request.name) as client:
         game = await _open_game(client, request)
         return await _play_game(client, game, console, InputLines(stdin), interactive)
 

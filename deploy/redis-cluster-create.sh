@@ -17,8 +17,9 @@ known=$(redis-cli -h "${first%:*}" -p "${first##*:}" cluster info | sed -n 's/^c
 if [ "$known" -gt 1 ]; then
     echo "the nodes already form a cluster ($known known to $first)"
 else
-    # CLUSTER MEET takes addresses, not names (redis/redis#11148): resolve
-    # each service name.  The nodes announce their names to clients
+    # CLUSTER MEET takes IP addresses, not host names (upstream:
+    # https://github.com/redis/redis/issues/11148): resolve each service
+    # name.  The nodes announce their names to clients
     # (cluster-announce-hostname), so a container's new address after a
     # restart does not matter to the servers.
     addresses=""

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import ConfigDict, Field, TypeAdapter
+from pydantic import Field, TypeAdapter
 
+from .board import ActionDone, Clock, GameView, PileOp, PileView, SetOp, ViewOp
+from .catalogue import CatalogueChoice, CatalogueCounter, CatalogueGame, CatalogueOption, CatalogueReply
 from .errors import ErrorCode
 from .parts import Event, Owner, Part, Result, Status, empty
 from .standings import (
@@ -91,69 +93,8 @@ __all__ = [
     "ViewOp",
     "Welcome",
 ]
-"""Every server model, those of ``standings`` and ``parts`` included: a
-client reads them all from here."""
-
-
-class PileView(Part):
-    """A pile as a player sees it: how many cards lie face down (their
-    identity is never sent) and the face-up cards bottom to top."""
-
-    down: int
-    up: list[str]
-
-
-class GameView(Part):
-    """Everything a player may see of a game.  Games add a few fields of
-    their own (e.g. a repair count), hence ``extra`` fields are allowed.
-    The deal number is absent while the game is live (it would reveal the
-    face-down cards); ``game_over`` tells it."""
-
-    model_config = ConfigDict(extra="allow")
-
-    game: str
-    options: dict[str, Any]
-    piles: dict[str, PileView]
-
-
-class PileOp(Part):
-    """The pile now has ``down`` face-down cards; its face-up cards are the
-    first ``keep`` it had followed by ``add``."""
-
-    op: Literal["pile"] = "pile"
-    pile: str
-    keep: int
-    down: int
-    add: list[str]
-
-
-class SetOp(Part):
-    """A top-level view field other than ``piles`` changed (``null``: removed)."""
-
-    op: Literal["set"] = "set"
-    key: str
-    value: Any
-
-
-ViewOp = Annotated[Union[PileOp, SetOp], Field(discriminator="op")]
-
-
-class Clock(Part):
-    """The server's clock for a game, in milliseconds since the Unix epoch.
-    It starts at the first action and stops when the game ends; restart
-    does not reset it.  ``elapsed_ms`` is as of the message."""
-
-    started_ms: int | None
-    finished_ms: int | None
-    elapsed_ms: int
-
-
-class ActionDone(Part):
-    """What changed the game: ``kind`` (move, undo, redo, hint, restart,
-    resign) and, for a move, its notation."""
-
-    kind: str
-    text: str
+"""Every server model, those of ``board``, ``catalogue``, ``standings`` and
+``parts`` included: a client reads them all from here."""
 
 
 class GameSummary(Part):
@@ -345,65 +286,6 @@ class Games(Event):
 
     type: Literal["games"] = "games"
     games: list[GameSummary]
-
-
-class CatalogueChoice(Part):
-    """One choice of a lobby option: the value to send, the words to show."""
-
-    value: bool | int | str
-    label: str
-
-
-class CatalogueOption(Part):
-    """An option a lobby offers: a ``toggle`` (``true``/``false``) or one of
-    ``choices``.  Options a lobby does not offer keep their defaults."""
-
-    name: str
-    label: str
-    toggle: bool
-    choices: list[CatalogueChoice]
-
-
-class CatalogueCounter(Part):
-    """Something a game counts besides moves and cards home, shown in a
-    racer's row and on the board: ``name`` is its key in ``counters``
-    (a racer's, a snapshot's), ``out_of`` its total if it has one."""
-
-    name: str
-    label: str
-    out_of: int | None
-
-
-class CatalogueGame(Part):
-    """What a lobby shows of one game before it is dealt."""
-
-    game: str
-    title: str
-    blurb: str
-    cards: int = Field(description="how many cards go home: the total of `foundation`")
-    first_deal: int
-    last_deal: int | None = Field(
-        description="the last numbered deal; null where deals run past what every client reads exactly (2^53 - 1)"
-    )
-    deal_kinds: list[str] = Field(description="the `deal` kinds a lobby offers for it, of random, winnable, daily, number")
-    choose_random_deal: bool = Field(description="a client may pick a random deal's number itself (every card is face up)")
-    options: list[CatalogueOption]
-    changeable: list[str] = Field(description="options a player may change during a game (a restart with them)")
-    counters: list[CatalogueCounter]
-    daily_variants: int = Field(description="how many daily deals it has each day")
-    automatic: list[str] = Field(
-        default_factory=list,
-        description="options that make the game move cards by itself: refused on (`unavailable`, reason `ranked`) "
-        "in a ranked daily attempt and in races, so a client sends them off there",
-    )
-
-
-class CatalogueReply(Event):
-    """Reply to ``catalogue``: every game this server offers, in the
-    lobby's order."""
-
-    type: Literal["catalogue"] = "catalogue"
-    games: list[CatalogueGame]
 
 
 class Pong(Event):

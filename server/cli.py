@@ -1,10 +1,12 @@
 """The ``arena`` command: one parser, subcommands contributed by modules.
 
-Each module named in ``COMMAND_MODULES`` has ``register(subparsers)``,
-which adds its subcommands and sets ``handler`` on them; the handler
-returns the exit code.  Library code raises; only handlers decide exit
-codes.  Modules are imported by name so that the server, the solver and
-the client each own their commands without importing each other.
+Each module of ``command_modules()`` has ``register(subparsers)``, which
+adds its subcommands and sets ``handler`` on them; the handler returns
+the exit code (``server.runtime.exits``).  Library code raises; only handlers
+decide exit codes.  The server's commands and the terminal client's
+(``client.commands``) each live beside the code they drive, and this is
+the one module that imports both: the one import from ``server`` into
+``client``, which ``tests/test_import_graph.py`` names.
 
 ``main`` is the one place that turns the ends a user causes into exit
 codes rather than tracebacks: Ctrl-C (130) and a reader that stopped
@@ -14,26 +16,12 @@ reading (``arena solve … | head -1``: 141, as for a shell's SIGPIPE).
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
-from typing import Sequence
+from typing import Any, Protocol, Sequence
 
+from server.runtime.exits import EXIT_BROKEN_PIPE, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from server.runtime.version import arena_version
-
-COMMAND_MODULES = (
-    "server.commands.serve",
-    "server.commands.schema",
-    "server.commands.solve",
-    "server.commands.prepare",
-    "client.commands",
-)
-
-EXIT_OK = 0
-EXIT_FAILURE = 1
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
-EXIT_BROKEN_PIPE = 141
 
 EXIT_CODES = f"""exit codes:
   {EXIT_OK}    done (arena solve: a win or a proof that there is none)
@@ -42,6 +30,27 @@ EXIT_CODES = f"""exit codes:
   {EXIT_USAGE}    bad command line or setting
   {EXIT_INTERRUPTED}  interrupted (Ctrl-C)
   {EXIT_BROKEN_PIPE}  the reader of the output went away (e.g. | head)"""
+
+
+class CommandModule(Protocol):
+    """A module that contributes subcommands to ``arena``."""
+
+    def register(self, subparsers: Any) -> None: ...
+
+
+def command_modules() -> tuple[CommandModule, ...]:
+    """The modules whose subcommands ``arena`` offers, in help order.
+
+    Imported when the parser is built, not with this module: ``arena
+    serve`` starts its worker processes by spawning, and a spawned process
+    imports the program's main module again, which is this one.  At the
+    top, every command's dependencies (the whole server, the solver, the
+    client: some 400 modules, over two seconds where importing this module
+    alone takes a few hundredths) would load again in every worker."""
+    from client import commands as client_commands
+    from server.commands import prepare, schema, serve, solve
+
+    return (serve, schema, solve, prepare, client_commands)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -53,8 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"arena {arena_version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(subparsers)
+    for module in command_modules():
+        module.register(subparsers)
     return parser
 
 

@@ -22,7 +22,7 @@ server's parts"):
 - ``server.games.delivery.Delivery``: telling everyone of a change, in one step;
 - ``server.games.lobby.Lobby``: ``hello`` and the server-wide requests.
 
-Decisions where the issue is silent, kept here because they are about
+Decisions made here, kept here because they are about
 connections:
 - A slow connection whose send queue overflows loses its backlog and gets
   a fresh snapshot of each game it watches (and a ``race`` message of each
@@ -63,7 +63,7 @@ from server.net.ratelimit import RateLimiter, Verdict
 from server.model.refusal import Refusal
 from server.games.replays import Replays
 from server.runtime.scheduler import LoopScheduler, Scheduler
-from server.runtime.searches import Searchers
+from server.runtime.workers import WorkerPool
 from server.deals.proofs import DealProver
 from server.runtime.settings import Settings
 from server.storage.health import StoreHealth
@@ -89,7 +89,7 @@ class Hub:
         clock: Callable[[], int] = wall_clock_ms,
         monotonic: Callable[[], float] = time.monotonic,
         scheduler: Scheduler | None = None,
-        searchers: Searchers | None = None,
+        workers: WorkerPool | None = None,
         prover: DealProver | None = None,
     ) -> None:
         self.settings = settings
@@ -104,7 +104,8 @@ class Hub:
         self.metrics = Metrics(self.gauges)
         self.admission = Admission(settings, monotonic)
         self.peers: set[Peer] = set()
-        self.prover = prover or DealProver(settings.deal_workers, settings.deal_proof_nodes, settings.deal_proof_attempts)
+        self.workers = workers or WorkerPool.sized(settings)
+        self.prover = prover or DealProver(self.workers, settings.deal_proof_nodes, settings.deal_proof_attempts)
         self.race_deals = RaceDealStock(store, settings, self.prover)
         self.keeper = DailyKeeper(store, settings, self.prover, self.race_deals, now)
         self.epoch = StoreEpoch()
@@ -117,9 +118,8 @@ class Hub:
             settings, store, now, scheduler, self.outbox, self.metrics, origin, self.prover, self.race_deals, self.rooms
         )
         ledgers = self.races.ledgers
-        searchers = searchers or Searchers.sized(settings.search_workers, settings.analysis_slots)
         self.assists = AssistDesk(
-            settings, now, monotonic, self.metrics, self.outbox, self.tables, ledgers.deal_public, searchers
+            settings, now, monotonic, self.metrics, self.outbox, self.tables, ledgers.race_facts, self.workers
         )
         self.watching = Watching(settings, now, scheduler, self.outbox, self.tables, ledgers, self.assists)
         self.delivery = Delivery(now, self.metrics, self.outbox, self.tables, self.watching, self.races)
@@ -321,5 +321,5 @@ class Hub:
             self._epoch_task.cancel()
             await asyncio.gather(self._epoch_task, return_exceptions=True)
         await self.race_deals.close()
-        await self.prover.close()
+        await self.workers.close()
         await self.tables.close()

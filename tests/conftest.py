@@ -130,3 +130,14 @@ def own_data_home(_data_homes: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = _data_homes / uuid4().hex[:12]
     monkeypatch.setenv("XDG_DATA_HOME", str(home))
     return home
+
+
+@pytest.fixture(autouse=True)
+def own_config_home(_data_homes: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``XDG_CONFIG_HOME`` of this test alone: the terminal client keeps
+    the players it makes there, never in the home directory of whoever
+    runs the tests (``tests.client.arena_cli`` gives each program it runs
+    a directory of its own inside, unless a test shares one on purpose)."""
+    home = _data_homes / f"config-{uuid4().hex[:12]}"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
+    return home

@@ -4,19 +4,21 @@ a second "process" on the same data and a way to let time pass."""
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 import redis.asyncio as redis
 from tests.redis_server import RedisClusterServers, RedisServer
 
-from server.storage import MemoryStore, Retention, Store
+from server.storage import MemoryStore, Retention, SqliteStore, Store
 from server.storage.base import DEFAULT_RETENTION
 from server.storage.redis import RedisStore
 
 REDIS_FIXTURES = {"redis": "redis_server", "cluster": "redis_cluster"}
-BACKENDS = ["memory", pytest.param("redis", marks=pytest.mark.redis), pytest.param("cluster", marks=pytest.mark.redis)]
+BACKENDS = ["memory", "sqlite", pytest.param("redis", marks=pytest.mark.redis), pytest.param("cluster", marks=pytest.mark.redis)]
 """Every back end a contract runs on, as fixture parameters."""
 
 
@@ -57,9 +59,10 @@ class Backend:
 
     ``peer()`` is another handle on the same data: for Redis a second
     ``RedisStore`` with its own connections, as another server process
-    would have; the memory store has no other process, so it is itself.
-    ``advance(seconds)`` lets time pass for expiry: the memory store's
-    clock jumps, Redis really waits (keep expiry tests at 1 s).
+    would have; the memory and SQLite stores have no other process (one
+    process per database), so it is itself.  ``advance(seconds)`` lets
+    time pass for expiry: the memory and SQLite stores' clock jumps,
+    Redis really waits (keep expiry tests at 1 s).
     """
 
     name: str
@@ -91,12 +94,19 @@ class Backend:
 def open_backend(
     name: str, request: pytest.FixtureRequest, namespace: str, retention: Retention = DEFAULT_RETENTION
 ) -> Backend:
-    """The back end ``name`` ("memory", "redis": the shared Redis of the run,
-    or "cluster": its shared Redis Cluster, each under its own
-    ``namespace``) keeping identities as ``retention`` says."""
-    if name == "memory":
+    """The back end ``name`` ("memory", "sqlite": a database in the test's
+    temporary directory, "redis": the shared Redis of the run, or
+    "cluster": its shared Redis Cluster, each under its own ``namespace``)
+    keeping identities as ``retention`` says."""
+    if name in ("memory", "sqlite"):
         clock = ManualClock()
-        return Backend("memory", MemoryStore(clock=clock, retention=retention), clock=clock, retention=retention)
+        store: Store
+        if name == "memory":
+            store = MemoryStore(clock=clock, retention=retention)
+        else:
+            folder: Path = request.getfixturevalue("tmp_path")
+            store = SqliteStore(folder / f"{namespace}.db", clock=clock, retention=retention)
+        return Backend(name, store, clock=clock, retention=retention)
     server: RedisServer | RedisClusterServers = request.getfixturevalue(REDIS_FIXTURES[name])
     store = RedisStore(server.url, namespace=namespace, retention=retention)
     return Backend(name, store, redis_url=server.url, namespace=namespace, retention=retention)
@@ -111,3 +121,22 @@ async def wipe_namespace(url: str, namespace: str) -> None:
             await client.delete(*keys)
     finally:
         await client.aclose()
+
+
+async def on_connection(store: SqliteStore, statement: str) -> None:
+    """Run ``statement`` on the SQLite store's own connection, in its thread:
+    a pragma that makes SQLite refuse writes as a read-only file
+    (``query_only``) or a full disk (``max_page_count``) would, where the
+    file's mode cannot (a test run as root writes whatever the mode)."""
+    await store._writer.run(lambda db, now: db.execute(statement))
+
+
+SERVE_ENVIRONMENT = {"ARENA_PREPARE_DAILIES": "false", "ARENA_PING_INTERVAL": "none", "ARENA_RACE_DEAL_STOCK": "0"}
+"""``arena serve`` for a test: no proofs ahead, no keepalive noise."""
+
+
+def serve_on_sqlite(database: Path, data: Path) -> list[str]:
+    """The command of ``arena serve`` on the SQLite database ``database``,
+    any free port, keeping its daily files in ``data``."""
+    return [sys.executable, "-m", "server.cli", "serve", "--port", "0", "--store", f"sqlite://{database}",
+            "--data", str(data)]

@@ -1,6 +1,8 @@
-"""The modules of ``engine/`` and ``server/`` import each other without a
-cycle, counting every import: at the top, inside functions (lazy) and
-under ``TYPE_CHECKING``.
+"""The modules of ``engine/``, ``protocol/``, ``server/`` and ``client/``
+import each other without a cycle, counting every import: at the top,
+inside functions (lazy) and under ``TYPE_CHECKING``; each package imports
+only the packages below it, and ``server/`` reaches ``client/`` through one
+named import.
 
 A cycle hidden in a function or behind ``TYPE_CHECKING`` still ties two
 modules together: neither can be understood, tested or replaced alone.
@@ -16,7 +18,24 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("engine", "server")
+PACKAGES = ("engine", "protocol", "server", "client")
+
+MAY_IMPORT = {
+    "engine": (),
+    "protocol": ("engine",),
+    "server": ("engine", "protocol"),
+    "client": ("engine", "protocol"),
+}
+"""The packages each package may import (docs/architecture.md, "Layers"):
+the server and the clients stand side by side on the shared protocol and
+rules, so that a client never carries the server and the server serves any
+client."""
+
+ACROSS = ("server.cli -> client.commands",)
+"""The imports allowed across ``MAY_IMPORT``: ``arena`` is one program
+whose parser also offers the terminal client's commands (``arena play``,
+``arena watch``, ...), so the CLI imports them; nothing else of the server
+knows the client."""
 
 
 def module_name(path: Path) -> str:
@@ -107,12 +126,12 @@ def test_a_cycle_is_found_and_reported_as_a_path() -> None:
     assert find_cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
 
 
-def test_engine_and_server_modules_import_each_other_without_a_cycle() -> None:
+def test_engine_protocol_server_and_client_modules_import_each_other_without_a_cycle() -> None:
     cycle = find_cycle(import_graph())
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
 
 
-LAYERS = ("model", "runtime", "storage", "net", "deals", "games", "races", "core", "transport", "cli", "commands")
+LAYERS = ("model", "runtime", "storage", "net", "deals", "games", "races", "core", "transport", "commands", "cli")
 """The parts of ``server/``, bottom to top (docs/architecture.md, "The
 server's folders"): a module may import its own part and the parts below
 it, never one above."""
@@ -162,3 +181,35 @@ def test_every_part_of_the_server_has_a_place_in_the_layers() -> None:
 def test_the_parts_of_the_server_import_downward_only() -> None:
     offending = upward_imports(import_graph())
     assert not offending, "imports that point up the layers:\n" + "\n".join(offending)
+
+
+def package_crossings(graph: dict[str, set[str]]) -> list[str]:
+    """Every import of ``graph`` from one package into another that
+    ``MAY_IMPORT`` does not allow, as ``importer -> imported``."""
+    found = []
+    for importer, imported in sorted(graph.items()):
+        home = importer.partition(".")[0]
+        for target in sorted(imported):
+            away = target.partition(".")[0]
+            if away != home and away not in MAY_IMPORT.get(home, ()):
+                found.append(f"{importer} -> {target}")
+    return found
+
+
+def test_an_import_across_packages_is_named() -> None:
+    graph = {
+        "engine.game": {"protocol.codes"},
+        "protocol.codes": {"engine.game"},
+        "server.cli": {"client.commands", "protocol.codes"},
+        "client.link": {"protocol.codes", "server.core"},
+    }
+    assert package_crossings(graph) == [
+        "client.link -> server.core",
+        "engine.game -> protocol.codes",
+        "server.cli -> client.commands",
+    ]
+
+
+def test_each_package_imports_only_the_packages_below_it_but_for_the_cli() -> None:
+    crossings = package_crossings(import_graph())
+    assert crossings == list(ACROSS), "imports across the packages' layers:\n" + "\n".join(crossings)

@@ -1,8 +1,9 @@
-"""Every sentence of every seed is quoted by some test.
+"""Every sentence of every rule text (``tests.seed_sentences``) is quoted
+by some test.
 
-The seeds are the requirements; quoting a sentence in a test's docstring
+The rule texts are the requirements; quoting a sentence in a test's docstring
 is how a test says which rule it checks.  Sentences not yet covered are
-listed in ``PENDING`` with the issue that will cover them, and this test
+listed in ``PENDING`` with why they are not yet, and this test
 also fails when a pending sentence becomes covered, so the list can only
 shrink honestly.  Without the rule texts (a plain clone has no
 ``../shared``) the per-game checks skip and say so.

@@ -1,9 +1,10 @@
-"""The code and its tests type-check: public functions carry types, and
-mypy (with pydantic's plugin, configured in pyproject.toml) agrees with
-them and with how the tests call them.  The
-library a bot imports (``client``, ``protocol``) passes the flags of
-``--strict``, since a user's strict checker sees its types through
-``py.typed`` and would otherwise stop at ours."""
+"""The code and its tests type-check: every function carries types
+(``disallow_untyped_defs`` for every package and the tests, in
+pyproject.toml), and mypy (with pydantic's plugin) agrees with them and
+with how the tests call them.  The library a bot imports (``client``,
+``protocol``) passes the flags of ``--strict``, since a user's strict
+checker sees its types through ``py.typed`` and would otherwise stop at
+ours."""
 
 from __future__ import annotations
 

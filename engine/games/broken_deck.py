@@ -1,4 +1,4 @@
-"""Broken Deck: FreeCell-like play with six torn cards, as the seed ``000_…`` describes it.
+"""Broken Deck: FreeCell-like play with six torn cards, as its rule text describes it.
 
 Piles: ``t1``..``t8`` the columns, ``c1``..``c4`` the free cells, ``r`` the
 Repair Slot, ``fs fh fd fc`` the foundations (one per suit, order SHDC).
@@ -21,7 +21,7 @@ match there becomes the whole card (the halves join in the slot); that
 card must leave (to a legal column, an empty cell or its foundation)
 before another half may enter.
 
-Decisions where the seed is silent (also for ``docs/rules.md``):
+Decisions where the rule text is silent (also for ``docs/rules.md``):
 - The repair count is not stored: it is ``(12 - halves on the board) / 2``,
   so undo restores it exactly and a practice position counts 6.
 - A whole card may go from a free cell to another empty free cell
@@ -336,7 +336,7 @@ class BrokenDeck(Game):
 
     def check_finish(self, pos: Position | None = None) -> None:
         """Relaxed and Standard can automatically finish only after all
-        halves are repaired (the seed); the proven path is the solver's part."""
+        halves are repaired (the rule text); the proven path is the solver's part."""
         self._check_assists("Automatic finishing")
         if not self.all_repaired(pos):
             raise ActionUnavailable("automatic finishing waits until every half is repaired", code="halves_unrepaired")

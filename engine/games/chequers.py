@@ -1,4 +1,4 @@
-"""Chequers: the two-deck game of the seed ``004_…``.
+"""Chequers: the two-deck game of its rule text.
 
 Piles: ``us uh ud uc`` the Ace foundations (built up, one per suit),
 ``ds dh dd dc`` the King foundations (built down, one per suit), ``t1``..
@@ -8,7 +8,7 @@ direction": a card has exactly two foundations it could ever join.  The
 alias ``f`` means "whichever foundation takes this card".  There are no
 actions (no stock, no redeal).
 
-Decisions where the seed is silent or could be read two ways (also in
+Decisions where the rule text is silent or could be read two ways (also in
 ``docs/rules.md``):
 - Deal: the shuffled 104 cards go round robin to ``t1``..``t25`` four
   times (the first round is the bottom row); the last four cards form the
@@ -30,7 +30,7 @@ Decisions where the seed is silent or could be read two ways (also in
 - Cards never leave a foundation.  When both foundations of a suit want the
   same rank (Ace side at 6, King side at 8, both want a 7) the card may go
   to either; ``f`` picks the Ace side.
-- Lost means what the seed says: no legal move remains (and the game is
+- Lost means what the rule text says: no legal move remains (and the game is
   not won).  Once the reserve is empty and a pile is empty, a tableau card
   can always move, so such a game is never lost; the player simply stops.
 """

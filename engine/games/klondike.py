@@ -1,11 +1,11 @@
-"""WordLink: Klondike as the seed ``003_…`` describes it.
+"""WordLink: Klondike as its rule text describes it.
 
 Piles: ``s`` stock, ``w`` waste, ``fs fh fd fc`` the foundations (one per
 suit, so "the" foundation of a card is never ambiguous), ``t1``..``t7``
 the tableau.  Actions: ``draw`` taps the stock (and, when the stock is
 empty, turns the waste over into a new stock: unlimited passes).
 
-Decisions where the seed is silent (also in ``docs/rules.md``):
+Decisions where the rule text is silent (also in ``docs/rules.md``):
 - "Flip / Move a card: +5" gives +5 for each tableau card turned face up
   and +5 for each card moved from the waste to the tableau; tableau to
   tableau moves score nothing, else shuttling a King between empty
@@ -260,8 +260,9 @@ class Klondike(Game):
 
     def check_finish(self, pos: Position | None = None) -> None:
         """Finish is offered once the stock and the waste are empty and every
-        card is face up (issue 16: peers finish the game in one tap there);
-        the path is the solver's part, as in Broken Deck."""
+        card is face up, where other solitaire apps finish the game in one
+        tap (``docs/rules.md``, *WordLink*, Finish); the path is the
+        solver's part, as in Broken Deck."""
         if not self.all_open(pos):
             raise ActionUnavailable(
                 "WordLink finishes by itself once the stock and the waste are empty and every card is face up",

@@ -1,10 +1,11 @@
-"""Lara's Game: the two-deck solitaire of seed ``001_…``, as issue 2 decides it.
+"""Lara's Game: the two-deck solitaire of its rule text, with the decisions
+of ``docs/rules.md``, *Lara's Game*.
 
 Piles (``PILES``, in this order):
 
 - ``us uh ud uc``: the four up foundations, Ace to King, one per suit (SHDC);
 - ``ds dh dd dc``: the four down foundations, King to Ace, one per suit;
-- ``p1`` .. ``p13``: the packs, numbered as the seed numbers them;
+- ``p1`` .. ``p13``: the packs, numbered as the rule text numbers them;
 - ``s``: the stock, face down (its top is the last card dealt to it);
 - ``r``: the spread row at the bottom, listed left to right.  The
   rightmost card becomes the top of its pack when the pack goes back.
@@ -43,9 +44,9 @@ so an Ace on pack 1 sends two cards to the stock and a King on pack 13
 three.  The deal stops when the 104 cards run out, even in the middle of
 such a step.
 
-Decisions where the seed and issue are silent:
+Decisions where the rule text is silent (also in ``docs/rules.md``):
 
-- The packs are face up: the seed calls only the stock face down.  Only a
+- The packs are face up: the rule text calls only the stock face down.  Only a
   pack's top card is playable; the whole pack is visible, as in a squared
   face-up pile that a player may look through.
 - ``draw`` is legal whenever the stock has cards, even while plays remain

@@ -42,7 +42,7 @@ def hint_for_view(game: Game, budget: int | None = None) -> Move | None:
     already seen (``Game.reached``), which a hint never returns to
     (``Game.leads_back``) and whose waste cards WordLink remembers.  A
     game's domain may name a move it prefers (Broken Deck: a repair, as
-    its seed asks); that move is hinted when the deal is still won after it.
+    its rule text asks); that move is hinted when the deal is still won after it.
     """
     return _hint(game, budget, see_hidden=False)
 

@@ -34,7 +34,7 @@ repair forced the sound domain still wins 29 of deals 1-30 in 20,000
 nodes (the bold one 30, in a fifth fewer nodes), so hints and
 finishing, which need no proof, search the bold domain alone.
 Order: by ``score``; among equal scores the latest position first, and
-moves in the game's hint order, in which repairs come first (the seed's
+moves in the game's hint order, in which repairs come first (the rule text's
 "Hint suggests a useful move, prioritizing repairs").
 """
 

@@ -53,7 +53,7 @@ from .search import (
 
 DEFAULT_BUDGET = 300_000
 """Nodes for a full solve: at most about 10 CPU seconds of WordLink on this
-machine (``bench/solver.py``: issue 12 asks for a verdict within 10 s);
+machine (``bench/solver.py``, whose target is a verdict within 10 s);
 the proofs that decide most of the lost deals left open at the old
 100,000 need 110,000-290,000 of them."""
 ROUND_NODES = 2_000

@@ -47,8 +47,30 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .klondike_kernel_hash import EDGE, KEPT, TALON_HASH, columns_hash, mix, pair, position_hash, rehash
-from .klondike_kernel_steps import CDOWN, CLEN, FOUNDATION, HEIGHT, PTR, TALON, THEN_HOME, TLEN, WASTE_SOURCE, generate, twin
+from .klondike_kernel_hash import EDGE, KEPT, TALON_HASH, Hashes, columns_hash, mix, pair, position_hash, rehash
+from .klondike_kernel_steps import (
+    CDOWN,
+    CLEN,
+    FOUNDATION,
+    HEIGHT,
+    PTR,
+    TALON,
+    THEN_HOME,
+    TLEN,
+    WASTE_SOURCE,
+    Cards,
+    Flags,
+    Ints,
+    generate,
+    twin,
+)
+
+Board = tuple[Cards, Ints, Hashes]
+"""``engine.solver.compiled.Board``'s arrays: cards, counts, hashes."""
+Stack = tuple[Cards, Ints, Ints, Ints, Hashes, Cards]
+"""``engine.solver.compiled.Stack``'s arrays: moves, nmoves, cursor, undo, saved, settled."""
+Scratch = tuple[Ints, Ints, Flags, Ints, Ints, Flags]
+"""``engine.solver.compiled.Scratch``'s arrays: cand, empty, met, wants, ranked, safe."""
 
 COLUMN_CARDS = 32
 """Room per column: a column is always a prefix of what it held at the
@@ -72,7 +94,7 @@ SOURCE, DOWN, CARD = 0, 1, 2
 """Fields of a ``settled`` entry: the column (or ``WASTE_SOURCE``) a
 forced card left, that column's face-down count before, the card."""
 @njit(cache=True, nogil=True)
-def _move_cards(cards, counts, hashes, src, dst, count):
+def _move_cards(cards: Cards, counts: Ints, hashes: Hashes, src: int, dst: int, count: int) -> None:
     """The top ``count`` cards of column ``src`` put on column ``dst`` (the
     arrays of ``src`` keep them: the caller shortens it), prefix hashes kept."""
     size, start = counts[CLEN + dst], counts[CLEN + src] - count
@@ -84,7 +106,7 @@ def _move_cards(cards, counts, hashes, src, dst, count):
 
 
 @njit(cache=True, nogil=True)
-def _push_card(cards, counts, hashes, c, card):
+def _push_card(cards: Cards, counts: Ints, hashes: Hashes, c: int, card: int) -> None:
     size = counts[CLEN + c]
     cards[c, size] = card
     hashes[c, size + 1] = mix(hashes[c, size], np.uint64(card))
@@ -92,7 +114,7 @@ def _push_card(cards, counts, hashes, c, card):
 
 
 @njit(cache=True, nogil=True)
-def _put_back(cards, counts, hashes, c, card, rewrite):
+def _put_back(cards: Cards, counts: Ints, hashes: Hashes, c: int, card: int, rewrite: bool) -> None:
     """``card``, which column ``c`` lost, on its top again (``_take_back``)."""
     if rewrite:
         _push_card(cards, counts, hashes, c, card)
@@ -101,7 +123,7 @@ def _put_back(cards, counts, hashes, c, card, rewrite):
 
 
 @njit(cache=True, nogil=True)
-def _shorten(counts, src, count):
+def _shorten(counts: Ints, src: int, count: int) -> None:
     """``count`` cards leave column ``src``; a face-down card left on top turns up."""
     left = counts[CLEN + src] - count
     counts[CLEN + src] = left
@@ -110,7 +132,7 @@ def _shorten(counts, src, count):
 
 
 @njit(cache=True, nogil=True)
-def _take_from_talon(cards, counts, hashes, pointer):
+def _take_from_talon(cards: Cards, counts: Ints, hashes: Hashes, pointer: int) -> int:
     """The card at ``pointer - 1`` leaves the talon (its pairs' hash
     changed to match); the waste is what lay before it."""
     size = counts[TLEN]
@@ -127,7 +149,7 @@ def _take_from_talon(cards, counts, hashes, pointer):
 
 
 @njit(cache=True, nogil=True)
-def _put_back_in_talon(cards, counts, index, card):
+def _put_back_in_talon(cards: Cards, counts: Ints, index: int, card: int) -> None:
     """``card`` back at ``index`` of the talon (the caller restores the hashes)."""
     size = counts[TLEN]
     for i in range(size, index, -1):
@@ -137,7 +159,7 @@ def _put_back_in_talon(cards, counts, index, card):
 
 
 @njit(cache=True, nogil=True)
-def _safe_suits(counts, safe):
+def _safe_suits(counts: Ints, safe: Flags) -> bool:
     """``KlondikeDomain._safe_cards`` as a flag per suit (its next card is
     safe, ``is_safe`` with slack 2); whether any is."""
     anything = False
@@ -160,27 +182,27 @@ def _safe_suits(counts, safe):
 
 
 @njit(cache=True, nogil=True)
-def _goes_home(counts, card, safe):
+def _goes_home(counts: Ints, card: int, safe: Flags) -> bool:
     """Whether ``card`` is the next card of its suit and safe (``_safe_suits``' flags)."""
     return safe[card >> 4] and (card & 15) == counts[HEIGHT + (card >> 4)] + 1
 
 
 @njit(cache=True, nogil=True)
-def _forced_top(cards, counts, c, safe):
+def _forced_top(cards: Cards, counts: Ints, c: int, safe: Flags) -> bool:
     """Whether column ``c``'s top is face up and ``_goes_home``."""
     size = counts[CLEN + c]
     return size > counts[CDOWN + c] and _goes_home(counts, cards[c, size - 1], safe)
 
 
 @njit(cache=True, nogil=True)
-def _forced_waste(cards, counts, per_draw, safe):
+def _forced_waste(cards: Cards, counts: Ints, per_draw: int, safe: Flags) -> bool:
     """Whether the waste's top is forced: a forced source in draw 1 only."""
     pointer = counts[PTR]
     return per_draw == 1 and pointer > 0 and _goes_home(counts, cards[TALON, pointer - 1], safe)
 
 
 @njit(cache=True, nogil=True)
-def _nothing_forced(cards, counts, per_draw, safe, src, dst):
+def _nothing_forced(cards: Cards, counts: Ints, per_draw: int, safe: Flags, src: int, dst: int) -> bool:
     """Whether no card is forced after a step from ``src`` to ``dst`` that
     sent no card home, known from the piles it changed alone: ``_settle``'s
     full answer, because the position before the step was settled (any
@@ -202,7 +224,7 @@ def _nothing_forced(cards, counts, per_draw, safe, src, dst):
 
 
 @njit(cache=True, nogil=True)
-def _settle(cards, counts, hashes, settled, d, per_draw, safe):
+def _settle(cards: Cards, counts: Ints, hashes: Hashes, settled: Cards, d: int, per_draw: int, safe: Flags) -> int:
     """``KlondikeDomain.forced`` after depth ``d``'s step: the first of the
     forced sources (the waste in draw 1 only, then the columns) whose top
     is safe goes home, again until none is; each card sent is noted in
@@ -229,7 +251,7 @@ def _settle(cards, counts, hashes, settled, d, per_draw, safe):
 
 
 @njit(cache=True, nogil=True)
-def _play(cards, counts, hashes, src, dst, count, pointer):
+def _play(cards: Cards, counts: Ints, hashes: Hashes, src: int, dst: int, count: int, pointer: int) -> None:
     """A step played on the board (before the forced cards)."""
     if src < FOUNDATION:
         if dst < FOUNDATION:
@@ -254,7 +276,10 @@ def _play(cards, counts, hashes, src, dst, count, pointer):
 
 
 @njit(cache=True, nogil=True)
-def _take_back(cards, counts, hashes, undo, saved, settled, d, src, dst, count, pointer, rewrite):
+def _take_back(
+    cards: Cards, counts: Ints, hashes: Hashes, undo: Ints, saved: Hashes, settled: Cards,
+    d: int, src: int, dst: int, count: int, pointer: int, rewrite: bool,
+) -> None:
     """The board as it was before depth ``d``'s step and its forced cards:
     the forced cards first, last one first, then the step.  Cards a
     column loses stay in its row, prefix hashes included, until a later
@@ -304,7 +329,7 @@ def _take_back(cards, counts, hashes, undo, saved, settled, d, src, dst, count, 
 
 
 @njit(cache=True, nogil=True)
-def _touched(settled, undo, d, src, dst):
+def _touched(settled: Cards, undo: Ints, d: int, src: int, dst: int) -> int:
     """The columns depth ``d``'s step and its forced cards changed, as bits."""
     touched = 0
     if src < FOUNDATION:
@@ -318,12 +343,12 @@ def _touched(settled, undo, d, src, dst):
 
 
 @njit(cache=True, nogil=True)
-def _won(counts):
+def _won(counts: Ints) -> bool:
     return counts[HEIGHT] == 13 and counts[HEIGHT + 1] == 13 and counts[HEIGHT + 2] == 13 and counts[HEIGHT + 3] == 13
 
 
 @njit(cache=True, nogil=True)
-def _probe(table, h):
+def _probe(table: Hashes, h: np.uint64) -> np.int64:
     """Where ``h`` (never 0: 0 marks a free slot) is in the open-addressing
     ``table``, or, as ``-1 - slot``, the free slot where it would go.
     The table is at most half full (``advance`` asks for a bigger one
@@ -338,7 +363,7 @@ def _probe(table, h):
 
 
 @njit(cache=True, nogil=True)
-def grown_table(table):
+def grown_table(table: Hashes) -> Hashes:
     """A table of twice the size holding the same hashes."""
     bigger = np.zeros(2 * table.shape[0], dtype=np.uint64)
     for i in range(table.shape[0]):
@@ -348,23 +373,26 @@ def grown_table(table):
 
 
 @njit(cache=True, nogil=True)
-def begin(board, stack, table, scalars, per_draw, scratch):
+def begin(board: Board, stack: Stack, table: Hashes, scalars: Ints, per_draw: int, scratch: Scratch) -> None:
     """The root (depth 0) entered: its hashes computed, its key seen, its
     steps generated, one node counted."""
     cards, counts, hashes = board
     rehash(cards, counts, hashes)
     h = position_hash(counts, hashes, per_draw)
     table[-1 - _probe(table, h)] = h
-    cand, empty, met, wants, ranked = scratch.cand, scratch.empty, scratch.met, scratch.wants, scratch.ranked
-    generate(cards, counts, stack.moves, stack.nmoves, 0, per_draw, cand, empty, met, wants, ranked)
-    stack.cursor[0] = 0
+    moves, nmoves, cursor, _undo, _saved, _settled = stack
+    cand, empty, met, wants, ranked, _safe = scratch
+    generate(cards, counts, moves, nmoves, 0, per_draw, cand, empty, met, wants, ranked)
+    cursor[0] = 0
     scalars[DEPTH] = 0
     scalars[NODES] = 1
     scalars[USED] = 1
 
 
 @njit(cache=True, nogil=True)
-def advance(board, stack, allowed, table, scalars, budget, per_draw, scratch):
+def advance(
+    board: Board, stack: Stack, allowed: Flags, table: Hashes, scalars: Ints, budget: int, per_draw: int, scratch: Scratch
+) -> int:
     """``_depth_first``'s loop until a win, exhaustion, or ``budget`` nodes:
     the step at the top's cursor is played on the board; a won position
     ends the search before its key is looked at, a key seen is taken

@@ -12,8 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numpy.typing import NDArray
 
-from .klondike_kernel_steps import CDOWN, CLEN, PTR, TALON, TLEN, fit_key, twin
+from .klondike_kernel_steps import CDOWN, CLEN, PTR, TALON, TLEN, Cards, Ints, fit_key, twin
+
+Hashes = NDArray[np.uint64]
+"""``hashes``, and the stack's saved hashes and the table of positions seen."""
 
 TALON_HASH, COLUMNS_HASH, FACE_UP, CONTRIBUTION, NEEDS = 0, 1, 2, 3, 10
 """Where ``hashes[TALON]`` holds the talon's hash, the columns' hash
@@ -45,7 +49,7 @@ _TWIN_PAIR = np.uint64(64)
 
 
 @njit(cache=True, nogil=True)
-def mix(h, x):
+def mix(h: np.uint64, x: np.uint64) -> np.uint64:
     """SplitMix64's finaliser of ``h + x`` (both uint64): every input bit
     reaches every output bit, so sequences hash apart."""
     z = h + x + _GOLDEN
@@ -55,7 +59,7 @@ def mix(h, x):
 
 
 @njit(cache=True, nogil=True)
-def pair(before, after):
+def pair(before: int, after: int) -> np.uint64:
     """The hash of two cards lying next to each other in the talon
     (``EDGE`` for its start or end).  The talon's cards are distinct, so
     the set of its neighbouring pairs, start and end included, is the
@@ -65,7 +69,7 @@ def pair(before, after):
 
 
 @njit(cache=True, nogil=True)
-def _face_up(cards, counts):
+def _face_up(cards: Cards, counts: Ints) -> np.uint64:
     """The face-up cards of the columns, a bit per card (cards are below 64)."""
     face_up = _ZERO
     for c in range(7):
@@ -75,7 +79,7 @@ def _face_up(cards, counts):
 
 
 @njit(cache=True, nogil=True)
-def _column_part(cards, counts, hashes, c, face_up):
+def _column_part(cards: Cards, counts: Ints, hashes: Hashes, c: int, face_up: np.uint64) -> None:
     """Column ``c``'s part of the hash of ``twin_blind_columns``, and the
     cards it depends on (``NEEDS``): one hash for its base (``hashes[c,
     i]`` is the hash of its bottom ``i`` cards, the chain ``mix`` of the
@@ -99,7 +103,7 @@ def _column_part(cards, counts, hashes, c, face_up):
 
 
 @njit(cache=True, nogil=True)
-def columns_hash(cards, counts, hashes, touched):
+def columns_hash(cards: Cards, counts: Ints, hashes: Hashes, touched: int) -> None:
     """The hash of ``twin_blind_columns`` after a step that changed the
     columns ``touched`` (bits): the sum of the columns' parts, because no
     order of the columns may change it.  Only the parts that can have
@@ -119,7 +123,7 @@ def columns_hash(cards, counts, hashes, touched):
 
 
 @njit(cache=True, nogil=True)
-def rehash(cards, counts, hashes):
+def rehash(cards: Cards, counts: Ints, hashes: Hashes) -> None:
     """Every hash the board keeps, from its cards (at the root)."""
     for c in range(7):
         hashes[c, 0] = _COLUMN_SEED
@@ -134,7 +138,7 @@ def rehash(cards, counts, hashes):
 
 
 @njit(cache=True, nogil=True)
-def position_hash(counts, hashes, per_draw):
+def position_hash(counts: Ints, hashes: Hashes, per_draw: int) -> np.uint64:
     """The 64-bit hash of the sound ``KlondikeDomain.key``: the talon, the
     pointer only when off-cycle, the columns blind to their order and to
     which face-up twin holds which run (``COLUMNS_HASH``), the

@@ -21,7 +21,15 @@ count, talon pointer (or ``THEN_HOME``); sources and destinations are
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
+from numpy.typing import NDArray
+
+Cards = NDArray[np.int16]
+"""``cards``, and the stack's steps and settled cards (``engine.solver.compiled``)."""
+Ints = NDArray[np.int64]
+"""``counts``, and the search's other whole numbers: the steps' ranks, empty columns, wanted columns."""
+Flags = NDArray[np.bool_]
 
 WASTE_SOURCE = 11
 FOUNDATION = 7
@@ -42,7 +50,7 @@ with 3 targets each, 4 foundation cards with 2 targets each."""
 
 
 @njit(cache=True, nogil=True)
-def _fits(card, target):
+def _fits(card: int, target: int) -> bool:
     """``FITS_KEY[card] == ACCEPTS_KEY[target]``: one rank lower, the other colour."""
     red_card = (card >> 4) == 1 or (card >> 4) == 2
     red_target = (target >> 4) == 1 or (target >> 4) == 2
@@ -50,20 +58,20 @@ def _fits(card, target):
 
 
 @njit(cache=True, nogil=True)
-def fit_key(card):
+def fit_key(card: int) -> int:
     """``FITS_KEY[card]``: rank and colour in one number."""
     suit = card >> 4
     return (card & 15) * 2 + (suit == 1 or suit == 2)
 
 
 @njit(cache=True, nogil=True)
-def twin(card):
+def twin(card: int) -> int:
     """``TWIN[card]``: the same rank in the other suit of its colour (suits SHDC)."""
     return (3 - (card >> 4)) * 16 + (card & 15)
 
 
 @njit(cache=True, nogil=True)
-def _wanted(cards, counts, wants):
+def _wanted(cards: Cards, counts: Ints, wants: Ints) -> None:
     """``Klondike._targets``' ``wanted``: for each ``fit_key`` the columns
     whose face-up top takes a card of that key (``ACCEPTS_KEY`` of the
     top), as bits.  Most cards fit no column, and one look-up tells."""
@@ -77,7 +85,7 @@ def _wanted(cards, counts, wants):
 
 
 @njit(cache=True, nogil=True)
-def _add_each(cand, n, order, within, src, columns, count, pointer):
+def _add_each(cand: Ints, n: int, order: int, within: int, src: int, columns: int, count: int, pointer: int) -> int:
     """``_add`` of a step to each column of the bits ``columns``, lowest first."""
     dst = 0
     while columns:
@@ -89,7 +97,7 @@ def _add_each(cand, n, order, within, src, columns, count, pointer):
 
 
 @njit(cache=True, nogil=True)
-def _add(cand, n, order, within, src, dst, count, pointer):
+def _add(cand: Ints, n: int, order: int, within: int, src: int, dst: int, count: int, pointer: int) -> int:
     """Append a step ranked ``(order, within)``; the rank ends with ``n``, so the sort keeps ties in order."""
     cand[n, 0] = (order * 256 + within + 128) * 1024 + n
     cand[n, 1] = src
@@ -100,7 +108,7 @@ def _add(cand, n, order, within, src, dst, count, pointer):
 
 
 @njit(cache=True, nogil=True)
-def _pile_moves(cards, counts, cand, empty, nempty, wants):
+def _pile_moves(cards: Cards, counts: Ints, cand: Ints, empty: Ints, nempty: int, wants: Ints) -> int:
     """``KlondikeDomain._pile_moves`` (sound): column moves, then foundation cards coming down."""
     n = 0
     for src in range(7):
@@ -141,7 +149,7 @@ def _pile_moves(cards, counts, cand, empty, nempty, wants):
 
 
 @njit(cache=True, nogil=True)
-def _twins_home(cards, counts, cand, n):
+def _twins_home(cards: Cards, counts: Ints, cand: Ints, n: int) -> int:
     """``KlondikeDomain._twins_home``: for each column whose face-up top's
     twin is due home and covered on another column, the run on the twin
     to that column, then the twin home, ranked right after moves home."""
@@ -166,7 +174,9 @@ def _twins_home(cards, counts, cand, n):
 
 
 @njit(cache=True, nogil=True)
-def _waste_plays(cards, counts, per_draw, cand, n, empty, nempty, met, wants):
+def _waste_plays(
+    cards: Cards, counts: Ints, per_draw: int, cand: Ints, n: int, empty: Ints, nempty: int, met: Flags, wants: Ints
+) -> int:
     """``KlondikeDomain._waste_plays``: for each pointer of ``reachable_pointers``
     (fewest draws, one trip), the card there to its foundation, then to
     the columns that take it, then a King to the first empty column."""
@@ -193,7 +203,9 @@ def _waste_plays(cards, counts, per_draw, cand, n, empty, nempty, met, wants):
 
 
 @njit(cache=True, nogil=True)
-def generate(cards, counts, moves, nmoves, d, per_draw, cand, empty, met, wants, ranked):
+def generate(
+    cards: Cards, counts: Ints, moves: Cards, nmoves: Ints, d: int, per_draw: int, cand: Ints, empty: Ints, met: Flags, wants: Ints, ranked: Ints
+) -> None:
     """``KlondikeDomain.steps`` (sound) of the board, as depth ``d``'s
     steps: the pile moves, then the waste plays, sorted stably by their
     rank in the move order (an insertion sort: the ranks are unique and

@@ -66,7 +66,8 @@ VARIANTS: Mapping[str, tuple[str, dict[str, Any]]] = _PoolTable(lambda game, poo
 """Variant name → (game id, options the certificates are played with)."""
 
 TARGETS: Mapping[str, int] = _PoolTable(lambda game, pool: pool.target)
-"""How many verified deals each pool is meant to hold (issue 3)."""
+"""How many verified deals each pool is meant to hold (``arena deals verify``
+builds up to it by default)."""
 
 
 class Certificate(NamedTuple):

@@ -1,8 +1,8 @@
-"""Subcommands of ``arena``; see ``server.cli``.
+"""Subcommands of ``arena``; see ``server.cli``, which imports them.
 
-The top of the server: a command may import every part, ``server.cli``
-(the exit codes) and ``server.transport`` (docs/architecture.md, "The
-server's folders").
+A command may import every part, the core and ``server.transport``, never
+``server.cli``: the exit codes its handler returns are
+``server.runtime.exits`` (docs/architecture.md, "The server's folders").
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import asyncio
 import sys
 from typing import Any, Callable, Coroutine
 
-from server.cli import EXIT_FAILURE, EXIT_USAGE
+from server.runtime.exits import EXIT_FAILURE, EXIT_USAGE
 from server.runtime.settings import Settings, SettingsError
 from server.storage import StorageError, UnknownStorageURL
 

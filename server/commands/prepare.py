@@ -17,13 +17,14 @@ from datetime import date, timedelta
 from typing import Any
 
 import engine
-from server.cli import EXIT_FAILURE, EXIT_OK
 from server.commands import run_with_settings
+from server.runtime.exits import EXIT_FAILURE, EXIT_OK
 from server.runtime.data_dir import open_data_dir, with_default_data_dir
 from server.deals.daily import daily_variants, fixed_record, utc_day
 from server.deals.keeper import prepare_day
 from server.runtime.progress import ProgressLine
 from server.deals.proofs import DealProver
+from server.runtime.workers import WorkerPool
 from server.runtime.settings import Settings
 from server.storage import open_store
 
@@ -49,13 +50,14 @@ async def _main(settings: Settings, day: date | None) -> int:
     open_data_dir(settings)
     day = day if day is not None else utc_day(now) + timedelta(days=1)
     store = open_store(settings.redis_url)
-    prover = DealProver(settings.deal_workers, settings.deal_proof_nodes, settings.deal_proof_attempts)
+    workers = WorkerPool.sized(settings)
+    prover = DealProver(workers, settings.deal_proof_nodes, settings.deal_proof_attempts)
     try:
         failed = await prepare_day(store, settings, prover, day, now, ProgressLine())
         for game_id, options in daily_variants():
             record = await fixed_record(store, settings, prover, engine.game_class(game_id), options, day, now)
             print(f"{record.key}  commitment {record.commitment}")
     finally:
-        await prover.close()
+        await workers.close()
         await store.close()
     return EXIT_FAILURE if failed else EXIT_OK

@@ -12,7 +12,7 @@ from protocol import PROTOCOL_VERSION
 from protocol.asyncapi import asyncapi_document
 from protocol.schema import protocol_schema
 from server.transport.app import WEBSOCKET_PATH
-from server.cli import EXIT_OK
+from server.runtime.exits import EXIT_OK
 from server.runtime.settings import Settings
 
 

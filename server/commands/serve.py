@@ -17,9 +17,9 @@ import signal
 from typing import Any, get_args
 from urllib.parse import urlsplit
 
-from server.cli import EXIT_OK
-from server.runtime.version import arena_version
 from server.commands import run_with_settings
+from server.runtime.exits import EXIT_OK
+from server.runtime.version import arena_version
 from server.runtime.data_dir import open_data_dir, with_default_data_dir
 from server.runtime.logs import configure_logging
 from server.runtime.settings import Settings, env_name
@@ -37,7 +37,10 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--host", help=f"interface to listen on (default {Settings().host})")
     parser.add_argument("--port", type=int, help=f"TCP port, 0 for any free one (default {Settings().port})")
-    parser.add_argument("--redis", dest="redis_url", metavar="URL", help="Redis URL (default: in-memory store)")
+    parser.add_argument(
+        "--redis", "--store", dest="redis_url", metavar="URL",
+        help="store URL: sqlite:///PATH.db (one process, kept on disk) or redis://... (default: in-memory store)",
+    )
     parser.add_argument(
         "--data", dest="data_dir", metavar="DIR",
         help="directory keeping the daily secret and records across restarts "

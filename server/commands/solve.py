@@ -39,7 +39,7 @@ from engine.solver.pools import (
     seed_table_module,
     variant_of,
 )
-from server.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
+from server.runtime.exits import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from server.deals.pools import pool_path
 from server.runtime.progress import ProgressLine
 
@@ -71,7 +71,7 @@ def register(subparsers: Any) -> None:
     verify = actions.add_parser("verify", help="build or extend a pool of verified deals (resumable)")
     verify.add_argument("game", choices=sorted(engine.GAMES))
     verify.add_argument("--variant", choices=sorted(VARIANTS), help="default: the game's only pool, or klondike-draw1")
-    verify.add_argument("--count", type=int, help="verified deals wanted (default: the issue's target)")
+    verify.add_argument("--count", type=int, help="verified deals wanted (default: the pool's target, engine.solver.pools.TARGETS)")
     verify.add_argument("--budget", type=int, default=BUILD_BUDGET, metavar="NODES", help="per attempt")
     verify.add_argument(
         "--file",

@@ -21,7 +21,7 @@ from the process's memory or the data directory (``server.runtime.data_dir``),
 never proven anew (``fixed_record``; docs/storage.md, "A day's deal
 outlives the store").
 
-Decisions where the issue is silent:
+Decisions made here, and why:
 - Daily variants are ``daily_variants()``, what each game's descriptor
   declares (``GameDescriptor.daily``): WordLink draw 1 and draw 3 with
   standard scoring (Vegas has its own preset deals), Broken Deck per

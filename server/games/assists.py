@@ -1,7 +1,7 @@
 """The solver's assists as the server offers them: hints, safe automatic
 finishing and post-game analysis.
 
-Every search runs in a worker process (``server.runtime.searches``), given data
+Every search runs in a worker process (``server.runtime.workers``), given data
 (the header and log, an immutable position, the line played), never the
 live game: the event loop every connection shares never searches, not
 even by sharing its interpreter lock with a thread that does.  Finishing
@@ -10,7 +10,7 @@ more than the player may know: an offer tells only how many moves the
 proven path has, and a game is analysed only once it is over and its
 deal is no longer secret.
 
-Decisions where the issue is silent:
+Decisions made here, and why:
 - Finishing is offered by a ``finish_offer`` message to every watcher at
   the ``seq`` where it holds.  After each committed action the server
   searches again (``finish_search_nodes``), except when the action was
@@ -46,8 +46,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from datetime import date
-from typing import Any, Awaitable, Callable
+from typing import Any, Callable
 
 from engine import EngineError
 from engine.game import Position
@@ -55,8 +54,7 @@ from engine.solver import Analysis
 from protocol import ErrorCode
 from protocol import to_client as tc
 from protocol import to_server as ts
-from server.deals.daily import reveals_at
-from server.model.fair_play import competes
+from server.games.facts import GameFacts, RaceFactsOf
 from server.games.tables import GameRooms
 from server.runtime.metrics import Metrics
 from server.net.outbox import Outbox
@@ -64,10 +62,12 @@ from server.net.peer import Peer
 from server.net.ratelimit import BucketTable
 from server.model.refusal import Refusal, from_engine
 from server.games.room import FinishPath, Room
-from server.runtime.searches import Searchers, analysis_job, finish_job
+from server.runtime.searches import HintSearches, analysis_job, finish_job
+from server.runtime.workers import Priority, WorkerPool
 from server.model.session import ActionKind
 from server.runtime.settings import Settings
 from server.model.records import Action
+from server.model.visibility import Assist, Facts, assist_refusal, check_assist
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +95,8 @@ class AssistDesk:
     """Hints, finishing offers and analyses for the games this process holds.
 
     It reads the rooms (``rooms``), sends through ``outbox`` and asks the
-    race desk one question (``deal_public``); the moves of a finish are
+    race ledgers one question (``race_facts``); whether an assist may be
+    given is ``server.model.visibility.assist_refusal``'s; the moves of a finish are
     played by whoever asked for them (``finish_path``), so the assists
     never perform an action themselves."""
 
@@ -107,8 +108,8 @@ class AssistDesk:
         metrics: Metrics,
         outbox: Outbox,
         rooms: GameRooms,
-        deal_public: Callable[[str], Awaitable[bool]],
-        searchers: Searchers,
+        race_facts: RaceFactsOf,
+        workers: WorkerPool,
     ) -> None:
         self._settings = settings
         self._clock = clock
@@ -116,10 +117,10 @@ class AssistDesk:
         self._metrics = metrics
         self._outbox = outbox
         self._rooms = rooms
-        self._deal_public = deal_public
+        self._facts = GameFacts(settings, clock, race_facts)
         self._searches: set[asyncio.Task[None]] = set()
-        self.searches = searchers.hints
-        self.analysts = searchers.analyses
+        self._workers = workers
+        self._hints = HintSearches(workers)
         self._analyses: set[asyncio.Task[Analysis]] = set()
         self._hint_buckets = BucketTable(settings.hint_burst, settings.hint_rate, monotonic())
 
@@ -131,7 +132,7 @@ class AssistDesk:
         and has checked that a hint may be given; the worker sees the game
         as it is now).  Refused past the owner's hint rate."""
         self._check_hint_rate(room)
-        return await self.searches.hint(room.session.header, room.session.log, self._settings.hint_planless_nodes)
+        return await self._hints.hint(room.session.header, room.session.log, self._settings.hint_planless_nodes)
 
     def _check_hint_rate(self, room: Room) -> None:
         settings = self._settings
@@ -165,7 +166,7 @@ class AssistDesk:
             return
         room.finish_checked = session.seq
         previous, room.finish_offer, room.finish_search = room.finish_offer, None, None
-        if session.result is not None or competes(session.header):
+        if assist_refusal(session.header, Assist.FINISH, Facts(self._clock(), session.result)) is not None:
             return
         try:
             session.game.check_finish()
@@ -192,7 +193,7 @@ class AssistDesk:
         time this task runs, a later action may be half performed."""
         budget = self._settings.finish_search_nodes
         try:
-            answer = await self.searches.run(room.game_id, finish_job, room.session.header, position, budget)
+            answer = await self._workers.run(Priority.SEARCH, room.game_id, finish_job, room.session.header, position, budget)
         except Exception:
             log.exception("finishing search failed in %s", room.game_id)
             return
@@ -253,25 +254,7 @@ class AssistDesk:
         """Refuse a game still being played or whose deal is still secret:
         what an analysis or a replay would show rivals (``server.games.replays``)."""
         session = room.session
-        header = session.header
-        if session.result is None:
-            raise Refusal(
-                ErrorCode.UNAVAILABLE, "a game is analysed or replayed once it is over", reason="game_live", game_id=room.game_id
-            )
-        if header.race_id is not None and not await self._deal_public(header.race_id):
-            raise Refusal(
-                ErrorCode.UNAVAILABLE,
-                "this race is still running and its racers play the same deal; ask again when it ends",
-                reason="deal_secret",
-                game_id=room.game_id,
-            )
-        if header.daily is not None and self._clock() < reveals_at(date.fromisoformat(header.daily), self._settings):
-            raise Refusal(
-                ErrorCode.UNAVAILABLE,
-                f"this is the daily deal of {header.daily}, secret until it is revealed; ask again then",
-                reason="deal_secret",
-                game_id=room.game_id,
-            )
+        check_assist(session.header, Assist.ANALYSIS, await self._facts.of(session.header, session.result))
 
     def _analysis_of(self, room: Room, line: list[str]) -> asyncio.Task[Analysis]:
         """The analysis of ``room`` under way, or a new one if there is room
@@ -300,17 +283,16 @@ class AssistDesk:
 
     async def _analyse(self, room: Room, line: list[str]) -> Analysis:
         header = room.session.header
-        answer = await self.analysts.run(None, analysis_job, header, line, self._settings.analysis_nodes)
+        answer = await self._workers.run(Priority.ANALYSIS, None, analysis_job, header, line, self._settings.analysis_nodes)
         self._metrics.analyses.observe(answer.seconds)
         analysis: Analysis = answer.value
         return analysis
 
     async def close(self) -> None:
-        """Stop the searches still running and the worker processes (at
-        shutdown; nobody waits for those answers any more)."""
+        """Stop waiting for the searches still running (at shutdown; nobody
+        waits for those answers any more); whoever built the worker pool
+        closes it."""
         tasks: list[asyncio.Task[Any]] = [*self._searches, *self._analyses]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        await self.searches.close()
-        await self.analysts.close()

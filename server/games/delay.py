@@ -2,7 +2,7 @@
 
 Fairness needs more than hiding the board from rivals: a spectator could
 pass on what they see to a racer.  So, while a race runs, spectators of
-a racer's board watch a mirror: a second session replayed from the same
+a racer's board (``Visibility.DELAYED``, ``server.model.visibility``) watch a mirror: a second session replayed from the same
 log, but only up to the entries at least ``delay_ms`` old.  Each entry is
 released to the mirror when it becomes that old, and the mirror's diff
 (computed from the mirror's own views, so it is the same diff the live

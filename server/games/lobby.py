@@ -2,7 +2,7 @@
 ``hello``, the list of live games, the catalogue of the games offered,
 records, the daily challenge and its leaderboard, ``ping``.
 
-Decisions where the issue is silent:
+Decisions made here, and why:
 - The catalogue is sent on request (``catalogue``), not with ``welcome``:
   a lobby shows the games before anyone says hello, and a client written
   before the catalogue never receives a message it does not know.

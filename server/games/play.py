@@ -5,7 +5,7 @@ game's owner acts on it; the engine checks every action; an action is in
 the store's log before anyone hears of it; a refused or failed action
 changes nothing; the server's clock times everything.
 
-Decisions where the issue is silent:
+Decisions made here, and why:
 - Every request with an ``id`` gets exactly one reply carrying it: an
   action's reply is the actor's own copy of the ``diff`` (the other
   watchers get the same diff without the id); ``hint`` also answers with
@@ -24,9 +24,8 @@ tells the actor, the watchers and the race (an assist's reply included).
 
 from __future__ import annotations
 
-import logging
 import time
-from typing import Any, Callable, Protocol
+from typing import Callable, Protocol
 
 import engine
 from engine import EngineError
@@ -35,18 +34,11 @@ from protocol import to_client as tc
 from protocol import to_server as ts
 from server.games.assists import AssistDesk
 from server.games.delivery import Delivery
-from server.deals.daily import (
-    DailyRecord,
-    claim_lifetime,
-    forget_records,
-    note_ranked_attempt,
-    ranked_bars,
-    todays_record,
-    utc_day,
-)
+from server.deals.daily import note_ranked_attempt, todays_record, utc_day
 from server.deals.numbered import DealChoice, choose_deal
-from server.deals.claims import StaleDeal, check_practice, claim_ranked, ranked_attempt
-from server.model.fair_play import automatic_options, check_assist, check_automatic, clock_start
+from server.deals.claims import check_practice, ranked_attempt
+from server.model.fair_play import automatic_options, check_automatic
+from server.games.sessions import SessionStarts, new_header
 from server.games.tables import GameRooms
 from server.net.outbox import Outbox
 from server.net.peer import Peer, require_player
@@ -57,16 +49,11 @@ from server.deals.proofs import DealProver
 from server.model.session import ABANDONED, ActionKind, Change, Session
 from server.runtime.settings import Settings
 from server.model.records import Action, SessionHeader
+from server.model.visibility import Assist, Facts, check_assist
 from server.storage.base import LogConflict, Store
 from server.games.watching import Watching
 
-log = logging.getLogger("arena.play")
-
 SESSION_SCAN_LIMIT = 100
-START_LEASE_SECONDS = 30
-"""How long a ranked daily start holds its attempt (``Play._lease_start``):
-far longer than a start takes, and short enough that a start killed
-half-way locks its player out of the day for no longer."""
 
 
 class RaceActions(Protocol):
@@ -105,6 +92,7 @@ class Play:
         self._assists = assists
         self._races = races
         self._delivery = delivery
+        self._starts = SessionStarts(settings, store, prover)
         self._last_created = 0
 
     async def live_headers(self, player_id: str) -> list[SessionHeader]:
@@ -148,7 +136,7 @@ class Play:
             if automatic and not practice and await ranked_attempt(self._store, record.key, player.player_id) is None:
                 check_automatic(game_cls, game.options, "a ranked daily attempt")
             if not practice and not automatic:
-                claimed, ranked = await self._claim_daily(game_cls, message.options, record, player.player_id, now)
+                claimed, ranked = await self._starts.claim_daily(game_cls, message.options, record, player.player_id, now)
                 if ranked:
                     game_id = claimed.attempt_id(player.player_id)
                 if claimed is not record:
@@ -156,24 +144,13 @@ class Play:
             if not ranked:
                 await check_practice(self._store, record.key, player.player_id, utc_day(now))
             else:
-                unlisted = await ranked_bars(self._store, self._settings, record, player, peer.address, game_id, now)
+                unlisted = await self._starts.bars(record, player, peer.address, game_id, now)
         await self.make_room_for(player.player_id)
-        header = SessionHeader(
-            game_id=game_id,
-            game=game_cls.id,
-            deal=choice.number,
-            options=dict(game.options),
-            owner=player.player_id,
-            created_ms=now,
-            practice=practice or record is not None and not ranked,
-            position=message.position,
-            daily=record.date if record is not None else None,
-            ranked=ranked,
-            seed=record.seed if record is not None else None,
-            bot=player.bot,
-            unlisted=unlisted,
+        header = new_header(
+            game_id, game_cls.id, choice.number, game.options, player.player_id, now, self._clock(), bot=player.bot,
+            record=record, ranked=ranked, practice=practice, position=message.position,
+            seed=record.seed if record is not None else None, unlisted=unlisted,
         )
-        header.started_ms = clock_start(header, self._clock())
         subscription = await self._rooms.relay.subscribe(header.game_id)
         try:
             await self._store.create_session(header)
@@ -200,55 +177,6 @@ class Play:
             ),
         )
         await self._watching.watch(peer, room, None)
-
-    async def _claim_daily(
-        self, game_cls: type[engine.Game], options: dict[str, Any], record: DailyRecord, player_id: str, now: int
-    ) -> tuple[DailyRecord, bool]:
-        """Claim the player's ranked attempt on the day's record the store
-        holds; the record claimed on and whether this start is that attempt.
-        The attempt's game id is the record's ``attempt_id``: a claim that
-        names it while no game of that id is stored is a start that died
-        before its game was written, which this start takes over; once the
-        game is stored, the attempt is taken and this start is practice.
-        A process that read the record before the store was wiped or
-        replaced has its claim refused (``StaleDeal``): it forgets the
-        records it keeps and claims on the one the store holds now (fixing
-        it, if nobody has yet), so nothing ranks on a deal the store no
-        longer has.  Stale twice in a row: the store is changing under
-        this start, which is refused."""
-        for _ in range(2):
-            try:
-                lifetime = claim_lifetime(record, self._settings, now)
-                attempt = record.attempt_id(player_id)
-                claimed = await claim_ranked(
-                    self._store, record.key, player_id, attempt, lifetime, (record.setting, record.nonce)
-                )
-                if not claimed or await self._store.load_session(attempt) is not None:
-                    return record, False
-                await self._lease_start(attempt)
-                return record, True
-            except StaleDeal:
-                log.info("the store no longer holds the daily record %s: reading it again", record.setting)
-                forget_records(self._store)
-                record = await todays_record(self._store, self._settings, self._prover, game_cls, options, now)
-        raise Refusal(
-            ErrorCode.STORAGE_UNAVAILABLE, "the store was replaced while this daily started; nothing was started, try again"
-        )
-
-    async def _lease_start(self, attempt: str) -> None:
-        """Hold the start of the ranked attempt ``attempt`` for this request
-        alone: two connections of one player starting it at once would
-        otherwise both find it claimed and not yet stored.  A start that
-        dies keeps its lease for ``START_LEASE_SECONDS``; the next start
-        after that takes the attempt over."""
-        token = new_id("s_")
-        holder = await self._store.setting(f"starting/{attempt}", token, keep_seconds=START_LEASE_SECONDS)
-        if holder != token:
-            raise Refusal(
-                ErrorCode.UNAVAILABLE,
-                "your ranked attempt at this deal is being started on another connection",
-                reason="ranked_first",
-            )
 
     async def make_room_for(self, player_id: str) -> None:
         """Make room for one more live game by abandoning the oldest ones."""
@@ -310,7 +238,7 @@ class Play:
                     kind = ActionKind(getattr(message, "type"))
                     text = message.move if isinstance(message, ts.Move) else ""
                 if kind == ActionKind.HINT:
-                    check_assist(room.session.header, "Hint")
+                    check_assist(room.session.header, Assist.HINT, Facts(self._clock(), room.session.result))
                     text = await self._find_hint(room)
                 begun = time.perf_counter()
                 change, suggestion = await self.apply(room, kind, text)
@@ -326,8 +254,7 @@ class Play:
     async def _finish(self, room: Room, peer: Peer, message: ts.Finish) -> None:
         """Play the proven path to the foundations, one logged move each
         (the caller holds ``room.lock``)."""
-        check_assist(room.session.header, "Automatic finishing")
-        self._check_live(room)
+        check_assist(room.session.header, Assist.FINISH, Facts(self._clock(), room.session.result))
         moves = await self._assists.finish_path(room)
         finished = tc.FinishReply(id=message.id, game_id=room.game_id, moves=list(moves))
         for index, move in enumerate(moves):
@@ -339,9 +266,9 @@ class Play:
         """The hint's move as notation ("" for none), searched in a worker
         process (``AssistDesk.hint``): the solver spends its node budget
         (about 200 ms) there instead of on the interpreter every other
-        connection shares.  The caller holds ``room.lock``, so the game
+        connection shares.  The caller holds ``room.lock`` and has checked
+        that a hint may be given (``visibility.check_assist``), so the game
         cannot change meanwhile and the worker searches it as it is now."""
-        self._check_live(room)
         try:
             room.session.game.check_hint()
         except EngineError as error:

@@ -8,7 +8,7 @@ code), so the views are the player's views at each step and a face-down
 card is never named before it was turned.  A client needs no rules
 engine: it applies the diffs with the mirror it already has.
 
-Decisions where the issue is silent:
+Decisions made here, and why:
 - Permission is ``analyse``'s (``AssistDesk.check_over_and_public``): a
   live game, a race still running and a daily deal before its reveal are
   refused with the same codes, its owner included, since a replay of a

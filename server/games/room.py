@@ -117,7 +117,8 @@ class Room:
         )
 
     def progress(self, now_ms: int, request_id: RequestId | None = None) -> tc.GameProgress:
-        """The game as a viewer of its secret deal may know it: counts only."""
+        """The game as a viewer of its secret deal may know it
+        (``Visibility.PROGRESS_ONLY``): counts only."""
         session = self.session
         return tc.GameProgress(
             id=request_id,

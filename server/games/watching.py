@@ -1,18 +1,17 @@
 """Who sees which game, and how: live, delayed, or as progress only.
 
-A watcher of a game gets a snapshot and then every diff; a viewer who
-may not see the board while its deal is secret (``fair_play.board_visible``)
+How a viewer watches is ``server.model.visibility.view_of``'s decision,
+from facts gathered here: the time, a daily deal's reveal and, for a
+race game, its race as the ledgers tell it (``RaceViews``).  A watcher of
+a game gets a snapshot and then every diff; a viewer of a secret deal
 follows ``progress`` instead; a spectator of a running race's board
 watches a ``DelayedBoard`` that stays ``race_spectator_delay_seconds``
 behind, released entry by entry on the ``Scheduler``, and catching up
-when the race ends.  Which of these a race game allows is the race
-ledgers' answer (``RaceViews``, ``server.races.ledgers``), asked through
-three questions only.
+when the race ends.
 """
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Any, Callable, Protocol
 
 from protocol import ErrorCode
@@ -20,31 +19,29 @@ from protocol import to_client as tc
 from protocol import to_server as ts
 from protocol.to_server import RequestId
 from server.games.assists import AssistDesk
-from server.deals.daily import reveals_at
 from server.games.delay import DelayedBoard
-from server.model.fair_play import board_visible, deal_is_secret, unlisted
+from server.games.facts import GameFacts
+from server.model.fair_play import unlisted
+from server.model.race_phases import FINISHED
 from server.games.tables import GameRooms
 from server.net.outbox import Outbox
 from server.net.peer import Peer
 from server.model.refusal import Refusal
 from server.games.room import Room
 from server.runtime.scheduler import Scheduler, Timer
-from server.model.session import Change, Session
+from server.model.session import Change
+from server.model.visibility import RaceFacts, Visibility, deal_named, view_of
 from server.runtime.settings import Settings
-from server.model.records import SessionHeader
 
 
 class RaceViews(Protocol):
-    """What watching asks the races about a race game."""
+    """What watching asks the races about a race game's race."""
 
-    async def watch_mode(self, peer: Peer, session: Session) -> bool:
-        """Live (True) or delayed; raises ``Refusal`` when not at all."""
+    async def race_facts(self, race_id: str) -> RaceFacts:
+        """The race now, loaded if need be (``RACE_GONE``: not stored)."""
 
-    async def deal_public(self, race_id: str) -> bool:
-        """Whether the race's deal may be shown."""
-
-    def hides_deal(self, race_id: str) -> bool:
-        """Whether a ``game_over`` must leave the deal out."""
+    def held_race_facts(self, race_id: str) -> RaceFacts | None:
+        """The race now if this process holds it, else None."""
 
 
 class Watching:
@@ -66,6 +63,7 @@ class Watching:
         self._outbox = outbox
         self._rooms = rooms
         self._races = races
+        self._facts = GameFacts(settings, clock, races.race_facts)
         self._assists = assists
         self._timers: dict[str, Timer] = {}
 
@@ -93,24 +91,24 @@ class Watching:
                 game_id=room.game_id,
             )
         header = room.session.header
-        live = True
-        if header.race_id is not None:
-            try:
-                live = await self._races.watch_mode(peer, room.session)
-            except Refusal:
-                self._rooms.release(room)
-                raise
+        try:
+            facts = await self._facts.of(header, room.session.result)
+        except BaseException:
+            self._rooms.release(room)
+            raise
         viewer = peer.player.player_id if peer.player is not None else None
-        if not board_visible(header, viewer, await self._deal_secret(header)):
-            async with room.lock:
-                peer.watching.add(room.game_id)
-                room.followers.add(peer)
-                self._outbox.send(peer, room.progress(self._clock(), request_id))
-            return
+        view = view_of(header, viewer, facts, round(settings.race_spectator_delay_seconds * 1000))
+        if view.refusal is not None:
+            self._rooms.release(room)
+            raise view.refusal
         async with room.lock:
             peer.watching.add(room.game_id)
             now = self._clock()
-            if live:
+            if view.visibility is Visibility.PROGRESS_ONLY:
+                room.followers.add(peer)
+                self._outbox.send(peer, room.progress(now, request_id))
+                return
+            if view.visibility is Visibility.LIVE:
                 room.watchers.add(peer)
                 self._outbox.send(peer, room.snapshot(now, request_id))
                 self._assists.refresh_offer(room)
@@ -120,21 +118,10 @@ class Watching:
                 return
             board = self._rooms.delayed.get(room.game_id)
             if board is None:
-                delay_ms = round(settings.race_spectator_delay_seconds * 1000)
-                board = self._rooms.delayed[room.game_id] = DelayedBoard(room, delay_ms, now)
+                board = self._rooms.delayed[room.game_id] = DelayedBoard(room, view.delay_ms, now)
             board.watchers.add(peer)
             self._outbox.send(peer, board.snapshot(now, request_id))
             self.advance_delayed(room.game_id)
-
-    async def _deal_secret(self, header: SessionHeader) -> bool:
-        """Whether a game's deal is a secret seed not yet revealed: a daily's
-        until its day's reveal, a race's until the race is over."""
-        if header.seed is None:
-            return False
-        if header.daily is not None:
-            return deal_is_secret(header, self._clock(), reveals_at(date.fromisoformat(header.daily), self._settings))
-        assert header.race_id is not None, "secret seeds deal dailies and races only"
-        return not await self._races.deal_public(header.race_id)
 
     def stop_watching(self, peer: Peer, game_id: str) -> None:
         board = self._rooms.delayed.get(game_id)
@@ -164,11 +151,12 @@ class Watching:
         """The game's ``game_over``, without the deal in a race still
         running, with the reasons a ranked attempt is off the public board
         (``fair_play.unlisted``)."""
-        message = room.game_over().model_copy(update={"unlisted": unlisted(self._settings, room.session)})
-        race_id = room.session.header.race_id
-        if race_id is not None and self._races.hides_deal(race_id):
-            return message.model_copy(update={"deal": None})
-        return message
+        header = room.session.header
+        race = self._races.held_race_facts(header.race_id) if header.race_id is not None else None
+        return room.game_over().model_copy(update={
+            "unlisted": unlisted(self._settings, room.session),
+            "deal": header.deal if deal_named(header, race) else None,
+        })
 
     def reloaded(self, room: Room) -> None:
         self._outbox.send_each(room.watchers, room.snapshot(self._clock()))
@@ -255,16 +243,13 @@ class Watching:
 
     def race_over(self, game_ids: list[str]) -> None:
         """A race has ended: its delayed watchers catch up and watch live,
-        and those who followed its progress get the board (a daily race's
-        deal stays secret until the day's reveal: they keep progress)."""
+        and those who followed its progress get the board where they may
+        now see it (a daily race's deal stays secret until the day's
+        reveal: they keep progress)."""
         for game_id in game_ids:
             room = self._rooms.rooms.get(game_id)
-            if room is not None and room.followers and room.session.header.daily is None:
-                now = self._clock()
-                for peer in room.followers:
-                    self._outbox.send(peer, room.snapshot(now))
-                room.watchers.update(room.followers)
-                room.followers.clear()
+            if room is not None and room.followers:
+                self._show_ended_race(room)
             board = self._rooms.delayed.get(game_id)
             if board is None:
                 continue
@@ -272,6 +257,19 @@ class Watching:
             board.room.watchers.update(board.watchers)
             board.watchers.clear()
             self._drop_delayed(game_id)
+
+    def _show_ended_race(self, room: Room) -> None:
+        """Give the board to the followers of an ended race's game who may
+        see it now."""
+        header = room.session.header
+        facts = self._facts.now(header, room.session.result, RaceFacts(FINISHED))
+        now = facts.now_ms
+        for peer in list(room.followers):
+            viewer = peer.player.player_id if peer.player is not None else None
+            if view_of(header, viewer, facts, 0).visibility is Visibility.LIVE:
+                self._outbox.send(peer, room.snapshot(now))
+                room.watchers.add(peer)
+                room.followers.discard(peer)
 
     def close(self) -> None:
         """Stop the delayed boards' clocks (at shutdown)."""

@@ -6,8 +6,7 @@ attacker would, with the code and the docs, that asks for:
 
 - a deal nobody can look up: ranked deals are secret seeds
   (``server.deals.proofs``), and nothing names one before its reveal
-  (``deal_is_secret``: game_over, analysis, records, leaderboards and race
-  events read it here);
+  (``server.model.visibility.deal_secret``);
 - one ranked attempt per player, game, variant and day
   (``claim_ranked``): the first daily game a player starts that is not a
   practice one; and today's daily cannot be practised until that ranked
@@ -17,13 +16,14 @@ attacker would, with the code and the docs, that asks for:
   when its first snapshot is sent (``clock_start``), a race game's at the
   countdown's end;
 - no assist that plays for you: hints and automatic finishing are refused
-  in ranked attempts and in every race (``check_assist``, reason
-  ``ranked``), and so are options that move cards by themselves
+  in ranked attempts and in every race (``competes``; the refusal, reason
+  ``ranked``, is ``server.model.visibility.assist_refusal``'s), and so are
+  options that move cards by themselves
   (``check_automatic``); undo stays, but every action counts
   (``counted_actions``, automatic moves included), so an undo never
   improves a rank;
 - no peeking: while a deal is secret only its player sees its board;
-  everyone else gets progress (``board_visible``);
+  everyone else gets progress (``server.model.visibility.view_of``);
 - bots declared in ``hello`` rank on their own boards (``board_name``);
 - a rank needs a player who existed before the deal was shown, and one
   public place per client address: a ranked attempt by a player created
@@ -121,20 +121,9 @@ def board_apart(bot: bool, reasons: list[str]) -> tuple[bool, str | None]:
 
 def competes(header: SessionHeader) -> bool:
     """Whether a game is measured against other players' (a ranked daily
-    attempt or any race game), so that no assist may play in it."""
+    attempt or any race game), so that no assist may play in it
+    (``server.model.visibility.assist_refusal``)."""
     return header.ranked or header.race_id is not None
-
-
-def check_assist(header: SessionHeader, assist: str) -> None:
-    """Refuse hint and automatic finishing where the result competes."""
-    if competes(header):
-        where = "a race" if header.race_id is not None else "a ranked daily attempt"
-        raise Refusal(
-            ErrorCode.UNAVAILABLE,
-            f"{assist} is not offered in {where}: the result must be your own play",
-            reason="ranked",
-            game_id=header.game_id,
-        )
 
 
 def automatic_options(game_cls: type[Game], options: Mapping[str, Any]) -> list[str]:
@@ -162,18 +151,6 @@ def clock_start(header: SessionHeader, created_ms: int) -> int | None:
     first snapshot goes out with ``game_started``; others at the first
     action (a casual game left open is not timed)."""
     return created_ms if header.daily is not None else None
-
-
-def deal_is_secret(header: SessionHeader, now_ms: int, reveal_ms: int | None) -> bool:
-    """Whether ``header``'s deal must not be named or shown yet: a secret
-    seed before ``reveal_ms`` (None: not revealed at all yet)."""
-    return header.seed is not None and (reveal_ms is None or now_ms < reveal_ms)
-
-
-def board_visible(header: SessionHeader, viewer: str | None, secret: bool) -> bool:
-    """Whether ``viewer`` (a player id, None for anonymous) may see the
-    board: always its owner; anyone else once the deal is no secret."""
-    return viewer == header.owner or not secret
 
 
 class CadenceLimits(Protocol):

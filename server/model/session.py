@@ -1,7 +1,7 @@
 """A game session held in memory: header, action log, and the engine game
 that is their replay.
 
-Sessions are logs (see ARCHITECTURE.md): the state is the deterministic
+Sessions are logs (``docs/architecture.md``, *Sessions are logs*): the state is the deterministic
 replay of the header and the actions, so any server process can rebuild
 any game from the store, and two processes that apply the same log
 entries reach the same views and therefore send the same diffs.

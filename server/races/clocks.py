@@ -107,7 +107,7 @@ class RaceClocks:
                 results = state.results_of(by_racer)
                 if await ledgers.change(room, lambda current, now: current.finish_entry(now, results)) is not None:
                     self._metrics.race_events.labels("finished").inc()
-            ledgers.release_room(room)
+            ledgers.release(room)
         except (Refusal, StorageError) as error:
             log.warning("could not settle race %s: %s", race_id, getattr(error, "message", error))
 

@@ -242,7 +242,7 @@ class RaceDesk:
             if room.state.phase(self._now()) != FINISHED and player_id in room.state.racers:
                 await self._follow_as(peer, room, None)
             else:
-                self.ledgers.release_room(room)
+                self.ledgers.release(room)
 
     async def without_orphans(self, headers: list[SessionHeader]) -> list[SessionHeader]:
         """``headers`` less the race games their race never started with,
@@ -259,7 +259,7 @@ class RaceDesk:
                     room = None
                 orphan = room is None or header.game_id not in room.state.games
                 if room is not None:
-                    self.ledgers.release_room(room)
+                    self.ledgers.release(room)
                 if orphan:
                     await self._starts.discard_games([header])
                     continue
@@ -274,7 +274,7 @@ class RaceDesk:
             room = await self.ledgers.room(header.race_id)
         except Refusal:
             return
-        self.ledgers.release_room(room)
+        self.ledgers.release(room)
         phase = room.state.phase(self._now())
         if phase == FINISHED:
             raise Refusal(ErrorCode.RACE_STATE, "this race is over; it accepts no more moves", game_id=header.game_id)
@@ -322,11 +322,11 @@ class RaceDesk:
         if player_id in room.state.racers and not room.connected_here(player_id):
             self.ledgers.spawn(self._presence(room, player_id, False))
         else:
-            self.ledgers.release_room(room)
+            self.ledgers.release(room)
 
     async def _presence(self, room: RaceRoom, player_id: str, connected: bool) -> None:
         try:
             await self.ledgers.change(room, lambda state, now: state.presence_entry(player_id, connected, now))
         except (Refusal, StorageError) as error:
             log.info("could not record the presence of %s in %s: %s", player_id, room.race_id, error)
-        self.ledgers.release_room(room)
+        self.ledgers.release(room)

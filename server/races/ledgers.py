@@ -15,9 +15,9 @@ the same channel as games (``server.games.relay``).
   numbering, or a subscription back after an outage, makes the process
   re-read the ledger and the racers' games from the store.
 
-``RaceRooms`` does this bookkeeping, creates ledgers, and answers the
-watching part's questions about a race game (may it be watched live,
-does its ``game_over`` hide the deal).  What a change means for the
+``RaceRooms`` does this bookkeeping, creates ledgers, and tells the
+watching part what a race game's race is (``race_facts``), from which
+``server.model.visibility`` decides what may be seen of it.  What a change means for the
 connections and the race's clocks is told to its ``RaceChanges`` (the
 race's clocks, ``server.races.clocks``), which it knows only as that.
 
@@ -42,12 +42,12 @@ from server.net.outbox import Outbox
 from server.net.peer import Peer
 from server.races.followers import RaceRoom
 from server.races.progress import Progress
-from server.model.race_phases import FINISHED, RUNNING
 from server.races.state import Milestones, RaceLedger, RaceState, create_entry, milestones
 from server.races.views import final_progress
 from server.model.ids import new_code, new_id
 from server.model.refusal import Refusal
 from server.model.session import ABANDONED, Session
+from server.model.visibility import RACE_GONE, RaceFacts
 from server.runtime.settings import Settings
 from server.model.records import Action
 from server.storage.base import LogConflict, StorageError, Store
@@ -224,10 +224,6 @@ class RaceRooms(HeldTable[RaceRoom]):
             sessions[game_id] = Session.replay(*loaded) if loaded is not None else None
         return sessions
 
-    def release_room(self, room: RaceRoom) -> None:
-        """Stop following a race nobody here watches or plays."""
-        self.release(room)
-
     async def change(
         self, room: RaceRoom, make: Make, actor: Peer | None = None, request_id: RequestId | None = None
     ) -> Action | None:
@@ -321,46 +317,27 @@ class RaceRooms(HeldTable[RaceRoom]):
 
     # ------------------------------------------------------------ the watching part's questions
 
-    async def watch_mode(self, peer: Peer, session: Session) -> bool:
-        """Whether ``peer`` may watch this race game live (False: delayed);
-        raises ``Refusal`` when it may not watch it at all."""
-        header = session.header
-        assert header.race_id is not None
-        viewer = peer.player.player_id if peer.player is not None else None
-        try:
-            room = await self.room(header.race_id)
-        except Refusal:
-            return viewer == header.owner or session.result is not None
-        state = room.state
-        phase = state.phase(self._now())
-        self.release_room(room)
-        if phase == FINISHED:
-            return True
-        if viewer != header.owner and viewer in state.racers:
-            raise Refusal(
-                ErrorCode.FORBIDDEN,
-                "you are in this race: rivals' boards stay hidden until it ends; race_progress tells how they do",
-                game_id=header.game_id,
-            )
-        if phase != RUNNING:
-            raise Refusal(ErrorCode.RACE_STATE, state.wait_sentence(self._now()), game_id=header.game_id)
-        return viewer == header.owner
-
-    def hides_deal(self, race_id: str) -> bool:
-        """Whether a race game's ``game_over`` must not tell the deal yet
-        (its rivals may still be playing it)."""
-        room = self.rooms.get(race_id)
-        return room is None or room.state.finished_ms is None
-
-    async def deal_public(self, race_id: str) -> bool:
-        """Whether a race's deal may be shown (its race is over, or gone
-        from the store), loading the race if this process does not hold it."""
+    async def race_facts(self, race_id: str) -> RaceFacts:
+        """What a race game's race is now, for the visibility rules
+        (``server.model.visibility``): loaded if this process does not hold
+        it, ``RACE_GONE`` if the store no longer has it."""
         try:
             room = await self.room(race_id)
         except Refusal:
-            return True
-        self.release_room(room)
-        return room.state.finished_ms is not None
+            return RACE_GONE
+        self.release(room)
+        return self._facts(room)
+
+    def held_race_facts(self, race_id: str) -> RaceFacts | None:
+        """The race's facts if this process holds it (None: it does not),
+        for a decision that cannot wait for a load (a ``game_over``)."""
+        room = self.rooms.get(race_id)
+        return None if room is None else self._facts(room)
+
+    def _facts(self, room: RaceRoom) -> RaceFacts:
+        now = self._now()
+        state = room.state
+        return RaceFacts(state.phase(now), frozenset(state.racers), state.wait_sentence(now))
 
     def phases(self) -> Counter[str]:
         """How many races this process holds in each phase (for ``/metrics``)."""
@@ -372,4 +349,4 @@ class RaceRooms(HeldTable[RaceRoom]):
         nothing else here needs it."""
         room = self.rooms.get(race_id) if race_id is not None else None
         if room is not None:
-            self.release_room(room)
+            self.release(room)

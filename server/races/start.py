@@ -1,5 +1,6 @@
 """What starting a race prepares before its ledger takes the start: the
-race's deal and one stored game per racer.
+race's deal and one stored game per racer, made and claimed as any new
+session is (``server.games.sessions``).
 
 The deal is the day's committed secret one (``daily``), a freshly proven
 secret one (``winnable``, from the stock of proven deals) or the number
@@ -37,9 +38,10 @@ from typing import Awaitable, Callable
 
 import engine
 from protocol import ErrorCode
-from server.deals.daily import DailyRecord, claim_lifetime, daily_key, ranked_bars, todays_record
+from server.deals.daily import DailyRecord, daily_key, todays_record
 from server.deals.numbered import choose_deal
-from server.deals.claims import claim_ranked, ranked_attempt, release_claim, release_public_places
+from server.deals.claims import ranked_attempt, release_claim, release_public_places
+from server.games.sessions import SessionStarts, new_header
 from server.deals.keeper import RaceDealStock
 from server.races.state import RaceDeal, RaceState
 from server.model.refusal import Refusal
@@ -91,6 +93,7 @@ class RaceStarts:
         self._store = store
         self._prover = prover
         self._race_deals = race_deals
+        self._sessions = SessionStarts(settings, store, prover)
 
     async def deal_for(self, state: RaceState, now: int) -> tuple[RaceDeal, DailyRecord | None]:
         """The race's deal: the day's secret one, a freshly proven secret
@@ -126,29 +129,24 @@ class RaceStarts:
         if record is not None:
             claimed = await ranked_attempt(self._store, record.key, racer_id)
             if claimed is not None and claimed != game_id:
-                if not await self._ended(claimed):
+                if not await self._sessions.ended(claimed):
                     return Prepared(None, False)
                 ranked = False
         await make_room_for(racer_id)
         player = await self._store.get_player(racer_id)
-        header = SessionHeader(
-            game_id=game_id, game=state.game, deal=deal.number, options=dict(state.options), owner=racer_id,
-            created_ms=now, practice=record is not None and not ranked, race_id=state.race_id,
-            daily=record.date if record is not None else None, ranked=ranked, started_ms=starts_at,
-            seed=deal.seed, bot=player is not None and player.bot,
+        header = new_header(
+            game_id, state.game, deal.number, state.options, racer_id, now, starts_at,
+            bot=player is not None and player.bot, record=record, ranked=ranked, seed=deal.seed, race_id=state.race_id,
         )
         await self._store_game(header)
         if record is None or not ranked:
             return Prepared(header, False)
-        lifetime = claim_lifetime(record, self._settings, now)
-        if await claim_ranked(
-            self._store, record.key, racer_id, game_id, lifetime, (record.setting, record.nonce)
-        ):
+        if await self._sessions.claim(record, racer_id, game_id, now):
             await self._bar(header, record, player, now)
             return Prepared(header, True)
         # Another attempt claimed the day between the look and the claim.
         claimed = await ranked_attempt(self._store, record.key, racer_id)
-        if claimed is None or not await self._ended(claimed):
+        if claimed is None or not await self._sessions.ended(claimed):
             await self.discard_games([header])
             return Prepared(None, False)
         header.ranked, header.practice = False, True
@@ -161,9 +159,7 @@ class RaceStarts:
         latest hello, and keep the reasons in its stored header."""
         if player is None:
             return
-        header.unlisted = await ranked_bars(
-            self._store, self._settings, record, player, player.address, header.game_id, now
-        )
+        header.unlisted = await self._sessions.bars(record, player, player.address, header.game_id, now)
         if header.unlisted:
             await self._store.update_session(header)
 
@@ -174,12 +170,6 @@ class RaceStarts:
         if loaded is not None and loaded[1]:
             raise Refusal(ErrorCode.RACE_STATE, "this race has already started")
         await self._store.create_session(header)
-
-    async def _ended(self, game_id: str) -> bool:
-        """Whether the ranked attempt ``game_id`` is over (a claim whose
-        game is not stored yet is an attempt being started: playing)."""
-        loaded = await self._store.load_session(game_id)
-        return loaded is not None and loaded[0].status != "playing"
 
     async def discard_games(self, headers: list[SessionHeader]) -> None:
         """Remove games prepared for a start that did not happen: each

@@ -11,7 +11,7 @@ rematch requests, are serialized by the log and the loser re-reads it.
 ``RaceState`` replays it and checks each request against it, raising
 ``Refusal``; ``server.races.desk`` does the I/O.
 
-Decisions where the issue is silent:
+Decisions made here, and why:
 - The invite code is 8 characters from ``server.model.ids.CODE_ALPHABET`` (no 0/O, 1/I/L),
   case and dashes ignored, valid ``race_invite_seconds`` after creation
   and only before the start.  The race id (for spectators) is a separate,

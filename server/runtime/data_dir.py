@@ -19,7 +19,7 @@ that is unset) keeps there, in a directory of mode 0700:
   rather than proven anew, and a past day's reveal survives a restart of
   the memory store.
 
-Decisions where the issue is silent:
+Decisions made here, and why:
 - A file is written once: to a temporary file, then linked to its name,
   which fails if the name exists.  Two processes sharing the directory
   (two servers on one host, or ``prepare-dailies`` beside a server) so

@@ -51,7 +51,7 @@ class Settings(BaseModel):
     host: str = Field("127.0.0.1", description="interface to listen on")
     port: int = Field(8765, ge=0, le=65535, description="TCP port (0: any free port)")
     redis_url: str | None = Field(
-        None, description="Redis URL (redis://, rediss://, unix://, redis+sentinel://, redis+cluster://) of the shared store; none: in memory"
+        None, description="store URL: sqlite:///PATH.db (one process, on this disk) or Redis (redis://, rediss://, unix://, redis+sentinel://, redis+cluster://) shared by several processes; none: in memory"
     )
     max_frame_bytes: int = Field(65536, ge=1024, description="largest message accepted; bigger closes with 1009")
     rate_per_second: float = Field(20.0, gt=0, description="messages a connection may send per second, sustained")

@@ -27,6 +27,7 @@ from .base import (
 )
 from .memory import MemoryStore
 from .redis_urls import without_password
+from .sqlite import SQLITE_SCHEME, SqliteStore, sqlite_path
 
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://", "redis+sentinel://", "redis+cluster://")
 MEMORY_URL = "memory://"
@@ -38,7 +39,8 @@ class UnknownStorageURL(ValueError):
 
 def open_store(url: str | None = None, *, namespace: str = "arena", retention: Retention = DEFAULT_RETENTION) -> Store:
     """The store for ``url``: ``None`` or ``memory://`` for the in-memory
-    store, ``redis://``, ``rediss://`` (TLS) or ``unix://`` for Redis,
+    store, ``sqlite:///PATH`` for a SQLite database on this machine
+    (``server.storage.sqlite``), ``redis://``, ``rediss://`` (TLS) or ``unix://`` for Redis,
     ``redis+sentinel://`` for a Redis that Sentinel watches
     (``server.storage.redis_sentinel``), ``redis+cluster://`` for a Redis
     Cluster (``server.storage.redis_cluster``).
@@ -51,6 +53,12 @@ def open_store(url: str | None = None, *, namespace: str = "arena", retention: R
     """
     if url is None or url == MEMORY_URL:
         return MemoryStore(retention=retention)
+    if url.startswith(SQLITE_SCHEME):
+        try:
+            path = sqlite_path(url)
+        except ValueError as error:
+            raise UnknownStorageURL(f"bad storage URL {url!r}: {error}") from None
+        return SqliteStore(path, retention=retention)
     if url.startswith(REDIS_SCHEMES):
         from .redis import RedisStore
 
@@ -58,7 +66,7 @@ def open_store(url: str | None = None, *, namespace: str = "arena", retention: R
             return RedisStore(url, namespace=namespace, retention=retention)
         except ValueError as error:
             raise UnknownStorageURL(f"bad storage URL {without_password(url)!r}: {error}") from None
-    schemes = ", ".join((MEMORY_URL, *REDIS_SCHEMES))
+    schemes = ", ".join((MEMORY_URL, SQLITE_SCHEME, *REDIS_SCHEMES))
     raise UnknownStorageURL(f"unknown storage URL {without_password(url)!r}: expected one of {schemes}")
 
 
@@ -68,6 +76,7 @@ __all__ = [
     "MemoryStore",
     "OnResume",
     "Retention",
+    "SqliteStore",
     "StorageError",
     "StorageRefused",
     "StorageUnavailable",

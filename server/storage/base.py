@@ -1,7 +1,8 @@
 """The store interface: everything the server keeps, behind one API.
 
-Two back ends implement it (``memory`` and ``redis``) and one contract
-test suite runs against both, so the server never knows which it has.
+Three back ends implement it (``memory``, ``sqlite`` and ``redis``) and
+one contract test suite runs against all, so the server never knows which
+it has.
 All methods are coroutines; a back end that cannot reach its database
 raises ``StorageUnavailable`` and the server answers the client with the
 ``storage_unavailable`` error code instead of acknowledging anything.

@@ -58,7 +58,6 @@ from __future__ import annotations
 
 import json
 import time
-from functools import partial
 from typing import Any, cast
 
 from .base import SETTLED_MARK_SECONDS, AppendRefused, LogConflict, board_score
@@ -72,10 +71,11 @@ from server.model.records import (
     Record,
     SessionHeader,
 )
-from .redis_base import INDEX_PAGE, RedisBase
+from .redis_base import INDEX_PAGE
 from .redis_errors import guarded
 from .redis_keys import dumps, player_of, record_of, text
 from .redis_scripts import counter_args, result_args
+from .redis_shared import RedisShared
 
 PLAYER_SESSIONS_KEPT = 1000
 """Games a player's index lists at most (``sessions_of``), newest first;
@@ -86,10 +86,11 @@ def _local_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-class RedisStore(RedisBase):
+class RedisStore(RedisShared):
     """The store on the Redis server at ``url`` (``redis://``, ``rediss://``
     for TLS, ``unix://``, ``redis+sentinel://``, ``redis+cluster://``); see
-    ``RedisBase`` for the options."""
+    ``RedisBase`` for the options.  Games and players are here, what the
+    processes share besides in ``RedisShared``."""
 
     # ------------------------------------------------------------ players
 
@@ -370,81 +371,3 @@ class RedisStore(RedisBase):
                 time_ms, moves, finished_ms = json.loads(detail)
                 entries.append(LeaderEntry(rank, player_id, name, time_ms, moves, finished_ms))
         return entries
-
-    # ------------------------------------------------------------ settings
-
-    @guarded
-    async def setting(self, name: str, default: str, keep_seconds: int | None = None) -> str:
-        async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.set(self._keys.setting(name), default, nx=True, ex=keep_seconds)
-            pipe.get(self._keys.setting(name))
-            _, value = await pipe.execute()
-        return text(value)
-
-    @guarded
-    async def claim(self, name: str, value: str, keep_seconds: int, *, while_holding: tuple[str, str]) -> str | None:
-        held_name, text_held = while_holding
-        key, held_key = self._keys.setting(name), self._keys.setting(held_name)
-        if not self._cluster:
-            stored = await self._claim(keys=[key, held_key], args=[value, keep_seconds, text_held])
-            return None if stored is None else text(stored)
-        if not await self._holds(held_key, text_held):
-            return None
-        stored_text = await self.setting(name, value, keep_seconds)
-        if not await self._holds(held_key, text_held):
-            await self._delete_if(keys=[key], args=[value])
-            return None
-        return stored_text
-
-    async def _holds(self, key: str, wanted: str) -> bool:
-        held = await self._redis.get(key)
-        return held is not None and wanted in text(held)
-
-    @guarded
-    async def get_setting(self, name: str) -> str | None:
-        value = await self._redis.get(self._keys.setting(name))
-        return None if value is None else text(value)
-
-    @guarded
-    async def replace_setting(self, name: str, expected: str, value: str | None, keep_seconds: int) -> bool:
-        replaced = await self._replace_setting(keys=[self._keys.setting(name)], args=[expected, value or "", keep_seconds])
-        return bool(replaced)
-
-    # ------------------------------------------------------------ stocks
-
-    @guarded
-    async def stock_push(self, stock: str, item: str) -> int:
-        return int(await self._redis.rpush(self._keys.stock(stock), item))
-
-    @guarded
-    async def stock_pop(self, stock: str) -> str | None:
-        value = await self._redis.lpop(self._keys.stock(stock))
-        return None if value is None else text(value)
-
-    @guarded
-    async def stock_size(self, stock: str) -> int:
-        return int(await self._redis.llen(self._keys.stock(stock)))
-
-    # ------------------------------------------------------------ documents
-
-    @guarded
-    async def put_document(self, kind: str, key: str, value: dict[str, Any], keep_seconds: int | None = None) -> None:
-        document_key = self._keys.document(kind, key)
-        if keep_seconds is not None and keep_seconds <= 0:
-            await self._redis.delete(document_key)
-        else:
-            await self._redis.set(document_key, dumps(value), ex=keep_seconds)
-
-    @guarded
-    async def get_document(self, kind: str, key: str) -> dict[str, Any] | None:
-        value = await self._redis.get(self._keys.document(kind, key))
-        return None if value is None else json.loads(value)
-
-    @guarded
-    async def index_document(self, kind: str, index: str, key: str, score: float) -> None:
-        document_ttl = await self._redis.pttl(self._keys.document(kind, key))
-        await self._index(keys=[self._keys.index(kind, index)], args=[key, score, document_ttl])
-
-    @guarded
-    async def list_documents(self, kind: str, index: str, limit: int = 50) -> list[dict[str, Any]]:
-        return await self._newest(self._keys.index(kind, index), partial(self._keys.document, kind), limit)

@@ -23,7 +23,6 @@ from .redis_scripts import (
     APPEND_SCRIPT,
     CLAIM_SCRIPT,
     CLOSE_OUTBOX_SCRIPT,
-    DELETE_IF_SCRIPT,
     INDEX_SCRIPT,
     LOAD_SCRIPT,
     REPLACE_SETTING_SCRIPT,
@@ -78,7 +77,6 @@ class RedisBase(Store):
         self._index = self._redis.register_script(INDEX_SCRIPT)
         self._load = self._redis.register_script(LOAD_SCRIPT)
         self._claim = self._redis.register_script(CLAIM_SCRIPT)
-        self._delete_if = self._redis.register_script(DELETE_IF_SCRIPT)
         self._settle_result = self._redis.register_script(SETTLE_RESULT_SCRIPT)
         self._close_outbox = self._redis.register_script(CLOSE_OUTBOX_SCRIPT)
         self._submit = self._redis.register_script(SUBMIT_SCRIPT)

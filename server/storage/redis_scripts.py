@@ -54,12 +54,6 @@ redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2])
 return redis.call('GET', KEYS[1])
 """
 
-# KEYS: a key, ARGV: a value: deletes the key if it holds that value.
-DELETE_IF_SCRIPT = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"""
-
 # KEYS: header, log, outbox; ARGV: the final header, seconds to keep it.
 CLOSE_OUTBOX_SCRIPT = """
 if redis.call('EXISTS', KEYS[1]) == 1 then

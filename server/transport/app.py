@@ -28,7 +28,6 @@ handshake fails half way.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import socket
 import time
@@ -36,10 +35,9 @@ from typing import Callable, Sequence
 from urllib.parse import urlsplit
 
 from prometheus_client import Counter
-from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
+from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
-from websockets.protocol import State
 from websockets.typing import Subprotocol
 
 from protocol import CODECS, JSON, SUBPROTOCOLS, codec_for
@@ -48,11 +46,10 @@ from server.net.admission import Denial, SocketPeer
 from server.core import Hub, wall_clock_ms
 from server.transport.keepalive import screened_by
 from server.transport.listener import LISTEN_BACKLOG, screened_listener
-from server.net.outbox import CLOSE_TRY_AGAIN_LATER
-from server.net.peer import Peer
+from server.transport.outlet import WebSocketOutlet
 from server.games.retention import Sweeper, retention_of
 from server.runtime.scheduler import Scheduler
-from server.runtime.searches import Searchers
+from server.runtime.workers import WorkerPool
 from server.runtime.settings import Settings
 from server.storage import StorageRefused, StorageUnavailable, Store, open_store
 from server.transport.web import METHODS, METRICS_CONTENT_TYPE, respond, site_response
@@ -63,123 +60,6 @@ WEBSOCKET_PATH = "/ws"
 ADMISSION_PATH = "/admission"
 """Plain HTTP: whether this address's next WebSocket handshake would be
 admitted (200), or why not (429, as the handshake would be refused)."""
-FLUSH_POLL_SECONDS = 0.01
-CLOSE_SERVICE_RESTART = 1012
-RESTART_REASON = "server restarting; reconnect with your token"
-
-
-class WebSocketOutlet:
-    """A peer's frames onto one websockets connection: written at once
-    when the socket is idle, else drained by a writer task in order.  A
-    frame the writer cannot hand over within ``write_timeout`` closes the
-    connection with 1013: a client that stopped reading holds no more
-    than the bounded buffers (``write_buffer_bytes``, the kernel's
-    ``kernel_send_buffer_bytes``, ``send_queue``) and is gone after the
-    closing handshake's ``close_timeout``, keepalive pings or not."""
-
-    def __init__(self, connection: ServerConnection, text: bool, write_timeout: float | None) -> None:
-        self.connection = connection
-        self.text = text
-        self.write_timeout = write_timeout
-        self.peer: Peer | None = None
-        self._wake = asyncio.Event()
-        self._writing = False
-        self._writer: asyncio.Task[None] | None = None
-        self._closer: asyncio.Task[None] | None = None
-        self.handling = False
-        """A frame read off this connection is being answered."""
-
-    def start(self, peer: Peer) -> None:
-        self.peer = peer
-        self._writer = asyncio.create_task(self._drain(peer), name=f"writer {peer.number}")
-
-    def write_now(self, frame: bytes) -> bool:
-        connection = self.connection
-        if connection.protocol.state is not State.OPEN:
-            return True
-        if self._writing or connection.paused:
-            return False
-        broadcast((connection,), frame, text=self.text)
-        return True
-
-    def wake(self) -> None:
-        self._wake.set()
-
-    def close(self, code: int, reason: str) -> None:
-        if self._closer is None:
-            self._closer = asyncio.create_task(self._close(code, reason))
-
-    async def _close(self, code: int, reason: str) -> None:
-        """The closing handshake, cut off after ``close_timeout``: its close
-        frame queues behind everything unsent, which a client that stopped
-        reading never takes, and websockets waits for that buffer to drain
-        before its own close timeout starts."""
-        connection = self.connection
-        try:
-            async with asyncio.timeout(connection.close_timeout):
-                await connection.close(code, reason)
-        except TimeoutError:
-            connection.transport.abort()
-
-    @property
-    def idle(self) -> bool:
-        """Nothing queued and nothing being written."""
-        return not self._writing and not (self.peer and self.peer.backlog)
-
-    @property
-    def answered(self) -> bool:
-        """Every frame received so far has been answered and its reply
-        written: no frame waits in websockets' queue, none is being
-        handled, nothing waits to be written."""
-        return not self.handling and not len(self.connection.recv_messages.frames) and self.idle
-
-    async def close_for_restart(self, deadline: float) -> None:
-        """Close with 1012 once every frame received has its reply (or at
-        ``deadline``, loop time).  Reading stops first, so no request can
-        arrive between the last reply and the close frame; it starts again
-        once the close frame is out, to read the client's half of the
-        closing handshake."""
-        loop = asyncio.get_running_loop()
-        transport = self.connection.transport
-        transport.pause_reading()
-        while not self.answered and loop.time() < deadline:
-            await asyncio.sleep(FLUSH_POLL_SECONDS)
-        if self.peer is not None:
-            self.peer.close(CLOSE_SERVICE_RESTART, RESTART_REASON)  # frames read from now on are dropped unread
-        while self.connection.protocol.state is State.OPEN and loop.time() < deadline:
-            await asyncio.sleep(0)
-        transport.resume_reading()
-        if self._closer is not None:
-            await self._closer
-
-    async def _drain(self, peer: Peer) -> None:
-        while True:
-            await self._wake.wait()
-            self._wake.clear()
-            while peer.backlog and not peer.closed:
-                frame = peer.backlog.popleft()
-                self._writing = True
-                try:
-                    async with asyncio.timeout(self.write_timeout):
-                        await self.connection.send(frame, text=self.text)
-                except ConnectionClosed:
-                    return
-                except TimeoutError:
-                    # The client stopped reading: the kernel's buffers and
-                    # the write buffer are full and nothing drains them.
-                    peer.close(CLOSE_TRY_AGAIN_LATER, "too slow to read; reconnect and watch again")
-                    return
-                finally:
-                    self._writing = False
-
-    async def finish(self) -> None:
-        """Stop writing; wait for a close this outlet started."""
-        if self._writer is not None:
-            self._writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._writer
-        if self._closer is not None:
-            await self._closer
 
 
 def select_subprotocol(connection: ServerConnection, offered: Sequence[Subprotocol]) -> Subprotocol | None:
@@ -191,8 +71,8 @@ class ArenaServer:
     """One server process.  Use ``async with ArenaServer(settings) as server``
     (tests) or ``await run(settings)`` (the CLI).  ``monotonic`` is the
     hub's clock of rate limits and admission, ``clock`` (ms) and
-    ``scheduler`` those of races and spectator delays, ``searchers`` the
-    assists' worker pools: all injected by tests that advance time or
+    ``scheduler`` those of races and spectator delays, ``workers`` the
+    worker pool of searches and proofs: all injected by tests that advance time or
     hold a search instead of sleeping, so that a timing rule seen through
     real sockets cannot fail on a loaded machine."""
 
@@ -204,12 +84,12 @@ class ArenaServer:
         *,
         clock: Callable[[], int] = wall_clock_ms,
         scheduler: Scheduler | None = None,
-        searchers: Searchers | None = None,
+        workers: WorkerPool | None = None,
     ) -> None:
         self.settings = settings
         self._own_store = store is None
         self.store = store if store is not None else open_store(settings.redis_url, retention=retention_of(settings))
-        self.hub = Hub(settings, self.store, clock=clock, monotonic=monotonic, scheduler=scheduler, searchers=searchers)
+        self.hub = Hub(settings, self.store, clock=clock, monotonic=monotonic, scheduler=scheduler, workers=workers)
         self.sweeper = Sweeper(self.store, settings, self.hub.metrics.registry)
         self._resets = Counter(
             "arena_connections_reset",

@@ -1,11 +1,20 @@
 """Running the ``arena`` command line (or an example script) as a real
-subprocess: all at once (``run``) or line by line as it goes (``Running``)."""
+subprocess: all at once (``run``) or line by line as it goes (``Running``).
+
+Each program keeps the players it makes in a configuration directory of
+its own (``XDG_CONFIG_HOME``, made inside the test's own), as if run by a
+person of its own: two racers started by one test are two players, as
+they were before the client kept players.  A test of what is kept passes
+one ``config_home`` to every run that should share it."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import sys
+import tempfile
+from pathlib import Path
 from typing import Awaitable, Callable
 
 from tests.client.arena_restart import REPO_ROOT
@@ -30,10 +39,10 @@ class Running:
         self.lines: list[str] = []
 
     @classmethod
-    async def start(cls, *arguments: str) -> Running:
+    async def start(cls, *arguments: str, config_home: Path | None = None) -> Running:
         """``python ARGUMENTS`` in the repository, its three streams piped."""
         process = await asyncio.create_subprocess_exec(
-            sys.executable, *arguments, cwd=REPO_ROOT,
+            sys.executable, *arguments, cwd=REPO_ROOT, env=environment(config_home),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
         )
         return cls(process)
@@ -78,12 +87,23 @@ class Running:
         return self.process.returncode, self.lines
 
 
+def environment(config_home: Path | None) -> dict[str, str]:
+    """This process's environment with ``config_home`` as the program's
+    ``XDG_CONFIG_HOME``, or a new directory of its own."""
+    if config_home is None:
+        shared = os.environ.get("XDG_CONFIG_HOME")
+        if shared is not None:
+            Path(shared).mkdir(parents=True, exist_ok=True)
+        config_home = Path(tempfile.mkdtemp(prefix="program-", dir=shared))
+    return {**os.environ, "XDG_CONFIG_HOME": str(config_home)}
 
-async def run(*command: str, stdin: str = "") -> tuple[int, str, str]:
+
+async def run(*command: str, stdin: str = "", config_home: Path | None = None) -> tuple[int, str, str]:
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         *command,
         cwd=REPO_ROOT,
+        env=environment(config_home),
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,

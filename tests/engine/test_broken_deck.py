@@ -1,4 +1,4 @@
-"""Broken Deck: one test per sentence of the seed ``000_…``, plus the deal
+"""Broken Deck: one test per sentence of its rule text, plus the deal
 pins, the refusal codes and the position checks.
 
 Small positions are written in the notation; ``board`` fills each
@@ -932,7 +932,7 @@ def test_relaxed_and_standard_share_rules_and_assists() -> None:
     """Relaxed and Standard use the same card and repair rules and provide Hint, Undo, Redo, destination highlights and safe automatic finishing.
 
     The engine's part: identical legal moves and the four assists.  Safe
-    automatic finishing is the solver's (issue 3), which relies on
+    automatic finishing is the solver's (``tests/solver``), which relies on
     ``all_repaired``."""
     relaxed = engine.new_game("broken-deck", 11, difficulty="relaxed")
     standard = engine.new_game("broken-deck", 11, difficulty="standard")
@@ -1014,7 +1014,7 @@ def test_the_counters_records_are_built_from() -> None:
 
     The engine supplies repairs, moves, hints, undos, the win and the
     difficulty; time and the records themselves belong to the server
-    (issues 4 and 5)."""
+    (``tests/server``)."""
     game = board(TORN_QUEEN + "t3: KH\n", difficulty="standard", fs="J", fh="Q")
     game.hint(hint_for_view)
     game.play("t1-r")
@@ -1039,7 +1039,7 @@ def test_practice_games_are_flagged_for_the_records() -> None:
     """Tutorial practice does not enter these records.
 
     The engine marks practice games in the view and the notation; the
-    server leaves them out of records (issue 4)."""
+    server leaves them out of records (``tests/server``)."""
     game = engine.new_game("broken-deck", 8, practice=True)
     assert game.view()["practice"] is True
     assert "practice=true" in game.to_text().splitlines()[0]

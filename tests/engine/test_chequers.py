@@ -1,4 +1,4 @@
-"""Chequers, rule by rule: each test quotes the seed sentence(s) it checks."""
+"""Chequers, rule by rule: each test quotes the rule text's sentence(s) it checks."""
 
 from __future__ import annotations
 
@@ -230,7 +230,7 @@ def test_one_foundation_per_suit_in_each_direction() -> None:
 
 
 def test_cards_never_leave_a_foundation() -> None:
-    """Decision: no moves out of foundations (the seed lists none)."""
+    """Decision: no moves out of foundations (the rule text lists none)."""
     game = board({"t1": "AS", "t2": "2S", "t3": "5D"})
     game.play("t1-us")
     refuse(game, "us-t2", "foundation_is_final")

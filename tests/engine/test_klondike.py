@@ -1,4 +1,4 @@
-"""WordLink (Klondike), rule by rule: each test quotes the seed sentence it checks."""
+"""WordLink (Klondike), rule by rule: each test quotes the rule text's sentence it checks."""
 
 from __future__ import annotations
 
@@ -386,7 +386,7 @@ def test_replay_restarts_the_same_deal() -> None:
 
 
 def test_blocked_when_a_whole_stock_cycle_offers_nothing_but_drawing() -> None:
-    """The issue's rule: lost when, through a whole cycle of the stock, no move other than drawing and
+    """The rule: lost when, through a whole cycle of the stock, no move other than drawing and
     recycling is legal; declared once the cards the player has seen prove it (docs/rules.md)."""
     columns = {"t1": "[TS] KH", "t2": "[TH] KS", "t3": "[TD] KC", "t5": "[QS QH] JS", "t6": "[QD] JH", "t7": "[QC] JD"}
     blocked = position({**columns, "t4": "[TC] KD"}, stock="JC")

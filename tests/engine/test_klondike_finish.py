@@ -1,6 +1,7 @@
-"""WordLink finishes itself (issue 16, item 3): "Once stock and waste are
-empty and every card is face up, a Finish button appears; auto-collect
-does it on its own.  The server plays it, as Broken Deck's finish does."
+"""WordLink finishes itself: once stock and waste are empty and every card
+is face up, Finish is offered and auto-collect does it on its own; the
+server plays the path, as Broken Deck's finish does (docs/rules.md,
+*WordLink*, Finish).
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
-"""Lara's Game: one test per sentence of seed ``001_…``, plus refusals,
+"""Lara's Game: one test per sentence of its rule text, plus refusals,
 notation, views, AutoPlay and the deal's pinned vectors.
 
 Positions are built with ``crafted``: the cards named for the packs, the
 row and the stock, and every other card on the foundations, as high as the
-test says.  The seed's difficulty line (medium, half the deals won) is a
-winnability figure for the solver bench of issue 3; no test here claims it.
+test says.  The rule text's difficulty line (medium, half the deals won) is a
+winnability figure for the solver bench (``bench/solver.py``); no test here
+claims it.
 """
 
 from __future__ import annotations
@@ -99,7 +100,7 @@ def play_all(game: Game, moves: str) -> None:
         game.play(move)
 
 
-# ----------------------------------------------------------------- the seed
+# ------------------------------------------------------------ the rule text
 
 
 def test_two_decks_give_104_distinct_cards() -> None:

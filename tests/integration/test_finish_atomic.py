@@ -2,7 +2,8 @@
 
 Before the outbox, the final header, the record, the Vegas earnings and
 the leaderboard entry were separate writes after the acknowledgement, and
-a kill between them lost the rest (5 of 30 finished games in issue 13).
+a kill between them lost the rest (5 of 30 finished games in
+``bench/finish_crash.py``).
 Now the append of the last action opens the game's outbox and the restart
 settles it before it listens.  ``bench/finish_crash.py`` runs 100 trials.
 """

@@ -26,7 +26,7 @@ from typing import AsyncIterator, Awaitable, Callable
 import pytest
 from tests.integration.arena_processes import ServerProcess, ServerStarter, WireClient
 from tests.integration.test_compose_cluster import HAPROXY_CONFIG, SERVERS
-from tests.integration.test_processes_share_redis import MOVES, diffs_until, play, shared_part
+from tests.integration.test_processes_share_redis import MOVES, diffs_until, shared_part
 from tests.redis_server import RedisClusterServers, free_port
 
 from protocol import to_server as ts
@@ -145,7 +145,7 @@ async def test_a_player_and_a_spectator_through_one_port_land_on_both_processes(
     watched = await spectator.request(ts.Watch, game_id=started.game_id)
     assert watched.type == "snapshot" and watched.seq == 0
 
-    replies = await play(player, started.game_id, snapshot.legal, MOVES)
+    replies = await player.play_first_legal(started.game_id, snapshot.legal, MOVES)
     seen = await diffs_until(spectator, started.game_id, MOVES)
     assert [shared_part(diff) for diff in seen] == [shared_part(reply) for reply in replies]
 

@@ -50,19 +50,6 @@ async def a_and_b(shared_redis_url: str, arena_processes: ServerStarter) -> tupl
     return await arena_processes(shared_redis_url), await arena_processes(shared_redis_url)
 
 
-async def play(player: WireClient, game_id: str, legal: list[str] | None, count: int) -> list[Any]:
-    """Make ``count`` moves, each the first legal one, each acknowledged
-    before the next; the replies (the player's diffs), in order."""
-    replies = []
-    for _ in range(count):
-        assert legal, "the deal ran out of legal moves"
-        reply = await player.request(ts.Move, game_id=game_id, move=legal[0])
-        assert reply.type == "diff", reply
-        replies.append(reply)
-        legal = reply.legal
-    return replies
-
-
 async def diffs_until(watcher: WireClient, game_id: str, last_seq: int) -> list[Any]:
     """The diffs of ``game_id`` numbered up to ``last_seq``, in arrival order."""
     await watcher.wait_for(lambda m: m.type == "diff" and m.game_id == game_id and m.seq == last_seq)
@@ -86,7 +73,7 @@ async def test_a_spectator_on_process_b_sees_every_move_made_through_process_a(
     assert view_of(watched) == view_of(snapshot)
     spectators_copy, players_copy = Mirror(watched), Mirror(snapshot)
 
-    replies = await play(player, started.game_id, snapshot.legal, MOVES)
+    replies = await player.play_first_legal(started.game_id, snapshot.legal, MOVES)
     seen = await diffs_until(spectator, started.game_id, MOVES)
 
     assert [diff.seq for diff in seen] == list(range(1, MOVES + 1)), "in order, none missing, none twice"
@@ -107,7 +94,7 @@ async def test_a_player_resumes_its_game_through_the_other_process(
     await player.hello(name="Ada")
     started, snapshot = await player.new_game(deal=12)
     mirror = Mirror(snapshot)
-    for reply in await play(player, started.game_id, snapshot.legal, MOVES // 2):
+    for reply in await player.play_first_legal(started.game_id, snapshot.legal, MOVES // 2):
         mirror.apply(reply)
     spectator_on_a = await clients(a.url)
     await spectator_on_a.request(ts.Watch, game_id=started.game_id)
@@ -120,7 +107,7 @@ async def test_a_player_resumes_its_game_through_the_other_process(
     resumed = await again.wait_for(lambda m: m.type == "snapshot" and m.game_id == started.game_id)
     assert resumed.seq == MOVES // 2 and view_of(resumed) == mirror.view
 
-    onward = await play(again, started.game_id, resumed.legal, MOVES // 2)
+    onward = await again.play_first_legal(started.game_id, resumed.legal, MOVES // 2)
     assert [reply.seq for reply in onward] == list(range(MOVES // 2 + 1, MOVES + 1))
     seen_on_a = await diffs_until(spectator_on_a, started.game_id, MOVES)
     assert [shared_part(diff) for diff in seen_on_a] == [shared_part(reply) for reply in onward]

@@ -4,7 +4,7 @@ An append sent into the stall waits in Redis's socket buffer; the caller
 times out and answers ``storage_unavailable``; when Redis goes on it reads
 the command.  Before the deadline in the append script, it then ran, and
 the action the player was told had failed was in the game after all (18
-of 100 in issue 13).  Now the script compares Redis's clock with the
+of 100 stalled actions when it was measured).  Now the script compares Redis's clock with the
 append's deadline and refuses: ``storage_unavailable`` means not applied.
 """
 

@@ -49,15 +49,9 @@ async def test_after_kill_9_and_a_restart_the_game_has_the_same_position_counter
     await player.hello()
     started, snapshot = await player.new_game(deal=12)
     mirror = Mirror(snapshot)
-    legal = snapshot.legal
-    replies = []
-    for _ in range(8):
-        assert legal, "the owner is told the legal moves"
-        reply = await player.request(ts.Move, game_id=started.game_id, move=legal[0])
-        assert reply.type == "diff", reply
+    replies = await player.play_first_legal(started.game_id, snapshot.legal, 8)
+    for reply in replies:
         mirror.apply(reply)
-        replies.append(reply)
-        legal = reply.legal
     await player.request(ts.Hint, game_id=started.game_id)
     hinted = await player.wait_for(lambda m: m.type == "diff" and m.action.kind == "hint")
     last = hinted

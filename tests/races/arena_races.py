@@ -27,7 +27,7 @@ from protocol import MSGPACK_SUBPROTOCOL
 from protocol import to_client as tc
 from protocol import to_server as ts
 from server.transport.app import ArenaServer
-from server.deals.daily import DAY_MS, DailyRecord
+from server.deals.daily import DAY_MS, DailyRecord, day_start_ms
 from server.runtime.settings import Settings
 from server.storage.base import Store
 from server.storage.redis import RedisStore
@@ -36,6 +36,9 @@ COUNTDOWN_SECONDS = 1.0
 DELAY_SECONDS = 0.5
 FULL_RACE_DELAY_SECONDS = 2.0
 KLONDIKE_DRAW_1 = "draw=1,scoring=standard"
+DAY = date(2026, 3, 14)
+NOON = day_start_ms(DAY) + 12 * 3_600_000
+"""Where the daily tests' clock starts (``noon_clock``): a day under way."""
 
 
 PUBLIC_BOARD_RULES_OFF: dict[str, Any] = {
@@ -186,6 +189,28 @@ async def play_line(client: RecordingClient, game_id: str, moves: tuple[str, ...
 @pytest.fixture
 async def memory_arena() -> AsyncIterator[MemoryArena]:
     async with MemoryArena(race_settings()) as running:
+        yield running
+
+
+@pytest.fixture(name="clock")
+def noon_clock() -> FakeClock:
+    """The hub's clock, at ``NOON``; a test moves it on by setting ``ms``."""
+    fake = FakeClock()
+    fake.ms = NOON
+    return fake
+
+
+@pytest.fixture
+def arena_settings() -> Settings:
+    """The settings of ``noon_arena``; a module imports this fixture with
+    it, or defines its own to change them."""
+    return make_settings()
+
+
+@pytest.fixture(name="arena")
+async def noon_arena(clock: FakeClock, arena_settings: Settings) -> AsyncIterator[MemoryArena]:
+    """A memory arena on the ``clock`` fixture's time."""
+    async with MemoryArena(arena_settings, clock=clock) as running:
         yield running
 
 

@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from datetime import date, timedelta
-from typing import AsyncIterator
+from datetime import timedelta
 
 import pytest
 from tests.races.arena_races import (
+    DAY,
     DEAL_1_DRAW_1_WIN,
     KLONDIKE_DRAW_1,
+    NOON,
     MemoryArena,
     RecordingClient,
+    noon_arena,
+    noon_clock,
     pin_daily_deal,
     person,
     play_paced,
@@ -35,26 +38,19 @@ from protocol import to_server as ts
 from server.deals.daily import DAY_MS, day_start_ms
 from server.deals.keeper import prepare_day
 from server.deals.proofs import prove, replays_to_win, secret_seed
+from server.runtime.settings import Settings
 from server.storage.memory import MemoryStore
 
-DAY = date(2026, 3, 14)
-NOON = day_start_ms(DAY) + 12 * 3_600_000
+__all__ = ["noon_arena", "noon_clock"]
+
 GRACE_SECONDS = 3600
 RECYCLE = ("draw",) * 25
 """24 draws and a recycle: WordLink deal 1 back where it began, 25 moves later."""
 
 
 @pytest.fixture
-def clock() -> FakeClock:
-    fake = FakeClock()
-    fake.ms = NOON
-    return fake
-
-
-@pytest.fixture
-async def arena(clock: FakeClock) -> AsyncIterator[MemoryArena]:
-    async with MemoryArena(race_settings(daily_grace_seconds=GRACE_SECONDS), clock=clock) as server:
-        yield server
+def arena_settings() -> Settings:
+    return race_settings(daily_grace_seconds=GRACE_SECONDS)
 
 
 async def _first_board(client: RecordingClient, options: dict[str, object]) -> dict[str, object]:

@@ -13,10 +13,12 @@ import asyncio
 from typing import Any
 
 from tests.races.arena_races import MemoryArena, player, race_settings, ready_daily
+from tests.server.arena_memory import ThreadWorker
 
 from protocol import to_server as ts
 from server.deals.daily import daily_variants
-from server.deals.proofs import DealProver, ProvenDeal, Urgency
+from server.deals.proofs import DealProver, ProvenDeal, ProvenDeals, Urgency
+from server.runtime.workers import Lane, WorkerPool
 
 HANG_SECONDS = 600.0
 """Bounds a hang only: the waits below end on events (a proof answered, a
@@ -27,8 +29,8 @@ class GatedProver(DealProver):
     """A real prover whose proofs start only once ``gate`` is open: while
     it is shut, no daily deal can be ready, however fast the machine."""
 
-    def __init__(self) -> None:
-        super().__init__(1, 30_000, 50)
+    def __init__(self, workers: WorkerPool) -> None:
+        super().__init__(workers, 30_000, 50)
         self.gate = asyncio.Event()
 
     async def prove(
@@ -39,8 +41,10 @@ class GatedProver(DealProver):
 
 
 async def test_daily_answers_at_once_with_the_variants_still_being_proven() -> None:
-    prover = GatedProver()
-    async with MemoryArena(race_settings(), prover=prover) as arena:
+    settings = race_settings(deal_workers=1)
+    workers = WorkerPool.sized(settings)
+    prover = GatedProver(workers)
+    async with MemoryArena(settings, workers=workers, prover=prover) as arena:
         client = await player(arena, "ann")
         async with asyncio.timeout(HANG_SECONDS):
             info = await client.request(ts.Daily)
@@ -63,7 +67,8 @@ async def test_a_players_proof_goes_before_the_stock_queued_ahead_of_it() -> Non
     """One worker: four stock proofs asked, then a player's.  The first
     stock proof is under way and finishes first; the player's comes next,
     before the three stock proofs asked before it."""
-    prover = DealProver(1, 30_000, 50)
+    pool = WorkerPool({Lane.PROOF: 1})
+    prover = DealProver(pool, 30_000, 50)
     answered: list[str] = []
 
     async def ask(label: str, urgency: Urgency) -> None:
@@ -79,12 +84,13 @@ async def test_a_players_proof_goes_before_the_stock_queued_ahead_of_it() -> Non
             assert prover.eta_seconds("daily/player") < prover.eta_seconds("race/stock/1"), "estimated as the next"
             await asyncio.gather(player_proof, *stock)
     finally:
-        await prover.close()
+        await pool.close()
     assert answered == ["race/stock/0", "daily/player", "race/stock/1", "race/stock/2", "race/stock/3"]
 
 
 async def test_asking_again_more_urgently_moves_a_queued_proof_up() -> None:
-    prover = DealProver(1, 30_000, 50)
+    pool = WorkerPool({Lane.PROOF: 1})
+    prover = DealProver(pool, 30_000, 50)
     answered: list[str] = []
 
     async def ask(label: str, urgency: Urgency) -> None:
@@ -98,6 +104,27 @@ async def test_asking_again_more_urgently_moves_a_queued_proof_up() -> None:
             asked.append(asyncio.ensure_future(ask("c", Urgency.PLAYER)))
             await asyncio.gather(*asked)
     finally:
-        await prover.close()
+        await pool.close()
     assert answered[0] == "a AHEAD" and answered[1:3] in (["c AHEAD", "c PLAYER"], ["c PLAYER", "c AHEAD"])
     assert answered[3] == "b AHEAD"
+
+
+async def test_a_prover_proves_a_label_once_and_keeps_its_proofs_to_itself() -> None:
+    """Asked twice at once and once after, a label is proven once; a second
+    prover on the same pool has its own ``ProvenDeals`` and proves it again,
+    and one handed the first's proofs does not."""
+    pool = WorkerPool({Lane.PROOF: 1}, ThreadWorker)
+    kept = ProvenDeals()
+    first = DealProver(pool, 30_000, 50, kept)
+    ask = ("klondike", {"draw": 3}, "secret", "daily/kept")
+    try:
+        async with asyncio.timeout(HANG_SECONDS):
+            together = await asyncio.gather(first.prove(*ask), first.prove(*ask))
+            assert together[0] == together[1] == await first.prove(*ask)
+            assert pool.jobs["prove"] == 1
+            assert await DealProver(pool, 30_000, 50).prove(*ask) == together[0]
+            assert pool.jobs["prove"] == 2, "a new prover keeps no proof of another"
+            assert await DealProver(pool, 30_000, 50, kept).prove(*ask) == together[0]
+            assert pool.jobs["prove"] == 2
+    finally:
+        await pool.close()

@@ -11,6 +11,7 @@ from tests.races.arena_races import race_settings
 
 from server.deals.keeper import RaceDealStock, stock_name
 from server.deals.proofs import DealProver, replays_to_win
+from server.runtime.workers import Lane, WorkerPool
 from server.storage.memory import MemoryStore
 
 WORDLINK = ("klondike", {"draw": 1})
@@ -20,9 +21,9 @@ STOCK = stock_name("klondike", "draw=1,scoring=standard")
 @pytest.fixture
 async def prover() -> AsyncIterator[DealProver]:
     settings = race_settings()
-    proving = DealProver(1, settings.deal_proof_nodes, settings.deal_proof_attempts)
-    yield proving
-    await proving.close()
+    pool = WorkerPool({Lane.PROOF: 1})
+    yield DealProver(pool, settings.deal_proof_nodes, settings.deal_proof_attempts)
+    await pool.close()
 
 
 async def test_a_stock_is_filled_taken_once_and_topped_up(prover: DealProver) -> None:

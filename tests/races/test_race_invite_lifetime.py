@@ -1,4 +1,4 @@
-"""How long a race's invite code lives (issue 13): it admits friends only
+"""How long a race's invite code lives: it admits friends only
 in the lobby, and it lives as long as the race it names, which stays
 ``finished_retention_seconds`` after its latest possible end (a start at
 the invite's last moment, the countdown, the time limit), then goes from

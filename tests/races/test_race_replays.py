@@ -6,17 +6,28 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from tests.races.arena_races import DEAL_1_DRAW_1_WIN, MemoryArena, memory_arena, pin_daily_deal, play_line, player, race_event
+from tests.races.arena_races import (
+    DAY,
+    DEAL_1_DRAW_1_WIN,
+    MemoryArena,
+    memory_arena,
+    noon_arena,
+    noon_clock,
+    pin_daily_deal,
+    play_line,
+    player,
+    race_event,
+)
 from tests.server.arena_clock import FakeClock
 from tests.server.arena_wire import Mirror
-from tests.races.test_daily import DAY, GRACE_SECONDS, arena, clock
+from tests.races.test_daily import GRACE_SECONDS, arena_settings
 from tests.races.test_race_refusals import _lobby, _started
 
 from protocol import ErrorCode
 from protocol import to_server as ts
 from server.deals.daily import day_start_ms
 
-__all__ = ["arena", "clock", "memory_arena"]
+__all__ = ["arena_settings", "memory_arena", "noon_arena", "noon_clock"]
 
 
 async def test_each_racers_board_replays_once_the_race_is_over(memory_arena: MemoryArena) -> None:

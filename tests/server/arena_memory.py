@@ -10,15 +10,18 @@ records what the hub writes to it, with the same API as the real
 negotiation, frame size limits, admission, keepalive, slow sockets,
 shutdown, HTTP) is tested through real sockets, each path once or more.
 
-Searches run in a thread of the test process (``thread_searchers``):
-the same jobs, pickled the same way as for a worker process, so a test
-starts no process.  The pool of worker processes has its own tests.
+Searches and deal proofs run in threads of the test process
+(``thread_workers``): the same jobs, pickled the same way as for a worker
+process, so a test starts no process.  The pool of worker processes has
+its own tests.  Every memory hub's prover keeps its proofs in one
+``PROVEN`` for the whole test process: the tests' dailies are all under
+one secret, so each day's deals are proven once, not in every test.
 """
 
 from __future__ import annotations
 
 import asyncio
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, AsyncIterator, Callable
 
 import pytest
@@ -27,7 +30,8 @@ from tests.server.arena_wire import WAIT_SECONDS, RecordingClient
 
 from protocol import MSGPACK_SUBPROTOCOL, codec_for
 from server.core import Hub
-from server.runtime.searches import Searchers
+from server.deals.proofs import DealProver, ProvenDeals
+from server.runtime.workers import Answer, WorkerPool, answer_of, run_job
 from server.runtime.settings import Settings
 from server.storage.base import Store
 from server.storage.memory import MemoryStore
@@ -37,13 +41,28 @@ CLIENT_ADDRESS = "192.0.2.1"
 CLOSE_NORMAL = 1000
 
 
-def search_thread() -> Executor:
-    return ThreadPoolExecutor(1, thread_name_prefix="search")
+PROVEN = ProvenDeals()
 
 
-def thread_searchers(settings: Settings) -> Searchers:
-    """The assists' pools as the settings size them, each worker a thread."""
-    return Searchers.sized(settings.search_workers, settings.analysis_slots, search_thread)
+class ThreadWorker:
+    """A pool's worker that is a thread of this process."""
+
+    def __init__(self) -> None:
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="worker")
+
+    def alive(self) -> bool:
+        return True
+
+    async def run(self, payload: bytes) -> Answer:
+        return answer_of(await asyncio.get_running_loop().run_in_executor(self._thread, run_job, payload))
+
+    async def stop(self) -> None:
+        await asyncio.to_thread(self._thread.shutdown, wait=True, cancel_futures=True)
+
+
+def thread_workers(settings: Settings) -> WorkerPool:
+    """The worker pool as the settings size it, each worker a thread."""
+    return WorkerPool.sized(settings, ThreadWorker)
 
 
 class _ClientOutlet:
@@ -124,14 +143,15 @@ class MemoryClient(RecordingClient):
 
 class MemoryArena:
     """One server process without sockets: the hub the adapter would serve.
-    ``injected`` are the hub's clock, monotonic clock, scheduler and
-    searchers, as ``server.transport.app.ArenaServer`` takes them; searches default
-    to ``thread_searchers``."""
+    ``injected`` are the hub's clock, monotonic clock, scheduler, worker
+    pool and prover; the pool defaults to ``thread_workers``, the prover
+    to one that keeps its proofs in ``PROVEN``."""
 
     def __init__(self, settings: Settings, store: Store | None = None, **injected: Any) -> None:
         self.settings = settings
         self.store = store if store is not None else MemoryStore()
-        injected.setdefault("searchers", thread_searchers(settings))
+        workers = injected.setdefault("workers", thread_workers(settings))
+        injected.setdefault("prover", DealProver(workers, settings.deal_proof_nodes, settings.deal_proof_attempts, PROVEN))
         self.hub = Hub(settings, self.store, **injected)
         self.clients: list[MemoryClient] = []
 

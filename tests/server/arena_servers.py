@@ -24,8 +24,9 @@ def make_settings(**changes: Any) -> Settings:
     noise, and rate limits (messages, new connections) out of the way (the
     limits tests set their own).
     Dailies are proven when first asked for, not ahead, under one secret,
-    so a test process proves each day's deal once (``DealProver`` keeps
-    proofs) instead of every server start proving fourteen; race deals
+    so a memory hub's prover proves each day's deal once per test process
+    (``tests.server.arena_memory.PROVEN``) instead of every server start
+    proving fourteen; race deals
     likewise, with no stock kept (the stock's own tests keep one)."""
     base: dict[str, Any] = {
         "port": 0,

@@ -164,6 +164,18 @@ class RecordingClient(ABC):
         reply: ServerMessage = await self.wait_for(lambda m: m.id == request_id, timeout)
         return reply
 
+    async def play_first_legal(self, game_id: str, legal: list[str] | None, count: int) -> list[tc.Diff]:
+        """Make ``count`` moves, each the first legal one (``legal``: the
+        snapshot's), each acknowledged before the next; the replies, in order."""
+        replies: list[tc.Diff] = []
+        for _ in range(count):
+            assert legal, "the owner is told the legal moves"
+            reply = await self.request(ts.Move, game_id=game_id, move=legal[0])
+            assert reply.type == "diff", reply
+            replies.append(reply)
+            legal = reply.legal
+        return replies
+
     async def wait_for(self, predicate: Callable[..., bool], timeout: float = WAIT_SECONDS) -> Any:
         """The first not yet taken message matching ``predicate`` (called
         with the message alone: ``...`` lets a test's lambda bind its loop

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from server.cli import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, main
+from server.cli import main
+from server.runtime.exits import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED
 from server.runtime.version import arena_version
 from server.commands import solve as solve_command
 from server.runtime.progress import ProgressLine

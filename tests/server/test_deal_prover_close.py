@@ -1,4 +1,5 @@
-"""Stopping the deal proofs: no worker left behind, no traceback.
+"""Stopping the deal proofs (``server.runtime.workers.WorkerPool.close``):
+no worker left behind, no traceback.
 
 A SIGTERM during a proof used to print CPython 3.11's ``InvalidStateError``
 from ``ProcessPoolExecutor.terminate_broken`` (the pool failing a future
@@ -13,13 +14,13 @@ import signal
 import subprocess
 import sys
 import threading
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Callable
 
 import pytest
 
 from server.deals.proofs import DealProver
+from server.runtime.workers import Lane, WorkerDied, WorkerPool
 
 START_SECONDS = 120.0
 """Bounds a hang of a worker starting or of ``arena serve`` starting or stopping."""
@@ -77,12 +78,13 @@ async def _until(condition: Callable[[], object], what: str) -> None:
 async def test_close_ends_a_proof_under_way_and_its_worker(monkeypatch: pytest.MonkeyPatch) -> None:
     failures: list[threading.ExceptHookArgs] = []
     monkeypatch.setattr(threading, "excepthook", failures.append)
-    prover = DealProver(1, ENDLESS_BUDGET, 50)
+    pool = WorkerPool({Lane.PROOF: 1})
+    prover = DealProver(pool, ENDLESS_BUDGET, 50)
     proofs = [asyncio.ensure_future(prover.prove("klondike", {}, "secret", f"label {n}")) for n in range(4)]
     await _until(lambda: _workers(os.getpid()), "the proof's worker starts")
     workers = _workers(os.getpid())
 
-    await prover.close()
+    await pool.close()
 
     assert not any(_running(pid) for pid in workers), "close ended the worker"
     await asyncio.gather(*proofs, return_exceptions=True)
@@ -121,10 +123,11 @@ async def test_sigterm_to_the_process_group_during_a_proof_prints_no_traceback()
 
 
 async def test_a_proof_after_its_worker_was_killed_starts_a_new_pool() -> None:
-    """A worker killed outright (out of memory, say) breaks the pool: the
-    proofs it held fail, and the next proof runs in a new pool instead of
-    failing for ever."""
-    prover = DealProver(1, 30_000, 50)
+    """A worker killed outright (out of memory, say): the proofs it held
+    fail, and the next proof runs in a new worker instead of failing for
+    ever."""
+    pool = WorkerPool({Lane.PROOF: 1})
+    prover = DealProver(pool, 30_000, 50)
     try:
         await prover.prove("klondike", {"draw": 3}, "secret", "before the kill")
         (worker,) = _workers(os.getpid())
@@ -135,9 +138,9 @@ async def test_a_proof_after_its_worker_was_killed_starts_a_new_pool() -> None:
             try:
                 await asyncio.wait_for(prover.prove("klondike", {"draw": 3}, "secret", f"after the kill {attempt}"), START_SECONDS)
                 break
-            except BrokenProcessPool:
+            except WorkerDied:
                 failures += 1
-        assert failures < 3, "a new pool proves"
+        assert failures < 3, "a new worker proves"
         assert _workers(os.getpid()) - {worker}, "in a new worker"
     finally:
-        await prover.close()
+        await pool.close()

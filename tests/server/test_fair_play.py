@@ -30,7 +30,7 @@ from server.deals.proofs import seed_text
 from server.deals.pools import verified_deals
 
 SCANNED_DEALS = 1_000_000
-"""Numbered WordLink deals an attacker tabulates (the issue's 1 to 1,000,000)."""
+"""Numbered WordLink deals an attacker tabulates: 1 to 1,000,000."""
 FACE_UP_POSITIONS = (0, 7, 13, 18, 22, 25, 27)
 """Where WordLink's seven face-up cards lie in the shuffle (row by row, left to right)."""
 

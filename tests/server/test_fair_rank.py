@@ -19,11 +19,22 @@ and across processes sharing Redis is in
 
 from __future__ import annotations
 
-from datetime import date
-from typing import Any, AsyncIterator
+from typing import Any
 
 import pytest
-from tests.races.arena_races import DEAL_1_DRAW_1_WIN, HUMAN_STEP_MS, person, pin_daily_deal, play_paced, racer_games
+from tests.races.arena_races import (
+    DAY,
+    DEAL_1_DRAW_1_WIN,
+    HUMAN_STEP_MS,
+    NOON,
+    arena_settings,
+    noon_arena,
+    noon_clock,
+    person,
+    pin_daily_deal,
+    play_paced,
+    racer_games,
+)
 from tests.server.arena_clock import FakeClock, ManualScheduler
 from tests.server.arena_memory import MemoryArena, MemoryClient
 from tests.server.arena_servers import make_settings
@@ -31,30 +42,17 @@ from tests.server.arena_servers import make_settings
 import engine
 from protocol import to_client as tc
 from protocol import to_server as ts
-from server.deals.daily import day_start_ms, todays_record
+from server.deals.daily import todays_record
 from server.model.fair_play import inhuman
 from server.model.session import ActionKind, Session
 from server.model.records import Action, SessionHeader
 
-DAY = date(2026, 3, 14)
-NOON = day_start_ms(DAY) + 12 * 3_600_000
+__all__ = ["arena_settings", "noon_arena", "noon_clock"]
+
 GAMES = [("broken-deck", {"difficulty": "relaxed"}), ("klondike", {"draw": 1})]
 HOME = "192.0.2.10"
 PAUSE_MS = 30_000
 """A person's pause to think, somewhere in a won game."""
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    fake = FakeClock()
-    fake.ms = NOON
-    return fake
-
-
-@pytest.fixture
-async def arena(clock: FakeClock) -> AsyncIterator[MemoryArena]:
-    async with MemoryArena(make_settings(), clock=clock) as running:
-        yield running
 
 
 async def _look(arena: MemoryArena, clock: FakeClock, game: str, options: dict[str, Any], address: str) -> tuple[str, ...]:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import random
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncIterator, Callable, Mapping
 
 import pytest
-from tests.server.arena_memory import MemoryArena, search_thread
+from tests.server.arena_memory import MemoryArena, ThreadWorker
 from tests.server.arena_positions import REPAIRS, broken_deck_two_halves_left
 from tests.server.arena_servers import make_settings
 from tests.server.arena_wire import SEARCH_WAIT_SECONDS, WAIT_SECONDS, Mirror, RecordingClient
@@ -16,7 +16,7 @@ import engine
 from protocol import ErrorCode
 from protocol import to_server as ts
 from server.games.assists import played_line
-from server.runtime.searches import Answer, SearchPool, Searchers
+from server.runtime.workers import Answer, Lane, Priority, Worker, WorkerPool
 from server.model.records import Action
 from tests.solver.positions import broken_deck_needs_search, klondike_hearts_locked
 from tests.solver.test_analysis import BLUNDER_LOG
@@ -225,35 +225,35 @@ def random_line(deal: int, moves: int, seed: int) -> list[str]:
     return line
 
 
-class HeldSearchPool(SearchPool):
-    """The real pool (its worker a thread, as every pool of a
-    ``MemoryArena``), whose jobs start only once ``release`` is set: the
-    test, not the machine's speed, decides how long an analysis runs."""
+class HeldAnalyses(WorkerPool):
+    """The real pool (its workers threads, as every pool of a
+    ``MemoryArena``), whose analyses start only once ``release`` is set:
+    the test, not the machine's speed, decides how long an analysis runs."""
 
-    def __init__(self, workers: int) -> None:
-        super().__init__(workers, search_thread)
+    def __init__(self, sizes: Mapping[Lane, int], start_worker: Callable[[], Worker]) -> None:
+        super().__init__(sizes, start_worker)
         self.asked = asyncio.Event()
         self.release = asyncio.Event()
 
-    async def run(self, key: str | None, job: Callable[..., Answer], *args: Any) -> Answer:
-        self.asked.set()
-        await self.release.wait()
-        return await super().run(key, job, *args)
+    async def run(self, priority: Priority, key: str | None, job: Callable[..., Any], *args: Any) -> Answer:
+        if priority is Priority.ANALYSIS:
+            self.asked.set()
+            await self.release.wait()
+        return await super().run(priority, key, job, *args)
 
 
 @pytest.fixture
-async def one_analysis_arena() -> AsyncIterator[tuple[MemoryArena, HeldSearchPool]]:
+async def one_analysis_arena() -> AsyncIterator[tuple[MemoryArena, HeldAnalyses]]:
     settings = make_settings(analysis_slots=1, analysis_queue=0, analysis_nodes=20_000)
-    analyses = HeldSearchPool(settings.analysis_slots)
-    searchers = Searchers(SearchPool(settings.search_workers, search_thread), analyses)
-    async with MemoryArena(settings, searchers=searchers) as running:
-        yield running, analyses
+    workers = HeldAnalyses.sized(settings, ThreadWorker)
+    async with MemoryArena(settings, workers=workers) as running:
+        yield running, workers
 
 
 async def test_watchers_share_a_running_analysis_and_a_full_queue_refuses_more(
-    one_analysis_arena: tuple[MemoryArena, HeldSearchPool],
+    one_analysis_arena: tuple[MemoryArena, HeldAnalyses],
 ) -> None:
-    """The one analysis slot is held busy (``HeldSearchPool``) while a
+    """The one analysis slot is held busy (``HeldAnalyses``) while a
     watcher asks for the same game and for another, then released."""
     arena, analyses = one_analysis_arena
     player = await arena.client()

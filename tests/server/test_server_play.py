@@ -180,8 +180,8 @@ async def test_vegas_mode_deals_a_preset_vegas_deal(arena: MemoryArena) -> None:
 async def test_the_daily_deal_is_the_same_for_everyone_on_a_day(arena: MemoryArena) -> None:
     """A new challenge every day, randomly selected from winnable deals:
     a secret random seed the server's solver has won before anyone plays
-    (the issue on fair play asks for a seed nobody can look up, not a pool
-    number), the same for everyone."""
+    (fair play needs a seed nobody can look up, not a pool number;
+    docs/rules.md, *Shared by all games*), the same for everyone."""
     boards, seeds = [], set()
     for _ in range(2):
         player = await arena.client()

@@ -39,14 +39,7 @@ async def test_a_spectator_on_another_process_sees_every_move(
     started, snapshot = await player.new_game(deal=12)
     spectator = await WireClient.open(there.url, "arena.v1.json")
     mirror = Mirror(await spectator.request(ts.Watch, game_id=started.game_id))
-    legal = snapshot.legal
-    played = []
-    for _ in range(10):
-        assert legal, "the owner is told the legal moves"
-        reply = await player.request(ts.Move, game_id=started.game_id, move=legal[0])
-        assert reply.type == "diff", reply
-        played.append(reply.action.text)
-        legal = reply.legal
+    played = [reply.action.text for reply in await player.play_first_legal(started.game_id, snapshot.legal, 10)]
     for number in range(1, 11):
         mirror.apply(await spectator.wait_for(lambda m, n=number: m.type == "diff" and m.seq == n))
     assert [m.action.text for m in spectator.received if m.type == "diff"] == played

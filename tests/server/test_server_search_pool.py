@@ -1,5 +1,6 @@
-"""Searches run in worker processes, given data, and a hint rate per player
-keeps one client from filling them (``server.runtime.searches``, ``server.games.assists``)."""
+"""Searches run in the worker pool's processes, given data, and a hint rate
+per player keeps one client from filling them (``server.runtime.searches``,
+``server.runtime.workers``, ``server.games.assists``)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ from engine.solver.assist import hint_for_view
 from protocol import ErrorCode
 from protocol import to_server as ts
 from server.transport.app import ArenaServer
-from server.runtime.searches import SearchPool, hint_job
+from server.runtime.searches import HintSearches, hint_job
+from server.runtime.workers import Lane, Priority, WorkerPool
 from server.model.session import Session
 from server.model.records import Action, SessionHeader
 from server.storage.memory import MemoryStore
@@ -87,10 +89,9 @@ async def test_hints_finishes_and_analyses_are_searched_in_worker_processes(
     analysis = await player.request(ts.Analyse, game_id=game_id)
     assert analysis.type == "analysis"
 
-    assists = pool_server.hub.assists
-    assert assists.searches.jobs["hint_job"] == 1 and assists.searches.jobs["finish_job"] >= 1
-    assert dict(assists.analysts.jobs) == {"analysis_job": 1}
-    workers = assists.searches.pids | assists.analysts.pids
+    jobs = pool_server.hub.workers.jobs
+    assert jobs["hint_job"] == 1 and jobs["finish_job"] >= 1 and jobs["analysis_job"] == 1
+    workers = pool_server.hub.workers.pids
     assert workers and os.getpid() not in workers
 
 
@@ -148,7 +149,7 @@ async def test_the_hint_rate_refuses_past_the_burst_changes_nothing_and_refills(
 async def test_a_closed_server_stops_its_worker_processes(clock: ManualClock) -> None:
     async with ArenaServer(make_settings(), store=MemoryStore(), monotonic=clock) as running:
         await _hint_in_a_new_game(running.url)
-        workers = set(running.hub.assists.searches.pids)
+        workers = set(running.hub.workers.pids)
     assert workers
     for pid in workers:
         with pytest.raises(ProcessLookupError):
@@ -159,12 +160,12 @@ async def test_a_worker_outlives_the_signals_that_stop_its_server() -> None:
     """Ctrl-C and ``timeout`` signal the whole process group: the worker
     keeps its search (and the next) for the server, which ends it itself."""
     header = SessionHeader(game_id="g_sig", game="klondike", deal=3, options={"draw": 1}, owner="p_1", created_ms=0)
-    pool = SearchPool(1)
+    pool = WorkerPool({Lane.SEARCH: 1})
     try:
-        first = await pool.run("g_sig", hint_job, header, 0, (), None)
+        first = await pool.run(Priority.SEARCH, "g_sig", hint_job, header, 0, (), None)
         for signal_number in (signal.SIGINT, signal.SIGTERM):
             os.kill(first.pid, signal_number)
-        again = await pool.run("g_sig", hint_job, header, 0, (), None)
+        again = await pool.run(Priority.SEARCH, "g_sig", hint_job, header, 0, (), None)
         assert again.pid == first.pid and again.value == first.value
     finally:
         await pool.close()
@@ -178,12 +179,13 @@ async def test_a_restarted_worker_is_sent_the_whole_log() -> None:
     whole log: its hint is the hint of the game replayed from the start."""
     header = SessionHeader(game_id="g_kept", game="klondike", deal=3, options={"draw": 1}, owner="p_1", created_ms=0)
     log = [Action("move", "draw", 0)] * 4
-    pool = SearchPool(1)
+    pool = WorkerPool({Lane.SEARCH: 1})
+    hints = HintSearches(pool)
     try:
-        await pool.hint(header, log[:3])
+        await hints.hint(header, log[:3])
         await pool.close()
         fresh = hint_for_view(Session.replay(header, log).game)
-        assert await pool.hint(header, log) == ("" if fresh is None else str(fresh))
+        assert await hints.hint(header, log) == ("" if fresh is None else str(fresh))
         assert pool.jobs["hint_job"] == 3, "the first hint, the tail the new worker refused, the whole log"
         assert len(pool.pids) == 2
     finally:
@@ -192,12 +194,14 @@ async def test_a_restarted_worker_is_sent_the_whole_log() -> None:
 
 KILLED_SERVER = """
 import asyncio, os, sys
-from server.runtime.searches import SearchPool, hint_job
+from server.runtime.searches import hint_job
+from server.runtime.workers import Lane, Priority, WorkerPool
 from server.model.records import SessionHeader
 
 async def main():
     header = SessionHeader(game_id="g_k", game="klondike", deal=3, options={}, owner="p_1", created_ms=0)
-    answer = await SearchPool(1).run("g_k", hint_job, header, 0, (), None)
+    pool = WorkerPool({Lane.SEARCH: 1})
+    answer = await pool.run(Priority.SEARCH, "g_k", hint_job, header, 0, (), None)
     print(answer.pid, flush=True)
     sys.stdin.readline()
     os._exit(9)  # as a killed server: no shutdown
@@ -234,9 +238,9 @@ def test_the_workers_of_a_killed_server_end_too() -> None:
 def test_a_worker_refuses_entries_that_do_not_follow_the_game_it_kept() -> None:
     header = SessionHeader(game_id="g_other", game="klondike", deal=3, options={"draw": 1}, owner="p_1", created_ms=0)
     draw = Action("move", "draw", 0)
-    assert hint_job(header, 0, (draw, draw, draw), None).value is not None
-    assert hint_job(header, 2, (draw,), draw).value is None, "it kept 3 entries, not 2"
-    assert hint_job(header, 3, (draw,), draw).value is None, "a refusal forgets the game"
+    assert hint_job(header, 0, (draw, draw, draw), None) is not None
+    assert hint_job(header, 2, (draw,), draw) is None, "it kept 3 entries, not 2"
+    assert hint_job(header, 3, (draw,), draw) is None, "a refusal forgets the game"
 
 
 
@@ -258,9 +262,11 @@ def test_a_hint_after_one_that_found_no_win_searches_at_most_the_planless_cap(mo
             game_id=f"g_cap{deal}", game="broken-deck", deal=deal, options={"difficulty": "relaxed"}, owner="p_1", created_ms=0
         )
         budgets.clear()
-        first = hint_job(header, 0, (), None, 5).value
+        first = hint_job(header, 0, (), None, 5)
+        assert first
         log = (Action("move", first, 0),)
-        second = hint_job(header, 0, log, None, 5).value
-        third = hint_job(header, 1, (Action("move", second, 0),), log[-1], 5).value
+        second = hint_job(header, 0, log, None, 5)
+        assert second
+        third = hint_job(header, 1, (Action("move", second, 0),), log[-1], 5)
         assert first and second and third, "a move each time"
         assert budgets == expected, deal

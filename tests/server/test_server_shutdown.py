@@ -18,7 +18,8 @@ from websockets.exceptions import ConnectionClosed
 
 from protocol import ErrorCode
 from protocol import to_server as ts
-from server.transport.app import RESTART_REASON, ArenaServer
+from server.transport.app import ArenaServer
+from server.transport.outlet import RESTART_REASON
 from server.net.peer import Peer
 
 SERVICE_RESTART = 1012

@@ -4,12 +4,13 @@ in the catalogue, played over the wire, watched, raced, and its own
 counter summed in its players' records on every back end, with nothing in
 ``server/`` or ``protocol/`` knowing it.
 
-The race is run over real sockets (``toy_server``): issue 15 asks for the
-toy game played, watched and raced over the wire, and that test does all
-three through the adapter.  The others check rules the core decides (what
-the catalogue offers, what a watcher is shown, what a record sums), so
-they run in memory (``toy_arena``); the records' Redis back ends are real
-Redis servers all the same."""
+The race is run over real sockets (``toy_server``), so a game the server
+has never heard of crosses the adapter too: a racer plays it there and a
+spectator opens the racer's board.  The others check rules the core
+decides (what the catalogue offers, what a watcher is shown, what a record
+sums), so they run in memory (``toy_arena``), where the memory harness is
+checked against the socket path (``tests/server/test_memory_transport.py``);
+the records' Redis back ends are real Redis servers all the same."""
 
 from __future__ import annotations
 

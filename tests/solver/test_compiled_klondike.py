@@ -3,7 +3,7 @@ answers: for any root, ``after`` and budget the same ``Solution`` (result,
 nodes, and a line of the same moves), resumed in slices or run at once,
 with a table and a stack that start tiny and must grow; the pure-Python
 search still runs where compiled is off (``ARENA_SOLVER_PURE=1``, or no
-numba); and the regression deals of issue 12 win through the compiled
+numba); and the draw-3 deals once called unwinnable win through the compiled
 path with lines that replay through the checked engine.
 
 The budgets are chosen so that samples end in all three results (each
@@ -100,7 +100,8 @@ def test_slices_and_growing_room_give_one_runs_solution(draw: int, deal: int) ->
 @needs_numba
 @pytest.mark.parametrize("deal", [1, 99, 429])
 def test_regression_deals_win_through_the_compiled_search(deal: int) -> None:
-    """Draw-3 deals 1, 99 and 429, once called unwinnable (issue 12): the
+    """Draw-3 deals 1, 99 and 429, once called unwinnable (docs/solver.md,
+    *Soundness: forced moves and pruning*): the
     compiled proof search wins them, and so does ``solve`` with them on a
     budget where its sound search runs compiled; both lines replay."""
     game = engine.new_game("klondike", deal, draw=3)

@@ -1,4 +1,4 @@
-"""Hints lead somewhere (issue 12, item 2): following hints alone never
+"""Hints lead somewhere: following hints alone never
 repeats a position.
 
 Broken Deck's deal 3 in Relaxed used to cycle ``t5-t3, c2-t7, t1-c2,

@@ -1,4 +1,4 @@
-"""Hints see only what the player sees (issue 11, item 7).
+"""Hints see only what the player sees (docs/protocol.md, *Fair play*).
 
 Two games with the same view and different face-down cards must get the
 same hint, or the hint tells the player something about those cards.

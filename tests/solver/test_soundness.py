@@ -1,4 +1,4 @@
-"""The sound domains against a plain exhaustive search (issue 12.1).
+"""The sound domains against a plain exhaustive search.
 
 Hypothesis builds small positions of each game (most cards already on
 the foundations, a handful left in the piles), where trying every legal
@@ -6,9 +6,10 @@ move is cheap.  ``plain_winnable`` is a tiny depth-first search over
 ``moves_from`` / ``successor`` with a transposition set and nothing else:
 no forced moves, no pruning, no move merging.  Its verdict must equal the
 sound domain's, which forces moves and prunes: a sound domain that says
-"unwinnable" where the plain search wins is exactly the bug of issue 12
-(WordLink draw 3 forcing waste cards home).  Every win either search
-reports is replayed through the checked engine.
+"unwinnable" where the plain search wins is exactly the bug that
+docs/solver.md (*Soundness: forced moves and pruning*) tells of (WordLink
+draw 3 forcing waste cards home).  Every win either search reports is
+replayed through the checked engine.
 
 Budgets are node counts (the plain search gives up past ``PLAIN_CAP``
 positions and such an example is skipped), so the verdicts never depend

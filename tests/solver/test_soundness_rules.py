@@ -1,7 +1,7 @@
 """Each forced move and pruning rule of the sound domains fires where its
-docstring says, and only there (issue 12.1); the deals that the old
+docstring says, and only there; the deals that the old
 draw-3 waste forcing called unwinnable are won, and their lines replay;
-analysis says ``certain`` only of a proven loss (issue 12.5).
+analysis says ``certain`` only of a proven loss.
 
 Why each rule loses no win is argued in its module's docstring; that the
 rules together never change a verdict is checked in ``test_soundness``.

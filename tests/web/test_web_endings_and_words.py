@@ -1,4 +1,4 @@
-"""Issue 16's bugs in the browser: an abandoned game ends and leaves Live
+"""Bugs once seen in the browser: an abandoned game ends and leaves Live
 games, the result text stays readable over the celebration, the name
 field shows the name, and a screen reader hears words, not pile codes.
 """

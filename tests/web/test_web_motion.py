@@ -1,4 +1,4 @@
-"""Cards move (issue 16, item 1): every change slides each card from where
+"""Cards move: every change slides each card from where
 it was to where it is, a face-down card flips, a new game is dealt, an
 illegal drop shakes the card and says the rule, and none of it happens
 under ``prefers-reduced-motion``.

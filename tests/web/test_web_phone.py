@@ -1,4 +1,4 @@
-"""The phone uses the screen (issue 16, item 2), at 390×844 and 360×740
+"""The phone uses the screen, at 390×844 and 360×740
 with touch: card size from the viewport, one row of icon buttons fixed at
 the bottom, the board between the counters and that toolbar, and no
 horizontal overflow, for all four games and the race screen.

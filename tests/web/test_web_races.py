@@ -252,7 +252,7 @@ async def test_a_wrong_invite_code_gets_its_sentence_and_changes_nothing(site: S
 
 
 async def test_a_race_shows_progress_bars_and_ends_with_a_banner_and_results_that_fit(site: Site) -> None:
-    """A race you can feel (issue 16, item 4) at 1366×800: each racer's
+    """A race you can feel at 1366×800: each racer's
     cards home as a bar; at the end a banner with the places, and a
     results table within the page (it was 1,411 px wide)."""
     wide = {"width": 1366, "height": 800}

@@ -48,7 +48,7 @@ export const LAYOUTS = {
         : [...foundations, waste, stock];
       return { cols: 7, sections: [{ slots: top }, { slots: columns(7, "run", "K") }] };
     },
-    // Draw mode and auto-collect are player settings in WordLink's seed.
+    // Draw mode and auto-collect are player settings in WordLink's rule text.
     settingsOptions: (settings) => ({ draw: settings.draw, auto_collect: settings.autoCollect }),
   },
 

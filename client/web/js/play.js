@@ -340,7 +340,7 @@ export class GameScreen {
 
   // Auto hints (WordLink's setting): a movable card lights up after five
   // seconds without a move.  Each idle spell asks once; the server counts
-  // it as a hint, as the seed charges for it.
+  // it as a hint, as the rule text charges for it.
   armAutoHint() {
     clearTimeout(this.autoHintTimer);
     if (!this.app.settings.autoHints || !this.playing || this.mirror.legal === null) return;

@@ -1,4 +1,4 @@
-// The player's settings (WordLink's seed lists them), kept in localStorage
+// The player's settings (WordLink's rule text lists them), kept in localStorage
 // so they survive a reload and apply to every game on this browser.
 
 const KEY = "arena.settings";
