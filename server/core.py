@@ -19,6 +19,7 @@ entropy, store, outbox, the parts below it) and never the Hub
 - ``server.games.watching.Watching``: watchers, followers of secret deals,
   delayed boards of running races;
 - ``server.games.play.Play``: starting games and the action pipeline;
+- ``server.games.delivery.Delivery``: telling everyone of a change, in one step;
 - ``server.games.lobby.Lobby``: ``hello`` and the server-wide requests.
 
 Decisions made here, kept here because they are about
@@ -46,6 +47,7 @@ from protocol.to_server import RequestId
 from server.net.admission import Admission
 from server.games.assists import AssistDesk
 from server.deals.book import DailyBook
+from server.games.delivery import Delivery
 from server.storage.epoch import StoreEpoch
 from server.games.tables import GameRooms
 from server.deals.keeper import DailyKeeper, RaceDealStock
@@ -54,7 +56,8 @@ from server.runtime.metrics import Gauges, Metrics
 from server.net.outbox import Outbox
 from server.net.peer import Outlet, Peer
 from server.games.play import Play
-from server.races.desk import RaceBoards, RaceDesk
+from server.races.clocks import RaceBoards
+from server.races.desk import RaceDesk
 from server.net.ratelimit import RateLimiter, Verdict
 from server.model.refusal import Refusal
 from server.games.replays import Replays
@@ -122,9 +125,10 @@ class Hub:
             settings, now, monotonic, self.metrics, self.outbox, self.tables, ledgers.race_facts, self.workers
         )
         self.watching = Watching(settings, now, scheduler, self.outbox, self.tables, ledgers, self.assists)
+        self.delivery = Delivery(now, self.metrics, self.outbox, self.tables, self.watching, self.races)
         self.play = Play(
-            settings, store, now, self.metrics, self.dailies, entropy.stream("play"), self.outbox, self.tables,
-            self.watching, self.assists, self.races,
+            settings, store, now, self.dailies, entropy.stream("play"), self.outbox, self.tables, self.watching,
+            self.assists, self.races, self.delivery,
         )
         self.lobby = Lobby(
             settings, store, now, entropy.stream("lobby"), self.admission, self.keeper.today, self.outbox, self.tables,
@@ -296,12 +300,7 @@ class Hub:
         records, then each game room (reloaded, or gone: its watchers hear
         ``game_not_found``) and each race."""
         self.dailies.forget()
-        for room in list(self.rooms.values()):
-            async with room.lock:
-                try:
-                    await self.tables.reload(room)
-                except Refusal:
-                    self.watching.lost(room)
+        await self.tables.store_replaced()
         await self.races.ledgers.store_replaced()
 
     async def drain(self, timeout: float) -> bool:

@@ -205,7 +205,7 @@ class AssistDesk:
 
     def _offer(self, room: Room, path: FinishPath) -> None:
         room.finish_offer = path
-        self._outbox.broadcast(room, path.message(room.game_id))
+        self._outbox.send_each(room.watchers, path.message(room.game_id))
 
     async def finish_path(self, room: Room) -> tuple[str, ...]:
         """The proven path to play (the caller holds ``room.lock``, so the

@@ -16,8 +16,10 @@ Decisions made here, and why:
   the first non-practice attempt per game, variant and day is ranked,
   practice waits until it has ended (``server.model.fair_play``).
 
-What a race game may do is the race desk's (``RaceActions``); who is told
-what after an action is the watching part's.
+What a race game may do is the race desk's (``RaceActions``).  An action
+here performs, persists and commits, and tells nobody: ``apply`` returns
+the change, and ``server.games.delivery.Delivery`` is the one step that
+tells the actor, the watchers and the race (an assist's reply included).
 """
 
 from __future__ import annotations
@@ -30,8 +32,8 @@ from engine import EngineError
 from protocol import ErrorCode
 from protocol import to_client as tc
 from protocol import to_server as ts
-from protocol.to_server import RequestId
 from server.games.assists import AssistDesk
+from server.games.delivery import Delivery
 from server.deals.daily import note_ranked_attempt, utc_day
 from server.deals.book import DailyBook
 from server.deals.numbered import DealChoice, choose_deal
@@ -39,12 +41,11 @@ from server.deals.claims import check_practice, ranked_attempt
 from server.model.fair_play import automatic_options, check_automatic
 from server.games.sessions import SessionStarts, new_header
 from server.games.tables import GameRooms
-from server.runtime.metrics import Metrics
 from server.net.outbox import Outbox
 from server.net.peer import Peer, require_player
 from server.model.refusal import Refusal, from_engine
 from server.games.room import Room
-from server.model.session import ABANDONED, ActionKind, Session
+from server.model.session import ABANDONED, ActionKind, Change, Session
 from server.runtime.entropy import Entropy
 from server.runtime.settings import Settings
 from server.model.records import Action, SessionHeader
@@ -61,9 +62,6 @@ class RaceActions(Protocol):
     async def check_action(self, session: Session) -> None:
         """Refuse acting on a race game outside its running race."""
 
-    async def progressed(self, session: Session) -> None:
-        """A racer's game changed here."""
-
     async def without_orphans(self, headers: list[SessionHeader]) -> list[SessionHeader]:
         """``headers`` less race games a failed start left behind."""
 
@@ -76,7 +74,6 @@ class Play:
         settings: Settings,
         store: Store,
         clock: Callable[[], int],
-        metrics: Metrics,
         book: DailyBook,
         entropy: Entropy,
         outbox: Outbox,
@@ -84,11 +81,11 @@ class Play:
         watching: Watching,
         assists: AssistDesk,
         races: RaceActions,
+        delivery: Delivery,
     ) -> None:
         self._settings = settings
         self._store = store
         self._clock = clock
-        self._metrics = metrics
         self._book = book
         self._entropy = entropy
         self._outbox = outbox
@@ -96,6 +93,7 @@ class Play:
         self._watching = watching
         self._assists = assists
         self._races = races
+        self._delivery = delivery
         self._starts = SessionStarts(settings, store, book, entropy)
         self._last_created = 0
 
@@ -194,7 +192,9 @@ class Play:
         try:
             async with room.lock:
                 if room.session.result is None:
-                    await self.apply(room, ActionKind.RESIGN, ABANDONED, None, None)
+                    begun = time.perf_counter()
+                    change, _ = await self.apply(room, ActionKind.RESIGN, ABANDONED)
+                    await self._delivery.deliver(room, change, begun)
         finally:
             self._rooms.release(room)
 
@@ -242,10 +242,13 @@ class Play:
                 if kind == ActionKind.HINT:
                     check_assist(room.session.header, Assist.HINT, Facts(self._clock(), room.session.result))
                     text = await self._find_hint(room)
-                diff_id = None if kind == ActionKind.HINT else message.id
-                suggestion = await self.apply(room, kind, text, peer, diff_id)
-            if kind == ActionKind.HINT:
-                self._outbox.send(peer, tc.HintReply(id=message.id, game_id=room.game_id, move=suggestion))
+                begun = time.perf_counter()
+                change, suggestion = await self.apply(room, kind, text)
+                if kind == ActionKind.HINT:
+                    hint = tc.HintReply(id=message.id, game_id=room.game_id, move=suggestion)
+                    await self._delivery.deliver(room, change, begun, peer, reply=hint)
+                else:
+                    await self._delivery.deliver(room, change, begun, peer, message.id)
         finally:
             self._assists.refresh_offer(room)
             self._rooms.release(room)
@@ -255,9 +258,11 @@ class Play:
         (the caller holds ``room.lock``)."""
         check_assist(room.session.header, Assist.FINISH, Facts(self._clock(), room.session.result))
         moves = await self._assists.finish_path(room)
-        for move in moves:
-            await self.apply(room, ActionKind.MOVE, move, peer, None)
-        self._outbox.send(peer, tc.FinishReply(id=message.id, game_id=room.game_id, moves=list(moves)))
+        finished = tc.FinishReply(id=message.id, game_id=room.game_id, moves=list(moves))
+        for index, move in enumerate(moves):
+            begun = time.perf_counter()
+            change, _ = await self.apply(room, ActionKind.MOVE, move)
+            await self._delivery.deliver(room, change, begun, peer, reply=finished if index == len(moves) - 1 else None)
 
     async def _find_hint(self, room: Room) -> str:
         """The hint's move as notation ("" for none), searched in a worker
@@ -278,12 +283,11 @@ class Play:
         if result is not None:
             raise Refusal(ErrorCode.GAME_FINISHED, f"this game is over ({result})", game_id=room.game_id)
 
-    async def apply(
-        self, room: Room, kind: ActionKind, text: str, actor: Peer | None, request_id: RequestId | None
-    ) -> str | None:
-        """Perform, persist, commit and broadcast one action (the caller
-        holds ``room.lock``); return a hint's suggestion."""
-        begun = time.perf_counter()
+    async def apply(self, room: Room, kind: ActionKind, text: str) -> tuple[Change, str | None]:
+        """Perform, persist and commit one action (the caller holds
+        ``room.lock``): the change the store took, announced to the other
+        processes by the append itself, and a hint's suggestion.  Nobody
+        here is told yet: the caller hands the change to ``Delivery``."""
         self._check_live(room)
         session = room.session
         try:
@@ -292,8 +296,7 @@ class Play:
             raise from_engine(error, room.game_id) from None
         action = Action(kind, logged, self._clock())
         try:
-            announce = self._rooms.relay.announcement(room.game_id, session.seq + 1, action)
-            await self._store.append(room.game_id, session.seq, action, ends=session.ends(action), announce=announce)
+            await self._rooms.append(room, action, ends=session.ends(action))
         except LogConflict:
             await self._rooms.reload(room)
             raise Refusal(
@@ -307,18 +310,4 @@ class Play:
         except BaseException:
             room.session = Session.replay(session.header, session.log)
             raise
-        change = session.commit(action)
-        started = time.perf_counter()
-        shared = room.diff(change)
-        if actor is not None:
-            reply = shared if request_id is None else {"id": request_id, **shared}
-            self._outbox.send_frame(actor, actor.codec.encode_data(reply))
-        self._watching.announce(room, change, diff=shared, skip=actor)
-        self._metrics.broadcast.observe(time.perf_counter() - started)
-        self._metrics.action(time.perf_counter() - begun)
-        self._metrics.relay_lag.observe(max(0, self._clock() - action.at_ms) / 1000)
-        if change.finished:
-            await self._rooms.record(session)
-        if session.header.race_id is not None:
-            await self._races.progressed(session)
-        return suggestion
+        return session.commit(action), suggestion

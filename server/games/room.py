@@ -2,9 +2,9 @@
 messages that describe it.
 
 Every watcher of a game sees the same view, so a message about the game
-is encoded at most once per codec and the same bytes go to everyone
-(``broadcast``).  The player who acted gets one more encoding, with its
-request id, instead of the shared one.
+goes to all of ``watchers`` through the outbox's one fan-out
+(``Outbox.send_each``); the player who acted gets one more encoding, with
+its request id, instead of the shared one.
 
 ``lock`` serializes everything that reads or changes the session across
 an ``await`` (an action waiting for the store, a snapshot, a relayed
@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import engine
-from protocol import Codec
 from protocol import to_client as tc
 from protocol.to_server import RequestId
 from engine.solver import Analysis
@@ -72,6 +71,15 @@ class Room:
     @property
     def game_id(self) -> str:
         return self.session.game_id
+
+    @property
+    def key(self) -> str:
+        """The game's id, as the table of held games keys it (``server.games.held``)."""
+        return self.session.game_id
+
+    @property
+    def seq(self) -> int:
+        return self.session.seq
 
     def is_owner(self, peer: Peer) -> bool:
         return peer.player is not None and peer.player.player_id == self.owner.player_id
@@ -156,22 +164,3 @@ class Room:
             score=session.score(finished),
             counters=session.counters,
         )
-
-    # ----------------------------------------------------------- sending
-
-    def broadcast(self, data: dict[str, Any], skip: Peer | None = None) -> list[Peer]:
-        """Send a message (as plain data) to every watcher but ``skip``,
-        encoded once per codec; return the watchers whose queue overflowed
-        (nothing was queued for them)."""
-        frames: dict[Codec, bytes] = {}
-        overflowed: list[Peer] = []
-        for peer in self.watchers:
-            if peer is skip:
-                continue
-            codec = peer.codec
-            frame = frames.get(codec)
-            if frame is None:
-                frame = frames[codec] = codec.encode_data(data)
-            if not peer.send(frame):
-                overflowed.append(peer)
-        return overflowed

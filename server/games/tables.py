@@ -1,7 +1,7 @@
 """The games this process holds: one ``Room`` per game someone here
-watches or plays, loaded from the store once however many ask, kept in
-step with other processes through the relay, and forgotten when nobody
-here needs it any more (the store still has it).
+watches or plays, in a ``HeldTable`` (``server.games.held``: loaded once,
+subscribed before loading, kept in step through the relay, reloaded when
+behind, forgotten when nobody here needs it any more).
 
 The table knows nothing of who is told what: after it rebuilds a room
 from the store or applies an entry relayed from another process, it
@@ -33,17 +33,16 @@ from protocol import ErrorCode
 from protocol import to_client as tc
 from server.games.delay import DelayedBoard
 from server.runtime.metrics import Metrics
-from server.runtime.once import load_once
 from server.model.race_phases import LEDGER_STATUS
 from server.games.records import settle
 from server.model.refusal import Refusal
-from server.games.relay import Relay
+from server.games.held import HeldTable
 from server.games.room import Room
 from server.runtime.scheduler import Scheduler, Timer
 from server.model.session import Change, Session
 from server.runtime.settings import Settings
 from server.model.records import Action
-from server.storage.base import StorageError, Store, Subscription
+from server.storage.base import StorageError, Store
 
 log = logging.getLogger("arena.core")
 
@@ -57,8 +56,11 @@ class RoomNews(Protocol):
     def relayed(self, room: Room, change: Change) -> None:
         """Another process's entry was applied (the caller holds ``room.lock``)."""
 
+    def lost(self, room: Room) -> None:
+        """The store no longer has the room's game."""
 
-class GameRooms:
+
+class GameRooms(HeldTable[Room]):
     """The table of rooms; see the module docstring."""
 
     def __init__(
@@ -69,16 +71,13 @@ class GameRooms:
         clock: Callable[[], int],
         metrics: Metrics,
     ) -> None:
+        super().__init__(store, origin, "game")
         self._settings = settings
-        self._store = store
         self._clock = clock
         self._metrics = metrics
         self._release_hooks: list[Callable[[str | None], None]] = []
-        self.rooms: dict[str, Room] = {}
         self.delayed: dict[str, DelayedBoard] = {}
         """Delayed mirrors of race games (``server.games.watching``), by game id."""
-        self.relay = Relay(store, origin, self._on_relayed)
-        self._loading: dict[str, asyncio.Future[Room]] = {}
         self._news: RoomNews | None = None
         self._audit_timer: Timer | None = None
         self._audit_task: asyncio.Task[None] | None = None
@@ -94,33 +93,82 @@ class GameRooms:
         outside races), so the race can be let go with its last game."""
         self._release_hooks.append(hook)
 
-    async def room(self, game_id: str) -> Room:
-        """The room of ``game_id``, loading it from the store (once, however
-        many ask at the same time); raises ``Refusal`` if there is none."""
-        room = self.rooms.get(game_id)
-        if room is not None:
-            return room
-        return await load_once(self._loading, game_id, lambda: self._load_room(game_id))
+    # ------------------------------------------------------------ the held table's parts
 
-    async def _load_room(self, game_id: str) -> Room:
-        subscription = await self.relay.subscribe(game_id)
-        try:
-            loaded = await self._store.load_session(game_id)
-            if loaded is None:
-                raise Refusal(ErrorCode.GAME_NOT_FOUND, f"there is no game {game_id!r}", game_id=game_id)
-            header, entries = loaded
-            if header.status == LEDGER_STATUS:
-                raise Refusal(ErrorCode.GAME_NOT_FOUND, f"{game_id!r} is a race; send watch_race", game_id=game_id)
-            session = Session.replay(header, entries)
-            owner = await self.owner(header.owner)
-        except BaseException:
-            await subscription.close()
-            raise
-        room = Room(session, owner)
-        self.hold(room, subscription)
-        if session.result is not None and header.status == "playing":
+    async def read(self, key: str) -> Room:
+        loaded = await self._store.load_session(key)
+        if loaded is None:
+            raise Refusal(ErrorCode.GAME_NOT_FOUND, f"there is no game {key!r}", game_id=key)
+        header, entries = loaded
+        if header.status == LEDGER_STATUS:
+            raise Refusal(ErrorCode.GAME_NOT_FOUND, f"{key!r} is a race; send watch_race", game_id=key)
+        session = Session.replay(header, entries)
+        return Room(session, await self.owner(header.owner))
+
+    async def loaded(self, room: Room) -> None:
+        session = room.session
+        if session.result is not None and session.header.status == "playing":
             await self.record(session)
-        return room
+
+    def needed(self, room: Room) -> bool:
+        return bool(room.watchers or room.followers or room.game_id in self.delayed)
+
+    def released(self, room: Room) -> None:
+        for hook in self._release_hooks:
+            hook(room.session.header.race_id)
+
+    def lost(self, room: Room) -> None:
+        if self._news is not None:
+            self._news.lost(room)
+        self.forget(room)
+
+    async def apply_relayed(self, room: Room, entry: Action) -> None:
+        try:
+            change = room.session.apply_committed(entry)
+        except (LookupError, EngineError) as problem:
+            await self.behind(room, str(problem))
+            return
+        self._metrics.relay_lag.observe(max(0, self._clock() - entry.at_ms) / 1000)
+        if self._news is not None:
+            self._news.relayed(room, change)
+
+    async def behind(self, room: Room, problem: str) -> None:
+        log.info("reloading %s: %s", room.game_id, problem)
+        self._metrics.catch_ups.labels("gap").inc()
+        await self._reload_quietly(room)
+
+    async def resumed(self, key: str) -> None:
+        """Pass the log's last entry on as if relayed: the room ignores it if
+        it has it, applies it if it is the next one, and reloads on a gap,
+        which covers every entry lost while the subscription was down."""
+        try:
+            loaded = await self._store.load_session(key)
+        except StorageError as error:
+            # The store is gone again; it will resume the subscription again.
+            log.warning("could not catch up with %s after a pub/sub outage: %s", key, error)
+            return
+        room = self.rooms.get(key)
+        if room is not None and loaded is not None and loaded[1]:
+            entries = loaded[1]
+            await self.relayed(room, len(entries), entries[-1])
+
+    async def reload(self, room: Room) -> None:
+        """Rebuild a room's session from the store and snapshot every watcher
+        (after a log conflict or a gap in relayed entries)."""
+        loaded = await self._store.load_session(room.game_id)
+        if loaded is None:
+            raise Refusal(ErrorCode.GAME_NOT_FOUND, f"there is no game {room.game_id!r}", game_id=room.game_id)
+        room.session = Session.replay(*loaded)
+        if self._news is not None:
+            self._news.reloaded(room)
+
+    async def _reload_quietly(self, room: Room) -> None:
+        try:
+            await self.reload(room)
+        except (Refusal, StorageError) as error:
+            log.warning("could not reload %s: %s", room.game_id, error)
+
+    # ------------------------------------------------------------ converging
 
     async def current(self, game_id: str) -> Room:
         """The room of ``game_id`` as the store has it now: a room already
@@ -186,38 +234,13 @@ class GameRooms:
         if self._audit_task is not None:
             self._audit_task.cancel()
             await asyncio.gather(self._audit_task, return_exceptions=True)
-        await self.relay.close()
+        await super().close()
 
-    def hold(self, room: Room, subscription: Subscription) -> None:
-        """Hold a game just created, with the relay subscription taken
-        before the store had it, so nothing published since is missed."""
-        self.rooms[room.game_id] = room
-        self.relay.follow(room.game_id, subscription)
+    # ------------------------------------------------------------ games
 
     async def owner(self, player_id: str) -> tc.Owner:
         player = await self._store.get_player(player_id)
         return tc.Owner(player_id=player_id, name=player.display_name if player else player_id)
-
-    def release(self, room: Room) -> None:
-        """Forget a room nobody watches (the store still has it)."""
-        if (
-            room.watchers
-            or room.followers
-            or room.game_id in self.delayed
-            or room.lock.locked()
-            or self.rooms.get(room.game_id) is not room
-        ):
-            return
-        del self.rooms[room.game_id]
-        self.relay.unfollow(room.game_id)
-        for hook in self._release_hooks:
-            hook(room.session.header.race_id)
-
-    def forget(self, room: Room) -> None:
-        """Drop a room whose game the store no longer has."""
-        if self.rooms.get(room.game_id) is room:
-            del self.rooms[room.game_id]
-            self.relay.unfollow(room.game_id)
 
     async def record(self, session: Session) -> None:
         """Settle a finished game's outbox: its final header, its owner's
@@ -229,41 +252,3 @@ class GameRooms:
             await settle(self._store, self._settings, session)
         except StorageError as error:
             log.warning("could not settle the end of %s: %s", session.game_id, error)
-
-    async def reload(self, room: Room) -> None:
-        """Rebuild a room's session from the store and snapshot every watcher
-        (after a log conflict or a gap in relayed entries)."""
-        loaded = await self._store.load_session(room.game_id)
-        if loaded is None:
-            raise Refusal(ErrorCode.GAME_NOT_FOUND, f"there is no game {room.game_id!r}", game_id=room.game_id)
-        room.session = Session.replay(*loaded)
-        if self._news is not None:
-            self._news.reloaded(room)
-
-    async def _on_relayed(self, game_id: str, seq: int, action: Action) -> None:
-        """Another process appended ``action`` as entry ``seq`` of a game we hold."""
-        room = self.rooms.get(game_id)
-        if room is None:
-            return
-        async with room.lock:
-            session = room.session
-            if seq <= session.seq:
-                return
-            try:
-                if seq > session.seq + 1:
-                    raise LookupError(f"missed entries {session.seq + 1}..{seq - 1}")
-                change = session.apply_committed(action)
-            except (LookupError, EngineError) as problem:
-                log.info("reloading %s: %s", game_id, problem)
-                self._metrics.catch_ups.labels("gap").inc()
-                await self._reload_quietly(room)
-                return
-            self._metrics.relay_lag.observe(max(0, self._clock() - action.at_ms) / 1000)
-            if self._news is not None:
-                self._news.relayed(room, change)
-
-    async def _reload_quietly(self, room: Room) -> None:
-        try:
-            await self.reload(room)
-        except (Refusal, StorageError) as error:
-            log.warning("could not reload %s: %s", room.game_id, error)

@@ -159,7 +159,7 @@ class Watching:
         })
 
     def reloaded(self, room: Room) -> None:
-        self._outbox.broadcast(room, room.snapshot(self._clock()))
+        self._outbox.send_each(room.watchers, room.snapshot(self._clock()))
         self.tell_followers(room)
         self.advance_delayed(room.game_id)
 
@@ -170,11 +170,11 @@ class Watching:
         one committed change.  An action played here and one relayed from
         another process both come through this, so a watcher gets the
         same frames in the same order wherever the player is connected."""
-        self._outbox.broadcast(room, room.diff(change) if diff is None else diff, skip=skip)
+        self._outbox.send_each(room.watchers, room.diff(change) if diff is None else diff, skip=skip)
         self.tell_followers(room)
         self.advance_delayed(room.game_id)
         if change.finished:
-            self._outbox.broadcast(room, self.game_over(room))
+            self._outbox.send_each(room.watchers, self.game_over(room))
 
     def relayed(self, room: Room, change: Change) -> None:
         self.announce(room, change)
@@ -231,7 +231,7 @@ class Watching:
         for message in messages:
             if isinstance(message, tc.GameOver):
                 message = self.game_over(board.mirror)
-            self._outbox.broadcast(board.mirror, message)
+            self._outbox.send_each(board.mirror.watchers, message)
 
     def _drop_delayed(self, game_id: str) -> None:
         board = self._rooms.delayed.pop(game_id, None)

@@ -1,5 +1,5 @@
 """Connected peers and what reaches them: a peer's state, the outbox
-(encoding, backlogs, overflow), admission of connections and the rate
+(the one fan-out, backlogs, overflow), admission of connections and the rate
 limits.
 
 It may import ``server.model``, ``server.runtime`` and ``server.storage``

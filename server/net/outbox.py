@@ -4,13 +4,16 @@ Every part of the server sends through one ``Outbox``, so a full send
 queue is handled in one place whoever was sending: the peer's backlog is
 replaced by fresh state (a snapshot of each game and race it follows,
 queued by the parts that know them, ``on_overflow``), and a peer that
-keeps falling behind is closed with 1013.  A message for many peers is
-encoded once per codec.
+keeps falling behind is closed with 1013.
+
+``send_each`` is the server's one fan-out: a message for many peers (a
+game's watchers, a race's followers) is encoded at most once per codec
+and the same bytes go to each, however many watch.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Protocol
+from typing import Any, Callable, Iterable
 
 from protocol import to_client as tc
 from protocol.codec import Codec
@@ -24,14 +27,13 @@ CLOSE_TRY_AGAIN_LATER = 1013
 Resync = Callable[[Peer], None]
 """Queue in ``peer.backlog`` the fresh state of what it follows."""
 
+Message = tc.Event | dict[str, Any]
+"""A message as a model, or as plain data already in the wire's shape (a
+``diff``, which skips building a model on the hot path)."""
 
-class Audience(Protocol):
-    """Watchers that a message is sent to together (a game's ``Room``):
-    the outbox sits below the games, so it knows a room only as this."""
 
-    def broadcast(self, data: dict[str, Any], skip: Peer | None = None) -> list[Peer]:
-        """Queue ``data`` for every watcher but ``skip``; the ones that overflowed."""
-        ...
+def encode(codec: Codec, message: Message) -> bytes:
+    return codec.encode_data(message) if isinstance(message, dict) else codec.encode(message)
 
 
 class Outbox:
@@ -46,22 +48,24 @@ class Outbox:
         """Have ``resync`` queue its part of an overflowed peer's fresh state."""
         self._resyncs.append(resync)
 
-    def send(self, peer: Peer, message: tc.Event) -> None:
-        if not peer.send(peer.codec.encode(message)):
-            self.overflow(peer)
+    def send(self, peer: Peer, message: Message) -> None:
+        self.send_frame(peer, encode(peer.codec, message))
 
     def send_frame(self, peer: Peer, frame: bytes) -> None:
         """Send bytes already encoded with ``peer``'s codec."""
         if not peer.send(frame):
             self.overflow(peer)
 
-    def send_each(self, peers: Iterable[Peer], message: tc.Event) -> None:
-        """Send one message to many peers, encoded once per codec."""
+    def send_each(self, peers: Iterable[Peer], message: Message, skip: Peer | None = None) -> None:
+        """Send one message to every peer but ``skip``, encoded at most once
+        per codec (see the module docstring)."""
         frames: dict[Codec, bytes] = {}
         for peer in list(peers):
+            if peer is skip:
+                continue
             frame = frames.get(peer.codec)
             if frame is None:
-                frame = frames[peer.codec] = peer.codec.encode(message)
+                frame = frames[peer.codec] = encode(peer.codec, message)
             self.send_frame(peer, frame)
 
     def error(self, peer: Peer, refusal: Refusal, request_id: RequestId | None) -> None:
@@ -76,11 +80,6 @@ class Outbox:
                 game_id=refusal.game_id,
             ),
         )
-
-    def broadcast(self, room: Audience, message: tc.Event | dict[str, Any], skip: Peer | None = None) -> None:
-        data = message if isinstance(message, dict) else message.model_dump(mode="json")
-        for peer in room.broadcast(data, skip):
-            self.overflow(peer)
 
     def overflow(self, peer: Peer) -> None:
         """The peer's queue is full: replace its backlog by fresh snapshots,

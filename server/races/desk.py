@@ -1,9 +1,10 @@
-"""Races as one server process serves them: the requests, the race's
-clocks, and what happens when a race changes.
+"""Races as one server process serves them: the requests, and what the
+game side asks about a race game.
 
-Built from parts it holds: ``server.races.ledgers.RaceRooms`` (the ledgers,
-their channel, and the watching part's questions about race games),
-which tells the desk of each change as its ``RaceChanges``;
+Built from parts it holds: ``server.races.ledgers.RaceRooms`` (the ledgers
+and their channel, and the watching part's questions about race games);
+``server.races.clocks.RaceClocks`` (a race's clocks and settling, and what
+each change of a race means here: the ledgers tell it, not the desk);
 ``server.races.followers`` (who follows a race and what they are sent);
 ``server.races.start`` (a start's deal and games).  Here:
 
@@ -15,11 +16,6 @@ which tells the desk of each change as its ``RaceChanges``;
   rematch, history;
   and for playing: whether a race game may be acted on, and the progress
   to publish after each action.
-- Clocks (on the injected ``Scheduler``): at ``starts_at`` each process
-  gives its connected racers their boards; at ``ends_at`` it settles the
-  race (abandoning games still playing, then appending ``finish``; the
-  log decides who appends it).  A race nobody follows is settled when
-  someone next loads it.
 - Presence: a racer with no connection following the race here is
   ``disconnected`` (a ledger entry, so every process agrees).
 
@@ -29,10 +25,8 @@ calls (``RaceBoards``), attached once both sides exist.
 
 from __future__ import annotations
 
-import json
 import logging
-from dataclasses import dataclass
-from typing import Awaitable, Callable, Container
+from typing import Callable, Container
 
 import engine
 from engine import EngineError
@@ -48,10 +42,12 @@ from server.net.outbox import Outbox
 from server.net.peer import Peer, require_player
 from server.races.followers import RaceFollowers, RaceRoom
 from server.races.start import RaceStarts
+from server.races.clocks import RaceBoards, RaceClocks
 from server.races.ledgers import CODE_DOCUMENT, LEDGER_RETRIES, RACE_DOCUMENT, RaceRooms, history_index
 from server.races.progress import Progress
 from server.model.race_phases import FINISHED, RUNNING
-from server.races.state import Milestones, RosterChanged, event_of
+from server.races.state import RosterChanged
+from server.races.views import final_progress, race_info
 from server.model.ids import normalize_code
 from server.model.refusal import Refusal, from_engine
 from server.runtime.scheduler import Scheduler
@@ -59,7 +55,7 @@ from server.runtime.entropy import Entropy
 from server.deals.book import DailyBook
 from server.model.session import Session
 from server.runtime.settings import Settings
-from server.model.records import Action, SessionHeader
+from server.model.records import SessionHeader
 from server.storage.base import StorageError, Store
 
 log = logging.getLogger("arena.races")
@@ -71,20 +67,8 @@ start that failed (a start takes milliseconds; younger ones may be a
 start still in progress on another process)."""
 
 
-@dataclass(frozen=True)
-class RaceBoards:
-    """What the race desk needs from the game side: handing a racer its
-    board, ending the delays of a race's boards, abandoning a game, and
-    making room for one more live game of a player."""
-
-    watch_game: Callable[[Peer, str], Awaitable[None]]
-    race_over: Callable[[list[str]], None]
-    abandon: Callable[[str], Awaitable[None]]
-    make_room_for: Callable[[str], Awaitable[None]]
-
-
 class RaceDesk:
-    """Race requests, clocks and changes; see the module docstring."""
+    """Race requests and the game side's questions; see the module docstring."""
 
     def __init__(
         self,
@@ -104,24 +88,19 @@ class RaceDesk:
         self._store = store
         self._now = clock
         self._outbox = outbox
-        self._scheduler = scheduler
         self._metrics = metrics
         self._starts = RaceStarts(settings, store, book, race_deals, entropy)
-        self._boards: RaceBoards | None = None
         self.followers = RaceFollowers(outbox, clock, settings.watch_limit)
-        self.ledgers = RaceRooms(settings, store, clock, entropy, origin, outbox, held_games, changes=self)
+        self.ledgers = RaceRooms(settings, store, clock, entropy, origin, outbox, held_games)
         """The ledgers of the races held here; the watching part asks them
         about race games directly (``RaceViews``)."""
+        self.clocks = RaceClocks(clock, scheduler, metrics, self.ledgers, self.followers, self._follow_as)
+        self.ledgers.tell(self.clocks)
 
     def attach(self, boards: RaceBoards) -> None:
-        """Give the desk the game side, which is built after it (the game
-        side asks the desk about race games, and the desk asks it back)."""
-        self._boards = boards
-
-    @property
-    def boards(self) -> RaceBoards:
-        assert self._boards is not None, "the Hub attaches the game side before serving"
-        return self._boards
+        """Give the races the game side, which is built after them (the game
+        side asks the desk about race games, and the races ask it back)."""
+        self.clocks.attach(boards)
 
     # ------------------------------------------------------------ requests
 
@@ -174,7 +153,7 @@ class RaceDesk:
             for _ in range(LEDGER_RETRIES):
                 for racer_id in [racer for racer in room.state.racers if racer not in prepared]:
                     part = await self._starts.prepare_game(
-                        room.state, racer_id, deal, record, starts_at, now, self.boards.make_room_for
+                        room.state, racer_id, deal, record, starts_at, now, self.clocks.boards.make_room_for
                     )
                     prepared[racer_id] = part.entry
                     headers += [part.header] if part.header is not None else []
@@ -245,11 +224,11 @@ class RaceDesk:
         races = []
         for document in documents:
             room = self.ledgers.rooms.get(document["race_id"])
-            state = room.state if room is not None else await self.ledgers.read(document["race_id"])
+            state = room.state if room is not None else await self.ledgers.read_state(document["race_id"])
             if state is None:
                 continue
-            progress = room.progress if room is not None else state.final_progress()
-            races.append(state.info(progress, now, member=asker in state.racers))
+            progress = room.progress if room is not None else final_progress(state)
+            races.append(race_info(state, progress, now, member=asker in state.racers))
         self._outbox.send(peer, tc.Races(id=message.id, player_id=player_id, races=races))
 
     # ------------------------------------------------------------ the game side's hooks
@@ -265,7 +244,7 @@ class RaceDesk:
             if room.state.phase(self._now()) != FINISHED and player_id in room.state.racers:
                 await self._follow_as(peer, room, None)
             else:
-                self.ledgers.release_room(room)
+                self.ledgers.release(room)
 
     async def without_orphans(self, headers: list[SessionHeader]) -> list[SessionHeader]:
         """``headers`` less the race games their race never started with,
@@ -282,7 +261,7 @@ class RaceDesk:
                     room = None
                 orphan = room is None or header.game_id not in room.state.games
                 if room is not None:
-                    self.ledgers.release_room(room)
+                    self.ledgers.release(room)
                 if orphan:
                     await self._starts.discard_games([header])
                     continue
@@ -297,7 +276,7 @@ class RaceDesk:
             room = await self.ledgers.room(header.race_id)
         except Refusal:
             return
-        self.ledgers.release_room(room)
+        self.ledgers.release(room)
         phase = room.state.phase(self._now())
         if phase == FINISHED:
             raise Refusal(ErrorCode.RACE_STATE, "this race is over; it accepts no more moves", game_id=header.game_id)
@@ -311,16 +290,13 @@ class RaceDesk:
         progress = Progress.of(session)
         await self.ledgers.share_progress(race_id, session.header.owner, progress)
         if session.result is not None:
-            self.ledgers.spawn(self.settle(race_id))
+            self.ledgers.spawn(self.clocks.settle(race_id))
 
     def disconnect(self, peer: Peer) -> None:
         for race_id in self.followers.watching.pop(peer, set()):
             room = self.ledgers.rooms.get(race_id)
             if room is not None:
                 self._drop_watcher(peer, room, forget=False)
-
-    def progress_changed(self, room: RaceRoom, player_id: str) -> None:
-        self.followers.broadcast_progress(room, player_id)
 
     def resync(self, peer: Peer) -> None:
         """Queue a fresh race message for each race ``peer`` follows (after
@@ -329,132 +305,6 @@ class RaceDesk:
             room = self.ledgers.rooms.get(race_id)
             if room is not None:
                 peer.backlog.append(peer.codec.encode(self.followers.message(room, "snapshot", room.member(peer))))
-
-    # ------------------------------------------------------------ settling
-
-    async def settle(self, race_id: str) -> None:
-        """End the race if every game is over or its time is up (any
-        process may try; the ledger takes one ``finish``)."""
-        try:
-            room = await self.ledgers.room(race_id)
-            async with room.settling:
-                state = room.state
-                if state.starts_at is None or state.finished_ms is not None:
-                    return
-                sessions = await self.ledgers.sessions(state)
-                playing = [game_id for game_id, session in sessions.items() if session and session.result is None]
-                if playing and self._now() < (state.ends_at or 0):
-                    return
-                for game_id in playing:
-                    await self._abandon(game_id)
-                if playing:
-                    sessions = await self.ledgers.sessions(state)
-                by_racer = {state.games[game_id]: session for game_id, session in sessions.items()}
-                results = state.results_of(by_racer)
-                if await self.ledgers.change(room, lambda current, now: current.finish_entry(now, results)) is not None:
-                    self._metrics.race_events.labels("finished").inc()
-            self.ledgers.release_room(room)
-        except (Refusal, StorageError) as error:
-            log.warning("could not settle race %s: %s", race_id, getattr(error, "message", error))
-
-    async def _abandon(self, game_id: str) -> None:
-        for _ in range(LEDGER_RETRIES):
-            try:
-                await self.boards.abandon(game_id)
-                return
-            except Refusal as refusal:
-                if refusal.code is not ErrorCode.STATE_CONFLICT:
-                    raise
-
-    # ------------------------------------------------------------ changes
-
-    def race_changed(
-        self, room: RaceRoom, before: Milestones, entry: Action | None, actor: Peer | None,
-        request_id: RequestId | None,
-    ) -> None:
-        """Side effects of the state's change (by ``entry``, or by a reload),
-        then the news to every watcher."""
-        started, finished, rematched = before
-        state = room.state
-        if state.starts_at is not None and not started:
-            room.progress = {player_id: room.progress.get(player_id, Progress()) for player_id in state.racers}
-            self._schedule(room)
-        if state.finished_ms is not None and not finished:
-            room.progress = state.final_progress()
-            for timer in room.timers:
-                timer.cancel()
-            self.boards.race_over(list(state.games))
-        if state.rematch is not None and not rematched:
-            for peer in list(room.watchers):
-                if room.member(peer) and peer is not actor:
-                    self.ledgers.spawn(self._follow_rematch(peer, state.rematch))
-        if entry is not None and entry.kind == "presence":
-            self.followers.broadcast_progress(room, json.loads(entry.text)["player_id"])
-            return
-        if actor is not None:
-            self.followers.add(actor, room)
-        self.followers.broadcast(room, event_of(state, before, entry), actor, request_id)
-
-    async def _follow_rematch(self, peer: Peer, race_id: str) -> None:
-        try:
-            await self._follow_as(peer, await self.ledgers.room(race_id), None)
-        except (Refusal, StorageError) as error:
-            log.warning("could not follow rematch %s: %s", race_id, error)
-
-    # ------------------------------------------------------------ timers
-
-    def race_armed(self, room: RaceRoom) -> None:
-        """A race followed from now on: its clocks, and a settling in case
-        its end passed while nobody followed it (every game over, or the
-        time limit gone by).  A race still under way is settled by its
-        clock or its last game's end, so loading it reads no log twice."""
-        self._schedule(room)
-        state = room.state
-        if state.starts_at is None or state.finished_ms is not None:
-            return
-        every_game_over = all(
-            (progress := room.progress.get(racer)) is not None and progress.result is not None
-            for racer in state.games.values()
-        )
-        if every_game_over or self._now() >= (state.ends_at or 0):
-            self.ledgers.spawn(self.settle(room.race_id))
-
-    def _schedule(self, room: RaceRoom) -> None:
-        """Arm the race's clocks: the boards at ``starts_at``, the settling at ``ends_at``."""
-        for timer in room.timers:
-            timer.cancel()
-        room.timers = []
-        state = room.state
-        if state.starts_at is None or state.ends_at is None or state.finished_ms is not None:
-            return
-        self._at(room, state.starts_at, lambda: self._go(room))
-        self._at(room, state.ends_at, lambda: self.ledgers.spawn(self.settle(room.race_id)))
-
-    def _at(self, room: RaceRoom, when_ms: int, action: Callable[[], None]) -> None:
-        """Run ``action`` once the server's clock reads ``when_ms`` (the
-        event loop's timer may fire a little early: then wait again)."""
-
-        def fire() -> None:
-            if self._now() < when_ms:
-                self._at(room, when_ms, action)
-            else:
-                action()
-
-        delay = max(0, when_ms - self._now()) / 1000
-        room.timers.append(self._scheduler.call_later(delay, fire))
-
-    def _go(self, room: RaceRoom) -> None:
-        """The countdown is over: each racer following here gets their board."""
-        for peer in list(room.watchers):
-            racer = room.state.racers.get(peer.player.player_id) if peer.player is not None else None
-            if racer is not None and racer.game_id is not None:
-                self.ledgers.spawn(self._watch_game(peer, racer.game_id))
-
-    async def _watch_game(self, peer: Peer, game_id: str) -> None:
-        try:
-            await self.boards.watch_game(peer, game_id)
-        except (Refusal, StorageError) as error:
-            log.info("could not hand %r its board %s: %s", peer, game_id, error)
 
     # ------------------------------------------------------------ watchers
 
@@ -474,11 +324,11 @@ class RaceDesk:
         if player_id in room.state.racers and not room.connected_here(player_id):
             self.ledgers.spawn(self._presence(room, player_id, False))
         else:
-            self.ledgers.release_room(room)
+            self.ledgers.release(room)
 
     async def _presence(self, room: RaceRoom, player_id: str, connected: bool) -> None:
         try:
             await self.ledgers.change(room, lambda state, now: state.presence_entry(player_id, connected, now))
         except (Refusal, StorageError) as error:
             log.info("could not record the presence of %s in %s: %s", player_id, room.race_id, error)
-        self.ledgers.release_room(room)
+        self.ledgers.release(room)

@@ -1,15 +1,17 @@
-"""Following races from one server process: each race's ledger, loaded
-from the store, changed by compare-and-append, and kept in step with the
-other processes through the race's channel.
+"""Following races from one server process: each race's ledger, held in
+a ``HeldTable`` (``server.games.held``, as the game rooms are: loaded
+once, subscribed before loading, reloaded when behind, released), changed
+by compare-and-append, and kept in step with the other processes through
+the same channel as games (``server.games.relay``).
 
 - The ledger (see ``server.races.state``) is the race's truth, so any process
   can serve any racer: a change is appended with the ledger's expected
   length; a process that lost the race re-reads the ledger and checks the
   request again.
-- Every appended entry and every racer's progress (published by the
-  process where the racer acted) go out on the race's channel,
-  ``race:<race_id>``, tagged with the sender's origin; each process that
-  follows the race applies what others send.  A gap in the ledger's
+- Every appended entry (published by the append itself, as a game's is)
+  and every racer's progress (published by the process where the racer
+  acted) go out on the race's channel, ``race:<race_id>``; each process
+  that follows the race applies what others send.  A gap in the ledger's
   numbering, or a subscription back after an outage, makes the process
   re-read the ledger and the racers' games from the store.
 
@@ -17,7 +19,7 @@ other processes through the race's channel.
 watching part what a race game's race is (``race_facts``), from which
 ``server.model.visibility`` decides what may be seen of it.  What a change means for the
 connections and the race's clocks is told to its ``RaceChanges`` (the
-race desk, ``server.races.desk``), which it knows only as that.
+race's clocks, ``server.races.clocks``), which it knows only as that.
 
 Documents: ``race_code`` (code -> race id) and ``race`` (one per race,
 indexed under ``player/<id>`` for each racer: the race history), both
@@ -32,24 +34,23 @@ import math
 from collections import Counter
 from typing import Any, Callable, Container, Coroutine, Protocol
 
-import msgpack
-
 from protocol import ErrorCode
 from protocol import to_client as tc
 from protocol.to_server import RequestId
-from server.runtime.once import load_once
+from server.games.held import HeldTable
 from server.net.outbox import Outbox
 from server.net.peer import Peer
 from server.races.followers import RaceRoom
 from server.races.progress import Progress
 from server.races.state import Milestones, RaceLedger, RaceState, create_entry, milestones
+from server.races.views import final_progress
 from server.model.refusal import Refusal
 from server.model.session import ABANDONED, Session
 from server.model.visibility import RACE_GONE, RaceFacts
 from server.runtime.entropy import Entropy
 from server.runtime.settings import Settings
 from server.model.records import Action
-from server.storage.base import LogConflict, StorageError, Store, Subscription
+from server.storage.base import LogConflict, StorageError, Store
 
 log = logging.getLogger("arena.races")
 
@@ -60,9 +61,8 @@ CODE_ATTEMPTS = 5
 
 Make = Callable[[RaceState, int], Action | None]
 
-
-def race_channel(race_id: str) -> str:
-    return f"race:{race_id}"
+PROGRESS = "progress"
+"""What a race's channel carries beside its entries: a racer's progress."""
 
 
 def history_index(player_id: str) -> str:
@@ -85,7 +85,7 @@ class RaceChanges(Protocol):
         """A racer's progress changed."""
 
 
-class RaceRooms:
+class RaceRooms(HeldTable[RaceRoom]):
     """The races this process follows; see the module docstring."""
 
     def __init__(
@@ -97,71 +97,113 @@ class RaceRooms:
         origin: str,
         outbox: Outbox,
         held_games: Container[str],
-        changes: RaceChanges,
     ) -> None:
+        super().__init__(store, origin, "race")
         self._settings = settings
-        self._store = store
         self._now = clock
         self._entropy = entropy
-        self._origin = origin
         self._outbox = outbox
         self._held_games = held_games
         """The games this process holds: a race is kept while one of its games is."""
-        self._changes = changes
-        self.rooms: dict[str, RaceRoom] = {}
-        self._loading: dict[str, asyncio.Future[RaceRoom]] = {}
-        self._followers: dict[str, asyncio.Task[None]] = {}
+        self._changes: RaceChanges | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
 
     async def close(self) -> None:
-        """Stop every clock, follower and task."""
+        """Stop every clock, channel and task."""
         for room in self.rooms.values():
             for timer in room.timers:
                 timer.cancel()
-        tasks = [*self._followers.values(), *self._tasks]
-        self._followers.clear()
+        tasks = list(self._tasks)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        await super().close()
+
+    def tell(self, changes: RaceChanges) -> None:
+        """Tell ``changes`` (the race's clocks, built after the ledgers
+        because they change them) what happens to the races held here."""
+        self._changes = changes
+
+    @property
+    def changes(self) -> RaceChanges:
+        assert self._changes is not None, "the desk tells the ledgers whom to tell before serving"
+        return self._changes
 
     def spawn(self, coroutine: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.create_task(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def room(self, race_id: str) -> RaceRoom:
-        """The race, loaded and followed (once, however many ask at once);
-        ``Refusal`` (race_not_found) if there is none."""
-        room = self.rooms.get(race_id)
-        if room is not None:
-            return room
-        return await load_once(self._loading, race_id, lambda: self._load(race_id))
+    # ------------------------------------------------------------ the held table's parts
 
-    async def _subscribe(self, race_id: str) -> Subscription:
-        async def resumed() -> None:
-            room = self.rooms.get(race_id)
-            if room is not None:
-                async with room.lock:
-                    await self._reload(room)
-
-        subscription: Subscription = await self._store.subscribe(race_channel(race_id), on_resume=resumed)
-        return subscription
-
-    async def _load(self, race_id: str) -> RaceRoom:
-        subscription = await self._subscribe(race_id)
-        try:
-            state = await self.read(race_id)
-            if state is None:
-                raise Refusal(ErrorCode.RACE_NOT_FOUND, f"there is no race {race_id!r}")
-            room = RaceRoom(state)
-            room.progress = await self._progress(state)
-        except BaseException:
-            await subscription.close()
-            raise
-        self._hold(room, subscription)
+    async def read(self, key: str) -> RaceRoom:
+        state = await self.read_state(key)
+        if state is None:
+            raise Refusal(ErrorCode.RACE_NOT_FOUND, f"there is no race {key!r}")
+        room = RaceRoom(state)
+        room.progress = await self._progress(state)
         return room
 
-    async def read(self, race_id: str) -> RaceState | None:
+    def held(self, room: RaceRoom) -> None:
+        self.changes.race_armed(room)
+
+    def needed(self, room: RaceRoom) -> bool:
+        return bool(room.watchers) or room.settling.locked() or any(game_id in self._held_games for game_id in room.state.games)
+
+    def forget(self, room: RaceRoom) -> None:
+        """Drop a race from this process: its room, clocks and channel."""
+        super().forget(room)
+        for timer in room.timers:
+            timer.cancel()
+
+    def lost(self, room: RaceRoom) -> None:
+        """Tell the followers of a race the store no longer has that it is gone."""
+        for peer in list(room.watchers):
+            self._outbox.send(peer, tc.Error(
+                code=ErrorCode.RACE_NOT_FOUND, message="this race was lost with the server's store",
+                reason=None, game_id=None,
+            ))
+        room.watchers.clear()
+        self.forget(room)
+
+    async def apply_relayed(self, room: RaceRoom, entry: Action) -> None:
+        before = milestones(room.state)
+        room.state.apply(entry)
+        self.changes.race_changed(room, before, entry, None, None)
+
+    async def behind(self, room: RaceRoom, problem: str) -> None:
+        log.info("reloading race %s: %s", room.race_id, problem)
+        await self.reload(room)
+
+    async def resumed(self, key: str) -> None:
+        room = self.rooms.get(key)
+        if room is None:
+            return
+        try:
+            async with room.lock:
+                await self.reload(room)
+        except (Refusal, StorageError) as error:
+            log.warning("could not catch up with race %s after a pub/sub outage: %s", key, error)
+
+    async def reload(self, room: RaceRoom) -> None:
+        """Re-read the ledger and the racers' games (the caller holds the lock)."""
+        before = milestones(room.state)
+        state = await self.read_state(room.race_id)
+        if state is None:
+            raise Refusal(ErrorCode.RACE_NOT_FOUND, "this race is no longer stored")
+        room.state = state
+        room.progress = await self._progress(state)
+        self.changes.race_changed(room, before, None, None, None)
+
+    async def note(self, room: RaceRoom, kind: str, fields: list[Any]) -> None:
+        if kind != PROGRESS:
+            await super().note(room, kind, fields)
+            return
+        self._on_progress(room, str(fields[0]), Progress.from_list(fields[1:]))
+
+    # ------------------------------------------------------------ races
+
+    async def read_state(self, race_id: str) -> RaceState | None:
         loaded = await self._store.load_session(race_id)
         ledger = RaceLedger.read(loaded[0]) if loaded is not None else None
         if loaded is None or ledger is None:
@@ -170,7 +212,7 @@ class RaceRooms:
 
     async def _progress(self, state: RaceState) -> dict[str, Progress]:
         if state.finished_ms is not None:
-            return state.final_progress()
+            return final_progress(state)
         sessions = await self.sessions(state)
         return {
             state.games[game_id]: Progress.of(session) if session else Progress(result=ABANDONED)
@@ -184,37 +226,13 @@ class RaceRooms:
             sessions[game_id] = Session.replay(*loaded) if loaded is not None else None
         return sessions
 
-    def _hold(self, room: RaceRoom, subscription: Subscription) -> None:
-        self.rooms[room.race_id] = room
-        self._followers[room.race_id] = asyncio.create_task(
-            self._consume(room.race_id, subscription), name=f"race {room.race_id}"
-        )
-        self._changes.race_armed(room)
-
-    def release_room(self, room: RaceRoom) -> None:
-        """Stop following a race nobody here watches or plays."""
-        if room.watchers or room.lock.locked() or room.settling.locked() or self.rooms.get(room.race_id) is not room:
-            return
-        if any(game_id in self._held_games for game_id in room.state.games):
-            return
-        self.forget(room)
-
-    def forget(self, room: RaceRoom) -> None:
-        """Drop a race from this process: its room, clocks and channel."""
-        if self.rooms.get(room.race_id) is room:
-            del self.rooms[room.race_id]
-        for timer in room.timers:
-            timer.cancel()
-        follower = self._followers.pop(room.race_id, None)
-        if follower is not None:
-            follower.cancel()
-
     async def change(
         self, room: RaceRoom, make: Make, actor: Peer | None = None, request_id: RequestId | None = None
     ) -> Action | None:
         """Append the entry ``make`` builds from the current state (None:
-        nothing to do), re-reading the ledger when another process got
-        there first; then tell everyone."""
+        nothing to do), announced to the other processes by the append
+        itself, re-reading the ledger when another process got there
+        first; then tell everyone here."""
         for _ in range(LEDGER_RETRIES):
             async with room.lock:
                 before = milestones(room.state)
@@ -222,97 +240,30 @@ class RaceRooms:
                 if entry is None:
                     return None
                 try:
-                    await self._store.append(room.race_id, room.state.seq, entry)
+                    await self.append(room, entry)
                 except LogConflict:
-                    await self._reload(room)
+                    await self.reload(room)
                     continue
                 except KeyError:
                     raise Refusal(ErrorCode.RACE_NOT_FOUND, "this race is no longer stored") from None
                 room.state.apply(entry)
-                seq = room.state.seq
-            await self._publish(room.race_id, msgpack.packb(["entry", self._origin, seq, *entry.to_list()]))
-            self._changes.race_changed(room, before, entry, actor, request_id)
+            self.changes.race_changed(room, before, entry, actor, request_id)
             return entry
         raise Refusal(ErrorCode.STATE_CONFLICT, "the race kept changing on other servers; try again")
-
-    async def store_replaced(self) -> None:
-        """The store was wiped or replaced: reload every race held here, and
-        tell the followers of one the store no longer has that it is gone."""
-        for room in list(self.rooms.values()):
-            async with room.lock:
-                if await self.read(room.race_id) is not None:
-                    await self._reload(room)
-                    continue
-                for peer in list(room.watchers):
-                    self._outbox.send(peer, tc.Error(
-                        code=ErrorCode.RACE_NOT_FOUND, message="this race was lost with the server's store",
-                        reason=None, game_id=None,
-                    ))
-                room.watchers.clear()
-                self.forget(room)
-
-    async def _reload(self, room: RaceRoom) -> None:
-        """Re-read the ledger and the racers' games (the caller holds the lock)."""
-        before = milestones(room.state)
-        state = await self.read(room.race_id)
-        if state is None:
-            return
-        room.state = state
-        room.progress = await self._progress(state)
-        self._changes.race_changed(room, before, None, None, None)
-
-    async def _consume(self, race_id: str, subscription: Subscription) -> None:
-        try:
-            async for payload in subscription:
-                room = self.rooms.get(race_id)
-                try:
-                    kind, origin, *rest = msgpack.unpackb(payload, raw=False)
-                    if room is None or origin == self._origin:
-                        continue
-                    if kind == "entry":
-                        await self._on_entry(room, int(rest[0]), Action.from_list(rest[1:]))
-                    elif kind == "progress":
-                        self._on_progress(room, str(rest[0]), Progress.from_list(rest[1:]))
-                except (ValueError, TypeError, KeyError, msgpack.ExtraData, msgpack.FormatError) as error:
-                    log.warning("ignored a malformed race message for %s: %s", race_id, error)
-                except (Refusal, StorageError) as error:
-                    log.warning("could not follow race %s: %s", race_id, error)
-        finally:
-            await subscription.close()
-
-    async def _on_entry(self, room: RaceRoom, seq: int, entry: Action) -> None:
-        async with room.lock:
-            if seq <= room.state.seq:
-                return
-            if seq > room.state.seq + 1:
-                await self._reload(room)
-                return
-            before = milestones(room.state)
-            room.state.apply(entry)
-        self._changes.race_changed(room, before, entry, None, None)
 
     def _on_progress(self, room: RaceRoom, player_id: str, progress: Progress) -> None:
         current = room.progress.get(player_id)
         if player_id not in room.state.racers or current is not None and current.seq > progress.seq:
             return
         room.progress[player_id] = progress
-        self._changes.progress_changed(room, player_id)
+        self.changes.progress_changed(room, player_id)
 
     async def share_progress(self, race_id: str, player_id: str, progress: Progress) -> None:
         """A racer acted here: tell this process's followers, then the others."""
         room = self.rooms.get(race_id)
         if room is not None:
             self._on_progress(room, player_id, progress)
-        await self._publish(race_id, msgpack.packb(["progress", self._origin, player_id, *progress.to_list()]))
-
-    async def _publish(self, race_id: str, payload: bytes) -> None:
-        """Publish to the other processes (failures are logged: the store
-        has the truth, and they re-read it on a gap)."""
-        try:
-            await self._store.publish(race_channel(race_id), payload)
-        except StorageError as error:
-            log.warning("could not publish to race %s: %s", race_id, error)
-
+        await self.relay.publish(race_id, PROGRESS, [player_id, *progress.to_list()])
 
     # ------------------------------------------------------------ ledgers
 
@@ -336,7 +287,7 @@ class RaceRooms:
             time_limit_ms=settings.race_time_limit_seconds * 1000,
             invite_expires_ms=now + settings.race_invite_seconds * 1000, racers=racers, now_ms=now,
         )
-        subscription = await self._subscribe(race_id)
+        subscription = await self.relay.subscribe(race_id)
         try:
             await self._store.create_session(header)
             await self._store.finish_session(header, keep)
@@ -349,7 +300,7 @@ class RaceRooms:
             await subscription.close()
             raise
         room = RaceRoom(RaceState.replay(ledger, [entry]))
-        self._hold(room, subscription)
+        self.hold(room, subscription)
         return room
 
     async def _free_code(self) -> str:
@@ -376,7 +327,7 @@ class RaceRooms:
             room = await self.room(race_id)
         except Refusal:
             return RACE_GONE
-        self.release_room(room)
+        self.release(room)
         return self._facts(room)
 
     def held_race_facts(self, race_id: str) -> RaceFacts | None:
@@ -400,4 +351,4 @@ class RaceRooms:
         nothing else here needs it."""
         room = self.rooms.get(race_id) if race_id is not None else None
         if room is not None:
-            self.release_room(room)
+            self.release(room)

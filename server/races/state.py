@@ -54,7 +54,6 @@ from server.model.race_phases import COUNTDOWN, EXPIRED, FINISHED, LEDGER_STATUS
 from server.model.refusal import Refusal
 from server.model.fair_play import counted_actions
 from server.races.progress import Progress
-from server.deals.proofs import seed_text
 from server.model.session import ABANDONED, Session
 from server.model.records import Action, SessionHeader
 
@@ -243,13 +242,6 @@ class RaceState:
         """Game id -> racer, once started."""
         return {racer.game_id: racer.player_id for racer in self.racers.values() if racer.game_id is not None}
 
-    def _reveal(self, finished: bool) -> dict[str, Any]:
-        """A winnable race's seed, nonce and line, once it is over (a daily
-        race's deal is the day's, revealed with it)."""
-        if not finished or self.seed is None or self.daily is not None:
-            return {}
-        return {"seed": seed_text(self.seed), "nonce": self.nonce, "line": self.line}
-
     @property
     def deal_kind(self) -> str:
         return self.deal_request if isinstance(self.deal_request, str) else "number"
@@ -350,80 +342,6 @@ class RaceState:
             row["place"] = place
         apart = _in_order([row for row in rows if row["apart"] is not None])
         return [*placed, *apart]
-
-    # ----------------------------------------------------------- messages
-
-    def racer_view(self, racer: Racer, progress: Progress | None, now_ms: int) -> tc.Racer:
-        progress = progress or Progress()
-        if racer.apart == RANKED_FIRST:
-            state = "sitting_out"
-        elif self.starts_at is None or now_ms < self.starts_at:
-            state = "waiting" if racer.connected else "disconnected"
-        elif progress.result is not None:
-            state = progress.result
-        else:
-            state = "playing" if racer.connected else "disconnected"
-        end = progress.finished_ms if progress.finished_ms is not None else min(now_ms, self.ends_at or now_ms)
-        return tc.Racer(
-            player_id=racer.player_id,
-            name=racer.name,
-            game_id=racer.game_id,
-            state=state,
-            ranked=racer.ranked,
-            apart=racer.apart,
-            moves=progress.moves,
-            foundation=progress.foundation,
-            counters=progress.counters,
-            elapsed_ms=max(0, end - self.starts_at) if self.starts_at is not None else 0,
-        )
-
-    def final_progress(self) -> dict[str, Progress]:
-        """Progress as the results table froze it (for finished races;
-        a table stored before rows kept their ``counters`` shows none)."""
-        return {
-            row["player_id"]: Progress(
-                result=row["result"],
-                moves=row["moves"],
-                foundation=row["foundation"],
-                counters=row.get("counters", {}),
-                finished_ms=row["finished_ms"],
-            )
-            for row in self.results or []
-        }
-
-    def info(self, progress: dict[str, Progress], now_ms: int, member: bool) -> tc.RaceInfo:
-        """The race as a racer (``member``, who sees the code) or anyone else sees it."""
-        host = self.racers.get(self.host)
-        finished = self.finished_ms is not None
-        return tc.RaceInfo(
-            race_id=self.race_id,
-            code=self.code if member else None,
-            host=tc.Owner(player_id=self.host, name=host.name if host else self.host),
-            game=self.game,
-            title=engine.game_class(self.game).title,
-            options=self.options,
-            deal_kind=self.deal_kind,
-            daily=self.daily,
-            verified=self.verified,
-            deal=self.deal if finished and self.seed is None else None,
-            ranked=self.deal_kind != "number",
-            commitment=self.commitment,
-            **self._reveal(finished),
-            phase=self.phase(now_ms),
-            limit=self.limit,
-            created_ms=self.created_ms,
-            invite_expires_ms=self.invite_expires_ms,
-            starts_at=self.starts_at,
-            ends_at=self.ends_at,
-            finished_ms=self.finished_ms,
-            racers=[self.racer_view(racer, progress.get(pid), now_ms) for pid, racer in self.racers.items()],
-            results=[
-                tc.RaceResult(**{key: row[key] for key in tc.RaceResult.model_fields if key in row})
-                for row in self.results
-            ] if self.results is not None else None,
-            rematch=self.rematch,
-        )
-
 
 def _in_order(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Winners by time, then actions, then finishing time, without a place
