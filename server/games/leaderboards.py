@@ -35,14 +35,9 @@ def _entry(entry: LeaderEntry) -> tc.LeaderboardEntry:
 
 
 def _unranked(entry: LeaderEntry, reason: str) -> tc.UnrankedEntry:
-    return tc.UnrankedEntry(
-        player_id=entry.player_id,
-        name=entry.display_name,
-        time_ms=entry.time_ms,
-        actions=entry.moves,
-        finished_ms=entry.finished_ms,
-        reason=reason,
-    )
+    """The entry a ranked one would be, without its rank, so both show a
+    win by the same wire names."""
+    return tc.UnrankedEntry(**_entry(entry).model_dump(exclude={"rank"}), reason=reason)
 
 
 async def _own_win_apart(store: Store, day_board: tuple[str, str, str], asker: PlayerRecord) -> tc.UnrankedEntry | None:

@@ -11,6 +11,8 @@ from typing import Any, Callable
 
 from redis.asyncio.cluster import RedisCluster
 
+from server.runtime.scheduler import Scheduler
+
 from .base import DEFAULT_RETENTION, OnResume, Retention, Store, StoreSize, Subscription
 from .redis_batch import PublishBatcher, ScriptBatcher
 from .redis_errors import guarded
@@ -50,7 +52,9 @@ class RedisBase(Store):
     (or test runs) can share one Redis.  ``socket_timeout`` bounds how long
     a command may take before the caller gets ``StorageUnavailable``;
     ``max_connections`` bounds the pool, and callers beyond it wait.
-    ``retention`` says how long an unused identity is kept.
+    ``retention`` says how long an unused identity is kept.  ``scheduler``
+    times the pub/sub reconnections (``redis_pubsub``; the running loop's
+    by default).
     """
 
     def __init__(
@@ -62,6 +66,7 @@ class RedisBase(Store):
         connect_timeout: float = 2.0,
         max_connections: int = 64,
         retention: Retention = DEFAULT_RETENTION,
+        scheduler: Scheduler | None = None,
     ) -> None:
         self.namespace = namespace
         self._keys = RedisKeys(namespace)
@@ -87,10 +92,12 @@ class RedisBase(Store):
         if isinstance(self._redis, RedisCluster):
             self._publish = PublishBatcher(self._redis, "SPUBLISH")
             options = connection_options(socket_timeout, connect_timeout)
-            self._hub = ShardedPubSub(self._redis, confirm_timeout=socket_timeout, connection_options=options)
+            self._hub = ShardedPubSub(
+                self._redis, confirm_timeout=socket_timeout, connection_options=options, scheduler=scheduler
+            )
         else:
             self._publish = PublishBatcher(self._redis, "PUBLISH")
-            self._hub = PubSubHub(self._redis, confirm_timeout=socket_timeout)
+            self._hub = PubSubHub(self._redis, confirm_timeout=socket_timeout, scheduler=scheduler)
 
     def _renewal(self, player_id: str) -> list[str | int]:
         """The arguments of a player script's ``renew``: the identity's

@@ -31,6 +31,8 @@ from redis.asyncio.client import PubSub
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import ResponseError
 
+from server.runtime.scheduler import LoopScheduler, Scheduler, sleep
+
 from .base import OnResume, StorageUnavailable, Subscription
 from .redis_errors import REDIS_DOWN, unavailable
 from .redis_pool import RedisClient
@@ -98,7 +100,10 @@ class PubSubHub:
     subscription with MOVED, or the master is gone) ``on_lost`` is awaited
     with this hub, to move the channels elsewhere (``detach``, ``adopt``).
     ``remove`` is what a subscription's close calls: the hub's own, or the
-    router's, which knows which hub holds the channel now."""
+    router's, which knows which hub holds the channel now.  The pause
+    between reconnections is taken on ``scheduler`` (the running loop's by
+    default), like the server's other background loops, so a test that
+    holds time holds the reconnection too."""
 
     def __init__(
         self,
@@ -108,8 +113,10 @@ class PubSubHub:
         sharded: bool = False,
         on_lost: Callable[[PubSubHub], Awaitable[None]] | None = None,
         remove: Remover | None = None,
+        scheduler: Scheduler | None = None,
     ) -> None:
         self._client = client
+        self._scheduler = scheduler or LoopScheduler()
         self._confirm_timeout = confirm_timeout
         self._sharded = sharded
         self._on_lost = on_lost
@@ -302,7 +309,7 @@ class PubSubHub:
                     self._fail_waiters(unavailable(exc))
                 if self._on_lost is not None:
                     await self._on_lost(self)
-                await asyncio.sleep(backoff)
+                await sleep(self._scheduler, backoff)
                 backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
                 continue
             backoff = FIRST_BACKOFF_SECONDS

@@ -28,6 +28,8 @@ from redis.asyncio import Redis
 from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.exceptions import RedisClusterException
 
+from server.runtime.scheduler import Scheduler
+
 from .base import OnResume, StorageUnavailable
 from .redis_errors import REDIS_DOWN, unavailable
 from .redis_pubsub import ListenerQueue, PubSubHub, RedisSubscription
@@ -43,8 +45,16 @@ MAP_FAILED: tuple[type[BaseException], ...] = (RedisClusterException, *REDIS_DOW
 class ShardedPubSub:
     """The subscriber side of a store on a cluster; see the module docstring."""
 
-    def __init__(self, cluster: RedisCluster, *, confirm_timeout: float, connection_options: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        cluster: RedisCluster,
+        *,
+        confirm_timeout: float,
+        connection_options: dict[str, Any],
+        scheduler: Scheduler | None = None,
+    ) -> None:
         self._cluster = cluster
+        self._scheduler = scheduler
         self._confirm_timeout = confirm_timeout
         self._options = connection_options
         self._hubs: dict[str, PubSubHub] = {}
@@ -94,7 +104,12 @@ class ShardedPubSub:
             client = Redis(**{**self._options, **options})
             self._clients.append(client)
             hub = self._hubs[node.name] = PubSubHub(
-                client, confirm_timeout=self._confirm_timeout, sharded=True, on_lost=self._lost, remove=self.remove
+                client,
+                confirm_timeout=self._confirm_timeout,
+                sharded=True,
+                on_lost=self._lost,
+                remove=self.remove,
+                scheduler=self._scheduler,
             )
         return hub
 

@@ -48,6 +48,7 @@ from server.transport.keepalive import screened_by
 from server.transport.listener import LISTEN_BACKLOG, screened_listener
 from server.transport.outlet import WebSocketOutlet
 from server.games.retention import Sweeper, retention_of
+from server.runtime.entropy import Entropy
 from server.runtime.scheduler import Scheduler
 from server.runtime.workers import WorkerPool
 from server.runtime.settings import Settings
@@ -74,7 +75,9 @@ class ArenaServer:
     ``scheduler`` those of races and spectator delays, ``workers`` the
     worker pool of searches and proofs: all injected by tests that advance time or
     hold a search instead of sleeping, so that a timing rule seen through
-    real sockets cannot fail on a loaded machine."""
+    real sockets cannot fail on a loaded machine.  ``entropy`` is the hub's
+    source of ids, tokens, codes and nonces (``server.runtime.entropy``),
+    seeded by tests that compare the frames of two runs."""
 
     def __init__(
         self,
@@ -85,11 +88,14 @@ class ArenaServer:
         clock: Callable[[], int] = wall_clock_ms,
         scheduler: Scheduler | None = None,
         workers: WorkerPool | None = None,
+        entropy: Entropy | None = None,
     ) -> None:
         self.settings = settings
         self._own_store = store is None
         self.store = store if store is not None else open_store(settings.redis_url, retention=retention_of(settings), clock=clock)
-        self.hub = Hub(settings, self.store, clock=clock, monotonic=monotonic, scheduler=scheduler, workers=workers)
+        self.hub = Hub(
+            settings, self.store, clock=clock, monotonic=monotonic, scheduler=scheduler, workers=workers, entropy=entropy
+        )
         self.sweeper = Sweeper(self.store, settings, self.hub.metrics.registry, self.hub.scheduler)
         self._resets = Counter(
             "arena_connections_reset",

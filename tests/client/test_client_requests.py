@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from types import SimpleNamespace
 from typing import AsyncIterator
 
 import msgpack
@@ -31,9 +32,12 @@ from client import (
     Unavailable,
     UnknownGame,
 )
+import client.requests as requests_module
 from client.errors import ERROR_CLASSES
-from protocol import ErrorCode, codec_for
+from client.requests import DAILY_RETRY_CEILING_SECONDS, DAILY_RETRY_FLOOR_SECONDS, ArenaRequests
+from protocol import ErrorCode, ServerMessage, codec_for
 from protocol import to_client as tc
+from protocol import to_server as ts
 
 GAMES = ("klondike", "broken-deck", "laras-game", "chequers")
 
@@ -220,3 +224,57 @@ async def test_finish_and_analyse_refusals_are_typed(player: ArenaClient) -> Non
     await player.resign(game.game_id)
     analysis = await player.analyse(game.game_id)
     assert analysis.verdict == "still_winnable" and analysis.line == [] and analysis.solution
+
+
+class _ScriptedDailies(ArenaRequests):
+    """A client whose ``daily`` replies come from a script, one per ask,
+    so the pacing of ``daily(ready=True)`` shows without a server."""
+
+    def __init__(self, replies: list[tc.DailyInfo]) -> None:
+        self.games, self.races, self.player_id, self.timeout = {}, {}, None, 1.0
+        self.replies = replies
+        self.asked = 0
+
+    async def _call(self, message: ts.Request, *, gated: bool = True) -> ServerMessage:
+        assert isinstance(message, ts.Daily)
+        self.asked += 1
+        return self.replies.pop(0)
+
+
+def _daily_info(*ready_in_ms: int) -> tc.DailyInfo:
+    pending = [
+        tc.DailyPending(game="klondike", title="Klondike", variant=f"draw {i}", options={"draw": i}, ready_in_ms=ms)
+        for i, ms in enumerate(ready_in_ms)
+    ]
+    return tc.DailyInfo(date="2026-12-02", today="2026-12-02", server_time=0, deals=[], pending=pending)
+
+
+async def test_daily_ready_asks_again_no_faster_than_the_floor_doubling_to_the_ceiling(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A busy server's estimate can already be past (1 ms) while its proof
+    still runs: the client then waits the floor, doubling up to the
+    ceiling, and a later estimate past the pause is waited in full."""
+    pauses: list[float] = []
+
+    async def record(seconds: float) -> None:
+        pauses.append(seconds)
+
+    monkeypatch.setattr(requests_module, "asyncio", SimpleNamespace(sleep=record))
+    proven = _daily_info()
+    client = _ScriptedDailies([_daily_info(1, 1)] * 7 + [_daily_info(1, 9_000), proven])
+    assert await client.daily(ready=True) is proven
+    assert client.asked == 9, "asked until nothing was pending, then stopped"
+    assert pauses == [0.5, 1.0, 2.0, 4.0, 5.0, 5.0, 5.0, 9.0]
+    assert pauses[0] == DAILY_RETRY_FLOOR_SECONDS and max(pauses[:-1]) == DAILY_RETRY_CEILING_SECONDS
+    assert all(pause >= DAILY_RETRY_FLOOR_SECONDS for pause in pauses)
+
+
+async def test_daily_without_ready_returns_the_pending_reply_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def never(seconds: float) -> None:
+        raise AssertionError(f"paused {seconds} s")
+
+    monkeypatch.setattr(requests_module, "asyncio", SimpleNamespace(sleep=never))
+    pending = _daily_info(1)
+    client = _ScriptedDailies([pending])
+    assert await client.daily() is pending and client.asked == 1

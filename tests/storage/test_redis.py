@@ -16,6 +16,7 @@ from tests.redis_server import RedisServer
 from server.model.records import Action, GameResult, PlayerRecord, Record, SessionHeader
 from server.storage import LogConflict, MemoryStore, StorageUnavailable, Store, Subscription, open_store
 from server.storage.redis import RedisStore
+from server.storage.redis_pubsub import FIRST_BACKOFF_SECONDS
 
 pytestmark = pytest.mark.redis
 
@@ -259,6 +260,22 @@ async def test_nothing_acknowledged_is_lost_across_a_redis_restart(redis_server_
         await store.close()
 
 
+def heard_after(speaker: Store, subscription: Subscription) -> Callable[[], Awaitable[bool]]:
+    """Whether ``subscription`` hears an ``after`` that ``speaker`` publishes
+    on ``game:g1`` now: messages sent before the listener has subscribed
+    again are lost (Redis pub/sub keeps nothing), so a test keeps asking
+    until it hears."""
+
+    async def delivered() -> bool:
+        await speaker.publish("game:g1", b"after")
+        try:
+            return await next_message(subscription, 0.2) == b"after"
+        except TimeoutError:
+            return False
+
+    return delivered
+
+
 async def test_a_subscription_keeps_delivering_after_redis_restarts(own_redis_server: RedisServer) -> None:
     listener = RedisStore(own_redis_server.url, namespace="resume")
     speaker = RedisStore(own_redis_server.url, namespace="resume")
@@ -270,22 +287,72 @@ async def test_a_subscription_keeps_delivering_after_redis_restarts(own_redis_se
         await asyncio.sleep(0.3)
         own_redis_server.start()
 
-        async def delivered() -> bool:
-            # Messages sent before the listener has subscribed again are lost
-            # (Redis pub/sub keeps nothing), so keep speaking until it hears.
-            await speaker.publish("game:g1", b"after")
-            try:
-                return await next_message(subscription, 0.2) == b"after"
-            except TimeoutError:
-                return False
-
-        await wait_for(delivered, seconds=10)
+        await wait_for(heard_after(speaker, subscription), seconds=10)
         await speaker.publish("game:g1", b"and again")
         while (payload := await next_message(subscription, 5)) == b"after":
             pass
         assert payload == b"and again"
         await subscription.close()
     finally:
+        await listener.close()
+        await speaker.close()
+
+
+class HeldTimer:
+    def __init__(self, held: HeldScheduler, callback: Callable[[], None]) -> None:
+        self.held, self.callback = held, callback
+
+    def cancel(self) -> None:
+        if self in self.held.timers:
+            self.held.timers.remove(self)
+
+
+class HeldScheduler:
+    """A ``Scheduler`` whose timers fire only when the test releases them."""
+
+    def __init__(self) -> None:
+        self.delays: list[float] = []
+        self.timers: list[HeldTimer] = []
+
+    def call_later(self, delay_seconds: float, callback: Callable[[], None]) -> HeldTimer:
+        self.delays.append(delay_seconds)
+        timer = HeldTimer(self, callback)
+        self.timers.append(timer)
+        return timer
+
+    def release(self) -> None:
+        timers, self.timers = self.timers, []
+        for timer in timers:
+            timer.callback()
+
+
+async def test_the_pubsub_reconnection_waits_on_the_stores_scheduler(own_redis_server: RedisServer) -> None:
+    """The pause before reconnecting is the scheduler's, like the server's
+    other background loops: held, the subscriber stays away; released,
+    it subscribes again and delivers."""
+    held = HeldScheduler()
+    listener = RedisStore(own_redis_server.url, namespace="held", scheduler=held)
+    speaker = RedisStore(own_redis_server.url, namespace="held")
+    raw = Redis.from_url(own_redis_server.url)
+    try:
+        subscription = await listener.subscribe("game:g1")
+        await speaker.publish("game:g1", b"before")
+        assert await next_message(subscription, 5) == b"before"
+        assert await raw.execute_command("CLIENT", "KILL", "TYPE", "pubsub") == 1
+
+        async def pausing() -> bool:
+            return bool(held.timers)
+
+        await wait_for(pausing, seconds=10)
+        assert held.delays == [FIRST_BACKOFF_SECONDS]
+        assert await raw.client_list(_type="pubsub") == [], "no reconnection while the scheduler holds the pause"
+        held.release()
+
+        await wait_for(heard_after(speaker, subscription), seconds=10)
+        assert held.delays == [FIRST_BACKOFF_SECONDS], "one pause: the first reconnection worked"
+        await subscription.close()
+    finally:
+        await raw.aclose()
         await listener.close()
         await speaker.close()
 
