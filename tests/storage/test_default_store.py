@@ -1,6 +1,7 @@
 """``arena serve`` with no store option keeps everything in ``arena.db``
 in its data directory, says so as it starts, and refuses a second server
-on the same directory; ``--memory`` keeps nothing (``server.commands.serve``,
+on the same directory; ``--memory`` keeps nothing; ``arena backup``
+copies the database while the server runs (``server.commands.serve``,
 docs/storage.md, "Which store")."""
 
 from __future__ import annotations
@@ -8,10 +9,12 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import stat
 import subprocess
 import sys
 from pathlib import Path
 
+from tests.server.arena_servers import make_settings
 from tests.server.arena_wire import WireClient
 from tests.storage_backends import SERVE_ENVIRONMENT
 
@@ -21,6 +24,7 @@ from server.commands.serve import with_default_store
 from server.runtime.data_dir import DATABASE_FILE
 from server.runtime.settings import Settings
 from server.storage import MEMORY_URL
+from server.transport.app import ArenaServer
 
 ROOT = Path(__file__).resolve().parents[2]
 START_SECONDS = 120.0
@@ -121,3 +125,35 @@ def test_the_default_store_is_the_data_directorys_database_unless_a_store_is_cho
     assert with_default_store(Settings(data_dir=tmp_path), {"ARENA_REDIS_URL": "none"}).redis_url == MEMORY_URL
     assert with_default_store(Settings(), {}).redis_url is None, "no data directory: memory, with a warning"
     assert Settings().redis_url is None, "a server made in process stays in memory"
+
+
+async def test_arena_backup_copies_the_database_while_the_server_runs(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    serving = await Served.start("--data", str(data))
+    try:
+        token, game_id = await _resign_one_game(serving.url)
+        copy = tmp_path / "backups" / "arena.db"
+        copy.parent.mkdir()
+        done = await asyncio.to_thread(
+            subprocess.run, [sys.executable, "-m", "server.cli", "backup", "--data", str(data), str(copy)], cwd=ROOT,
+            env={**os.environ, **SERVE_ENVIRONMENT}, capture_output=True, text=True, timeout=START_SECONDS,
+        )
+        assert done.returncode == 0 and done.stdout.startswith(f"arena backup: copied {data / DATABASE_FILE} to"), done
+        assert stat.S_IMODE(copy.stat().st_mode) == 0o600 and sorted(copy.parent.iterdir()) == [copy]
+    finally:
+        await serving.stop()
+
+    async with ArenaServer(make_settings(redis_url=f"sqlite://{copy}")) as restored:
+        player = await WireClient.open(restored.url)
+        assert (await player.hello(token=token)).name == "ann", "the copy knows the player"
+        replay = await player.request(ts.Replay, game_id=game_id)
+        assert replay.type == "replay" and replay.last_seq == 1, "and the finished game"
+        await player.close()
+
+
+def test_arena_backup_of_a_store_that_is_not_sqlite_is_a_usage_error(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "server.cli", "backup", "--store", "redis://localhost:6379/0", str(tmp_path / "copy")],
+        cwd=ROOT, capture_output=True, text=True, timeout=START_SECONDS,
+    )
+    assert done.returncode == 2 and "not a SQLite database" in done.stderr and not (tmp_path / "copy").exists()
