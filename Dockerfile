@@ -1,5 +1,6 @@
 # The Solitaire Arena server.  docker-compose.yml runs it next to Redis;
-# alone it serves with the in-memory store: docker run -p 8765:8765 IMAGE
+# alone it keeps its SQLite database, arena.db, in the ARENA_DATA_DIR
+# volume: docker run -v arena-data:/var/lib/arena -p 8765:8765 IMAGE
 # (add --stop-timeout 30: the server may need 20 s to drain, see docker-compose.yml)
 FROM python:3.11-slim
 
@@ -7,8 +8,8 @@ FROM python:3.11-slim
 # in a directory the arena user owns: its home does not exist and the
 # package directory is root's, so numba would have nowhere else to write
 # (the solver would then run in pure Python, slower, with a warning).
-# ARENA_DATA_DIR: the server's data directory (the daily secret and every
-# daily record, docs/storage.md), on a volume, since the arena user has no
+# ARENA_DATA_DIR: the server's data directory (its database without Redis,
+# the daily secret and every daily record, docs/storage.md), on a volume, since the arena user has no
 # home for the default under $XDG_DATA_HOME.
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \

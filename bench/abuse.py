@@ -146,7 +146,7 @@ async def connect_from(url: str, address: str, receive_buffer: int | None = None
 def start_server(log_path: Path) -> tuple[subprocess.Popen[str], str, Any]:
     log = open(log_path, "w", encoding="utf-8")  # noqa: SIM115 (closed by run, after the server stops)
     process = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1", "--port", "0"],
+        [sys.executable, "-m", "server.cli", "serve", "--memory", "--host", "127.0.0.1", "--port", "0"],
         stdout=subprocess.PIPE,
         stderr=log,
         text=True,

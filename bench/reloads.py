@@ -40,7 +40,7 @@ from playwright.async_api import Browser, CDPSession, async_playwright  # noqa: 
 from bench.server import _start, stop  # noqa: E402
 from tests.web.web_harness import CHROMIUM, CHROMIUM_ARGS, DESKTOP  # noqa: E402
 
-ENVIRONMENT = {"ARENA_PING_INTERVAL": "none", "ARENA_LOG_LEVEL": "warning"}
+ENVIRONMENT = {"ARENA_PING_INTERVAL": "none", "ARENA_LOG_LEVEL": "warning", "ARENA_REDIS_URL": "none"}
 ONLINE = '#connection[data-state="online"]'
 
 

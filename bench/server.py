@@ -91,6 +91,9 @@ ARENA_ENVIRONMENT = {
     "ARENA_IDENTITIES_PER_HOUR": "100000",
     # One INFO line per connection opened and closed would bury the figures.
     "ARENA_LOG_LEVEL": "warning",
+    # The memory store, in any checkout (newer ones default to a database
+    # on disk; --memory is newer than some checkouts compared).
+    "ARENA_REDIS_URL": "none",
 }
 """The arena server's settings in the benches: no limit gets in the way."""
 

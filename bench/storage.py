@@ -204,8 +204,7 @@ class ServerChild:
 
     def __init__(self, redis_url: str | None) -> None:
         command = [sys.executable, "-m", "server.cli", "serve", "--port", "0"]
-        if redis_url is not None:
-            command += ["--redis", redis_url]
+        command += ["--memory"] if redis_url is None else ["--redis", redis_url]
         self.process = subprocess.Popen(
             command, cwd=ROOT, stdout=subprocess.PIPE, text=True, env={**os.environ, **SERVER_ENVIRONMENT}
         )

@@ -6,6 +6,12 @@ WebSocket URL (with the real port when ``--port 0`` asked for any free
 one), which scripts and tests wait for.  The log (``--log-level``,
 ``--log-format``, ``server.runtime.logs``) goes to standard error: a start-up
 line with the version, store and address, then a line per connection.
+
+Without a store option the server keeps everything in the SQLite database
+``arena.db`` of its data directory (``server.runtime.data_dir``), so a
+restart loses nothing; ``--memory`` is the throwaway store.  The default
+lives here, not in ``Settings``, so that servers made in process (tests,
+benchmarks) stay in memory unless they name a store.
 """
 
 from __future__ import annotations
@@ -13,17 +19,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import signal
-from typing import Any, get_args
+from typing import Any, Mapping, get_args
 from urllib.parse import urlsplit
 
 from server.commands import run_with_settings
 from server.runtime.exits import EXIT_OK
 from server.runtime.version import arena_version
-from server.runtime.data_dir import open_data_dir, with_default_data_dir
+from server.runtime.data_dir import DATABASE_FILE, open_data_dir, with_default_data_dir
 from server.runtime.entropy import SystemEntropy
 from server.runtime.logs import configure_logging
 from server.runtime.settings import Settings, env_name
+from server.storage import MEMORY_URL, SQLITE_SCHEME
 
 log = logging.getLogger("arena.serve")
 
@@ -38,13 +46,19 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--host", help=f"interface to listen on (default {Settings().host})")
     parser.add_argument("--port", type=int, help=f"TCP port, 0 for any free one (default {Settings().port})")
-    parser.add_argument(
+    store = parser.add_mutually_exclusive_group()
+    store.add_argument(
         "--redis", "--store", dest="redis_url", metavar="URL",
-        help="store URL: sqlite:///PATH.db (one process, kept on disk) or redis://... (default: in-memory store)",
+        help=f"store URL: sqlite:///PATH.db (one process, kept on disk), redis://... (several processes) or "
+        f"{MEMORY_URL} (default: {DATABASE_FILE} in the data directory)",
+    )
+    store.add_argument(
+        "--memory", dest="redis_url", action="store_const", const=MEMORY_URL,
+        help="keep everything in memory: a restart loses every player and game (for tries, tests and benchmarks)",
     )
     parser.add_argument(
         "--data", dest="data_dir", metavar="DIR",
-        help="directory keeping the daily secret and records across restarts "
+        help=f"directory keeping the store ({DATABASE_FILE}), the daily secret and records across restarts "
         "(default: $ARENA_DATA_DIR, else $XDG_DATA_HOME/solitaire-arena/server)",
     )
     fields = Settings.model_fields
@@ -60,23 +74,41 @@ def register(subparsers: Any) -> None:
 def _serve(args: argparse.Namespace) -> int:
     return run_with_settings(
         "serve",
-        lambda: with_default_data_dir(
-            Settings.from_env(
-                host=args.host,
-                port=args.port,
-                redis_url=args.redis_url,
-                data_dir=args.data_dir,
-                log_level=args.log_level,
-                log_format=args.log_format,
+        lambda: with_default_store(
+            with_default_data_dir(
+                Settings.from_env(
+                    host=args.host,
+                    port=args.port,
+                    redis_url=args.redis_url,
+                    data_dir=args.data_dir,
+                    log_level=args.log_level,
+                    log_format=args.log_format,
+                )
             )
         ),
         _main,
     )
 
 
+def with_default_store(settings: Settings, environ: Mapping[str, str] | None = None) -> Settings:
+    """``settings`` with the data directory's database as the store when
+    neither a flag nor ``ARENA_REDIS_URL`` chose one (``ARENA_REDIS_URL=none``
+    chooses memory).  Without a data directory the store stays in memory:
+    ``_main`` warns that a restart loses everything."""
+    source = os.environ if environ is None else environ
+    if settings.redis_url is not None:
+        return settings
+    if env_name("redis_url") in source:
+        return settings.model_copy(update={"redis_url": MEMORY_URL})
+    if settings.data_dir is None:
+        return settings
+    database = (settings.data_dir / DATABASE_FILE).absolute()
+    return settings.model_copy(update={"redis_url": f"{SQLITE_SCHEME}{database}"})
+
+
 def store_text(url: str | None) -> str:
     """The store for the start-up line, without a password a URL may hold."""
-    if url is None:
+    if url is None or url == MEMORY_URL:
         return "in memory"
     parts = urlsplit(url)
     host = parts.netloc.rpartition("@")[2]
@@ -88,6 +120,11 @@ async def _main(settings: Settings) -> int:
 
     configure_logging(settings.log_level, settings.log_format)
     open_data_dir(settings, SystemEntropy())
+    if settings.redis_url is None:
+        log.warning(
+            "no data directory (%s=none) and no store named: the store is in memory, and a restart loses every "
+            "player, record and game (--memory chooses that without this warning)", env_name("data_dir"),
+        )
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -13,6 +13,10 @@ that is unset) keeps there, in a directory of mode 0700:
 
 - ``daily-secret``: the key of the secret seeds, made once (mode 0600)
   when ``daily_secret`` is not configured (``server.deals.book.DailyBook.secret``);
+- ``arena.db``: the store of ``arena serve`` when no store is named
+  (``server.commands.serve``): the SQLite database (``server.storage.sqlite``)
+  of every player, token, record, leaderboard and game, so a restart
+  loses nothing;
 - ``daily/DATE/GAME/VARIANT.json``: every daily record this server fixed
   or read (mode 0600), each written once and never changed, so that a
   record the store no longer has is stored again (first writer wins)
@@ -26,7 +30,12 @@ Decisions made here, and why:
   keep the first file whole, and nobody reads half a file.
 - Nothing here expires: a record is a few hundred bytes, ten a day.
 - ``ARENA_DATA_DIR=none`` keeps nothing on disk (the in-process servers
-  of the tests), as before the directory existed.
+  of the tests), as before the directory existed; ``arena serve`` then
+  has no place for its database and keeps its store in memory, with a
+  warning, rather than pick a file nobody asked for.
+- The default store belongs to ``arena serve``, not to ``Settings``: a
+  server made in process (the tests, the benchmarks) stays in memory
+  unless it names a store, and so never writes beside a real one.
 """
 
 from __future__ import annotations
@@ -41,6 +50,7 @@ from server.runtime.settings import Settings, env_name
 
 SECRET_FILE = "daily-secret"
 RECORDS_DIR = "daily"
+DATABASE_FILE = "arena.db"
 
 
 def default_data_dir(environ: Mapping[str, str]) -> Path:

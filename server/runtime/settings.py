@@ -51,7 +51,7 @@ class Settings(BaseModel):
     host: str = Field("127.0.0.1", description="interface to listen on")
     port: int = Field(8765, ge=0, le=65535, description="TCP port (0: any free port)")
     redis_url: str | None = Field(
-        None, description="store URL: sqlite:///PATH.db (one process, on this disk) or Redis (redis://, rediss://, unix://, redis+sentinel://, redis+cluster://) shared by several processes; none: in memory"
+        None, description="store URL: memory:// (throwaway), sqlite:///PATH.db (one process, on this disk) or Redis (redis://, rediss://, unix://, redis+sentinel://, redis+cluster://) shared by several processes; none: in memory, except that arena serve defaults to arena.db in the data directory"
     )
     max_frame_bytes: int = Field(65536, ge=1024, description="largest message accepted; bigger closes with 1009")
     rate_per_second: float = Field(20.0, gt=0, description="messages a connection may send per second, sustained")
@@ -99,7 +99,8 @@ class Settings(BaseModel):
     data_dir: Path | None = Field(
         None,
         description="directory keeping the daily secret and every daily record, so a restart or a wiped store never "
-        "changes a day's deal (none: nothing kept; arena serve defaults to $XDG_DATA_HOME/solitaire-arena/server)",
+        "changes a day's deal, and arena serve's default store, arena.db (none: nothing kept; arena serve defaults to "
+        "$XDG_DATA_HOME/solitaire-arena/server)",
     )
     public_attempts_per_address: int = Field(
         1, ge=0, description="ranked daily attempts per client address, game variant and day that may count on the public "

@@ -76,6 +76,8 @@ def open_store(
 
 
 __all__ = [
+    "MEMORY_URL",
+    "SQLITE_SCHEME",
     "AppendRefused",
     "LogConflict",
     "MemoryStore",

@@ -1,4 +1,5 @@
-"""The in-memory store: the default, so ``arena serve`` needs nothing else.
+"""The in-memory store: ``arena serve --memory``, and the store of a
+server made in process (tests, benchmarks) that names none.
 
 It keeps everything in dicts of one process and forgets it on exit; pub/sub
 reaches only subscribers in the same process (``MemoryChannels``).  Expiry times are honoured

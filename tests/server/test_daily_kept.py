@@ -48,7 +48,7 @@ class Serving:
     @classmethod
     async def start(cls, **environment: str) -> Serving:
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "server.cli", "serve", "--port", "0", cwd=REPO_ROOT,
+            sys.executable, "-m", "server.cli", "serve", "--memory", "--port", "0", cwd=REPO_ROOT,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
             env={**os.environ, "ARENA_PREPARE_DAILIES": "false", "ARENA_PING_INTERVAL": "none", **environment},
         )

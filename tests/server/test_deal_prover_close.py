@@ -98,7 +98,7 @@ async def test_sigterm_to_the_process_group_during_a_proof_prints_no_traceback()
     start, so a proof is under way)."""
     environment = {**os.environ, "ARENA_PING_INTERVAL": "none", "PYTHONUNBUFFERED": "1"}
     process = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "serve", "--port", "0"],
+        [sys.executable, "-m", "server.cli", "serve", "--memory", "--port", "0"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment, start_new_session=True,
     )
     try:

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 async def _serve_and_connect_once(*flags: str) -> list[str]:
     """Start a server, open and close one connection, stop it; its log lines."""
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "server.cli", "serve", "--port", "0", *flags,
+        sys.executable, "-m", "server.cli", "serve", "--memory", "--port", "0", *flags,
         cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )
     try:

@@ -69,7 +69,7 @@ async def test_shutdown_finishes_the_action_in_flight_then_closes_with_1012() ->
 async def test_sigterm_stops_the_command_gracefully() -> None:
     environment = {**os.environ, "ARENA_PING_INTERVAL": "none", "PYTHONUNBUFFERED": "1"}
     process = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "serve", "--port", "0"],
+        [sys.executable, "-m", "server.cli", "serve", "--memory", "--port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
