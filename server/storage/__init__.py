@@ -27,6 +27,7 @@ from .base import (
 )
 from .memory import MemoryStore
 from server.runtime.clock import Clock, wall_clock_ms
+from server.runtime.scheduler import Scheduler
 from .redis_urls import without_password
 from .sqlite import SQLITE_SCHEME, SqliteStore, sqlite_path
 
@@ -40,7 +41,7 @@ class UnknownStorageURL(ValueError):
 
 def open_store(
     url: str | None = None, *, namespace: str = "arena", retention: Retention = DEFAULT_RETENTION,
-    clock: Clock = wall_clock_ms,
+    clock: Clock = wall_clock_ms, scheduler: Scheduler | None = None,
 ) -> Store:
     """The store for ``url``: ``None`` or ``memory://`` for the in-memory
     store, ``sqlite:///PATH`` for a SQLite database on this machine
@@ -54,7 +55,8 @@ def open_store(
     store that cannot reach its server fails on first use, with
     ``StorageUnavailable`` (call ``ping`` to check at start-up).
     ``retention``: how long the store keeps an unused identity;
-    ``clock``: the memory store's time (Redis keeps its own).
+    ``clock``: the memory and SQLite stores' time (Redis keeps its own);
+    ``scheduler``: what times a Redis store's reconnect pauses.
     """
     if url is None or url == MEMORY_URL:
         return MemoryStore(clock, retention)
@@ -68,7 +70,7 @@ def open_store(
         from .redis import RedisStore
 
         try:
-            return RedisStore(url, namespace=namespace, retention=retention)
+            return RedisStore(url, namespace=namespace, retention=retention, scheduler=scheduler)
         except ValueError as error:
             raise UnknownStorageURL(f"bad storage URL {without_password(url)!r}: {error}") from None
     schemes = ", ".join((MEMORY_URL, SQLITE_SCHEME, *REDIS_SCHEMES))

@@ -49,7 +49,7 @@ from server.transport.listener import LISTEN_BACKLOG, screened_listener
 from server.transport.outlet import WebSocketOutlet
 from server.games.retention import Sweeper, retention_of
 from server.runtime.entropy import Entropy
-from server.runtime.scheduler import Scheduler
+from server.runtime.scheduler import LoopScheduler, Scheduler
 from server.runtime.workers import WorkerPool
 from server.runtime.settings import Settings
 from server.storage import StorageRefused, StorageUnavailable, Store, open_store
@@ -92,7 +92,10 @@ class ArenaServer:
     ) -> None:
         self.settings = settings
         self._own_store = store is None
-        self.store = store if store is not None else open_store(settings.redis_url, retention=retention_of(settings), clock=clock)
+        scheduler = scheduler or LoopScheduler()
+        self.store = store if store is not None else open_store(
+            settings.redis_url, retention=retention_of(settings), clock=clock, scheduler=scheduler
+        )
         self.hub = Hub(
             settings, self.store, clock=clock, monotonic=monotonic, scheduler=scheduler, workers=workers, entropy=entropy
         )
