@@ -152,13 +152,17 @@ class Room:
             **self._state(change.action.at_ms),
         }
 
-    def game_over(self) -> tc.GameOver:
+    def game_over(self, deal: int | None = None) -> tc.GameOver:
+        """The game's ``game_over``, naming ``deal`` only when its caller
+        passes it: whether it may is ``visibility.deal_named``'s decision
+        (``Watching.game_over``), never the room's, so a deal the caller
+        did not clear stays unnamed."""
         session = self.session
         finished = session.finished_ms or 0
         return tc.GameOver(
             game_id=self.game_id,
             result=session.result,
-            deal=session.header.deal if session.header.seed is None else None,
+            deal=deal,
             time_ms=session.elapsed_ms(finished),
             moves=session.moves,
             score=session.score(finished),

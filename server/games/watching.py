@@ -148,15 +148,13 @@ class Watching:
             self._outbox.send_each(room.followers, room.progress(self._clock()))
 
     def game_over(self, room: Room) -> tc.GameOver:
-        """The game's ``game_over``, without the deal in a race still
-        running, with the reasons a ranked attempt is off the public board
-        (``fair_play.unlisted``)."""
+        """The game's ``game_over`` as its watchers get it: naming the
+        deal where ``deal_named`` allows, with the reasons a ranked attempt
+        is off the public board (``fair_play.unlisted``)."""
         header = room.session.header
         race = self._races.held_race_facts(header.race_id) if header.race_id is not None else None
-        return room.game_over().model_copy(update={
-            "unlisted": unlisted(self._settings, room.session),
-            "deal": header.deal if deal_named(header, race) else None,
-        })
+        deal = header.deal if deal_named(header, race) else None
+        return room.game_over(deal).model_copy(update={"unlisted": unlisted(self._settings, room.session)})
 
     def reloaded(self, room: Room) -> None:
         self._outbox.send_each(room.watchers, room.snapshot(self._clock()))
