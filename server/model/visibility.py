@@ -7,6 +7,8 @@ pure decision per question, in the spirit of boardgame.io's ``playerView``.
   ``hello`` and at a race's start, and the followers of a race game when
   the race ends.
 - ``deal_named``: whether a ``game_over`` may name the deal.
+- ``race_names``: what a ``race`` message may name: its invite code, its
+  deal, the proof of a winnable deal.
 - ``assist_refusal``: whether a hint, automatic finishing (asked for or
   offered) or an analysis (and with it a replay) may be given.
 
@@ -149,6 +151,28 @@ def deal_named(header: SessionHeader, race: RaceFacts | None) -> bool:
     if header.seed is not None:
         return False
     return header.race_id is None or race is not None and race.over
+
+
+@dataclass(frozen=True)
+class RaceNames:
+    """What a ``race`` message names of its race."""
+
+    code: bool
+    """The invite code."""
+    deal: bool
+    """The deal's number."""
+    proof: bool
+    """A winnable deal's seed, with the nonce and line that open its commitment."""
+
+
+def race_names(race: RaceFacts, member: bool, seeded: bool, daily: bool) -> RaceNames:
+    """What a ``race`` message may name to a racer (``member``) or anyone
+    else.  The invite code goes to racers only, so a spectator's link lets
+    nobody join.  The deal is told once nobody races it: a number as
+    itself, a secret seed (``seeded``) by its proof; a daily race's deal
+    is the day's, told only by the day's reveal, never here."""
+    over = race.over
+    return RaceNames(code=member, deal=over and not seeded, proof=over and seeded and not daily)
 
 
 def assist_refusal(header: SessionHeader, assist: Assist, facts: Facts) -> Refusal | None:

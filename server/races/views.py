@@ -2,9 +2,10 @@
 a racer's row, and the progress a finished race's results froze.
 
 Apart from the ledger's rules (``server.races.state``) because these are
-the views of a state, not its checks: a racer sees the invite code, and a
-winnable race's seed, nonce and line are shown once it is over (a daily
-race's deal is the day's, revealed with it).
+the views of a state, not its checks.  Which of the invite code, the deal
+and a winnable deal's proof a ``race`` message names is
+``server.model.visibility.race_names``'s decision, beside every other
+rule of who sees which deal.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 import engine
 from protocol import to_client as tc
 from server.deals.proofs import seed_text
+from server.model.visibility import RaceFacts, RaceNames, race_names
 from server.races.progress import Progress
 from server.races.state import RANKED_FIRST, RaceState, Racer
 
@@ -58,19 +60,20 @@ def final_progress(state: RaceState) -> dict[str, Progress]:
     }
 
 
-def _reveal(state: RaceState, finished: bool) -> dict[str, Any]:
-    if not finished or state.seed is None or state.daily is not None:
+def _proof(state: RaceState, names: RaceNames) -> dict[str, Any]:
+    if not names.proof or state.seed is None:
         return {}
     return {"seed": seed_text(state.seed), "nonce": state.nonce, "line": state.line}
 
 
 def race_info(state: RaceState, progress: dict[str, Progress], now_ms: int, member: bool) -> tc.RaceInfo:
-    """The race as a racer (``member``, who sees the code) or anyone else sees it."""
+    """The race as a racer (``member``) or anyone else sees it."""
     host = state.racers.get(state.host)
-    finished = state.finished_ms is not None
+    phase = state.phase(now_ms)
+    names = race_names(RaceFacts(phase), member, state.seed is not None, state.daily is not None)
     return tc.RaceInfo(
         race_id=state.race_id,
-        code=state.code if member else None,
+        code=state.code if names.code else None,
         host=tc.Owner(player_id=state.host, name=host.name if host else state.host),
         game=state.game,
         title=engine.game_class(state.game).title,
@@ -78,11 +81,11 @@ def race_info(state: RaceState, progress: dict[str, Progress], now_ms: int, memb
         deal_kind=state.deal_kind,
         daily=state.daily,
         verified=state.verified,
-        deal=state.deal if finished and state.seed is None else None,
+        deal=state.deal if names.deal else None,
         ranked=state.deal_kind != "number",
         commitment=state.commitment,
-        **_reveal(state, finished),
-        phase=state.phase(now_ms),
+        **_proof(state, names),
+        phase=phase,
         limit=state.limit,
         created_ms=state.created_ms,
         invite_expires_ms=state.invite_expires_ms,

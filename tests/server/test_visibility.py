@@ -27,6 +27,7 @@ from server.model.visibility import (
     assist_refusal,
     deal_named,
     deal_secret,
+    race_names,
     view_of,
 )
 
@@ -127,6 +128,28 @@ def test_what_a_game_over_names(game: SessionHeader, race_facts: RaceFacts | Non
     assert deal_named(game, race_facts) is named
 
 
+@pytest.mark.parametrize(
+    "game, race_facts, member, named",
+    [
+        # game, race, member: (code, deal, proof)
+        (NUMBERED_RACE, race(LOBBY), True, (True, False, False)),
+        (NUMBERED_RACE, race(LOBBY), False, (False, False, False)),
+        (NUMBERED_RACE, race(RUNNING), True, (True, False, False)),
+        (NUMBERED_RACE, race(FINISHED), False, (False, True, False)),
+        (WINNABLE_RACE, race(RUNNING), False, (False, False, False)),
+        (WINNABLE_RACE, race(FINISHED), False, (False, False, True)),
+        (WINNABLE_RACE, race(FINISHED), True, (True, False, True)),
+        (DAILY_RACE, race(RUNNING), True, (True, False, False)),
+        (DAILY_RACE, race(FINISHED), False, (False, False, False)),
+    ],
+)
+def test_what_a_race_message_names(
+    game: SessionHeader, race_facts: RaceFacts, member: bool, named: tuple[bool, bool, bool]
+) -> None:
+    names = race_names(race_facts, member, game.seed is not None, game.daily is not None)
+    assert (names.code, names.deal, names.proof) == named
+
+
 ASSISTS = [
     # game, assist, now, race, result: (code, reason) or None
     (CASUAL, Assist.HINT, BEFORE, None, None, None),
@@ -205,3 +228,14 @@ def test_assists_keep_the_fair_play_promises(game: SessionHeader, now: int, phas
         assert result is not None and not deal_secret(game, facts)
         assert game.race_id is None or race_facts is not None and race_facts.over
         assert view_of(game, STRANGER, facts, DELAY).visibility is L, "what an analysis shows, anyone may watch"
+
+
+@settings(max_examples=200, deadline=None)
+@given(game=headers.filter(lambda game: game.race_id is not None), phase=phases, member=st.booleans())
+def test_a_race_message_tells_a_deal_only_as_a_game_over_may(game: SessionHeader, phase: str, member: bool) -> None:
+    race_facts = race(phase)
+    names = race_names(race_facts, member, game.seed is not None, game.daily is not None)
+    assert names.code is member, "the invite code goes to racers only"
+    assert names.deal is deal_named(game, race_facts), "a race and its games' game_over agree on the deal"
+    if names.proof:
+        assert race_facts.over and game.daily is None, "a secret seed is proven once raced, a daily's never here"
