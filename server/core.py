@@ -19,7 +19,7 @@ entropy, store, outbox, the parts below it) and never the Hub
 - ``server.games.watching.Watching``: watchers, followers of secret deals,
   delayed boards of running races;
 - ``server.games.play.Play``: starting games and the action pipeline;
-- ``server.games.delivery.Delivery``: telling everyone of a change, in one step;
+- ``server.games.delivery.Delivery``: telling everyone of a change, made here or relayed;
 - ``server.games.lobby.Lobby``: ``hello`` and the server-wide requests.
 
 Decisions made here, kept here because they are about
@@ -125,7 +125,7 @@ class Hub:
             settings, now, monotonic, self.metrics, self.outbox, self.tables, ledgers.race_facts, self.workers
         )
         self.watching = Watching(settings, now, scheduler, self.outbox, self.tables, ledgers, self.assists)
-        self.delivery = Delivery(now, self.metrics, self.outbox, self.tables, self.watching, self.races)
+        self.delivery = Delivery(now, self.metrics, self.outbox, self.tables, self.watching, self.races, self.assists)
         self.play = Play(
             settings, store, now, self.dailies, entropy.stream("play"), self.outbox, self.tables, self.watching,
             self.assists, self.races, self.delivery,
@@ -135,7 +135,7 @@ class Hub:
             self.play.live_headers, self.watching.watch_game, self.races.rejoin,
         )
         # The edges that point up the stack, wired once everything exists.
-        self.tables.tell(self.watching)
+        self.tables.tell(self.delivery)
         self.tables.on_release(ledgers.release_if_idle)
         self.races.attach(
             RaceBoards(self.watching.watch_game, self.watching.race_over, self.play.abandon, self.play.make_room_for)

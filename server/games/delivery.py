@@ -1,19 +1,23 @@
-"""Telling everyone of a game's change, in one step.
+"""Telling everyone of a game's change, in one part.
 
 Playing performs an action and returns the ``Change`` the store took
 (``Play.apply``), telling nobody; ``Delivery.deliver`` is then the one
 step that tells: the actor (its copy of the diff carries the request id,
 unless an assist answers with a reply of its own, a hint's suggestion or
 a finish's moves, which then carries it), this process's watchers,
-followers and delayed boards (``Watching.announce``, which an entry
-relayed from another process goes through too, so a watcher gets the
-same frames wherever the player is connected), and what a game's end or
-a racer's action means beyond it: the game's record, and the racer's
-progress to the race's followers on every process.
+followers and delayed boards (``Watching.announce``), and what a game's
+end or a racer's action means beyond it: the game's record, and the
+racer's progress to the race's followers on every process.
 
 The other processes have heard of the entry already: the store's append
 published it in the same atomic step that wrote it (``server.games.relay``),
 so nobody, the actor included, hears of an entry the store does not have.
+Each of them applies it to the room it holds and hands the change back
+here (``Delivery`` is the game rooms' ``RoomNews``): ``relayed`` tells its
+watchers through the same ``Watching.announce``, so a watcher gets the
+same frames wherever the player is connected.  Only the telling is
+repeated there; the record and the race's progress were the acting
+process's.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from typing import Callable, Protocol
 
 from protocol import to_client as tc
 from protocol.to_server import RequestId
+from server.games.assists import AssistDesk
 from server.games.room import Room
 from server.games.tables import GameRooms
 from server.games.watching import Watching
@@ -40,7 +45,7 @@ class RaceProgress(Protocol):
 
 
 class Delivery:
-    """The one step that tells of a change; see the module docstring."""
+    """The one part that tells of a change, made here or relayed; see the module docstring."""
 
     def __init__(
         self,
@@ -50,6 +55,7 @@ class Delivery:
         rooms: GameRooms,
         watching: Watching,
         races: RaceProgress,
+        assists: AssistDesk,
     ) -> None:
         self._clock = clock
         self._metrics = metrics
@@ -57,6 +63,7 @@ class Delivery:
         self._rooms = rooms
         self._watching = watching
         self._races = races
+        self._assists = assists
 
     async def deliver(
         self,
@@ -87,3 +94,16 @@ class Delivery:
             await self._races.progressed(session)
         if actor is not None and reply is not None:
             self._outbox.send(actor, reply)
+
+    def relayed(self, room: Room, change: Change) -> None:
+        """Tell this process's watchers of an entry another process made
+        (the caller holds ``room.lock``), and look for a finishing path
+        from the new position, as the acting process does for its own."""
+        self._watching.announce(room, change)
+        self._assists.refresh_offer(room)
+
+    def reloaded(self, room: Room) -> None:
+        self._watching.reloaded(room)
+
+    def lost(self, room: Room) -> None:
+        self._watching.lost(room)

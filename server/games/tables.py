@@ -5,7 +5,7 @@ behind, forgotten when nobody here needs it any more).
 
 The table knows nothing of who is told what: after it rebuilds a room
 from the store or applies an entry relayed from another process, it
-hands the room to its ``RoomNews`` (the watching part), which sends the
+hands the room to its ``RoomNews`` (the delivery part), which sends the
 news.  Who still needs a room is read from the room itself (watchers,
 followers, its lock), from the delayed boards held here, and from the
 hooks given to ``on_release`` (a race game's race may be forgotten with it).
@@ -85,7 +85,7 @@ class GameRooms(HeldTable[Room]):
 
     def tell(self, news: RoomNews) -> None:
         """Send the news of reloads and relayed entries to ``news`` (the
-        watching part, built after this table because it reads it)."""
+        delivery part, built after this table because it reads it)."""
         self._news = news
 
     def on_release(self, hook: Callable[[str | None], None]) -> None:

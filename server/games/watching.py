@@ -165,18 +165,15 @@ class Watching:
         self, room: Room, change: Change, *, diff: dict[str, Any] | None = None, skip: Peer | None = None
     ) -> None:
         """Tell this process's watchers, followers and delayed boards of
-        one committed change.  An action played here and one relayed from
-        another process both come through this, so a watcher gets the
-        same frames in the same order wherever the player is connected."""
+        one committed change.  ``Delivery`` calls this for an action played
+        here and for one relayed from another process alike, so a watcher
+        gets the same frames in the same order wherever the player is
+        connected."""
         self._outbox.send_each(room.watchers, room.diff(change) if diff is None else diff, skip=skip)
         self.tell_followers(room)
         self.advance_delayed(room.game_id)
         if change.finished:
             self._outbox.send_each(room.watchers, self.game_over(room))
-
-    def relayed(self, room: Room, change: Change) -> None:
-        self.announce(room, change)
-        self._assists.refresh_offer(room)
 
     def resync(self, peer: Peer) -> None:
         """Queue a fresh snapshot (or progress) of each game ``peer``
