@@ -27,41 +27,19 @@ from pathlib import Path
 from typing import Any, Callable, Coroutine
 
 from server.commands import run_with_settings
-from server.commands.serve import with_default_store
+from server.commands.store_options import add_store_options, store_settings
 from server.games.retention import retention_of
 from server.runtime.clock import wall_clock_ms
-from server.runtime.data_dir import DATABASE_FILE, with_default_data_dir
 from server.runtime.exits import EXIT_OK, EXIT_USAGE
 from server.runtime.progress import ProgressLine
 from server.runtime.settings import Settings
-from server.storage import MEMORY_URL, Store, open_store
+from server.storage import Store, open_store
 from server.storage.sqlite_lock import StoreLocked
 from server.storage.transfer import TransferError, check_empty, export_store, import_store, read_export
 
 PLAIN_EVERY = 5.0
 """Seconds between two progress lines when standard error is no terminal."""
 LOCK_ADVICE = "stop the server first (to export a running SQLite server, export a copy made by arena backup)"
-
-
-def add_store_options(parser: Any) -> None:
-    """The store options of ``arena serve``, for the commands that open
-    the same store (``export``, ``import``, ``prepare-dailies``)."""
-    store = parser.add_mutually_exclusive_group()
-    store.add_argument(
-        "--store", "--redis", dest="redis_url", metavar="URL",
-        help=f"store URL: sqlite:///PATH.db, redis://... or {MEMORY_URL} (default: {DATABASE_FILE} in the data "
-        "directory, as arena serve); a SQLite database held by a running server is refused",
-    )
-    store.add_argument("--memory", dest="redis_url", action="store_const", const=MEMORY_URL,
-                       help="the in-memory store (empty: for tries and tests)")
-    parser.add_argument("--data", dest="data_dir", metavar="DIR", help="the server's data directory (as arena serve's)")
-
-
-def store_settings(args: argparse.Namespace) -> Callable[[], Settings]:
-    """The settings of the store ``arena serve`` would open with ``args``."""
-    return lambda: with_default_store(
-        with_default_data_dir(Settings.from_env(redis_url=args.redis_url, data_dir=args.data_dir))
-    )
 
 
 COMMANDS = (
