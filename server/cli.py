@@ -48,9 +48,9 @@ def command_modules() -> tuple[CommandModule, ...]:
     client: some 400 modules, over two seconds where importing this module
     alone takes a few hundredths) would load again in every worker."""
     from client import commands as client_commands
-    from server.commands import backup, prepare, schema, serve, solve
+    from server.commands import backup, prepare, schema, serve, solve, transfer
 
-    return (serve, backup, schema, solve, prepare, client_commands)
+    return (serve, backup, transfer, schema, solve, prepare, client_commands)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -4,9 +4,12 @@ A server does this by itself the day before (``server.deals.keeper``); an
 operator runs it to fill a store ahead of a launch, or to measure what a
 day's preparation costs.  It prints progress with an ETA on standard
 error and one line per commitment on standard output.  The store and the
-secret are the server's (``--redis``, ``--data``, ``ARENA_*`` variables):
-with the in-memory store the records live on in the data directory
-(``server.runtime.data_dir``), where a server on the same directory finds them.
+secret are the server's, with its options and default
+(``server.commands.store_options``: the SQLite database of the data
+directory unless ``--store`` or ``--memory`` says otherwise), so a server
+on the same directory finds the records.  That database opens in one
+process at a time: while a server holds it, the command is refused, and
+the running server prepares its dailies by itself.
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ from typing import Any
 
 import engine
 from server.commands import run_with_settings
+from server.commands.store_options import add_store_options, store_settings
 from server.runtime.exits import EXIT_FAILURE, EXIT_OK
-from server.runtime.data_dir import open_data_dir, with_default_data_dir
+from server.runtime.data_dir import open_data_dir
 from server.deals.book import DailyBook
 from server.deals.daily import daily_variants, utc_day
 from server.deals.keeper import prepare_day
@@ -29,22 +33,23 @@ from server.deals.proofs import DealProver
 from server.runtime.workers import WorkerPool
 from server.runtime.settings import Settings
 from server.storage import open_store
+from server.storage.sqlite_lock import StoreLocked
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("prepare-dailies", help="prove and fix a day's secret daily deals now")
+    parser = subparsers.add_parser(
+        "prepare-dailies", help="prove and fix a day's secret daily deals now",
+        description="Prove and fix a day's secret daily deals in the store arena serve uses with the same options. "
+        "A SQLite database held by a running server is refused: that server prepares its dailies by itself "
+        "(or stop it first).",
+    )
     parser.add_argument("--date", type=date.fromisoformat, help="UTC day, YYYY-MM-DD (default: tomorrow)")
-    parser.add_argument("--redis", dest="redis_url", metavar="URL", help="Redis URL (default: in-memory store)")
-    parser.add_argument("--data", dest="data_dir", metavar="DIR", help="the server's data directory (as arena serve's)")
+    add_store_options(parser)
     parser.set_defaults(handler=_prepare)
 
 
 def _prepare(args: argparse.Namespace) -> int:
-    return run_with_settings(
-        "prepare-dailies",
-        lambda: with_default_data_dir(Settings.from_env(redis_url=args.redis_url, data_dir=args.data_dir)),
-        lambda settings: _main(settings, args.date),
-    )
+    return run_with_settings("prepare-dailies", store_settings(args), lambda settings: _main(settings, args.date))
 
 
 async def _main(settings: Settings, day: date | None) -> int:
@@ -52,7 +57,10 @@ async def _main(settings: Settings, day: date | None) -> int:
     entropy = SystemEntropy()
     open_data_dir(settings, entropy)
     day = day if day is not None else utc_day(now) + timedelta(days=1)
-    store = open_store(settings.redis_url)
+    try:
+        store = open_store(settings.redis_url)
+    except StoreLocked as error:
+        raise StoreLocked(f"{error}; the running server prepares its dailies by itself (or stop it first)") from None
     workers = WorkerPool.sized(settings)
     prover = DealProver(workers, settings.deal_proof_nodes, settings.deal_proof_attempts)
     book = DailyBook(store, settings, prover, entropy)

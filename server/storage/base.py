@@ -94,6 +94,20 @@ game again within this time changes nothing (an outbox is normally settled
 within milliseconds, or at the next start after a crash)."""
 
 
+HELD_SPACES = ("player", "session", "board", "setting", "stock", "document", "index")  # what Store.held lists
+
+
+@dataclass(frozen=True)
+class Held:
+    """One thing a store holds, with what is left of its lifetime (None: for
+    ever; an identity's, which a copy's writes renew, too): a copy keeps it as long."""
+
+    space: str
+    name: str
+    kind: str = ""
+    keep_seconds: float | None = None
+
+
 OnResume = Callable[[], Awaitable[None]]
 """Called when a subscription is back after its connection was lost."""
 
@@ -334,6 +348,22 @@ class Store(ABC):
 
     @abstractmethod
     async def index_document(self, kind: str, index: str, key: str, score: float) -> None: ...
+
+    # ---------------------------------------------------------------- enumeration
+
+    @abstractmethod
+    async def held(self, space: str) -> list[Held]:
+        """Everything alive of one of ``HELD_SPACES``, by kind and name: how
+        a move to another back end lists a store whole (``arena export``).
+        It reads every key of the space (Redis: ``SCAN``), so tools only."""
+
+    @abstractmethod
+    async def stock_items(self, stock: str) -> list[str]:
+        """A stock's items, oldest first, taking none."""
+
+    @abstractmethod
+    async def index_entries(self, kind: str, index: str) -> list[tuple[str, float]]:
+        """An index's (key, score) pairs, highest first, expired documents' too."""
 
     # ---------------------------------------------------------------- pub/sub
 

@@ -15,37 +15,17 @@ from __future__ import annotations
 
 import collections
 import copy
-from collections.abc import Sized
+from collections.abc import Mapping, Sized
 from typing import Any
 
-from .base import (
-    DEFAULT_RETENTION,
-    SETTLED_MARK_SECONDS,
-    LogConflict,
-    OnResume,
-    Retention,
-    Store,
-    StoreSize,
-    Subscription,
-)
+from .base import DEFAULT_RETENTION, SETTLED_MARK_SECONDS, Held, LogConflict, OnResume, Retention, Store
+from .base import StoreSize, Subscription
 from .memory_boards import Entry, MemoryBoards
 from .memory_channels import MemoryChannels
+from .memory_held import DOCUMENT_EXPIRY, INDEX_EXPIRY, SETTING_EXPIRY, held_in, ranked_entries
 from server.runtime.clock import Clock, wall_clock_ms
-from server.model.records import (
-    Action,
-    Announcement,
-    Finish,
-    GameResult,
-    LeaderEntry,
-    PlayerRecord,
-    Record,
-    SessionHeader,
-)
-
-
-DOCUMENT_EXPIRY = "document:"
-INDEX_EXPIRY = "index:"
-SETTING_EXPIRY = "setting"
+from server.model.records import Action, Announcement, Finish, GameResult, LeaderEntry, PlayerRecord, Record
+from server.model.records import SessionHeader
 
 
 class MemoryStore(Store):
@@ -390,6 +370,20 @@ class MemoryStore(Store):
             if len(result) >= limit:
                 break
         return result
+
+    async def held(self, space: str) -> list[Held]:
+        await self.expire_due()
+        tables: dict[str, Mapping[Any, Any]] = {
+            "player": self._players, "session": self._headers, "board": self._boards.boards, "setting": self._settings,
+            "stock": self._stocks, "document": self._documents, "index": self._indexes,
+        }
+        return held_in(space, tables.get(space, {}), self._expires, self._now())
+
+    async def stock_items(self, stock: str) -> list[str]:
+        return list(self._stocks.get(stock, ()))
+
+    async def index_entries(self, kind: str, index: str) -> list[tuple[str, float]]:
+        return ranked_entries(self._indexes.get((kind, index), {})) if self._alive(INDEX_EXPIRY + kind, index) else []
 
     async def publish(self, channel: str, payload: bytes) -> None:
         self._channels.publish(channel, payload)

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Callable, Concatenate, ParamSpec, TypeVar
 
 from server.runtime.clock import Clock, wall_clock_ms
-from .base import DEFAULT_RETENTION, OnResume, Retention, Store, StoreSize, Subscription
+from .base import DEFAULT_RETENTION, Held, OnResume, Retention, Store, StoreSize, Subscription
 from .memory_channels import MemoryChannels
 from .sqlite_lock import DatabaseLock
 from .sqlite_schema import StoreUnusable, open_database
@@ -246,6 +246,17 @@ class SqliteStore(Store):
 
     async def index_document(self, kind: str, index: str, key: str, score: float) -> None:
         await self._run(Tables.index_document, kind, index, key, score)
+
+    # ---------------------------------------------------------------- enumeration
+
+    async def held(self, space: str) -> list[Held]:
+        return await self._run(Tables.held, space)
+
+    async def stock_items(self, stock: str) -> list[str]:
+        return await self._run(Tables.stock_items, stock)
+
+    async def index_entries(self, kind: str, index: str) -> list[tuple[str, float]]:
+        return await self._run(Tables.index_entries, kind, index)
 
     # ---------------------------------------------------------------- pub/sub
 

@@ -20,7 +20,7 @@ import dataclasses
 import json
 from typing import Any
 
-from .base import SETTLED_MARK_SECONDS, StoreSize, board_score
+from .base import HELD_SPACES, SETTLED_MARK_SECONDS, Held, StoreSize, board_score
 from .errors import LogConflict
 from .sqlite_values import ALIVE, ValueTables, dumps
 from server.model.records import Action, Finish, GameResult, LeaderEntry, PlayerRecord, Record, SessionHeader
@@ -32,6 +32,17 @@ COUNTED_TABLES = (*IDENTITY_TABLES, "sessions", "board_entries", "boards", "sett
 row (as in the memory store), so no scrape reads every action stored."""
 PLAYER_COLUMNS = ("display_name", "bot", "address")
 LOG_LENGTHS_CHUNK = 500
+HELD_QUERIES = dict(zip(HELD_SPACES, (
+    "SELECT '', player_id, NULL FROM players",
+    "SELECT '', game_id, expires_at FROM sessions",
+    "SELECT '', board, expires_at FROM boards WHERE EXISTS (SELECT 1 FROM board_entries e WHERE e.board = boards.board)",
+    "SELECT '', name, expires_at FROM settings",
+    "SELECT DISTINCT '', stock, NULL FROM stocks",
+    "SELECT kind, key, expires_at FROM documents",
+    "SELECT kind, name, expires_at FROM document_indexes d "
+    "WHERE EXISTS (SELECT 1 FROM indexed i WHERE i.kind = d.kind AND i.name = d.name)",
+)))
+"""What ``held`` lists of each space: (kind, name, deadline) rows."""
 
 
 class Tables(ValueTables):
@@ -73,6 +84,15 @@ class Tables(ValueTables):
             dropped += len(unused)
         execute("DELETE FROM settled WHERE at <= ?", (self.now - SETTLED_MARK_SECONDS,))
         return dropped
+
+    def held(self, space: str) -> list[Held]:
+        """Drops what is due first, so every row listed is alive."""
+        if space not in HELD_QUERIES:
+            raise ValueError(f"no such space: {space}")
+        self.expire_due()
+        rows = self.db.execute(HELD_QUERIES[space] + " ORDER BY 1, 2").fetchall()
+        return [Held(space, name, kind, None if deadline is None else deadline - self.now)
+                for kind, name, deadline in rows]
 
     # ------------------------------------------------------------ identities
 

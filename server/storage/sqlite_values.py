@@ -80,6 +80,10 @@ class ValueTables:
     def stock_size(self, stock: str) -> int:
         return int(self._one("SELECT count(*) FROM stocks WHERE stock = ?", stock)[0])
 
+    def stock_items(self, stock: str) -> list[str]:
+        return [str(item) for (item,) in self.db.execute(
+            "SELECT item FROM stocks WHERE stock = ? ORDER BY position", (stock,))]
+
     # ------------------------------------------------------------ documents
 
     def put_document(self, kind: str, key: str, value: dict[str, Any], keep_seconds: int | None) -> None:
@@ -114,6 +118,13 @@ class ValueTables:
         else:
             self.db.execute("UPDATE document_indexes SET expires_at = max(expires_at, ?) "
                             "WHERE kind = ? AND name = ? AND expires_at IS NOT NULL", (deadline, kind, index))
+
+    def index_entries(self, kind: str, index: str) -> list[tuple[str, float]]:
+        if not self._index_alive(kind, index):
+            return []
+        rows = self.db.execute("SELECT key, score FROM indexed WHERE kind = ? AND name = ? ORDER BY score DESC, key",
+                               (kind, index))
+        return [(str(key), float(score)) for key, score in rows]
 
     def list_documents(self, kind: str, index: str, limit: int) -> list[dict[str, Any]]:
         if not self._index_alive(kind, index):

@@ -27,6 +27,7 @@ from server.model.records import (
     SessionHeader,
 )
 from server.storage import LogConflict, Store, Subscription, board_score
+from server.storage.base import Held
 
 BOARD = "broken-deck/relaxed/2024-05-01"
 DAY_MS = 1_714_521_600_000  # 2024-05-01T00:00:00Z
@@ -717,3 +718,45 @@ async def test_many_subscriptions_come_and_go_without_losing_a_listener(backend:
     await backend.store.publish("game:busy", b"still here")
     assert await next_message(late) == b"still here"
     await late.close()
+
+
+async def test_held_lists_everything_stored_with_its_remaining_lifetime(store: Store) -> None:
+    """What ``arena export`` reads: every name of each space, expired ones
+    left out, each with what is left of its lifetime."""
+    await store.create_player(PlayerRecord("p1", "Ada", "hash-1", 1_000))
+    await store.create_session(header("live"))
+    await store.create_session(header("done"))
+    await store.finish_session(header("done", status="won"), keep_seconds=600)
+    await store.create_session(header("gone"))
+    await store.finish_session(header("gone", status="won"), keep_seconds=0)
+    await store.submit(BOARD, "p1", 60_000, 80, DAY_MS, keep_seconds=3_600)
+    await store.setting("secret", "s")
+    await store.setting("setting:ranked/p1", "g1", keep_seconds=300)
+    await store.stock_push("deals", "a")
+    await store.stock_push("deals", "b")
+    await store.stock_push("spent", "x")
+    await store.stock_pop("spent")
+    await store.put_document("race", "r1", {"n": 1}, keep_seconds=900)
+    await store.put_document("race", "r2", {"n": 2})
+    await store.index_document("race", "of:p1", "r2", 2.0)
+    await store.index_document("race", "of:p1", "r1", 5.0)
+
+    def lifetimes(held: list[Held]) -> dict[tuple[str, str], float | None]:
+        return {(item.kind, item.name): item.keep_seconds for item in held}
+
+    assert lifetimes(await store.held("player")) == {("", "p1"): None}
+    sessions = lifetimes(await store.held("session"))
+    assert sessions.keys() == {("", "live"), ("", "done")} and sessions[("", "live")] is None
+    assert 590 < (sessions[("", "done")] or 0) <= 600
+    boards = lifetimes(await store.held("board"))
+    assert boards.keys() == {("", BOARD)} and 3_590 < (boards[("", BOARD)] or 0) <= 3_600
+    settings = lifetimes(await store.held("setting"))
+    assert settings[("", "secret")] is None and 290 < (settings[("", "setting:ranked/p1")] or 0) <= 300
+    assert lifetimes(await store.held("stock")) == {("", "deals"): None}
+    documents = lifetimes(await store.held("document"))
+    assert documents.keys() == {("race", "r1"), ("race", "r2")} and documents[("race", "r2")] is None
+    assert [(item.kind, item.name) for item in await store.held("index")] == [("race", "of:p1")]
+    assert await store.stock_items("deals") == ["a", "b"]
+    assert await store.stock_size("deals") == 2
+    assert await store.index_entries("race", "of:p1") == [("r1", 5.0), ("r2", 2.0)]
+    assert await store.index_entries("race", "of:nobody") == []
