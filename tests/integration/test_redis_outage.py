@@ -53,6 +53,19 @@ async def first_success(player: WireClient, game_id: str, move: str) -> tuple[An
             await asyncio.sleep(0.05)
 
 
+async def caught_up(spectator: WireClient, mirror: Mirror, game_id: str, seq: int) -> Mirror:
+    """The spectator's mirror once it reaches ``seq``: by the diff relayed
+    to its process, or, when that process's subscription came back after
+    the entry was published, by the snapshot its reload sends instead."""
+    reached = await spectator.wait_for(
+        lambda m: m.type in ("diff", "snapshot") and m.game_id == game_id and m.seq == seq, RESUME_SECONDS
+    )
+    if reached.type == "snapshot":
+        return Mirror(reached)
+    mirror.apply(reached)
+    return mirror
+
+
 async def test_actions_during_an_outage_are_refused_and_service_resumes_when_redis_returns(
     redis_server_factory: Callable[..., RedisServer], arena_processes: ServerStarter, clients: ClientOpener
 ) -> None:
@@ -87,15 +100,9 @@ async def test_actions_during_an_outage_are_refused_and_service_resumes_when_red
     redis.start()
     moved, refusals = await first_success(player, game_id, "draw")
     assert moved.seq == 4
-    caught_up = await spectator.wait_for(
-        lambda m: m.type in ("diff", "snapshot") and m.game_id == game_id and m.seq == 4, RESUME_SECONDS
-    )
-    if caught_up.type == "diff":
-        mirror.apply(caught_up)
-    else:
-        mirror = Mirror(caught_up)
+    mirror = await caught_up(spectator, mirror, game_id, 4)
     after = await player.request(ts.Move, game_id=game_id, move="draw")
-    mirror.apply(await spectator.wait_for(lambda m: m.type == "diff" and m.seq == 5, RESUME_SECONDS))
+    mirror = await caught_up(spectator, mirror, game_id, 5)
     assert mirror.view == view_of(await player.request(ts.Resync, game_id=game_id))
     assert await a.health() == 200 and await b.health() == 200
     welcome = await newcomer.request(ts.Hello, name="late")
