@@ -17,6 +17,7 @@ never edits one already released.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 from typing import Sequence
@@ -78,6 +79,10 @@ CREATE TABLE health (id INTEGER PRIMARY KEY CHECK (id = 1), written_at REAL NOT 
 """
 
 MIGRATIONS: tuple[str, ...] = (VERSION_1,)
+PRIVATE_FILE_MODE = 0o600
+"""A new database is its owner's alone, as the data directory's secret is:
+it holds addresses and token hashes.  SQLite gives its WAL and shared
+memory files the database's mode."""
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -92,8 +97,9 @@ def open_database(path: Path, migrations: Sequence[str] = MIGRATIONS) -> sqlite3
     (docs/storage.md, "The SQLite store"); ``StoreUnusable`` says why not."""
     _check_header(path)
     try:
+        _create_private(path)
         db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    except sqlite3.Error as error:
+    except (OSError, sqlite3.Error) as error:
         raise StoreUnusable(f"cannot open the SQLite database {path}: {error}") from error
     try:
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -111,6 +117,15 @@ def open_database(path: Path, migrations: Sequence[str] = MIGRATIONS) -> sqlite3
         db.close()
         raise
     return db
+
+
+def _create_private(path: Path) -> None:
+    """Create the database file, if missing, with ``PRIVATE_FILE_MODE``
+    (an existing one keeps its mode: a read-only file stays readable)."""
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, PRIVATE_FILE_MODE))
+    except FileExistsError:
+        return
 
 
 def _check_header(path: Path) -> None:

@@ -126,6 +126,18 @@ async def test_an_empty_file_becomes_a_new_database(database: Path) -> None:
     check.close()
 
 
+async def test_a_new_database_and_its_wal_are_readable_by_their_owner_alone(database: Path) -> None:
+    """They hold addresses and token hashes, as private as the data
+    directory's secret."""
+    store = SqliteStore(database)
+    try:
+        await store.create_player(PlayerRecord(player_id="p_1", token_hash="h", display_name="Ann", created_ms=0))
+        for path in (database, database.with_name(database.name + "-wal")):
+            assert path.stat().st_mode & 0o777 == 0o600, path
+    finally:
+        await store.close()
+
+
 # ---------------------------------------------------------------- migrations
 
 
