@@ -3,7 +3,7 @@
 Each trial: three players on one ``arena serve`` process (real Redis, real
 WebSocket clients) start a game, make a move and resign at once; the
 process is killed with SIGKILL the moment the first resignation is
-acknowledged, then started again on the same Redis.  A game counts as
+acknowledged, then started again on the same store.  A game counts as
 lost if its log ends with the resignation but its owner's record (or its
 final header) does not show it.  Every tenth trial is instead a ranked
 daily win, killed the moment the winning move is acknowledged, lost if it
@@ -11,11 +11,14 @@ is not on the day's leaderboard after the restart.
 
 To see that the trials hit the window at all, run the same script
 against an older checkout (``--root``), whose server wrote the end after
-the acknowledgement in several round trips.  Redis runs with
-``appendfsync always``; all clients come from 127.0.0.1, so the limit of
-new identities per address is lifted.
+the acknowledgement in several round trips.  ``--store redis`` (the
+default) runs Redis with ``appendfsync always``; ``--store sqlite`` runs
+the server on a SQLite database in a fresh data directory (``--data``),
+restarted on it.  All clients come from 127.0.0.1, so the limit of new
+identities per address is lifted.
 
     python bench/finish_crash.py               # 100 trials
+    python bench/finish_crash.py --store sqlite
     python bench/finish_crash.py --root /tmp/old-checkout
 """
 
@@ -25,39 +28,32 @@ import argparse
 import asyncio
 import os
 import sys
-import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "server"), str(ROOT / "tests" / "integration")]
+sys.path[:0] = [str(ROOT)]
 
-import arena_processes  # noqa: E402
-from finish_trials import TrialCount, daily_win_trial, resign_trial  # noqa: E402
-from redis_server import RedisServer  # noqa: E402
-
-from server.runtime.progress import ProgressLine  # noqa: E402
+from tests.integration import arena_processes  # noqa: E402
+from tests.integration.arena_processes import ServerProcess  # noqa: E402
+from tests.integration.finish_trials import TrialCount, daily_win_trial, resign_trial  # noqa: E402
+from tests.integration.trial_stores import STORES, run_trials  # noqa: E402
 
 DAILY_EVERY = 10
 
 
-async def main(trials: int, root: Path | None) -> TrialCount:
+async def main(trials: int, root: Path | None, store: str) -> TrialCount:
     if root is not None:
         arena_processes.ROOT = root
     os.environ["ARENA_IDENTITIES_PER_HOUR"] = "1000000"
     total = TrialCount()
-    with RedisServer(persistent=True) as redis, tempfile.TemporaryDirectory() as directory:
-        server = arena_processes.ServerProcess(redis.url, Path(directory), "arena")
-        await server.start()
-        progress = ProgressLine(every=5.0)
-        try:
-            for trial in range(1, trials + 1):
-                if trial % DAILY_EVERY == 0:
-                    total.add(await daily_win_trial(server, redis.url))
-                else:
-                    total.add(await resign_trial(server, redis.url))
-                progress(trial, trials, f"trials, {total.lost} lost so far")
-        finally:
-            server.kill()
+
+    async def trial(server: ServerProcess, store_url: str, number: int) -> str:
+        play = daily_win_trial if number % DAILY_EVERY == 0 else resign_trial
+        total.add(await play(server, store_url))
+        return f"trials, {total.lost} lost so far"
+
+    await run_trials(store, trials, trial)
     return total
 
 
@@ -65,8 +61,10 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--trials", type=int, default=100)
     parser.add_argument("--root", type=Path, help="run the server of another checkout (a baseline)")
+    parser.add_argument("--store", choices=STORES, default="redis")
     options = parser.parse_args()
-    result = asyncio.run(main(options.trials, options.root))
-    print(f"trials: {options.trials} (kill -9 each)")
+    began = time.monotonic()
+    result = asyncio.run(main(options.trials, options.root, options.store))
+    print(f"store: {options.store}, trials: {options.trials} (kill -9 each), {time.monotonic() - began:.0f} s")
     print(f"ended games (log ends): {result.ended}, acknowledged: {result.acknowledged}")
     print(f"lost: {result.lost} (acknowledged: {result.lost_acknowledged}) {result.lost_games[:10]}")

@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from tests.integration.arena_processes import ServerProcess, WireClient
+from tests.integration.stored_state import reading
 
 import engine
 from protocol import to_server as ts
 from server.model.fair_play import board_name
 from server.model.session import RESIGNED
-from server.storage.redis import RedisStore
 from server.deals.variants import record_key, variant_label
 
 DAILY_OPTIONS: dict[str, ts.OptionValue] = {"draw": 3}
@@ -57,7 +57,7 @@ async def _player(server: ServerProcess) -> WireClient:
     return client
 
 
-async def resign_trial(server: ServerProcess, redis_url: str, players: int = 3) -> TrialCount:
+async def resign_trial(server: ServerProcess, store_url: str, players: int = 3) -> TrialCount:
     """Each player starts a game and makes a move; all resign at once, and
     the server is killed the moment the first resignation is acknowledged."""
     clients = [await _player(server) for _ in range(players)]
@@ -85,14 +85,13 @@ async def resign_trial(server: ServerProcess, redis_url: str, players: int = 3) 
     }
     await server.start()
     owners = {game_id: client.player_id for client, game_id in zip(clients, games)}
-    return await _count(redis_url, owners, acknowledged)
+    return await _count(store_url, owners, acknowledged)
 
 
-async def _count(redis_url: str, owners: dict[str, str], acknowledged: set[str]) -> TrialCount:
+async def _count(store_url: str, owners: dict[str, str], acknowledged: set[str]) -> TrialCount:
     """Which ends the store shows: a settled header and a record per game."""
     count = TrialCount(acknowledged=len(acknowledged))
-    store = RedisStore(redis_url)
-    try:
+    async with reading(store_url) as store:
         for game_id, owner in owners.items():
             loaded = await store.load_session(game_id)
             assert loaded is not None, f"{game_id} is not stored"
@@ -107,12 +106,10 @@ async def _count(redis_url: str, owners: dict[str, str], acknowledged: set[str])
                 count.lost += 1
                 count.lost_acknowledged += game_id in acknowledged
                 count.lost_games.append(game_id)
-    finally:
-        await store.close()
     return count
 
 
-async def daily_win_trial(server: ServerProcess, redis_url: str) -> TrialCount:
+async def daily_win_trial(server: ServerProcess, store_url: str) -> TrialCount:
     """A declared bot wins today's ranked daily deal with the server's own
     winning line; the server is killed the moment the winning move is
     acknowledged.  The win must be on the day's bots' board after the
@@ -125,7 +122,7 @@ async def daily_win_trial(server: ServerProcess, redis_url: str) -> TrialCount:
         await client.send(ts.NewGame(id=request_id, game="klondike", deal="daily", options=DAILY_OPTIONS))
         started = await client.wait_for(lambda m: m.id == request_id, PROOF_SECONDS)
         assert started.type == "game_started" and started.ranked, started
-        line = await _daily_line(redis_url)
+        line = await _daily_line(store_url)
         for move in line[:-1]:
             reply = await client.request(ts.Move, game_id=started.game_id, move=move)
             assert reply.type == "diff", reply
@@ -137,14 +134,11 @@ async def daily_win_trial(server: ServerProcess, redis_url: str) -> TrialCount:
         await client.close()
     await server.start()
     count = TrialCount(acknowledged=1, ended=1)
-    store = RedisStore(redis_url)
-    try:
+    async with reading(store_url) as store:
         board = board_name("klondike", _daily_variant(), _today(), bot=True)
         if await store.rank(board, client.player_id) is None:
             count.lost = count.lost_acknowledged = 1
             count.lost_games.append(started.game_id)
-    finally:
-        await store.close()
     return count
 
 
@@ -156,12 +150,9 @@ def _today() -> str:
     return datetime.now(timezone.utc).date().isoformat()
 
 
-async def _daily_line(redis_url: str) -> list[str]:
+async def _daily_line(store_url: str) -> list[str]:
     """Today's winning line, as the server fixed it in the store."""
-    store = RedisStore(redis_url)
-    try:
+    async with reading(store_url) as store:
         stored = await store.get_setting(f"ranked_daily/klondike/{_daily_variant()}/{_today()}")
-    finally:
-        await store.close()
     assert stored is not None, "the daily record is not in the store"
     return list(json.loads(stored)["line"])
