@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -78,8 +79,13 @@ class Running:
         while not (await asyncio.wait({ending}, timeout=WAIT_SECONDS))[0]:
             now = None if progress is None else await progress()
             if progress is None or now == last:
-                ending.cancel()
-                raise AssertionError(f"no progress in {WAIT_SECONDS} s (still at {now!r}); the output so far:\n" + "\n".join(self.lines))
+                self.process.send_signal(signal.SIGABRT)
+                out, err = await ending
+                raise AssertionError(
+                    f"no progress in {WAIT_SECONDS} s (still at {now!r}); the output so far:\n"
+                    + "\n".join(self.lines + out.decode().splitlines())
+                    + "\nwhere each of its threads was (faulthandler, on SIGABRT):\n" + err.decode()[-8000:]
+                )
             last = now
         out, err = ending.result()
         self.lines += out.decode().splitlines()
@@ -89,13 +95,15 @@ class Running:
 
 def environment(config_home: Path | None) -> dict[str, str]:
     """This process's environment with ``config_home`` as the program's
-    ``XDG_CONFIG_HOME``, or a new directory of its own."""
+    ``XDG_CONFIG_HOME``, or a new directory of its own; with Python's
+    faulthandler on, so that a program that hangs says where when
+    ``Running.finish`` aborts it."""
     if config_home is None:
         shared = os.environ.get("XDG_CONFIG_HOME")
         if shared is not None:
             Path(shared).mkdir(parents=True, exist_ok=True)
         config_home = Path(tempfile.mkdtemp(prefix="program-", dir=shared))
-    return {**os.environ, "XDG_CONFIG_HOME": str(config_home)}
+    return {**os.environ, "XDG_CONFIG_HOME": str(config_home), "PYTHONFAULTHANDLER": "1"}
 
 
 async def run(*command: str, stdin: str = "", config_home: Path | None = None) -> tuple[int, str, str]:
