@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -86,6 +87,13 @@ class InputLines:
         threading.Thread(target=self._pump, args=(stream, loop), daemon=True, name="stdin reader").start()
 
     def _pump(self, stream: TextIO, loop: asyncio.AbstractEventLoop) -> None:
+        """Read ``stream`` into the queue, with Ctrl-C blocked in this thread.
+        The kernel hands a process's SIGINT to any thread that does not
+        block it; taken here, Python would only note it for the main
+        thread, which sleeps in the event loop with nothing to wake it, so
+        Ctrl-C would do nothing until the next line or message."""
+        if hasattr(signal, "pthread_sigmask"):
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             for line in stream:
                 loop.call_soon_threadsafe(self._queue.put_nowait, line)
