@@ -32,6 +32,14 @@ Progress = Callable[[], Awaitable[object]]
 """Something that changes while a program is getting on (a bot's moves)."""
 
 
+def _ctrl_c_as_from_a_terminal() -> None:
+    """Give the program the default SIGINT, as a shell in a terminal does.
+    A signal ignored in the test process (some runner or earlier test may
+    leave it so) stays ignored across exec, and Python keeps it ignored:
+    the program would then be deaf to the Ctrl-C a test sends it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Running:
     """A CLI subprocess whose output is read line by line as it comes."""
 
@@ -45,6 +53,7 @@ class Running:
         process = await asyncio.create_subprocess_exec(
             sys.executable, *arguments, cwd=REPO_ROOT, env=environment(config_home),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            preexec_fn=_ctrl_c_as_from_a_terminal,
         )
         return cls(process)
 
