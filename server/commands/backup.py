@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from server.commands import run_with_settings
-from server.commands.serve import with_default_store
+from server.commands.store_options import add_store_options, store_settings
 from server.runtime.data_dir import with_default_data_dir
 from server.runtime.exits import EXIT_OK, EXIT_USAGE
 from server.runtime.settings import Settings
@@ -43,9 +43,7 @@ def register(subparsers: Any) -> None:
         "online backup: consistent, and without stopping the server.",
     )
     parser.add_argument("path", type=Path, metavar="PATH", help="the copy to write (replaced if it exists)")
-    parser.add_argument("--store", dest="redis_url", metavar="URL", help="the database, sqlite:///PATH.db "
-                        "(default: arena.db in the data directory)")
-    parser.add_argument("--data", dest="data_dir", metavar="DIR", help="the server's data directory")
+    add_store_options(parser)
     parser.set_defaults(handler=_backup)
 
 
@@ -65,9 +63,7 @@ def _backup(args: argparse.Namespace) -> int:
 
     return run_with_settings(
         "backup",
-        lambda: with_default_store(
-            with_default_data_dir(Settings.from_env(redis_url=args.redis_url, data_dir=args.data_dir))
-        ),
+        store_settings(args),
         main,
     )
 

@@ -19,19 +19,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import os
 import signal
-from typing import Any, Mapping, get_args
+from typing import Any, get_args
 from urllib.parse import urlsplit
 
 from server.commands import run_with_settings
+from server.commands.store_options import add_store_options, with_default_store
 from server.runtime.exits import EXIT_OK
 from server.runtime.version import arena_version
 from server.runtime.data_dir import DATABASE_FILE, open_data_dir, with_default_data_dir
 from server.runtime.entropy import SystemEntropy
 from server.runtime.logs import configure_logging
 from server.runtime.settings import Settings, env_name
-from server.storage import MEMORY_URL, SQLITE_SCHEME
+from server.storage import MEMORY_URL
 
 log = logging.getLogger("arena.serve")
 
@@ -46,19 +46,10 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--host", help=f"interface to listen on (default {Settings().host})")
     parser.add_argument("--port", type=int, help=f"TCP port, 0 for any free one (default {Settings().port})")
-    store = parser.add_mutually_exclusive_group()
-    store.add_argument(
-        "--redis", "--store", dest="redis_url", metavar="URL",
-        help=f"store URL: sqlite:///PATH.db (one process, kept on disk), redis://... (several processes) or "
-        f"{MEMORY_URL} (default: {DATABASE_FILE} in the data directory)",
-    )
-    store.add_argument(
-        "--memory", dest="redis_url", action="store_const", const=MEMORY_URL,
-        help="keep everything in memory: a restart loses every player and game (for tries, tests and benchmarks)",
-    )
-    parser.add_argument(
-        "--data", dest="data_dir", metavar="DIR",
-        help=f"directory keeping the store ({DATABASE_FILE}), the daily secret and records across restarts "
+    add_store_options(
+        parser,
+        store_help="sqlite:///PATH.db (one process, kept on disk), redis://... (several processes)",
+        data_help=f"directory keeping the store ({DATABASE_FILE}), the daily secret and records across restarts "
         "(default: $ARENA_DATA_DIR, else $XDG_DATA_HOME/solitaire-arena/server)",
     )
     fields = Settings.model_fields
@@ -88,22 +79,6 @@ def _serve(args: argparse.Namespace) -> int:
         ),
         _main,
     )
-
-
-def with_default_store(settings: Settings, environ: Mapping[str, str] | None = None) -> Settings:
-    """``settings`` with the data directory's database as the store when
-    neither a flag nor ``ARENA_REDIS_URL`` chose one (``ARENA_REDIS_URL=none``
-    chooses memory).  Without a data directory the store stays in memory:
-    ``_main`` warns that a restart loses everything."""
-    source = os.environ if environ is None else environ
-    if settings.redis_url is not None:
-        return settings
-    if env_name("redis_url") in source:
-        return settings.model_copy(update={"redis_url": MEMORY_URL})
-    if settings.data_dir is None:
-        return settings
-    database = (settings.data_dir / DATABASE_FILE).absolute()
-    return settings.model_copy(update={"redis_url": f"{SQLITE_SCHEME}{database}"})
 
 
 def store_text(url: str | None) -> str:

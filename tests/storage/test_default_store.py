@@ -20,7 +20,7 @@ from tests.storage_backends import SERVE_ENVIRONMENT
 
 from protocol import ErrorCode
 from protocol import to_server as ts
-from server.commands.serve import with_default_store
+from server.commands.store_options import with_default_store
 from server.runtime.data_dir import DATABASE_FILE
 from server.runtime.settings import Settings
 from server.storage import MEMORY_URL
