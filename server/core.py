@@ -70,6 +70,7 @@ from server.runtime.settings import Settings
 from server.storage.health import StoreHealth
 from server.storage.base import StorageError, StorageUnavailable, Store
 from server.games.watching import Watching
+from server.social.bus import PlayerBus
 
 log = logging.getLogger("arena.core")
 
@@ -130,6 +131,8 @@ class Hub:
             settings, store, now, self.dailies, entropy.stream("play"), self.outbox, self.tables, self.watching,
             self.assists, self.races, self.delivery,
         )
+        self.bus = PlayerBus(store, origin, self.outbox)
+        """Every message for a player rather than a game, on every process (``server.social``)."""
         self.lobby = Lobby(
             settings, store, now, entropy.stream("lobby"), self.admission, self.keeper.today, self.outbox, self.tables,
             self.play.live_headers, self.watching.watch_game, self.races.rejoin,
@@ -155,7 +158,7 @@ class Hub:
         }
         races, play, lobby = self.races, self.play, self.lobby
         self._handlers: dict[type[Any], Callable[[Peer, Any], Awaitable[None]]] = {
-            ts.Hello: lobby.hello,
+            ts.Hello: self._hello,
             ts.NewGame: play.new_game,
             ts.Move: play.act,
             ts.AutoMove: play.act,
@@ -206,7 +209,12 @@ class Hub:
         self.peers.add(peer)
         return peer
 
+    async def _hello(self, peer: Peer, message: ts.Hello) -> None:
+        await self.lobby.hello(peer, message)
+        await self.bus.arrived(peer)
+
     def disconnect(self, peer: Peer) -> None:
+        self.bus.departed(peer)
         peer.closed = True
         peer.backlog.clear()
         self.peers.discard(peer)
@@ -273,9 +281,11 @@ class Hub:
         """The Prometheus exposition text that ``/metrics`` serves."""
         return self.metrics.render()
 
-    def start(self) -> None:
+    async def start(self) -> None:
         """Start the background work: preparing the dailies ahead, watching
-        the store's epoch, and comparing the games held with the store."""
+        the store's epoch, comparing the games held with the store, and
+        hearing what other processes tell players connected here."""
+        await self.bus.start()
         if self.settings.prepare_dailies:
             self.keeper.start()
         self._epoch_task = asyncio.create_task(self._watch_epoch(), name="store epoch")
@@ -326,3 +336,4 @@ class Hub:
         await self.race_deals.close()
         await self.workers.close()
         await self.tables.close()
+        await self.bus.close()

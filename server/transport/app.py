@@ -113,7 +113,7 @@ class ArenaServer:
         settings = self.settings
         await self.store.ping()
         await self.sweeper.sweep()
-        self.hub.start()
+        await self.hub.start()
         self.sweeper.start()
         self.listener = screened_listener(settings.host, settings.port, self._screen, self.hub.admission.barred_seconds)
         self.hub.admission.on_told_barred = self.listener.drop_from

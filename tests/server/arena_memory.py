@@ -167,7 +167,7 @@ class MemoryArena:
 
     async def __aenter__(self) -> MemoryArena:
         await self.store.ping()
-        self.hub.start()
+        await self.hub.start()
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
