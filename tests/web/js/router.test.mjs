@@ -23,3 +23,10 @@ test("the same screen twice is the same route", () => {
   assert.equal(sameRoute({ kind: "play", gameId: "a" }, { kind: "watch", gameId: "a" }), false);
   assert.equal(sameRoute(null, { kind: "lobby" }), false);
 });
+
+test("a friend's invite link is the lobby with the code to offer", () => {
+  assert.deepEqual(parseRoute("#friend=abcd-2345"), { kind: "lobby", friendCode: "ABCD-2345" });
+  assert.equal(routeHash(parseRoute("#friend=ABCD2345")), "#lobby");
+  assert.deepEqual(parseRoute("#friend="), { kind: "lobby" });
+  assert.deepEqual(parseRoute("#friend=<script>"), { kind: "lobby" });
+});
