@@ -131,7 +131,7 @@ def test_engine_protocol_server_and_client_modules_import_each_other_without_a_c
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
 
 
-LAYERS = ("model", "runtime", "storage", "net", "deals", "games", "races", "core", "transport", "commands", "cli")
+LAYERS = ("model", "runtime", "storage", "net", "deals", "games", "races", "social", "core", "transport", "commands", "cli")
 """The parts of ``server/``, bottom to top (docs/architecture.md, "The
 server's folders"): a module may import its own part and the parts below
 it, never one above."""
