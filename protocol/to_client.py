@@ -15,6 +15,7 @@ from pydantic import Field, TypeAdapter
 from .board import ActionDone, Clock, GameView, PileOp, PileView, SetOp, ViewOp
 from .catalogue import CatalogueChoice, CatalogueCounter, CatalogueGame, CatalogueOption, CatalogueReply
 from .errors import ErrorCode
+from .friends import FriendCodeReply, FriendEntry, FriendList, FriendReply, Notification, NotificationEntry, NotificationList
 from .parts import Event, Owner, Part, Result, Status, empty
 from .standings import (
     DailyDeal,
@@ -38,6 +39,13 @@ from .standings import (
 from .to_server import GameId
 
 __all__ = [
+    "FriendCodeReply",
+    "FriendEntry",
+    "FriendList",
+    "FriendReply",
+    "Notification",
+    "NotificationEntry",
+    "NotificationList",
     "Ack",
     "ActionDone",
     "AnalysisReply",
@@ -342,6 +350,7 @@ ServerMessage = Annotated[
     Union[
         Welcome, GameStarted, Snapshot, Diff, GameOver, GameProgress, HintReply, FinishOffer, FinishReply, AnalysisReply, ReplayReply, Games, CatalogueReply, Pong, Ack, Error,
         Race, RaceProgress, Races, RecordsReply, DailyInfo, LeaderboardPage,
+        FriendList, FriendCodeReply, FriendReply, Notification, NotificationList,
     ],
     Field(discriminator="type"),
 ]
