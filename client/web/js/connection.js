@@ -8,6 +8,12 @@
 // opens a new one after a growing delay and says hello again with the
 // stored token, so the server hands back the player's live games.
 //
+// A browser becomes a player it is not yet by a link code shown on one of
+// that player's devices: the next hello redeems the code instead of the
+// stored token, and the token the welcome brings (this device's own)
+// replaces the stored one.  A refused code leaves the browser the player
+// it was.
+//
 // A socket that never opened (the server refused the handshake, or did
 // not answer) says nothing about why: a browser hides the HTTP status of
 // a failed WebSocket handshake.  So the page then asks the server over
@@ -49,13 +55,23 @@ export class Connection {
     this.welcome = null;
     this.retryTimer = null;
     this.opened = false;
+    this.linkCode = null;
   }
 
   get token() { return localStorage.getItem(TOKEN_KEY); }
+
+  // A token the server handed this device outside a welcome (rotate_token).
+  keepToken(token) { localStorage.setItem(TOKEN_KEY, token); }
   get name() { return localStorage.getItem(NAME_KEY) || ""; }
 
   setName(name) {
     localStorage.setItem(NAME_KEY, name);
+    this.reconnectNow();
+  }
+
+  // Play as the player whose device showed `code`: say hello again with it.
+  useLinkCode(code) {
+    this.linkCode = code;
     this.reconnectNow();
   }
 
@@ -92,7 +108,8 @@ export class Connection {
   get online() { return this.welcome !== null && this.socket?.readyState === WebSocket.OPEN; }
 
   async hello() {
-    const message = { type: "hello" };
+    if (this.linkCode) return this.redeem(this.linkCode);
+    const message = { type: "hello", device: deviceName(navigator.userAgent) };
     if (this.token) message.token = this.token;
     if (this.name) message.name = this.name;
     try {
@@ -102,8 +119,29 @@ export class Connection {
         if (!(error instanceof Offline)) this.emit("error", error);
         return null;
       }
-      // The server forgot us (a fresh in-memory store): become a new player.
+      // The server forgot us (a fresh in-memory store), or this device was
+      // revoked: say so, and become a new player.
+      this.emit("error", error);
       localStorage.removeItem(TOKEN_KEY);
+      return this.hello();
+    }
+  }
+
+  // The hello that redeems a link code.  This browser's own name is not
+  // sent (nor kept): the player it joins has one.  A connection lost
+  // before the answer tries the code again on the next connection.
+  async redeem(code) {
+    try {
+      const message = { type: "hello", link_code: code, device: deviceName(navigator.userAgent) };
+      const welcome = await this.request(message, { beforeWelcome: true });
+      this.linkCode = null;
+      localStorage.removeItem(NAME_KEY);
+      this.emit("linked", welcome);
+      return welcome;
+    } catch (error) {
+      if (error instanceof Offline) return null;
+      this.linkCode = null;
+      this.emit("link_refused", error);
       return this.hello();
     }
   }
@@ -201,6 +239,17 @@ export function retryPlan(failures, verdict, random) {
     waitingFor = { kind: "failed" };
   }
   return { retryMs, waitingFor };
+}
+
+// What this device is called in its player's list of devices: its
+// browser and system, "Firefox on Android", from the user agent.
+export function deviceName(userAgent) {
+  const agent = String(userAgent ?? "");
+  const browser = [["Edg/", "Edge"], ["OPR/", "Opera"], ["Firefox/", "Firefox"], ["Chrom", "Chrome"], ["Safari/", "Safari"]]
+    .find(([mark]) => agent.includes(mark))?.[1] ?? "Browser";
+  const system = [["iPhone", "iPhone"], ["iPad", "iPad"], ["Android", "Android"], ["Windows", "Windows"],
+    ["Mac OS X", "Mac"], ["CrOS", "ChromeOS"], ["Linux", "Linux"]].find(([mark]) => agent.includes(mark))?.[1];
+  return system ? `${browser} on ${system}` : browser;
 }
 
 export function admissionUrl(socketUrl) {

@@ -9,6 +9,13 @@
 
 const WITH_DETAIL = (lead) => (message) => `${lead} ${sentence(message)}`;
 
+const FRIEND_LIMIT_REASONS = {
+  requests_per_hour: "You sent as many friend requests as the server allows in an hour; try again later.",
+  friends: "You have as many friends as the server allows; remove one to add another.",
+  pending: "Too many of your friend requests are still waiting for an answer; cancel one or wait for answers.",
+  blocks: "You have blocked as many players as the server allows; unblock one first.",
+};
+
 const UNAVAILABLE_REASONS = {
   nothing_to_undo: "There is nothing to undo.",
   nothing_to_redo: "There is nothing to redo.",
@@ -51,6 +58,17 @@ export const ERROR_SENTENCES = {
   shutting_down: () => "The server is restarting; the page reconnects by itself in a moment.",
   internal_error: () => "The server ran into an unexpected problem; the game is unchanged.",
   offline: () => "Not connected to the server; reconnecting…",
+  bad_link_code: () => "That code does not work: it is mistyped, used already or expired. Ask your other device for a new one.",
+  too_many_attempts: WITH_DETAIL("Too many device codes tried or asked for:"),
+  too_many_devices: () => "Your player is signed in on as many devices as the server allows; revoke one under Your devices first.",
+  device_not_found: () => "That device is not signed in any more.",
+  friend_code_unknown: () => "No player has that friend code. Check it with your friend: 8 letters and digits.",
+  lookups_limited: WITH_DETAIL("Too many friend codes that named nobody:"),
+  friend_limit: (message, reason) => FRIEND_LIMIT_REASONS[reason] ?? sentence(message),
+  not_friends: () => "You are not friends with that player (or the request was already answered).",
+  friend_offline: () => "Your friend is not online right now; challenge them when they are.",
+  challenge_not_found: () => "That challenge was already answered, or is not yours.",
+  challenge_expired: () => "That challenge has expired; ask your friend for a new one.",
 };
 
 // Close codes the server uses for abuse or overload (docs/protocol.md).
@@ -61,6 +79,7 @@ export const CLOSE_SENTENCES = {
   1011: "The connection stopped answering.",
   1012: "The server is restarting.",
   1013: "Disconnected: the connection was too slow to keep up.",
+  4001: "This device was signed out from another of your devices.",
 };
 
 // Why a page that could not open its connection is still waiting

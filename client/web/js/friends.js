@@ -2,13 +2,13 @@
 // pure functions of the server's messages (the panels in friendspanel.js,
 // notices.js and devicespanel.js draw what these say).
 //
-// Presence is a friend's status (online, away, offline with when last
+// Presence is a friend's state (online, away, offline with when last
 // seen) and what they are doing; the words for it are computed on the
 // server's clock, so "last seen 5 min ago" does not depend on this
 // device's clock being right.
 
-export const STATUS_WORDS = { online: "Online", away: "Away", offline: "Offline" };
-const STATUS_ORDER = { online: 0, away: 1, offline: 2 };
+export const STATE_WORDS = { online: "Online", away: "Away", offline: "Offline" };
+const STATE_ORDER = { online: 0, away: 1, offline: 2 };
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
@@ -31,10 +31,10 @@ export function expiryWords(expiresMs, nowMs) {
   return `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")} left`;
 }
 
-// "ABCD2345" → "ABCD-2345": codes are read out and typed by people;
-// longer codes are grouped by four, and dashes never matter to the server.
-export function groupedCode(code) {
-  return String(code ?? "").match(/.{1,4}/g)?.join("-") ?? "";
+// "ABCD2345" → "ABCD-2345": codes are read out and typed by people, so
+// they show in groups (of `size`); dashes never matter to the server.
+export function groupedCode(code, size = 4) {
+  return String(code ?? "").match(new RegExp(`.{1,${size}}`, "g"))?.join("-") ?? "";
 }
 
 // What a code typed by a person means: letters and digits, upper case.
@@ -46,40 +46,40 @@ export function friendInviteLink(code, location) {
   return `${location.origin}${location.pathname}#friend=${encodeURIComponent(code)}`;
 }
 
-// What a friend is doing, in words: `activity` as presence reports it.
-export function activityWords(activity) {
-  if (!activity) return "";
-  const title = activity.title ?? "a game";
-  if (activity.kind === "lobby") return "in the lobby";
-  if (activity.kind === "race") return `racing at ${title}`;
-  if (activity.kind === "daily") {
-    const home = activity.cards_home == null ? "" : `: ${activity.cards_home} cards home`;
-    return `playing today's ${title} daily${home}`;
-  }
-  if (activity.kind === "game") return `playing ${title}`;
+// What a friend is doing, in words: `activity` as presence reports it;
+// `gameTitle(game id)` names the game.  A daily attempt says which game
+// only: its deal is secret until the day is revealed.
+export function activityWords(activity, gameTitle = (game) => game) {
+  const title = activity?.game ? gameTitle(activity.game) : "";
+  if (activity?.kind === "lobby") return "in the lobby";
+  if (activity?.kind === "game") return title ? `playing ${title}` : "playing";
+  if (activity?.kind === "daily") return `playing today's ${title ? `${title} ` : ""}daily`;
+  if (activity?.kind === "race") return title ? `racing at ${title}` : "racing";
   return "";
 }
 
-// A friend's presence line: its status and, online, what it is doing;
-// offline, when it was last seen.
-export function presenceLine(presence, nowMs) {
-  const status = presence?.status ?? "offline";
-  let detail = "";
-  if (status === "offline") detail = presence?.last_seen ? `last seen ${agoWords(presence.last_seen, nowMs)}` : "";
-  else detail = activityWords(presence.activity);
-  return { status, text: detail ? `${STATUS_WORDS[status]} · ${detail}` : STATUS_WORDS[status] };
+// A friend's presence line: its state and, online or away, what it is
+// doing; offline, when it was last seen.  No presence yet reads offline.
+export function presenceLine(presence, nowMs, gameTitle) {
+  const state = presence?.state ?? "offline";
+  const detail = state === "offline"
+    ? (presence?.last_seen ? `last seen ${agoWords(presence.last_seen, nowMs)}` : "")
+    : activityWords(presence.activity, gameTitle);
+  return { state, text: detail ? `${STATE_WORDS[state]} · ${detail}` : STATE_WORDS[state] };
 }
 
-// The game a friend plays that others may watch, or null (a daily's
-// deal is secret until the reveal; a race shows on its own screen).
-export function watchableGame(presence) {
-  const activity = presence?.status === "offline" ? null : presence?.activity;
-  return activity?.kind === "game" && activity.game_id ? activity.game_id : null;
+// Where a friend's activity may be followed: a casual game to watch or a
+// race to open, or null (a daily attempt's deal is secret).
+export function followable(presence) {
+  const activity = presence?.state === "offline" ? null : presence?.activity;
+  if (activity?.kind === "game" && activity.game_id) return { kind: "watch", gameId: activity.game_id };
+  if (activity?.kind === "race" && activity.race_id) return { kind: "race", raceId: activity.race_id };
+  return null;
 }
 
 // Friends online first, then away, then offline; by name within each.
 export function sortFriends(friends) {
-  const rank = (friend) => STATUS_ORDER[friend.presence?.status ?? "offline"] ?? 2;
+  const rank = (friend) => STATE_ORDER[friend.presence?.state ?? "offline"] ?? 2;
   return [...friends].sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name));
 }
 

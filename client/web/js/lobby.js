@@ -1,5 +1,6 @@
 // The lobby: choose a game, its options and a deal; race friends on it
-// (create a race, or join one by its invite code); see your live games
+// (create a race, or join one by its invite code); your friends (the
+// friends panel) and devices (the devices panel); see your live games
 // and your last races; watch other people's live games or a race by its
 // link; read the daily leaderboards and your own records.
 
@@ -58,8 +59,8 @@ export class Lobby {
       ? [this.newGamePanel(), this.racePanel()]
       : [h("section", { class: "panel new-game" }, h("h2", {}, "New game"), h("p", { class: "note", id: "games-loading" }, "Loading the games…"))];
     this.root.replaceChildren(h("div", { class: "lobby" },
-      this.namePanel(), ...choosing, this.myGamesPanel(), this.livePanel(),
-      this.leaderboard.node, this.records.node));
+      this.namePanel(), ...choosing, this.actions.friendsPanel(), this.myGamesPanel(), this.livePanel(),
+      this.leaderboard.node, this.records.node, this.actions.devicesPanel()));
   }
 
   namePanel() {
@@ -68,7 +69,9 @@ export class Lobby {
     const save = () => { const name = input.value.trim(); if (name) this.actions.rename(name); };
     return h("section", { class: "panel name" },
       h("label", { for: "player-name" }, "Playing as"), input,
-      h("button", { type: "button", onclick: save }, "Save name"));
+      h("button", { type: "button", onclick: save }, "Save name"),
+      h("button", { type: "button", class: "link", id: "to-use-code", onclick: () => this.actions.useCode() },
+        "Already playing on another device?"));
   }
 
   newGamePanel() {

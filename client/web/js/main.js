@@ -23,8 +23,10 @@ import { RaceScreen } from "./race.js";
 import { ReplayScreen } from "./replay.js";
 import { RaceModel } from "./races.js";
 import { ServerClock } from "./servertime.js";
+import { Social } from "./social.js";
 import { bindSettingsDialog, loadSettings } from "./settings.js";
 import { dealOf, randomDeal, rememberDeal } from "./deals.js";
+import { DevicesPanel } from "./devices.js";
 import { lobbyOptions, openGameOptions } from "./gameoptions.js";
 import { parseRoute, routeHash } from "./router.js";
 import { Store } from "./store.js";
@@ -38,6 +40,7 @@ const TOAST_MS = 5000;
 const SCREENS = {
   lobby(app, state, entering) {
     if (entering) app.screen = app.lobby;
+    if (entering && state.route.friendCode) app.social.offerInvite(state.route.friendCode);
     app.lobby.show({ welcome: state.welcome, liveGames: state.liveGames, ownGames: app.ownGames(),
       races: state.raceHistory });
   },
@@ -82,7 +85,12 @@ class App {
       joinRace: (code) => this.joinRace(code),
       openRace: (raceId) => this.openRace(raceId),
       request: (message) => this.request(message),
+      friendsPanel: () => this.social.drawnPanel(),
+      devicesPanel: () => this.devices.node,
+      useCode: () => this.devices.focusCode(),
     });
+    this.social = new Social(this);
+    this.devices = new DevicesPanel(this);
     this.listen();
     bindSettingsDialog(document, this.settings, () => this.screen?.relayout?.());
     document.getElementById("open-settings").addEventListener("click", () => {
@@ -355,6 +363,8 @@ class App {
       this.request({ type: "list_races", limit: 5 }),
       this.lobby.leaderboard.refresh(),
       this.lobby.records.refresh(),
+      this.devices.refresh(),
+      this.social.refreshFriends(),
     ]);
     const failed = [games, races].find((outcome) => outcome.status === "rejected" && outcome.reason.code !== "offline");
     if (failed) this.toast(errorSentence(failed.reason));
@@ -387,15 +397,23 @@ class App {
     }
   }
 
-  async createRace({ game, options, deal }) {
+  // A race of yours; with `friend`, a challenge: the same race, to which
+  // that friend is invited.
+  async createRace({ game, options, deal }, friend = null) {
     const meta = GAMES[game];
     const settingsOptions = meta.settingsOptions ? meta.settingsOptions(this.settings) : {};
+    const race = { game, deal, options: withoutAutomatic(meta, { ...options, ...settingsOptions }) };
     try {
-      const reply = await this.request({ type: "create_race", game, deal, options: withoutAutomatic(meta, { ...options, ...settingsOptions }) });
+      const reply = await this.request(friend ? { type: "challenge", player_id: friend, ...race } : { type: "create_race", ...race });
       this.openRace(reply.race.race_id);
     } catch (error) {
       this.toast(errorSentence(error));
     }
+  }
+
+  // Challenge a friend to a race on the lobby's game and options.
+  challenge(friend, deal) {
+    this.createRace({ game: this.lobby.choices.game, options: this.lobby.chosenOptions(), deal }, friend);
   }
 
   async joinRace(code) {

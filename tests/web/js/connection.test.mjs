@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import test from "node:test";
 
-import { RETRY_STEPS_MS, admissionUrl, retryPlan } from "../../../client/web/js/connection.js";
+import { RETRY_STEPS_MS, admissionUrl, deviceName, retryPlan } from "../../../client/web/js/connection.js";
 import { waitingSentence } from "../../../client/web/js/errors.js";
 
 test("the delay grows with the failures, jittered by a quarter either way, up to its last step", () => {
@@ -35,4 +35,15 @@ test("a server that does not answer, or that would admit us now, is said so", ()
 test("admission is asked on the WebSocket's own host, over the matching scheme", () => {
   assert.equal(admissionUrl("ws://127.0.0.1:8765/ws"), "http://127.0.0.1:8765/admission");
   assert.equal(admissionUrl("wss://arena.example/ws"), "https://arena.example/admission");
+});
+
+test("a device is named by its browser and system", () => {
+  assert.equal(deviceName("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36"),
+    "Chrome on Linux");
+  assert.equal(deviceName("Mozilla/5.0 (Android 14; Mobile; rv:121.0) Gecko/121.0 Firefox/121.0"), "Firefox on Android");
+  assert.equal(deviceName("Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 Version/17.1 Mobile/15E148 Safari/604.1"),
+    "Safari on iPhone");
+  assert.equal(deviceName("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/120.0 Safari/537.36 Edg/120.0"),
+    "Edge on Windows");
+  assert.equal(deviceName(""), "Browser");
 });

@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import test from "node:test";
 
 import {
-  Inbox, agoWords, answerable, expiryWords, friendInviteLink, groupedCode, noticeWords, typedCode,
+  Inbox, activityWords, agoWords, answerable, expiryWords, followable, friendInviteLink, groupedCode, noticeWords,
+  presenceLine, sortFriends, typedCode,
 } from "../../../client/web/js/friends.js";
 
 const MINUTE = 60_000;
@@ -30,6 +31,7 @@ test("a code's time left counts down to expired", () => {
 test("codes are grouped by four to read out, and read back whatever was typed around them", () => {
   assert.equal(groupedCode("ABCD2345"), "ABCD-2345");
   assert.equal(groupedCode("ABCD23456"), "ABCD-2345-6");
+  assert.equal(groupedCode("7K2QFM9XDA", 5), "7K2QF-M9XDA");
   assert.equal(groupedCode(""), "");
   assert.equal(typedCode(" abcd-2345 "), "ABCD2345");
   assert.equal(typedCode("7kq2 m9xd"), "7KQ2M9XD");
@@ -73,4 +75,31 @@ test("a request is answered while it waits; a challenge until it is answered or 
   assert.equal(answerable(challenge, "friend", 5000), false);
   assert.equal(answerable({ ...challenge, answered: true }, "friend", 0), false);
   assert.equal(answerable(note({ kind: "friend_accepted" }), "friend", 0), false);
+});
+
+test("presence reads as its state, then what the friend does or when it was last seen", () => {
+  const title = (game) => ({ klondike: "WordLink" })[game] ?? game;
+  const now = 100 * MINUTE;
+  assert.deepEqual(presenceLine({ state: "online", activity: { kind: "lobby" } }, now, title),
+    { state: "online", text: "Online · in the lobby" });
+  assert.equal(presenceLine({ state: "away", activity: { kind: "game", game: "klondike", game_id: "g1" } }, now, title).text,
+    "Away · playing WordLink");
+  assert.equal(presenceLine({ state: "offline", last_seen: now - 5 * MINUTE }, now, title).text, "Offline · last seen 5 min ago");
+  assert.equal(presenceLine({ state: "offline", last_seen: null }, now, title).text, "Offline");
+  assert.equal(presenceLine(undefined, now, title).state, "offline", "no presence yet is offline");
+  assert.equal(activityWords({ kind: "daily", game: "klondike" }, title), "playing today's WordLink daily");
+  assert.equal(activityWords({ kind: "race", game: "klondike", race_id: "r1" }, title), "racing at WordLink");
+});
+
+test("a casual game is watched and a race followed; a daily attempt is not offered", () => {
+  assert.deepEqual(followable({ state: "online", activity: { kind: "game", game_id: "g1" } }), { kind: "watch", gameId: "g1" });
+  assert.deepEqual(followable({ state: "away", activity: { kind: "race", race_id: "r1" } }), { kind: "race", raceId: "r1" });
+  assert.equal(followable({ state: "online", activity: { kind: "daily", game: "klondike" } }), null);
+  assert.equal(followable({ state: "offline", last_seen: 1 }), null);
+});
+
+test("friends online come first, then away, then offline, each by name", () => {
+  const friend = (name, state) => ({ name, presence: state && { state } });
+  const sorted = sortFriends([friend("Zed", "online"), friend("Amy", null), friend("Bob", "away"), friend("Cal", "online")]);
+  assert.deepEqual(sorted.map((entry) => entry.name), ["Cal", "Zed", "Bob", "Amy"]);
 });
