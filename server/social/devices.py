@@ -115,7 +115,7 @@ class Devices:
         after the read goes unheard."""
         async with self._subscribing:
             if self._subscription is None:
-                self._subscription = await self._store.subscribe(CHANNEL, self._recheck)
+                self._subscription = await self._store.subscribe(CHANNEL, self.check_open_devices)
                 self._task = asyncio.create_task(self._follow(self._subscription), name="device revocations")
 
     async def _follow(self, subscription: Subscription) -> None:
@@ -123,7 +123,7 @@ class Devices:
             news = json.loads(payload)
             self._close(news["player_id"], news["device_id"], news.get("spare"))
 
-    async def _recheck(self) -> None:
+    async def check_open_devices(self) -> None:
         """After a lost subscription: close the connections whose device is gone."""
         for peer in list(self._peers()):
             if peer.player is not None and peer.device_id is not None:
