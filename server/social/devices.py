@@ -159,12 +159,12 @@ class Devices:
     async def link_device(self, peer: Peer, message: ts.LinkDevice) -> None:
         player = require_player(peer)
         settings = self._settings
-        if await self._store.count_attempt(f"link-codes:{player.player_id}", HOUR) > settings.link_codes_per_hour:
-            raise Refusal(ErrorCode.TOO_MANY_ATTEMPTS,
-                          f"at most {settings.link_codes_per_hour} link codes an hour; try again later")
         if len(await self._store.devices(player.player_id)) >= settings.max_devices:
             raise Refusal(ErrorCode.TOO_MANY_DEVICES,
                           f"you have {settings.max_devices} devices, as many as you may; revoke one first")
+        if await self._store.count_attempt(f"link-codes:{player.player_id}", HOUR) > settings.link_codes_per_hour:
+            raise Refusal(ErrorCode.TOO_MANY_ATTEMPTS,
+                          f"at most {settings.link_codes_per_hour} link codes an hour; try again later")
         code = new_link_code(self._entropy)
         await self._store.put_link_code(hash_token(normalize_link_code(code) or ""), player.player_id,
                                         settings.link_code_seconds)
