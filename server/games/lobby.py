@@ -10,7 +10,11 @@ Decisions made here, and why:
   a game needs ``hello``.
 - On ``hello`` with a token the player re-watches all of its live games
   (``welcome`` lists them and a ``snapshot`` of each follows) and follows
-  its unfinished races again.
+  its unfinished races again; so does a ``hello`` with a link code, which
+  is the same player on a new device (``server.social.devices``).
+- Every ``hello`` names the connection's device (``Peer.device_id``): the
+  token's, the new one a link code made, or a new player's first; a
+  ``device`` name given renames it.
 """
 
 from __future__ import annotations

@@ -115,7 +115,7 @@ class Devices:
         after the read goes unheard."""
         async with self._subscribing:
             if self._subscription is None:
-                self._subscription = await self._store.subscribe(CHANNEL, self._recheck)
+                self._subscription = await self._store.subscribe(CHANNEL, self.check_open_devices)
                 self._task = asyncio.create_task(self._follow(self._subscription), name="device revocations")
 
     async def _follow(self, subscription: Subscription) -> None:
@@ -123,7 +123,7 @@ class Devices:
             news = json.loads(payload)
             self._close(news["player_id"], news["device_id"], news.get("spare"))
 
-    async def _recheck(self) -> None:
+    async def check_open_devices(self) -> None:
         """After a lost subscription: close the connections whose device is gone."""
         for peer in list(self._peers()):
             if peer.player is not None and peer.device_id is not None:
@@ -159,12 +159,12 @@ class Devices:
     async def link_device(self, peer: Peer, message: ts.LinkDevice) -> None:
         player = require_player(peer)
         settings = self._settings
-        if await self._store.count_attempt(f"link-codes:{player.player_id}", HOUR) > settings.link_codes_per_hour:
-            raise Refusal(ErrorCode.TOO_MANY_ATTEMPTS,
-                          f"at most {settings.link_codes_per_hour} link codes an hour; try again later")
         if len(await self._store.devices(player.player_id)) >= settings.max_devices:
             raise Refusal(ErrorCode.TOO_MANY_DEVICES,
                           f"you have {settings.max_devices} devices, as many as you may; revoke one first")
+        if await self._store.count_attempt(f"link-codes:{player.player_id}", HOUR) > settings.link_codes_per_hour:
+            raise Refusal(ErrorCode.TOO_MANY_ATTEMPTS,
+                          f"at most {settings.link_codes_per_hour} link codes an hour; try again later")
         code = new_link_code(self._entropy)
         await self._store.put_link_code(hash_token(normalize_link_code(code) or ""), player.player_id,
                                         settings.link_code_seconds)

@@ -172,3 +172,19 @@ async def test_a_linked_device_cannot_take_a_second_ranked_daily_attempt(arena: 
     assert (second.ranked, second.practice) == (False, True), "the player's one attempt, whichever device"
     records = await arena.store.records(ann.player_id)
     assert sum(record.games for record in records.values()) == 1
+
+
+async def test_a_revocation_whose_news_was_lost_closes_its_connection_when_the_channel_resumes(
+    arena: MemoryArena,
+) -> None:
+    """Pub/sub loses what is published while a subscriber's connection is
+    down (Redis; the memory store never does): the revocation is in the
+    store anyway, and the subscription's resumption checks against it."""
+    ann = await signed_in(arena)
+    phone, _ = await redeem(arena, (await link_code(ann)).code)
+    phone_id = next(entry.device_id for entry in await device_list(phone) if entry.current)
+    assert await arena.store.revoke_device(ann.player_id, phone_id), "written, never published"
+    assert not phone.ended
+    await arena.hub.devices.check_open_devices()
+    assert await phone.closed() == CLOSE_REVOKED
+    assert not ann.ended
