@@ -37,7 +37,7 @@ from server.net.peer import Peer, require_player
 from server.runtime.entropy import Entropy
 from server.runtime.settings import Settings
 from server.storage.base import Store
-from server.storage.social import SocialRecords
+from server.social.part import SocialPart
 
 FRIEND, SENT, RECEIVED, BLOCKED = "friend", "request_sent", "request_received", "blocked"
 HOUR = 3600
@@ -50,18 +50,13 @@ Notify = Callable[[str, str, tc.Owner], Awaitable[None]]
 ``friend_accepted``) from a sender."""
 
 
-class Friends:
+class Friends(SocialPart):
     """The friend requests, and what the other social parts ask of friendships."""
 
     def __init__(
         self, settings: Settings, store: Store, clock: Callable[[], int], entropy: Entropy, outbox: Outbox, notify: Notify
     ) -> None:
-        self._settings = settings
-        self._store = store
-        self._records = SocialRecords(store)
-        self._now = clock
-        self._entropy = entropy
-        self._outbox = outbox
+        super().__init__(settings, store, clock, entropy, outbox)
         self._notify = notify
 
     # ---------------------------------------------------------------- questions
