@@ -144,7 +144,7 @@ class Hub:
         self.inbox = Inbox(settings, store, now, entropy.stream("inbox"), self.outbox, self.bus)
         self.friends = Friends(settings, store, now, entropy.stream("friends"), self.outbox, self.inbox.tell_friends_event)
         self.challenges = Challenges(
-            settings, store, now, self.outbox, self.friends.are_friends, self.inbox.notify, self.races.host,
+            settings, store, now, entropy.stream("challenges"), self.outbox, self.friends.are_friends, self.inbox.notify, self.races.host,
             self.races.join, self._connected_here,
         )
         # The edges that point up the stack, wired once everything exists.

@@ -53,10 +53,15 @@ class Inbox(SocialPart):
         bus.on_arrival(self.arrived)
         bus.on_resume(self.resumed)
 
-    async def notify(self, recipient: str, kind: str, sender: tc.Owner, **details: Any) -> pf.NotificationEntry:
-        """Keep a notification for ``recipient``, then tell every connection of theirs."""
+    async def notify(
+        self, recipient: str, kind: str, sender: tc.Owner, notification_id: str | None = None, **details: Any
+    ) -> pf.NotificationEntry:
+        """Keep a notification for ``recipient``, then tell every connection
+        of theirs.  ``notification_id``: one the caller drew, having stored
+        what the notification names under it first (a challenge)."""
         entry = pf.NotificationEntry(
-            notification_id=self._entropy.new_id("n_"), kind=kind, at_ms=self._now(), sender=sender, **details
+            notification_id=notification_id or self._entropy.new_id("n_"), kind=kind, at_ms=self._now(), sender=sender,
+            **details,
         )
         keep = self._settings.inbox_days * DAY
         await self._records.add_notification(

@@ -13,7 +13,7 @@ from server.storage.social import SocialRecords
 
 
 class SocialPart:
-    """The inputs the friends part and the inbox share."""
+    """The inputs the social parts share."""
 
     def __init__(self, settings: Settings, store: Store, clock: Callable[[], int], entropy: Entropy, outbox: Outbox) -> None:
         self._settings = settings
