@@ -25,6 +25,7 @@ refused, right or wrong, so a refusal tells nothing of the code either.
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from typing import Any, Awaitable, Callable
 
 from protocol import ErrorCode
@@ -71,8 +72,13 @@ class Friends(SocialPart):
         return _state(await self._records.edge(owner, viewer)) == BLOCKED
 
     async def friends_of(self, player_id: str) -> list[str]:
-        """The players whose edge says friend on both sides."""
-        return [entry.player_id for entry in await self._entries(player_id) if entry.state == FRIEND]
+        """The players the player's own edges call friends: one listing, for
+        telling them something of the player (its presence, its daily).  A
+        half-written pair errs towards telling someone who just removed or
+        blocked the player, never towards telling a player the other side
+        hides from (a block is written on the blocker's side first)."""
+        return [str(edge["other"]) for edge in await self._records.edges(player_id, self._edge_limit())
+                if edge["state"] == FRIEND]
 
     # ---------------------------------------------------------------- requests
 
@@ -199,13 +205,18 @@ class Friends(SocialPart):
         settings = self._settings
         if await self._records.recent(f"requests/{player_id}", settings.friend_requests_per_hour) >= settings.friend_requests_per_hour:
             raise Refusal(ErrorCode.FRIEND_LIMIT, "you sent too many friend requests this hour", reason="requests_per_hour")
-        await self._check_limit(player_id, SENT, settings.friend_pending_limit, "pending")
-        await self._check_limit(player_id, FRIEND, settings.friends_limit, "friends")
+        await self._check_limits(player_id, ((SENT, settings.friend_pending_limit, "pending"),
+                                             (FRIEND, settings.friends_limit, "friends")))
 
     async def _check_limit(self, player_id: str, state: str, limit: int, reason: str) -> None:
-        edges = await self._records.edges(player_id, self._edge_limit())
-        if sum(1 for edge in edges if edge["state"] == state) >= limit:
-            raise Refusal(ErrorCode.FRIEND_LIMIT, f"you have reached the limit of {limit} ({reason})", reason=reason)
+        await self._check_limits(player_id, ((state, limit, reason),))
+
+    async def _check_limits(self, player_id: str, limits: tuple[tuple[str, int, str], ...]) -> None:
+        """Refuse when the player's edges of a state reach its limit (one listing for all)."""
+        states = Counter(edge["state"] for edge in await self._records.edges(player_id, self._edge_limit()))
+        for state, limit, reason in limits:
+            if states[state] >= limit:
+                raise Refusal(ErrorCode.FRIEND_LIMIT, f"you have reached the limit of {limit} ({reason})", reason=reason)
 
     def _edge_limit(self) -> int:
         settings = self._settings
