@@ -148,11 +148,13 @@ class Hub:
         self.inbox = Inbox(settings, store, now, entropy.stream("inbox"), self.outbox, self.bus)
         self.friends = Friends(settings, store, now, entropy.stream("friends"), self.outbox, self.inbox.tell_friends_event)
         self.challenges = Challenges(
-            settings, store, now, self.outbox, self.friends.are_friends, self.inbox.notify, self.races.host,
+            settings, store, now, entropy.stream("challenges"), self.outbox, self.friends.are_friends, self.inbox.notify, self.races.host,
             self.races.join, self._connected_here,
         )
         # The edges that point up the stack, wired once everything exists.
         self.watching.hidden_from = self.lobby.hidden_from = self.friends.blocks
+        self.inbox.use_friends(self.friends.friends_of)
+        self.tables.on_ended(self.inbox.game_ended)
         self.tables.tell(self.delivery)
         self.tables.on_release(ledgers.release_if_idle)
         self.races.attach(

@@ -3,12 +3,13 @@
 ``challenge`` creates the race as ``create_race`` does, the challenger its
 host (the race desk's ``host``, handed in by the Hub: the races know
 nothing of friends), then keeps the challenge (``challenge_seconds``) and
-notifies the friend with the race's invite code.  Accepting joins the
-race as ``join_race`` does, so both are in its lobby, on whichever
-processes they are (the race's ledger is shared); declining tells the
-challenger.  The race itself lives as any race: its invite code works
-for ``race_invite_seconds``, so a friend told the code may still join it
-by code after the challenge lapsed.
+notifies the friend with the race's invite code.  The challenge is stored
+before the notification is told, so an answer from another process never
+finds it missing.  Accepting joins the race as ``join_race`` does, so
+both are in its lobby, on whichever processes they are (the race's ledger
+is shared); declining tells the challenger.  The race itself lives as any
+race: its invite code works for ``race_invite_seconds``, so a friend told
+the code may still join it by code after the challenge lapsed.
 
 Only a friend who is online may be challenged.  Whether a player is
 online anywhere is presence's to say; until it is wired, ``is_online``
@@ -26,9 +27,10 @@ from protocol import to_server as ts
 from server.model.refusal import Refusal
 from server.net.outbox import Outbox
 from server.net.peer import Peer, require_player
+from server.runtime.entropy import Entropy
 from server.runtime.settings import Settings
+from server.social.part import SocialPart
 from server.storage.base import Store
-from server.storage.social import SocialRecords
 
 
 HostRace = Callable[[Peer, ts.CreateRace], Awaitable[tuple[str, str]]]
@@ -39,7 +41,7 @@ AreFriends = Callable[[str, str], Awaitable[bool]]
 Notify = Callable[..., Awaitable[pf.NotificationEntry]]
 
 
-class Challenges:
+class Challenges(SocialPart):
     """Challenge requests and answers; see the module docstring."""
 
     def __init__(
@@ -47,6 +49,7 @@ class Challenges:
         settings: Settings,
         store: Store,
         clock: Callable[[], int],
+        entropy: Entropy,
         outbox: Outbox,
         are_friends: AreFriends,
         notify: Notify,
@@ -54,11 +57,7 @@ class Challenges:
         join_race: JoinRace,
         is_online: IsOnline,
     ) -> None:
-        self._settings = settings
-        self._store = store
-        self._records = SocialRecords(store)
-        self._now = clock
-        self._outbox = outbox
+        super().__init__(settings, store, clock, entropy, outbox)
         self._are_friends = are_friends
         self._notify = notify
         self._host_race = host_race
@@ -76,14 +75,15 @@ class Challenges:
         create = ts.CreateRace(id=message.id, game=message.game, options=message.options, deal=message.deal)
         race_id, code = await self._host_race(peer, create)
         expires_ms = self._now() + self._settings.challenge_seconds * 1000
-        entry = await self._notify(
-            friend, "challenge", tc.Owner(player_id=me.player_id, name=me.display_name),
-            race_code=code, race_id=race_id, game=message.game, expires_ms=expires_ms,
-        )
+        challenge_id = self._entropy.new_id("n_")
         await self._records.put_challenge(
-            entry.notification_id,
+            challenge_id,
             {"challenger": me.player_id, "friend": friend, "code": code, "expires_ms": expires_ms, "game": message.game},
             self._settings.challenge_seconds + self._settings.inbox_days * 86400,
+        )
+        await self._notify(
+            friend, "challenge", tc.Owner(player_id=me.player_id, name=me.display_name), notification_id=challenge_id,
+            race_code=code, race_id=race_id, game=message.game, expires_ms=expires_ms,
         )
 
     async def answer(self, peer: Peer, message: pf.ChallengeAnswer) -> None:

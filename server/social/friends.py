@@ -25,6 +25,7 @@ refused, right or wrong, so a refusal tells nothing of the code either.
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from typing import Any, Awaitable, Callable
 
 from protocol import ErrorCode
@@ -37,7 +38,7 @@ from server.net.peer import Peer, require_player
 from server.runtime.entropy import Entropy
 from server.runtime.settings import Settings
 from server.storage.base import Store
-from server.storage.social import SocialRecords
+from server.social.part import SocialPart
 
 FRIEND, SENT, RECEIVED, BLOCKED = "friend", "request_sent", "request_received", "blocked"
 HOUR = 3600
@@ -50,18 +51,13 @@ Notify = Callable[[str, str, tc.Owner], Awaitable[None]]
 ``friend_accepted``) from a sender."""
 
 
-class Friends:
+class Friends(SocialPart):
     """The friend requests, and what the other social parts ask of friendships."""
 
     def __init__(
         self, settings: Settings, store: Store, clock: Callable[[], int], entropy: Entropy, outbox: Outbox, notify: Notify
     ) -> None:
-        self._settings = settings
-        self._store = store
-        self._records = SocialRecords(store)
-        self._now = clock
-        self._entropy = entropy
-        self._outbox = outbox
+        super().__init__(settings, store, clock, entropy, outbox)
         self._notify = notify
 
     # ---------------------------------------------------------------- questions
@@ -76,8 +72,13 @@ class Friends:
         return _state(await self._records.edge(owner, viewer)) == BLOCKED
 
     async def friends_of(self, player_id: str) -> list[str]:
-        """The players whose edge says friend on both sides."""
-        return [entry.player_id for entry in await self._entries(player_id) if entry.state == FRIEND]
+        """The players the player's own edges call friends: one listing, for
+        telling them something of the player (its presence, its daily).  A
+        half-written pair errs towards telling someone who just removed or
+        blocked the player, never towards telling a player the other side
+        hides from (a block is written on the blocker's side first)."""
+        return [str(edge["other"]) for edge in await self._records.edges(player_id, self._edge_limit())
+                if edge["state"] == FRIEND]
 
     # ---------------------------------------------------------------- requests
 
@@ -204,13 +205,18 @@ class Friends:
         settings = self._settings
         if await self._records.recent(f"requests/{player_id}", settings.friend_requests_per_hour) >= settings.friend_requests_per_hour:
             raise Refusal(ErrorCode.FRIEND_LIMIT, "you sent too many friend requests this hour", reason="requests_per_hour")
-        await self._check_limit(player_id, SENT, settings.friend_pending_limit, "pending")
-        await self._check_limit(player_id, FRIEND, settings.friends_limit, "friends")
+        await self._check_limits(player_id, ((SENT, settings.friend_pending_limit, "pending"),
+                                             (FRIEND, settings.friends_limit, "friends")))
 
     async def _check_limit(self, player_id: str, state: str, limit: int, reason: str) -> None:
-        edges = await self._records.edges(player_id, self._edge_limit())
-        if sum(1 for edge in edges if edge["state"] == state) >= limit:
-            raise Refusal(ErrorCode.FRIEND_LIMIT, f"you have reached the limit of {limit} ({reason})", reason=reason)
+        await self._check_limits(player_id, ((state, limit, reason),))
+
+    async def _check_limits(self, player_id: str, limits: tuple[tuple[str, int, str], ...]) -> None:
+        """Refuse when the player's edges of a state reach its limit (one listing for all)."""
+        states = Counter(edge["state"] for edge in await self._records.edges(player_id, self._edge_limit()))
+        for state, limit, reason in limits:
+            if states[state] >= limit:
+                raise Refusal(ErrorCode.FRIEND_LIMIT, f"you have reached the limit of {limit} ({reason})", reason=reason)
 
     def _edge_limit(self) -> int:
         settings = self._settings

@@ -82,11 +82,13 @@ class SocialRecords:
 
     # ---------------------------------------------------------------- notifications
 
-    async def add_notification(self, player_id: str, entry: dict[str, Any], keep_seconds: int, limit: int) -> None:
-        """Keep ``entry`` in the inbox; past ``limit`` entries the oldest go."""
+    async def add_notification(self, player_id: str, entry: dict[str, Any], keep_seconds: int, limit: int,
+                               tiebreak: int = 0) -> None:
+        """Keep ``entry`` in the inbox; past ``limit`` entries the oldest go.
+        Entries of one millisecond are ordered by ``tiebreak`` (below 1,000)."""
         key = f"{player_id}/{entry['notification_id']}"
         await self._store.put_document(NOTIFICATION, key, entry, keep_seconds)
-        await self._store.index_document(NOTIFICATION, player_id, key, entry["at_ms"])
+        await self._store.index_document(NOTIFICATION, player_id, key, entry["at_ms"] * 1000 + tiebreak % 1000)
         for dropped in (await self._store.list_documents(NOTIFICATION, player_id, limit + 1))[limit:]:
             await self._store.put_document(NOTIFICATION, f"{player_id}/{dropped['notification_id']}", {}, 0)
 

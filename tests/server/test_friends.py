@@ -16,6 +16,7 @@ from protocol import friends as pf
 from protocol import to_client as tc
 from protocol import to_server as ts
 from server.storage.memory import MemoryStore
+from server.storage.social import SocialRecords
 
 
 async def player(arena: MemoryArena, name: str, address: str = "192.0.2.1") -> MemoryClient:
@@ -157,3 +158,33 @@ async def test_a_blocked_player_learns_nothing_and_cannot_request_watch_or_list(
 def requests_from(client: MemoryClient, name: str) -> int:
     return sum(1 for m in client.received if m.type == "notification" and m.notification.sender.name == name
                and m.notification.kind == "friend_request")
+
+
+async def test_a_pair_written_half_is_repaired_or_harmless_when_listed(arena: MemoryArena) -> None:
+    """A crash between the two writes of a change (two players, two Cluster
+    slots) leaves one side written: listing either side settles it."""
+    ann, bob, cat = await player(arena, "ann"), await player(arena, "bob"), await player(arena, "cat")
+    records = SocialRecords(arena.store)
+    await ask(ann, pf.FriendAdd, code=await code_of(bob))
+    await records.put_edge(bob.player_id, ann.player_id, "friend", 1, None)
+    assert await states(ann) == {"bob": "friend"}
+    assert await states(bob) == {"ann": "friend"}
+    await befriend(ann, cat)
+    await records.drop_edge(ann.player_id, cat.player_id)
+    assert not await arena.hub.friends.are_friends(cat.player_id, ann.player_id)
+    refused_challenge = await ask(cat, pf.Challenge, player_id=ann.player_id, game="klondike", deal="winnable")
+    assert refused(refused_challenge, ErrorCode.NOT_FRIENDS)
+    assert await states(cat) == {}
+    await records.put_edge(cat.player_id, bob.player_id, "request_received", 1, 3600)
+    assert await states(cat) == {}
+
+
+async def test_a_full_friend_list_refuses_one_more() -> None:
+    async with MemoryArena(make_settings(friends_limit=1)) as arena:
+        ann, bob, cat = await player(arena, "ann"), await player(arena, "bob"), await player(arena, "cat")
+        await befriend(ann, bob)
+        full = await ask(ann, pf.FriendAdd, code=await code_of(cat))
+        assert refused(full, ErrorCode.FRIEND_LIMIT) and full.reason == "friends"
+        await ask(cat, pf.FriendAdd, code=await code_of(ann))
+        accepting = await ask(ann, pf.FriendChange, player_id=cat.player_id, action="accept")
+        assert refused(accepting, ErrorCode.FRIEND_LIMIT) and accepting.reason == "friends"
