@@ -46,13 +46,13 @@ from server.model.records import (
     SessionHeader,
 )
 
-# The failures every back end raises, named here too, beside the
-# interface that raises them.
+# The failures every back end raises, named here too, beside the interface that raises them.
 from .errors import AppendRefused as AppendRefused
 from .errors import LogConflict as LogConflict
 from .errors import StorageError as StorageError
 from .errors import StorageRefused as StorageRefused
 from .errors import StorageUnavailable as StorageUnavailable
+from .presence import PresenceStore
 
 
 @dataclass(frozen=True)
@@ -122,8 +122,8 @@ class Subscription(ABC):
     async def close(self) -> None: ...
 
 
-class Store(ABC):
-    """The storage API the server uses; see the module docstring."""
+class Store(PresenceStore, ABC):
+    """The storage API the server uses; see the module docstring (presence: ``.presence``)."""
 
     # ---------------------------------------------------------------- life
 

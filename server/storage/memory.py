@@ -23,18 +23,20 @@ from .base import StoreSize, Subscription
 from .memory_boards import Entry, MemoryBoards
 from .memory_channels import MemoryChannels
 from .memory_held import DOCUMENT_EXPIRY, INDEX_EXPIRY, SETTING_EXPIRY, held_in, ranked_entries
+from .memory_presence import MemoryPresence
 from server.runtime.clock import Clock, wall_clock_ms
 from server.model.records import Action, Announcement, Finish, GameResult, LeaderEntry, PlayerRecord, Record
 from server.model.records import SessionHeader
 
 
-class MemoryStore(Store):
+class MemoryStore(MemoryPresence, Store):
     """Expiry deadlines are keyed by ("session", game id), ("board", board),
     ("setting", name), ("document:" + kind, key) or ("index:" + kind,
     index), so no document kind can clash with the others.  Identities
     expire by when they were last renewed (``_renewed``)."""
 
     def __init__(self, clock: Clock = wall_clock_ms, retention: Retention = DEFAULT_RETENTION) -> None:
+        super().__init__(self._now, retention.identity_seconds)
         self._clock = clock
         self._identity_seconds = retention.identity_seconds
         self._renewed: dict[str, float] = {}
@@ -99,6 +101,7 @@ class MemoryStore(Store):
 
     async def expire_due(self) -> int:
         dropped = sum(not self._alive(kind, key) for kind, key in list(self._expires))
+        dropped += self._presence_due()
         return dropped + sum(not self._identity_alive(player_id) for player_id in list(self._renewed))
 
     async def size(self) -> StoreSize:
