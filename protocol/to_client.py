@@ -16,6 +16,7 @@ from .board import ActionDone, Clock, GameView, PileOp, PileView, SetOp, ViewOp
 from .catalogue import CatalogueChoice, CatalogueCounter, CatalogueGame, CatalogueOption, CatalogueReply
 from .errors import ErrorCode
 from .parts import Event, Owner, Part, Result, Status, empty
+from .presence import Activity, PlayerPresence, Presence, Presences
 from .standings import (
     DailyDeal,
     DailyPending,
@@ -39,6 +40,7 @@ from .to_server import GameId
 
 __all__ = [
     "Ack",
+    "Activity",
     "ActionDone",
     "AnalysisReply",
     "CatalogueChoice",
@@ -70,7 +72,10 @@ __all__ = [
     "Part",
     "PileOp",
     "PileView",
+    "PlayerPresence",
     "Pong",
+    "Presence",
+    "Presences",
     "Race",
     "RaceEvent",
     "RaceInfo",
@@ -342,6 +347,7 @@ ServerMessage = Annotated[
     Union[
         Welcome, GameStarted, Snapshot, Diff, GameOver, GameProgress, HintReply, FinishOffer, FinishReply, AnalysisReply, ReplayReply, Games, CatalogueReply, Pong, Ack, Error,
         Race, RaceProgress, Races, RecordsReply, DailyInfo, LeaderboardPage,
+        Presence, Presences,
     ],
     Field(discriminator="type"),
 ]

@@ -71,6 +71,8 @@ from server.storage.health import StoreHealth
 from server.storage.base import StorageError, StorageUnavailable, Store
 from server.games.watching import Watching
 from server.social.bus import PlayerBus
+from server.social.presence import Presence
+from server.social.presence_leases import PresenceLeases
 
 log = logging.getLogger("arena.core")
 
@@ -133,6 +135,8 @@ class Hub:
         )
         self.bus = PlayerBus(store, origin, self.outbox)
         """Every message for a player rather than a game, on every process (``server.social``)."""
+        self.presence = Presence(store, origin, now, scheduler, self.bus, self.outbox)
+        self.presence_leases = PresenceLeases(store, self.presence, now, scheduler)
         self.lobby = Lobby(
             settings, store, now, entropy.stream("lobby"), self.admission, self.keeper.today, self.outbox, self.tables,
             self.play.live_headers, self.watching.watch_game, self.races.rejoin,
@@ -145,6 +149,10 @@ class Hub:
         )
         self.outbox.on_overflow(self.watching.resync)
         self.outbox.on_overflow(self.races.resync)
+        self.bus.on_arrival(self.presence.arrived)
+        self.bus.on_departure(self.presence.departed)
+        self.bus.on_resume(self.presence.resumed)
+        self.play.on_playing(self.presence.playing)
         self.closing = False
         self._numbers = itertools.count(1)
         self._inflight = 0
@@ -186,6 +194,9 @@ class Hub:
             ts.Records: lobby.records,
             ts.Daily: lobby.daily,
             ts.Leaderboard: lobby.leaderboard,
+            ts.SetPresence: self.presence.set_presence,
+            ts.AppearOffline: self.presence.appear_offline,
+            ts.FriendsPresence: self.presence.friends_presence,
         }
 
     def _now(self) -> int:
@@ -246,6 +257,7 @@ class Hub:
         try:
             message = peer.codec.decode(frame)
             request_id = message.id
+            self.presence.heard(peer, message)
             if self.closing and not isinstance(message, ts.Ping):
                 raise Refusal(ErrorCode.SHUTTING_DOWN, "the server is shutting down; reconnect in a moment")
             await self._handlers[type(message)](peer, message)
@@ -286,6 +298,7 @@ class Hub:
         the store's epoch, comparing the games held with the store, and
         hearing what other processes tell players connected here."""
         await self.bus.start()
+        await self.presence_leases.start()
         if self.settings.prepare_dailies:
             self.keeper.start()
         self._epoch_task = asyncio.create_task(self._watch_epoch(), name="store epoch")
@@ -336,4 +349,6 @@ class Hub:
         await self.race_deals.close()
         await self.workers.close()
         await self.tables.close()
+        await self.presence.close()
+        await self.presence_leases.close()
         await self.bus.close()
