@@ -158,6 +158,7 @@ class Hub:
         # The edges that point up the stack, wired once everything exists.
         self.watching.hidden_from = self.lobby.hidden_from = self.friends.blocks
         self.inbox.use_friends(self.friends.friends_of)
+        self.presence.use_friends(self.friends.friends_of, self.friends.blocks)
         self.tables.on_ended(self.inbox.game_ended)
         self.tables.tell(self.delivery)
         self.tables.on_release(ledgers.release_if_idle)
