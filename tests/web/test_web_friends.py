@@ -63,21 +63,29 @@ async def become_friends(site: Site, host: Page, guest_name: str, **options: Any
     return guest
 
 
+def friend_row(page_player: str, state: str) -> str:
+    return f'#friend-list li[data-player="{page_player}"][data-state="{state}"]'
+
+
 async def no_overflow(page: Page) -> None:
     widths = await page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
     assert widths[0] <= widths[1], f"the page scrolls sideways: {widths}"
 
 
-async def test_friends_made_by_invite_link_race_from_a_challenge(site: Site) -> None:
+async def test_friends_see_each_other_online_and_a_challenge_brings_both_to_one_race(site: Site) -> None:
     """Bob opens Ann's invite link and asks; Ann accepts from her
-    notifications; each lists the other; Ann challenges Bob from
+    notifications; each sees the other online; Ann challenges Bob from
     her friends list and lands in the race's lobby; Bob accepts the
-    challenge from his notifications and lands in the same race."""
+    challenge from his notifications and lands in the same race.  Back
+    in the lobby, Ann appears offline: Bob sees her offline and cannot
+    challenge her."""
     await pin_daily_deal(site.server.store, utc_day(site.server.hub.clock()))
     ann = await named_page(site, "Ann", viewport=LAPTOP)
     bob = await become_friends(site, ann, "Bob")
     ann_id, bob_id = await player_id(ann), await player_id(bob)
-    await bob.wait_for_selector(f'#friend-list li[data-player="{ann_id}"]')
+    await ann.wait_for_selector(friend_row(bob_id, "online"))
+    await bob.wait_for_selector(friend_row(ann_id, "online"))
+    assert "Online" in await bob.inner_text(friend_row(ann_id, "online"))
 
     await ann.click(f'[data-challenge="{bob_id}"]')
     await ann.wait_for_selector("#race-invite-code", timeout=PROVEN_START_MS)
@@ -92,6 +100,12 @@ async def test_friends_made_by_invite_link_race_from_a_challenge(site: Site) -> 
     for page in (ann, bob):
         await page.wait_for_function("document.querySelectorAll('#racers tbody tr').length === 2")
     await no_overflow(ann)
+
+    await ann.click("#race-to-lobby")
+    await ann.check("#appear-offline")
+    await bob.click("#race-to-lobby")
+    await bob.wait_for_selector(friend_row(ann_id, "offline"))
+    assert await bob.is_disabled(f'[data-challenge="{ann_id}"]')
 
 
 async def test_a_notification_while_playing_on_a_phone_only_counts_on_the_bell(site: Site) -> None:

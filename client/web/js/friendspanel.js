@@ -1,7 +1,7 @@
 // The lobby's friends panel: your friends with their presence and a
 // Challenge button each, the requests waiting on either side, a form to
-// add a friend by code, your own code and invite link, and the blocked
-// list.
+// add a friend by code, your own code and invite link, "appear offline"
+// and the blocked list.
 //
 // The panel keeps its element and its form's input across redraws (a
 // presence change redraws it while you may be typing a code), and draws
@@ -17,7 +17,7 @@ const CHALLENGE_DEALS = [["daily", "Today's daily deal"], ["winnable", "A winnab
 export class FriendsPanel {
   // `actions`: add(code), accept(id), decline(id), cancel(id), remove(id),
   // block(id), unblock(id), challenge(id, dealKind), follow(route),
-  // reissueCode(), dismissInvite(), copy(text).
+  // reissueCode(), appearOffline(on), dismissInvite(), copy(text).
   constructor(actions) {
     this.actions = actions;
     this.dealKind = "daily";
@@ -122,7 +122,9 @@ export class FriendsPanel {
       h("div", { class: "actions" },
         h("button", { type: "button", class: "small", id: "copy-invite", onclick: () => this.actions.copy(link) }, "Copy invite link"),
         h("button", { type: "button", class: "small", id: "reissue-code", onclick: () => this.actions.reissueCode() }, "New code")),
-      h("small", { class: "note" }, "A new code stops the old one and its link from working."));
+      h("small", { class: "note" }, "A new code stops the old one and its link from working."),
+      h("label", { class: "switch" }, h("input", { type: "checkbox", id: "appear-offline", checked: view.appearOffline,
+        onchange: (event) => this.actions.appearOffline(event.target.checked) }), " Appear offline to friends"));
   }
 
   blocked(entries) {

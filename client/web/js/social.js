@@ -1,6 +1,7 @@
-// Friends and notifications for the page: what the server says of them,
-// kept here, drawn by the friends panel (friendspanel.js) and the
-// notification list (notices.js).
+// Friends, their presence and notifications for the page: what the
+// server says of them, kept here, drawn by the friends panel
+// (friendspanel.js) and the notification list (notices.js).  The page
+// says it is away while its tab is hidden.
 //
 // After every welcome the page asks for the friends list and the inbox
 // (notifications that waited while this player was away come that way,
@@ -23,6 +24,8 @@ export class Social {
     this.app = app;
     this.friendCode = null;
     this.friends = [];
+    this.presence = new Map();
+    this.appearOffline = false;
     this.inbox = new Inbox();
     this.answered = new Set();
     this.offeredCode = null;
@@ -37,6 +40,7 @@ export class Social {
       challenge: (playerId, deal) => app.challenge(playerId, deal),
       follow: (route) => app.go(route),
       reissueCode: () => this.reissueCode(),
+      appearOffline: (on) => this.setAppearOffline(on),
       dismissInvite: () => this.offerInvite(null),
       copy: (text) => this.copy(text),
     });
@@ -53,7 +57,21 @@ export class Social {
   }
 
   listen(connection) {
-    connection.on("welcome", () => this.refresh());
+    connection.on("welcome", () => {
+      if (document.hidden) this.sayAway(true);
+      this.refresh();
+    });
+    connection.on("presence", (presence) => {
+      this.presence.set(presence.player_id, presence);
+      this.render();
+    });
+    // The reply to friends_presence, or unasked after the server's outage.
+    connection.on("presences", ({ players, appear_offline: hidden }) => {
+      this.presence = new Map(players.map((presence) => [presence.player_id, presence]));
+      this.appearOffline = hidden;
+      this.render();
+    });
+    document.addEventListener("visibilitychange", () => this.sayAway(document.hidden));
     connection.on("notification", ({ notification }) => {
       this.inbox.receive([notification]);
       if (LIST_CHANGES.has(notification.kind)) this.refreshFriends();
@@ -68,15 +86,31 @@ export class Social {
     await Promise.all([lobby ? null : this.refreshFriends(), this.refreshInbox()]);
   }
 
+  // The list and each friend's presence (pushed changes follow).
   async refreshFriends() {
     try {
-      const list = await this.app.request({ type: "friends" });
+      const [list] = await Promise.all([this.app.request({ type: "friends" }), this.app.request({ type: "friends_presence" })]);
       this.friendCode = list.code;
       this.friends = list.friends;
       this.render();
     } catch (error) {
       this.complain(error);
     }
+  }
+
+  // A hidden tab or a locked phone is away; friends see it.
+  sayAway(away) {
+    if (this.app.connection.online) this.app.request({ type: "set_presence", away }).catch(() => {});
+  }
+
+  async setAppearOffline(on) {
+    try {
+      await this.app.request({ type: "appear_offline", on });
+      this.appearOffline = on;
+    } catch (error) {
+      this.complain(error);
+    }
+    this.render();
   }
 
   async refreshInbox() {
@@ -190,7 +224,8 @@ export class Social {
     }));
     this.notices.show(notes, now, fresh);
     this.panel.show({
-      friends: this.friends, friendCode: this.friendCode, offeredCode: this.offeredCode,
+      friends: this.friends.map((entry) => ({ ...entry, presence: this.presence.get(entry.player_id) })),
+      friendCode: this.friendCode, offeredCode: this.offeredCode, appearOffline: this.appearOffline,
       gameTitle: gameTitle(this.app.lobby.choices.game),
     }, now);
   }
