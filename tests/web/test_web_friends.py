@@ -132,9 +132,11 @@ async def test_a_notification_while_playing_on_a_phone_only_counts_on_the_bell(s
 
 
 async def test_a_second_browser_linked_by_code_plays_as_the_same_player_until_revoked(site: Site) -> None:
-    """Ann's laptop shows a link code; a fresh phone types it (lower case,
-    dashes as shown) and becomes Ann with a token of its own, keeps being
-    Ann after a reload, and a game it starts is Ann's on the laptop.  The
+    """Ann's laptop shows a link code; a fresh phone first types a wrong
+    one (refused, it stays itself), then Ann's (lower case, dashes as
+    shown) and becomes Ann with a token of its own, keeps being Ann after
+    a reload and after replacing its token, and a game it starts is
+    Ann's on the laptop.  The
     laptop lists both devices and revokes the phone, which is told and
     starts over as a new player."""
     ann = await named_page(site, "Ann", viewport=LAPTOP)
@@ -145,11 +147,24 @@ async def test_a_second_browser_linked_by_code_plays_as_the_same_player_until_re
     stranger = await player_id(phone)
     await phone.click("#to-use-code")
     assert await phone.evaluate("document.activeElement.id") == "link-code-input"
+    await phone.keyboard.type("ZZZZZ-ZZZZZ")
+    await phone.keyboard.press("Enter")
+    await phone.wait_for_selector("#toast:not([hidden])")
+    assert (await phone.inner_text("#toast")).startswith("That code does not work")
+    await phone.wait_for_selector('#connection[data-state="online"]')
+    assert await player_id(phone) == stranger, "a refused code leaves the browser the player it was"
+    await phone.fill("#link-code-input", "")
+    await phone.focus("#link-code-input")
     await phone.keyboard.type(code.lower())
     await phone.keyboard.press("Enter")
     await phone.wait_for_function("document.getElementById('connection').textContent === 'Playing as Ann'")
     assert await player_id(phone) == await player_id(ann) != stranger
     assert await token(phone) != await token(ann)
+    await phone.reload()
+    await phone.wait_for_function("document.getElementById('connection').textContent === 'Playing as Ann'")
+    linked_token = await token(phone)
+    await phone.click("#rotate-token")
+    await phone.wait_for_function("old => localStorage.getItem('arena.token') !== old", arg=linked_token)
     await phone.reload()
     await phone.wait_for_function("document.getElementById('connection').textContent === 'Playing as Ann'")
 
