@@ -19,6 +19,7 @@ Decisions made here, and why:
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from typing import Awaitable, Callable, Protocol
 
@@ -211,7 +212,9 @@ class Lobby:
         chosen = [header for header in headers if message.game in (None, header.game)]
         if peer.player is not None:
             viewer = peer.player.player_id
-            hidden = {owner for owner in {header.owner for header in chosen} if await self.hidden_from(owner, viewer)}
+            listed = list({header.owner for header in chosen})
+            hiding = await asyncio.gather(*(self.hidden_from(owner, viewer) for owner in listed))
+            hidden = {owner for owner, hides in zip(listed, hiding) if hides}
             chosen = [header for header in chosen if header.owner not in hidden]
         chosen = chosen[: message.limit]
         owners = {player_id: await self._rooms.owner(player_id) for player_id in {header.owner for header in chosen}}

@@ -89,7 +89,9 @@ class SocialRecords:
         key = f"{player_id}/{entry['notification_id']}"
         await self._store.put_document(NOTIFICATION, key, entry, keep_seconds)
         await self._store.index_document(NOTIFICATION, player_id, key, entry["at_ms"] * 1000 + tiebreak % 1000)
-        for dropped in (await self._store.list_documents(NOTIFICATION, player_id, limit + 1))[limit:]:
+        # Asking for more than the inbox holds reads the index to its end,
+        # which on Redis also removes the names of entries dropped before.
+        for dropped in (await self._store.list_documents(NOTIFICATION, player_id, 2 * limit))[limit:]:
             await self._store.put_document(NOTIFICATION, f"{player_id}/{dropped['notification_id']}", {}, 0)
 
     async def notifications(self, player_id: str, limit: int) -> list[dict[str, Any]]:

@@ -188,3 +188,15 @@ async def test_a_full_friend_list_refuses_one_more() -> None:
         await ask(cat, pf.FriendAdd, code=await code_of(ann))
         accepting = await ask(ann, pf.FriendChange, player_id=cat.player_id, action="accept")
         assert refused(accepting, ErrorCode.FRIEND_LIMIT) and accepting.reason == "friends"
+
+
+async def test_an_unanswered_request_lapses_and_blocks_have_a_limit() -> None:
+    now = [1_800_000_000_000]
+    async with MemoryArena(make_settings(friend_block_limit=1), clock=lambda: now[0]) as arena:
+        ann, bob, cat = await player(arena, "ann"), await player(arena, "bob"), await player(arena, "cat")
+        await ask(ann, pf.FriendAdd, code=await code_of(bob))
+        now[0] += arena.settings.friend_request_days * 86_400_000 + 1
+        assert await states(ann) == {} and await states(bob) == {}
+        await ask(ann, pf.FriendChange, player_id=bob.player_id, action="block")
+        over = await ask(ann, pf.FriendChange, player_id=cat.player_id, action="block")
+        assert refused(over, ErrorCode.FRIEND_LIMIT) and over.reason == "blocks"

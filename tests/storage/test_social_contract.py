@@ -68,6 +68,8 @@ async def test_the_inbox_keeps_the_newest_up_to_its_size_even_within_a_milliseco
         await records.add_notification("p_ann", entry, 3600, 3, tiebreak=number)
     kept = await SocialRecords(backend.peer()).notifications("p_ann", 10)
     assert [entry["notification_id"] for entry in kept] == ["n_4", "n_3", "n_2"]
+    if backend.redis_url is not None:
+        assert len(await backend.store.index_entries("notification", "p_ann")) <= 4, "Redis forgets dropped names"
     await records.mark_read("p_ann", kept[0], 3600)
     assert [entry.get("read", False) for entry in await records.notifications("p_ann", 10)] == [True, False, False]
 
