@@ -7,6 +7,10 @@ Each board is shown a few moves into a real game: the moves are the
 engine's own suggestions for the same deal, sent through the page as a
 player's moves, so the pictures show what a person sees mid-game.
 
+The friends panel, the notification list and the devices panel are a
+real server's too: players become friends by code, one plays a game, one
+blocks another, and a challenge waits in a phone's notifications.
+
 The race and the leaderboard are real too: the day's WordLink deal is
 pinned to deal 1 (as the race tests do), three pages race on it, each a
 different way along its winning line, and four players win it through the
@@ -134,12 +138,45 @@ async def race(site: Site) -> None:
     await pages[1].screenshot(path=OUT / "race-phone.png")
 
 
+async def social(site: Site) -> None:
+    """Ann's friends (one playing, one in the lobby), a request waiting,
+    her devices with a link code; Bob's notifications on a phone."""
+    ann = await site.page(DESKTOP)
+    await sign_in(ann, "Ann")
+    code = (await ann.inner_text("#friend-code")).strip()
+    friends = []
+    for name, viewport in (("Bob", PHONE), ("Cleo", DESKTOP), ("Dan", DESKTOP)):
+        page = await site.page(viewport, has_touch=viewport is PHONE, is_mobile=viewport is PHONE)
+        await sign_in(page, name)
+        await page.fill("#friend-code-input", code)
+        await page.click("#add-friend")
+        await page.wait_for_selector('#friend-requests li[data-request="sent"]')
+        friends.append(page)
+    bob, cleo, _ = friends
+    for page in (bob, cleo):
+        await ann.click(f'#friend-requests li[data-player="{await page.evaluate("window.arena.playerId()")}"] [data-accept]')
+    await ann.wait_for_function("document.querySelectorAll('#friend-list li[data-state]').length === 2")
+    await cleo.click('.tile[data-game="broken-deck"]')
+    await cleo.click("#start-game")
+    await ann.wait_for_selector("#friend-list [data-follow]")
+    await ann.click("#link-device")
+    await ann.wait_for_selector("#link-code")
+    await ann.locator("#friends").screenshot(path=OUT / "friends.png")
+    await ann.locator("#devices").screenshot(path=OUT / "devices.png")
+    await ann.click(f'[data-challenge="{await bob.evaluate("window.arena.playerId()")}"]')
+    await ann.wait_for_selector("#race-invite-code")
+    await bob.wait_for_function("document.getElementById('notice-count').textContent === '2'")
+    await bob.click("#open-notices")
+    await bob.screenshot(path=OUT / "notifications-phone.png")
+
+
 async def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     async with open_site(race_countdown_seconds=1.0) as site:
         await pin_daily_deal(site.server.store, utc_day(site.server.hub.clock()))
         await leaderboard(site)
         await race(site)
+        await social(site)
         lobby = await site.page(DESKTOP)
         await sign_in(lobby, "Ann")
         for player, game_id, deal, options, count in BOARDS:
