@@ -7,7 +7,7 @@
 // server's clock, so "last seen 5 min ago" does not depend on this
 // device's clock being right.
 
-export const STATE_WORDS = { online: "Online", away: "Away", offline: "Offline" };
+const STATE_WORDS = { online: "Online", away: "Away", offline: "Offline" };
 const STATE_ORDER = { online: 0, away: 1, offline: 2 };
 
 const MINUTE_MS = 60_000;
@@ -98,6 +98,10 @@ export class Inbox {
     }
     const newest = this.list();
     this.byId = new Map(newest.slice(0, this.limit).map((note) => [note.notification_id, note]));
+  }
+
+  knows(id) {
+    return this.byId.has(id);
   }
 
   list() {

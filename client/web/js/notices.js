@@ -11,7 +11,8 @@ import { agoWords, noticeWords } from "./friends.js";
 import { gameTitle } from "./games.js";
 
 export class NoticeList {
-  // `actions`: opened(notes) (they are now read), answer(note, accepted).
+  // `actions`: opened(notes) (they are now read), answer(note, accepted),
+  // nowMs() (the server's clock, for "5 min ago").
   constructor(doc, actions) {
     this.actions = actions;
     this.button = doc.getElementById("open-notices");
@@ -20,7 +21,6 @@ export class NoticeList {
     this.dialog = doc.getElementById("notices");
     this.list = doc.getElementById("notice-list");
     this.notes = [];
-    this.nowMs = () => Date.now();
     this.button.addEventListener("click", () => this.open());
   }
 
@@ -36,7 +36,7 @@ export class NoticeList {
   }
 
   open() {
-    this.render(this.nowMs());
+    this.render(this.actions.nowMs());
     this.dialog.showModal();
     const unread = this.notes.filter((note) => !note.read);
     if (unread.length) this.actions.opened(unread);

@@ -7,9 +7,9 @@
 // (notifications that waited while this player was away come that way,
 // and the unread ones are pushed again), and the lobby asks for the list
 // on each refresh; a `notification` push updates both, since a request
-// or an accepted one changes the list.  A challenge
-// is a race the challenger hosts at once: the challenger lands in its
-// lobby on sending it, the friend on accepting it.
+// or an accepted one changes the list.  A challenge is a race the
+// challenger hosts at once: the challenger lands in its lobby on sending
+// it, the friend on accepting it.
 
 import { errorSentence } from "./errors.js";
 import { FriendsPanel } from "./friendspanel.js";
@@ -47,8 +47,8 @@ export class Social {
     this.notices = new NoticeList(document, {
       opened: (notes) => this.markRead(notes),
       answer: (note, accepted) => this.answer(note, accepted),
+      nowMs: () => this.now(),
     });
-    this.notices.nowMs = () => this.now();
     this.listen(app.connection);
   }
 
@@ -57,9 +57,10 @@ export class Social {
   }
 
   listen(connection) {
-    connection.on("welcome", () => {
+    // Any request says "back", so a hidden page says it is away last.
+    connection.on("welcome", async () => {
+      await this.refresh();
       if (document.hidden) this.sayAway(true);
-      this.refresh();
     });
     connection.on("presence", (presence) => {
       this.presence.set(presence.player_id, presence);
@@ -72,10 +73,12 @@ export class Social {
       this.render();
     });
     document.addEventListener("visibilitychange", () => this.sayAway(document.hidden));
+    // The unread ones come again after each hello: only news is announced.
     connection.on("notification", ({ notification }) => {
+      const news = !this.inbox.knows(notification.notification_id);
       this.inbox.receive([notification]);
-      if (LIST_CHANGES.has(notification.kind)) this.refreshFriends();
-      this.render([notification]);
+      if (news && LIST_CHANGES.has(notification.kind)) this.refreshFriends();
+      this.render(news ? [notification] : []);
     });
   }
 
@@ -185,11 +188,11 @@ export class Social {
   }
 
   // Accept or decline what a notification offers: a friend request, or a
-  // challenge (accepted, its race's lobby opens).
+  // challenge (accepted, its race's lobby opens).  A challenge is answered
+  // once: one the server calls expired or gone is not offered again.
   async answer(note, accepted) {
     if (note.kind === "friend_request") {
       await this.change(note.sender.player_id, accepted ? "accept" : "decline");
-      this.render();
       return;
     }
     this.answered.add(note.notification_id);
@@ -198,7 +201,7 @@ export class Social {
       const reply = await this.app.request({ type: "challenge_answer", challenge_id: note.notification_id, accept: accepted });
       if (accepted && reply.race) this.app.openRace(reply.race.race_id);
     } catch (error) {
-      this.answered.delete(note.notification_id);
+      if (error.code === "offline") this.answered.delete(note.notification_id);
       this.render();
       this.complain(error);
     }
@@ -217,11 +220,10 @@ export class Social {
   // Redraw the panel and the list; `fresh` notifications are announced.
   render(fresh = []) {
     const now = this.now();
-    const notes = this.inbox.list().map((note) => ({
-      ...note,
-      answered: this.answered.has(note.notification_id),
-      answerable: answerable({ ...note, answered: this.answered.has(note.notification_id) }, this.stateOf(note.sender.player_id), now),
-    }));
+    const notes = this.inbox.list().map((note) => {
+      const known = { ...note, answered: this.answered.has(note.notification_id) };
+      return { ...known, answerable: answerable(known, this.stateOf(note.sender.player_id), now) };
+    });
     this.notices.show(notes, now, fresh);
     this.panel.show({
       friends: this.friends.map((entry) => ({ ...entry, presence: this.presence.get(entry.player_id) })),

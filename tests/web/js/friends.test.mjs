@@ -45,6 +45,8 @@ test("the invite link is this page's address with the code", () => {
 test("the inbox holds each notification once, newest first, up to its limit", () => {
   const inbox = new Inbox(2);
   inbox.receive([note({ notification_id: "a", at_ms: 1 }), note({ notification_id: "b", at_ms: 3 })]);
+  assert.equal(inbox.knows("a"), true);
+  assert.equal(inbox.knows("z"), false);
   inbox.receive([note({ notification_id: "a", at_ms: 1 })]);
   assert.deepEqual(inbox.list().map((entry) => entry.notification_id), ["b", "a"]);
   inbox.markRead(["b"]);
