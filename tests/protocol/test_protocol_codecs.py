@@ -28,6 +28,9 @@ REQUESTS = [
     ts.Resync(game_id="g_1"),
     ts.ListGames(game="chequers", limit=5),
     ts.Ping(id=99),
+    ts.SetPresence(id=3, away=True),
+    ts.AppearOffline(on=False),
+    ts.FriendsPresence(id="f"),
 ]
 
 
