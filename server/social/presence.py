@@ -55,6 +55,10 @@ HiddenFrom = Callable[[str, str], Awaitable[bool]]
 """``hidden_from(player, viewer)``: a block between the two hides the
 player's presence from the viewer."""
 LOBBY: dict[str, Any] = {"kind": "lobby"}
+STORE_SLOTS = 8
+"""Presence's store calls under way at once, at most: a storm of presence
+changes waits its turn here instead of taking the store connections a
+move needs (a Redis store's pool holds 64)."""
 
 
 async def no_friends(player_id: str) -> list[str]:
@@ -142,6 +146,7 @@ class Presence:
         """Per player held here: when its friends were last told, and what."""
         self._pending: dict[str, Timer] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        self._slots = asyncio.Semaphore(STORE_SLOTS)
 
     def use_friends(self, friends_of: FriendsOf, hidden_from: HiddenFrom) -> None:
         """Take the friend graph's two calls (the Hub wires the graph's part
@@ -238,7 +243,8 @@ class Presence:
         Whoever asks is the one to check that the asker is a friend the
         player is not hidden from (the friends list does)."""
         named = list(dict.fromkeys(player_ids))
-        stored = await self._store.presence(named, self._now())
+        async with self._slots:
+            stored = await self._store.presence(named, self._now())
         return {player_id: seen_by_friends(player_id, stored[player_id]) for player_id in named}
 
     # ------------------------------------------------------------ telling
@@ -255,8 +261,8 @@ class Presence:
     async def changed(self, player_id: str) -> None:
         """Write the player's presence here to the store, and tell its
         friends (now, or at the end of its coalescing window)."""
-        live = self.live_here(player_id)
-        await self._store.put_presence(self.origin, player_id, live, self._now())
+        async with self._slots:
+            await self._store.put_presence(self.origin, player_id, self.live_here(player_id), self._now())
         self.soon(player_id)
 
     def soon(self, player_id: str) -> None:

@@ -18,11 +18,13 @@ from tests.server.arena_memory import MemoryArena, MemoryClient
 from tests.server.arena_servers import make_settings
 from tests.server.arena_wire import WAIT_SECONDS
 
+from protocol import MSGPACK_SUBPROTOCOL
 from protocol import to_client as tc
 from protocol import to_server as ts
 from server.games.lobby import hash_token
 from server.model.records import PlayerRecord
 from server.storage.memory import MemoryStore
+from server.storage.presence import LivePresence
 
 
 class Friends:
@@ -49,11 +51,11 @@ class World:
     def __init__(self, arena: MemoryArena, clock: FakeClock, scheduler: ManualScheduler, friends: Friends) -> None:
         self.arena, self.clock, self.scheduler, self.friends = arena, clock, scheduler, friends
 
-    async def connect(self, player_id: str) -> MemoryClient:
+    async def connect(self, player_id: str, subprotocol: str | None = MSGPACK_SUBPROTOCOL) -> MemoryClient:
         token = f"token-of-{player_id}"
         if await self.arena.store.get_player(player_id) is None:
             await self.arena.store.create_player(PlayerRecord(player_id, player_id.title(), hash_token(token), 0))
-        client = await self.arena.client()
+        client = await self.arena.client(subprotocol)
         assert (await client.request(ts.Hello, token=token)).type == "welcome"
         return client
 
@@ -105,7 +107,7 @@ def presences(client: MemoryClient) -> list[tc.Presence]:
 async def test_a_friend_sees_a_player_come_online_in_the_lobby_and_go_offline_last_seen_then() -> None:
     async with world() as w:
         w.friends.befriend("ann", "bob")
-        bob = await w.connect("bob")
+        bob = await w.connect("bob", subprotocol=None)
         ann = await w.connect("ann")
         await told(bob, "ann", "online", activity=tc.Activity(kind="lobby"))
         w.advance(5)
@@ -271,3 +273,17 @@ async def test_a_friend_on_another_process_is_told_and_a_stopped_process_shows_i
         await told(bob, "ann", "online")
         await there.__aexit__(None, None, None)
         await told(bob, "ann", "offline")
+
+
+async def test_a_process_that_died_without_a_word_has_its_players_told_offline_by_a_live_one() -> None:
+    async with world() as w:
+        w.friends.befriend("ann", "bob")
+        bob = await w.connect("bob")
+        timing = w.arena.hub.presence.timing
+        renewed = w.clock.ms
+        await w.arena.store.renew_presence_lease("dead", renewed, round(timing.lease_seconds * 1000))
+        await w.arena.store.put_presence("dead", "ann", LivePresence(False, {"kind": "lobby"}, renewed), renewed)
+        listed = await bob.request(ts.FriendsPresence)
+        assert isinstance(listed, tc.Presences) and listed.players[0].state == "online"
+        w.advance(timing.lease_seconds + timing.renew_seconds)
+        assert (await told(bob, "ann", "offline")).last_seen == renewed
