@@ -30,12 +30,12 @@ export class FriendsPanel {
   }
 
   // Redraw from `view` (social.js: the friends, each with its presence);
-  // the add form stays, so a redraw
-  // while a code is being typed keeps the typing and the focus.
+  // the add form stays, so a redraw while a code is being typed keeps the
+  // typing and the focus.
   show(view, nowMs) {
     const fill = (slot, content) => this.slots[slot].replaceChildren(...[content].filter(Boolean));
     fill("offer", view.offeredCode && this.inviteOffer(view.offeredCode));
-    fill("list", this.friendList(view.friends.filter((entry) => entry.state === "friend"), view.gameTitle, nowMs));
+    fill("list", this.friendList(view.friends.filter((entry) => entry.state === "friend"), view.raceTitle, nowMs));
     fill("requests", this.requests(view.friends));
     fill("own", this.ownCode(view));
     fill("blocked", this.blocked(view.friends.filter((entry) => entry.state === "blocked")));
@@ -50,7 +50,8 @@ export class FriendsPanel {
         h("button", { type: "button", onclick: () => this.actions.dismissInvite() }, "No thanks")));
   }
 
-  friendList(friends, gameTitle, nowMs) {
+  // `raceTitle`: the game chosen in the lobby, which a challenge races on.
+  friendList(friends, raceTitle, nowMs) {
     if (!friends.length) {
       return h("p", { class: "note", id: "no-friends" }, "No friends yet: send your code or invite link to someone, or add theirs below.");
     }
@@ -58,7 +59,7 @@ export class FriendsPanel {
       CHALLENGE_DEALS.map(([value, label]) => h("option", { value }, label)));
     deal.value = this.dealKind;
     return h("div", {},
-      h("label", { class: "choice challenge-with" }, `Challenge to a ${gameTitle} race (options above) on`, deal),
+      h("label", { class: "choice challenge-with" }, `Challenge to a ${raceTitle} race (options above) on`, deal),
       h("ul", { class: "friend-list", id: "friend-list" }, sortFriends(friends).map((friend) => this.friendRow(friend, nowMs))));
   }
 

@@ -228,7 +228,7 @@ export class Social {
     this.panel.show({
       friends: this.friends.map((entry) => ({ ...entry, presence: this.presence.get(entry.player_id) })),
       friendCode: this.friendCode, offeredCode: this.offeredCode, appearOffline: this.appearOffline,
-      gameTitle: gameTitle(this.app.lobby.choices.game),
+      raceTitle: gameTitle(this.app.lobby.choices.game),
     }, now);
   }
 }
