@@ -160,6 +160,8 @@ async def test_a_second_browser_linked_by_code_plays_as_the_same_player_until_re
     await phone.wait_for_function("document.getElementById('connection').textContent === 'Playing as Ann'")
     assert await player_id(phone) == await player_id(ann) != stranger
     assert await token(phone) != await token(ann)
+    await phone.wait_for_selector("#device-list li[data-current]")
+    await no_overflow(phone)
     await phone.reload()
     await phone.wait_for_function("document.getElementById('connection').textContent === 'Playing as Ann'")
     linked_token = await token(phone)
