@@ -65,6 +65,9 @@ from server.storage.redis import RedisStore  # noqa: E402
 from server.transport.app import ArenaServer, run  # noqa: E402
 
 P99_TARGET = 1.2
+OPEN_SECONDS = 120.0
+"""A hang bound: ten thousand players coming online, each told to fifty
+friends, keep a shared machine's server busy for a while."""
 OPENING = {"ARENA_CONNECTION_RATE_PER_SECOND": "100000", "ARENA_TCP_CONNECTION_RATE_PER_SECOND": "100000",
            "ARENA_TCP_CONNECTION_BURST": "100000"}
 """Ten thousand connections from one address within a minute: lift the rates per address too."""
@@ -123,12 +126,20 @@ class Player:
 
     @classmethod
     async def open(cls, url: str, number: int) -> Player:
-        player = cls(await connect(url, **CLIENT_OPTIONS))
+        player = cls(await connect(url, **CLIENT_OPTIONS, open_timeout=OPEN_SECONDS))
         welcome = await player.ask({"type": "hello", "token": f"t{number}"})
         assert welcome["type"] == "welcome", welcome
         return player
 
     async def _read(self) -> None:
+        try:
+            await self._dispatch()
+        finally:
+            for waiter in self._waiting.values():
+                if not waiter.done():
+                    waiter.set_exception(ConnectionError("the server closed the connection"))
+
+    async def _dispatch(self) -> None:
         async for frame in self.connection:
             message = msgpack.unpackb(frame)
             kind = message.get("type")
@@ -196,7 +207,11 @@ async def movers_main(url: str, count: int, rate: float, settle: float, orders: 
             pace = random.Random(number)
             await asyncio.sleep(pace.random() / rate)
             while (begun := time.perf_counter()) < end:
-                reply = await player.ask({"type": "move", "game_id": games[number], "move": "draw"})
+                try:
+                    reply = await player.ask({"type": "move", "game_id": games[number], "move": "draw"})
+                except ConnectionError:
+                    refused.append("closed")
+                    return
                 taken = time.perf_counter() - begun
                 if reply["type"] == "diff":
                     times.append(taken)
@@ -228,6 +243,7 @@ class Storm:
         self.turn = 0
         self.away: set[int] = set()
         self.changes = 0
+        self.failed = 0
         self._started = 0
         self._closed_received = 0
 
@@ -236,6 +252,13 @@ class Storm:
         return self._closed_received + sum(player.presences for player in self.players.values())
 
     async def change(self, number: int) -> None:
+        """One change by player ``number``; one the server refused or dropped counts in ``failed``."""
+        try:
+            await self._change(number)
+        except (ConnectionError, KeyError, AssertionError, OSError):
+            self.failed += 1
+
+    async def _change(self, number: int) -> None:
         player = self.players[number]
         kind = 1 if self.away_only else self.turn % 10
         if kind == 0:
@@ -375,10 +398,12 @@ async def measure(url: str, args: argparse.Namespace) -> str:
         f"move round trip, storm: p50 {median['storm p50']:.1f} ms, p99 {median['storm p99']:.1f} ms, "
         f"{median['storm refused']:.0f} moves refused",
         f"p99 storm/quiet: {median['ratio']:.2f}x (target at most {P99_TARGET}x: {verdict})",
+        f"presence changes the server refused or dropped: {storm.failed}",
         f"one presence change: {median['fan-out']:.1f} presence messages to friends, "
         f"{median['server us']:.0f} us of server CPU, {median['redis us']:.0f} us of Redis CPU",
-        f"Redis memory per player online: {(used_after - used_before) / len(others):.0f} bytes "
-        f"(presence keys alone: {presence_bytes / args.players:.0f} bytes)",
+        f"Redis memory per player online: {presence_bytes / args.players:.0f} bytes of presence keys "
+        f"(MEMORY USAGE); used_memory grew {(used_after - used_before) / len(others):.0f} bytes per player "
+        "while they came online (hello's own writes and buffers too)",
     ])
 
 

@@ -157,10 +157,12 @@ class Presence:
     # ------------------------------------------------------------ connections
 
     async def arrived(self, peer: Peer) -> None:
-        """A connection said hello: its player is online here, in the lobby."""
+        """A connection said hello: its player is online here, in the lobby
+        (written after the ``welcome``, so a store failure here is no
+        failure of the ``hello``, which is answered already)."""
         now = self._now()
         self._connections[peer] = _Connection(heard_ms=now, changed_ms=now)
-        await self.changed(require_player(peer).player_id)
+        self._spawn(self.changed(require_player(peer).player_id))
 
     def departed(self, peer: Peer) -> None:
         """A connection closed (its player's last here: offline here)."""
