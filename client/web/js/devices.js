@@ -123,7 +123,7 @@ export class DevicesPanel {
     } },
       h("h3", {}, "Use a code"),
       h("label", { class: "choice", for: "link-code-input" },
-        "A code shown on your other device: this browser becomes that player (the player it is now stays on its own devices)."),
+        "A code shown on your other device: this browser becomes that player. The player it is now stays on its other devices; with none, it is left behind."),
       h("div", { class: "join-race" }, this.codeInput, h("button", { type: "submit", id: "use-link-code" }, "Use code")));
   }
 
