@@ -45,7 +45,7 @@ from protocol import to_client as tc
 from server.net.admission import Denial, SocketPeer
 from server.core import Hub, wall_clock_ms
 from server.transport.keepalive import screened_by
-from server.transport.listener import LISTEN_BACKLOG, screened_listener
+from server.transport.listener import LISTEN_BACKLOG, host_and_port, screened_listener
 from server.transport.outlet import WebSocketOutlet
 from server.games.retention import Sweeper, retention_of
 from server.runtime.entropy import Entropy
@@ -143,7 +143,7 @@ class ArenaServer:
 
     @property
     def url(self) -> str:
-        return f"ws://{self.settings.host}:{self.port}{WEBSOCKET_PATH}"
+        return f"ws://{host_and_port(self.settings.host, self.port)}{WEBSOCKET_PATH}"
 
     async def __aenter__(self) -> ArenaServer:
         await self.start()
