@@ -148,6 +148,22 @@ class TooManyIdentities(ArenaError):
     players this hour as the server allows; keep and reuse your token."""
 
 
+class BadLinkCode(ArenaError):
+    """The link code is wrong, used or expired (one answer for all three)."""
+
+
+class TooManyAttempts(ArenaError):
+    """Too many link codes tried from this address, or asked for by this player, this hour."""
+
+
+class TooManyDevices(ArenaError):
+    """The player has as many devices as the server allows; revoke one first."""
+
+
+class DeviceNotFound(ArenaError):
+    """No device of yours has this id (or this connection's device was revoked)."""
+
+
 class StorageUnavailable(ArenaError):
     """The server cannot reach its storage; try again shortly."""
 
@@ -183,6 +199,10 @@ ERROR_CLASSES: dict[str, type[ArenaError]] = {
     ErrorCode.TOO_MANY_CONNECTIONS: TooManyConnections,
     ErrorCode.COOLING_DOWN: CoolingDown,
     ErrorCode.TOO_MANY_IDENTITIES: TooManyIdentities,
+    ErrorCode.BAD_LINK_CODE: BadLinkCode,
+    ErrorCode.TOO_MANY_ATTEMPTS: TooManyAttempts,
+    ErrorCode.TOO_MANY_DEVICES: TooManyDevices,
+    ErrorCode.DEVICE_NOT_FOUND: DeviceNotFound,
     ErrorCode.STORAGE_UNAVAILABLE: StorageUnavailable,
     ErrorCode.SHUTTING_DOWN: ShuttingDown,
     ErrorCode.INTERNAL_ERROR: InternalError,

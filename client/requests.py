@@ -57,6 +57,7 @@ class ArenaRequests(ABC):
     games: dict[str, GameMirror]
     races: dict[str, RaceMirror]
     player_id: str | None
+    token: str | None
     timeout: float
 
     @abstractmethod
@@ -269,6 +270,29 @@ class ArenaRequests(ABC):
         if race.board is None:
             raise ClientError(f"no board for you in race {race_id} ({race.phase})")
         return race.board
+
+    # ------------------------------------------------------------ devices
+
+    async def link_device(self) -> tc.LinkCode:
+        """A one-time code another device gives as ``link_code`` to become
+        this player (``code``, valid until ``expires``)."""
+        return await self._ask(ts.LinkDevice(), tc.LinkCode)
+
+    async def devices(self) -> list[tc.DeviceEntry]:
+        """Your devices, oldest first (``current``: this connection's)."""
+        return (await self._ask(ts.ListDevices(), tc.DeviceList)).devices
+
+    async def revoke_device(self, device_id: str) -> None:
+        """Revoke one of your devices (``DeviceNotFound`` if none has this
+        id); revoking this connection's own device closes the connection."""
+        await self._ask(ts.RevokeDevice(device_id=device_id), tc.DeviceRevoked)
+
+    async def rotate_token(self) -> str:
+        """A new token for this device, which this client uses from now on
+        (reconnections too); the old one is refused from now on."""
+        rotated = await self._ask(ts.RotateToken(), tc.TokenRotated)
+        self.token = rotated.token
+        return rotated.token
 
     # ------------------------------------------------------------ records
 

@@ -139,6 +139,27 @@ class ErrorCode(StrEnum):
         "hello without a token was refused: your address has created identities_per_hour new players this "
         "hour. Say hello with a token you already have, or try again later; the connection stays open.",
     )
+    BAD_LINK_CODE = (
+        "bad_link_code",
+        "The link_code in hello is wrong, already used or expired: one answer for all three, so a guess learns "
+        "nothing. Ask the other device for a new code (link_device); each try counts against the address's "
+        "hourly allowance of tries.",
+    )
+    TOO_MANY_ATTEMPTS = (
+        "too_many_attempts",
+        "Too many link codes tried from this client address, or asked for by this player, within the hour "
+        "(link_redeems_per_hour, link_codes_per_hour); the message says when to try again.",
+    )
+    TOO_MANY_DEVICES = (
+        "too_many_devices",
+        "The player has max_devices devices already, so no code is given (link_device) or redeemed (hello): "
+        "revoke one first (revoke_device).",
+    )
+    DEVICE_NOT_FOUND = (
+        "device_not_found",
+        "revoke_device names no device of yours (it was revoked already, or is another player's), or this "
+        "connection's own device was revoked before rotate_token.",
+    )
     STORAGE_UNAVAILABLE = (
         "storage_unavailable",
         "The server could not reach its storage, or the storage refused to write (full, read-only), so "

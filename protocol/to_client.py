@@ -14,6 +14,7 @@ from pydantic import Field, TypeAdapter
 
 from .board import ActionDone, Clock, GameView, PileOp, PileView, SetOp, ViewOp
 from .catalogue import CatalogueChoice, CatalogueCounter, CatalogueGame, CatalogueOption, CatalogueReply
+from .devices import DeviceEntry, DeviceList, DeviceRevoked, LinkCode, TokenRotated
 from .errors import ErrorCode
 from .parts import Event, Owner, Part, Result, Status, empty
 from .standings import (
@@ -50,6 +51,9 @@ __all__ = [
     "DailyDeal",
     "DailyPending",
     "DailyInfo",
+    "DeviceEntry",
+    "DeviceList",
+    "DeviceRevoked",
     "Diff",
     "Error",
     "Event",
@@ -64,6 +68,7 @@ __all__ = [
     "HintReply",
     "LeaderboardEntry",
     "LeaderboardPage",
+    "LinkCode",
     "UnrankedEntry",
     "Limits",
     "Owner",
@@ -71,6 +76,7 @@ __all__ = [
     "PileOp",
     "PileView",
     "Pong",
+    "TokenRotated",
     "Race",
     "RaceEvent",
     "RaceInfo",
@@ -342,6 +348,7 @@ ServerMessage = Annotated[
     Union[
         Welcome, GameStarted, Snapshot, Diff, GameOver, GameProgress, HintReply, FinishOffer, FinishReply, AnalysisReply, ReplayReply, Games, CatalogueReply, Pong, Ack, Error,
         Race, RaceProgress, Races, RecordsReply, DailyInfo, LeaderboardPage,
+        LinkCode, DeviceList, DeviceRevoked, TokenRotated,
     ],
     Field(discriminator="type"),
 ]

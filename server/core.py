@@ -20,7 +20,9 @@ entropy, store, outbox, the parts below it) and never the Hub
   delayed boards of running races;
 - ``server.games.play.Play``: starting games and the action pipeline;
 - ``server.games.delivery.Delivery``: telling everyone of a change, made here or relayed;
-- ``server.games.lobby.Lobby``: ``hello`` and the server-wide requests.
+- ``server.games.lobby.Lobby``: ``hello`` and the server-wide requests;
+- ``server.social.devices.Devices``: a player's devices, link codes and
+  revocations heard from every process.
 
 Decisions made here, kept here because they are about
 connections:
@@ -69,6 +71,7 @@ from server.deals.proofs import DealProver
 from server.runtime.settings import Settings
 from server.storage.health import StoreHealth
 from server.storage.base import StorageError, StorageUnavailable, Store
+from server.social.devices import Devices
 from server.games.watching import Watching
 from server.social.bus import PlayerBus
 
@@ -133,9 +136,10 @@ class Hub:
         )
         self.bus = PlayerBus(store, origin, self.outbox)
         """Every message for a player rather than a game, on every process (``server.social``)."""
+        self.devices = Devices(settings, store, now, entropy.stream("devices"), self.outbox, lambda: self.peers, origin)
         self.lobby = Lobby(
             settings, store, now, entropy.stream("lobby"), self.admission, self.keeper.today, self.outbox, self.tables,
-            self.play.live_headers, self.watching.watch_game, self.races.rejoin,
+            self.play.live_headers, self.watching.watch_game, self.races.rejoin, self.devices,
         )
         # The edges that point up the stack, wired once everything exists.
         self.tables.tell(self.delivery)
@@ -186,6 +190,10 @@ class Hub:
             ts.Records: lobby.records,
             ts.Daily: lobby.daily,
             ts.Leaderboard: lobby.leaderboard,
+            ts.LinkDevice: self.devices.link_device,
+            ts.ListDevices: self.devices.list_devices,
+            ts.RevokeDevice: self.devices.revoke_device,
+            ts.RotateToken: self.devices.rotate_token,
         }
 
     def _now(self) -> int:
@@ -327,6 +335,7 @@ class Hub:
         """Stop following other processes and the clocks of races and
         delayed boards (after ``drain``)."""
         self.watching.close()
+        await self.devices.close()
         await self.races.ledgers.close()
         await self.assists.close()
         await self.keeper.close()

@@ -67,6 +67,9 @@ class Peer:
         self.limiter = limiter
         self.queue_limit = queue_limit
         self.player: PlayerRecord | None = None
+        self.device_id: str | None = None
+        """Which of the player's devices this connection said hello as
+        (``server.social.devices``), so a revocation finds its connections."""
         self.watching: set[str] = set()
         self.backlog: deque[bytes] = deque()
         self.overflows = 0

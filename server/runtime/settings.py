@@ -206,6 +206,14 @@ class Settings(BaseModel):
     identities_per_hour: int = Field(
         30, ge=1, description="new players (hello without a token) one client address may create per hour"
     )
+    max_devices: int = Field(10, ge=1, le=100, description="devices one player may have, its first included (too_many_devices past it)")
+    link_code_seconds: int = Field(600, ge=10, le=3600, description="how long a link code from link_device works")
+    link_codes_per_hour: int = Field(
+        5, ge=1, description="link codes one player may ask for per hour, so at most as many devices join it per hour"
+    )
+    link_redeems_per_hour: int = Field(
+        10, ge=1, description="link codes one client address may try in hello per hour, right or wrong (too_many_attempts)"
+    )
     abuse_cooldown_seconds: float = Field(
         30.0,
         ge=0,

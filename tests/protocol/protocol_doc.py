@@ -76,6 +76,7 @@ RACE_SETTINGS = (
     "leaderboard_retention_seconds",
 )
 ASSIST_SETTINGS = ("search_workers", "hint_rate", "hint_burst", "hint_planless_nodes", "finish_search_nodes", "analysis_nodes", "analysis_slots", "analysis_queue")
+DEVICE_SETTINGS = ("max_devices", "link_code_seconds", "link_codes_per_hour", "link_redeems_per_hour")
 RACE_RECORDING = {"race_countdown_seconds": 0.5, "race_spectator_delay_seconds": 1.0}
 RECEIVE_SECONDS = 600.0
 """Bounds a hang only: a race on the daily deal, and the daily's
@@ -321,6 +322,7 @@ def main() -> None:
     text = replace_section(text, "limits", limits_table())
     text = replace_section(text, "race-settings", limits_table(RACE_SETTINGS))
     text = replace_section(text, "assist-settings", limits_table(ASSIST_SETTINGS))
+    text = replace_section(text, "device-settings", limits_table(DEVICE_SETTINGS))
     DOC.write_text(text, encoding="utf-8")
     print(f"rewrote the generated sections of {DOC.relative_to(ROOT)}")
 

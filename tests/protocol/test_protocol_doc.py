@@ -76,6 +76,10 @@ async def test_the_session_is_what_a_real_server_says_today(doc: str) -> None:
     assert [frame.shape() for frame in protocol_doc.session_frames(doc)] == [frame.shape() for frame in recorded]
 
 
+def test_the_device_settings_table_is_generated_from_the_settings(doc: str) -> None:
+    assert protocol_doc.section(doc, "device-settings") == protocol_doc.limits_table(protocol_doc.DEVICE_SETTINGS)
+
+
 def test_the_assist_settings_table_is_generated_from_the_settings(doc: str) -> None:
     assert protocol_doc.section(doc, "assist-settings") == protocol_doc.limits_table(protocol_doc.ASSIST_SETTINGS)
 
