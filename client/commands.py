@@ -1,7 +1,8 @@
 """The terminal client's commands: ``arena play``, ``arena watch``,
 ``arena analyse``, ``arena race create|join|rematch|watch``, ``arena leaderboard``, ``arena daily``,
-``arena records``, ``arena login`` and ``arena logout`` (``arena devices``
-is ``client.device_commands``'s).
+``arena records``, ``arena login`` and ``arena logout``; ``arena devices``
+is ``client.device_commands``'s, ``arena friends`` and ``arena challenge``
+``client.friend_commands``'.
 
 The server URL comes from ``--server``, else ``ARENA_SERVER``, else the
 local default; the token from ``--token``, else ``ARENA_TOKEN``, else the
@@ -28,6 +29,7 @@ from protocol.to_server import DealKind, OptionValue, RaceDealKind
 from . import device_commands
 from .connection import DEFAULT_URL
 from .device_commands import default_device_name, keep_linked
+from .friend_commands import register as register_friends
 from .identity import Identity, KeptPlayer, Players, server_flag, server_key, signed_in
 from .race_terminal import RaceRequest, race, watch_race
 from .standings import LeaderboardRequest, daily, leaderboard, records
@@ -142,6 +144,7 @@ def register(subparsers: Subcommands) -> None:
     _register_race(subparsers)
     _register_standings(subparsers)
     _register_login(subparsers)
+    register_friends(subparsers, _connection_flags, _identity, _subprotocol, _option_flags, _game_options, race_deal_choice)
 
 
 def _register_race(subparsers: Subcommands) -> None:

@@ -175,6 +175,8 @@ class ArenaClient(MirrorRouting):
         self.welcome: tc.Welcome | None = None
         self.games: dict[str, GameMirror] = {}
         self.races: dict[str, RaceMirror] = {}
+        self.notifications = {}
+        self._notification_listeners = []
         self.state = ClientState.CONNECTING
         self.reconnects = 0
         self.failure: BaseException | None = None

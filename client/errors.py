@@ -176,6 +176,34 @@ class InternalError(ArenaError):
     """The server failed unexpectedly; the game is unchanged."""
 
 
+class FriendCodeUnknown(ArenaError):
+    """No player has this friend code (mistyped, your own, or reissued: one answer)."""
+
+
+class LookupsLimited(ArenaError):
+    """Too many friend codes that named nobody, from your player or address, this hour."""
+
+
+class FriendLimit(ArenaError):
+    """A friends limit is reached; ``reason`` names it (requests_per_hour, friends, pending, blocks)."""
+
+
+class NotFriends(ArenaError):
+    """No such link with this player (a challenge needs a friend; accept a request)."""
+
+
+class FriendOffline(ArenaError):
+    """The friend you challenged is not connected."""
+
+
+class ChallengeNotFound(ArenaError):
+    """You have no such challenge (never yours, or already answered)."""
+
+
+class ChallengeExpired(ArenaError):
+    """The challenge is older than the server's challenge_seconds."""
+
+
 ERROR_CLASSES: dict[str, type[ArenaError]] = {
     ErrorCode.BAD_MESSAGE: BadMessage,
     ErrorCode.HELLO_REQUIRED: HelloRequired,
@@ -206,6 +234,13 @@ ERROR_CLASSES: dict[str, type[ArenaError]] = {
     ErrorCode.STORAGE_UNAVAILABLE: StorageUnavailable,
     ErrorCode.SHUTTING_DOWN: ShuttingDown,
     ErrorCode.INTERNAL_ERROR: InternalError,
+    ErrorCode.FRIEND_CODE_UNKNOWN: FriendCodeUnknown,
+    ErrorCode.LOOKUPS_LIMITED: LookupsLimited,
+    ErrorCode.FRIEND_LIMIT: FriendLimit,
+    ErrorCode.NOT_FRIENDS: NotFriends,
+    ErrorCode.FRIEND_OFFLINE: FriendOffline,
+    ErrorCode.CHALLENGE_NOT_FOUND: ChallengeNotFound,
+    ErrorCode.CHALLENGE_EXPIRED: ChallengeExpired,
 }
 
 

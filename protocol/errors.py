@@ -175,3 +175,37 @@ class ErrorCode(StrEnum):
         "internal_error",
         "The server failed unexpectedly while handling this message; the game is unchanged.",
     )
+    FRIEND_CODE_UNKNOWN = (
+        "friend_code_unknown",
+        "No player has this friend code: a mistyped code, your own code and a code its player reissued all "
+        "get this same answer.",
+    )
+    LOOKUPS_LIMITED = (
+        "lookups_limited",
+        "Too many friend codes that named nobody: friend_lookup_failures_per_hour from your player, or "
+        "friend_lookup_failures_per_address from your address, in the last hour. Try again later; "
+        "the sentence says when.",
+    )
+    FRIEND_LIMIT = (
+        "friend_limit",
+        "A friends limit is reached; reason names it: requests_per_hour (friend_requests_per_hour), "
+        "friends (friends_limit), pending (friend_pending_limit: requests you sent that wait) or blocks "
+        "(friend_block_limit). Nothing changed.",
+    )
+    NOT_FRIENDS = (
+        "not_friends",
+        "There is no such link with this player: a challenge needs a friend, accept and decline need a "
+        "request from them, unblock needs a block. An unknown player id reads the same.",
+    )
+    FRIEND_OFFLINE = (
+        "friend_offline",
+        "The friend you challenged is not connected; challenge them when they are.",
+    )
+    CHALLENGE_NOT_FOUND = (
+        "challenge_not_found",
+        "You have no challenge with this id: it was never yours, or it was already answered.",
+    )
+    CHALLENGE_EXPIRED = (
+        "challenge_expired",
+        "The challenge is older than challenge_seconds; ask your friend for a new one.",
+    )

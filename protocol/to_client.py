@@ -16,6 +16,7 @@ from .board import ActionDone, Clock, GameView, PileOp, PileView, SetOp, ViewOp
 from .catalogue import CatalogueChoice, CatalogueCounter, CatalogueGame, CatalogueOption, CatalogueReply
 from .devices import DeviceEntry, DeviceList, DeviceRevoked, LinkCode, TokenRotated
 from .errors import ErrorCode
+from .friends import FriendCodeReply, FriendEntry, FriendList, FriendReply, Notification, NotificationEntry, NotificationList
 from .parts import Event, Owner, Part, Result, Status, empty
 from .standings import (
     DailyDeal,
@@ -39,6 +40,13 @@ from .standings import (
 from .to_server import GameId
 
 __all__ = [
+    "FriendCodeReply",
+    "FriendEntry",
+    "FriendList",
+    "FriendReply",
+    "Notification",
+    "NotificationEntry",
+    "NotificationList",
     "Ack",
     "ActionDone",
     "AnalysisReply",
@@ -349,6 +357,7 @@ ServerMessage = Annotated[
         Welcome, GameStarted, Snapshot, Diff, GameOver, GameProgress, HintReply, FinishOffer, FinishReply, AnalysisReply, ReplayReply, Games, CatalogueReply, Pong, Ack, Error,
         Race, RaceProgress, Races, RecordsReply, DailyInfo, LeaderboardPage,
         LinkCode, DeviceList, DeviceRevoked, TokenRotated,
+        FriendList, FriendCodeReply, FriendReply, Notification, NotificationList,
     ],
     Field(discriminator="type"),
 ]

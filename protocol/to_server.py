@@ -18,24 +18,24 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, model_validator
+from pydantic import Field, StringConstraints, TypeAdapter, model_validator
 
-SAFE_INTEGER = (1 << 53) - 1
-SafeInt = Annotated[int, Field(ge=-SAFE_INTEGER, le=SAFE_INTEGER)]
-DealNumber = Annotated[int, Field(ge=-(1 << 63), le=(1 << 63) - 1, description="a numbered deal")]
-RequestId = Annotated[SafeInt | Annotated[str, Field(max_length=64)], Field(description="echoed in the reply")]
-OptionValue = bool | SafeInt | Annotated[str, Field(max_length=40)] | None
-Options = Annotated[
-    dict[Annotated[str, Field(min_length=1, max_length=40)], OptionValue],
-    Field(max_length=16, description="a game's options by name, e.g. {\"draw\": 3}"),
-]
+from .friends import Challenge, ChallengeAnswer, FriendAdd, FriendChange, FriendCode, Friends, Notifications, ReadNotifications
+from .request import SAFE_INTEGER as SAFE_INTEGER
+from .request import DealNumber as DealNumber
+from .request import GameName as GameName
+from .request import OptionValue as OptionValue
+from .request import Options as Options
+from .request import PlayerId as PlayerId
+from .request import RaceDealKind as RaceDealKind
+from .request import Request as Request
+from .request import RequestId as RequestId
+from .request import SafeInt as SafeInt
+
 GameId = Annotated[str, Field(min_length=1, max_length=64, description="a game session id from game_started")]
 MAX_REPLAY_LINE = 400
 DealKind = Literal["random", "winnable", "daily"]
-RaceDealKind = Literal["daily", "winnable"]
-GameName = Annotated[str, Field(min_length=1, max_length=40, description="a game id, e.g. klondike")]
 RaceId = Annotated[str, Field(min_length=1, max_length=64, description="a race id from a race message")]
-PlayerId = Annotated[str, Field(min_length=1, max_length=64, description="a player id from welcome or a game list")]
 IsoDate = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="a UTC date, YYYY-MM-DD")]
 DisplayName = Annotated[
     str,
@@ -50,14 +50,6 @@ DeviceName = Annotated[
 LinkCodeText = Annotated[
     str, Field(min_length=1, max_length=40, description="a code from link_device, e.g. 7K2QF-M9XDA (any case, dashes and spaces ignored)")
 ]
-
-
-class Request(BaseModel):
-    """Fields every client message has."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-    id: RequestId | None = None
 
 
 class Hello(Request):
@@ -353,6 +345,7 @@ ClientMessage = Annotated[
         Hello, NewGame, Move, AutoMove, Undo, Redo, Hint, Finish, Analyse, Replay, Restart, Resign, Watch, Unwatch, Resync, ListGames, Catalogue, Ping,
         CreateRace, JoinRace, StartRace, WatchRace, UnwatchRace, Rematch, ListRaces, Records, Daily, Leaderboard,
         LinkDevice, ListDevices, RevokeDevice, RotateToken,
+        Friends, FriendCode, FriendAdd, FriendChange, Notifications, ReadNotifications, Challenge, ChallengeAnswer,
     ],
     Field(discriminator="type"),
 ]

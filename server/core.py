@@ -74,6 +74,10 @@ from server.storage.base import StorageError, StorageUnavailable, Store
 from server.social.devices import Devices
 from server.games.watching import Watching
 from server.social.bus import PlayerBus
+from server.social.challenges import Challenges
+from server.social.friends import Friends
+from server.social.inbox import Inbox
+from protocol import friends as pf
 
 log = logging.getLogger("arena.core")
 
@@ -141,7 +145,16 @@ class Hub:
             settings, store, now, entropy.stream("lobby"), self.admission, self.keeper.today, self.outbox, self.tables,
             self.play.live_headers, self.watching.watch_game, self.races.rejoin, self.devices,
         )
+        self.inbox = Inbox(settings, store, now, entropy.stream("inbox"), self.outbox, self.bus)
+        self.friends = Friends(settings, store, now, entropy.stream("friends"), self.outbox, self.inbox.tell_friends_event)
+        self.challenges = Challenges(
+            settings, store, now, entropy.stream("challenges"), self.outbox, self.friends.are_friends, self.inbox.notify, self.races.host,
+            self.races.join, self._connected_here,
+        )
         # The edges that point up the stack, wired once everything exists.
+        self.watching.hidden_from = self.lobby.hidden_from = self.friends.blocks
+        self.inbox.use_friends(self.friends.friends_of)
+        self.tables.on_ended(self.inbox.game_ended)
         self.tables.tell(self.delivery)
         self.tables.on_release(ledgers.release_if_idle)
         self.races.attach(
@@ -194,7 +207,21 @@ class Hub:
             ts.ListDevices: self.devices.list_devices,
             ts.RevokeDevice: self.devices.revoke_device,
             ts.RotateToken: self.devices.rotate_token,
+            pf.Friends: self.friends.listing,
+            pf.FriendCode: self.friends.code,
+            pf.FriendAdd: self.friends.add,
+            pf.FriendChange: self.friends.change,
+            pf.Notifications: self.inbox.listing,
+            pf.ReadNotifications: self.inbox.read,
+            pf.Challenge: self.challenges.challenge,
+            pf.ChallengeAnswer: self.challenges.answer,
         }
+
+    async def _connected_here(self, player_id: str) -> bool:
+        """Whether a player is online, as far as this process knows (its own
+        connections); presence, which knows every process's, may replace it
+        (``Challenges.is_online``)."""
+        return bool(self.bus.connections(player_id))
 
     def _now(self) -> int:
         return self.clock()

@@ -19,6 +19,7 @@ Decisions made here, and why:
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from typing import Awaitable, Callable, Protocol
 
@@ -38,6 +39,7 @@ from server.games.play import SESSION_SCAN_LIMIT
 from server.games.records import records_reply
 from server.model.refusal import Refusal
 from server.games.room import summarize
+from server.games.watching import HiddenFrom, nobody_hidden
 from server.runtime.entropy import Entropy
 from server.runtime.settings import Settings
 from server.model.records import PlayerRecord, SessionHeader
@@ -128,6 +130,9 @@ class Lobby:
         self._watch_game = watch_game
         self._rejoin_races = rejoin_races
         self._linking = linking
+        self.hidden_from: HiddenFrom = nobody_hidden
+        """Set by the Hub once the social part exists: a blocker's games are
+        left out of a blocked player's ``list_games``."""
 
     async def hello(self, peer: Peer, message: ts.Hello) -> None:
         """Identify the connection.  A new identity costs one of its
@@ -204,7 +209,14 @@ class Lobby:
 
     async def list_games(self, peer: Peer, message: ts.ListGames) -> None:
         headers = await self._store.live_sessions(limit=SESSION_SCAN_LIMIT)
-        chosen = [header for header in headers if message.game in (None, header.game)][: message.limit]
+        chosen = [header for header in headers if message.game in (None, header.game)]
+        if peer.player is not None:
+            viewer = peer.player.player_id
+            listed = list({header.owner for header in chosen})
+            hiding = await asyncio.gather(*(self.hidden_from(owner, viewer) for owner in listed))
+            hidden = {owner for owner, hides in zip(listed, hiding) if hides}
+            chosen = [header for header in chosen if header.owner not in hidden]
+        chosen = chosen[: message.limit]
         owners = {player_id: await self._rooms.owner(player_id) for player_id in {header.owner for header in chosen}}
         self._outbox.send(
             peer, tc.Games(id=message.id, games=[summarize(header, owners[header.owner]) for header in chosen])

@@ -93,6 +93,24 @@ class Settings(BaseModel):
     )
     race_invite_seconds: int = Field(3600, ge=1, description="how long an invite code lets friends join")
     race_time_limit_seconds: int = Field(3600, ge=1, description="a race ends this long after its start, finished or not")
+    friends_limit: int = Field(200, ge=1, description="friends one player may have; one more is refused (friend_limit, friends)")
+    friend_pending_limit: int = Field(
+        50, ge=1, description="friend requests a player may have sent that still wait; one more is refused (friend_limit, pending)"
+    )
+    friend_block_limit: int = Field(500, ge=1, description="players one player may block (friend_limit, blocks)")
+    friend_requests_per_hour: int = Field(
+        30, ge=1, description="friend requests one player may send per hour (friend_limit, requests_per_hour)"
+    )
+    friend_request_days: int = Field(30, ge=1, description="days an unanswered friend request waits before it lapses")
+    friend_lookup_failures_per_hour: int = Field(
+        10, ge=1, description="friend codes naming nobody one player may send per hour before lookups_limited"
+    )
+    friend_lookup_failures_per_address: int = Field(
+        30, ge=1, description="friend codes naming nobody one client address may send per hour before lookups_limited"
+    )
+    inbox_size: int = Field(100, ge=1, le=1000, description="notifications kept per player; a new one drops the oldest")
+    inbox_days: int = Field(30, ge=1, description="days a notification is kept, read or not")
+    challenge_seconds: int = Field(600, ge=1, description="how long a friend may accept a challenge")
     daily_grace_seconds: int = Field(
         3600, ge=0, description="after a UTC day ends, ranked attempts of its deal may finish this long; then it is revealed"
     )

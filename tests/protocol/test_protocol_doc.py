@@ -90,3 +90,15 @@ async def test_the_assists_session_is_what_a_real_server_says_today(doc: str) ->
     assert "finish_offer" in types and types[-1] == "analysis"
     recorded = await protocol_doc.record_assists_session()
     assert [frame.shape() for frame in documented] == [frame.shape() for frame in recorded]
+
+
+def test_the_friend_settings_table_is_generated_from_the_settings(doc: str) -> None:
+    assert protocol_doc.section(doc, "friend-settings") == protocol_doc.limits_table(protocol_doc.FRIEND_SETTINGS)
+
+
+async def test_the_friends_session_is_what_a_real_server_says_today(doc: str) -> None:
+    documented = protocol_doc.session_frames(doc, "friends-session")
+    types = [frame.shape()[2] for frame in documented]
+    assert "notification" in types and "challenge_answer" in types
+    recorded = await protocol_doc.record_friends_session()
+    assert [frame.shape() for frame in documented] == [frame.shape() for frame in recorded]
