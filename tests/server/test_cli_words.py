@@ -5,6 +5,7 @@ port or an IPv6 address written so that the line can be acted on."""
 from __future__ import annotations
 
 import argparse
+import re
 import socket
 import subprocess
 import sys
@@ -37,7 +38,7 @@ def test_every_command_has_a_description_and_its_help_names_nothing_outside_the_
     assert [name for name, parser in commands if not parser.description] == []
     for name, parser in commands:
         text = parser.format_help()
-        assert "issue" not in text and "TARGETS" not in text, f"{name} --help:\n{text}"
+        assert not re.search(r"\bissue\b|TARGETS", text), f"{name} --help:\n{text}"
 
 
 @pytest.mark.parametrize(("value", "shown"), [(True, "on"), (False, "off"), (None, "none"), (3, "3"), ("vegas", "vegas")])
