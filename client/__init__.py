@@ -56,6 +56,13 @@ from .errors import (
     TooManyIdentities,
     Unavailable,
     UnknownGame,
+    ChallengeExpired,
+    ChallengeNotFound,
+    FriendCodeUnknown,
+    FriendLimit,
+    FriendOffline,
+    LookupsLimited,
+    NotFriends,
 )
 from .feed import Updates
 from .mirror import GameMirror, Update
@@ -107,4 +114,11 @@ __all__ = [
     "Update",
     "Updates",
     "connect_client",
+    "ChallengeExpired",
+    "ChallengeNotFound",
+    "FriendCodeUnknown",
+    "FriendLimit",
+    "FriendOffline",
+    "LookupsLimited",
+    "NotFriends",
 ]

@@ -1,6 +1,8 @@
 """The terminal client's commands: ``arena play``, ``arena watch``,
 ``arena analyse``, ``arena race create|join|rematch|watch``, ``arena leaderboard``, ``arena daily``,
-``arena records``, ``arena login`` and ``arena logout``.
+``arena records``, ``arena login`` and ``arena logout``; ``arena devices``
+is ``client.device_commands``'s, ``arena friends`` and ``arena challenge``
+``client.friend_commands``'.
 
 The server URL comes from ``--server``, else ``ARENA_SERVER``, else the
 local default; the token from ``--token``, else ``ARENA_TOKEN``, else the
@@ -24,7 +26,10 @@ import engine
 from protocol import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL
 from protocol.to_server import DealKind, OptionValue, RaceDealKind
 
+from . import device_commands
 from .connection import DEFAULT_URL
+from .device_commands import default_device_name, keep_linked
+from .friend_commands import register as register_friends
 from .identity import Identity, KeptPlayer, Players, server_flag, server_key, signed_in
 from .race_terminal import RaceRequest, race, watch_race
 from .standings import LeaderboardRequest, daily, leaderboard, records
@@ -139,6 +144,7 @@ def register(subparsers: Subcommands) -> None:
     _register_race(subparsers)
     _register_standings(subparsers)
     _register_login(subparsers)
+    register_friends(subparsers, _connection_flags, _identity, _subprotocol, _option_flags, _game_options, race_deal_choice)
 
 
 def _register_race(subparsers: Subcommands) -> None:
@@ -227,9 +233,13 @@ def _register_login(subparsers: Subcommands) -> None:
         description="Keep the token of a player you have (printed when you leave a game, or by arena logout), so "
         "that the commands play as that player on this server without --token.",
     )
-    login.add_argument("--token", required=True, help="the player's token (write it as --token=TOKEN)")
+    given = login.add_mutually_exclusive_group(required=True)
+    given.add_argument("--token", help="the player's token (write it as --token=TOKEN)")
+    given.add_argument("--code", help="a link code from arena devices link (or the web client) on the player's other device")
+    login.add_argument("--device", default=default_device_name(), help="this terminal's name in the player's devices")
     _connection_flags(login)
     login.set_defaults(handler=_login)
+    device_commands.register(subparsers, _connection_flags, _identity, _subprotocol)
     logout = subparsers.add_parser(
         "logout", help="forget the player kept for a server",
         description="Forget the player kept for a server; the next command that needs one makes a new player. "
@@ -322,6 +332,8 @@ def _daily(args: argparse.Namespace) -> int:
 
 
 def _login(args: argparse.Namespace) -> int:
+    if args.code is not None:
+        return run(lambda console: keep_linked(args.server, args.code, args.device, _subprotocol(args), console))
     return run(lambda console: _keep_token(args.server, args.token, _subprotocol(args), console))
 
 

@@ -110,6 +110,8 @@ class ClientOptions(TypedDict, total=False):
 
     subprotocol: str
     token: str | None
+    link_code: str | None
+    device: str | None
     name: str | None
     identify: bool
     bot: bool
@@ -124,7 +126,11 @@ class ArenaClient(MirrorRouting):
 
     ``subprotocol``: ``arena.v1.msgpack`` or ``arena.v1.json``.
     ``token``: come back as an existing player (its live games are
-    mirrored at once).  ``identify=False`` skips ``hello``: enough to
+    mirrored at once).  ``link_code`` (instead): become a new device of
+    the player who asked for the code; its token is ``token`` after the
+    first ``hello``, which every reconnection uses.  ``device``: what
+    this device is called in the player's list of devices.
+    ``identify=False`` skips ``hello``: enough to
     watch, not to play.  ``bot=True`` declares a program playing by
     itself in ``hello`` (it ranks among bots; the mark sticks to the
     identity).  ``timeout``: seconds to wait for each reply (and
@@ -141,6 +147,8 @@ class ArenaClient(MirrorRouting):
         *,
         subprotocol: str = MSGPACK_SUBPROTOCOL,
         token: str | None = None,
+        link_code: str | None = None,
+        device: str | None = None,
         name: str | None = None,
         identify: bool = True,
         bot: bool = False,
@@ -154,6 +162,8 @@ class ArenaClient(MirrorRouting):
         self.url = url
         self.subprotocol = subprotocol
         self.token = token
+        self.link_code = link_code
+        self.device = device
         self.name = name
         self.identify = identify
         self.bot = bot
@@ -165,6 +175,8 @@ class ArenaClient(MirrorRouting):
         self.welcome: tc.Welcome | None = None
         self.games: dict[str, GameMirror] = {}
         self.races: dict[str, RaceMirror] = {}
+        self.notifications = {}
+        self._notification_listeners = []
         self.state = ClientState.CONNECTING
         self.reconnects = 0
         self.failure: BaseException | None = None
@@ -251,9 +263,12 @@ class ArenaClient(MirrorRouting):
         self._set_state(ClientState.OPEN)
 
     async def _hello(self) -> None:
-        welcome = expect(await self._call(ts.Hello(token=self.token, name=self.name, bot=self.bot), gated=False), tc.Welcome)
+        link_code = None if self.token is not None else self.link_code
+        hello = ts.Hello(token=self.token, link_code=link_code, device=self.device, name=self.name, bot=self.bot)
+        welcome = expect(await self._call(hello, gated=False), tc.Welcome)
         self.welcome = welcome
         self.token, self.player_id, self.name = welcome.token, welcome.player_id, welcome.name
+        self.link_code = None
         if self.pace and self._link is not None:
             self._link.pacer = Pacer(welcome.limits)
 
@@ -336,13 +351,13 @@ class ArenaClient(MirrorRouting):
 
     # ------------------------------------------------------------ requests
 
-    async def _call(self, message: ts.Request, *, gated: bool = True) -> ServerMessage:
+    async def _call(self, message: ts.Request, *, gated: bool = True, timeout: float | None = None) -> ServerMessage:
         if gated:
             await self.wait_open()
         link = self._link
         if link is None:
             raise ConnectionLost("not connected")
-        return await link.call(message, self.timeout)
+        return await link.call(message, self.timeout if timeout is None else timeout)
 
 
 async def connect_client(url: str = DEFAULT_URL, **options: Unpack[ClientOptions]) -> ArenaClient:

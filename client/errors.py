@@ -148,6 +148,22 @@ class TooManyIdentities(ArenaError):
     players this hour as the server allows; keep and reuse your token."""
 
 
+class BadLinkCode(ArenaError):
+    """The link code is wrong, used or expired (one answer for all three)."""
+
+
+class TooManyAttempts(ArenaError):
+    """Too many link codes tried from this address, or asked for by this player, this hour."""
+
+
+class TooManyDevices(ArenaError):
+    """The player has as many devices as the server allows; revoke one first."""
+
+
+class DeviceNotFound(ArenaError):
+    """No device of yours has this id (or this connection's device was revoked)."""
+
+
 class StorageUnavailable(ArenaError):
     """The server cannot reach its storage; try again shortly."""
 
@@ -158,6 +174,34 @@ class ShuttingDown(ArenaError):
 
 class InternalError(ArenaError):
     """The server failed unexpectedly; the game is unchanged."""
+
+
+class FriendCodeUnknown(ArenaError):
+    """No player has this friend code (mistyped, your own, or reissued: one answer)."""
+
+
+class LookupsLimited(ArenaError):
+    """Too many friend codes that named nobody, from your player or address, this hour."""
+
+
+class FriendLimit(ArenaError):
+    """A friends limit is reached; ``reason`` names it (requests_per_hour, friends, pending, blocks)."""
+
+
+class NotFriends(ArenaError):
+    """No such link with this player (a challenge needs a friend; accept a request)."""
+
+
+class FriendOffline(ArenaError):
+    """The friend you challenged is not connected."""
+
+
+class ChallengeNotFound(ArenaError):
+    """You have no such challenge (never yours, or already answered)."""
+
+
+class ChallengeExpired(ArenaError):
+    """The challenge is older than the server's challenge_seconds."""
 
 
 ERROR_CLASSES: dict[str, type[ArenaError]] = {
@@ -183,9 +227,20 @@ ERROR_CLASSES: dict[str, type[ArenaError]] = {
     ErrorCode.TOO_MANY_CONNECTIONS: TooManyConnections,
     ErrorCode.COOLING_DOWN: CoolingDown,
     ErrorCode.TOO_MANY_IDENTITIES: TooManyIdentities,
+    ErrorCode.BAD_LINK_CODE: BadLinkCode,
+    ErrorCode.TOO_MANY_ATTEMPTS: TooManyAttempts,
+    ErrorCode.TOO_MANY_DEVICES: TooManyDevices,
+    ErrorCode.DEVICE_NOT_FOUND: DeviceNotFound,
     ErrorCode.STORAGE_UNAVAILABLE: StorageUnavailable,
     ErrorCode.SHUTTING_DOWN: ShuttingDown,
     ErrorCode.INTERNAL_ERROR: InternalError,
+    ErrorCode.FRIEND_CODE_UNKNOWN: FriendCodeUnknown,
+    ErrorCode.LOOKUPS_LIMITED: LookupsLimited,
+    ErrorCode.FRIEND_LIMIT: FriendLimit,
+    ErrorCode.NOT_FRIENDS: NotFriends,
+    ErrorCode.FRIEND_OFFLINE: FriendOffline,
+    ErrorCode.CHALLENGE_NOT_FOUND: ChallengeNotFound,
+    ErrorCode.CHALLENGE_EXPIRED: ChallengeExpired,
 }
 
 

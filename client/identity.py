@@ -114,24 +114,36 @@ class Players:
         except (OSError, ValueError, TypeError) as error:
             raise KeptUnreadable(f"{path} does not hold a kept player ({error}); move it aside") from None
 
-    def keep(self, player: KeptPlayer) -> bool:
-        """Keep ``player`` for its server, unless one is kept there already
-        (False)."""
+    def _written(self, player: KeptPlayer) -> Path:
+        """A new temporary file beside ``player``'s, holding it whole."""
         path = self.path(player.server)
         self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         temporary = path.with_name(f".new-{os.getpid()}-{path.name}")
-        handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
-            with os.fdopen(handle, "w") as file:
+            with os.fdopen(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as file:
                 json.dump(asdict(player), file, indent=1)
                 file.flush()
                 os.fsync(file.fileno())
-            os.link(temporary, path)
+        except BaseException:
+            temporary.unlink(missing_ok=True)
+            raise
+        return temporary
+
+    def keep(self, player: KeptPlayer) -> bool:
+        """Keep ``player`` for its server, unless one is kept there already
+        (False)."""
+        temporary = self._written(player)
+        try:
+            os.link(temporary, self.path(player.server))
         except FileExistsError:
             return False
         finally:
             os.unlink(temporary)
         return True
+
+    def replace(self, player: KeptPlayer) -> None:
+        """Keep ``player`` in place of the one kept for its server (a rotated token)."""
+        os.replace(self._written(player), self.path(player.server))
 
     def forget(self, url: str) -> KeptPlayer | None:
         """Forget the player kept for ``url``; the one forgotten, if any."""

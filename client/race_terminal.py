@@ -47,6 +47,7 @@ from .race_mirror import RaceMirror, RaceUpdate
 from .race_text import deal_text, invite_text, race_lines, racer_line, results_lines
 from .reveal import race_reveal_problems, verdict
 from .identity import Identity, server_flag, signed_in
+from .notices import notification_line
 from .terminal import HELP, Console, InputLines, come_back, refusal_text, run_command
 
 RACE_HELP = """\
@@ -82,6 +83,7 @@ async def race(request: RaceRequest, console: Console, stdin: TextIO, interactiv
     (0: the race ended or the racer left, 1: it could not be joined or
     the connection was lost)."""
     async with signed_in(request.url, request.identity, subprotocol=request.subprotocol, name=request.name) as client:
+        client.on_notification(lambda entry: console.say(notification_line(entry)))
         if request.rematch_of is not None:
             followed = await client.rematch(request.rematch_of)
         elif request.code is not None:

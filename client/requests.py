@@ -16,6 +16,7 @@ from datetime import date
 from typing import TypeVar
 
 from protocol import ServerMessage
+from protocol import friends as pf
 from protocol import to_client as tc
 from protocol import to_server as ts
 
@@ -27,6 +28,12 @@ Reply = TypeVar("Reply", bound=tc.Event)
 Action = TypeVar("Action", bound=ts.GameAction)
 RaceDeal = ts.RaceDealKind
 Options = Mapping[str, ts.OptionValue]
+PROVEN_DEALS = ("daily", "winnable")
+PROVING_SECONDS = 120.0
+"""How long ``new_game`` waits for a proven deal (the day's daily, a
+winnable one): the server may have to prove it first, which takes
+seconds on a busy machine, well past a usual request's timeout."""
+
 DAILY_RETRY_FLOOR_SECONDS = 0.5
 DAILY_RETRY_CEILING_SECONDS = 5.0
 """How often ``daily(ready=True)`` asks again at most and at least: a
@@ -51,12 +58,14 @@ class ArenaRequests(ABC):
     games: dict[str, GameMirror]
     races: dict[str, RaceMirror]
     player_id: str | None
+    token: str | None
     timeout: float
 
     @abstractmethod
-    async def _call(self, message: ts.Request, *, gated: bool = True) -> ServerMessage:
+    async def _call(self, message: ts.Request, *, gated: bool = True, timeout: float | None = None) -> ServerMessage:
         """Send ``message`` and return its reply (``gated``: wait for the
-        connection to be open first)."""
+        connection to be open first; ``timeout``: seconds to wait for the
+        reply, default the client's)."""
 
     async def request(self, message: ts.Request) -> ServerMessage:
         """Send any request and return its reply (the message carrying its
@@ -100,7 +109,8 @@ class ArenaRequests(ABC):
         ``verified``).
         """
         request = ts.NewGame(game=game, deal=deal, options=dict(options or {}), practice=practice, position=position)
-        started = await self._ask(request, tc.GameStarted)
+        waits = deal in PROVEN_DEALS and max(self.timeout, PROVING_SECONDS)
+        started = expect(await self._call(request, timeout=waits or None), tc.GameStarted)
         mirror = self.games[started.game_id]
         try:
             await mirror.wait_until(lambda m: m.ready, self.timeout)
@@ -262,6 +272,29 @@ class ArenaRequests(ABC):
             raise ClientError(f"no board for you in race {race_id} ({race.phase})")
         return race.board
 
+    # ------------------------------------------------------------ devices
+
+    async def link_device(self) -> tc.LinkCode:
+        """A one-time code another device gives as ``link_code`` to become
+        this player (``code``, valid until ``expires``)."""
+        return await self._ask(ts.LinkDevice(), tc.LinkCode)
+
+    async def devices(self) -> list[tc.DeviceEntry]:
+        """Your devices, oldest first (``current``: this connection's)."""
+        return (await self._ask(ts.ListDevices(), tc.DeviceList)).devices
+
+    async def revoke_device(self, device_id: str) -> None:
+        """Revoke one of your devices (``DeviceNotFound`` if none has this
+        id); revoking this connection's own device closes the connection."""
+        await self._ask(ts.RevokeDevice(device_id=device_id), tc.DeviceRevoked)
+
+    async def rotate_token(self) -> str:
+        """A new token for this device, which this client uses from now on
+        (reconnections too); the old one is refused from now on."""
+        rotated = await self._ask(ts.RotateToken(), tc.TokenRotated)
+        self.token = rotated.token
+        return rotated.token
+
     # ------------------------------------------------------------ records
 
     async def records(self, player_id: str | None = None) -> tc.RecordsReply:
@@ -301,3 +334,48 @@ class ArenaRequests(ABC):
             game=game, options=dict(options or {}), date=_iso(day), offset=offset, limit=limit, around_me=around_me, bots=bots
         )
         return await self._ask(request, tc.LeaderboardPage)
+
+    # ------------------------------------------------------------ friends
+
+    async def friends(self) -> pf.FriendList:
+        """Your friend code and everyone you are linked to, each with its
+        state: ``friend``, ``request_sent``, ``request_received``, ``blocked``."""
+        return await self._ask(pf.Friends(), pf.FriendList)
+
+    async def friend_code(self, *, reissue: bool = False) -> str:
+        """Your friend code (``XXXX-XXXX``); ``reissue`` draws a new one and
+        the old one stops working."""
+        return (await self._ask(pf.FriendCode(reissue=reissue), pf.FriendCodeReply)).code
+
+    async def add_friend(self, code: str) -> pf.FriendReply:
+        """Ask the holder of a friend code to be friends (friends at once
+        if they had asked you); the reply is the pair's state now."""
+        return await self._ask(pf.FriendAdd(code=code), pf.FriendReply)
+
+    async def change_friend(self, player_id: str, action: pf.FriendAction) -> pf.FriendReply:
+        """``accept``, ``decline``, ``remove``, ``block`` or ``unblock``."""
+        return await self._ask(pf.FriendChange(player_id=player_id, action=action), pf.FriendReply)
+
+    async def inbox(self, *, unread: bool = False, limit: int = 50) -> pf.NotificationList:
+        """Your inbox, newest first (those that arrive while connected are
+        also in ``client.notifications`` and told to ``on_notification``)."""
+        return await self._ask(pf.Notifications(unread=unread, limit=limit), pf.NotificationList)
+
+    async def read_notifications(self, notification_ids: list[str] | None = None) -> None:
+        """Mark the named notifications read, or every one without names."""
+        await self._ask(pf.ReadNotifications(notification_ids=list(notification_ids or [])), tc.Ack)
+
+    async def challenge(
+        self, player_id: str, game: str, options: Options | None = None, deal: int | RaceDeal = "daily"
+    ) -> RaceMirror:
+        """Challenge a friend who is online: the race you now host (its
+        mirror); your friend gets a ``challenge`` notification."""
+        return await self._race(pf.Challenge(player_id=player_id, game=game, options=dict(options or {}), deal=deal))
+
+    async def answer_challenge(self, challenge_id: str, accept: bool) -> RaceMirror | None:
+        """Accept a challenge (the race's mirror: you are in its lobby) or
+        decline it (None; the challenger is told)."""
+        if accept:
+            return await self._race(pf.ChallengeAnswer(challenge_id=challenge_id, accept=True))
+        await self._ask(pf.ChallengeAnswer(challenge_id=challenge_id, accept=False), tc.Ack)
+        return None

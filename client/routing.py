@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 
 from protocol import ServerMessage
+from protocol import friends as pf
 from protocol import to_client as tc
 from protocol import to_server as ts
 
@@ -28,7 +29,18 @@ class MirrorRouting(ArenaRequests):
     """Feeds the mirrors of an ``ArenaClient`` (see ``client.connection``)."""
 
     message_filter: MessageFilter | None
+    notifications: dict[str, pf.NotificationEntry]
+    """Every notification heard since the client started, by id (the
+    server sends the unread ones again after each hello: kept once)."""
+    _notification_listeners: list[Callable[[pf.NotificationEntry], None]]
     _background: set[asyncio.Task[None]]
+
+    def on_notification(self, listener: Callable[[pf.NotificationEntry], None]) -> None:
+        """Call ``listener`` with each notification heard so far, then with
+        each new one as it arrives."""
+        for entry in self.notifications.values():
+            listener(entry)
+        self._notification_listeners.append(listener)
 
     def _accept(self, message: ServerMessage) -> bool:
         """Whether ``message`` passes ``message_filter``, and if so route it."""
@@ -49,6 +61,12 @@ class MirrorRouting(ArenaRequests):
             race = self.races.setdefault(message.race.race_id, RaceMirror(message.race.race_id))
             race.apply_race(message)
             self._link_board(race)
+        elif isinstance(message, pf.Notification):
+            entry = message.notification
+            if entry.notification_id not in self.notifications:
+                self.notifications[entry.notification_id] = entry
+                for listener in self._notification_listeners:
+                    listener(entry)
         elif isinstance(message, tc.RaceProgress):
             if (followed := self.races.get(message.race_id)) is not None:
                 followed.apply_progress(message)

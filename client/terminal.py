@@ -39,6 +39,7 @@ from .board import analysis_text, describe, game_over_text, render
 from .connection import ArenaClient, ClientState
 from .errors import ArenaError, ClientError, DealSecret
 from .identity import Identity, server_flag, signed_in
+from .notices import notification_line
 from .mirror import GameMirror
 
 HELP = """\
@@ -146,6 +147,7 @@ def validation_text(error: ValidationError) -> str:
 async def play(request: PlayRequest, console: Console, stdin: TextIO, interactive: bool) -> int:
     """Run ``arena play``; the exit code (0: played or left, 1: could not)."""
     async with signed_in(request.url, request.identity, subprotocol=request.subprotocol, name=request.name) as client:
+        client.on_notification(lambda entry: console.say(notification_line(entry)))
         game = await _open_game(client, request)
         return await _play_game(client, game, console, InputLines(stdin), interactive)
 

@@ -31,4 +31,9 @@ CLOSE_CODES: tuple[CloseCode, ...] = (
         "too slow to keep up (`send_overflows` overflows), or stopped reading (no frame could be written for "
         "`write_timeout_seconds`): reconnect and watch again",
     ),
+    CloseCode(
+        4001,
+        "the token this connection said hello with was revoked (`revoke_device`, on any device) or rotated away "
+        "(`rotate_token` on another connection of the same device): it is `bad_token` now",
+    ),
 )

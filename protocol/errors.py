@@ -139,6 +139,27 @@ class ErrorCode(StrEnum):
         "hello without a token was refused: your address has created identities_per_hour new players this "
         "hour. Say hello with a token you already have, or try again later; the connection stays open.",
     )
+    BAD_LINK_CODE = (
+        "bad_link_code",
+        "The link_code in hello is wrong, already used or expired: one answer for all three, so a guess learns "
+        "nothing. Ask the other device for a new code (link_device); each try counts against the address's "
+        "hourly allowance of tries.",
+    )
+    TOO_MANY_ATTEMPTS = (
+        "too_many_attempts",
+        "Too many link codes tried from this client address, or asked for by this player, within the hour "
+        "(link_redeems_per_hour, link_codes_per_hour); the message says when to try again.",
+    )
+    TOO_MANY_DEVICES = (
+        "too_many_devices",
+        "The player has max_devices devices already, so no code is given (link_device) or redeemed (hello): "
+        "revoke one first (revoke_device).",
+    )
+    DEVICE_NOT_FOUND = (
+        "device_not_found",
+        "revoke_device names no device of yours (it was revoked already, or is another player's), or this "
+        "connection's own device was revoked before rotate_token.",
+    )
     STORAGE_UNAVAILABLE = (
         "storage_unavailable",
         "The server could not reach its storage, or the storage refused to write (full, read-only), so "
@@ -153,4 +174,38 @@ class ErrorCode(StrEnum):
     INTERNAL_ERROR = (
         "internal_error",
         "The server failed unexpectedly while handling this message; the game is unchanged.",
+    )
+    FRIEND_CODE_UNKNOWN = (
+        "friend_code_unknown",
+        "No player has this friend code: a mistyped code, your own code and a code its player reissued all "
+        "get this same answer.",
+    )
+    LOOKUPS_LIMITED = (
+        "lookups_limited",
+        "Too many friend codes that named nobody: friend_lookup_failures_per_hour from your player, or "
+        "friend_lookup_failures_per_address from your address, in the last hour. Try again later; "
+        "the sentence says when.",
+    )
+    FRIEND_LIMIT = (
+        "friend_limit",
+        "A friends limit is reached; reason names it: requests_per_hour (friend_requests_per_hour), "
+        "friends (friends_limit), pending (friend_pending_limit: requests you sent that wait) or blocks "
+        "(friend_block_limit). Nothing changed.",
+    )
+    NOT_FRIENDS = (
+        "not_friends",
+        "There is no such link with this player: a challenge needs a friend, accept and decline need a "
+        "request from them, unblock needs a block. An unknown player id reads the same.",
+    )
+    FRIEND_OFFLINE = (
+        "friend_offline",
+        "The friend you challenged is not connected; challenge them when they are.",
+    )
+    CHALLENGE_NOT_FOUND = (
+        "challenge_not_found",
+        "You have no challenge with this id: it was never yours, or it was already answered.",
+    )
+    CHALLENGE_EXPIRED = (
+        "challenge_expired",
+        "The challenge is older than challenge_seconds; ask your friend for a new one.",
     )

@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .to_server import RequestId
+from .request import RequestId
 
 Status = Literal["playing", "won", "lost", "resigned", "abandoned"]
 Result = Literal["won", "lost", "resigned", "abandoned"]

@@ -14,7 +14,9 @@ from pydantic import Field, TypeAdapter
 
 from .board import ActionDone, Clock, GameView, PileOp, PileView, SetOp, ViewOp
 from .catalogue import CatalogueChoice, CatalogueCounter, CatalogueGame, CatalogueOption, CatalogueReply
+from .devices import DeviceEntry, DeviceList, DeviceRevoked, LinkCode, TokenRotated
 from .errors import ErrorCode
+from .friends import FriendCodeReply, FriendEntry, FriendList, FriendReply, Notification, NotificationEntry, NotificationList
 from .parts import Event, Owner, Part, Result, Status, empty
 from .presence import Activity, PlayerPresence, Presence, Presences
 from .standings import (
@@ -39,6 +41,13 @@ from .standings import (
 from .to_server import GameId
 
 __all__ = [
+    "FriendCodeReply",
+    "FriendEntry",
+    "FriendList",
+    "FriendReply",
+    "Notification",
+    "NotificationEntry",
+    "NotificationList",
     "Ack",
     "Activity",
     "ActionDone",
@@ -52,6 +61,9 @@ __all__ = [
     "DailyDeal",
     "DailyPending",
     "DailyInfo",
+    "DeviceEntry",
+    "DeviceList",
+    "DeviceRevoked",
     "Diff",
     "Error",
     "Event",
@@ -66,6 +78,7 @@ __all__ = [
     "HintReply",
     "LeaderboardEntry",
     "LeaderboardPage",
+    "LinkCode",
     "UnrankedEntry",
     "Limits",
     "Owner",
@@ -76,6 +89,7 @@ __all__ = [
     "Pong",
     "Presence",
     "Presences",
+    "TokenRotated",
     "Race",
     "RaceEvent",
     "RaceInfo",
@@ -347,6 +361,8 @@ ServerMessage = Annotated[
     Union[
         Welcome, GameStarted, Snapshot, Diff, GameOver, GameProgress, HintReply, FinishOffer, FinishReply, AnalysisReply, ReplayReply, Games, CatalogueReply, Pong, Ack, Error,
         Race, RaceProgress, Races, RecordsReply, DailyInfo, LeaderboardPage,
+        LinkCode, DeviceList, DeviceRevoked, TokenRotated,
+        FriendList, FriendCodeReply, FriendReply, Notification, NotificationList,
         Presence, Presences,
     ],
     Field(discriminator="type"),

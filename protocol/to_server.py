@@ -18,38 +18,38 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter
+from pydantic import Field, StringConstraints, TypeAdapter, model_validator
 
-SAFE_INTEGER = (1 << 53) - 1
-SafeInt = Annotated[int, Field(ge=-SAFE_INTEGER, le=SAFE_INTEGER)]
-DealNumber = Annotated[int, Field(ge=-(1 << 63), le=(1 << 63) - 1, description="a numbered deal")]
-RequestId = Annotated[SafeInt | Annotated[str, Field(max_length=64)], Field(description="echoed in the reply")]
-OptionValue = bool | SafeInt | Annotated[str, Field(max_length=40)] | None
-Options = Annotated[
-    dict[Annotated[str, Field(min_length=1, max_length=40)], OptionValue],
-    Field(max_length=16, description="a game's options by name, e.g. {\"draw\": 3}"),
-]
+from .friends import Challenge, ChallengeAnswer, FriendAdd, FriendChange, FriendCode, Friends, Notifications, ReadNotifications
+from .request import SAFE_INTEGER as SAFE_INTEGER
+from .request import DealNumber as DealNumber
+from .request import GameName as GameName
+from .request import OptionValue as OptionValue
+from .request import Options as Options
+from .request import PlayerId as PlayerId
+from .request import RaceDealKind as RaceDealKind
+from .request import Request as Request
+from .request import RequestId as RequestId
+from .request import SafeInt as SafeInt
+
 GameId = Annotated[str, Field(min_length=1, max_length=64, description="a game session id from game_started")]
 MAX_REPLAY_LINE = 400
 DealKind = Literal["random", "winnable", "daily"]
-RaceDealKind = Literal["daily", "winnable"]
-GameName = Annotated[str, Field(min_length=1, max_length=40, description="a game id, e.g. klondike")]
 RaceId = Annotated[str, Field(min_length=1, max_length=64, description="a race id from a race message")]
-PlayerId = Annotated[str, Field(min_length=1, max_length=64, description="a player id from welcome or a game list")]
 IsoDate = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="a UTC date, YYYY-MM-DD")]
 DisplayName = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=32, pattern=r"^[^\x00-\x1f\x7f]+$"),
     Field(description="shown to others; no control characters"),
 ]
-
-
-class Request(BaseModel):
-    """Fields every client message has."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-    id: RequestId | None = None
+DeviceName = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=40, pattern=r"^[^\x00-\x1f\x7f]+$"),
+    Field(description="what a device calls itself in your list of devices, e.g. phone; no control characters"),
+]
+LinkCodeText = Annotated[
+    str, Field(min_length=1, max_length=40, description="a code from link_device, e.g. 7K2QF-M9XDA (any case, dashes and spaces ignored)")
+]
 
 
 class Hello(Request):
@@ -59,12 +59,23 @@ class Hello(Request):
     ``bot``: this client is a program playing by itself.  Bots are welcome
     and rank on their own leaderboards; the mark sticks to the identity
     (a later ``hello`` without it is still a bot), so it cannot be shed
-    to rank as a human."""
+    to rank as a human.  ``link_code`` (instead of a token) makes this
+    connection a new device of the player who asked for the code
+    (``link_device``): ``welcome`` carries the new device's own token.
+    ``device`` names the device this connection is (``devices``)."""
 
     type: Literal["hello"] = "hello"
     token: Annotated[str, Field(min_length=1, max_length=200)] | None = None
     name: DisplayName | None = None
     bot: bool = False
+    link_code: LinkCodeText | None = None
+    device: DeviceName | None = None
+
+    @model_validator(mode="after")
+    def _one_identity(self) -> Hello:
+        if self.token is not None and self.link_code is not None:
+            raise ValueError("give token or link_code, not both")
+        return self
 
 
 class NewGame(Request):
@@ -301,6 +312,34 @@ class Leaderboard(Request):
     bots: bool = Field(False, description="the bots' board: bots declared in hello rank apart from people")
 
 
+class LinkDevice(Request):
+    """A one-time code another device redeems in ``hello`` (``link_code``)
+    to become this player with a token of its own; valid for minutes."""
+
+    type: Literal["link_device"] = "link_device"
+
+
+class ListDevices(Request):
+    """Your devices: their names, when each was last seen, which is this one."""
+
+    type: Literal["devices"] = "devices"
+
+
+class RevokeDevice(Request):
+    """Revoke one of your devices: its token is ``bad_token`` from now on
+    and its connections are closed (this one too, if it is this device)."""
+
+    type: Literal["revoke_device"] = "revoke_device"
+    device_id: Annotated[str, Field(min_length=1, max_length=64, description="a device_id from devices")]
+
+
+class RotateToken(Request):
+    """A new token for this connection's device; the old one is ``bad_token``
+    from now on, and other connections made with it are closed."""
+
+    type: Literal["rotate_token"] = "rotate_token"
+
+
 class SetPresence(Request):
     """Say you are away (``away``: a hidden browser tab, a locked phone)
     or back.  Any other request but ``ping`` says you are back, too.
@@ -328,6 +367,8 @@ ClientMessage = Annotated[
     Union[
         Hello, NewGame, Move, AutoMove, Undo, Redo, Hint, Finish, Analyse, Replay, Restart, Resign, Watch, Unwatch, Resync, ListGames, Catalogue, Ping,
         CreateRace, JoinRace, StartRace, WatchRace, UnwatchRace, Rematch, ListRaces, Records, Daily, Leaderboard,
+        LinkDevice, ListDevices, RevokeDevice, RotateToken,
+        Friends, FriendCode, FriendAdd, FriendChange, Notifications, ReadNotifications, Challenge, ChallengeAnswer,
         SetPresence, AppearOffline, FriendsPresence,
     ],
     Field(discriminator="type"),

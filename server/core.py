@@ -20,7 +20,9 @@ entropy, store, outbox, the parts below it) and never the Hub
   delayed boards of running races;
 - ``server.games.play.Play``: starting games and the action pipeline;
 - ``server.games.delivery.Delivery``: telling everyone of a change, made here or relayed;
-- ``server.games.lobby.Lobby``: ``hello`` and the server-wide requests.
+- ``server.games.lobby.Lobby``: ``hello`` and the server-wide requests;
+- ``server.social.devices.Devices``: a player's devices, link codes and
+  revocations heard from every process.
 
 Decisions made here, kept here because they are about
 connections:
@@ -69,10 +71,15 @@ from server.deals.proofs import DealProver
 from server.runtime.settings import Settings
 from server.storage.health import StoreHealth
 from server.storage.base import StorageError, StorageUnavailable, Store
+from server.social.devices import Devices
 from server.games.watching import Watching
 from server.social.bus import PlayerBus
 from server.social.presence import Presence
 from server.social.presence_leases import PresenceLeases
+from server.social.challenges import Challenges
+from server.social.friends import Friends
+from server.social.inbox import Inbox
+from protocol import friends as pf
 
 log = logging.getLogger("arena.core")
 
@@ -135,13 +142,24 @@ class Hub:
         )
         self.bus = PlayerBus(store, origin, self.outbox)
         """Every message for a player rather than a game, on every process (``server.social``)."""
+        self.devices = Devices(settings, store, now, entropy.stream("devices"), self.outbox, lambda: self.peers, origin)
         self.presence = Presence(store, origin, now, scheduler, self.bus, self.outbox)
         self.presence_leases = PresenceLeases(store, self.presence, now, scheduler)
         self.lobby = Lobby(
             settings, store, now, entropy.stream("lobby"), self.admission, self.keeper.today, self.outbox, self.tables,
-            self.play.live_headers, self.watching.watch_game, self.races.rejoin,
+            self.play.live_headers, self.watching.watch_game, self.races.rejoin, self.devices,
+        )
+        self.inbox = Inbox(settings, store, now, entropy.stream("inbox"), self.outbox, self.bus)
+        self.friends = Friends(settings, store, now, entropy.stream("friends"), self.outbox, self.inbox.tell_friends_event)
+        self.challenges = Challenges(
+            settings, store, now, entropy.stream("challenges"), self.outbox, self.friends.are_friends, self.inbox.notify, self.races.host,
+            self.races.join, self._connected_here,
         )
         # The edges that point up the stack, wired once everything exists.
+        self.watching.hidden_from = self.lobby.hidden_from = self.friends.blocks
+        self.inbox.use_friends(self.friends.friends_of)
+        self.presence.use_friends(self.friends.friends_of, self.friends.blocks)
+        self.tables.on_ended(self.inbox.game_ended)
         self.tables.tell(self.delivery)
         self.tables.on_release(ledgers.release_if_idle)
         self.races.attach(
@@ -194,17 +212,35 @@ class Hub:
             ts.Records: lobby.records,
             ts.Daily: lobby.daily,
             ts.Leaderboard: lobby.leaderboard,
+            ts.LinkDevice: self.devices.link_device,
+            ts.ListDevices: self.devices.list_devices,
+            ts.RevokeDevice: self.devices.revoke_device,
+            ts.RotateToken: self.devices.rotate_token,
+            pf.Friends: self.friends.listing,
+            pf.FriendCode: self.friends.code,
+            pf.FriendAdd: self.friends.add,
+            pf.FriendChange: self.friends.change,
+            pf.Notifications: self.inbox.listing,
+            pf.ReadNotifications: self.inbox.read,
+            pf.Challenge: self.challenges.challenge,
+            pf.ChallengeAnswer: self.challenges.answer,
             ts.SetPresence: self.presence.set_presence,
             ts.AppearOffline: self.presence.appear_offline,
             ts.FriendsPresence: self.presence.friends_presence,
         }
+
+    async def _connected_here(self, player_id: str) -> bool:
+        """Whether a player is online, as far as this process knows (its own
+        connections); presence, which knows every process's, may replace it
+        (``Challenges.is_online``)."""
+        return bool(self.bus.connections(player_id))
 
     def _now(self) -> int:
         return self.clock()
 
     # ------------------------------------------------------------ connections
 
-    def connect(self, codec: Codec, outlet: Outlet, address: str) -> Peer:
+    def connect(self, codec: Codec, outlet: Outlet, address: str, connection_id: str | None = None) -> Peer:
         """A new connection from client ``address`` (``server.net.admission``:
         the adapter admitted it at the handshake); call ``disconnect`` when
         it ends.  Closing it with 1008 bars the address for the cool-down
@@ -216,7 +252,7 @@ class Hub:
                 self.admission.cool_down(address)
 
         limiter = RateLimiter(settings.rate_per_second, settings.rate_burst, settings.rate_strikes, self.monotonic())
-        peer = Peer(next(self._numbers), codec, outlet, limiter, settings.send_queue, address, closing)
+        peer = Peer(next(self._numbers), codec, outlet, limiter, settings.send_queue, address, closing, connection_id)
         self.peers.add(peer)
         return peer
 
@@ -270,7 +306,7 @@ class Hub:
             unavailable = Refusal(ErrorCode.STORAGE_UNAVAILABLE, "storage is unavailable, so this was not done; try again shortly")
             error(peer, unavailable, request_id)
         except Exception:
-            log.exception("failed to handle a message from %r", peer)
+            log.exception("failed to handle a message from %r", peer, extra={**peer.log_fields(), "error_code": "internal_error"})
             error(peer, Refusal(ErrorCode.INTERNAL_ERROR, "the server failed; nothing changed"), request_id)
 
     # ------------------------------------------------------------ life
@@ -340,6 +376,7 @@ class Hub:
         """Stop following other processes and the clocks of races and
         delayed boards (after ``drain``)."""
         self.watching.close()
+        await self.devices.close()
         await self.races.ledgers.close()
         await self.assists.close()
         await self.keeper.close()

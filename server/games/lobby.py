@@ -10,13 +10,18 @@ Decisions made here, and why:
   a game needs ``hello``.
 - On ``hello`` with a token the player re-watches all of its live games
   (``welcome`` lists them and a ``snapshot`` of each follows) and follows
-  its unfinished races again.
+  its unfinished races again; so does a ``hello`` with a link code, which
+  is the same player on a new device (``server.social.devices``).
+- Every ``hello`` names the connection's device (``Peer.device_id``): the
+  token's, the new one a link code made, or a new player's first; a
+  ``device`` name given renames it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
-from typing import Awaitable, Callable
+from typing import Awaitable, Callable, Protocol
 
 from engine.descriptor import GameDescriptor
 from engine.games import DESCRIPTORS
@@ -34,10 +39,12 @@ from server.games.play import SESSION_SCAN_LIMIT
 from server.games.records import records_reply
 from server.model.refusal import Refusal
 from server.games.room import summarize
+from server.games.watching import HiddenFrom, nobody_hidden
 from server.runtime.entropy import Entropy
 from server.runtime.settings import Settings
 from server.model.records import PlayerRecord, SessionHeader
 from server.storage.base import Store
+from server.storage.devices_base import first_device
 
 
 def hash_token(token: str) -> str:
@@ -78,12 +85,23 @@ def catalogue_game(descriptor: GameDescriptor) -> tc.CatalogueGame:
     )
 
 
+class Linking(Protocol):
+    """What ``hello`` asks of the devices part (``server.social.devices``)."""
+
+    async def redeem(self, peer: Peer, code: str, name: str | None) -> tuple[PlayerRecord, str]:
+        """The player a link code names and the token of the new device the
+        connection now is; a ``Refusal`` for a bad code or too many tries."""
+
+    async def follow_revocations(self) -> None:
+        """Make sure a revocation published from now on closes the connections it names."""
+
+
 class Lobby:
     """Identity and the server-wide requests; see the module docstring.
 
     What a returning player gets back is asked of the other parts:
     ``live_headers`` (its unfinished games), ``watch_game`` and
-    ``rejoin_races``."""
+    ``rejoin_races``; a link code is redeemed by ``linking``."""
 
     def __init__(
         self,
@@ -98,6 +116,7 @@ class Lobby:
         live_headers: Callable[[str], Awaitable[list[SessionHeader]]],
         watch_game: Callable[[Peer, str], Awaitable[None]],
         rejoin_races: Callable[[Peer, str], Awaitable[None]],
+        linking: Linking,
     ) -> None:
         self._settings = settings
         self._store = store
@@ -110,19 +129,33 @@ class Lobby:
         self._live_headers = live_headers
         self._watch_game = watch_game
         self._rejoin_races = rejoin_races
+        self._linking = linking
+        self.hidden_from: HiddenFrom = nobody_hidden
+        """Set by the Hub once the social part exists: a blocker's games are
+        left out of a blocked player's ``list_games``."""
 
     async def hello(self, peer: Peer, message: ts.Hello) -> None:
         """Identify the connection.  A new identity costs one of its
         address's hourly allowance (``too_many_identities`` past it), since
-        each would otherwise be a free ranked attempt; a token is free.
+        each would otherwise be a free ranked attempt; a token is free, and
+        so is a link code (a device of a player there is already).
         ``bot`` marks the identity for good (``Peer.bot``)."""
         if peer.player is not None:
             raise Refusal(ErrorCode.FORBIDDEN, "this connection has already said hello")
-        if message.token is not None:
+        await self._linking.follow_revocations()
+        returning = message.token is not None or message.link_code is not None
+        if message.link_code is not None:
+            player, token = await self._linking.redeem(peer, message.link_code, message.device)
+        elif message.token is not None:
             token = message.token
-            player = await self._store.player_by_token_hash(hash_token(token))
-            if player is None:
+            found = await self._store.device_by_token_hash(hash_token(token), self._clock())
+            if found is None:
                 raise Refusal(ErrorCode.BAD_TOKEN, "no player has this token; say hello without one to start afresh")
+            player, device = found
+            peer.device_id = device.device_id
+            if message.device is not None and message.device != device.name:
+                await self._store.rename_device(player.player_id, device.device_id, message.device)
+        if returning:
             if message.name is not None and message.name != player.display_name:
                 await self._store.set_display_name(player.player_id, message.name)
                 player.display_name = message.name
@@ -141,6 +174,9 @@ class Lobby:
             name = message.name or f"player-{player_id[-4:]}"
             player = PlayerRecord(player_id, name, hash_token(token), self._clock(), bot=message.bot, address=peer.address)
             await self._store.create_player(player)
+            peer.device_id = first_device(player).device_id
+            if message.device is not None:
+                await self._store.rename_device(player_id, peer.device_id, message.device)
         peer.player = player
         live = await self._live_headers(player.player_id)
         owner = tc.Owner(player_id=player.player_id, name=player.display_name)
@@ -168,12 +204,19 @@ class Lobby:
                 await self._watch_game(peer, header.game_id)
             except Refusal:
                 continue
-        if message.token is not None:
+        if returning:
             await self._rejoin_races(peer, player.player_id)
 
     async def list_games(self, peer: Peer, message: ts.ListGames) -> None:
         headers = await self._store.live_sessions(limit=SESSION_SCAN_LIMIT)
-        chosen = [header for header in headers if message.game in (None, header.game)][: message.limit]
+        chosen = [header for header in headers if message.game in (None, header.game)]
+        if peer.player is not None:
+            viewer = peer.player.player_id
+            listed = list({header.owner for header in chosen})
+            hiding = await asyncio.gather(*(self.hidden_from(owner, viewer) for owner in listed))
+            hidden = {owner for owner, hides in zip(listed, hiding) if hides}
+            chosen = [header for header in chosen if header.owner not in hidden]
+        chosen = chosen[: message.limit]
         owners = {player_id: await self._rooms.owner(player_id) for player_id in {header.owner for header in chosen}}
         self._outbox.send(
             peer, tc.Games(id=message.id, games=[summarize(header, owners[header.owner]) for header in chosen])

@@ -76,12 +76,18 @@ class GameRooms(HeldTable[Room]):
         self._clock = clock
         self._metrics = metrics
         self._release_hooks: list[Callable[[str | None], None]] = []
+        self._ended: list[Callable[[Session], None]] = []
         self.delayed: dict[str, DelayedBoard] = {}
         """Delayed mirrors of race games (``server.games.watching``), by game id."""
         self._news: RoomNews | None = None
         self._audit_timer: Timer | None = None
         self._audit_task: asyncio.Task[None] | None = None
         self._closed = False
+
+    def on_ended(self, listener: Callable[[Session], None]) -> None:
+        """Call ``listener`` with each game this process settles the end of
+        (the social part tells a ranked daily attempt's end to friends)."""
+        self._ended.append(listener)
 
     def tell(self, news: RoomNews) -> None:
         """Send the news of reloads and relayed entries to ``news`` (the
@@ -252,3 +258,6 @@ class GameRooms(HeldTable[Room]):
             await settle(self._store, self._settings, session)
         except StorageError as error:
             log.warning("could not settle the end of %s: %s", session.game_id, error)
+            return
+        for listener in self._ended:
+            listener(session)

@@ -12,7 +12,7 @@ when the race ends.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol
+from typing import Any, Awaitable, Callable, Protocol
 
 from protocol import ErrorCode
 from protocol import to_client as tc
@@ -32,6 +32,15 @@ from server.runtime.scheduler import Scheduler, Timer
 from server.model.session import Change
 from server.model.visibility import RaceFacts, Visibility, deal_named, view_of
 from server.runtime.settings import Settings
+
+
+HiddenFrom = Callable[[str, str], Awaitable[bool]]
+"""Whether a player (first) hides their games from a viewer (second): a
+block, which the social part knows and watching only asks."""
+
+
+async def nobody_hidden(owner: str, viewer: str) -> bool:
+    return False
 
 
 class RaceViews(Protocol):
@@ -66,11 +75,19 @@ class Watching:
         self._facts = GameFacts(settings, clock, races.race_facts)
         self._assists = assists
         self._timers: dict[str, Timer] = {}
+        self.hidden_from: HiddenFrom = nobody_hidden
+        """Set by the Hub once the social part exists: a blocked viewer's
+        ``watch`` of the blocker's game reads as a game that does not exist."""
 
     # ------------------------------------------------------------ requests
 
     async def watch_request(self, peer: Peer, message: ts.Watch | ts.Resync) -> None:
-        await self.watch(peer, await self._rooms.current(message.game_id), message.id)
+        room = await self._rooms.current(message.game_id)
+        owner = room.session.header.owner
+        if peer.player is not None and await self.hidden_from(owner, peer.player.player_id):
+            self._rooms.release(room)
+            raise Refusal(ErrorCode.GAME_NOT_FOUND, f"there is no game {message.game_id!r}", game_id=message.game_id)
+        await self.watch(peer, room, message.id)
 
     async def unwatch(self, peer: Peer, message: ts.Unwatch) -> None:
         peer.watching.discard(message.game_id)

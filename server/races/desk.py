@@ -105,6 +105,11 @@ class RaceDesk:
     # ------------------------------------------------------------ requests
 
     async def create(self, peer: Peer, message: ts.CreateRace) -> None:
+        await self.host(peer, message)
+
+    async def host(self, peer: Peer, message: ts.CreateRace) -> tuple[str, str]:
+        """``create``, giving the race's id and invite code to a caller that
+        creates races for players (a challenge)."""
         player = require_player(peer)
         game_cls = known_game(message.game)
         try:
@@ -123,6 +128,7 @@ class RaceDesk:
         self._metrics.race_events.labels("created").inc()
         self.followers.add(peer, room)
         self.followers.reply(peer, room, "created", message.id)
+        return room.race_id, room.state.code
 
     async def join(self, peer: Peer, message: ts.JoinRace) -> None:
         player = require_player(peer)
@@ -330,5 +336,5 @@ class RaceDesk:
         try:
             await self.ledgers.change(room, lambda state, now: state.presence_entry(player_id, connected, now))
         except (Refusal, StorageError) as error:
-            log.info("could not record the presence of %s in %s: %s", player_id, room.race_id, error)
+            log.warning("could not record the presence of %s in %s: %s", player_id, room.race_id, error)
         self.ledgers.release(room)

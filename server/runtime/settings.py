@@ -17,9 +17,9 @@ from __future__ import annotations
 import difflib
 import os
 from pathlib import Path
-from typing import Any, Literal, Mapping
+from typing import Annotated, Any, Literal, Mapping
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from engine.solver.compiled import PURE_ENV as SOLVER_PURE_VARIABLE
 
@@ -37,6 +37,11 @@ OTHER_VARIABLES = {
 who reads them and what they mean.  Known, so never refused, but not
 server settings (the solver runs in the server's worker processes too, and
 reads its variable itself, as the engine takes no settings)."""
+
+
+def _lower_case(value: Any) -> Any:
+    """Levels and formats in any case: ``DEBUG`` is what logging itself prints."""
+    return value.lower() if isinstance(value, str) else value
 
 
 class SettingsError(ValueError):
@@ -88,6 +93,24 @@ class Settings(BaseModel):
     )
     race_invite_seconds: int = Field(3600, ge=1, description="how long an invite code lets friends join")
     race_time_limit_seconds: int = Field(3600, ge=1, description="a race ends this long after its start, finished or not")
+    friends_limit: int = Field(200, ge=1, description="friends one player may have; one more is refused (friend_limit, friends)")
+    friend_pending_limit: int = Field(
+        50, ge=1, description="friend requests a player may have sent that still wait; one more is refused (friend_limit, pending)"
+    )
+    friend_block_limit: int = Field(500, ge=1, description="players one player may block (friend_limit, blocks)")
+    friend_requests_per_hour: int = Field(
+        30, ge=1, description="friend requests one player may send per hour (friend_limit, requests_per_hour)"
+    )
+    friend_request_days: int = Field(30, ge=1, description="days an unanswered friend request waits before it lapses")
+    friend_lookup_failures_per_hour: int = Field(
+        10, ge=1, description="friend codes naming nobody one player may send per hour before lookups_limited"
+    )
+    friend_lookup_failures_per_address: int = Field(
+        30, ge=1, description="friend codes naming nobody one client address may send per hour before lookups_limited"
+    )
+    inbox_size: int = Field(100, ge=1, le=1000, description="notifications kept per player; a new one drops the oldest")
+    inbox_days: int = Field(30, ge=1, description="days a notification is kept, read or not")
+    challenge_seconds: int = Field(600, ge=1, description="how long a friend may accept a challenge")
     daily_grace_seconds: int = Field(
         3600, ge=0, description="after a UTC day ends, ranked attempts of its deal may finish this long; then it is revealed"
     )
@@ -201,18 +224,33 @@ class Settings(BaseModel):
     identities_per_hour: int = Field(
         30, ge=1, description="new players (hello without a token) one client address may create per hour"
     )
+    max_devices: int = Field(10, ge=1, le=100, description="devices one player may have, its first included (too_many_devices past it)")
+    link_code_seconds: int = Field(600, ge=10, le=3600, description="how long a link code from link_device works")
+    link_codes_per_hour: int = Field(
+        5, ge=1, description="link codes one player may ask for per hour, so at most as many devices join it per hour"
+    )
+    link_redeems_per_hour: int = Field(
+        10, ge=1, description="link codes one client address may try in hello per hour, right or wrong (too_many_attempts)"
+    )
     abuse_cooldown_seconds: float = Field(
         30.0,
         ge=0,
         description="after a connection is closed with 1008, its address may not connect for this long (one HTTP 429, "
         "then resets unanswered)",
     )
-    log_level: Literal["debug", "info", "warning", "error"] = Field(
-        "info", description="least severe log records written to standard error (arena serve --log-level)"
+    log_level: Annotated[Literal["debug", "info", "warning", "error"], BeforeValidator(_lower_case)] = Field(
+        "info", description="least severe log records written to standard error (arena serve --log-level; any case)"
     )
-    log_format: Literal["text", "json"] = Field(
-        "text", description="log lines as text (time, level, logger, message) or one JSON object each"
+    log_format: Annotated[Literal["text", "json"], BeforeValidator(_lower_case)] = Field(
+        "text",
+        description="log lines, and the listening and stopped lines on standard output, as text or one JSON object each",
     )
+    log_config: str | None = Field(
+        None,
+        description="a JSON file holding a logging.config dictionary, which then configures the log instead of "
+        "log_level and log_format (none: those two)",
+    )
+    access_log: bool = Field(False, description="one INFO line per HTTP request (logger arena.access): method, path, status, time")
     forwarded_for_header: str | None = Field(
         None,
         description="trusted header your proxy sets to the client address, e.g. X-Forwarded-For (its last entry counts); "

@@ -33,18 +33,10 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Awaitable, Callable
 
-from server.model.records import (
-    Action,
-    Announcement,
-    BoardEntry,
-    Finish,
-    GameResult,
-    LeaderEntry,
-    PlayerRecord,
-    Record,
-    ResultEntry,
-    SessionHeader,
-)
+from server.model.records import Action, Announcement, BoardEntry, Finish, GameResult, LeaderEntry, PlayerRecord
+from server.model.records import Record, ResultEntry, SessionHeader
+
+from .devices_base import DeviceStore
 
 # The failures every back end raises, named here too, beside the interface that raises them.
 from .errors import AppendRefused as AppendRefused
@@ -122,8 +114,9 @@ class Subscription(ABC):
     async def close(self) -> None: ...
 
 
-class Store(PresenceStore, ABC):
-    """The storage API the server uses; see the module docstring (presence: ``.presence``)."""
+class Store(PresenceStore, DeviceStore, ABC):
+    """The storage API the server uses; see the module docstring (a player's
+    devices: ``DeviceStore``; presence: ``.presence``)."""
 
     # ---------------------------------------------------------------- life
 
@@ -160,8 +153,8 @@ class Store(PresenceStore, ABC):
 
     @abstractmethod
     async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
-        """The player of a token, renewing the identity's lifetime: using a
-        token is what keeps an identity (``Retention``)."""
+        """The player of a token (any of its devices'), renewing the identity's
+        lifetime: using a token is what keeps an identity (``Retention``)."""
 
     @abstractmethod
     async def get_player(self, player_id: str) -> PlayerRecord | None: ...

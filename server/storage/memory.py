@@ -22,6 +22,7 @@ from .base import DEFAULT_RETENTION, SETTLED_MARK_SECONDS, Held, LogConflict, On
 from .base import StoreSize, Subscription
 from .memory_boards import Entry, MemoryBoards
 from .memory_channels import MemoryChannels
+from .memory_devices import MemoryIdentities
 from .memory_held import DOCUMENT_EXPIRY, INDEX_EXPIRY, SETTING_EXPIRY, held_in, ranked_entries
 from .memory_presence import MemoryPresence
 from server.runtime.clock import Clock, wall_clock_ms
@@ -29,36 +30,25 @@ from server.model.records import Action, Announcement, Finish, GameResult, Leade
 from server.model.records import SessionHeader
 
 
-class MemoryStore(MemoryPresence, Store):
+class MemoryStore(MemoryPresence, MemoryIdentities, Store):
     """Expiry deadlines are keyed by ("session", game id), ("board", board),
     ("setting", name), ("document:" + kind, key) or ("index:" + kind,
     index), so no document kind can clash with the others.  Identities
-    expire by when they were last renewed (``_renewed``)."""
+    expire by when they were last renewed (``MemoryIdentities``)."""
 
     def __init__(self, clock: Clock = wall_clock_ms, retention: Retention = DEFAULT_RETENTION) -> None:
-        super().__init__(self._now, retention.identity_seconds)
-        self._clock = clock
-        self._identity_seconds = retention.identity_seconds
-        self._renewed: dict[str, float] = {}
-        self._players: dict[str, PlayerRecord] = {}
-        self._by_token: dict[str, str] = {}
+        MemoryIdentities.__init__(self, clock, retention.identity_seconds)
+        MemoryPresence.__init__(self, lambda: clock() / 1000, retention.identity_seconds)
         self._headers: dict[str, SessionHeader] = {}
         self._logs: dict[str, list[Action]] = {}
         self._expires: dict[tuple[str, str], float] = {}
         self._outboxes: set[str] = set()
-        self._settled: dict[str, dict[str, float]] = {}
-        self._records: dict[str, dict[str, Record]] = {}
-        self._vegas: dict[str, int] = {}
         self._boards = MemoryBoards()
         self._settings: dict[str, str] = {}
         self._stocks: dict[str, collections.deque[str]] = {}
         self._documents: dict[tuple[str, str], dict[str, Any]] = {}
         self._indexes: dict[tuple[str, str], dict[str, float]] = {}
         self._channels = MemoryChannels()
-
-    def _now(self) -> float:
-        """The clock's time in seconds, the unit of every lifetime here."""
-        return self._clock() / 1000
 
     def _alive(self, kind: str, key: str) -> bool:
         deadline = self._expires.get((kind, key))
@@ -79,36 +69,19 @@ class MemoryStore(MemoryPresence, Store):
             return False
         return True
 
-    def _renew(self, player_id: str) -> None:
-        self._renewed[player_id] = self._now()
-
-    def _identity_alive(self, player_id: str) -> bool:
-        """False, having dropped all of it, for an identity unused too long."""
-        renewed = self._renewed.get(player_id)
-        if renewed is None or self._identity_seconds is None or renewed + self._identity_seconds > self._now():
-            return True
-        del self._renewed[player_id]
-        player = self._players.pop(player_id, None)
-        if player is not None:
-            self._by_token.pop(player.token_hash, None)
-        self._records.pop(player_id, None)
-        self._vegas.pop(player_id, None)
-        self._settled.pop(player_id, None)
-        return False
-
     async def check_writable(self) -> None:
         """The memory store always takes writes."""
 
     async def expire_due(self) -> int:
-        dropped = sum(not self._alive(kind, key) for kind, key in list(self._expires))
+        dropped = self._expire_codes() + sum(not self._alive(kind, key) for kind, key in list(self._expires))
         dropped += self._presence_due()
         return dropped + sum(not self._identity_alive(player_id) for player_id in list(self._renewed))
 
     async def size(self) -> StoreSize:
         tables: list[Sized] = [
             self._players, self._by_token, self._headers, self._logs, self._outboxes, self._vegas, self._boards.boards,
-            self._settings, self._stocks, self._documents, self._indexes,
-            *self._records.values(), *self._settled.values(),
+            self._settings, self._stocks, self._documents, self._indexes, self._devices, self._link_codes,
+            self._attempts, *self._records.values(), *self._settled.values(),
         ]
         return StoreSize(
             keys=sum(len(table) for table in tables),
@@ -128,13 +101,6 @@ class MemoryStore(MemoryPresence, Store):
         self._players[player.player_id] = copy.copy(player)
         self._by_token[player.token_hash] = player.player_id
         self._renew(player.player_id)
-
-    async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
-        player_id = self._by_token.get(token_hash)
-        if player_id is None or not self._identity_alive(player_id):
-            return None
-        self._renew(player_id)
-        return copy.copy(self._players[player_id])
 
     async def get_player(self, player_id: str) -> PlayerRecord | None:
         player = self._players.get(player_id) if self._identity_alive(player_id) else None

@@ -75,7 +75,7 @@ from .redis_base import INDEX_PAGE
 from .redis_errors import guarded
 from .redis_keys import dumps, player_of, record_of, text
 from .redis_scripts import counter_args, result_args
-from .redis_held import RedisHeld
+from .redis_devices import RedisDevices
 from .redis_presence import RedisPresence
 
 PLAYER_SESSIONS_KEPT = 1000
@@ -87,7 +87,7 @@ def _local_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-class RedisStore(RedisPresence, RedisHeld):
+class RedisStore(RedisPresence, RedisDevices):
     """The store on the Redis server at ``url`` (``redis://``, ``rediss://``
     for TLS, ``unix://``, ``redis+sentinel://``, ``redis+cluster://``); see
     ``RedisBase`` for the options.  Games and players are here, what the
@@ -105,24 +105,6 @@ class RedisStore(RedisPresence, RedisHeld):
               *(() if player.address is None else ("address", player.address))), *self._lasting(key)],
             [("SET", self._keys.token(player.token_hash), player.player_id, *lifetime)],
         )
-
-    @guarded
-    async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
-        token_key = self._keys.token(token_hash)
-        if self._identity_seconds is None:
-            player_id = await self._redis.getex(token_key, persist=True)
-        else:
-            player_id = await self._redis.getex(token_key, ex=self._identity_seconds)
-        if player_id is None:
-            return None
-        return player_of(text(player_id), await self._touch(text(player_id)))
-
-    async def _touch(self, player_id: str) -> dict[bytes, bytes]:
-        """Renew the identity's keys (not the token's: another slot); the
-        player's hash."""
-        keys = self._keys.identity(player_id)
-        flat = cast(list[bytes], await self._touch_player(keys=keys, args=self._renewal(player_id)))
-        return dict(zip(flat[::2], flat[1::2]))
 
     @guarded
     async def get_player(self, player_id: str) -> PlayerRecord | None:

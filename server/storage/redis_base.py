@@ -30,7 +30,6 @@ from .redis_scripts import (
     REPLACE_SETTING_SCRIPT,
     SETTLE_RESULT_SCRIPT,
     SUBMIT_SCRIPT,
-    TOUCH_PLAYER_SCRIPT,
 )
 from .redis_shards import ShardedPubSub
 
@@ -78,7 +77,6 @@ class RedisBase(Store):
         self._redis_offset_ms: int | None = None
         self._add_result = self._redis.register_script(ADD_RESULT_SCRIPT)
         self._add_vegas = self._redis.register_script(ADD_VEGAS_SCRIPT)
-        self._touch_player = self._redis.register_script(TOUCH_PLAYER_SCRIPT)
         self._index = self._redis.register_script(INDEX_SCRIPT)
         self._load = self._redis.register_script(LOAD_SCRIPT)
         self._claim = self._redis.register_script(CLAIM_SCRIPT)

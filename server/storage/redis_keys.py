@@ -27,7 +27,10 @@ as the counter of that name, added to its ``counter:`` field's, since a
 record stored before holds the one and the games after add to the other."""
 IDENTITY_SUFFIXES: tuple[tuple[str, ...], ...] = ((), ("sessions",), ("records",), ("vegas",), ("settled",))
 """A player's keys that expire together (with each record hash, found from
-``records``), in the order every player script takes them as ``KEYS``."""
+``records``, and the ``DEVICE_SUFFIXES`` keys), in the order every player
+script takes them as ``KEYS``."""
+DEVICE_SUFFIXES = ("devices", "device_tokens", "device_seen")
+"""A player's device keys, after the identity's in a device script's ``KEYS``."""
 
 
 class RedisKeys:
@@ -54,6 +57,16 @@ class RedisKeys:
 
     def token(self, token_hash: str) -> str:
         return self._key("token", token_hash)
+
+    def devices(self, player_id: str) -> list[str]:
+        """The identity's keys and then the player's device keys (``DEVICE_SUFFIXES``)."""
+        return [*self.identity(player_id), *(self.player(player_id, suffix) for suffix in DEVICE_SUFFIXES)]
+
+    def link_code(self, code_hash: str) -> str:
+        return self._key("link", code_hash)
+
+    def attempts(self, counter: str) -> str:
+        return self._key("attempts", counter)
 
     def session(self, game_id: str, *suffix: str) -> str:
         return self._key("session", "{" + game_id + "}", *suffix)

@@ -66,25 +66,19 @@ redis.call('DEL', KEYS[3])
 
 # Every script that writes a player's keys takes the identity's keys first
 # (``RedisStore._identity_keys``: player, sessions, records, Vegas, settled
-# marks) and ends with ``renew``: each of them, and each record hash, gets
+# marks) and ends with ``renew``: each of them, each record hash and the
+# device keys (``redis_keys.DEVICE_SUFFIXES``) get
 # the identity's lifetime again (ARGV seconds, '' for none), so no key of
 # a player is ever left without the expiry of the rest.
 RENEW_FUNCTION = """
 local function renew(seconds, record_prefix)
   local keys = {KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]}
   for _, member in ipairs(redis.call('SMEMBERS', KEYS[3])) do table.insert(keys, record_prefix .. member) end
+  for _, suffix in ipairs({':devices', ':device_tokens', ':device_seen'}) do table.insert(keys, KEYS[1] .. suffix) end
   for _, key in ipairs(keys) do
     if seconds == '' then redis.call('PERSIST', key) else redis.call('EXPIRE', key, seconds) end
   end
 end
-"""
-
-# KEYS: the identity's 5, the player's hash first; ARGV: seconds, record
-# prefix.  Replies the player's hash (empty: no such player).
-TOUCH_PLAYER_SCRIPT = RENEW_FUNCTION + """
-if redis.call('EXISTS', KEYS[1]) == 0 then return {} end
-renew(ARGV[1], ARGV[2])
-return redis.call('HGETALL', KEYS[1])
 """
 
 # KEYS: the identity's 5; ARGV: amount, seconds, record prefix.

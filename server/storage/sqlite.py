@@ -36,6 +36,8 @@ from .memory_channels import MemoryChannels
 from .sqlite_lock import DatabaseLock
 from .sqlite_presence import SqlitePresence
 from .sqlite_schema import StoreUnusable, open_database
+from . import sqlite_devices
+from .devices_base import Device
 from .sqlite_tables import Tables
 from .sqlite_writer import Writer
 from server.model.records import Action, Announcement, Finish, GameResult, LeaderEntry, PlayerRecord
@@ -122,7 +124,8 @@ class SqliteStore(SqlitePresence, Store):
         await self._run(Tables.create_player, player)
 
     async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
-        return await self._run(Tables.player_by_token_hash, token_hash)
+        found = await self.device_by_token_hash(token_hash, None)
+        return None if found is None else found[0]
 
     async def get_player(self, player_id: str) -> PlayerRecord | None:
         return await self._run(Tables.get_player, player_id)
@@ -135,6 +138,35 @@ class SqliteStore(SqlitePresence, Store):
 
     async def note_address(self, player_id: str, address: str) -> None:
         await self._run(Tables.update_player, player_id, "address", address)
+
+    # ---------------------------------------------------------------- devices
+
+    async def device_by_token_hash(self, token_hash: str, seen_ms: int | None) -> tuple[PlayerRecord, Device] | None:
+        return await self._run(sqlite_devices.device_by_token_hash, token_hash, seen_ms)
+
+    async def devices(self, player_id: str) -> list[Device]:
+        return await self._run(sqlite_devices.devices, player_id)
+
+    async def add_device(self, player_id: str, device: Device, limit: int) -> bool:
+        return await self._run(sqlite_devices.add_device, player_id, device, limit)
+
+    async def rename_device(self, player_id: str, device_id: str, name: str) -> None:
+        await self._run(sqlite_devices.rename_device, player_id, device_id, name)
+
+    async def revoke_device(self, player_id: str, device_id: str) -> bool:
+        return await self._run(sqlite_devices.revoke_device, player_id, device_id)
+
+    async def rotate_device_token(self, player_id: str, device_id: str, token_hash: str) -> bool:
+        return await self._run(sqlite_devices.rotate_device_token, player_id, device_id, token_hash)
+
+    async def put_link_code(self, code_hash: str, player_id: str, keep_seconds: int) -> None:
+        await self._run(sqlite_devices.put_link_code, code_hash, player_id, keep_seconds)
+
+    async def take_link_code(self, code_hash: str) -> str | None:
+        return await self._run(sqlite_devices.take_link_code, code_hash)
+
+    async def count_attempt(self, counter: str, window_seconds: int) -> int:
+        return await self._run(sqlite_devices.count_attempt, counter, window_seconds)
 
     # ---------------------------------------------------------------- sessions
 

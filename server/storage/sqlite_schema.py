@@ -78,6 +78,20 @@ CREATE TABLE indexed (
 CREATE TABLE health (id INTEGER PRIMARY KEY CHECK (id = 1), written_at REAL NOT NULL);
 """
 
+DEVICES = """
+CREATE TABLE device_sets (player_id TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE devices (
+    player_id TEXT NOT NULL, device_id TEXT NOT NULL, name TEXT NOT NULL, created_ms INTEGER NOT NULL,
+    last_seen_ms INTEGER, token_hash TEXT NOT NULL, PRIMARY KEY (player_id, device_id)
+) WITHOUT ROWID;
+CREATE TABLE link_codes (code_hash TEXT PRIMARY KEY, player_id TEXT NOT NULL, expires_at REAL NOT NULL) WITHOUT ROWID;
+CREATE TABLE attempts (counter TEXT PRIMARY KEY, count INTEGER NOT NULL, expires_at REAL NOT NULL) WITHOUT ROWID;
+"""
+"""A player's devices (``device_sets`` lists the players whose devices are
+written; until then a player's own token is its one device), link codes
+and attempt counters.  Only tables are added: every player of a file
+written before keeps its token."""
+
 PRESENCE = """
 CREATE TABLE presence_leases (origin TEXT PRIMARY KEY, deadline_ms INTEGER NOT NULL, renewed_ms INTEGER NOT NULL)
     WITHOUT ROWID;
@@ -91,7 +105,7 @@ CREATE TABLE presence_kept (
 """
 """Presence (``server.storage.sqlite_presence``): leases of server processes,
 the players each holds, and each player's last seen and appear-offline."""
-MIGRATIONS: tuple[str, ...] = (VERSION_1, PRESENCE)
+MIGRATIONS: tuple[str, ...] = (VERSION_1, DEVICES, PRESENCE)
 PRIVATE_FILE_MODE = 0o600
 """A new database is its owner's alone, as the data directory's secret is:
 it holds addresses and token hashes.  SQLite gives its WAL and shared

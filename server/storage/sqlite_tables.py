@@ -25,9 +25,9 @@ from .errors import LogConflict
 from .sqlite_values import ALIVE, ValueTables, dumps
 from server.model.records import Action, Finish, GameResult, LeaderEntry, PlayerRecord, Record, SessionHeader
 
-IDENTITY_TABLES = ("identities", "players", "tokens", "records", "vegas", "settled")
+IDENTITY_TABLES = ("identities", "players", "tokens", "records", "vegas", "settled", "device_sets", "devices")
 COUNTED_TABLES = (*IDENTITY_TABLES, "sessions", "board_entries", "boards", "settings", "stocks", "documents",
-                  "document_indexes", "indexed")
+                  "document_indexes", "indexed", "link_codes", "attempts")
 """The rows ``size`` counts as keys: a log counts once, as its session's
 row (as in the memory store), so no scrape reads every action stored."""
 PLAYER_COLUMNS = ("display_name", "bot", "address")
@@ -74,7 +74,7 @@ class Tables(ValueTables):
                 "(SELECT kind, name FROM document_indexes WHERE expires_at <= ?)", now)
         dropped = sum(
             execute(f"DELETE FROM {table} WHERE expires_at <= ?", now).rowcount
-            for table in ("sessions", "boards", "settings", "documents", "document_indexes")
+            for table in ("sessions", "boards", "settings", "documents", "document_indexes", "link_codes", "attempts")
         )
         if self.identity_seconds is not None:
             unused = execute("SELECT player_id FROM identities WHERE renewed_at <= ?",
@@ -123,12 +123,13 @@ class Tables(ValueTables):
         )
         self.db.execute("INSERT OR REPLACE INTO tokens VALUES (?, ?)", (player.token_hash, player.player_id))
 
-    def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
+    def token_owner(self, token_hash: str) -> str | None:
+        """The live player a token row names, renewed; None for none."""
         row = self._one("SELECT player_id FROM tokens WHERE token_hash = ?", token_hash)
         if row is None or self._identity_expired(row[0]):
             return None
         self._renew(row[0])
-        return self.get_player(row[0])
+        return str(row[0])
 
     def get_player(self, player_id: str) -> PlayerRecord | None:
         if self._identity_expired(player_id):

@@ -6,8 +6,8 @@ to another store").
 Everything goes through the ``Store`` interface, so any back end copies
 to any other.  The file is one JSON object per line: a header (``format``,
 ``version``, ``exported_ms``, ``counts`` of each ``type``), then players
-(with their token hash, address, records, Vegas earnings, last seen and
-appear-offline setting), settings,
+(with their token hash, address, records, Vegas earnings, devices, last seen
+and appear-offline setting), settings,
 stocks, documents, document indexes, leaderboards and sessions (header,
 log, whether the game's end is still to settle).  Each lifetime is kept as
 the wall-clock time it ends (``expires_ms``, absent: for ever), so an
@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterable, Iterator, TextIO
 from server.model.records import Action, GameResult, PlayerRecord, Record, SessionHeader
 
 from .base import HELD_SPACES, Held, Store
+from .devices_base import Device, first_device
 
 FORMAT = "arena-export"
 VERSION = 1
@@ -101,6 +102,7 @@ async def _exported(store: Store, item: Held, now_ms: int, open_ends: set[str]) 
         records = await store.records(item.name)
         line |= dataclasses.asdict(player) | {"vegas": await store.vegas(item.name)}
         line["records"] = {key: dataclasses.asdict(record) for key, record in sorted(records.items())}
+        line["devices"] = [dataclasses.asdict(device) for device in await store.devices(item.name)]
         stored = (await store.presence([item.name], now_ms))[item.name]
         if stored.last_seen_ms is not None or stored.hidden_seen_ms is not None:
             line["presence"] = {"last_seen_ms": stored.last_seen_ms, "hidden_seen_ms": stored.hidden_seen_ms}
@@ -203,8 +205,9 @@ async def import_store(
 async def _imported(store: Store, line: dict[str, Any], keep: int | None) -> None:
     kind = line["type"]
     if kind == "player":
-        await store.create_player(PlayerRecord(**{field.name: line[field.name] for field in
-                                                  dataclasses.fields(PlayerRecord)}))
+        player = PlayerRecord(**{field.name: line[field.name] for field in dataclasses.fields(PlayerRecord)})
+        await store.create_player(player)
+        await _imported_devices(store, player, [Device(**fields) for fields in line.get("devices", ())])
         for key, fields in line["records"].items():
             for result in record_results(Record(**fields)):
                 await store.add_result(line["player_id"], key, result)
@@ -227,6 +230,28 @@ async def _imported(store: Store, line: dict[str, Any], keep: int | None) -> Non
                                entry["finished_ms"], keep or EVERY_ENTRY)
     else:
         await _imported_session(store, line, keep)
+
+
+async def _imported_devices(store: Store, player: PlayerRecord, devices: list[Device]) -> None:
+    """Make the new player's devices the exported ones: its own token's
+    device (``first_device``) kept, renamed, rotated or revoked as it was,
+    the others added.  An export written before devices has none listed:
+    the player's own token is its one device, as it was."""
+    if not devices:
+        return
+    first = first_device(player)
+    exported = {device.device_id: device for device in devices}
+    kept = exported.pop(first.device_id, None)
+    if kept is None:
+        await store.revoke_device(player.player_id, first.device_id)
+    else:
+        if kept.token_hash != first.token_hash:
+            await store.rotate_device_token(player.player_id, first.device_id, kept.token_hash)
+        await store.rename_device(player.player_id, first.device_id, kept.name)
+        if kept.last_seen_ms is not None:
+            await store.device_by_token_hash(kept.token_hash, kept.last_seen_ms)
+    for device in exported.values():
+        await store.add_device(player.player_id, device, len(devices) + 1)
 
 
 async def _imported_presence(store: Store, player_id: str, presence: dict[str, Any] | None) -> None:

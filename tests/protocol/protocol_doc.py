@@ -2,9 +2,9 @@
 
 ``python -m tests.protocol.protocol_doc`` runs a real server on a free
 port, plays the example sessions with real clients, and rewrites the
-marked sections of the document: the three session transcripts (a game,
-a race, and the solver's assists), the error-code and close-code tables, and the tables
-of limits, race settings and assist settings.  ``test_protocol_doc.py`` (and ``tests/races`` for the
+marked sections of the document: the four session transcripts (a game,
+a race, the solver's assists, and two friends from request to race), the error-code and close-code tables, and the tables
+of limits, race, assist and friends settings.  ``test_protocol_doc.py`` (and ``tests/races`` for the
 race parts) regenerates them and compares, so the document cannot drift
 from the code: the tables must match exactly, the sessions frame for
 frame by sender, type and fields (ids, tokens and times differ from run
@@ -75,7 +75,20 @@ RACE_SETTINGS = (
     "data_dir",
     "leaderboard_retention_seconds",
 )
+FRIEND_SETTINGS = (
+    "friends_limit",
+    "friend_pending_limit",
+    "friend_block_limit",
+    "friend_requests_per_hour",
+    "friend_request_days",
+    "friend_lookup_failures_per_hour",
+    "friend_lookup_failures_per_address",
+    "inbox_size",
+    "inbox_days",
+    "challenge_seconds",
+)
 ASSIST_SETTINGS = ("search_workers", "hint_rate", "hint_burst", "hint_planless_nodes", "finish_search_nodes", "analysis_nodes", "analysis_slots", "analysis_queue")
+DEVICE_SETTINGS = ("max_devices", "link_code_seconds", "link_codes_per_hour", "link_redeems_per_hour")
 RACE_RECORDING = {"race_countdown_seconds": 0.5, "race_spectator_delay_seconds": 1.0}
 RECEIVE_SECONDS = 600.0
 """Bounds a hang only: a race on the daily deal, and the daily's
@@ -263,6 +276,46 @@ async def record_assists_session() -> list[Frame]:
     return frames
 
 
+async def record_friends_session() -> list[Frame]:
+    """Two players become friends by code (request, notification, accept,
+    notification), one lists its friends and challenges the other to a
+    race, who accepts from the notification: both are in the race's lobby;
+    then the friend reads its inbox and marks it read."""
+    frames: list[Frame] = []
+    settings = Settings(port=0, ping_interval=None, prepare_dailies=False, **RACE_RECORDING)
+    async with ArenaServer(settings, store=MemoryStore()) as server:
+        async with (
+            connect(server.url, subprotocols=JSON_OFFER) as ann_socket,
+            connect(server.url, subprotocols=JSON_OFFER) as bob_socket,
+        ):
+            ann = Recorder("ann", ann_socket, frames)
+            bob = Recorder("bob", bob_socket, frames)
+            for player, name in ((ann, "ann"), (bob, "bob")):
+                await player.send(type="hello", id=1, name=name)
+                await player.receive()
+            await bob.send(type="friend_code", id=2)
+            (code,) = await bob.receive()
+            await ann.send(type="friend_add", id=2, code=code["code"])
+            await ann.receive()
+            (request,) = await bob.receive()
+            await bob.send(type="friend_change", id=3, player_id=request["notification"]["sender"]["player_id"], action="accept")
+            await bob.receive()
+            await ann.receive()
+            await ann.send(type="friends", id=3)
+            (friends,) = await ann.receive()
+            await ann.send(type="challenge", id=4, player_id=friends["friends"][0]["player_id"], game="klondike", deal="daily")
+            await ann.receive()
+            (challenge,) = await bob.receive()
+            await bob.send(type="challenge_answer", id=4, challenge_id=challenge["notification"]["notification_id"], accept=True)
+            await bob.receive()
+            await ann.receive()
+            await bob.send(type="notifications", id=5, limit=2)
+            await bob.receive()
+            await bob.send(type="read_notifications", id=6)
+            await bob.receive()
+    return frames
+
+
 def session_section(frames: list[Frame]) -> str:
     return "```text\n" + "\n".join(frame.line() for frame in frames) + "\n```"
 
@@ -316,11 +369,14 @@ def main() -> None:
     text = replace_section(text, "session", session_section(asyncio.run(record_session())))
     text = replace_section(text, "race-session", session_section(asyncio.run(record_race_session())))
     text = replace_section(text, "assists-session", session_section(asyncio.run(record_assists_session())))
+    text = replace_section(text, "friends-session", session_section(asyncio.run(record_friends_session())))
     text = replace_section(text, "errors", error_table())
     text = replace_section(text, "close-codes", close_code_table())
     text = replace_section(text, "limits", limits_table())
     text = replace_section(text, "race-settings", limits_table(RACE_SETTINGS))
     text = replace_section(text, "assist-settings", limits_table(ASSIST_SETTINGS))
+    text = replace_section(text, "device-settings", limits_table(DEVICE_SETTINGS))
+    text = replace_section(text, "friend-settings", limits_table(FRIEND_SETTINGS))
     DOC.write_text(text, encoding="utf-8")
     print(f"rewrote the generated sections of {DOC.relative_to(ROOT)}")
 

@@ -223,7 +223,7 @@ def test_the_frames_of_the_recorded_sessions_match_their_messages(document: dict
     valid under its message's payload, client frames under ``receive``
     operations, server frames under ``send``."""
     doc = protocol_doc.DOC.read_text(encoding="utf-8")
-    frames = [frame for name in ("session", "race-session", "assists-session") for frame in protocol_doc.session_frames(doc, name)]
+    frames = [frame for name in ("session", "race-session", "assists-session", "friends-session") for frame in protocol_doc.session_frames(doc, name)]
     assert len(frames) > 50
     for frame in frames:
         data = json.loads(frame.text)

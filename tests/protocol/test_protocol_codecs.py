@@ -9,6 +9,7 @@ import msgpack
 import pytest
 
 from protocol import JSON, MSGPACK, ErrorCode, MalformedMessage, codec_for
+from protocol import friends as pf
 from protocol import to_client as tc
 from protocol import to_server as ts
 
@@ -28,6 +29,14 @@ REQUESTS = [
     ts.Resync(game_id="g_1"),
     ts.ListGames(game="chequers", limit=5),
     ts.Ping(id=99),
+    pf.Friends(id=100),
+    pf.FriendCode(reissue=True),
+    pf.FriendAdd(code="7kq2-m9xd"),
+    pf.FriendChange(player_id="p_1", action="block"),
+    pf.Notifications(unread=True, limit=5),
+    pf.ReadNotifications(notification_ids=["n_1"]),
+    pf.Challenge(player_id="p_1", game="klondike", options={"draw": 3}, deal="winnable"),
+    pf.ChallengeAnswer(challenge_id="n_1", accept=False),
     ts.SetPresence(id=3, away=True),
     ts.AppearOffline(on=False),
     ts.FriendsPresence(id="f"),

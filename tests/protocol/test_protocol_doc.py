@@ -76,6 +76,10 @@ async def test_the_session_is_what_a_real_server_says_today(doc: str) -> None:
     assert [frame.shape() for frame in protocol_doc.session_frames(doc)] == [frame.shape() for frame in recorded]
 
 
+def test_the_device_settings_table_is_generated_from_the_settings(doc: str) -> None:
+    assert protocol_doc.section(doc, "device-settings") == protocol_doc.limits_table(protocol_doc.DEVICE_SETTINGS)
+
+
 def test_the_assist_settings_table_is_generated_from_the_settings(doc: str) -> None:
     assert protocol_doc.section(doc, "assist-settings") == protocol_doc.limits_table(protocol_doc.ASSIST_SETTINGS)
 
@@ -85,4 +89,16 @@ async def test_the_assists_session_is_what_a_real_server_says_today(doc: str) ->
     types = [frame.shape()[2] for frame in documented]
     assert "finish_offer" in types and types[-1] == "analysis"
     recorded = await protocol_doc.record_assists_session()
+    assert [frame.shape() for frame in documented] == [frame.shape() for frame in recorded]
+
+
+def test_the_friend_settings_table_is_generated_from_the_settings(doc: str) -> None:
+    assert protocol_doc.section(doc, "friend-settings") == protocol_doc.limits_table(protocol_doc.FRIEND_SETTINGS)
+
+
+async def test_the_friends_session_is_what_a_real_server_says_today(doc: str) -> None:
+    documented = protocol_doc.session_frames(doc, "friends-session")
+    types = [frame.shape()[2] for frame in documented]
+    assert "notification" in types and "challenge_answer" in types
+    recorded = await protocol_doc.record_friends_session()
     assert [frame.shape() for frame in documented] == [frame.shape() for frame in recorded]

@@ -29,7 +29,7 @@ from websockets.typing import Subprotocol
 
 from protocol import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL, codec_for
 
-DOCUMENTED_CLOSE_CODES = frozenset({1000, 1007, 1008, 1009, 1012, 1013})
+DOCUMENTED_CLOSE_CODES = frozenset({1000, 1007, 1008, 1009, 1012, 1013, 4001})
 """The close codes ``docs/protocol.md`` lists, bar 1011 (a ping timeout,
 which cannot happen with pings off, or a server failure: a bug).  Pings
 are off on both sides: the server's in ``make_settings``, the fuzzer's in

@@ -66,7 +66,7 @@ async def test_the_keys_one_script_touches_share_a_slot_and_a_game_shares_it_wit
     groups: dict[str, list[str | bytes]] = {
         "game": [keys.session("g_1"), keys.session("g_1", "log"), keys.session("g_1", "outbox"), keys.channel("game:g_1")],
         "race": [keys.session("r_1"), keys.session("r_1", "log"), keys.channel("race:r_1")],
-        "player": [*keys.identity("p_1"), keys.record_prefix("p_1") + "klondike/draw=1"],
+        "player": [*keys.devices("p_1"), keys.record_prefix("p_1") + "klondike/draw=1"],
         "board": [keys.board("klondike/draw=1/2024-05-01"), keys.board("klondike/draw=1/2024-05-01", "entries")],
     }
     node = Redis(port=redis_cluster.nodes[0].port)

@@ -23,6 +23,7 @@ from server.model.records import Action, Finish, GameResult, PlayerRecord, Resul
 from server.runtime.exits import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from server.storage import MemoryStore, SqliteStore, Store
 from server.storage.base import HELD_SPACES
+from server.storage.devices_base import Device
 from server.storage.redis import RedisStore
 from server.storage.transfer import export_store, import_store, read_export, record_results
 from server.transport.app import ArenaServer
@@ -107,6 +108,10 @@ async def fill(store: Store) -> None:
     """One of everything a store keeps, lifetimes included."""
     await store.create_player(PlayerRecord("p1", "Ada", "hash-1", 1_000, address="192.0.2.1"))
     await store.create_player(PlayerRecord("p2", "Robo", "hash-2", 2_000, bot=True))
+    await store.add_device("p1", Device("d_phone", "phone", 1_500, 1_800, "hash-3"), limit=10)
+    await store.rename_device("p1", "d_hash-1", "laptop")
+    await store.device_by_token_hash("hash-1", 1_700)
+    await store.rotate_device_token("p2", "d_hash-2", "hash-4")
     for won, moves, time_ms, score in ((True, 90, 61_000, 300), (False, 12, 4_000, None), (True, 80, 70_000, 250)):
         result = GameResult(won, moves, time_ms, hints=1, undos=2, score=score, counters={"repairs": 1})
         await store.add_result("p1", "broken-deck/relaxed", result)
@@ -151,6 +156,9 @@ async def test_a_copy_through_the_file_changes_nothing(tmp_path: Path) -> None:
         assert await exported(sqlite, clock.ms()) == first
         assert await sqlite.open_finishes() == ["g-open"], "an end still to settle stays so"
         assert (await sqlite.records("p1")) == (await memory.records("p1"))
+        assert (await sqlite.devices("p1")) == (await memory.devices("p1"))
+        assert await sqlite.player_by_token_hash("hash-2") is None, "a rotated-away token stays refused"
+        assert (await sqlite.player_by_token_hash("hash-4")) == (await memory.get_player("p2"))
         assert await sqlite.presence(["p1", "p2"], 6_000) == await memory.presence(["p1", "p2"], 6_000)
     finally:
         await sqlite.close()

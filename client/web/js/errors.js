@@ -47,6 +47,10 @@ export const ERROR_SENTENCES = {
   too_many_connections: () => "Too many connections from your network are open; close a tab and reload.",
   cooling_down: () => "Your network was disconnected for sending too fast; wait half a minute, then reload.",
   too_many_identities: () => "Too many new players were created from your network this hour; come back later (your saved player still works).",
+  bad_link_code: () => "That link code is wrong, used or expired; ask your other device for a new one.",
+  too_many_attempts: () => "Too many link codes were tried or asked for this hour; try again later.",
+  too_many_devices: () => "This player has as many devices as it may; revoke one first.",
+  device_not_found: () => "That device is not one of yours any more.",
   storage_unavailable: () => "The server cannot save right now, so nothing changed. Try again in a moment.",
   shutting_down: () => "The server is restarting; the page reconnects by itself in a moment.",
   internal_error: () => "The server ran into an unexpected problem; the game is unchanged.",
@@ -61,6 +65,7 @@ export const CLOSE_SENTENCES = {
   1011: "The connection stopped answering.",
   1012: "The server is restarting.",
   1013: "Disconnected: the connection was too slow to keep up.",
+  4001: "This device was signed out: its token was revoked or replaced from another device.",
 };
 
 // Why a page that could not open its connection is still waiting
