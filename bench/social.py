@@ -22,9 +22,9 @@ made); and Redis memory per player (``used_memory`` grown while every
 player came online, and the presence keys alone, ``MEMORY USAGE``).
 
 The friend graph is a ring (each player's friends are the ``--friends``
-nearest players by number), handed to the server as presence's two calls
-by this script run as the server (``--serve``), since the server's own
-friend graph is not presence's; everything else is ``arena serve``'s
+nearest players by number), handed to presence as its two calls by this
+script run as the server (``--serve``) in place of the friends part's, so
+half a million friendships need no requests; everything else is ``arena serve``'s
 server on a throw-away ``redis-server`` (or ``--redis URL``).  The movers
 run in a process of their own, so the storm's frames do not queue in
 their event loop.  Progress goes to stderr with an ETA; the figures to stdout.

@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 import engine
+from engine.options import option_text
 from protocol import to_client as tc
 
 from .mirror import GameMirror, Update
@@ -48,14 +49,6 @@ def top_text(pile: dict[str, Any]) -> str:
     return pile["up"][-1] if pile["up"] else f"[{pile['down']}]" if pile["down"] else "--"
 
 
-def value_text(value: object) -> str:
-    if value is None:
-        return "none"
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    return str(value)
-
-
 def header(game: GameMirror) -> str:
     counters = " ".join(f"{name} {value}" for name, value in game.counters.items() if name != "score")
     parts = [game.title or game.game, game.game_id, f"seq {game.seq}", game.status, counters]
@@ -78,8 +71,8 @@ def render(game: GameMirror) -> str:
     lines = [header(game)]
     options = view.get("options") or {}
     extras = {key: value for key, value in view.items() if key not in SHOWN_ELSEWHERE}
-    settings = [f"{name}={value_text(value)}" for name, value in options.items()]
-    settings += [f"{name}: {value_text(value)}" for name, value in extras.items() if name not in options]
+    settings = [f"{name}={option_text(value)}" for name, value in options.items()]
+    settings += [f"{name}: {option_text(value)}" for name, value in extras.items() if name not in options]
     if settings:
         lines.append("  ".join(settings))
     piles: dict[str, dict[str, Any]] = view.get("piles", {})

@@ -1,8 +1,8 @@
 """The terminal client's commands: ``arena play``, ``arena watch``,
 ``arena analyse``, ``arena race create|join|rematch|watch``, ``arena leaderboard``, ``arena daily``,
-``arena records``, ``arena login`` and ``arena logout`` (``arena devices``
-is ``client.device_commands``'s; ``arena friends`` and ``arena challenge``
-are ``client.friend_commands``).
+``arena records``, ``arena login`` and ``arena logout``; ``arena devices``
+is ``client.device_commands``'s, ``arena friends`` and ``arena challenge``
+``client.friend_commands``'.
 
 The server URL comes from ``--server``, else ``ARENA_SERVER``, else the
 local default; the token from ``--token``, else ``ARENA_TOKEN``, else the

@@ -351,13 +351,13 @@ class ArenaClient(MirrorRouting):
 
     # ------------------------------------------------------------ requests
 
-    async def _call(self, message: ts.Request, *, gated: bool = True) -> ServerMessage:
+    async def _call(self, message: ts.Request, *, gated: bool = True, timeout: float | None = None) -> ServerMessage:
         if gated:
             await self.wait_open()
         link = self._link
         if link is None:
             raise ConnectionLost("not connected")
-        return await link.call(message, self.timeout)
+        return await link.call(message, self.timeout if timeout is None else timeout)
 
 
 async def connect_client(url: str = DEFAULT_URL, **options: Unpack[ClientOptions]) -> ArenaClient:

@@ -119,10 +119,21 @@ def register(subparsers: Subcommands, connection_flags: ParserFlags, identity: C
         description="Without an action, list your devices (* marks this terminal's).",
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
-    actions.add_parser("link", help="a one-time code to type on another device (arena login --code CODE there)")
-    revoke = actions.add_parser("revoke", help="revoke a device: its token stops working, its connections close")
+    actions.add_parser(
+        "link", help="a one-time code to type on another device (arena login --code CODE there)",
+        description="Print a one-time code, valid 10 minutes, that makes another device this same player: type "
+        "arena login --code CODE there (or enter it in the web client's Link a device).",
+    )
+    revoke = actions.add_parser(
+        "revoke", help="revoke a device: its token stops working, its connections close",
+        description="Revoke one of your devices: its token stops working on every server process at once and its "
+        "open connections close.",
+    )
     revoke.add_argument("device_id", metavar="ID", help="a device id from arena devices")
-    actions.add_parser("rotate", help="a new token for this terminal's device; the old one stops working")
+    actions.add_parser(
+        "rotate", help="a new token for this terminal's device; the old one stops working",
+        description="Replace this terminal's token with a new one and keep it; the old token stops working.",
+    )
     for each in (parser, *actions.choices.values()):
         each.add_argument("--token", default=os.environ.get("ARENA_TOKEN"), help="act as this player")
         connection_flags(each)

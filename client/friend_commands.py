@@ -106,12 +106,18 @@ def register(subparsers: Subcommands, connection_flags: ParserFlags, identity: C
         description="Without an action, your friend code and everyone you are linked to, with the state of each.",
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
-    add = actions.add_parser("add", help="ask the holder of a friend code to be friends")
+    add = actions.add_parser(
+        "add", help="ask the holder of a friend code to be friends",
+        description="Ask the holder of a friend code to be friends; if they had asked you, you are friends now.",
+    )
     add.add_argument("target", metavar="CODE", help="a friend code, e.g. 7KQ2-M9XD")
-    code = actions.add_parser("code", help="your friend code")
+    code = actions.add_parser(
+        "code", help="your friend code", description="Print your friend code, to share; --reissue replaces it."
+    )
     code.add_argument("--reissue", action="store_true", help="draw a new code; the old one stops working")
     for change in CHANGES:
-        changing = actions.add_parser(change, help=f"{change} a player (by name or id, as arena friends lists them)")
+        said = f"{change} a player (by name or id, as arena friends lists them)"
+        changing = actions.add_parser(change, help=said, description=said[0].upper() + said[1:] + ".")
         changing.add_argument("target", metavar="NAME_OR_ID")
     for each in (parser, *actions.choices.values()):
         each.add_argument("--token", default=os.environ.get("ARENA_TOKEN"), help="act as this player")

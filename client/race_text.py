@@ -15,10 +15,11 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from collections.abc import Mapping
 
+from engine.options import option_text
 from protocol import to_client as tc
 from protocol.to_server import OptionValue
 
-from .board import clock_text, value_text
+from .board import clock_text
 from .reveal import daily_proof
 from .race_mirror import RaceMirror
 
@@ -33,7 +34,7 @@ def invite_text(code: str) -> str:
 
 
 def options_text(options: Mapping[str, OptionValue]) -> str:
-    return " ".join(f"{name}={value_text(value)}" for name, value in options.items())
+    return " ".join(f"{name}={option_text(value)}" for name, value in options.items())
 
 
 def utc_text(milliseconds: int) -> str:

@@ -28,6 +28,12 @@ Reply = TypeVar("Reply", bound=tc.Event)
 Action = TypeVar("Action", bound=ts.GameAction)
 RaceDeal = ts.RaceDealKind
 Options = Mapping[str, ts.OptionValue]
+PROVEN_DEALS = ("daily", "winnable")
+PROVING_SECONDS = 120.0
+"""How long ``new_game`` waits for a proven deal (the day's daily, a
+winnable one): the server may have to prove it first, which takes
+seconds on a busy machine, well past a usual request's timeout."""
+
 DAILY_RETRY_FLOOR_SECONDS = 0.5
 DAILY_RETRY_CEILING_SECONDS = 5.0
 """How often ``daily(ready=True)`` asks again at most and at least: a
@@ -56,9 +62,10 @@ class ArenaRequests(ABC):
     timeout: float
 
     @abstractmethod
-    async def _call(self, message: ts.Request, *, gated: bool = True) -> ServerMessage:
+    async def _call(self, message: ts.Request, *, gated: bool = True, timeout: float | None = None) -> ServerMessage:
         """Send ``message`` and return its reply (``gated``: wait for the
-        connection to be open first)."""
+        connection to be open first; ``timeout``: seconds to wait for the
+        reply, default the client's)."""
 
     async def request(self, message: ts.Request) -> ServerMessage:
         """Send any request and return its reply (the message carrying its
@@ -102,7 +109,8 @@ class ArenaRequests(ABC):
         ``verified``).
         """
         request = ts.NewGame(game=game, deal=deal, options=dict(options or {}), practice=practice, position=position)
-        started = await self._ask(request, tc.GameStarted)
+        waits = deal in PROVEN_DEALS and max(self.timeout, PROVING_SECONDS)
+        started = expect(await self._call(request, timeout=waits or None), tc.GameStarted)
         mirror = self.games[started.game_id]
         try:
             await mirror.wait_until(lambda m: m.ready, self.timeout)

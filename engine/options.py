@@ -71,6 +71,14 @@ def format_option(value: Any) -> str:
     return str(value)
 
 
+def option_text(value: Any) -> str:
+    """An option value as people read it (a terminal's header, ``arena
+    solve``): on and off rather than the notation's true and false."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return format_option(value)
+
+
 def variant_name(declared: Iterable[Option], chosen: Mapping[str, Any]) -> str:
     """``name=value`` pairs of the options that make a different contest
     (a closed set of non-boolean choices: WordLink's draw and scoring,

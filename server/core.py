@@ -74,12 +74,12 @@ from server.storage.base import StorageError, StorageUnavailable, Store
 from server.social.devices import Devices
 from server.games.watching import Watching
 from server.social.bus import PlayerBus
+from server.social.presence import Presence
+from server.social.presence_leases import PresenceLeases
 from server.social.challenges import Challenges
 from server.social.friends import Friends
 from server.social.inbox import Inbox
 from protocol import friends as pf
-from server.social.presence import Presence
-from server.social.presence_leases import PresenceLeases
 
 log = logging.getLogger("arena.core")
 
@@ -240,7 +240,7 @@ class Hub:
 
     # ------------------------------------------------------------ connections
 
-    def connect(self, codec: Codec, outlet: Outlet, address: str) -> Peer:
+    def connect(self, codec: Codec, outlet: Outlet, address: str, connection_id: str | None = None) -> Peer:
         """A new connection from client ``address`` (``server.net.admission``:
         the adapter admitted it at the handshake); call ``disconnect`` when
         it ends.  Closing it with 1008 bars the address for the cool-down
@@ -252,7 +252,7 @@ class Hub:
                 self.admission.cool_down(address)
 
         limiter = RateLimiter(settings.rate_per_second, settings.rate_burst, settings.rate_strikes, self.monotonic())
-        peer = Peer(next(self._numbers), codec, outlet, limiter, settings.send_queue, address, closing)
+        peer = Peer(next(self._numbers), codec, outlet, limiter, settings.send_queue, address, closing, connection_id)
         self.peers.add(peer)
         return peer
 
@@ -306,7 +306,7 @@ class Hub:
             unavailable = Refusal(ErrorCode.STORAGE_UNAVAILABLE, "storage is unavailable, so this was not done; try again shortly")
             error(peer, unavailable, request_id)
         except Exception:
-            log.exception("failed to handle a message from %r", peer)
+            log.exception("failed to handle a message from %r", peer, extra={**peer.log_fields(), "error_code": "internal_error"})
             error(peer, Refusal(ErrorCode.INTERNAL_ERROR, "the server failed; nothing changed"), request_id)
 
     # ------------------------------------------------------------ life

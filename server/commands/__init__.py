@@ -30,7 +30,7 @@ def run_with_settings(
         return EXIT_USAGE
     try:
         return asyncio.run(main(settings))
-    except UnknownStorageURL as error:
+    except (UnknownStorageURL, SettingsError) as error:
         print(f"arena {command}: bad setting: {error}", file=sys.stderr)
         return EXIT_USAGE
     except (StorageError, OSError) as error:

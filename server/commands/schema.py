@@ -17,7 +17,12 @@ from server.runtime.settings import Settings
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("schema", help="print the protocol's JSON Schema (or its AsyncAPI document)")
+    parser = subparsers.add_parser(
+        "schema",
+        help="print the protocol's JSON Schema (or its AsyncAPI document)",
+        description="Print the JSON Schema of every message a client sends and receives, generated from the models "
+        "the server itself validates with, for writing or checking a client in another language.",
+    )
     parser.add_argument("--out", type=Path, metavar="FILE", help="write to FILE instead of standard output")
     parser.add_argument(
         "--asyncapi", action="store_true", help="the AsyncAPI 3.0 document instead: channel, messages, operations, close codes"

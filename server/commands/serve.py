@@ -20,6 +20,7 @@ import argparse
 import asyncio
 import logging
 import signal
+from pathlib import Path
 from typing import Any, get_args
 from urllib.parse import urlsplit
 
@@ -29,7 +30,7 @@ from server.runtime.exits import EXIT_OK
 from server.runtime.version import arena_version
 from server.runtime.data_dir import DATABASE_FILE, open_data_dir, with_default_data_dir
 from server.runtime.entropy import SystemEntropy
-from server.runtime.logs import configure_logging
+from server.runtime.logs import configure_logging, stdout_line
 from server.runtime.settings import Settings, env_name
 from server.storage import MEMORY_URL
 
@@ -54,10 +55,14 @@ def register(subparsers: Any) -> None:
     )
     fields = Settings.model_fields
     parser.add_argument(
-        "--log-level", choices=get_args(fields["log_level"].annotation), help=f"default {Settings().log_level}"
+        "--log-level", type=str.lower, choices=get_args(fields["log_level"].annotation), help=f"any case; default {Settings().log_level}"
     )
     parser.add_argument(
-        "--log-format", choices=get_args(fields["log_format"].annotation), help=f"default {Settings().log_format}"
+        "--log-format", type=str.lower, choices=get_args(fields["log_format"].annotation), help=f"default {Settings().log_format}"
+    )
+    parser.add_argument("--log-config", metavar="FILE", help=fields["log_config"].description)
+    parser.add_argument(
+        "--access-log", action="store_const", const=True, help="log one line per HTTP request (arena.access)"
     )
     parser.set_defaults(handler=_serve)
 
@@ -74,6 +79,8 @@ def _serve(args: argparse.Namespace) -> int:
                     data_dir=args.data_dir,
                     log_level=args.log_level,
                     log_format=args.log_format,
+                    log_config=args.log_config,
+                    access_log=args.access_log,
                 )
             )
         ),
@@ -93,7 +100,9 @@ def store_text(url: str | None) -> str:
 async def _main(settings: Settings) -> int:
     from server.transport.app import ArenaServer, run
 
-    configure_logging(settings.log_level, settings.log_format)
+    configure_logging(
+        settings.log_level, settings.log_format, config_file=None if settings.log_config is None else Path(settings.log_config)
+    )
     open_data_dir(settings, SystemEntropy())
     if settings.redis_url is None:
         log.warning(
@@ -107,10 +116,12 @@ async def _main(settings: Settings) -> int:
         loop.add_signal_handler(signum, stop.set)
 
     def announce(server: ArenaServer) -> None:
-        log.info("arena %s listening on %s, store %s", arena_version(), server.url, store_text(settings.redis_url))
-        print(f"arena: listening on {server.url}", flush=True)
+        version, store = arena_version(), store_text(settings.redis_url)
+        fields = {"url": server.url, "store": store, "version": version}
+        log.info("arena %s listening on %s, store %s", version, server.url, store, extra=fields)
+        print(stdout_line(settings.log_format, log.name, f"listening on {server.url}", url=server.url), flush=True)
 
     await run(settings, stop, announce)
     log.info("stopped")
-    print("arena: stopped", flush=True)
+    print(stdout_line(settings.log_format, log.name, "stopped"), flush=True)
     return EXIT_OK

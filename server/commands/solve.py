@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import engine
+from engine.options import option_text
 from engine.solver import DEFAULT_BUDGET, solve
 from engine.solver.certify import BUILD_BUDGET, candidate_seeds, certify
 from engine.solver.pools import (
@@ -59,19 +60,37 @@ VERIFY_LINES_EVERY = 10.0
 
 
 def register(subparsers: Any) -> None:
-    solve_parser = subparsers.add_parser("solve", help="solve one deal and print the winning line")
+    solve_parser = subparsers.add_parser(
+        "solve",
+        help="solve one deal and print the winning line",
+        description="Search one deal for a win with the solver the server proves deals with, and print its result, "
+        "the nodes searched and the winning line in the game's notation. Ends with the search, whatever it found, "
+        "within --budget nodes.",
+    )
     solve_parser.add_argument("game", choices=sorted(engine.GAMES))
-    solve_parser.add_argument("--deal", type=int, required=True)
+    solve_parser.add_argument("--deal", type=int, required=True, help="the deal number, as new_game takes it")
     solve_parser.add_argument("--draw", type=int, choices=(1, 3), help="WordLink: cards per draw")
-    solve_parser.add_argument("--budget", type=int, default=DEFAULT_BUDGET, metavar="NODES")
+    solve_parser.add_argument(
+        "--budget", type=int, default=DEFAULT_BUDGET, metavar="NODES", help=f"nodes to search at most (default {DEFAULT_BUDGET})"
+    )
     solve_parser.set_defaults(handler=_solve)
 
-    deals = subparsers.add_parser("deals", help="verified deal pools")
+    deals = subparsers.add_parser(
+        "deals",
+        help="verified deal pools",
+        description="The pools of deals proven winnable that 'winnable' games and races draw from: each deal with "
+        "its certificate (a winning line checked by replaying it).",
+    )
     actions = deals.add_subparsers(dest="deals_command", metavar="ACTION")
-    verify = actions.add_parser("verify", help="build or extend a pool of verified deals (resumable)")
+    verify = actions.add_parser(
+        "verify",
+        help="build or extend a pool of verified deals (resumable)",
+        description="Solve deals one after another from the pool's next deal and keep each one proven winnable, "
+        "until the pool holds --count deals. Stopped and started again, it goes on where it stopped.",
+    )
     verify.add_argument("game", choices=sorted(engine.GAMES))
     verify.add_argument("--variant", choices=sorted(VARIANTS), help="default: the game's only pool, or klondike-draw1")
-    verify.add_argument("--count", type=int, help="verified deals wanted (default: the pool's target, engine.solver.pools.TARGETS)")
+    verify.add_argument("--count", type=int, help="verified deals wanted (default: the pool's target size)")
     verify.add_argument("--budget", type=int, default=BUILD_BUDGET, metavar="NODES", help="per attempt")
     verify.add_argument(
         "--file",
@@ -101,7 +120,7 @@ def _solve(args: argparse.Namespace) -> int:
     finally:
         progress.finish()
     elapsed = time.perf_counter() - started
-    print(f"{game.title} deal {args.deal} {' '.join(f'{k}={v}' for k, v in game.options.items())}")
+    print(f"{game.title} deal {args.deal} {' '.join(f'{k}={option_text(v)}' for k, v in game.options.items())}")
     print(f"result: {found.result}")
     print(f"nodes: {found.nodes}  time: {elapsed:.2f} s  moves: {len(found.moves)}")
     if found.moves:

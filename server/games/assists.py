@@ -69,7 +69,7 @@ from server.runtime.settings import Settings
 from server.model.records import Action
 from server.model.visibility import Assist, Facts, assist_refusal, check_assist
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("arena.assists")
 
 
 def played_line(log: list[Action]) -> list[str]:

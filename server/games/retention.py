@@ -102,7 +102,7 @@ class Sweeper:
                 self.size = await self._store.size()
         except (StorageError, TimeoutError) as error:
             self.size = None
-            log.info("could not sweep or measure the store: %s", error or "timed out")
+            log.warning("could not sweep or measure the store: %s", error or "timed out")
 
     def start(self) -> None:
         """Sweep every ``retention_sweep_seconds`` until ``close``."""

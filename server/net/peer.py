@@ -54,8 +54,12 @@ class Peer:
         queue_limit: int,
         address: str,
         on_close: Callable[[int], None],
+        connection_id: str | None = None,
     ) -> None:
         self.number = number
+        self.connection_id = connection_id or str(number)
+        """The id the log names this connection by, on every line about it
+        (the adapter's, so its open and close lines agree)."""
         self.address = address
         self.on_close = on_close
         self.codec = codec
@@ -73,7 +77,15 @@ class Peer:
 
     def __repr__(self) -> str:
         who = self.player.player_id if self.player else "anonymous"
-        return f"<Peer #{self.number} {who} {self.codec.subprotocol}>"
+        return f"connection {self.connection_id} ({who}, {self.codec.subprotocol})"
+
+    def log_fields(self) -> dict[str, str | None]:
+        """The structured fields of a log record about this connection (``server.runtime.logs``)."""
+        return {
+            "connection": self.connection_id,
+            "peer": self.address,
+            "player": self.player.player_id if self.player else None,
+        }
 
     @property
     def bot(self) -> bool:

@@ -336,5 +336,5 @@ class RaceDesk:
         try:
             await self.ledgers.change(room, lambda state, now: state.presence_entry(player_id, connected, now))
         except (Refusal, StorageError) as error:
-            log.info("could not record the presence of %s in %s: %s", player_id, room.race_id, error)
+            log.warning("could not record the presence of %s in %s: %s", player_id, room.race_id, error)
         self.ledgers.release(room)

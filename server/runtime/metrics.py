@@ -9,6 +9,11 @@ queues, races by phase) are read from the hub at each scrape by
 ``HubGauges``, so they are never stale.  Every labelled child is created
 up front, so a series exists at 0 before its first event and ``rate()``
 sees that first event.
+
+No ``*_created`` series: the library would add one per counter and
+histogram (the time it was made), which the text format exposes as
+extra gauge families that dashboards do not use and that double what a
+scrape carries.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, Info, ProcessCollector
+from prometheus_client import CollectorRegistry, Counter, Histogram, Info, ProcessCollector, disable_created_metrics
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.exposition import generate_latest
 from prometheus_client.registry import Collector
@@ -26,6 +31,8 @@ from prometheus_client.registry import Collector
 from protocol import ErrorCode
 from server.model.race_phases import COUNTDOWN, EXPIRED, FINISHED, LOBBY, RUNNING
 from server.runtime.version import arena_version
+
+disable_created_metrics()
 
 RACE_EVENTS = ("created", "started", "finished")
 CATCH_UP_CAUSES = ("gap", "audit", "watch")

@@ -17,9 +17,9 @@ from __future__ import annotations
 import difflib
 import os
 from pathlib import Path
-from typing import Any, Literal, Mapping
+from typing import Annotated, Any, Literal, Mapping
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from engine.solver.compiled import PURE_ENV as SOLVER_PURE_VARIABLE
 
@@ -37,6 +37,11 @@ OTHER_VARIABLES = {
 who reads them and what they mean.  Known, so never refused, but not
 server settings (the solver runs in the server's worker processes too, and
 reads its variable itself, as the engine takes no settings)."""
+
+
+def _lower_case(value: Any) -> Any:
+    """Levels and formats in any case: ``DEBUG`` is what logging itself prints."""
+    return value.lower() if isinstance(value, str) else value
 
 
 class SettingsError(ValueError):
@@ -233,12 +238,19 @@ class Settings(BaseModel):
         description="after a connection is closed with 1008, its address may not connect for this long (one HTTP 429, "
         "then resets unanswered)",
     )
-    log_level: Literal["debug", "info", "warning", "error"] = Field(
-        "info", description="least severe log records written to standard error (arena serve --log-level)"
+    log_level: Annotated[Literal["debug", "info", "warning", "error"], BeforeValidator(_lower_case)] = Field(
+        "info", description="least severe log records written to standard error (arena serve --log-level; any case)"
     )
-    log_format: Literal["text", "json"] = Field(
-        "text", description="log lines as text (time, level, logger, message) or one JSON object each"
+    log_format: Annotated[Literal["text", "json"], BeforeValidator(_lower_case)] = Field(
+        "text",
+        description="log lines, and the listening and stopped lines on standard output, as text or one JSON object each",
     )
+    log_config: str | None = Field(
+        None,
+        description="a JSON file holding a logging.config dictionary, which then configures the log instead of "
+        "log_level and log_format (none: those two)",
+    )
+    access_log: bool = Field(False, description="one INFO line per HTTP request (logger arena.access): method, path, status, time")
     forwarded_for_header: str | None = Field(
         None,
         description="trusted header your proxy sets to the client address, e.g. X-Forwarded-For (its last entry counts); "

@@ -114,7 +114,7 @@ class Subscription(ABC):
     async def close(self) -> None: ...
 
 
-class Store(DeviceStore, PresenceStore, ABC):
+class Store(PresenceStore, DeviceStore, ABC):
     """The storage API the server uses; see the module docstring (a player's
     devices: ``DeviceStore``; presence: ``.presence``)."""
 

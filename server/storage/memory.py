@@ -30,7 +30,7 @@ from server.model.records import Action, Announcement, Finish, GameResult, Leade
 from server.model.records import SessionHeader
 
 
-class MemoryStore(MemoryIdentities, MemoryPresence, Store):
+class MemoryStore(MemoryPresence, MemoryIdentities, Store):
     """Expiry deadlines are keyed by ("session", game id), ("board", board),
     ("setting", name), ("document:" + kind, key) or ("index:" + kind,
     index), so no document kind can clash with the others.  Identities
@@ -38,7 +38,7 @@ class MemoryStore(MemoryIdentities, MemoryPresence, Store):
 
     def __init__(self, clock: Clock = wall_clock_ms, retention: Retention = DEFAULT_RETENTION) -> None:
         MemoryIdentities.__init__(self, clock, retention.identity_seconds)
-        MemoryPresence.__init__(self, self._now, retention.identity_seconds)
+        MemoryPresence.__init__(self, lambda: clock() / 1000, retention.identity_seconds)
         self._headers: dict[str, SessionHeader] = {}
         self._logs: dict[str, list[Action]] = {}
         self._expires: dict[tuple[str, str], float] = {}

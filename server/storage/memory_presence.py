@@ -42,7 +42,7 @@ class MemoryPresence(PresenceStore):
             return None
         return kept
 
-    def _presence_written(self, player_id: str) -> _Kept:
+    def _kept_written(self, player_id: str) -> _Kept:
         kept = self._kept_of(player_id) or self._kept.setdefault(player_id, _Kept(self._seconds()))
         kept.written_s = self._seconds()
         return kept
@@ -56,7 +56,7 @@ class MemoryPresence(PresenceStore):
 
     async def put_presence(self, origin: str, player_id: str, live: LivePresence | None, now_ms: int) -> None:
         held_by = self._held_by
-        kept = self._presence_written(player_id)
+        kept = self._kept_written(player_id)
         kept.last_seen_ms = max(kept.last_seen_ms or 0, now_ms)
         if live is None:
             kept.live.pop(origin, None)
@@ -78,7 +78,7 @@ class MemoryPresence(PresenceStore):
         return found
 
     async def hide_presence(self, player_id: str, hidden_seen_ms: int | None) -> None:
-        self._presence_written(player_id).hidden_seen_ms = hidden_seen_ms
+        self._kept_written(player_id).hidden_seen_ms = hidden_seen_ms
 
     async def reap_presence_leases(self, now_ms: int, limit: int = 100) -> list[DeadLease]:
         leases, held_by, kept_by = self._leases, self._held_by, self._kept

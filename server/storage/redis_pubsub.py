@@ -37,7 +37,7 @@ from .base import OnResume, StorageUnavailable, Subscription
 from .redis_errors import REDIS_DOWN, unavailable
 from .redis_pool import RedisClient
 
-logger = logging.getLogger(__name__)
+logger = logging.getLogger("arena.store")
 
 FIRST_BACKOFF_SECONDS = 0.05
 MAX_BACKOFF_SECONDS = 2.0

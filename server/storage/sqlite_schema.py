@@ -92,7 +92,6 @@ written; until then a player's own token is its one device), link codes
 and attempt counters.  Only tables are added: every player of a file
 written before keeps its token."""
 
-
 PRESENCE = """
 CREATE TABLE presence_leases (origin TEXT PRIMARY KEY, deadline_ms INTEGER NOT NULL, renewed_ms INTEGER NOT NULL)
     WITHOUT ROWID;
@@ -106,7 +105,6 @@ CREATE TABLE presence_kept (
 """
 """Presence (``server.storage.sqlite_presence``): leases of server processes,
 the players each holds, and each player's last seen and appear-offline."""
-
 MIGRATIONS: tuple[str, ...] = (VERSION_1, DEVICES, PRESENCE)
 PRIVATE_FILE_MODE = 0o600
 """A new database is its owner's alone, as the data directory's secret is:

@@ -6,8 +6,8 @@ to another store").
 Everything goes through the ``Store`` interface, so any back end copies
 to any other.  The file is one JSON object per line: a header (``format``,
 ``version``, ``exported_ms``, ``counts`` of each ``type``), then players
-(with their token hash, address, records, Vegas earnings, devices, last
-seen and appear-offline setting), settings,
+(with their token hash, address, records, Vegas earnings, devices, last seen
+and appear-offline setting), settings,
 stocks, documents, document indexes, leaderboards and sessions (header,
 log, whether the game's end is still to settle).  Each lifetime is kept as
 the wall-clock time it ends (``expires_ms``, absent: for ever), so an

@@ -45,10 +45,11 @@ from protocol import to_client as tc
 from server.net.admission import Denial, SocketPeer
 from server.core import Hub, wall_clock_ms
 from server.transport.keepalive import screened_by
-from server.transport.listener import LISTEN_BACKLOG, screened_listener
+from server.transport.listener import LISTEN_BACKLOG, host_and_port, screened_listener
 from server.transport.outlet import WebSocketOutlet
 from server.games.retention import Sweeper, retention_of
 from server.runtime.entropy import Entropy
+from server.runtime.logs import WEBSOCKETS_LOGGER
 from server.runtime.scheduler import LoopScheduler, Scheduler
 from server.runtime.workers import WorkerPool
 from server.runtime.settings import Settings
@@ -56,6 +57,7 @@ from server.storage import StorageRefused, StorageUnavailable, Store, open_store
 from server.transport.web import METHODS, METRICS_CONTENT_TYPE, respond, site_response
 
 log = logging.getLogger("arena.app")
+access = logging.getLogger("arena.access")
 
 WEBSOCKET_PATH = "/ws"
 ADMISSION_PATH = "/admission"
@@ -126,6 +128,7 @@ class ArenaServer:
             process_request=self._process_request,
             create_connection=screened_by(self._another_request),
             compression="deflate" if settings.compression else None,
+            logger=logging.getLogger(WEBSOCKETS_LOGGER),
             max_size=settings.max_frame_bytes,
             ping_interval=settings.ping_interval,
             ping_timeout=settings.ping_timeout,
@@ -140,7 +143,7 @@ class ArenaServer:
 
     @property
     def url(self) -> str:
-        return f"ws://{self.settings.host}:{self.port}{WEBSOCKET_PATH}"
+        return f"ws://{host_and_port(self.settings.host, self.port)}{WEBSOCKET_PATH}"
 
     async def __aenter__(self) -> ArenaServer:
         await self.start()
@@ -158,8 +161,8 @@ class ArenaServer:
         codec = codec_for(connection.subprotocol)
         outlet = WebSocketOutlet(connection, codec.text, self.settings.write_timeout_seconds)
         address = self._addresses[connection]
-        peer = self.hub.connect(codec, outlet, address)
-        log.info("connection %s opened from %s (%s)", connection.id.hex[:8], address, connection.subprotocol)
+        peer = self.hub.connect(codec, outlet, address, connection.id.hex[:8])
+        log.info("%r opened from %s", peer, address, extra=peer.log_fields())
         outlet.start(peer)
         self._outlets.add(outlet)
         try:
@@ -179,9 +182,25 @@ class ArenaServer:
             self.hub.disconnect(peer)
             self._outlets.discard(outlet)
             await outlet.finish()
-            log.info("connection %s closed with code %s", connection.id.hex[:8], connection.close_code)
+            log.info("%r closed with code %s", peer, connection.close_code, extra={**peer.log_fields(), "close_code": connection.close_code})
 
     async def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        """Answer one HTTP request (None: upgrade it to the WebSocket),
+        with its line in the access log when the operator asked for one."""
+        if not self.settings.access_log:
+            return await self._answer(connection, request)
+        started = time.monotonic()
+        response = await self._answer(connection, request)
+        status = 101 if response is None else response.status_code
+        duration_ms = round((time.monotonic() - started) * 1000, 3)
+        peer = self._address(connection, request)
+        access.info(
+            "%s %s %s %s %.3f ms", peer, request.method, request.path, status, duration_ms,
+            extra={"peer": peer, "method": request.method, "path": request.path, "status": status, "duration_ms": duration_ms},
+        )
+        return response
+
+    async def _answer(self, connection: ServerConnection, request: Request) -> Response | None:
         path = urlsplit(request.path).path
         remote = connection.remote_address
         notice = self.hub.admission.notice((remote[0], remote[1])) if remote else None

@@ -149,10 +149,20 @@ def screened_listener(
         listener.barred_seconds = barred_seconds
         listener.dropping = set()
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind(address)
+        try:
+            listener.bind(address)
+        except OSError as error:
+            refused = OSError(f"cannot listen on {host_and_port(host, port)}: {error.strerror}")
+            refused.errno = error.errno
+            raise refused from error
         listener.listen(LISTEN_BACKLOG)
         listener.setblocking(False)
     except BaseException:
         listener.close()
         raise
     return listener
+
+
+def host_and_port(host: str, port: int) -> str:
+    """``host:port`` as a URL writes it: an IPv6 address in brackets."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"

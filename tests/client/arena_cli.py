@@ -60,6 +60,7 @@ class Running:
     async def expect(self, pattern: str) -> re.Match[str]:
         """Read lines until one matches ``pattern``; its match."""
         assert self.process.stdout is not None
+        raw: bytes | None = None
         try:
             async with asyncio.timeout(WAIT_SECONDS):
                 while raw := await self.process.stdout.readline():
@@ -69,7 +70,11 @@ class Running:
                         return found
         except TimeoutError:
             pass
-        raise AssertionError(f"no line matched {pattern!r}; the output so far:\n" + "\n".join(self.lines))
+        ended = self.process.returncode is not None or raw == b""
+        errors = ""
+        if ended and self.process.stderr is not None:
+            errors = "\nit ended; its standard error:\n" + (await self.process.stderr.read()).decode()[-8000:]
+        raise AssertionError(f"no line matched {pattern!r}; the output so far:\n" + "\n".join(self.lines) + errors)
 
     async def send(self, *lines: str) -> None:
         assert self.process.stdin is not None

@@ -235,7 +235,7 @@ class _ScriptedDailies(ArenaRequests):
         self.replies = replies
         self.asked = 0
 
-    async def _call(self, message: ts.Request, *, gated: bool = True) -> ServerMessage:
+    async def _call(self, message: ts.Request, *, gated: bool = True, timeout: float | None = None) -> ServerMessage:
         assert isinstance(message, ts.Daily)
         self.asked += 1
         return self.replies.pop(0)

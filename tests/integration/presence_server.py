@@ -1,10 +1,10 @@
 """``arena serve``, with a friend relation of the test's own: the server
 process a presence test kills.
 
-The friend graph is not this server's yet; presence takes it as two calls
-(``Presence.use_friends``), so a test process hands it a small relation,
-given as JSON on the command line, and everything else is the real
-server on the real store.  Run as ``python -m tests.integration.presence_server
+Presence takes the friend graph as two calls (``Presence.use_friends``);
+this server hands it a relation of the test's own, given as JSON on the
+command line, in place of the friends part's, so the test needs no
+friend requests; everything else is the real server on the real store.  Run as ``python -m tests.integration.presence_server
 FRIENDS_JSON --port PORT --redis URL`` (what ``ServerProcess`` passes).
 """
 

@@ -150,7 +150,7 @@ async def test_a_player_and_a_spectator_through_one_port_land_on_both_processes(
     assert [shared_part(diff) for diff in seen] == [shared_part(reply) for reply in replies]
 
     logs = [process.log() for process in processes]
-    counted = [[address for address in (PLAYER_ADDRESS, SPECTATOR_ADDRESS) if f"opened from {address} " in log]
+    counted = [[address for address in (PLAYER_ADDRESS, SPECTATOR_ADDRESS) if f"opened from {address}\n" in log]
                for log in logs]
     assert sorted(counted) == [[PLAYER_ADDRESS], [SPECTATOR_ADDRESS]], (
         "one connection on each process (leastconn), each counted by the client's address, not haproxy's:\n"

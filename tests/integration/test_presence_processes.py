@@ -3,7 +3,7 @@ connected to one shows online to a friend connected to the other, and
 after ``kill -9`` of its process shows offline there within the bound
 ``docs/social.md`` gives (``lease_seconds + renew_seconds``, 13 s).
 
-The servers are ``arena serve`` with a friend relation of the test's own
+The servers are ``arena serve``'s with a friend relation of the test's own
 (``tests/integration/presence_server.py``); the delay is waited for with
 a generous hang bound and printed, never asserted against the machine's
 speed.

@@ -67,6 +67,7 @@ async def test_metrics_parse_as_prometheus_text_with_histograms_counters_and_bui
     status, headers, body = await http_get(site.port, "/metrics")
     assert status == 200 and headers["content-type"] == CONTENT_TYPE_LATEST
     families = {family.name: family for family in text_string_to_metric_families(body.decode())}
+    assert not [line for line in body.decode().splitlines() if "_created" in line], "no *_created series"
     samples = {
         (sample.name, tuple(sorted(sample.labels.items()))): sample.value
         for family in families.values()
