@@ -298,6 +298,11 @@ class Hub:
 
     # ------------------------------------------------------------ life
 
+    @property
+    def requests_in_flight(self) -> int:
+        """Requests being handled now (a proof a new game waits for counts)."""
+        return self._inflight
+
     def live_games(self) -> int:
         return sum(1 for room in self.rooms.values() if room.session.result is None)
 
