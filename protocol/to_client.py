@@ -18,6 +18,7 @@ from .devices import DeviceEntry, DeviceList, DeviceRevoked, LinkCode, TokenRota
 from .errors import ErrorCode
 from .friends import FriendCodeReply, FriendEntry, FriendList, FriendReply, Notification, NotificationEntry, NotificationList
 from .parts import Event, Owner, Part, Result, Status, empty
+from .presence import Activity, PlayerPresence, Presence, Presences
 from .standings import (
     DailyDeal,
     DailyPending,
@@ -48,6 +49,7 @@ __all__ = [
     "NotificationEntry",
     "NotificationList",
     "Ack",
+    "Activity",
     "ActionDone",
     "AnalysisReply",
     "CatalogueChoice",
@@ -83,7 +85,10 @@ __all__ = [
     "Part",
     "PileOp",
     "PileView",
+    "PlayerPresence",
     "Pong",
+    "Presence",
+    "Presences",
     "TokenRotated",
     "Race",
     "RaceEvent",
@@ -358,6 +363,7 @@ ServerMessage = Annotated[
         Race, RaceProgress, Races, RecordsReply, DailyInfo, LeaderboardPage,
         LinkCode, DeviceList, DeviceRevoked, TokenRotated,
         FriendList, FriendCodeReply, FriendReply, Notification, NotificationList,
+        Presence, Presences,
     ],
     Field(discriminator="type"),
 ]

@@ -340,12 +340,36 @@ class RotateToken(Request):
     type: Literal["rotate_token"] = "rotate_token"
 
 
+class SetPresence(Request):
+    """Say you are away (``away``: a hidden browser tab, a locked phone)
+    or back.  Any other request but ``ping`` says you are back, too.
+    Replied with ``ack``."""
+
+    type: Literal["set_presence"] = "set_presence"
+    away: bool
+
+
+class AppearOffline(Request):
+    """Appear offline to your friends (``on``), or stop; kept for your
+    player on every device.  Replied with ``ack``."""
+
+    type: Literal["appear_offline"] = "appear_offline"
+    on: bool
+
+
+class FriendsPresence(Request):
+    """The presence of each of your friends at once (``presences``)."""
+
+    type: Literal["friends_presence"] = "friends_presence"
+
+
 ClientMessage = Annotated[
     Union[
         Hello, NewGame, Move, AutoMove, Undo, Redo, Hint, Finish, Analyse, Replay, Restart, Resign, Watch, Unwatch, Resync, ListGames, Catalogue, Ping,
         CreateRace, JoinRace, StartRace, WatchRace, UnwatchRace, Rematch, ListRaces, Records, Daily, Leaderboard,
         LinkDevice, ListDevices, RevokeDevice, RotateToken,
         Friends, FriendCode, FriendAdd, FriendChange, Notifications, ReadNotifications, Challenge, ChallengeAnswer,
+        SetPresence, AppearOffline, FriendsPresence,
     ],
     Field(discriminator="type"),
 ]

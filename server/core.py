@@ -74,6 +74,8 @@ from server.storage.base import StorageError, StorageUnavailable, Store
 from server.social.devices import Devices
 from server.games.watching import Watching
 from server.social.bus import PlayerBus
+from server.social.presence import Presence
+from server.social.presence_leases import PresenceLeases
 from server.social.challenges import Challenges
 from server.social.friends import Friends
 from server.social.inbox import Inbox
@@ -141,6 +143,8 @@ class Hub:
         self.bus = PlayerBus(store, origin, self.outbox)
         """Every message for a player rather than a game, on every process (``server.social``)."""
         self.devices = Devices(settings, store, now, entropy.stream("devices"), self.outbox, lambda: self.peers, origin)
+        self.presence = Presence(store, origin, now, scheduler, self.bus, self.outbox)
+        self.presence_leases = PresenceLeases(store, self.presence, now, scheduler)
         self.lobby = Lobby(
             settings, store, now, entropy.stream("lobby"), self.admission, self.keeper.today, self.outbox, self.tables,
             self.play.live_headers, self.watching.watch_game, self.races.rejoin, self.devices,
@@ -154,6 +158,7 @@ class Hub:
         # The edges that point up the stack, wired once everything exists.
         self.watching.hidden_from = self.lobby.hidden_from = self.friends.blocks
         self.inbox.use_friends(self.friends.friends_of)
+        self.presence.use_friends(self.friends.friends_of, self.friends.blocks)
         self.tables.on_ended(self.inbox.game_ended)
         self.tables.tell(self.delivery)
         self.tables.on_release(ledgers.release_if_idle)
@@ -162,6 +167,10 @@ class Hub:
         )
         self.outbox.on_overflow(self.watching.resync)
         self.outbox.on_overflow(self.races.resync)
+        self.bus.on_arrival(self.presence.arrived)
+        self.bus.on_departure(self.presence.departed)
+        self.bus.on_resume(self.presence.resumed)
+        self.play.on_playing(self.presence.playing)
         self.closing = False
         self._numbers = itertools.count(1)
         self._inflight = 0
@@ -215,6 +224,9 @@ class Hub:
             pf.ReadNotifications: self.inbox.read,
             pf.Challenge: self.challenges.challenge,
             pf.ChallengeAnswer: self.challenges.answer,
+            ts.SetPresence: self.presence.set_presence,
+            ts.AppearOffline: self.presence.appear_offline,
+            ts.FriendsPresence: self.presence.friends_presence,
         }
 
     async def _connected_here(self, player_id: str) -> bool:
@@ -281,6 +293,7 @@ class Hub:
         try:
             message = peer.codec.decode(frame)
             request_id = message.id
+            self.presence.heard(peer, message)
             if self.closing and not isinstance(message, ts.Ping):
                 raise Refusal(ErrorCode.SHUTTING_DOWN, "the server is shutting down; reconnect in a moment")
             await self._handlers[type(message)](peer, message)
@@ -326,6 +339,7 @@ class Hub:
         the store's epoch, comparing the games held with the store, and
         hearing what other processes tell players connected here."""
         await self.bus.start()
+        await self.presence_leases.start()
         if self.settings.prepare_dailies:
             self.keeper.start()
         self._epoch_task = asyncio.create_task(self._watch_epoch(), name="store epoch")
@@ -377,4 +391,6 @@ class Hub:
         await self.race_deals.close()
         await self.workers.close()
         await self.tables.close()
+        await self.presence.close()
+        await self.presence_leases.close()
         await self.bus.close()
