@@ -153,7 +153,7 @@ class Hub:
         self.friends = Friends(settings, store, now, entropy.stream("friends"), self.outbox, self.inbox.tell_friends_event)
         self.challenges = Challenges(
             settings, store, now, entropy.stream("challenges"), self.outbox, self.friends.are_friends, self.inbox.notify, self.races.host,
-            self.races.join, self._connected_here,
+            self.races.join, self._online,
         )
         # The edges that point up the stack, wired once everything exists.
         self.watching.hidden_from = self.lobby.hidden_from = self.friends.blocks
@@ -229,11 +229,12 @@ class Hub:
             ts.FriendsPresence: self.presence.friends_presence,
         }
 
-    async def _connected_here(self, player_id: str) -> bool:
-        """Whether a player is online, as far as this process knows (its own
-        connections); presence, which knows every process's, may replace it
-        (``Challenges.is_online``)."""
-        return bool(self.bus.connections(player_id))
+    async def _online(self, player_id: str) -> bool:
+        """Whether a player is online (or away) on any process, as its
+        friends see it (``Challenges.is_online``): a player who appears
+        offline is offline to a challenge too, or the refusal would tell."""
+        seen = await self.presence.presence_of([player_id])
+        return seen[player_id].state != "offline"
 
     def _now(self) -> int:
         return self.clock()
@@ -310,6 +311,11 @@ class Hub:
             error(peer, Refusal(ErrorCode.INTERNAL_ERROR, "the server failed; nothing changed"), request_id)
 
     # ------------------------------------------------------------ life
+
+    @property
+    def requests_in_flight(self) -> int:
+        """Requests being handled now (a proof a new game waits for counts)."""
+        return self._inflight
 
     def live_games(self) -> int:
         return sum(1 for room in self.rooms.values() if room.session.result is None)

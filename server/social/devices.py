@@ -39,27 +39,11 @@ from server.runtime.entropy import Entropy
 from server.runtime.settings import Settings
 from server.storage.base import Store, Subscription
 from server.storage.devices_base import Device
+from server.model.codes import LINK_CODE
 
 CHANNEL = "devices"
 CLOSE_REVOKED = 4001
-CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-CROCKFORD_READS = str.maketrans({"I": "1", "L": "1", "O": "0", "-": None, " ": None})
-LINK_CODE_LENGTH = 10
 HOUR = 3600
-
-
-def normalize_link_code(text: str) -> str | None:
-    """The code as hashed, or None when it cannot be one."""
-    code = text.upper().translate(CROCKFORD_READS)
-    if len(code) != LINK_CODE_LENGTH or any(char not in CROCKFORD for char in code):
-        return None
-    return code
-
-
-def new_link_code(entropy: Entropy) -> str:
-    """A new code as shown: ``XXXXX-XXXXX``."""
-    code = "".join(entropy.choice(CROCKFORD) for _ in range(LINK_CODE_LENGTH))
-    return code[:5] + "-" + code[5:]
 
 
 def _entry(device: Device, peer: Peer) -> tc.DeviceEntry:
@@ -96,7 +80,7 @@ class Devices:
         if address_tries > self._settings.link_redeems_per_hour:
             raise Refusal(ErrorCode.TOO_MANY_ATTEMPTS,
                           "too many link codes tried from this address within the hour; try again later")
-        code = normalize_link_code(text)
+        code = LINK_CODE.normalize(text)
         player_id = None if code is None else await self._store.take_link_code(hash_token(code))
         player = None if player_id is None else await self._store.get_player(player_id)
         if player is None:
@@ -165,11 +149,10 @@ class Devices:
         if await self._store.count_attempt(f"link-codes:{player.player_id}", HOUR) > settings.link_codes_per_hour:
             raise Refusal(ErrorCode.TOO_MANY_ATTEMPTS,
                           f"at most {settings.link_codes_per_hour} link codes an hour; try again later")
-        code = new_link_code(self._entropy)
-        await self._store.put_link_code(hash_token(normalize_link_code(code) or ""), player.player_id,
-                                        settings.link_code_seconds)
+        code = LINK_CODE.code_from(self._entropy.token_bytes(LINK_CODE.random_bytes))
+        await self._store.put_link_code(hash_token(code), player.player_id, settings.link_code_seconds)
         expires = self._clock() + settings.link_code_seconds * 1000
-        self._outbox.send(peer, tc.LinkCode(id=message.id, code=code, expires=expires))
+        self._outbox.send(peer, tc.LinkCode(id=message.id, code=LINK_CODE.shown(code), expires=expires))
 
     async def list_devices(self, peer: Peer, message: ts.ListDevices) -> None:
         player = require_player(peer)

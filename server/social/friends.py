@@ -31,7 +31,7 @@ from typing import Any, Awaitable, Callable
 from protocol import ErrorCode
 from protocol import friends as pf
 from protocol import to_client as tc
-from server.model import friend_codes
+from server.model.codes import FRIEND_CODE
 from server.model.refusal import Refusal
 from server.net.outbox import Outbox
 from server.net.peer import Peer, require_player
@@ -86,11 +86,11 @@ class Friends(SocialPart):
         player_id = require_player(peer).player_id
         code = await self._code(player_id, reissue=False)
         entries = await self._entries(player_id)
-        self._outbox.send(peer, pf.FriendList(id=message.id, code=friend_codes.shown(code), friends=entries))
+        self._outbox.send(peer, pf.FriendList(id=message.id, code=FRIEND_CODE.shown(code), friends=entries))
 
     async def code(self, peer: Peer, message: pf.FriendCode) -> None:
         code = await self._code(require_player(peer).player_id, reissue=message.reissue)
-        self._outbox.send(peer, pf.FriendCodeReply(id=message.id, code=friend_codes.shown(code)))
+        self._outbox.send(peer, pf.FriendCodeReply(id=message.id, code=FRIEND_CODE.shown(code)))
 
     async def add(self, peer: Peer, message: pf.FriendAdd) -> None:
         me = require_player(peer)
@@ -179,7 +179,7 @@ class Friends(SocialPart):
         if current is not None and not reissue:
             return current
         for _ in range(CODE_DRAWS):
-            code = friend_codes.code_from(self._entropy.token_bytes(friend_codes.RANDOM_BYTES))
+            code = FRIEND_CODE.code_from(self._entropy.token_bytes(FRIEND_CODE.random_bytes))
             if await self._records.claim_code(player_id, code):
                 return code
         raise Refusal(ErrorCode.INTERNAL_ERROR, "no free friend code was found; try again")
@@ -193,7 +193,7 @@ class Friends(SocialPart):
         for window, limit in windows:
             if await self._records.recent(window, limit) >= limit:
                 raise Refusal(ErrorCode.LOOKUPS_LIMITED, "too many friend codes that named nobody; try again within the hour")
-        code = friend_codes.normalize(text)
+        code = FRIEND_CODE.normalize(text)
         return None if code is None else await self._records.player_of_code(code)
 
     async def _count_failure(self, peer: Peer) -> None:

@@ -16,7 +16,8 @@ from tests.server.arena_memory import MemoryArena, MemoryClient
 from protocol import ErrorCode
 from protocol import to_client as tc
 from protocol import to_server as ts
-from server.social.devices import CLOSE_REVOKED, CROCKFORD, LINK_CODE_LENGTH, normalize_link_code
+from server.model.codes import LINK_CODE
+from server.social.devices import CLOSE_REVOKED
 
 __all__ = ["arena_settings", "noon_arena", "noon_clock"]
 
@@ -52,7 +53,7 @@ async def test_a_code_links_a_device_as_the_same_player_with_its_own_token(arena
     ann = await signed_in(arena)
     code = await link_code(ann)
     assert code.expires == clock.ms + 600_000
-    assert len(normalize_link_code(code.code) or "") == LINK_CODE_LENGTH and code.code[5] == "-"
+    assert len(LINK_CODE.normalize(code.code) or "") == LINK_CODE.length and code.code[5] == "-"
     phone, welcome = await redeem(arena, code.code.lower(), device="phone")
     assert welcome.type == "welcome" and welcome.player_id == ann.player_id and welcome.name == "ann"
     assert welcome.token != ann.token
@@ -72,7 +73,7 @@ async def test_a_code_works_once_and_a_used_expired_or_wrong_one_gets_the_same_a
     assert (await redeem(arena, used))[1].type == "welcome"
     expired = (await link_code(ann)).code
     clock.ms += 600_000
-    wrong = "0" * LINK_CODE_LENGTH if used.replace("-", "") != "0" * LINK_CODE_LENGTH else "1" * LINK_CODE_LENGTH
+    wrong = "0" * LINK_CODE.length if used.replace("-", "") != "0" * LINK_CODE.length else "1" * LINK_CODE.length
     answers = [(await redeem(arena, code, address=f"198.51.100.{n}"))[1] for n, code in enumerate(
         (used, expired, wrong, "not a code"))]
     assert {(answer.type, getattr(answer, "code", None), getattr(answer, "message", None)) for answer in answers} == {
@@ -83,7 +84,7 @@ async def test_guessing_codes_meets_the_address_limit_long_before_the_code_space
     settings = arena.settings
     tries_a_year = settings.link_redeems_per_hour * 24 * 365
     live_codes_of_a_player = settings.link_codes_per_hour * settings.link_code_seconds / 3600
-    assert tries_a_year * live_codes_of_a_player / len(CROCKFORD) ** LINK_CODE_LENGTH < 1e-9, \
+    assert tries_a_year * live_codes_of_a_player / LINK_CODE.space < 1e-9, \
         "a year of one address's tries finds one player's code with a chance below one in a billion"
     ann = await signed_in(arena)
     code = (await link_code(ann)).code
