@@ -77,14 +77,18 @@ class Watching:
         self._timers: dict[str, Timer] = {}
         self.hidden_from: HiddenFrom = nobody_hidden
         """Set by the Hub once the social part exists: a blocked viewer's
-        ``watch`` of the blocker's game reads as a game that does not exist."""
+        ``watch`` of the blocker's game reads as a game that does not exist.
+        Not asked of a game's own player (nobody blocks themselves), whose
+        ``resync`` is then served from the game held here even while the
+        store is unreachable."""
 
     # ------------------------------------------------------------ requests
 
     async def watch_request(self, peer: Peer, message: ts.Watch | ts.Resync) -> None:
         room = await self._rooms.current(message.game_id)
         owner = room.session.header.owner
-        if peer.player is not None and await self.hidden_from(owner, peer.player.player_id):
+        viewer = None if peer.player is None else peer.player.player_id
+        if viewer is not None and viewer != owner and await self.hidden_from(owner, viewer):
             self._rooms.release(room)
             raise Refusal(ErrorCode.GAME_NOT_FOUND, f"there is no game {message.game_id!r}", game_id=message.game_id)
         await self.watch(peer, room, message.id)
