@@ -92,7 +92,15 @@ written; until then a player's own token is its one device), link codes
 and attempt counters.  Only tables are added: every player of a file
 written before keeps its token."""
 
-MIGRATIONS: tuple[str, ...] = (VERSION_1, DEVICES)
+DAYS = """
+CREATE TABLE days (
+    player_id TEXT NOT NULL, key TEXT NOT NULL, result TEXT NOT NULL, PRIMARY KEY (player_id, key)
+) WITHOUT ROWID;
+"""
+"""A player's ranked daily attempts (``DayStore``), one row per game,
+variant and day, part of the identity."""
+
+MIGRATIONS: tuple[str, ...] = (VERSION_1, DEVICES, DAYS)
 PRIVATE_FILE_MODE = 0o600
 """A new database is its owner's alone, as the data directory's secret is:
 it holds addresses and token hashes.  SQLite gives its WAL and shared

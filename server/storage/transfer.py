@@ -27,7 +27,7 @@ import math
 import tempfile
 from typing import Any, Callable, Iterable, Iterator, TextIO
 
-from server.model.records import Action, GameResult, PlayerRecord, Record, SessionHeader
+from server.model.records import Action, DayResult, GameResult, PlayerRecord, Record, SessionHeader
 
 from .base import HELD_SPACES, Held, Store
 from .devices_base import Device, first_device
@@ -101,6 +101,7 @@ async def _exported(store: Store, item: Held, now_ms: int, open_ends: set[str]) 
         line |= dataclasses.asdict(player) | {"vegas": await store.vegas(item.name)}
         line["records"] = {key: dataclasses.asdict(record) for key, record in sorted(records.items())}
         line["devices"] = [dataclasses.asdict(device) for device in await store.devices(item.name)]
+        line["days"] = [day.to_dict() for day in await store.days(item.name)]
     elif item.space == "setting":
         value = await store.get_setting(item.name)
         if value is None:
@@ -208,6 +209,8 @@ async def _imported(store: Store, line: dict[str, Any], keep: int | None) -> Non
                 await store.add_result(line["player_id"], key, result)
         if line["vegas"]:
             await store.add_vegas(line["player_id"], line["vegas"])
+        for fields in line.get("days", ()):
+            await store.add_day(line["player_id"], DayResult.from_dict(fields))
     elif kind == "setting":
         await store.setting(line["name"], line["value"], keep)
     elif kind == "stock":
