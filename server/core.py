@@ -63,6 +63,7 @@ from server.races.desk import RaceDesk
 from server.net.ratelimit import RateLimiter, Verdict
 from server.model.refusal import Refusal
 from server.games.replays import Replays
+from server.games.stats import DailyStats
 from server.runtime.clock import wall_clock_ms
 from server.runtime.entropy import Entropy, SystemEntropy
 from server.runtime.scheduler import LoopScheduler, Scheduler, sleep
@@ -138,6 +139,7 @@ class Hub:
             settings, store, now, self.dailies, entropy.stream("play"), self.outbox, self.tables, self.watching,
             self.assists, self.races, self.delivery,
         )
+        self.daily_stats = DailyStats(settings, store, now, self.outbox)
         self.bus = PlayerBus(store, origin, self.outbox)
         """Every message for a player rather than a game, on every process (``server.social``)."""
         self.devices = Devices(settings, store, now, entropy.stream("devices"), self.outbox, lambda: self.peers, origin)
@@ -215,6 +217,7 @@ class Hub:
             pf.ReadNotifications: self.inbox.read,
             pf.Challenge: self.challenges.challenge,
             pf.ChallengeAnswer: self.challenges.answer,
+            ts.Stats: self.daily_stats.stats,
         }
 
     async def _connected_here(self, player_id: str) -> bool:

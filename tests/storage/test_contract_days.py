@@ -61,17 +61,16 @@ async def test_an_end_settled_again_or_in_two_processes_at_once_writes_its_day_o
 async def test_days_go_with_their_identity(
     backend_name: str, request: pytest.FixtureRequest, redis_namespace: str
 ) -> None:
-    backend = open_backend(backend_name, request, redis_namespace, Retention(identity_seconds=1))
+    short_lived = open_backend(backend_name, request, redis_namespace, Retention(identity_seconds=1))
+    store = short_lived.store
+    await store.create_player(ADA)
     try:
-        store = backend.store
-        await store.create_player(ADA)
-        await store.add_day("p1", MAY_1)
-        await backend.advance(0.6)
-        await store.add_day("p1", MAY_2)
-        await backend.advance(0.6)
+        for day in (MAY_1, MAY_2):
+            await store.add_day("p1", day)
+            await short_lived.advance(0.6)
         assert await store.days("p1") == [MAY_1, MAY_2], "writing a day renews the identity"
-        await backend.advance(1.3)
+        await short_lived.advance(1.3)
         await store.expire_due()
         assert await store.days("p1") == []
     finally:
-        await backend.close()
+        await short_lived.close()
