@@ -33,6 +33,9 @@ from .streaks import open_days_of, streak_of, top_percent
 
 HISTOGRAM_SAMPLE = 10_000
 """Finishers a histogram reads at most, fastest first (a place beyond is still exact)."""
+BOARD_TIMES_MS = 10_000
+"""How long a process reuses a board's finishing times: a flood of
+``stats`` requests reads each board at most this often, not once each."""
 
 
 def clock_text(time_ms: int) -> str:
@@ -75,6 +78,7 @@ class DailyStats:
         self._store = store
         self._now = clock
         self._outbox = outbox
+        self._times: dict[str, tuple[int, list[int]]] = {}
 
     async def stats(self, peer: Peer, message: ts.Stats) -> None:
         """Yours only: a player's history is theirs (the day's board is public)."""
@@ -114,14 +118,24 @@ class DailyStats:
 
     async def _histogram(self, game_id: str, variant: str, day: date, player_id: str) -> tc.Histogram:
         board = board_name(game_id, variant, day.isoformat())
-        entries = await self._store.leaderboard(board, 0, HISTOGRAM_SAMPLE)
+        times = await self._board_times(board)
         mine = await self._store.rank(board, player_id)
-        finishers = max(len(entries), mine.rank if mine is not None else 0)
+        finishers = max(len(times), mine.rank if mine is not None else 0)
         return tc.Histogram(
-            date=day.isoformat(), edges_ms=list(HISTOGRAM_EDGES_MS), counts=histogram_of(e.time_ms for e in entries),
+            date=day.isoformat(), edges_ms=list(HISTOGRAM_EDGES_MS), counts=histogram_of(times),
             finishers=finishers, place=mine.rank if mine else None,
             top_percent=top_percent(mine.rank, finishers) if mine else None, time_ms=mine.time_ms if mine else None,
         )
+
+    async def _board_times(self, board: str) -> list[int]:
+        """The board's finishing times, read again once ``BOARD_TIMES_MS`` old."""
+        now = self._now()
+        for name in [name for name, (read_at, _) in self._times.items() if read_at + BOARD_TIMES_MS <= now]:
+            del self._times[name]
+        if board not in self._times:
+            entries = await self._store.leaderboard(board, 0, HISTOGRAM_SAMPLE)
+            self._times[board] = (now, [entry.time_ms for entry in entries])
+        return self._times[board][1]
 
     @staticmethod
     def _variant_stats(

@@ -11,8 +11,8 @@ The rules (docs/protocol.md, "Streaks and stats"):
 - A day still *open* (today, and yesterday during the grace period) with
   no won attempt neither counts nor breaks a streak: a player who wins
   yesterday's deal at 00:30 UTC keeps the streak.
-- The current streak is the run of won days ending at the latest day
-  that is won or closed; the longest is the longest run ever kept.
+- The current streak is the run of won days back from today, open days
+  skipped; the longest is the longest run ever kept.
 - Best and median time are over won days.
 """
 
@@ -67,11 +67,9 @@ def streak_of(days: Iterable[DayResult], today: date, open_days: set[date]) -> S
     won = {day_of(result) for result in results if result.won}
     times = sorted(result.time_ms for result in results if result.won)
     day = today
-    while day in open_days:
-        day -= timedelta(days=1)
     current = 0
-    while day in won:
-        current += 1
+    while day in won or day in open_days:
+        current += day in won
         day -= timedelta(days=1)
     longest = run = 0
     previous: date | None = None
@@ -80,7 +78,7 @@ def streak_of(days: Iterable[DayResult], today: date, open_days: set[date]) -> S
         longest = max(longest, run)
         previous = day
     return Streak(
-        played=len(results), won=len(won), current=current, longest=longest,
+        played=len(results), won=len(won), current=current, longest=max(longest, current),
         best_time_ms=times[0] if times else None, median_time_ms=median_low(times) if times else None,
     )
 
