@@ -2,12 +2,13 @@
 memory: a day counts for the deal's day, a win inside the grace period
 after midnight keeps the streak, one after it does not, a missed day
 breaks it; the day's histogram places a player among the finishers; a
-share text is refused while the attempt runs and holds no card or move."""
+share text is refused while the attempt runs and holds no card or move.
+And two processes on one Redis answer alike."""
 
 from __future__ import annotations
 
 import re
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -22,10 +23,13 @@ from tests.races.arena_races import (
     person,
     pin_daily_deal,
     play_paced,
+    player,
+    redis_arenas,
 )
 from tests.server.arena_clock import FakeClock
 from tests.server.arena_memory import MemoryArena, MemoryClient
 from tests.server.arena_servers import make_settings
+from tests.server.arena_wire import WireClient
 
 from protocol import ErrorCode
 from protocol import to_client as tc
@@ -33,8 +37,9 @@ from protocol import to_server as ts
 from server.deals.daily import DAY_MS, day_start_ms
 from server.games.streaks import CALENDAR_DAYS, HISTOGRAM_EDGES_MS
 from server.runtime.settings import Settings
+from server.transport.app import ArenaServer
 
-__all__ = ["noon_arena", "noon_clock"]
+__all__ = ["noon_arena", "noon_clock", "redis_arenas"]
 
 GRACE_MS = 3_600_000
 KLONDIKE = {"draw": 1}
@@ -184,3 +189,25 @@ async def test_stats_name_a_daily_variant_and_a_share_names_one(arena: MemoryAre
     anonymous = await arena.client()
     refused = await anonymous.request(ts.Stats)
     assert refused.type == "error" and refused.code == ErrorCode.HELLO_REQUIRED
+
+
+@pytest.mark.redis
+async def test_two_processes_on_one_redis_give_the_same_stats(redis_arenas: tuple[ArenaServer, ArenaServer]) -> None:
+    """Stats derive from the store alone.  The stats request on the finishing
+    connection is handled after its resignation's end is settled (a
+    connection's frames are handled in order), so the other process is
+    asked only once the day is stored."""
+    first, second = redis_arenas
+    today = datetime.now(timezone.utc).date()
+    await pin_daily_deal(first.store, today)
+    ann = await player(first.url, "ann")
+    started, _ = await ann.new_game(deal="daily", options=KLONDIKE)
+    await ann.request(ts.Resign, game_id=started.game_id)
+    here = await ann.request(ts.Stats, game="klondike", variant=KLONDIKE_DRAW_1)
+    again = await WireClient.open(second.url)
+    await again.hello(token=ann.token)
+    there = await again.request(ts.Stats, game="klondike", variant=KLONDIKE_DRAW_1)
+    assert here.type == there.type == "stats_reply", (here, there)
+    assert here.variants == there.variants and here.variants[0].played == 1
+    await ann.close()
+    await again.close()
