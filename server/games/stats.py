@@ -78,7 +78,7 @@ class DailyStats:
         self._store = store
         self._now = clock
         self._outbox = outbox
-        self._times: dict[str, tuple[int, list[int]]] = {}
+        self._counts: dict[str, tuple[int, list[int], int]] = {}
 
     async def stats(self, peer: Peer, message: ts.Stats) -> None:
         """Yours only: a player's history is theirs (the day's board is public)."""
@@ -118,24 +118,26 @@ class DailyStats:
 
     async def _histogram(self, game_id: str, variant: str, day: date, player_id: str) -> tc.Histogram:
         board = board_name(game_id, variant, day.isoformat())
-        times = await self._board_times(board)
+        counts, read = await self._board_counts(board)
         mine = await self._store.rank(board, player_id)
-        finishers = max(len(times), mine.rank if mine is not None else 0)
+        finishers = max(read, mine.rank if mine is not None else 0)
         return tc.Histogram(
-            date=day.isoformat(), edges_ms=list(HISTOGRAM_EDGES_MS), counts=histogram_of(times),
+            date=day.isoformat(), edges_ms=list(HISTOGRAM_EDGES_MS), counts=counts,
             finishers=finishers, place=mine.rank if mine else None,
             top_percent=top_percent(mine.rank, finishers) if mine else None, time_ms=mine.time_ms if mine else None,
         )
 
-    async def _board_times(self, board: str) -> list[int]:
-        """The board's finishing times, read again once ``BOARD_TIMES_MS`` old."""
+    async def _board_counts(self, board: str) -> tuple[list[int], int]:
+        """The board's histogram and the finishers it counts, read again
+        once ``BOARD_TIMES_MS`` old."""
         now = self._now()
-        for name in [name for name, (read_at, _) in self._times.items() if read_at + BOARD_TIMES_MS <= now]:
-            del self._times[name]
-        if board not in self._times:
+        for name in [name for name, (read_at, _, _) in self._counts.items() if read_at + BOARD_TIMES_MS <= now]:
+            del self._counts[name]
+        if board not in self._counts:
             entries = await self._store.leaderboard(board, 0, HISTOGRAM_SAMPLE)
-            self._times[board] = (now, [entry.time_ms for entry in entries])
-        return self._times[board][1]
+            self._counts[board] = (now, histogram_of(entry.time_ms for entry in entries), len(entries))
+        _, counts, read = self._counts[board]
+        return list(counts), read
 
     @staticmethod
     def _variant_stats(

@@ -19,6 +19,7 @@ The rules (docs/protocol.md, "Streaks and stats"):
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from dataclasses import dataclass
 from datetime import date, timedelta
 from statistics import median_low
@@ -102,7 +103,7 @@ def histogram_of(times_ms: Iterable[int]) -> list[int]:
     """How many finishing times fall in each bucket (``HISTOGRAM_EDGES_MS``)."""
     counts = [0] * (len(HISTOGRAM_EDGES_MS) + 1)
     for time_ms in times_ms:
-        counts[sum(time_ms >= edge for edge in HISTOGRAM_EDGES_MS)] += 1
+        counts[bisect_right(HISTOGRAM_EDGES_MS, time_ms)] += 1
     return counts
 
 
