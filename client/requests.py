@@ -297,6 +297,13 @@ class ArenaRequests(ABC):
 
     # ------------------------------------------------------------ records
 
+    async def stats(
+        self, game: str | None = None, variant: str | None = None, day: str | None = None, share: bool = False
+    ) -> tc.StatsReply:
+        """Your daily streaks and stats, with the share text of ``day``'s
+        ranked attempt when ``share`` (one game and variant)."""
+        return await self._ask(ts.Stats(game=game, variant=variant, date=day, share=share), tc.StatsReply)
+
     async def records(self, player_id: str | None = None) -> tc.RecordsReply:
         """A player's records per game and variant, and Vegas earnings
         (yours without ``player_id``)."""

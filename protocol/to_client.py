@@ -16,6 +16,7 @@ from .board import ActionDone, Clock, GameView, PileOp, PileView, SetOp, ViewOp
 from .catalogue import CatalogueChoice, CatalogueCounter, CatalogueGame, CatalogueOption, CatalogueReply
 from .devices import DeviceEntry, DeviceList, DeviceRevoked, LinkCode, TokenRotated
 from .errors import ErrorCode
+from .stats import DayLine, Histogram, ShareText, StatsReply, VariantStats
 from .friends import FriendCodeReply, FriendEntry, FriendList, FriendReply, Notification, NotificationEntry, NotificationList
 from .parts import Event, Owner, Part, Result, Status, empty
 from .presence import Activity, PlayerPresence, Presence, Presences
@@ -41,6 +42,11 @@ from .standings import (
 from .to_server import GameId
 
 __all__ = [
+    "DayLine",
+    "Histogram",
+    "ShareText",
+    "StatsReply",
+    "VariantStats",
     "FriendCodeReply",
     "FriendEntry",
     "FriendList",
@@ -364,6 +370,7 @@ ServerMessage = Annotated[
         LinkCode, DeviceList, DeviceRevoked, TokenRotated,
         FriendList, FriendCodeReply, FriendReply, Notification, NotificationList,
         Presence, Presences,
+        StatsReply,
     ],
     Field(discriminator="type"),
 ]

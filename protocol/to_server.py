@@ -21,6 +21,7 @@ from typing import Annotated, Literal, Union
 from pydantic import Field, StringConstraints, TypeAdapter, model_validator
 
 from .friends import Challenge, ChallengeAnswer, FriendAdd, FriendChange, FriendCode, Friends, Notifications, ReadNotifications
+from .stats import Stats as Stats
 from .request import SAFE_INTEGER as SAFE_INTEGER
 from .request import DealNumber as DealNumber
 from .request import GameName as GameName
@@ -370,6 +371,7 @@ ClientMessage = Annotated[
         LinkDevice, ListDevices, RevokeDevice, RotateToken,
         Friends, FriendCode, FriendAdd, FriendChange, Notifications, ReadNotifications, Challenge, ChallengeAnswer,
         SetPresence, AppearOffline, FriendsPresence,
+        Stats,
     ],
     Field(discriminator="type"),
 ]

@@ -63,6 +63,7 @@ from server.races.desk import RaceDesk
 from server.net.ratelimit import RateLimiter, Verdict
 from server.model.refusal import Refusal
 from server.games.replays import Replays
+from server.games.stats import DailyStats
 from server.runtime.clock import wall_clock_ms
 from server.runtime.entropy import Entropy, SystemEntropy
 from server.runtime.scheduler import LoopScheduler, Scheduler, sleep
@@ -140,6 +141,7 @@ class Hub:
             settings, store, now, self.dailies, entropy.stream("play"), self.outbox, self.tables, self.watching,
             self.assists, self.races, self.delivery,
         )
+        self.daily_stats = DailyStats(settings, store, now, self.outbox)
         self.bus = PlayerBus(store, origin, self.outbox)
         """Every message for a player rather than a game, on every process (``server.social``)."""
         self.devices = Devices(settings, store, now, entropy.stream("devices"), self.outbox, lambda: self.peers, origin)
@@ -227,6 +229,7 @@ class Hub:
             ts.SetPresence: self.presence.set_presence,
             ts.AppearOffline: self.presence.appear_offline,
             ts.FriendsPresence: self.presence.friends_presence,
+            ts.Stats: self.daily_stats.stats,
         }
 
     async def _online(self, player_id: str) -> bool:

@@ -65,7 +65,7 @@ from server.model.session import Session
 from server.model.fair_play import board_apart, board_name, counted_actions, unlisted
 from server.deals.claims import public_bars
 from server.runtime.settings import Settings
-from server.model.records import BoardEntry, PlayerRecord
+from server.model.records import BoardEntry, DayResult, PlayerRecord
 from server.storage.base import Store
 from server.deals.variants import variant_label
 
@@ -241,6 +241,23 @@ def leaderboard_entry(settings: Settings, session: Session) -> BoardEntry | None
     return BoardEntry(
         board, header.owner, session.elapsed_ms(finished), counted_actions(session), finished,
         settings.leaderboard_retention_seconds,
+    )
+
+
+def day_result(settings: Settings, session: Session) -> DayResult | None:
+    """What a finished ranked daily attempt leaves in its player's days
+    (``Store.add_day``), under the deal's day: a win counts as won only
+    before the day's reveal, like its leaderboard entry; a loss, a
+    resignation or a late win is a day played and not won."""
+    header = session.header
+    finished = session.finished_ms
+    if not header.ranked or header.daily is None or finished is None:
+        return None
+    game_cls = engine.game_class(header.game)
+    won = session.result == engine.WON and finished < reveals_at(date.fromisoformat(header.daily), settings)
+    return DayResult(
+        daily_key(game_cls.id, variant_label(game_cls, header.options), header.daily), won,
+        session.elapsed_ms(finished), counted_actions(session), finished,
     )
 
 

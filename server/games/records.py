@@ -31,7 +31,7 @@ from engine import EngineError
 from engine.games import descriptor_of
 from protocol import to_client as tc
 from protocol.to_server import RequestId
-from server.deals.daily import leaderboard_entry
+from server.deals.daily import day_result, leaderboard_entry
 from server.model.session import Session
 from server.runtime.settings import Settings
 from server.model.records import Finish, GameResult, ResultEntry
@@ -66,7 +66,10 @@ def finish_of(settings: Settings, session: Session) -> Finish:
         counters={name: counters.get(name, 0) for name in descriptor_of(header.game).recorded},
     )
     vegas = score if header.options.get("scoring") == "vegas" else None
-    entry = ResultEntry(header.owner, record_key(engine.game_class(header.game), header.options), result, vegas)
+    entry = ResultEntry(
+        header.owner, record_key(engine.game_class(header.game), header.options), result, vegas,
+        day_result(settings, session),
+    )
     return Finish(header, keep, entry, leaderboard_entry(settings, session))
 
 

@@ -133,14 +133,37 @@ class BoardEntry:
 
 
 @dataclass(frozen=True)
+class DayResult:
+    """How a player's ranked attempt at one day's daily deal ended, kept
+    under ``key`` (``game/variant/YYYY-MM-DD``, the deal's day, not the
+    day it finished): what streaks and stats are derived from.  ``won``
+    only for a win before the day's reveal, when it still ranks."""
+
+    key: str
+    won: bool
+    time_ms: int
+    actions: int
+    finished_ms: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> DayResult:
+        return cls(**data)
+
+
+@dataclass(frozen=True)
 class ResultEntry:
-    """A finished game's part of its owner's record (``Store.add_result``)
-    and, for a Vegas game, of the Vegas earnings (``Store.add_vegas``)."""
+    """A finished game's part of its owner's record (``Store.add_result``),
+    for a Vegas game of the Vegas earnings (``Store.add_vegas``), and for a
+    ranked daily attempt of the player's days (``Store.add_day``)."""
 
     player_id: str
     record_key: str
     result: GameResult
     vegas: int | None = None
+    day: DayResult | None = None
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable
 from server.model.records import Action, Announcement, BoardEntry, Finish, GameResult, LeaderEntry, PlayerRecord
 from server.model.records import Record, ResultEntry, SessionHeader
 
+from .days_base import DayStore
 from .devices_base import DeviceStore
 
 # The failures every back end raises, named here too, beside the interface that raises them.
@@ -114,9 +115,10 @@ class Subscription(ABC):
     async def close(self) -> None: ...
 
 
-class Store(PresenceStore, DeviceStore, ABC):
+class Store(PresenceStore, DeviceStore, DayStore, ABC):
     """The storage API the server uses; see the module docstring (a player's
-    devices: ``DeviceStore``; presence: ``.presence``)."""
+    devices: ``DeviceStore``; a player's daily results: ``DayStore``;
+    presence: ``.presence``)."""
 
     # ---------------------------------------------------------------- life
 
@@ -234,8 +236,9 @@ class Store(PresenceStore, DeviceStore, ABC):
 
     @abstractmethod
     async def settle_finish(self, finish: Finish) -> None:
-        """Apply a game's end: the record and Vegas earnings (guarded by a
-        mark of the game in the player's keys, kept ``SETTLED_MARK_SECONDS``),
+        """Apply a game's end: the record, Vegas earnings and a ranked daily
+        attempt's day (guarded by a mark of the game in the player's keys,
+        kept ``SETTLED_MARK_SECONDS``),
         the leaderboard entry (``submit`` keeps the better one, so it is
         idempotent by itself), then the final header with the outbox's
         close, in one step in the game's keys.  Safe to repeat and to run

@@ -26,7 +26,7 @@ from .memory_devices import MemoryIdentities
 from .memory_held import DOCUMENT_EXPIRY, INDEX_EXPIRY, SETTING_EXPIRY, held_in, ranked_entries
 from .memory_presence import MemoryPresence
 from server.runtime.clock import Clock, wall_clock_ms
-from server.model.records import Action, Announcement, Finish, GameResult, LeaderEntry, PlayerRecord, Record
+from server.model.records import Action, Announcement, DayResult, Finish, GameResult, LeaderEntry, PlayerRecord, Record
 from server.model.records import SessionHeader
 
 
@@ -81,7 +81,7 @@ class MemoryStore(MemoryPresence, MemoryIdentities, Store):
         tables: list[Sized] = [
             self._players, self._by_token, self._headers, self._logs, self._outboxes, self._vegas, self._boards.boards,
             self._settings, self._stocks, self._documents, self._indexes, self._devices, self._link_codes,
-            self._attempts, *self._records.values(), *self._settled.values(),
+            self._attempts, self._days, *self._records.values(), *self._settled.values(),
         ]
         return StoreSize(
             keys=sum(len(table) for table in tables),
@@ -183,6 +183,8 @@ class MemoryStore(MemoryPresence, MemoryIdentities, Store):
             await self.add_result(entry.player_id, entry.record_key, entry.result)
             if entry.vegas is not None:
                 await self.add_vegas(entry.player_id, entry.vegas)
+            if entry.day is not None:
+                await self.add_day(entry.player_id, entry.day)
         board = finish.board
         if board is not None:
             await self.submit(board.board, board.player_id, board.time_ms, board.moves, board.finished_ms,
@@ -226,6 +228,19 @@ class MemoryStore(MemoryPresence, MemoryIdentities, Store):
     async def records(self, player_id: str) -> dict[str, Record]:
         self._identity_alive(player_id)
         return copy.deepcopy(self._records.get(player_id, {}))
+
+    async def add_day(self, player_id: str, day: DayResult) -> bool:
+        self._identity_alive(player_id)
+        self._renew(player_id)
+        days = self._days.setdefault(player_id, {})
+        if day.key in days:
+            return False
+        days[day.key] = day
+        return True
+
+    async def days(self, player_id: str) -> list[DayResult]:
+        self._identity_alive(player_id)
+        return [day for _, day in sorted(self._days.get(player_id, {}).items())]
 
     async def add_vegas(self, player_id: str, amount: int) -> int:
         self._identity_alive(player_id)

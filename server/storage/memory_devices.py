@@ -13,7 +13,7 @@ import copy
 import dataclasses
 
 from .devices_base import Device, DeviceStore, first_device
-from server.model.records import PlayerRecord, Record
+from server.model.records import DayResult, PlayerRecord, Record
 from server.runtime.clock import Clock
 
 
@@ -32,6 +32,7 @@ class MemoryIdentities(DeviceStore):
         self._records: dict[str, dict[str, Record]] = {}
         self._vegas: dict[str, int] = {}
         self._settled: dict[str, dict[str, float]] = {}
+        self._days: dict[str, dict[str, DayResult]] = {}
 
     def _now(self) -> float:
         """The clock's time in seconds, the unit of every lifetime here."""
@@ -54,6 +55,7 @@ class MemoryIdentities(DeviceStore):
         self._records.pop(player_id, None)
         self._vegas.pop(player_id, None)
         self._settled.pop(player_id, None)
+        self._days.pop(player_id, None)
         return False
 
     def _expire_codes(self) -> int:

@@ -64,6 +64,7 @@ from .base import SETTLED_MARK_SECONDS, AppendRefused, LogConflict, board_score
 from server.model.records import (
     Action,
     Announcement,
+    DayResult,
     Finish,
     GameResult,
     LeaderEntry,
@@ -271,11 +272,15 @@ class RedisStore(RedisPresence, RedisDevices):
         entry = finish.result
         if entry is not None:
             player = entry.player_id
-            keys = [*self._keys.identity(player), self._keys.player(player, "record", entry.record_key)]
+            keys = [
+                *self._keys.identity(player), self._keys.player(player, "record", entry.record_key),
+                self._keys.player(player, "days"),
+            ]
             vegas = "" if entry.vegas is None else entry.vegas
+            day = ["", ""] if entry.day is None else [entry.day.key, dumps(entry.day.to_dict())]
             args = [
                 *result_args(entry.record_key, entry.result), *self._renewal(player),
-                header.game_id, vegas, SETTLED_MARK_SECONDS * 1000, *counter_args(entry.result),
+                header.game_id, vegas, SETTLED_MARK_SECONDS * 1000, *day, *counter_args(entry.result),
             ]
             await self._settle_result(keys=keys, args=args)
         board = finish.board
@@ -314,6 +319,17 @@ class RedisStore(RedisPresence, RedisDevices):
     async def add_vegas(self, player_id: str, amount: int) -> int:
         keys = self._keys.identity(player_id)
         return int(await self._add_vegas(keys=keys, args=[amount, *self._renewal(player_id)]))
+
+    @guarded
+    async def add_day(self, player_id: str, day: DayResult) -> bool:
+        keys = [*self._keys.identity(player_id), self._keys.player(player_id, "days")]
+        args = [day.key, dumps(day.to_dict()), *self._renewal(player_id)]
+        return bool(await self._add_day(keys=keys, args=args))
+
+    @guarded
+    async def days(self, player_id: str) -> list[DayResult]:
+        stored = await self._redis.hgetall(self._keys.player(player_id, "days"))
+        return [DayResult.from_dict(json.loads(stored[key])) for key in sorted(stored)]
 
     @guarded
     async def vegas(self, player_id: str) -> int:

@@ -21,6 +21,7 @@ from .redis_pool import connection_options, redis_client
 from .redis_pubsub import PubSubHub
 from .redis_scripts import (
     ADD_RESULT_SCRIPT,
+    ADD_DAY_SCRIPT,
     ADD_VEGAS_SCRIPT,
     APPEND_SCRIPT,
     CLAIM_SCRIPT,
@@ -77,6 +78,7 @@ class RedisBase(Store):
         self._redis_offset_ms: int | None = None
         self._add_result = self._redis.register_script(ADD_RESULT_SCRIPT)
         self._add_vegas = self._redis.register_script(ADD_VEGAS_SCRIPT)
+        self._add_day = self._redis.register_script(ADD_DAY_SCRIPT)
         self._index = self._redis.register_script(INDEX_SCRIPT)
         self._load = self._redis.register_script(LOAD_SCRIPT)
         self._claim = self._redis.register_script(CLAIM_SCRIPT)

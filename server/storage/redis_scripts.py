@@ -66,15 +66,15 @@ redis.call('DEL', KEYS[3])
 
 # Every script that writes a player's keys takes the identity's keys first
 # (``RedisStore._identity_keys``: player, sessions, records, Vegas, settled
-# marks) and ends with ``renew``: each of them, each record hash and the
-# device keys (``redis_keys.DEVICE_SUFFIXES``) get
+# marks) and ends with ``renew``: each of them, each record hash, the
+# device keys (``redis_keys.DEVICE_SUFFIXES``) and the days hash get
 # the identity's lifetime again (ARGV seconds, '' for none), so no key of
 # a player is ever left without the expiry of the rest.
 RENEW_FUNCTION = """
 local function renew(seconds, record_prefix)
   local keys = {KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]}
   for _, member in ipairs(redis.call('SMEMBERS', KEYS[3])) do table.insert(keys, record_prefix .. member) end
-  for _, suffix in ipairs({':devices', ':device_tokens', ':device_seen'}) do table.insert(keys, KEYS[1] .. suffix) end
+  for _, suffix in ipairs({':devices', ':device_tokens', ':device_seen', ':days'}) do table.insert(keys, KEYS[1] .. suffix) end
   for _, key in ipairs(keys) do
     if seconds == '' then redis.call('PERSIST', key) else redis.call('EXPIRE', key, seconds) end
   end
@@ -123,18 +123,29 @@ renew(ARGV[8], ARGV[9])
 """
 
 # The record's part of a game's end, in the player's slot: the mark of
-# the game (``settled``, scored by when it was set) guards the record and
-# the Vegas earnings, so settling the same game again changes nothing.
-# ARGV as ``ADD_RESULT_SCRIPT``'s, then 10: game id, 11: Vegas amount or
-# '', 12: milliseconds a mark is kept; the counters from 13.
+# the game (``settled``, scored by when it was set) guards the record, the
+# Vegas earnings and the day, so settling the same game again changes
+# nothing.  KEYS as ``ADD_RESULT_SCRIPT``'s, then the days hash.  ARGV as
+# ``ADD_RESULT_SCRIPT``'s, then 10: game id, 11: Vegas amount or '', 12:
+# milliseconds a mark is kept, 13 and 14: the day's key ('' for none) and
+# JSON; the counters from 15.
 SETTLE_RESULT_SCRIPT = REDIS_NOW + RENEW_FUNCTION + ADD_RESULT_FUNCTION + """
 redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now - tonumber(ARGV[12]))
 if redis.call('ZSCORE', KEYS[5], ARGV[10]) then return 0 end
 redis.call('ZADD', KEYS[5], now, ARGV[10])
-add_result(13)
+add_result(15)
 if ARGV[11] ~= '' then redis.call('INCRBY', KEYS[4], ARGV[11]) end
+if ARGV[13] ~= '' then redis.call('HSETNX', KEYS[7], ARGV[13], ARGV[14]) end
 renew(ARGV[8], ARGV[9])
 return 1
+"""
+
+# KEYS: the identity's 5, then the days hash; ARGV: the day's key, its
+# JSON, then ``renew``'s.  The first day written under a key stays.
+ADD_DAY_SCRIPT = RENEW_FUNCTION + """
+local added = redis.call('HSETNX', KEYS[6], ARGV[1], ARGV[2])
+renew(ARGV[3], ARGV[4])
+return added
 """
 
 # KEYS: an index; ARGV: member, score, the indexed document's PTTL.  The

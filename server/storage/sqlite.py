@@ -40,7 +40,7 @@ from . import sqlite_devices
 from .devices_base import Device
 from .sqlite_tables import Tables
 from .sqlite_writer import Writer
-from server.model.records import Action, Announcement, Finish, GameResult, LeaderEntry, PlayerRecord
+from server.model.records import Action, Announcement, DayResult, Finish, GameResult, LeaderEntry, PlayerRecord
 from server.model.records import Record, SessionHeader
 
 SQLITE_SCHEME = "sqlite://"
@@ -225,6 +225,12 @@ class SqliteStore(SqlitePresence, Store):
 
     async def add_vegas(self, player_id: str, amount: int) -> int:
         return await self._run(Tables.add_vegas, player_id, amount)
+
+    async def add_day(self, player_id: str, day: DayResult) -> bool:
+        return await self._run(Tables.add_day, player_id, day)
+
+    async def days(self, player_id: str) -> list[DayResult]:
+        return await self._run(Tables.days, player_id)
 
     async def vegas(self, player_id: str) -> int:
         return await self._run(Tables.vegas, player_id)

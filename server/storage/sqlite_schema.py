@@ -105,7 +105,15 @@ CREATE TABLE presence_kept (
 """
 """Presence (``server.storage.sqlite_presence``): leases of server processes,
 the players each holds, and each player's last seen and appear-offline."""
-MIGRATIONS: tuple[str, ...] = (VERSION_1, DEVICES, PRESENCE)
+DAYS = """
+CREATE TABLE days (
+    player_id TEXT NOT NULL, key TEXT NOT NULL, result TEXT NOT NULL, PRIMARY KEY (player_id, key)
+) WITHOUT ROWID;
+"""
+"""A player's ranked daily attempts (``DayStore``), one row per game,
+variant and day, part of the identity."""
+
+MIGRATIONS: tuple[str, ...] = (VERSION_1, DEVICES, PRESENCE, DAYS)
 PRIVATE_FILE_MODE = 0o600
 """A new database is its owner's alone, as the data directory's secret is:
 it holds addresses and token hashes.  SQLite gives its WAL and shared

@@ -23,9 +23,9 @@ from typing import Any
 from .base import HELD_SPACES, SETTLED_MARK_SECONDS, Held, StoreSize, board_score
 from .errors import LogConflict
 from .sqlite_values import ALIVE, ValueTables, dumps
-from server.model.records import Action, Finish, GameResult, LeaderEntry, PlayerRecord, Record, SessionHeader
+from server.model.records import Action, DayResult, Finish, GameResult, LeaderEntry, PlayerRecord, Record, SessionHeader
 
-IDENTITY_TABLES = ("identities", "players", "tokens", "records", "vegas", "settled", "device_sets", "devices")
+IDENTITY_TABLES = ("identities", "players", "tokens", "records", "vegas", "settled", "device_sets", "devices", "days")
 COUNTED_TABLES = (*IDENTITY_TABLES, "sessions", "board_entries", "boards", "settings", "stocks", "documents",
                   "document_indexes", "indexed", "link_codes", "attempts")
 """The rows ``size`` counts as keys: a log counts once, as its session's
@@ -240,6 +240,8 @@ class Tables(ValueTables):
                 self.add_result(entry.player_id, entry.record_key, entry.result)
                 if entry.vegas is not None:
                     self.add_vegas(entry.player_id, entry.vegas)
+                if entry.day is not None:
+                    self.add_day(entry.player_id, entry.day)
         if board is not None:
             self.submit(board.board, board.player_id, board.time_ms, board.moves, board.finished_ms,
                         board.keep_seconds)
@@ -269,6 +271,17 @@ class Tables(ValueTables):
         rows = self.db.execute("SELECT record_key, record FROM records WHERE player_id = ? ORDER BY record_key",
                                (player_id,))
         return {key: Record(**json.loads(record)) for key, record in rows}
+
+    def add_day(self, player_id: str, day: DayResult) -> bool:
+        self._renew(player_id)
+        added = self.db.execute("INSERT OR IGNORE INTO days VALUES (?, ?, ?)", (player_id, day.key, dumps(day.to_dict())))
+        return added.rowcount == 1
+
+    def days(self, player_id: str) -> list[DayResult]:
+        if self._identity_expired(player_id):
+            return []
+        rows = self.db.execute("SELECT result FROM days WHERE player_id = ? ORDER BY key", (player_id,))
+        return [DayResult.from_dict(json.loads(result)) for (result,) in rows]
 
     def add_vegas(self, player_id: str, amount: int) -> int:
         self._renew(player_id)

@@ -27,7 +27,7 @@ import math
 import tempfile
 from typing import Any, Callable, Iterable, Iterator, TextIO
 
-from server.model.records import Action, GameResult, PlayerRecord, Record, SessionHeader
+from server.model.records import Action, DayResult, GameResult, PlayerRecord, Record, SessionHeader
 
 from .base import HELD_SPACES, Held, Store
 from .devices_base import Device, first_device
@@ -106,6 +106,7 @@ async def _exported(store: Store, item: Held, now_ms: int, open_ends: set[str]) 
         stored = (await store.presence([item.name], now_ms))[item.name]
         if stored.last_seen_ms is not None or stored.hidden_seen_ms is not None:
             line["presence"] = {"last_seen_ms": stored.last_seen_ms, "hidden_seen_ms": stored.hidden_seen_ms}
+        line["days"] = [day.to_dict() for day in await store.days(item.name)]
     elif item.space == "setting":
         value = await store.get_setting(item.name)
         if value is None:
@@ -214,6 +215,8 @@ async def _imported(store: Store, line: dict[str, Any], keep: int | None) -> Non
         if line["vegas"]:
             await store.add_vegas(line["player_id"], line["vegas"])
         await _imported_presence(store, line["player_id"], line.get("presence"))
+        for fields in line.get("days", ()):
+            await store.add_day(line["player_id"], DayResult.from_dict(fields))
     elif kind == "setting":
         await store.setting(line["name"], line["value"], keep)
     elif kind == "stock":

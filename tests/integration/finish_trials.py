@@ -114,7 +114,9 @@ async def daily_win_trial(server: ServerProcess, store_url: str) -> TrialCount:
     winning line; the server is killed the moment the winning move is
     acknowledged.  The win must be on the day's bots' board after the
     restart (a bot's board whatever the fair-play rules make of a new
-    identity replaying a line at once: docs/protocol.md, fair play)."""
+    identity replaying a line at once: docs/protocol.md, fair play), and
+    in the player's days once: the restarted server's ``stats`` count it
+    in the streak exactly once."""
     client = await WireClient.open(server.url)
     await client.hello(bot=True)
     try:
@@ -136,10 +138,27 @@ async def daily_win_trial(server: ServerProcess, store_url: str) -> TrialCount:
     count = TrialCount(acknowledged=1, ended=1)
     async with reading(store_url) as store:
         board = board_name("klondike", _daily_variant(), _today(), bot=True)
-        if await store.rank(board, client.player_id) is None:
+        days = await store.days(client.player_id)
+        if await store.rank(board, client.player_id) is None or [(d.key, d.won) for d in days] != [
+            (f"klondike/{_daily_variant()}/{_today()}", True)
+        ]:
             count.lost = count.lost_acknowledged = 1
             count.lost_games.append(started.game_id)
+    await _stats_count_the_win_once(server, client.token)
     return count
+
+
+async def _stats_count_the_win_once(server: ServerProcess, token: str | None) -> None:
+    again = await WireClient.open(server.url)
+    try:
+        await again.hello(token=token)
+        reply = await again.request(ts.Stats, game="klondike", variant=_daily_variant())
+        assert reply.type == "stats_reply", reply
+        (stats,) = reply.variants
+        assert (stats.played, stats.won, stats.current_streak, stats.longest_streak) == (1, 1, 1, 1), stats
+        assert stats.calendar[-1] == "won" and [line.date for line in stats.history] == [_today()]
+    finally:
+        await again.close()
 
 
 def _daily_variant() -> str:

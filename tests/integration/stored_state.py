@@ -12,7 +12,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import AsyncIterator, Protocol
 
-from server.model.records import Action, LeaderEntry, Record, SessionHeader
+from server.model.records import Action, DayResult, LeaderEntry, Record, SessionHeader
 from server.storage.redis import RedisStore
 from server.storage.sqlite import SQLITE_SCHEME, sqlite_path
 from server.storage.sqlite_tables import Tables
@@ -22,6 +22,7 @@ class StoredState(Protocol):
 
     async def load_session(self, game_id: str) -> tuple[SessionHeader, list[Action]] | None: ...
     async def records(self, player_id: str) -> dict[str, Record]: ...
+    async def days(self, player_id: str) -> list[DayResult]: ...
     async def rank(self, board: str, player_id: str) -> LeaderEntry | None: ...
     async def get_setting(self, name: str) -> str | None: ...
     async def close(self) -> None: ...
@@ -41,6 +42,9 @@ class SqliteReads:
 
     async def records(self, player_id: str) -> dict[str, Record]:
         return self._tables().records(player_id)
+
+    async def days(self, player_id: str) -> list[DayResult]:
+        return self._tables().days(player_id)
 
     async def rank(self, board: str, player_id: str) -> LeaderEntry | None:
         return self._tables().rank(board, player_id)

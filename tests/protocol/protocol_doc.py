@@ -25,6 +25,7 @@ from websockets.typing import Subprotocol
 
 from tests.server.arena_positions import REPAIRS, broken_deck_two_halves_left
 from tests.solver.positions import klondike_hearts_locked
+from tests.races.arena_races import KLONDIKE_DRAW_1, pin_daily_deal
 from tests.solver.test_analysis import BLUNDER_LOG
 
 from protocol import JSON_SUBPROTOCOL, ErrorCode
@@ -32,6 +33,8 @@ from protocol.close_codes import CLOSE_CODES
 from server.transport.app import ArenaServer
 from server.runtime.settings import Settings, env_name
 from server.storage.memory import MemoryStore
+from server.deals.daily import utc_day
+from server.runtime.clock import wall_clock_ms
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "protocol.md"
@@ -316,6 +319,31 @@ async def record_friends_session() -> list[Frame]:
     return frames
 
 
+async def record_stats_session() -> list[Frame]:
+    """A player asks for a share text before playing (refused), plays the
+    day's ranked attempt and resigns it, then asks for one variant's
+    stats with the share text."""
+    frames: list[Frame] = []
+    store = MemoryStore()
+    await pin_daily_deal(store, utc_day(wall_clock_ms()))
+    settings = Settings(port=0, ping_interval=None, prepare_dailies=False)
+    async with ArenaServer(settings, store=store) as server:
+        async with connect(server.url, subprotocols=JSON_OFFER) as socket:
+            ann = Recorder("ann", socket, frames)
+            await ann.send(type="hello", id=1, name="ann")
+            await ann.receive()
+            variant = {"game": "klondike", "variant": KLONDIKE_DRAW_1}
+            await ann.send(type="stats", id=2, share=True, **variant)
+            await ann.receive()
+            await ann.send(type="new_game", id=3, game="klondike", deal="daily", options={"draw": 1})
+            (started, _) = await ann.receive(2)
+            await ann.send(type="resign", id=4, game_id=started["game_id"])
+            await ann.receive(2)
+            await ann.send(type="stats", id=5, share=True, **variant)
+            await ann.receive()
+    return frames
+
+
 def session_section(frames: list[Frame]) -> str:
     return "```text\n" + "\n".join(frame.line() for frame in frames) + "\n```"
 
@@ -370,6 +398,7 @@ def main() -> None:
     text = replace_section(text, "race-session", session_section(asyncio.run(record_race_session())))
     text = replace_section(text, "assists-session", session_section(asyncio.run(record_assists_session())))
     text = replace_section(text, "friends-session", session_section(asyncio.run(record_friends_session())))
+    text = replace_section(text, "stats-session", session_section(asyncio.run(record_stats_session())))
     text = replace_section(text, "errors", error_table())
     text = replace_section(text, "close-codes", close_code_table())
     text = replace_section(text, "limits", limits_table())

@@ -102,3 +102,11 @@ async def test_the_friends_session_is_what_a_real_server_says_today(doc: str) ->
     assert "notification" in types and "challenge_answer" in types
     recorded = await protocol_doc.record_friends_session()
     assert [frame.shape() for frame in documented] == [frame.shape() for frame in recorded]
+
+
+async def test_the_stats_session_is_what_a_real_server_says_today(doc: str) -> None:
+    documented = protocol_doc.session_frames(doc, "stats-session")
+    types = [frame.shape()[2] for frame in documented]
+    assert types.count("stats") == 2 and "stats_reply" in types
+    recorded = await protocol_doc.record_stats_session()
+    assert [frame.shape() for frame in documented] == [frame.shape() for frame in recorded]

@@ -55,6 +55,7 @@ MESSAGE_TYPES = (
     "hello", "new_game", "move", "auto_move", "undo", "redo", "hint", "finish", "analyse", "restart", "resign", "watch",
     "unwatch", "resync", "list_games", "ping", "create_race", "join_race", "start_race", "watch_race", "unwatch_race",
     "rematch", "list_races", "records", "daily", "leaderboard",
+    "stats",
 )
 GAMES = ("klondike", "broken-deck", "laras-game", "chequers")
 
@@ -171,6 +172,7 @@ def valid_message(rng: random.Random, known: Known) -> dict[str, Any]:
         "records": {"player_id": known.victim_player},
         "daily": {"game": game},
         "leaderboard": {"game": game, "options": {}},
+        "stats": {"game": game, "date": "2026-12-02", "share": rng.random() < 0.5},
     }
     message.update(extras.get(kind, {}))
     if kind in ("undo", "redo", "hint", "finish", "analyse", "restart", "resign", "watch", "unwatch", "resync"):

@@ -19,7 +19,7 @@ from tests.server.arena_wire import WireClient
 from tests.storage_backends import SERVE_ENVIRONMENT, ManualClock
 
 from protocol import to_server as ts
-from server.model.records import Action, Finish, GameResult, PlayerRecord, ResultEntry, SessionHeader
+from server.model.records import Action, DayResult, Finish, GameResult, PlayerRecord, ResultEntry, SessionHeader
 from server.runtime.exits import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from server.storage import MemoryStore, SqliteStore, Store
 from server.storage.base import HELD_SPACES
@@ -116,6 +116,8 @@ async def fill(store: Store) -> None:
         result = GameResult(won, moves, time_ms, hints=1, undos=2, score=score, counters={"repairs": 1})
         await store.add_result("p1", "broken-deck/relaxed", result)
     await store.add_vegas("p1", -52)
+    await store.add_day("p1", DayResult("klondike/draw-1/2024-05-01", True, 61_000, 90, DAY_MS + 70_000))
+    await store.add_day("p1", DayResult("klondike/draw-1/2024-05-02", False, 9_000, 12, DAY_MS + 90_000_000))
     await store.submit(BOARD, "p1", 61_000, 90, DAY_MS, keep_seconds=86_400)
     await store.submit(BOARD, "p2", 50_000, 95, DAY_MS, keep_seconds=86_400)
     await store.setting("secret", "s3cret")
@@ -157,6 +159,7 @@ async def test_a_copy_through_the_file_changes_nothing(tmp_path: Path) -> None:
         assert await sqlite.open_finishes() == ["g-open"], "an end still to settle stays so"
         assert (await sqlite.records("p1")) == (await memory.records("p1"))
         assert (await sqlite.devices("p1")) == (await memory.devices("p1"))
+        assert len(await sqlite.days("p1")) == 2 and (await sqlite.days("p1")) == (await memory.days("p1"))
         assert await sqlite.player_by_token_hash("hash-2") is None, "a rotated-away token stays refused"
         assert (await sqlite.player_by_token_hash("hash-4")) == (await memory.get_player("p2"))
         assert await sqlite.presence(["p1", "p2"], 6_000) == await memory.presence(["p1", "p2"], 6_000)
