@@ -16,6 +16,7 @@ from .board import ActionDone, Clock, GameView, PileOp, PileView, SetOp, ViewOp
 from .catalogue import CatalogueChoice, CatalogueCounter, CatalogueGame, CatalogueOption, CatalogueReply
 from .devices import DeviceEntry, DeviceList, DeviceRevoked, LinkCode, TokenRotated
 from .errors import ErrorCode
+from .friends_board import FriendsBoardReply, FriendsBoardRow, FriendsBoardUpdate
 from .friends import FriendCodeReply, FriendEntry, FriendList, FriendReply, Notification, NotificationEntry, NotificationList
 from .parts import Event, Owner, Part, Result, Status, empty
 from .standings import (
@@ -43,6 +44,9 @@ __all__ = [
     "FriendCodeReply",
     "FriendEntry",
     "FriendList",
+    "FriendsBoardReply",
+    "FriendsBoardRow",
+    "FriendsBoardUpdate",
     "FriendReply",
     "Notification",
     "NotificationEntry",
@@ -358,6 +362,7 @@ ServerMessage = Annotated[
         Race, RaceProgress, Races, RecordsReply, DailyInfo, LeaderboardPage,
         LinkCode, DeviceList, DeviceRevoked, TokenRotated,
         FriendList, FriendCodeReply, FriendReply, Notification, NotificationList,
+        FriendsBoardReply, FriendsBoardUpdate,
     ],
     Field(discriminator="type"),
 ]

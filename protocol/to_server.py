@@ -20,6 +20,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import Field, StringConstraints, TypeAdapter, model_validator
 
+from .friends_board import FriendsBoard
 from .friends import Challenge, ChallengeAnswer, FriendAdd, FriendChange, FriendCode, Friends, Notifications, ReadNotifications
 from .request import SAFE_INTEGER as SAFE_INTEGER
 from .request import DealNumber as DealNumber
@@ -346,6 +347,7 @@ ClientMessage = Annotated[
         CreateRace, JoinRace, StartRace, WatchRace, UnwatchRace, Rematch, ListRaces, Records, Daily, Leaderboard,
         LinkDevice, ListDevices, RevokeDevice, RotateToken,
         Friends, FriendCode, FriendAdd, FriendChange, Notifications, ReadNotifications, Challenge, ChallengeAnswer,
+        FriendsBoard,
     ],
     Field(discriminator="type"),
 ]

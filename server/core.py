@@ -78,6 +78,8 @@ from server.social.challenges import Challenges
 from server.social.friends import Friends
 from server.social.inbox import Inbox
 from protocol import friends as pf
+from protocol import friends_board as pb
+from server.social.friends_board import FriendsBoards
 
 log = logging.getLogger("arena.core")
 
@@ -151,7 +153,11 @@ class Hub:
             settings, store, now, entropy.stream("challenges"), self.outbox, self.friends.are_friends, self.inbox.notify, self.races.host,
             self.races.join, self._connected_here,
         )
+        self.friends_boards = FriendsBoards(store, now, scheduler, self.outbox, self.bus, self.friends.friends_of,
+            self.friends.are_friends,
+        )
         # The edges that point up the stack, wired once everything exists.
+        self.delivery.on_changed(self.friends_boards.changed)
         self.watching.hidden_from = self.lobby.hidden_from = self.friends.blocks
         self.inbox.use_friends(self.friends.friends_of)
         self.tables.on_ended(self.inbox.game_ended)
@@ -215,6 +221,7 @@ class Hub:
             pf.ReadNotifications: self.inbox.read,
             pf.Challenge: self.challenges.challenge,
             pf.ChallengeAnswer: self.challenges.answer,
+            pb.FriendsBoard: self.friends_boards.board,
         }
 
     async def _connected_here(self, player_id: str) -> bool:
