@@ -45,6 +45,11 @@ PROGRESS_INTERVAL_MS = 1000
 Mutual = Callable[[str, str], Awaitable[bool]]
 """Whether both sides of a pair still call it a friendship (``Friends.are_friends``)."""
 
+FORGET_AFTER = 4096
+"""Games whose last update time is kept before the stale ones (over a
+second old, as good as never told) are forgotten: a game left unfinished
+is not kept for ever."""
+
 BoardKey = tuple[str, str, str]
 """A board: game, variant, UTC date."""
 
@@ -96,7 +101,9 @@ class FriendsBoards:
         self._watching: dict[Peer, BoardKey] = {}
         self._last_told: dict[str, int] = {}
         self._pending: dict[str, tuple[Timer, Session]] = {}
-        self._telling: set[asyncio.Task[None]] = set()
+        self._telling: dict[str, asyncio.Task[None]] = {}
+        """The latest update being sent of each game: each waits for the one
+        before it, so a watcher never hears a game go back in time."""
         bus.only(pb.FriendsBoardUpdate, self._wants)
         bus.on_departure(self._departed)
 
@@ -181,15 +188,25 @@ class FriendsBoards:
             pending[0].cancel()
 
     def _tell(self, session: Session) -> None:
-        self._last_told[session.header.game_id] = self._now()
-        task = asyncio.create_task(self._send(session), name=f"friends board {session.header.game_id}")
-        self._telling.add(task)
-        task.add_done_callback(self._telling.discard)
-
-    async def _send(self, session: Session) -> None:
-        header = session.header
+        game_id = session.header.game_id
         now = self._now()
+        if len(self._last_told) >= FORGET_AFTER:
+            self._last_told = {game: at for game, at in self._last_told.items() if now - at < PROGRESS_INTERVAL_MS}
+        self._last_told[game_id] = now
+        task = asyncio.create_task(self._send(session, self._telling.get(game_id)), name=f"friends board {game_id}")
+        self._telling[game_id] = task
+        task.add_done_callback(lambda done: self._sent(game_id, done))
+
+    def _sent(self, game_id: str, task: asyncio.Task[None]) -> None:
+        if self._telling.get(game_id) is task:
+            del self._telling[game_id]
+
+    async def _send(self, session: Session, before: asyncio.Task[None] | None) -> None:
+        if before is not None:
+            await asyncio.wait([before])
+        header = session.header
         try:
+            now = self._now()
             game_cls = known_game(header.game)
             update = pb.FriendsBoardUpdate(
                 game=header.game, variant=daily_variant(game_cls, header.options), date=str(header.daily),
