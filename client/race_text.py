@@ -132,7 +132,8 @@ def leaderboard_lines(page: tc.LeaderboardPage) -> list[str]:
     lines += [entry_line(entry) for entry in page.entries] or ["  no entries"]
     lines += [unranked_line(entry) for entry in page.unranked]
     if page.me is not None:
-        lines.append(entry_line(page.me, "you "))
+        standing = f"  (percentile {page.me_percentile} of {page.total} wins)" if page.me_percentile else ""
+        lines.append(entry_line(page.me, "you ") + standing)
     elif page.me_unranked is not None:
         lines.append(unranked_line(page.me_unranked, "you "))
     return lines

@@ -247,7 +247,9 @@ class LeaderboardPage(Event):
     On a public board, ``unranked`` shows apart, best first, the day's
     wins from an address whose public place was taken (at most ``limit``
     of them; absent when none), and ``me_unranked`` is your own win kept
-    off this board, with the reason (absent when none)."""
+    off this board, with the reason (absent when none).  ``total`` counts
+    the board's wins, so that ``me`` far below the page still says where
+    you stand (``me_percentile``)."""
 
     type: Literal["leaderboard"] = "leaderboard"
     board: str
@@ -260,3 +262,8 @@ class LeaderboardPage(Event):
     me: LeaderboardEntry | None
     unranked: list[UnrankedEntry] = Field(default_factory=list, exclude_if=empty)
     me_unranked: UnrankedEntry | None = Field(default=None, exclude_if=empty)
+    total: int | None = Field(default=None, exclude_if=empty, description="the wins ranked on this board")
+    me_percentile: int | None = Field(
+        default=None, exclude_if=empty,
+        description="with me: the share of this board's wins yours is at least as good as, in percent (1-100)",
+    )

@@ -54,6 +54,13 @@ async def _own_win_apart(store: Store, day_board: tuple[str, str, str], asker: P
     return None
 
 
+def percentile(rank: int, total: int) -> int:
+    """The share of a board's wins a win at ``rank`` is at least as good as,
+    in whole percent rounded down, never below 1: the first of any board is
+    100, the last of a hundred is 1."""
+    return max(1, 100 * (total - rank + 1) // max(total, rank))
+
+
 async def leaderboard_page(
     store: Store, message: ts.Leaderboard, asker: PlayerRecord | None, now_ms: int
 ) -> tc.LeaderboardPage:
@@ -70,6 +77,7 @@ async def leaderboard_page(
     if message.around_me and mine is not None:
         offset = max(0, mine.rank - 1 - message.limit // 2)
     entries = await store.leaderboard(board, offset, message.limit)
+    total = await store.board_size(board)
     unranked: list[tc.UnrankedEntry] = []
     mine_apart = None
     if not message.bots:
@@ -87,6 +95,8 @@ async def leaderboard_page(
         offset=offset,
         entries=[_entry(entry) for entry in entries],
         me=_entry(mine) if mine is not None else None,
+        total=total or None,
+        me_percentile=percentile(mine.rank, total) if mine is not None else None,
         unranked=unranked,
         me_unranked=mine_apart,
     )

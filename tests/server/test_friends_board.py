@@ -21,6 +21,9 @@ from engine.cards import CODE
 from protocol import ErrorCode
 from protocol import friends_board as pb
 from protocol import to_server as ts
+from server.deals.daily import utc_day
+from server.games.leaderboards import percentile
+from server.model.fair_play import board_name
 from server.social.friends_board import ranked_rows
 from server.storage.social import SocialRecords
 
@@ -204,3 +207,23 @@ async def test_no_frame_of_a_friends_board_names_a_card_a_pile_or_a_move(arena: 
         assert not {text for text in strings if CARD_CODE.match(text)} and not strings & cards, frame
         assert not strings & piles, f"a board frame names a pile: {strings & piles}"
         assert not strings & played, f"a board frame names a move: {strings & played}"
+
+
+async def test_the_global_board_says_where_you_stand_far_below_its_page(arena: MemoryArena) -> None:
+    ann = await player(arena, "ann")
+    day = utc_day(arena.hub.clock()).isoformat()
+    board_id = board_name("klondike", "draw=1,scoring=standard", day)
+    for n in range(39):
+        await arena.store.submit(board_id, f"p_other{n:02}", 60_000 + 1_000 * n, 100, arena.hub.clock(), keep_seconds=3_600)
+    await arena.store.submit(board_id, ann.player_id, 60_000 + 1_000 * 29 + 500, 100, arena.hub.clock(), keep_seconds=3_600)
+    page = await ann.request(ts.Leaderboard, limit=5, **KLONDIKE)
+    assert page.type == "leaderboard" and len(page.entries) == 5
+    assert page.me is not None and page.me.rank == 31 and (page.total, page.me_percentile) == (40, 25), page
+    anonymous = await (await arena.client()).request(ts.Leaderboard, limit=5, **KLONDIKE)
+    assert anonymous.type == "leaderboard" and anonymous.me is None and anonymous.me_percentile is None
+    assert anonymous.total == 40
+
+
+def test_a_percentile_is_the_share_of_wins_yours_is_at_least_as_good_as() -> None:
+    assert [percentile(rank, 100) for rank in (1, 2, 50, 100)] == [100, 99, 51, 1]
+    assert percentile(1, 1) == 100 and percentile(3, 3) == 33
