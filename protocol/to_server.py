@@ -311,6 +311,7 @@ class Leaderboard(Request):
     limit: Annotated[int, Field(ge=1, le=100)] = 10
     around_me: bool = False
     bots: bool = Field(False, description="the bots' board: bots declared in hello rank apart from people")
+    playing: bool = Field(False, description="also the day's ranked attempts still being played (counts only), after the wins")
 
 
 class LinkDevice(Request):

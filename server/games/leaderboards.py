@@ -16,11 +16,17 @@ import engine
 from engine import EngineError
 from protocol import to_client as tc
 from protocol import to_server as ts
-from server.deals.daily import daily_variant, known_game, requested_day
-from server.model.fair_play import CADENCE, NEW_PLAYER, SAME_NETWORK, board_name
+from server.deals.daily import ATTEMPT_KIND, daily_key, daily_variant, known_game, requested_day
+from server.model.fair_play import CADENCE, NEW_PLAYER, SAME_NETWORK, board_name, counted_actions
 from server.model.refusal import from_engine
 from server.model.records import LeaderEntry, PlayerRecord
+from server.model.session import Session
 from server.storage.base import Store
+
+
+PLAYING_SCAN = 200
+"""Attempts read, newest first, to find those still playing: a page of
+unfinished attempts never costs more than this many reads of a log."""
 
 
 def _entry(entry: LeaderEntry) -> tc.LeaderboardEntry:
@@ -52,6 +58,31 @@ async def _own_win_apart(store: Store, day_board: tuple[str, str, str], asker: P
         if found is not None:
             return _unranked(found, reason)
     return None
+
+
+async def _still_playing(store: Store, day_board: tuple[str, str, str], limit: int, now_ms: int) -> list[tc.PlayingEntry]:
+    """The day's ranked attempts (people's) still being played, newest
+    first, at most ``limit``: counts only.  An attempt found ended leaves
+    the index, so the next page reads past fewer of them."""
+    playing: list[tc.PlayingEntry] = []
+    for document in await store.list_documents(ATTEMPT_KIND, daily_key(*day_board), PLAYING_SCAN):
+        game_id = str(document["game_id"])
+        loaded = await store.load_session(game_id)
+        if loaded is None or loaded[0].status != "playing":
+            await store.put_document(ATTEMPT_KIND, game_id, {}, 0)
+            continue
+        if loaded[0].bot:
+            continue
+        session = Session.replay(*loaded)
+        player = await store.get_player(session.header.owner)
+        playing.append(tc.PlayingEntry(
+            player_id=session.header.owner, name=player.display_name if player else session.header.owner,
+            time_ms=session.elapsed_ms(now_ms), actions=counted_actions(session),
+            cards_home=session.counters.get("foundation", 0),
+        ))
+        if len(playing) == limit:
+            break
+    return playing
 
 
 def percentile(rank: int, total: int) -> int:
@@ -97,6 +128,7 @@ async def leaderboard_page(
         me=_entry(mine) if mine is not None else None,
         total=total or None,
         me_percentile=percentile(mine.rank, total) if mine is not None else None,
+        playing=await _still_playing(store, day_board, message.limit, now_ms) if message.playing and not message.bots else [],
         unranked=unranked,
         me_unranked=mine_apart,
     )

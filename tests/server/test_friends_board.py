@@ -21,7 +21,7 @@ from engine.cards import CODE
 from protocol import ErrorCode
 from protocol import friends_board as pb
 from protocol import to_server as ts
-from server.deals.daily import utc_day
+from server.deals.daily import ATTEMPT_KIND, utc_day
 from server.games.leaderboards import percentile
 from server.model.fair_play import board_name
 from server.social.friends_board import ranked_rows
@@ -175,8 +175,9 @@ async def test_a_friend_who_blocked_or_removed_you_is_off_your_board_at_once(are
 
 async def test_no_frame_of_a_friends_board_names_a_card_a_pile_or_a_move(arena: MemoryArena, subprotocol: str) -> None:
     """Ann plays the secret daily move by move while Bob, her friend,
-    watches her on his board and asks for it after each move; every frame
-    of his boards and updates, as bytes decoded, holds counts only."""
+    watches her on his board and asks for it, and for the global board with
+    the attempts still playing, after each move; every frame of his boards
+    and updates, as bytes decoded, holds counts only."""
     ann, = await friends(arena, "ann")
     bob = await arena.client(subprotocol)
     await bob.hello(name="bob")
@@ -193,14 +194,16 @@ async def test_no_frame_of_a_friends_board_names_a_card_a_pile_or_a_move(arena: 
         played.add(move)
         legal = diff.legal or []
         await board(bob)
+        assert (await bob.request(ts.Leaderboard, playing=True, **KLONDIKE)).type == "leaderboard"
     await ann.request(ts.Resign, game_id=started.game_id)
     await bob.wait_for(lambda m: m.type == "friends_board_update" and m.row.state == "finished")
     await board(bob)
     frames = [
         json.loads(frame) if isinstance(frame, str) else msgpack.unpackb(frame, raw=False) for frame in bob.raw
     ]
-    board_frames = [frame for frame in frames if frame["type"] in ("friends_board", "friends_board_update")]
-    assert len(board_frames) >= 14
+    board_frames = [frame for frame in frames if frame["type"] in ("friends_board", "friends_board_update", "leaderboard")]
+    assert len(board_frames) >= 26
+    assert any(frame.get("playing") for frame in board_frames), "the global board showed ann playing"
     cards = {code for code in CODE if code}
     for frame in board_frames:
         strings = set(re.findall(r'"((?:[^"\\]|\\.)*)"', json.dumps(frame)))
@@ -227,3 +230,19 @@ async def test_the_global_board_says_where_you_stand_far_below_its_page(arena: M
 def test_a_percentile_is_the_share_of_wins_yours_is_at_least_as_good_as() -> None:
     assert [percentile(rank, 100) for rank in (1, 2, 50, 100)] == [100, 99, 51, 1]
     assert percentile(1, 1) == 100 and percentile(3, 3) == 33
+
+
+async def test_the_global_board_lists_attempts_still_playing_after_the_wins(arena: MemoryArena) -> None:
+    ann, bob, cat = await player(arena, "ann"), await player(arena, "bob"), await player(arena, "cat")
+    anns, _ = await ann.new_game(deal="daily", **KLONDIKE)
+    await ann.request(ts.Move, game_id=anns.game_id, move="draw")
+    bobs, _ = await bob.new_game(deal="daily", **KLONDIKE)
+    await bob.request(ts.Resign, game_id=bobs.game_id)
+    await cat.new_game(deal="daily", **KLONDIKE)
+    page = await ann.request(ts.Leaderboard, playing=True, **KLONDIKE)
+    assert page.type == "leaderboard" and page.entries == []
+    assert [(row.name, row.actions, row.cards_home) for row in page.playing] == [("cat", 0, 0), ("ann", 1, 0)]
+    assert await arena.store.get_document(ATTEMPT_KIND, bobs.game_id) is None, "an ended attempt leaves the index"
+    plain = await ann.request(ts.Leaderboard, **KLONDIKE)
+    assert plain.type == "leaderboard" and plain.playing == []
+    assert "playing" not in json.dumps(plain.model_dump(mode="json", exclude_none=False)), "absent unless asked"
