@@ -198,6 +198,7 @@ def _register_standings(subparsers: Subcommands) -> None:
     board.add_argument("--date", type=day_choice, metavar="YYYY-MM-DD", help="the UTC day (default today)")
     _option_flags(board)
     board.add_argument("--around-me", action="store_true", help="the page around your own entry (needs --token)")
+    board.add_argument("--playing", action="store_true", help="also the attempts still being played (counts only)")
     board.add_argument(
         "--friends", action="store_true",
         help="you and your friends: finished (place, time, actions), playing (counts only) or not started (needs --token)",
@@ -322,6 +323,7 @@ def _leaderboard(args: argparse.Namespace) -> int:
         offset=args.offset,
         limit=args.limit,
         around_me=args.around_me,
+        playing=args.playing,
         friends=args.friends,
         identity=_identity(args),
         subprotocol=_subprotocol(args),

@@ -131,6 +131,11 @@ def leaderboard_lines(page: tc.LeaderboardPage) -> list[str]:
     lines = [f"{page.title} {page.variant}, {page.date}"]
     lines += [entry_line(entry) for entry in page.entries] or ["  no entries"]
     lines += [unranked_line(entry) for entry in page.unranked]
+    lines += [
+        f"{'...':>7}  {entry.name:<{NAME_WIDTH}} {clock_text(entry.time_ms):>8}  {entry.actions:>4} actions  "
+        f"{entry.cards_home:>3} home (playing)"
+        for entry in page.playing
+    ]
     if page.me is not None:
         standing = f"  (percentile {page.me_percentile} of {page.total} wins)" if page.me_percentile else ""
         lines.append(entry_line(page.me, "you ") + standing)

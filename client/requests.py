@@ -327,12 +327,15 @@ class ArenaRequests(ABC):
         limit: int = 10,
         around_me: bool = False,
         bots: bool = False,
+        playing: bool = False,
     ) -> tc.LeaderboardPage:
         """A day's leaderboard of one game and variant (``options`` pick
         it, e.g. ``{"draw": 3}``); ``page.me`` is your own entry.
-        ``bots``: the bots' board (bots declared in ``hello`` rank apart)."""
+        ``bots``: the bots' board (bots declared in ``hello`` rank apart);
+        ``playing``: also the attempts still being played, after the wins."""
         request = ts.Leaderboard(
-            game=game, options=dict(options or {}), date=_iso(day), offset=offset, limit=limit, around_me=around_me, bots=bots
+            game=game, options=dict(options or {}), date=_iso(day), offset=offset, limit=limit, around_me=around_me, bots=bots,
+            playing=playing,
         )
         return await self._ask(request, tc.LeaderboardPage)
 

@@ -42,6 +42,7 @@ class LeaderboardRequest:
     offset: int = 0
     limit: int = 10
     around_me: bool = False
+    playing: bool = False
     friends: bool = False
     identity: Identity = field(default_factory=Identity)
     subprotocol: str = "arena.v1.msgpack"
@@ -57,7 +58,7 @@ async def leaderboard(request: LeaderboardRequest, console: Console) -> int:
     async with signed_in(request.url, request.identity, subprotocol=request.subprotocol, create=False) as client:
         page = await client.leaderboard(
             request.game, request.options, request.day,
-            offset=request.offset, limit=request.limit, around_me=request.around_me,
+            offset=request.offset, limit=request.limit, around_me=request.around_me, playing=request.playing,
         )
     for line in leaderboard_lines(page):
         console.say(line)

@@ -1,7 +1,8 @@
 """``arena board --friends`` (``arena leaderboard --friends``) as a real
 subprocess against a real server: bob, ann's friend, resigned today's
 daily and ann is still playing hers; the board prints both rows, counts
-only, and refuses to run without a player.  The typed client method it
+only, and refuses to run without a player; ``arena board --playing``
+lists ann's attempt after the (no) wins.  The typed client method it
 calls hears a watched row's update as it arrives.
 """
 
@@ -47,5 +48,8 @@ async def test_arena_board_friends_prints_you_and_your_friends(arena: Restartabl
     assert "you and your friends" in out
     assert re.search(r"-\s+ann \(you\)\s+playing\s+\S+\s+1 actions\s+0 home", out), out
     assert re.search(r"-\s+bob\s+resigned\s+\S+\s+0 actions", out), out
+    status, out = await cli(tmp_path / "nobody", "board", "klondike", "--draw", "1", "--playing", "--server", arena.url)
+    assert status == 0 and re.search(r"\.\.\.\s+ann\s+\S+\s+1 actions\s+0 home \(playing\)", out), out
+    assert "bob" not in out, "a resigned attempt is not playing"
     status, out = await cli(tmp_path / "nobody", "leaderboard", "klondike", "--friends", "--server", arena.url)
     assert status == 2 and "--friends needs --token" in out, out
