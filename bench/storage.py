@@ -202,11 +202,17 @@ async def _submit(store: Store, index: int, n: int) -> None:
 class ServerChild:
     """``arena serve`` in a child process, on ``redis_url`` or in memory."""
 
-    def __init__(self, redis_url: str | None) -> None:
-        command = [sys.executable, "-m", "server.cli", "serve", "--port", "0"]
-        command += ["--memory"] if redis_url is None else ["--redis", redis_url]
+    def __init__(
+        self, redis_url: str | None, command: list[str] | None = None, environment: dict[str, str] | None = None
+    ) -> None:
+        """``command``: another server than ``arena serve`` (one printing the
+        same line once listening), with ``environment`` besides."""
+        if command is None:
+            command = [sys.executable, "-m", "server.cli", "serve", "--port", "0"]
+            command += ["--memory"] if redis_url is None else ["--redis", redis_url]
         self.process = subprocess.Popen(
-            command, cwd=ROOT, stdout=subprocess.PIPE, text=True, env={**os.environ, **SERVER_ENVIRONMENT}
+            command, cwd=ROOT, stdout=subprocess.PIPE, text=True,
+            env={**os.environ, **SERVER_ENVIRONMENT, **(environment or {})},
         )
         assert self.process.stdout is not None
         line = self.process.stdout.readline()

@@ -19,6 +19,7 @@ from .errors import ErrorCode
 from .friends_board import FriendsBoardReply, FriendsBoardRow, FriendsBoardUpdate
 from .friends import FriendCodeReply, FriendEntry, FriendList, FriendReply, Notification, NotificationEntry, NotificationList
 from .parts import Event, Owner, Part, Result, Status, empty
+from .presence import Activity, PlayerPresence, Presence, Presences
 from .standings import (
     DailyDeal,
     DailyPending,
@@ -53,6 +54,7 @@ __all__ = [
     "NotificationEntry",
     "NotificationList",
     "Ack",
+    "Activity",
     "ActionDone",
     "AnalysisReply",
     "CatalogueChoice",
@@ -89,7 +91,10 @@ __all__ = [
     "Part",
     "PileOp",
     "PileView",
+    "PlayerPresence",
     "Pong",
+    "Presence",
+    "Presences",
     "TokenRotated",
     "Race",
     "RaceEvent",
@@ -365,6 +370,7 @@ ServerMessage = Annotated[
         LinkCode, DeviceList, DeviceRevoked, TokenRotated,
         FriendList, FriendCodeReply, FriendReply, Notification, NotificationList,
         FriendsBoardReply, FriendsBoardUpdate,
+        Presence, Presences,
     ],
     Field(discriminator="type"),
 ]

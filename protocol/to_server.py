@@ -20,7 +20,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import Field, StringConstraints, TypeAdapter, model_validator
 
-from .friends_board import FriendsBoard
+from .friends_board import FriendsBoard as FriendsBoard
 from .friends import Challenge, ChallengeAnswer, FriendAdd, FriendChange, FriendCode, Friends, Notifications, ReadNotifications
 from .request import SAFE_INTEGER as SAFE_INTEGER
 from .request import DealNumber as DealNumber
@@ -342,6 +342,29 @@ class RotateToken(Request):
     type: Literal["rotate_token"] = "rotate_token"
 
 
+class SetPresence(Request):
+    """Say you are away (``away``: a hidden browser tab, a locked phone)
+    or back.  Any other request but ``ping`` says you are back, too.
+    Replied with ``ack``."""
+
+    type: Literal["set_presence"] = "set_presence"
+    away: bool
+
+
+class AppearOffline(Request):
+    """Appear offline to your friends (``on``), or stop; kept for your
+    player on every device.  Replied with ``ack``."""
+
+    type: Literal["appear_offline"] = "appear_offline"
+    on: bool
+
+
+class FriendsPresence(Request):
+    """The presence of each of your friends at once (``presences``)."""
+
+    type: Literal["friends_presence"] = "friends_presence"
+
+
 ClientMessage = Annotated[
     Union[
         Hello, NewGame, Move, AutoMove, Undo, Redo, Hint, Finish, Analyse, Replay, Restart, Resign, Watch, Unwatch, Resync, ListGames, Catalogue, Ping,
@@ -349,6 +372,7 @@ ClientMessage = Annotated[
         LinkDevice, ListDevices, RevokeDevice, RotateToken,
         Friends, FriendCode, FriendAdd, FriendChange, Notifications, ReadNotifications, Challenge, ChallengeAnswer,
         FriendsBoard,
+        SetPresence, AppearOffline, FriendsPresence,
     ],
     Field(discriminator="type"),
 ]

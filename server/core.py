@@ -74,11 +74,12 @@ from server.storage.base import StorageError, StorageUnavailable, Store
 from server.social.devices import Devices
 from server.games.watching import Watching
 from server.social.bus import PlayerBus
+from server.social.presence import Presence
+from server.social.presence_leases import PresenceLeases
 from server.social.challenges import Challenges
 from server.social.friends import Friends
 from server.social.inbox import Inbox
 from protocol import friends as pf
-from protocol import friends_board as pb
 from server.social.friends_board import FriendsBoards
 
 log = logging.getLogger("arena.core")
@@ -143,6 +144,8 @@ class Hub:
         self.bus = PlayerBus(store, origin, self.outbox)
         """Every message for a player rather than a game, on every process (``server.social``)."""
         self.devices = Devices(settings, store, now, entropy.stream("devices"), self.outbox, lambda: self.peers, origin)
+        self.presence = Presence(store, origin, now, scheduler, self.bus, self.outbox)
+        self.presence_leases = PresenceLeases(store, self.presence, now, scheduler)
         self.lobby = Lobby(
             settings, store, now, entropy.stream("lobby"), self.admission, self.keeper.today, self.outbox, self.tables,
             self.play.live_headers, self.watching.watch_game, self.races.rejoin, self.devices,
@@ -151,15 +154,13 @@ class Hub:
         self.friends = Friends(settings, store, now, entropy.stream("friends"), self.outbox, self.inbox.tell_friends_event)
         self.challenges = Challenges(
             settings, store, now, entropy.stream("challenges"), self.outbox, self.friends.are_friends, self.inbox.notify, self.races.host,
-            self.races.join, self._connected_here,
+            self.races.join, self._online,
         )
-        self.friends_boards = FriendsBoards(store, now, scheduler, self.outbox, self.bus, self.friends.friends_of,
-            self.friends.are_friends,
-        )
+        self.friends_boards = FriendsBoards(store, now, scheduler, self.outbox, self.bus, self.friends, self.delivery.on_changed)
         # The edges that point up the stack, wired once everything exists.
-        self.delivery.on_changed(self.friends_boards.changed)
         self.watching.hidden_from = self.lobby.hidden_from = self.friends.blocks
         self.inbox.use_friends(self.friends.friends_of)
+        self.presence.use_friends(self.friends.friends_of, self.friends.blocks)
         self.tables.on_ended(self.inbox.game_ended)
         self.tables.tell(self.delivery)
         self.tables.on_release(ledgers.release_if_idle)
@@ -168,6 +169,10 @@ class Hub:
         )
         self.outbox.on_overflow(self.watching.resync)
         self.outbox.on_overflow(self.races.resync)
+        self.bus.on_arrival(self.presence.arrived)
+        self.bus.on_departure(self.presence.departed)
+        self.bus.on_resume(self.presence.resumed)
+        self.play.on_playing(self.presence.playing)
         self.closing = False
         self._numbers = itertools.count(1)
         self._inflight = 0
@@ -221,14 +226,18 @@ class Hub:
             pf.ReadNotifications: self.inbox.read,
             pf.Challenge: self.challenges.challenge,
             pf.ChallengeAnswer: self.challenges.answer,
-            pb.FriendsBoard: self.friends_boards.board,
+            ts.FriendsBoard: self.friends_boards.board,
+            ts.SetPresence: self.presence.set_presence,
+            ts.AppearOffline: self.presence.appear_offline,
+            ts.FriendsPresence: self.presence.friends_presence,
         }
 
-    async def _connected_here(self, player_id: str) -> bool:
-        """Whether a player is online, as far as this process knows (its own
-        connections); presence, which knows every process's, may replace it
-        (``Challenges.is_online``)."""
-        return bool(self.bus.connections(player_id))
+    async def _online(self, player_id: str) -> bool:
+        """Whether a player is online (or away) on any process, as its
+        friends see it (``Challenges.is_online``): a player who appears
+        offline is offline to a challenge too, or the refusal would tell."""
+        seen = await self.presence.presence_of([player_id])
+        return seen[player_id].state != "offline"
 
     def _now(self) -> int:
         return self.clock()
@@ -288,6 +297,7 @@ class Hub:
         try:
             message = peer.codec.decode(frame)
             request_id = message.id
+            self.presence.heard(peer, message)
             if self.closing and not isinstance(message, ts.Ping):
                 raise Refusal(ErrorCode.SHUTTING_DOWN, "the server is shutting down; reconnect in a moment")
             await self._handlers[type(message)](peer, message)
@@ -304,6 +314,11 @@ class Hub:
             error(peer, Refusal(ErrorCode.INTERNAL_ERROR, "the server failed; nothing changed"), request_id)
 
     # ------------------------------------------------------------ life
+
+    @property
+    def requests_in_flight(self) -> int:
+        """Requests being handled now (a proof a new game waits for counts)."""
+        return self._inflight
 
     def live_games(self) -> int:
         return sum(1 for room in self.rooms.values() if room.session.result is None)
@@ -328,6 +343,7 @@ class Hub:
         the store's epoch, comparing the games held with the store, and
         hearing what other processes tell players connected here."""
         await self.bus.start()
+        await self.presence_leases.start()
         if self.settings.prepare_dailies:
             self.keeper.start()
         self._epoch_task = asyncio.create_task(self._watch_epoch(), name="store epoch")
@@ -379,4 +395,6 @@ class Hub:
         await self.race_deals.close()
         await self.workers.close()
         await self.tables.close()
+        await self.presence.close()
+        await self.presence_leases.close()
         await self.bus.close()

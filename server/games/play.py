@@ -54,6 +54,10 @@ from server.storage.base import LogConflict, Store
 from server.games.watching import Watching
 
 SESSION_SCAN_LIMIT = 100
+Playing = Callable[[Peer, SessionHeader, bool], None]
+"""Told that a connection started or acted on its game (``True``: the game
+has ended), so the parts above that care (presence) learn what a player
+is doing without this module knowing them."""
 
 
 class RaceActions(Protocol):
@@ -96,6 +100,14 @@ class Play:
         self._delivery = delivery
         self._starts = SessionStarts(settings, store, book, entropy)
         self._last_created = 0
+        self._playing: list[Playing] = []
+
+    def on_playing(self, listener: Playing) -> None:
+        self._playing.append(listener)
+
+    def _played(self, peer: Peer, room: Room) -> None:
+        for listener in self._playing:
+            listener(peer, room.session.header, room.session.result is not None)
 
     async def live_headers(self, player_id: str) -> list[SessionHeader]:
         """The player's unfinished games, newest first (race games prepared
@@ -180,6 +192,7 @@ class Play:
             ),
         )
         await self._watching.watch(peer, room, None)
+        self._played(peer, room)
 
     async def make_room_for(self, player_id: str) -> None:
         """Make room for one more live game by abandoning the oldest ones."""
@@ -252,6 +265,7 @@ class Play:
                     await self._delivery.deliver(room, change, begun, peer, message.id)
         finally:
             self._assists.refresh_offer(room)
+            self._played(peer, room)
             self._rooms.release(room)
 
     async def _finish(self, room: Room, peer: Peer, message: ts.Finish) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Awaitable, Callable
+from typing import Callable
 
 import engine
 from engine import EngineError
@@ -34,7 +34,7 @@ from server.net.outbox import Outbox
 from server.net.peer import Peer, require_player
 from server.runtime.scheduler import Scheduler, Timer
 from server.social.bus import PlayerBus
-from server.social.inbox import FriendsOf
+from server.social.friends import Friends
 from server.storage.base import StorageError, Store, board_score
 
 log = logging.getLogger("arena.social")
@@ -42,8 +42,8 @@ log = logging.getLogger("arena.social")
 PROGRESS_INTERVAL_MS = 1000
 """At most one progress update per attempt in this many milliseconds."""
 
-Mutual = Callable[[str, str], Awaitable[bool]]
-"""Whether both sides of a pair still call it a friendship (``Friends.are_friends``)."""
+Listen = Callable[[Callable[[Session], None]], None]
+"""Where to hear of each game that starts or acts here (``Delivery.on_changed``)."""
 
 FORGET_AFTER = 4096
 """Games whose last update time is kept before the stale ones (over a
@@ -89,15 +89,15 @@ class FriendsBoards:
 
     def __init__(
         self, store: Store, clock: Callable[[], int], scheduler: Scheduler, outbox: Outbox, bus: PlayerBus,
-        friends_of: FriendsOf, mutual: Mutual,
+        friends: Friends, listen: Listen,
     ) -> None:
         self._store = store
         self._now = clock
         self._scheduler = scheduler
         self._outbox = outbox
         self._bus = bus
-        self._friends_of = friends_of
-        self._mutual = mutual
+        self._friends_of = friends.friends_of
+        self._mutual = friends.are_friends
         self._watching: dict[Peer, BoardKey] = {}
         self._last_told: dict[str, int] = {}
         self._pending: dict[str, tuple[Timer, Session]] = {}
@@ -106,6 +106,7 @@ class FriendsBoards:
         before it, so a watcher never hears a game go back in time."""
         bus.only(pb.FriendsBoardUpdate, self._wants)
         bus.on_departure(self._departed)
+        listen(self.changed)
 
     # ---------------------------------------------------------------- reading
 

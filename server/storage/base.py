@@ -38,13 +38,13 @@ from server.model.records import Record, ResultEntry, SessionHeader
 
 from .devices_base import DeviceStore
 
-# The failures every back end raises, named here too, beside the
-# interface that raises them.
+# The failures every back end raises, named here too, beside the interface that raises them.
 from .errors import AppendRefused as AppendRefused
 from .errors import LogConflict as LogConflict
 from .errors import StorageError as StorageError
 from .errors import StorageRefused as StorageRefused
 from .errors import StorageUnavailable as StorageUnavailable
+from .presence import PresenceStore
 
 
 @dataclass(frozen=True)
@@ -114,9 +114,9 @@ class Subscription(ABC):
     async def close(self) -> None: ...
 
 
-class Store(DeviceStore, ABC):
+class Store(PresenceStore, DeviceStore, ABC):
     """The storage API the server uses; see the module docstring (a player's
-    devices: ``DeviceStore``)."""
+    devices: ``DeviceStore``; presence: ``.presence``)."""
 
     # ---------------------------------------------------------------- life
 

@@ -24,19 +24,21 @@ from .memory_boards import Entry, MemoryBoards
 from .memory_channels import MemoryChannels
 from .memory_devices import MemoryIdentities
 from .memory_held import DOCUMENT_EXPIRY, INDEX_EXPIRY, SETTING_EXPIRY, held_in, ranked_entries
+from .memory_presence import MemoryPresence
 from server.runtime.clock import Clock, wall_clock_ms
 from server.model.records import Action, Announcement, Finish, GameResult, LeaderEntry, PlayerRecord, Record
 from server.model.records import SessionHeader
 
 
-class MemoryStore(MemoryIdentities, Store):
+class MemoryStore(MemoryPresence, MemoryIdentities, Store):
     """Expiry deadlines are keyed by ("session", game id), ("board", board),
     ("setting", name), ("document:" + kind, key) or ("index:" + kind,
     index), so no document kind can clash with the others.  Identities
     expire by when they were last renewed (``MemoryIdentities``)."""
 
     def __init__(self, clock: Clock = wall_clock_ms, retention: Retention = DEFAULT_RETENTION) -> None:
-        super().__init__(clock, retention.identity_seconds)
+        MemoryIdentities.__init__(self, clock, retention.identity_seconds)
+        MemoryPresence.__init__(self, lambda: clock() / 1000, retention.identity_seconds)
         self._headers: dict[str, SessionHeader] = {}
         self._logs: dict[str, list[Action]] = {}
         self._expires: dict[tuple[str, str], float] = {}
@@ -72,6 +74,7 @@ class MemoryStore(MemoryIdentities, Store):
 
     async def expire_due(self) -> int:
         dropped = self._expire_codes() + sum(not self._alive(kind, key) for kind, key in list(self._expires))
+        dropped += self._presence_due()
         return dropped + sum(not self._identity_alive(player_id) for player_id in list(self._renewed))
 
     async def size(self) -> StoreSize:

@@ -76,6 +76,7 @@ from .redis_errors import guarded
 from .redis_keys import dumps, player_of, record_of, text
 from .redis_scripts import counter_args, result_args
 from .redis_devices import RedisDevices
+from .redis_presence import RedisPresence
 
 PLAYER_SESSIONS_KEPT = 1000
 """Games a player's index lists at most (``sessions_of``), newest first;
@@ -86,7 +87,7 @@ def _local_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-class RedisStore(RedisDevices):
+class RedisStore(RedisPresence, RedisDevices):
     """The store on the Redis server at ``url`` (``redis://``, ``rediss://``
     for TLS, ``unix://``, ``redis+sentinel://``, ``redis+cluster://``); see
     ``RedisBase`` for the options.  Games and players are here, what the

@@ -86,6 +86,12 @@ class RedisKeys:
     def index(self, kind: str, index: str) -> str:
         return self._key("index", kind, index)
 
+    def presence(self, *parts: str) -> str:
+        """Every presence key shares the one tag ``{presence}``: a lease, the
+        set of players it holds and those players' hashes change together
+        in one script (``server.storage.redis_presence``)."""
+        return self._key("presence", "{presence}", *parts)
+
     def channel(self, channel: str) -> bytes:
         """A channel ``kind:id`` (``game:<game id>``, ``race:<race id>``)
         tagged by its id, so that on a cluster it shares the slot of the

@@ -34,6 +34,7 @@ from server.runtime.clock import Clock, wall_clock_ms
 from .base import DEFAULT_RETENTION, Held, OnResume, Retention, Store, StoreSize, Subscription
 from .memory_channels import MemoryChannels
 from .sqlite_lock import DatabaseLock
+from .sqlite_presence import SqlitePresence
 from .sqlite_schema import StoreUnusable, open_database
 from . import sqlite_devices
 from .devices_base import Device
@@ -57,7 +58,7 @@ def sqlite_path(url: str) -> Path:
     return Path(path)
 
 
-class SqliteStore(Store):
+class SqliteStore(SqlitePresence, Store):
     """The store in the SQLite database at ``path`` (created, and its
     folder, if missing), held by this process until ``close``.  Raises ``StoreLocked`` when
     another process holds it and ``StoreUnusable`` when the file cannot
@@ -115,7 +116,7 @@ class SqliteStore(Store):
         return await self._run(Tables.size)
 
     async def expire_due(self) -> int:
-        return await self._run(Tables.expire_due)
+        return await self._run(Tables.expire_due) + await self._presence_due()
 
     # ---------------------------------------------------------------- players
 

@@ -92,7 +92,20 @@ written; until then a player's own token is its one device), link codes
 and attempt counters.  Only tables are added: every player of a file
 written before keeps its token."""
 
-MIGRATIONS: tuple[str, ...] = (VERSION_1, DEVICES)
+PRESENCE = """
+CREATE TABLE presence_leases (origin TEXT PRIMARY KEY, deadline_ms INTEGER NOT NULL, renewed_ms INTEGER NOT NULL)
+    WITHOUT ROWID;
+CREATE TABLE presence_live (
+    player_id TEXT NOT NULL, origin TEXT NOT NULL, entry TEXT NOT NULL, PRIMARY KEY (player_id, origin)
+) WITHOUT ROWID;
+CREATE INDEX presence_live_of_origin ON presence_live (origin);
+CREATE TABLE presence_kept (
+    player_id TEXT PRIMARY KEY, last_seen_ms INTEGER, hidden_seen_ms INTEGER, expires_at REAL
+) WITHOUT ROWID;
+"""
+"""Presence (``server.storage.sqlite_presence``): leases of server processes,
+the players each holds, and each player's last seen and appear-offline."""
+MIGRATIONS: tuple[str, ...] = (VERSION_1, DEVICES, PRESENCE)
 PRIVATE_FILE_MODE = 0o600
 """A new database is its owner's alone, as the data directory's secret is:
 it holds addresses and token hashes.  SQLite gives its WAL and shared

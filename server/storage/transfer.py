@@ -6,8 +6,8 @@ to another store").
 Everything goes through the ``Store`` interface, so any back end copies
 to any other.  The file is one JSON object per line: a header (``format``,
 ``version``, ``exported_ms``, ``counts`` of each ``type``), then players
-(with their token hash, address, records, Vegas earnings and devices),
-settings,
+(with their token hash, address, records, Vegas earnings, devices, last seen
+and appear-offline setting), settings,
 stocks, documents, document indexes, leaderboards and sessions (header,
 log, whether the game's end is still to settle).  Each lifetime is kept as
 the wall-clock time it ends (``expires_ms``, absent: for ever), so an
@@ -37,6 +37,8 @@ VERSION = 1
 TYPES = ("player", "setting", "stock", "document", "index", "board", "session")
 """The line types in the order written and imported: a document before the
 index naming it (an index lives as long as its longest-lived document)."""
+NO_PROCESS = ""
+"""The origin an imported last seen is written under: none holds the player."""
 EVERY_ENTRY = 1 << 30
 """``count`` reading a whole leaderboard or list at once."""
 
@@ -101,6 +103,9 @@ async def _exported(store: Store, item: Held, now_ms: int, open_ends: set[str]) 
         line |= dataclasses.asdict(player) | {"vegas": await store.vegas(item.name)}
         line["records"] = {key: dataclasses.asdict(record) for key, record in sorted(records.items())}
         line["devices"] = [dataclasses.asdict(device) for device in await store.devices(item.name)]
+        stored = (await store.presence([item.name], now_ms))[item.name]
+        if stored.last_seen_ms is not None or stored.hidden_seen_ms is not None:
+            line["presence"] = {"last_seen_ms": stored.last_seen_ms, "hidden_seen_ms": stored.hidden_seen_ms}
     elif item.space == "setting":
         value = await store.get_setting(item.name)
         if value is None:
@@ -208,6 +213,7 @@ async def _imported(store: Store, line: dict[str, Any], keep: int | None) -> Non
                 await store.add_result(line["player_id"], key, result)
         if line["vegas"]:
             await store.add_vegas(line["player_id"], line["vegas"])
+        await _imported_presence(store, line["player_id"], line.get("presence"))
     elif kind == "setting":
         await store.setting(line["name"], line["value"], keep)
     elif kind == "stock":
@@ -246,6 +252,17 @@ async def _imported_devices(store: Store, player: PlayerRecord, devices: list[De
             await store.device_by_token_hash(kept.token_hash, kept.last_seen_ms)
     for device in exported.values():
         await store.add_device(player.player_id, device, len(devices) + 1)
+
+
+async def _imported_presence(store: Store, player_id: str, presence: dict[str, Any] | None) -> None:
+    """A player's last seen and appear-offline setting; no process holds
+    it in the new store (its leases are the running servers', not data)."""
+    if presence is None:
+        return
+    if presence["last_seen_ms"] is not None:
+        await store.put_presence(NO_PROCESS, player_id, None, presence["last_seen_ms"])
+    if presence["hidden_seen_ms"] is not None:
+        await store.hide_presence(player_id, presence["hidden_seen_ms"])
 
 
 async def _imported_session(store: Store, line: dict[str, Any], keep: int | None) -> None:

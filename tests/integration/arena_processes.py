@@ -60,8 +60,10 @@ class ServerProcess:
 
     def __init__(
         self, store_url: str, directory: Path, name: str, environment: dict[str, str] | None = None,
-        data_dir: Path | None = None,
+        data_dir: Path | None = None, program: list[str] | None = None,
     ) -> None:
+        self.program = program or [sys.executable, "-m", "server.cli", "serve"]
+        """What runs: ``arena serve``, or a test's own server taking its options."""
         # ``--redis`` is what older checkouts (a bench's baseline) understand;
         # newer ones read it as ``--store``.
         self.store_arguments = ["--store", store_url, "--data", str(data_dir)] if data_dir else ["--redis", store_url]
@@ -82,7 +84,7 @@ class ServerProcess:
         """Run the server (on its former port, if it had one) and return
         once it prints that it listens."""
         assert self._process is None, f"{self.name} is already running"
-        command = [sys.executable, "-m", "server.cli", "serve", "--port", str(self.port), *self.store_arguments]
+        command = [*self.program, "--port", str(self.port), *self.store_arguments]
         with self.output.open("wb") as stdout, self.errors.open("ab") as stderr:
             self._process = subprocess.Popen(
                 command, cwd=ROOT, stdout=stdout, stderr=stderr, env={**os.environ, **self.environment}

@@ -37,6 +37,9 @@ REQUESTS = [
     pf.ReadNotifications(notification_ids=["n_1"]),
     pf.Challenge(player_id="p_1", game="klondike", options={"draw": 3}, deal="winnable"),
     pf.ChallengeAnswer(challenge_id="n_1", accept=False),
+    ts.SetPresence(id=3, away=True),
+    ts.AppearOffline(on=False),
+    ts.FriendsPresence(id="f"),
 ]
 
 

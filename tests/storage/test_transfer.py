@@ -135,6 +135,8 @@ async def fill(store: Store) -> None:
     await store.settle_finish(Finish(finished, 600, ResultEntry("p1", "klondike/draw-1", GameResult(False, 1, 1_500))))
     await store.create_session(SessionHeader("g-open", "klondike", 9, {"draw": 1}, "p2", 4_000))
     await store.append("g-open", 0, Action("resign", "", 5_000), ends=True)
+    await store.put_presence("process-a", "p1", None, 5_500)
+    await store.hide_presence("p2", 4_500)
 
 
 async def exported(store: Store, now_ms: int) -> str:
@@ -157,6 +159,7 @@ async def test_a_copy_through_the_file_changes_nothing(tmp_path: Path) -> None:
         assert (await sqlite.devices("p1")) == (await memory.devices("p1"))
         assert await sqlite.player_by_token_hash("hash-2") is None, "a rotated-away token stays refused"
         assert (await sqlite.player_by_token_hash("hash-4")) == (await memory.get_player("p2"))
+        assert await sqlite.presence(["p1", "p2"], 6_000) == await memory.presence(["p1", "p2"], 6_000)
     finally:
         await sqlite.close()
     header = next(read_export(first.splitlines()))

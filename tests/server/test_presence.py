@@ -1,0 +1,289 @@
+"""Presence: friends see each other online, away or offline (last seen),
+and what they are doing; nobody else sees anything.
+
+A memory hub on the fake clock and scheduler (``tests.server.arena_clock``),
+so the idle rule, the coalescing window and the lease run when the test
+moves time.  The friend graph is the test's own small relation
+(``Friends``), handed to presence as the Hub hands the real one.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from contextlib import asynccontextmanager
+from typing import AsyncIterator
+
+from tests.server.arena_clock import FakeClock, ManualScheduler
+from tests.server.arena_memory import MemoryArena, MemoryClient
+from tests.server.arena_servers import make_settings
+from tests.server.arena_wire import WAIT_SECONDS
+
+from protocol import MSGPACK_SUBPROTOCOL
+from protocol import to_client as tc
+from protocol import to_server as ts
+from server.games.lobby import hash_token
+from server.model.records import PlayerRecord
+from server.storage.memory import MemoryStore
+from server.storage.presence import LivePresence
+
+
+class Friends:
+    """A friend relation and the blocks between players, as the graph's two calls."""
+
+    def __init__(self) -> None:
+        self.graph: defaultdict[str, set[str]] = defaultdict(set)
+        self.blocks: set[frozenset[str]] = set()
+
+    def befriend(self, one: str, other: str) -> None:
+        self.graph[one].add(other)
+        self.graph[other].add(one)
+
+    async def friends_of(self, player_id: str) -> list[str]:
+        return sorted(self.graph[player_id])
+
+    async def hidden_from(self, player_id: str, viewer_id: str) -> bool:
+        return frozenset((player_id, viewer_id)) in self.blocks
+
+
+class World:
+    """One hub on the fake clock, its players made with known ids."""
+
+    def __init__(self, arena: MemoryArena, clock: FakeClock, scheduler: ManualScheduler, friends: Friends) -> None:
+        self.arena, self.clock, self.scheduler, self.friends = arena, clock, scheduler, friends
+
+    async def connect(self, player_id: str, subprotocol: str | None = MSGPACK_SUBPROTOCOL) -> MemoryClient:
+        token = f"token-of-{player_id}"
+        if await self.arena.store.get_player(player_id) is None:
+            await self.arena.store.create_player(PlayerRecord(player_id, player_id.title(), hash_token(token), 0))
+        client = await self.arena.client(subprotocol)
+        assert (await client.request(ts.Hello, token=token)).type == "welcome"
+        return client
+
+    def advance(self, seconds: float) -> None:
+        self.scheduler.advance(round(seconds * 1000))
+
+
+@asynccontextmanager
+async def world() -> AsyncIterator[World]:
+    clock = FakeClock()
+    scheduler = ManualScheduler(clock)
+    friends = Friends()
+    store = MemoryStore(clock)
+    async with MemoryArena(make_settings(), store, clock=clock, monotonic=clock.seconds, scheduler=scheduler) as arena:
+        arena.hub.presence.use_friends(friends.friends_of, friends.hidden_from)
+        yield World(arena, clock, scheduler, friends)
+
+
+@asynccontextmanager
+async def ann_and_bob() -> AsyncIterator[tuple[World, MemoryClient, MemoryClient]]:
+    """Friends Ann and Bob connected, Bob told that Ann is online, and the
+    coalescing window of that news over."""
+    async with world() as w:
+        w.friends.befriend("ann", "bob")
+        bob = await w.connect("bob")
+        ann = await w.connect("ann")
+        await told(bob, "ann", "online")
+        w.advance(3)
+        yield w, ann, bob
+
+
+async def told(client: MemoryClient, player_id: str, state: str, **fields: object) -> tc.Presence:
+    """The next ``presence`` of ``player_id`` in ``state`` (with ``fields``) that ``client`` is told."""
+
+    def wanted(message: tc.ServerMessage) -> bool:
+        return (
+            isinstance(message, tc.Presence) and message.player_id == player_id and message.state == state
+            and all(getattr(message, name) == value for name, value in fields.items())
+        )
+
+    found: tc.Presence = await client.wait_for(wanted, WAIT_SECONDS)
+    return found
+
+
+def presences(client: MemoryClient) -> list[tc.Presence]:
+    return [message for message in client.received if isinstance(message, tc.Presence)]
+
+
+async def test_a_friend_sees_a_player_come_online_in_the_lobby_and_go_offline_last_seen_then() -> None:
+    async with world() as w:
+        w.friends.befriend("ann", "bob")
+        bob = await w.connect("bob", subprotocol=None)
+        ann = await w.connect("ann")
+        await told(bob, "ann", "online", activity=tc.Activity(kind="lobby"))
+        w.advance(5)
+        left_at = w.clock.ms
+        await ann.close()
+        assert (await told(bob, "ann", "offline")).last_seen == left_at
+        reply = await bob.request(ts.FriendsPresence)
+        assert isinstance(reply, tc.Presences)
+        assert reply.players == [tc.PlayerPresence(player_id="ann", state="offline", last_seen=left_at)]
+
+
+async def test_a_stranger_is_never_told_and_lists_no_presence() -> None:
+    async with world() as w:
+        w.friends.befriend("ann", "bob")
+        stranger = await w.connect("eve")
+        bob = await w.connect("bob")
+        ann = await w.connect("ann")
+        await told(bob, "ann", "online")
+        w.advance(3)
+        started, _ = await ann.new_game()
+        await told(bob, "ann", "online", activity=tc.Activity(kind="game", game="klondike", game_id=started.game_id))
+        reply = await stranger.request(ts.FriendsPresence)
+        assert isinstance(reply, tc.Presences) and reply.players == []
+        assert presences(stranger) == []
+
+
+async def test_a_blocked_friend_sees_nothing_and_lists_nothing() -> None:
+    async with world() as w:
+        w.friends.befriend("ann", "bob")
+        w.friends.befriend("ann", "cat")
+        w.friends.blocks.add(frozenset(("ann", "cat")))
+        bob, cat = await w.connect("bob"), await w.connect("cat")
+        await w.connect("ann")
+        await told(bob, "ann", "online")
+        reply = await cat.request(ts.FriendsPresence)
+        assert isinstance(reply, tc.Presences) and reply.players == []
+        assert [message for message in presences(cat) if message.player_id == "ann"] == []
+
+
+async def test_away_when_the_client_says_so_or_after_the_idle_time_and_back_on_any_request() -> None:
+    async with ann_and_bob() as (w, ann, bob):
+        assert (await ann.request(ts.SetPresence, away=True)).type == "ack"
+        await told(bob, "ann", "away")
+        w.advance(3)
+        await ann.request(ts.ListGames)
+        await told(bob, "ann", "online")
+        w.advance(3)
+        await ann.request(ts.Ping)
+        w.advance(w.arena.hub.presence.timing.idle_seconds + 3)
+        await told(bob, "ann", "away", activity=tc.Activity(kind="lobby"))
+        w.advance(3)
+        await ann.request(ts.Catalogue)
+        await told(bob, "ann", "online")
+
+
+async def test_a_player_is_away_only_when_every_connection_of_it_is() -> None:
+    async with world() as w:
+        w.friends.befriend("ann", "bob")
+        bob = await w.connect("bob")
+        phone, laptop = await w.connect("ann"), await w.connect("ann")
+        await told(bob, "ann", "online")
+        w.advance(3)
+        await phone.request(ts.SetPresence, away=True)
+        w.advance(3)
+        await laptop.request(ts.SetPresence, away=True)
+        await told(bob, "ann", "away")
+        w.advance(3)
+        await phone.close()
+        w.advance(3)
+        assert [message.state for message in presences(bob) if message.player_id == "ann"] == ["online", "away"]
+        await laptop.close()
+        w.advance(3)
+        await told(bob, "ann", "offline")
+
+
+async def test_a_daily_attempt_shows_only_that_it_is_one_and_the_end_of_a_game_shows_the_lobby() -> None:
+    async with ann_and_bob() as (w, ann, bob):
+        started, _ = await ann.new_game(deal="daily", options={"draw": 3})
+        shown = await told(bob, "ann", "online", activity=tc.Activity(kind="daily", game="klondike"))
+        frame = bob.codec.encode(shown)
+        assert started.game_id.encode() not in (frame if isinstance(frame, bytes) else frame.encode())
+        w.advance(3)
+        await ann.request(ts.Resign, game_id=started.game_id)
+        await told(bob, "ann", "online", activity=tc.Activity(kind="lobby"))
+
+
+async def test_changes_within_the_window_reach_friends_as_one_and_a_flap_back_as_none() -> None:
+    async with ann_and_bob() as (w, ann, bob):
+        zeroth, _ = await ann.new_game()
+        await told(bob, "ann", "online", activity=tc.Activity(kind="game", game="klondike", game_id=zeroth.game_id))
+        first, _ = await ann.new_game()
+        second, _ = await ann.new_game()
+        await ann.request(ts.Ping)
+        assert len(presences(bob)) == 2, "the next changes wait for the end of the window"
+        w.advance(w.arena.hub.presence.timing.coalesce_seconds)
+        await told(bob, "ann", "online", activity=tc.Activity(kind="game", game="klondike", game_id=second.game_id))
+        assert len(presences(bob)) == 3
+        w.advance(5)
+        await ann.request(ts.SetPresence, away=True)
+        await told(bob, "ann", "away")
+        w.advance(0.5)
+        await ann.request(ts.SetPresence, away=False)
+        await ann.request(ts.SetPresence, away=True)
+        w.advance(w.arena.hub.presence.timing.coalesce_seconds)
+        await ann.request(ts.Ping)
+        await bob.request(ts.Ping)
+        assert [message.state for message in presences(bob)] == ["online", "online", "online", "away"]
+        assert first.game_id != second.game_id
+
+
+async def test_appearing_offline_shows_friends_offline_last_seen_when_it_was_set_until_undone() -> None:
+    async with ann_and_bob() as (w, ann, bob):
+        w.advance(4)
+        hidden_at = w.clock.ms
+        assert (await ann.request(ts.AppearOffline, on=True)).type == "ack"
+        assert (await told(bob, "ann", "offline")).last_seen == hidden_at
+        w.advance(3)
+        await ann.new_game()
+        w.advance(3)
+        reply = await bob.request(ts.FriendsPresence)
+        assert isinstance(reply, tc.Presences)
+        assert reply.players == [tc.PlayerPresence(player_id="ann", state="offline", last_seen=hidden_at)]
+        own = await ann.request(ts.FriendsPresence)
+        assert isinstance(own, tc.Presences) and own.appear_offline
+        assert [message.state for message in presences(bob)] == ["online", "offline"]
+        await ann.request(ts.AppearOffline, on=False)
+        w.advance(3)
+        await told(bob, "ann", "online")
+
+
+async def test_appearing_offline_is_the_players_on_every_device_and_outlives_its_connections() -> None:
+    async with world() as w:
+        w.friends.befriend("ann", "bob")
+        bob = await w.connect("bob")
+        ann = await w.connect("ann")
+        w.advance(3)
+        await ann.request(ts.AppearOffline, on=True)
+        await told(bob, "ann", "offline")
+        await ann.close()
+        w.advance(60)
+        phone = await w.connect("ann")
+        w.advance(3)
+        await phone.request(ts.Ping)
+        reply = await bob.request(ts.FriendsPresence)
+        assert isinstance(reply, tc.Presences) and reply.players[0].state == "offline"
+        assert "online" not in [message.state for message in presences(bob)][1:]
+
+
+async def test_a_friend_on_another_process_is_told_and_a_stopped_process_shows_its_players_offline() -> None:
+    clock = FakeClock()
+    scheduler = ManualScheduler(clock)
+    friends = Friends()
+    friends.befriend("ann", "bob")
+    store = MemoryStore(clock)
+    injected = {"clock": clock, "monotonic": clock.seconds, "scheduler": scheduler}
+    async with MemoryArena(make_settings(), store, **injected) as here:
+        there = MemoryArena(make_settings(), store, **injected)
+        await there.__aenter__()
+        for arena in (here, there):
+            arena.hub.presence.use_friends(friends.friends_of, friends.hidden_from)
+        bob = await World(here, clock, scheduler, friends).connect("bob")
+        await World(there, clock, scheduler, friends).connect("ann")
+        await told(bob, "ann", "online")
+        await there.__aexit__(None, None, None)
+        await told(bob, "ann", "offline")
+
+
+async def test_a_process_that_died_without_a_word_has_its_players_told_offline_by_a_live_one() -> None:
+    async with world() as w:
+        w.friends.befriend("ann", "bob")
+        bob = await w.connect("bob")
+        timing = w.arena.hub.presence.timing
+        renewed = w.clock.ms
+        await w.arena.store.renew_presence_lease("dead", renewed, round(timing.lease_seconds * 1000))
+        await w.arena.store.put_presence("dead", "ann", LivePresence(False, {"kind": "lobby"}, renewed), renewed)
+        listed = await bob.request(ts.FriendsPresence)
+        assert isinstance(listed, tc.Presences) and listed.players[0].state == "online"
+        w.advance(timing.lease_seconds + timing.renew_seconds)
+        assert (await told(bob, "ann", "offline")).last_seen == renewed
