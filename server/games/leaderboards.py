@@ -8,6 +8,9 @@ board, which a public page shows apart, unranked (``unranked``); a new
 player's win is on the new players' board, which no page shows; a
 flagged win is on the bots' board.  The asker whose win is on none of
 the public page's lists learns where it went and why (``me_unranked``).
+The asker's own entry comes with its percentile among the board's wins,
+however far below the page it is; asked for, the attempts still being
+played follow the wins, counts only (``_still_playing``).
 """
 
 from __future__ import annotations
