@@ -193,12 +193,18 @@ def _register_race(subparsers: Subcommands) -> None:
 
 def _register_standings(subparsers: Subcommands) -> None:
     board = subparsers.add_parser(
-        "leaderboard", help="a day's leaderboard", description="A daily leaderboard of one game and variant."
+        "leaderboard", aliases=["board"], help="a day's leaderboard, or with --friends your friends'",
+        description="A daily leaderboard of one game and variant; with --friends, you and your friends on it.",
     )
     board.add_argument("game", help=_GAME_IDS)
     board.add_argument("--date", type=day_choice, metavar="YYYY-MM-DD", help="the UTC day (default today)")
     _option_flags(board)
     board.add_argument("--around-me", action="store_true", help="the page around your own entry (needs --token)")
+    board.add_argument("--playing", action="store_true", help="also the attempts still being played (counts only)")
+    board.add_argument(
+        "--friends", action="store_true",
+        help="you and your friends: finished (place, time, actions), playing (counts only) or not started (needs --token)",
+    )
     board.add_argument("--offset", type=int, default=0, help="start after this many entries")
     board.add_argument("--limit", type=int, default=10, help="entries to show (1-100)")
     board.add_argument("--token", default=os.environ.get("ARENA_TOKEN"), help="show this player's entry")
@@ -319,6 +325,8 @@ def _leaderboard(args: argparse.Namespace) -> int:
         offset=args.offset,
         limit=args.limit,
         around_me=args.around_me,
+        playing=args.playing,
+        friends=args.friends,
         identity=_identity(args),
         subprotocol=_subprotocol(args),
     )

@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from collections.abc import Mapping
 
 from engine.options import option_text
+from protocol import friends_board as pb
 from protocol import to_client as tc
 from protocol.to_server import OptionValue
 
@@ -130,10 +131,32 @@ def leaderboard_lines(page: tc.LeaderboardPage) -> list[str]:
     lines = [f"{page.title} {page.variant}, {page.date}"]
     lines += [entry_line(entry) for entry in page.entries] or ["  no entries"]
     lines += [unranked_line(entry) for entry in page.unranked]
+    lines += [
+        f"{'...':>7}  {entry.name:<{NAME_WIDTH}} {clock_text(entry.time_ms):>8}  {entry.actions:>4} actions  "
+        f"{entry.cards_home:>3} home (playing)"
+        for entry in page.playing
+    ]
     if page.me is not None:
-        lines.append(entry_line(page.me, "you "))
+        standing = f"  (percentile {page.me_percentile} of {page.total} wins)" if page.me_percentile else ""
+        lines.append(entry_line(page.me, "you ") + standing)
     elif page.me_unranked is not None:
         lines.append(unranked_line(page.me_unranked, "you "))
+    return lines
+
+
+def friends_board_lines(reply: pb.FriendsBoardReply) -> list[str]:
+    """You and your friends on the day: the winners placed, then the
+    others as they stand (counts only, as the server sends them)."""
+    lines = [f"{reply.title} {reply.variant}, {reply.date}: you and your friends"]
+    for row in reply.rows:
+        label = f"{row.place}." if row.place is not None else "-"
+        name = f"{row.player.name}{' (you)' if row.me else ''}"
+        if row.state == "not_started":
+            said = "not started"
+        else:
+            done = "playing" if row.state == "playing" else str(row.result)
+            said = f"{done:<9} {clock_text(row.time_ms or 0):>8}  {row.actions or 0:>4} actions  {row.cards_home or 0:>3} home"
+        lines.append(f"  {label:>3} {name:<{NAME_WIDTH + 6}} {said}")
     return lines
 
 

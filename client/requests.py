@@ -17,6 +17,7 @@ from typing import TypeVar
 
 from protocol import ServerMessage
 from protocol import friends as pf
+from protocol import friends_board as pb
 from protocol import to_client as tc
 from protocol import to_server as ts
 
@@ -333,14 +334,26 @@ class ArenaRequests(ABC):
         limit: int = 10,
         around_me: bool = False,
         bots: bool = False,
+        playing: bool = False,
     ) -> tc.LeaderboardPage:
         """A day's leaderboard of one game and variant (``options`` pick
         it, e.g. ``{"draw": 3}``); ``page.me`` is your own entry.
-        ``bots``: the bots' board (bots declared in ``hello`` rank apart)."""
+        ``bots``: the bots' board (bots declared in ``hello`` rank apart);
+        ``playing``: also the attempts still being played, after the wins."""
         request = ts.Leaderboard(
-            game=game, options=dict(options or {}), date=_iso(day), offset=offset, limit=limit, around_me=around_me, bots=bots
+            game=game, options=dict(options or {}), date=_iso(day), offset=offset, limit=limit, around_me=around_me, bots=bots,
+            playing=playing,
         )
         return await self._ask(request, tc.LeaderboardPage)
+
+    async def friends_board(
+        self, game: str, options: Options | None = None, day: date | str | None = None, *, watch: bool = True
+    ) -> pb.FriendsBoardReply:
+        """You and your friends on a day's daily variant; with ``watch``,
+        each change of a row then arrives as ``friends_board_update``
+        (read it with ``message_filter``)."""
+        request = pb.FriendsBoard(game=game, options=dict(options or {}), date=_iso(day), watch=watch)
+        return await self._ask(request, pb.FriendsBoardReply)
 
     # ------------------------------------------------------------ friends
 

@@ -24,7 +24,7 @@ from .commitments import Commitments, CommitmentsUnreadable, Seen
 from .connection import ArenaClient
 from .errors import ArenaError
 from .identity import Identity, signed_in
-from .race_text import daily_lines, leaderboard_lines, records_lines
+from .race_text import daily_lines, friends_board_lines, leaderboard_lines, records_lines
 from .reveal import first_board_problems, history_problems, reveal_problems, verdict
 from .terminal import EXIT_FAILURE, EXIT_USAGE, Console
 
@@ -42,6 +42,8 @@ class LeaderboardRequest:
     offset: int = 0
     limit: int = 10
     around_me: bool = False
+    playing: bool = False
+    friends: bool = False
     identity: Identity = field(default_factory=Identity)
     subprotocol: str = "arena.v1.msgpack"
 
@@ -51,12 +53,26 @@ async def leaderboard(request: LeaderboardRequest, console: Console) -> int:
     if request.around_me and request.identity.token(request.url) is None:
         console.say(f"error: --around-me needs {YOUR_TOKEN}: the page is centred on your entry")
         return EXIT_USAGE
+    if request.friends:
+        return await _friends_board(request, console)
     async with signed_in(request.url, request.identity, subprotocol=request.subprotocol, create=False) as client:
         page = await client.leaderboard(
             request.game, request.options, request.day,
-            offset=request.offset, limit=request.limit, around_me=request.around_me,
+            offset=request.offset, limit=request.limit, around_me=request.around_me, playing=request.playing,
         )
     for line in leaderboard_lines(page):
+        console.say(line)
+    return 0
+
+
+async def _friends_board(request: LeaderboardRequest, console: Console) -> int:
+    """Print the friends' board instead of the public one."""
+    if request.identity.token(request.url) is None:
+        console.say(f"error: --friends needs {YOUR_TOKEN}: the board is yours and your friends'")
+        return EXIT_USAGE
+    async with signed_in(request.url, request.identity, subprotocol=request.subprotocol, create=False) as client:
+        reply = await client.friends_board(request.game, request.options, request.day, watch=False)
+    for line in friends_board_lines(reply):
         console.say(line)
     return 0
 

@@ -226,6 +226,17 @@ class LeaderboardEntry(Part):
     finished_ms: int
 
 
+class PlayingEntry(Part):
+    """A ranked attempt of the day still being played: counts only, as a
+    secret deal's ``progress`` shows it."""
+
+    player_id: str
+    name: str
+    time_ms: int = Field(description="the attempt's clock so far")
+    actions: int
+    cards_home: int
+
+
 class UnrankedEntry(Part):
     """A person's ranked win kept off a public board, and ``reason`` why:
     ``same_network`` (another attempt from the same client address took
@@ -247,7 +258,9 @@ class LeaderboardPage(Event):
     On a public board, ``unranked`` shows apart, best first, the day's
     wins from an address whose public place was taken (at most ``limit``
     of them; absent when none), and ``me_unranked`` is your own win kept
-    off this board, with the reason (absent when none)."""
+    off this board, with the reason (absent when none).  ``total`` counts
+    the board's wins, so that ``me`` far below the page still says where
+    you stand (``me_percentile``)."""
 
     type: Literal["leaderboard"] = "leaderboard"
     board: str
@@ -260,3 +273,12 @@ class LeaderboardPage(Event):
     me: LeaderboardEntry | None
     unranked: list[UnrankedEntry] = Field(default_factory=list, exclude_if=empty)
     me_unranked: UnrankedEntry | None = Field(default=None, exclude_if=empty)
+    total: int | None = Field(default=None, exclude_if=empty, description="the wins ranked on this board")
+    playing: list[PlayingEntry] = Field(
+        default_factory=list, exclude_if=empty,
+        description="asked with playing: the day's ranked attempts still being played, newest first, after the wins",
+    )
+    me_percentile: int | None = Field(
+        default=None, exclude_if=empty,
+        description="with me: the share of this board's wins yours is at least as good as, in percent (1-100)",
+    )

@@ -17,6 +17,7 @@ from .catalogue import CatalogueChoice, CatalogueCounter, CatalogueGame, Catalog
 from .devices import DeviceEntry, DeviceList, DeviceRevoked, LinkCode, TokenRotated
 from .errors import ErrorCode
 from .stats import DayLine, Histogram, ShareText, StatsReply, VariantStats
+from .friends_board import FriendsBoardReply, FriendsBoardRow, FriendsBoardUpdate
 from .friends import FriendCodeReply, FriendEntry, FriendList, FriendReply, Notification, NotificationEntry, NotificationList
 from .parts import Event, Owner, Part, Result, Status, empty
 from .presence import Activity, PlayerPresence, Presence, Presences
@@ -27,6 +28,7 @@ from .standings import (
     LeaderboardEntry,
     LeaderboardPage,
     UnrankedEntry,
+    PlayingEntry,
     Race,
     RaceEvent,
     RaceInfo,
@@ -50,6 +52,9 @@ __all__ = [
     "FriendCodeReply",
     "FriendEntry",
     "FriendList",
+    "FriendsBoardReply",
+    "FriendsBoardRow",
+    "FriendsBoardUpdate",
     "FriendReply",
     "Notification",
     "NotificationEntry",
@@ -86,6 +91,7 @@ __all__ = [
     "LeaderboardPage",
     "LinkCode",
     "UnrankedEntry",
+    "PlayingEntry",
     "Limits",
     "Owner",
     "Part",
@@ -369,6 +375,7 @@ ServerMessage = Annotated[
         Race, RaceProgress, Races, RecordsReply, DailyInfo, LeaderboardPage,
         LinkCode, DeviceList, DeviceRevoked, TokenRotated,
         FriendList, FriendCodeReply, FriendReply, Notification, NotificationList,
+        FriendsBoardReply, FriendsBoardUpdate,
         Presence, Presences,
         StatsReply,
     ],

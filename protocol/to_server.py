@@ -20,6 +20,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import Field, StringConstraints, TypeAdapter, model_validator
 
+from .friends_board import FriendsBoard as FriendsBoard
 from .friends import Challenge, ChallengeAnswer, FriendAdd, FriendChange, FriendCode, Friends, Notifications, ReadNotifications
 from .stats import Stats as Stats
 from .request import SAFE_INTEGER as SAFE_INTEGER
@@ -311,6 +312,7 @@ class Leaderboard(Request):
     limit: Annotated[int, Field(ge=1, le=100)] = 10
     around_me: bool = False
     bots: bool = Field(False, description="the bots' board: bots declared in hello rank apart from people")
+    playing: bool = Field(False, description="also the day's ranked attempts still being played (counts only), after the wins")
 
 
 class LinkDevice(Request):
@@ -370,6 +372,7 @@ ClientMessage = Annotated[
         CreateRace, JoinRace, StartRace, WatchRace, UnwatchRace, Rematch, ListRaces, Records, Daily, Leaderboard,
         LinkDevice, ListDevices, RevokeDevice, RotateToken,
         Friends, FriendCode, FriendAdd, FriendChange, Notifications, ReadNotifications, Challenge, ChallengeAnswer,
+        FriendsBoard,
         SetPresence, AppearOffline, FriendsPresence,
         Stats,
     ],

@@ -81,6 +81,7 @@ from server.social.challenges import Challenges
 from server.social.friends import Friends
 from server.social.inbox import Inbox
 from protocol import friends as pf
+from server.social.friends_board import FriendsBoards
 
 log = logging.getLogger("arena.core")
 
@@ -157,6 +158,7 @@ class Hub:
             settings, store, now, entropy.stream("challenges"), self.outbox, self.friends.are_friends, self.inbox.notify, self.races.host,
             self.races.join, self._online,
         )
+        self.friends_boards = FriendsBoards(store, now, scheduler, self.outbox, self.bus, self.friends, self.delivery.on_changed)
         # The edges that point up the stack, wired once everything exists.
         self.watching.hidden_from = self.lobby.hidden_from = self.friends.blocks
         self.inbox.use_friends(self.friends.friends_of)
@@ -226,6 +228,7 @@ class Hub:
             pf.ReadNotifications: self.inbox.read,
             pf.Challenge: self.challenges.challenge,
             pf.ChallengeAnswer: self.challenges.answer,
+            ts.FriendsBoard: self.friends_boards.board,
             ts.SetPresence: self.presence.set_presence,
             ts.AppearOffline: self.presence.appear_offline,
             ts.FriendsPresence: self.presence.friends_presence,

@@ -82,6 +82,10 @@ RECORD_KIND = "ranked_daily"
 """Seed records; the numbered records of earlier versions (kind ``daily``) are not read."""
 FIRST_KIND = "ranked_daily_first"
 """Settings naming each day's first ranked attempt (``note_ranked_attempt``)."""
+ATTEMPT_KIND = "daily_attempt"
+"""Documents of the day's ranked attempts, indexed by the daily's key, so a
+leaderboard can list those still playing after the wins; each is kept as
+long as its claim."""
 ATTEMPT_ID_BYTES = ID_BYTES
 """As many random-looking bytes as a random game id has."""
 
@@ -201,6 +205,8 @@ async def note_ranked_attempt(store: Store, settings: Settings, record: DailyRec
     revealed layout; it is kept as long as the game may be replayed."""
     keep = claim_lifetime(record, settings, now_ms) + settings.finished_retention_seconds
     await store.setting(_first_setting(record), game_id, keep_seconds=keep)
+    await store.put_document(ATTEMPT_KIND, game_id, {"game_id": game_id}, claim_lifetime(record, settings, now_ms))
+    await store.index_document(ATTEMPT_KIND, record.key, game_id, now_ms)
 
 
 def claim_lifetime(record: DailyRecord, settings: Settings, now_ms: int) -> int:

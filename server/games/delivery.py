@@ -64,6 +64,18 @@ class Delivery:
         self._watching = watching
         self._races = races
         self._assists = assists
+        self._changed: list[Callable[[Session], None]] = []
+
+    def on_changed(self, listener: Callable[[Session], None]) -> None:
+        """Call ``listener`` with each game that started or changed here
+        (the friends' boards tell a ranked daily attempt's progress)."""
+        self._changed.append(listener)
+
+    def changed(self, session: Session) -> None:
+        """A game started here (``Play.new_game`` says so, before its first
+        action) or acted here."""
+        for listener in self._changed:
+            listener(session)
 
     async def deliver(
         self,
@@ -92,6 +104,7 @@ class Delivery:
             await self._rooms.record(session)
         if session.header.race_id is not None:
             await self._races.progressed(session)
+        self.changed(session)
         if actor is not None and reply is not None:
             self._outbox.send(actor, reply)
 

@@ -8,6 +8,9 @@ board, which a public page shows apart, unranked (``unranked``); a new
 player's win is on the new players' board, which no page shows; a
 flagged win is on the bots' board.  The asker whose win is on none of
 the public page's lists learns where it went and why (``me_unranked``).
+The asker's own entry comes with its percentile among the board's wins,
+however far below the page it is; asked for, the attempts still being
+played follow the wins, counts only (``_still_playing``).
 """
 
 from __future__ import annotations
@@ -16,11 +19,17 @@ import engine
 from engine import EngineError
 from protocol import to_client as tc
 from protocol import to_server as ts
-from server.deals.daily import daily_variant, known_game, requested_day
-from server.model.fair_play import CADENCE, NEW_PLAYER, SAME_NETWORK, board_name
+from server.deals.daily import ATTEMPT_KIND, daily_key, daily_variant, known_game, requested_day
+from server.model.fair_play import CADENCE, NEW_PLAYER, SAME_NETWORK, board_name, counted_actions
 from server.model.refusal import from_engine
 from server.model.records import LeaderEntry, PlayerRecord
+from server.model.session import Session
 from server.storage.base import Store
+
+
+PLAYING_SCAN = 200
+"""Attempts read, newest first, to find those still playing: a page of
+unfinished attempts never costs more than this many reads of a log."""
 
 
 def _entry(entry: LeaderEntry) -> tc.LeaderboardEntry:
@@ -54,6 +63,38 @@ async def _own_win_apart(store: Store, day_board: tuple[str, str, str], asker: P
     return None
 
 
+async def _still_playing(store: Store, day_board: tuple[str, str, str], limit: int, now_ms: int) -> list[tc.PlayingEntry]:
+    """The day's ranked attempts (people's) still being played, newest
+    first, at most ``limit``: counts only.  An attempt found ended leaves
+    the index, so the next page reads past fewer of them."""
+    playing: list[tc.PlayingEntry] = []
+    for document in await store.list_documents(ATTEMPT_KIND, daily_key(*day_board), PLAYING_SCAN):
+        game_id = str(document["game_id"])
+        loaded = await store.load_session(game_id)
+        if loaded is None or loaded[0].status != "playing":
+            await store.put_document(ATTEMPT_KIND, game_id, {}, 0)
+            continue
+        if loaded[0].bot:
+            continue
+        session = Session.replay(*loaded)
+        player = await store.get_player(session.header.owner)
+        playing.append(tc.PlayingEntry(
+            player_id=session.header.owner, name=player.display_name if player else session.header.owner,
+            time_ms=session.elapsed_ms(now_ms), actions=counted_actions(session),
+            cards_home=session.counters.get("foundation", 0),
+        ))
+        if len(playing) == limit:
+            break
+    return playing
+
+
+def percentile(rank: int, total: int) -> int:
+    """The share of a board's wins a win at ``rank`` is at least as good as,
+    in whole percent rounded down, never below 1: the first of any board is
+    100, the last of a hundred is 1."""
+    return max(1, 100 * (total - rank + 1) // max(total, rank))
+
+
 async def leaderboard_page(
     store: Store, message: ts.Leaderboard, asker: PlayerRecord | None, now_ms: int
 ) -> tc.LeaderboardPage:
@@ -70,6 +111,7 @@ async def leaderboard_page(
     if message.around_me and mine is not None:
         offset = max(0, mine.rank - 1 - message.limit // 2)
     entries = await store.leaderboard(board, offset, message.limit)
+    total = await store.board_size(board)
     unranked: list[tc.UnrankedEntry] = []
     mine_apart = None
     if not message.bots:
@@ -87,6 +129,9 @@ async def leaderboard_page(
         offset=offset,
         entries=[_entry(entry) for entry in entries],
         me=_entry(mine) if mine is not None else None,
+        total=total or None,
+        me_percentile=percentile(mine.rank, total) if mine is not None else None,
+        playing=await _still_playing(store, day_board, message.limit, now_ms) if message.playing and not message.bots else [],
         unranked=unranked,
         me_unranked=mine_apart,
     )

@@ -175,6 +175,7 @@ class Play:
             raise
         room = Room(Session(header, game), tc.Owner(player_id=player.player_id, name=player.display_name))
         self._rooms.hold(room, subscription)
+        self._delivery.changed(room.session)
         self._outbox.send(
             peer,
             tc.GameStarted(

@@ -47,6 +47,9 @@ Departure = Callable[[Peer], None]
 """Called with a connection that closed, as it closes (the adapter's close
 is not a coroutine); a listener with store work to do starts a task."""
 
+Wanted = Callable[[Peer, tc.Event], bool]
+"""Whether a connection wants a message of a kind only some connections watch."""
+
 Resumed = Callable[[], Awaitable[None]]
 """Called when the channel is back after an outage: messages may have been lost."""
 
@@ -62,6 +65,7 @@ class PlayerBus:
         self._arrivals: list[Arrival] = []
         self._departures: list[Departure] = []
         self._resumes: list[Resumed] = []
+        self._wanted: dict[type[tc.Event], Wanted] = {}
         self._task: asyncio.Task[None] | None = None
 
     # ---------------------------------------------------------------- wiring
@@ -74,6 +78,11 @@ class PlayerBus:
 
     def on_resume(self, listener: Resumed) -> None:
         self._resumes.append(listener)
+
+    def only(self, kind: type[tc.Event], wanted: Wanted) -> None:
+        """Hand messages of ``kind`` only to the connections ``wanted``
+        accepts (those watching what it is about), on every process."""
+        self._wanted[kind] = wanted
 
     async def start(self) -> None:
         """Subscribe to the channel; returns once messages published from
@@ -123,6 +132,9 @@ class PlayerBus:
     def tell_here(self, player_ids: Iterable[str], message: tc.Event) -> None:
         """Send ``message`` to the named players' connections on this process only."""
         peers = [peer for player_id in player_ids for peer in self._connections.get(player_id, ())]
+        wanted = self._wanted.get(type(message))
+        if wanted is not None:
+            peers = [peer for peer in peers if wanted(peer, message)]
         if peers:
             self._outbox.send_each(peers, message)
 

@@ -277,6 +277,10 @@ class Store(PresenceStore, DeviceStore, DayStore, ABC):
     @abstractmethod
     async def rank(self, board: str, player_id: str) -> LeaderEntry | None: ...
 
+    @abstractmethod
+    async def board_size(self, board: str) -> int:
+        """The entries on ``board`` (0 once it expired), for a rank's percentile."""
+
     # ---------------------------------------------------------------- settings
 
     @abstractmethod

@@ -270,6 +270,9 @@ class MemoryStore(MemoryPresence, MemoryIdentities, Store):
         ordered = self._ordered(board)
         return [self._entry(offset + i + 1, pid, data) for i, (pid, data) in enumerate(ordered[offset : offset + count])]
 
+    async def board_size(self, board: str) -> int:
+        return len(self._ordered(board))
+
     async def rank(self, board: str, player_id: str) -> LeaderEntry | None:
         for i, (pid, data) in enumerate(self._ordered(board)):
             if pid == player_id:

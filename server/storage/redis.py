@@ -352,6 +352,10 @@ class RedisStore(RedisPresence, RedisDevices):
         return await self._entries(board, offset + 1, [text(member) for member in members])
 
     @guarded
+    async def board_size(self, board: str) -> int:
+        return int(await self._redis.zcard(self._keys.board(board)))
+
+    @guarded
     async def rank(self, board: str, player_id: str) -> LeaderEntry | None:
         position = await self._redis.zrank(self._keys.board(board), player_id)
         if not isinstance(position, int):

@@ -247,6 +247,9 @@ class SqliteStore(SqlitePresence, Store):
     async def rank(self, board: str, player_id: str) -> LeaderEntry | None:
         return await self._run(Tables.rank, board, player_id)
 
+    async def board_size(self, board: str) -> int:
+        return await self._run(Tables.board_size, board)
+
     # ---------------------------------------------------------------- settings
 
     async def setting(self, name: str, default: str, keep_seconds: int | None = None) -> str:

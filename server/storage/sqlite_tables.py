@@ -323,6 +323,11 @@ class Tables(ValueTables):
         )
         return [LeaderEntry(offset + n + 1, *row) for n, row in enumerate(rows)]
 
+    def board_size(self, board: str) -> int:
+        if not self._board_alive(board):
+            return 0
+        return int(self._one("SELECT count(*) FROM board_entries WHERE board = ?", board)[0])
+
     def rank(self, board: str, player_id: str) -> LeaderEntry | None:
         if not self._board_alive(board):
             return None

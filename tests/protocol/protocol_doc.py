@@ -18,6 +18,8 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -279,12 +281,9 @@ async def record_assists_session() -> list[Frame]:
     return frames
 
 
-async def record_friends_session() -> list[Frame]:
-    """Two players become friends by code (request, notification, accept,
-    notification), one lists its friends and challenges the other to a
-    race, who accepts from the notification: both are in the race's lobby;
-    then the friend reads its inbox and marks it read."""
-    frames: list[Frame] = []
+@asynccontextmanager
+async def _friends(frames: list[Frame]) -> AsyncIterator[tuple[Recorder, Recorder]]:
+    """Ann and bob on a fresh server, each said hello, friends."""
     settings = Settings(port=0, ping_interval=None, prepare_dailies=False, **RACE_RECORDING)
     async with ArenaServer(settings, store=MemoryStore()) as server:
         async with (
@@ -296,26 +295,62 @@ async def record_friends_session() -> list[Frame]:
             for player, name in ((ann, "ann"), (bob, "bob")):
                 await player.send(type="hello", id=1, name=name)
                 await player.receive()
-            await bob.send(type="friend_code", id=2)
-            (code,) = await bob.receive()
-            await ann.send(type="friend_add", id=2, code=code["code"])
-            await ann.receive()
-            (request,) = await bob.receive()
-            await bob.send(type="friend_change", id=3, player_id=request["notification"]["sender"]["player_id"], action="accept")
-            await bob.receive()
-            await ann.receive()
-            await ann.send(type="friends", id=3)
-            (friends,) = await ann.receive()
-            await ann.send(type="challenge", id=4, player_id=friends["friends"][0]["player_id"], game="klondike", deal="daily")
-            await ann.receive()
-            (challenge,) = await bob.receive()
-            await bob.send(type="challenge_answer", id=4, challenge_id=challenge["notification"]["notification_id"], accept=True)
-            await bob.receive()
-            await ann.receive()
-            await bob.send(type="notifications", id=5, limit=2)
-            await bob.receive()
-            await bob.send(type="read_notifications", id=6)
-            await bob.receive()
+            await _befriend(ann, bob)
+            yield ann, bob
+
+
+async def _befriend(ann: Recorder, bob: Recorder) -> None:
+    """Ann asks by bob's code, bob hears of it and accepts, ann hears that."""
+    await bob.send(type="friend_code", id=2)
+    (code,) = await bob.receive()
+    await ann.send(type="friend_add", id=2, code=code["code"])
+    await ann.receive()
+    (request,) = await bob.receive()
+    await bob.send(type="friend_change", id=3, player_id=request["notification"]["sender"]["player_id"], action="accept")
+    await bob.receive()
+    await ann.receive()
+
+
+async def record_friends_board_session() -> list[Frame]:
+    """Bob watches his friends' board; ann, his friend, starts the daily
+    and makes a move (her own frames, her board, are left out): bob hears
+    her start at once and her move by the end of its second, counts only,
+    and reads the board again."""
+    frames: list[Frame] = []
+    async with _friends(frames) as (ann, bob):
+        await bob.send(type="friends_board", id=4, game="klondike", options={"draw": 1})
+        await bob.receive()
+        unrecorded = Recorder("ann", ann.connection, [])
+        await unrecorded.send(type="new_game", id=4, game="klondike", deal="daily", options={"draw": 1})
+        started, _ = await unrecorded.receive(2)
+        await bob.receive()
+        await unrecorded.send(type="move", id=5, game_id=started["game_id"], move="draw")
+        await unrecorded.receive()
+        await bob.receive()
+        await bob.send(type="friends_board", id=5, game="klondike", options={"draw": 1}, watch=False)
+        await bob.receive()
+    return frames
+
+
+async def record_friends_session() -> list[Frame]:
+    """Two players become friends by code (request, notification, accept,
+    notification), one lists its friends and challenges the other to a
+    race, who accepts from the notification: both are in the race's lobby;
+    then the friend reads its inbox and marks it read."""
+    frames: list[Frame] = []
+    async with _friends(frames) as (ann, bob):
+        await ann.send(type="friends", id=3)
+        (friends,) = await ann.receive()
+        await ann.send(type="challenge", id=4, player_id=friends["friends"][0]["player_id"], game="klondike", deal="daily")
+        await ann.receive()
+        (challenge,) = await bob.receive()
+        await bob.send(type="challenge_answer", id=4, challenge_id=challenge["notification"]["notification_id"], accept=True)
+        await bob.receive()
+        await ann.receive()
+        await bob.send(type="notifications", id=5, limit=2)
+        await bob.receive()
+        await bob.send(type="read_notifications", id=6)
+        await bob.receive()
     return frames
 
 
@@ -399,6 +434,7 @@ def main() -> None:
     text = replace_section(text, "assists-session", session_section(asyncio.run(record_assists_session())))
     text = replace_section(text, "friends-session", session_section(asyncio.run(record_friends_session())))
     text = replace_section(text, "stats-session", session_section(asyncio.run(record_stats_session())))
+    text = replace_section(text, "friends-board-session", session_section(asyncio.run(record_friends_board_session())))
     text = replace_section(text, "errors", error_table())
     text = replace_section(text, "close-codes", close_code_table())
     text = replace_section(text, "limits", limits_table())

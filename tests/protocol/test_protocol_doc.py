@@ -96,6 +96,14 @@ def test_the_friend_settings_table_is_generated_from_the_settings(doc: str) -> N
     assert protocol_doc.section(doc, "friend-settings") == protocol_doc.limits_table(protocol_doc.FRIEND_SETTINGS)
 
 
+async def test_the_friends_board_session_is_what_a_real_server_says_today(doc: str) -> None:
+    documented = protocol_doc.session_frames(doc, "friends-board-session")
+    types = [frame.shape()[2] for frame in documented]
+    assert types.count("friends_board_update") == 2 and types[-1] == "friends_board"
+    recorded = await protocol_doc.record_friends_board_session()
+    assert [frame.shape() for frame in documented] == [frame.shape() for frame in recorded]
+
+
 async def test_the_friends_session_is_what_a_real_server_says_today(doc: str) -> None:
     documented = protocol_doc.session_frames(doc, "friends-session")
     types = [frame.shape()[2] for frame in documented]

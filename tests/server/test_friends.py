@@ -9,7 +9,7 @@ from typing import Any
 
 from tests.server.arena_memory import MemoryArena, MemoryClient
 from tests.server.arena_servers import make_settings
-from tests.server.arena_wire import WAIT_SECONDS
+from tests.server.arena_wire import WAIT_SECONDS, RecordingClient
 
 from protocol import ErrorCode
 from protocol import friends as pf
@@ -25,11 +25,11 @@ async def player(arena: MemoryArena, name: str, address: str = "192.0.2.1") -> M
     return client
 
 
-async def ask(client: MemoryClient, kind: type[ts.Request], **fields: Any) -> Any:
+async def ask(client: RecordingClient, kind: type[ts.Request], **fields: Any) -> Any:
     return await client.request(kind, **fields)
 
 
-async def code_of(client: MemoryClient) -> str:
+async def code_of(client: RecordingClient) -> str:
     reply = await ask(client, pf.FriendCode)
     assert isinstance(reply, pf.FriendCodeReply)
     return str(reply.code)
@@ -41,7 +41,7 @@ async def states(client: MemoryClient) -> dict[str, str]:
     return {entry.name: entry.state for entry in reply.friends}
 
 
-async def befriend(one: MemoryClient, other: MemoryClient) -> None:
+async def befriend(one: RecordingClient, other: RecordingClient) -> None:
     sent = await ask(one, pf.FriendAdd, code=await code_of(other))
     assert isinstance(sent, pf.FriendReply) and sent.state == "request_sent"
     accepted = await ask(other, pf.FriendChange, player_id=one.player_id, action="accept")

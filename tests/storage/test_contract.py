@@ -445,6 +445,9 @@ async def test_a_rank_and_its_neighbours(store: Store) -> None:
     assert [(e.rank, e.player_id) for e in around] == [(6, "p5"), (7, "p6"), (8, "p7")]
     assert [e.player_id for e in await store.leaderboard(BOARD, offset=8, count=5)] == ["p8", "p9"]
     assert [e.rank for e in await store.leaderboard(BOARD, count=3)] == [1, 2, 3]
+    assert await store.board_size(BOARD) == 10
+    await store.submit(BOARD, "p6", 5_000, 100, DAY_MS, keep_seconds=3_600)
+    assert await store.board_size(BOARD) == 10, "a better entry replaces the player's own"
 
 
 async def test_absent_players_and_boards_have_no_entries(store: Store) -> None:
@@ -453,6 +456,7 @@ async def test_absent_players_and_boards_have_no_entries(store: Store) -> None:
     assert await store.rank("broken-deck/relaxed/2024-05-02", "p1") is None
     assert await store.leaderboard("broken-deck/relaxed/2024-05-02") == []
     assert await store.leaderboard(BOARD, offset=1) == []
+    assert await store.board_size("broken-deck/relaxed/2024-05-02") == 0
 
 
 async def test_leaderboards_show_the_current_display_name(store: Store) -> None:
@@ -485,6 +489,7 @@ async def test_a_board_expires_after_its_retention(backend: Backend) -> None:
     await backend.advance(1.2)
     assert await backend.store.leaderboard(BOARD) == []
     assert await backend.store.rank(BOARD, "p1") is None
+    assert await backend.store.board_size(BOARD) == 0
 
 
 # ---------------------------------------------------------------- settings
