@@ -7,22 +7,10 @@ tests with in-memory outlets and the memory store.
 
 The Hub is the composition root and the dispatcher, nothing more.  Each
 part gets what it needs (settings, clock, scheduler, its stream of the
-entropy, store, outbox, the parts below it) and never the Hub
-(``docs/architecture.md``, "The server's parts"):
-
-- ``server.net.outbox.Outbox``: sending, encoding once per codec, and what a
-  slow peer gets instead of its backlog;
-- ``server.games.tables.GameRooms``: the games held here, loading, the
-  relay between processes, forgetting;
-- ``server.races.desk.RaceDesk``: races (ledgers, clocks, followers);
-- ``server.games.assists.AssistDesk``: hints, finishing offers, analyses;
-- ``server.games.watching.Watching``: watchers, followers of secret deals,
-  delayed boards of running races;
-- ``server.games.play.Play``: starting games and the action pipeline;
-- ``server.games.delivery.Delivery``: telling everyone of a change, made here or relayed;
-- ``server.games.lobby.Lobby``: ``hello`` and the server-wide requests;
-- ``server.social.devices.Devices``: a player's devices, link codes and
-  revocations heard from every process.
+entropy, store, outbox, the parts below it) and never the Hub.  The
+parts, from the outbox up to the games, the races and the people around
+a player (``server.social``), are listed with their jobs in
+``docs/architecture.md``, "The server's parts".
 
 Decisions made here, kept here because they are about
 connections:
