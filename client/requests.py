@@ -31,9 +31,8 @@ RaceDeal = ts.RaceDealKind
 Options = Mapping[str, ts.OptionValue]
 PROVEN_DEALS = ("daily", "winnable")
 PROVING_SECONDS = 120.0
-"""How long ``new_game`` waits for a proven deal (the day's daily, a
-winnable one): the server may have to prove it first, which takes
-seconds on a busy machine, well past a usual request's timeout."""
+"""How long ``new_game`` waits for a proven deal (daily, winnable): the
+server may prove it first, well past a usual request's timeout."""
 
 DAILY_RETRY_FLOOR_SECONDS = 0.5
 DAILY_RETRY_CEILING_SECONDS = 5.0
