@@ -38,9 +38,9 @@ async def test_arena_friends_add_then_accept_by_name_and_challenge(arena: Restar
         heard = await asyncio.wait_for(_first_notification(bob_client), 30)
         assert heard.kind == "friend_request" and heard.sender.name == "ann"
 
-    status, out = await cli(bob_home, "friends", "--token", token, "--server", arena.url)
+    status, out = await cli(bob_home, "friends", f"--token={token}", "--server", arena.url)
     assert status == 0 and "! ann asks to be your friend" in out and re.search(r"ann\s+\S+\s+asks to be your friend", out), out
-    status, out = await cli(bob_home, "friends", "accept", "ANN", "--token", token, "--server", arena.url)
+    status, out = await cli(bob_home, "friends", "accept", "ANN", f"--token={token}", "--server", arena.url)
     assert status == 0 and "ann (" in out and "): friend" in out, out
     status, out = await cli(ann_home, "friends", "--server", arena.url)
     assert status == 0 and re.search(r"^bob\s+\S+\s+friend$", out, re.M), out

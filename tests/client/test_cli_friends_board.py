@@ -43,7 +43,7 @@ async def test_arena_board_friends_prints_you_and_your_friends(arena: Restartabl
         token = ann.token
         assert token is not None
 
-    status, out = await cli(tmp_path, "board", "klondike", "--draw", "1", "--friends", "--token", token, "--server", arena.url)
+    status, out = await cli(tmp_path, "board", "klondike", "--draw", "1", "--friends", f"--token={token}", "--server", arena.url)
     assert status == 0, out
     assert "you and your friends" in out
     assert re.search(r"-\s+ann \(you\)\s+playing\s+\S+\s+1 actions\s+0 home", out), out

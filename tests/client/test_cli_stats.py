@@ -19,9 +19,11 @@ from server.games.streaks import HISTOGRAM_EDGES_MS
 
 
 async def cli(config_home: Path, *arguments: str) -> tuple[int, str]:
+    """The exit code and standard output, with standard error after them
+    (where a refusal's sentence goes) for the assertions' messages."""
     code, out, err = await run("-m", "server.cli", *arguments, config_home=config_home)
     assert "Traceback" not in err, err
-    return code, out
+    return code, out if not err else f"{out}\n[standard error]\n{err}"
 
 
 async def test_arena_stats_draws_the_charts_and_prints_the_share_text(arena: RestartableServer, tmp_path: Path) -> None:
@@ -32,7 +34,7 @@ async def test_arena_stats_draws_the_charts_and_prints_the_share_text(arena: Res
         assert token is not None
         game = await ann.new_game("klondike", "daily", {"draw": 1})
         await ann.resign(game.game_id)
-    flags = ("--token", token, "--server", arena.url)
+    flags = (f"--token={token}", "--server", arena.url)  # a token may begin with "-", which argparse would read as a flag
     status, out = await cli(tmp_path, "stats", "--game", "klondike", "--variant", KLONDIKE_DRAW_1, *flags)
     assert status == 0, out
     assert f"WordLink {KLONDIKE_DRAW_1}: played 1, won 0, streak 0 (longest 0)" in out, out
