@@ -212,7 +212,7 @@ class Lobby:
         chosen = [header for header in headers if message.game in (None, header.game)]
         if peer.player is not None:
             viewer = peer.player.player_id
-            listed = list({header.owner for header in chosen})
+            listed = list({header.owner for header in chosen} - {viewer})
             hiding = await asyncio.gather(*(self.hidden_from(owner, viewer) for owner in listed))
             hidden = {owner for owner, hides in zip(listed, hiding) if hides}
             chosen = [header for header in chosen if header.owner not in hidden]
