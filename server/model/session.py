@@ -96,16 +96,22 @@ class Session:
     def replay(cls, header: SessionHeader, log: list[Action]) -> Session:
         """The session as ``log`` leaves it."""
         session = cls(header, build_game(header))
-        for action in log:
-            if action.kind == ActionKind.HINT:
-                session.game.note_hint(session.game.parse_move(action.text) if action.text else None)
-            else:
-                session.perform(action.kind, action.text)
-            session.log.append(action)
-            session.result = session.result or session._outcome(action)
-        session.pending = False
-        session._publish_state()
+        session.catch_up(log)
         return session
+
+    def catch_up(self, log: list[Action]) -> None:
+        """Apply the entries of ``log`` past this session's own.  A stored
+        log only grows, so a session rebuilt from it earlier is brought up
+        to date by replaying the rest, not the whole game again."""
+        for action in log[len(self.log):]:
+            if action.kind == ActionKind.HINT:
+                self.game.note_hint(self.game.parse_move(action.text) if action.text else None)
+            else:
+                self.perform(action.kind, action.text)
+            self.log.append(action)
+            self.result = self.result or self._outcome(action)
+        self.pending = False
+        self._publish_state()
 
     # ----------------------------------------------------------- actions
 

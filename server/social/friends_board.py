@@ -27,6 +27,7 @@ from protocol import friends_board as pb
 from protocol import to_client as tc
 from server.deals.claims import ranked_attempt
 from server.deals.daily import daily_key, daily_variant, known_game, requested_day
+from server.games.replayed import ReplayedSessions
 from server.model.fair_play import counted_actions, shown_counters
 from server.model.refusal import from_engine
 from server.model.session import Session
@@ -98,6 +99,7 @@ class FriendsBoards:
         self._bus = bus
         self._friends_of = friends.friends_of
         self._mutual = friends.are_friends
+        self._replayed = ReplayedSessions(store)
         self._watching: dict[Peer, BoardKey] = {}
         self._last_told: dict[str, int] = {}
         self._pending: dict[str, tuple[Timer, Session]] = {}
@@ -120,7 +122,7 @@ class FriendsBoards:
         now = self._now()
         key: BoardKey = (game_cls.id, daily_variant(game_cls, options), requested_day(message.date, now).isoformat())
         members = [player.player_id, *await self._friends(player.player_id)]
-        rows = await asyncio.gather(*(self._row(key, member, member == player.player_id, now) for member in members))
+        rows = await self._rows(key, members, player.player_id, now)
         if message.watch:
             self._watching[peer] = key
         else:
@@ -141,13 +143,21 @@ class FriendsBoards:
         kept = await asyncio.gather(*(self._mutual(player_id, friend) for friend in listed))
         return [friend for friend, mutual in zip(listed, kept) if mutual]
 
-    async def _row(self, key: BoardKey, player_id: str, me: bool, now_ms: int) -> pb.FriendsBoardRow:
-        owner = await self._owner(player_id)
-        attempt = await ranked_attempt(self._store, daily_key(*key), player_id)
-        loaded = await self._store.load_session(attempt) if attempt is not None else None
-        if loaded is None:
-            return pb.FriendsBoardRow(player=owner, me=me, state="not_started")
-        return row_of(Session.replay(*loaded), owner, me, now_ms)
+    async def _rows(self, key: BoardKey, members: list[str], me: str, now_ms: int) -> list[pb.FriendsBoardRow]:
+        """Each member's row: their ranked claims and names read at once,
+        then the claimed games, replaying only what each log gained since
+        this process last read it."""
+        owners = await asyncio.gather(*(self._owner(member) for member in members))
+        attempts = await asyncio.gather(*(ranked_attempt(self._store, daily_key(*key), member) for member in members))
+        sessions = await self._replayed.sessions([attempt for attempt in attempts if attempt is not None])
+        rows = []
+        for member, owner, attempt in zip(members, owners, attempts):
+            session = sessions.get(attempt) if attempt is not None else None
+            if session is None:
+                rows.append(pb.FriendsBoardRow(player=owner, me=member == me, state="not_started"))
+            else:
+                rows.append(row_of(session, owner, member == me, now_ms))
+        return rows
 
     async def _owner(self, player_id: str) -> tc.Owner:
         found = await self._store.get_player(player_id)
