@@ -70,6 +70,7 @@ from server.social.friends import Friends
 from server.social.inbox import Inbox
 from protocol import friends as pf
 from server.social.friends_board import FriendsBoards
+from server.social.leagues import Leagues
 
 log = logging.getLogger("arena.core")
 
@@ -147,6 +148,7 @@ class Hub:
             self.races.join, self._online,
         )
         self.friends_boards = FriendsBoards(store, now, scheduler, self.outbox, self.bus, self.friends, self.delivery.on_changed)
+        self.leagues = Leagues(settings, store, now, entropy.stream("leagues"), self.outbox, self.friends.blocks)
         # The edges that point up the stack, wired once everything exists.
         self.watching.hidden_from = self.lobby.hidden_from = self.friends.blocks
         self.inbox.use_friends(self.friends.friends_of)
@@ -222,6 +224,7 @@ class Hub:
             ts.FriendsPresence: self.presence.friends_presence,
             ts.Stats: self.daily_stats.stats,
         }
+        self._handlers.update(self.leagues.handlers())
 
     async def _online(self, player_id: str) -> bool:
         """Whether a player is online (or away) on any process, as its

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Callable
+from typing import Any, Callable
 
 import engine
-from engine import EngineError
+from engine import EngineError, Game
 from protocol import friends_board as pb
 from protocol import to_client as tc
 from server.deals.claims import ranked_attempt
@@ -83,6 +83,27 @@ def ranked_rows(rows: list[pb.FriendsBoardRow]) -> list[pb.FriendsBoardRow]:
     return placed + playing + others + idle
 
 
+def chosen_variant(game: str, options: dict[str, Any]) -> tuple[type[Game], str]:
+    """The game and daily variant a request's game and options pick
+    (``bad_option`` for a variant without a daily deal)."""
+    game_cls = known_game(game)
+    try:
+        chosen = engine.new_game(game_cls.id, game_cls.FIRST_DEAL, **options).options
+    except EngineError as error:
+        raise from_engine(error) from None
+    return game_cls, daily_variant(game_cls, chosen)
+
+
+async def stored_row(store: Store, key: BoardKey, owner: tc.Owner, me: bool, now_ms: int) -> pb.FriendsBoardRow:
+    """A player's row on a board, read from the store: their ranked claim
+    on the day's deal and that game's log."""
+    attempt = await ranked_attempt(store, daily_key(*key), owner.player_id)
+    loaded = await store.load_session(attempt) if attempt is not None else None
+    if loaded is None:
+        return pb.FriendsBoardRow(player=owner, me=me, state="not_started")
+    return row_of(Session.replay(*loaded), owner, me, now_ms)
+
+
 class FriendsBoards:
     """``friends_board`` requests, the connections watching a board here,
     and the updates a ranked daily attempt acting here sends out."""
@@ -112,13 +133,9 @@ class FriendsBoards:
 
     async def board(self, peer: Peer, message: pb.FriendsBoard) -> None:
         player = require_player(peer)
-        game_cls = known_game(message.game)
-        try:
-            options = engine.new_game(game_cls.id, game_cls.FIRST_DEAL, **message.options).options
-        except EngineError as error:
-            raise from_engine(error) from None
+        game_cls, variant = chosen_variant(message.game, message.options)
         now = self._now()
-        key: BoardKey = (game_cls.id, daily_variant(game_cls, options), requested_day(message.date, now).isoformat())
+        key: BoardKey = (game_cls.id, variant, requested_day(message.date, now).isoformat())
         members = [player.player_id, *await self._friends(player.player_id)]
         rows = await asyncio.gather(*(self._row(key, member, member == player.player_id, now) for member in members))
         if message.watch:
@@ -142,12 +159,7 @@ class FriendsBoards:
         return [friend for friend, mutual in zip(listed, kept) if mutual]
 
     async def _row(self, key: BoardKey, player_id: str, me: bool, now_ms: int) -> pb.FriendsBoardRow:
-        owner = await self._owner(player_id)
-        attempt = await ranked_attempt(self._store, daily_key(*key), player_id)
-        loaded = await self._store.load_session(attempt) if attempt is not None else None
-        if loaded is None:
-            return pb.FriendsBoardRow(player=owner, me=me, state="not_started")
-        return row_of(Session.replay(*loaded), owner, me, now_ms)
+        return await stored_row(self._store, key, await self._owner(player_id), me, now_ms)
 
     async def _owner(self, player_id: str) -> tc.Owner:
         found = await self._store.get_player(player_id)
