@@ -4,19 +4,23 @@ standings scored as docs/social.md says, through a week's end; and what
 an attacker gets: no league read without being a member, no code found
 by guessing, no way back in after the owner re-issues the code, nothing
 for a player the owner blocked, and no card, pile or move on any league
-frame while the deal is secret.
+frame while the deal is secret.  And over real sockets, in both codecs,
+on two servers sharing one Redis: a finish on one scores in the
+standings read on the other.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import msgpack
 import pytest
-from tests.races.arena_races import DAY, PUBLIC_BOARD_RULES_OFF, noon_arena, noon_clock, person
+from tests.races.arena_races import (
+    DAY, PUBLIC_BOARD_RULES_OFF, noon_arena, noon_clock, person, pin_daily_deal, player, redis_arenas,
+)
 from tests.server.arena_clock import FakeClock
 from tests.server.arena_memory import MemoryArena, MemoryClient
 from tests.server.arena_servers import make_settings
@@ -24,14 +28,15 @@ from tests.server.test_daily_stats import at, pin_days, play_daily
 from tests.server.test_friends import ask, refused
 from tests.server.test_friends_board import assert_counts_only
 
-from protocol import ErrorCode
+from protocol import JSON_SUBPROTOCOL, ErrorCode
 from protocol import friends as pf
 from protocol import leagues as pl
 from protocol import to_server as ts
 from server.model.league_weeks import PLACE_POINTS, place_points
 from server.runtime.settings import Settings
+from server.transport.app import ArenaServer
 
-__all__ = ["noon_arena", "noon_clock"]
+__all__ = ["noon_arena", "noon_clock", "redis_arenas"]
 
 KLONDIKE: dict[str, Any] = {"game": "klondike", "options": {"draw": 1}}
 WEEK = "2026-W11"
@@ -234,3 +239,27 @@ async def test_no_league_frame_names_a_card_a_pile_or_a_move(
     assert len(league_frames) >= 26
     assert any(row["state"] == "playing" for frame in league_frames for row in frame.get("rows", []) if "state" in row)
     assert_counts_only(league_frames, piles, played)
+
+
+async def test_over_sockets_a_finish_on_one_process_scores_in_standings_read_on_another(
+    redis_arenas: tuple[ArenaServer, ArenaServer],
+) -> None:
+    """Real WebSocket clients, both codecs, two servers on one Redis: the
+    league made and joined on different processes, the resignation on
+    one, its point read on the other."""
+    first, second = redis_arenas
+    await pin_daily_deal(first.store, datetime.now(timezone.utc).date())
+    ann, bob = await player(first.url, "ann"), await player(second.url, "bob", JSON_SUBPROTOCOL)
+    league = (await ask(ann, pl.CreateLeague, name="Lunch", variants=[KLONDIKE])).league
+    assert (await ask(bob, pl.JoinLeague, code=league.code)).type == "league"
+    started, _ = await ann.new_game(deal="daily", **KLONDIKE)
+    await ann.request(ts.Resign, game_id=started.game_id)
+    await ann.wait_for(lambda m: m.type == "game_over")
+    here = await ask(ann, pl.LeagueStandings, league_id=league.league_id)
+    there = await ask(bob, pl.LeagueStandings, league_id=league.league_id)
+    assert [(row.player.name, row.points, row.played) for row in there.rows] == [("ann", 1, 1), ("bob", 0, 0)]
+    assert here.rows == there.rows
+    board = await ask(bob, pl.LeagueBoard, league_id=league.league_id)
+    assert {row.player.name: row.result for row in board.rows} == {"ann": "resigned", "bob": None}
+    await ann.close()
+    await bob.close()
