@@ -2,7 +2,8 @@
 ``arena analyse``, ``arena race create|join|rematch|watch``, ``arena leaderboard``, ``arena daily``,
 ``arena records``, ``arena login`` and ``arena logout``; ``arena devices``
 is ``client.device_commands``'s, ``arena friends`` and ``arena challenge``
-``client.friend_commands``', ``arena stats`` ``client.stats_commands``'s.
+``client.friend_commands``', ``arena stats`` ``client.stats_commands``'s, ``arena league``
+``client.league_commands``'.
 
 The server URL comes from ``--server``, else ``ARENA_SERVER``, else the
 local default; the token from ``--token``, else ``ARENA_TOKEN``, else the
@@ -31,6 +32,7 @@ from .connection import DEFAULT_URL
 from .device_commands import default_device_name, keep_linked
 from .friend_commands import register as register_friends
 from .stats_commands import register as register_stats
+from .league_commands import register as register_leagues
 from .identity import Identity, KeptPlayer, Players, server_flag, server_key, signed_in
 from .race_terminal import RaceRequest, race, watch_race
 from .standings import LeaderboardRequest, daily, leaderboard, records
@@ -147,6 +149,7 @@ def register(subparsers: Subcommands) -> None:
     _register_login(subparsers)
     register_friends(subparsers, _connection_flags, _identity, _subprotocol, _option_flags, _game_options, race_deal_choice)
     register_stats(subparsers, _connection_flags, _identity, _subprotocol, day_choice)
+    register_leagues(subparsers, _connection_flags, _identity, _subprotocol, _option_flags, _game_options, day_choice)
 
 
 def _register_race(subparsers: Subcommands) -> None:

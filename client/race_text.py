@@ -147,8 +147,13 @@ def leaderboard_lines(page: tc.LeaderboardPage) -> list[str]:
 def friends_board_lines(reply: pb.FriendsBoardReply) -> list[str]:
     """You and your friends on the day: the winners placed, then the
     others as they stand (counts only, as the server sends them)."""
-    lines = [f"{reply.title} {reply.variant}, {reply.date}: you and your friends"]
-    for row in reply.rows:
+    return [f"{reply.title} {reply.variant}, {reply.date}: you and your friends", *board_row_lines(reply.rows)]
+
+
+def board_row_lines(rows: list[pb.FriendsBoardRow]) -> list[str]:
+    """A board's rows (a friends' or a league's board), one a line."""
+    lines = []
+    for row in rows:
         label = f"{row.place}." if row.place is not None else "-"
         name = f"{row.player.name}{' (you)' if row.me else ''}"
         if row.state == "not_started":

@@ -210,3 +210,29 @@ class ErrorCode(StrEnum):
         "challenge_expired",
         "The challenge is older than challenge_seconds; ask your friend for a new one.",
     )
+    LEAGUE_NOT_FOUND = (
+        "league_not_found",
+        "You are in no league with this id: an unknown id, a league you are not in (or were removed from) "
+        "and a league that no longer exists all get this same answer.",
+    )
+    LEAGUE_CODE_UNKNOWN = (
+        "league_code_unknown",
+        "No league has this invite code: a mistyped code, a code its league re-issued, and a league whose "
+        "owner blocked you all get this same answer.",
+    )
+    LEAGUE_LOOKUPS_LIMITED = (
+        "league_lookups_limited",
+        "Too many league invite codes that named no league: league_lookup_failures_per_hour from your "
+        "player, or league_lookup_failures_per_address from your address, in the last hour. Every join by "
+        "code is refused until then, right or wrong.",
+    )
+    LEAGUE_LIMIT = (
+        "league_limit",
+        "A leagues limit is reached; reason names it: leagues (leagues_per_player: leagues you own or "
+        "joined) or members (league_members_limit). Nothing changed.",
+    )
+    NOT_LEAGUE_OWNER = (
+        "not_league_owner",
+        "Only the league's owner may re-issue its invite code or remove a member; removing names a member "
+        "of the league other than yourself (leave_league leaves).",
+    )

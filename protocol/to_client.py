@@ -17,6 +17,7 @@ from .catalogue import CatalogueChoice, CatalogueCounter, CatalogueGame, Catalog
 from .devices import DeviceEntry, DeviceList, DeviceRevoked, LinkCode, TokenRotated
 from .errors import ErrorCode
 from .stats import DayLine, Histogram, ShareText, StatsReply, VariantStats
+from .leagues import League, LeagueBoardReply, LeagueList, LeagueStandingsReply
 from .friends_board import FriendsBoardReply, FriendsBoardRow, FriendsBoardUpdate
 from .friends import FriendCodeReply, FriendEntry, FriendList, FriendReply, Notification, NotificationEntry, NotificationList
 from .parts import Event, Owner, Part, Result, Status, empty
@@ -378,6 +379,7 @@ ServerMessage = Annotated[
         FriendsBoardReply, FriendsBoardUpdate,
         Presence, Presences,
         StatsReply,
+        League, LeagueList, LeagueBoardReply, LeagueStandingsReply,
     ],
     Field(discriminator="type"),
 ]

@@ -50,6 +50,7 @@ from server.races.clocks import RaceBoards
 from server.races.desk import RaceDesk
 from server.net.ratelimit import RateLimiter, Verdict
 from server.model.refusal import Refusal
+from server.games.replayed import ReplayedSessions
 from server.games.replays import Replays
 from server.games.stats import DailyStats
 from server.runtime.clock import wall_clock_ms
@@ -70,6 +71,7 @@ from server.social.friends import Friends
 from server.social.inbox import Inbox
 from protocol import friends as pf
 from server.social.friends_board import FriendsBoards
+from server.social.leagues import Leagues
 
 log = logging.getLogger("arena.core")
 
@@ -146,7 +148,11 @@ class Hub:
             settings, store, now, entropy.stream("challenges"), self.outbox, self.friends.are_friends, self.inbox.notify, self.races.host,
             self.races.join, self._online,
         )
-        self.friends_boards = FriendsBoards(store, now, scheduler, self.outbox, self.bus, self.friends, self.delivery.on_changed)
+        replayed = ReplayedSessions(store)
+        self.friends_boards = FriendsBoards(
+            store, now, scheduler, self.outbox, self.bus, self.friends, self.delivery.on_changed, replayed
+        )
+        self.leagues = Leagues(settings, store, now, entropy.stream("leagues"), self.outbox, self.friends.blocks, replayed)
         # The edges that point up the stack, wired once everything exists.
         self.watching.hidden_from = self.lobby.hidden_from = self.friends.blocks
         self.inbox.use_friends(self.friends.friends_of)
@@ -222,6 +228,7 @@ class Hub:
             ts.FriendsPresence: self.presence.friends_presence,
             ts.Stats: self.daily_stats.stats,
         }
+        self._handlers.update(self.leagues.handlers())
 
     async def _online(self, player_id: str) -> bool:
         """Whether a player is online (or away) on any process, as its

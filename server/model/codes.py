@@ -1,11 +1,13 @@
-"""The form of the codes people type: friend codes and device link codes.
+"""The form of the codes people type: friend codes, league invite codes
+and device link codes.
 
-Both are Crockford base32: its alphabet leaves out I, L, O and U, and
+All are Crockford base32: its alphabet leaves out I, L, O and U, and
 reads I and L as 1 and O as 0, so a code read aloud or copied by hand
 still works; case, dashes and spaces do not matter.  Each character is 5
-random bits: a friend code's 8 are 40 bits (one of about 10^12), a link
-code's 10 are 50.  With lookups that name nobody limited per player and
-per address (``server.social.friends``, ``server.social.devices``),
+random bits: a friend code's and a league invite code's 8 are 40 bits
+(one of about 10^12), a link code's 10 are 50.  With lookups that name
+nobody limited per player and per address (``server.social.friends``,
+``server.social.leagues``, ``server.social.devices``),
 guessing one is hopeless.
 """
 
@@ -53,3 +55,4 @@ class CodeForm:
 
 FRIEND_CODE = CodeForm(length=8, group=4)
 LINK_CODE = CodeForm(length=10, group=5)
+LEAGUE_CODE = CodeForm(length=8, group=4)

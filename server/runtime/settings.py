@@ -111,6 +111,15 @@ class Settings(BaseModel):
     inbox_size: int = Field(100, ge=1, le=1000, description="notifications kept per player; a new one drops the oldest")
     inbox_days: int = Field(30, ge=1, description="days a notification is kept, read or not")
     challenge_seconds: int = Field(600, ge=1, description="how long a friend may accept a challenge")
+    leagues_per_player: int = Field(20, ge=1, description="leagues one player may own or have joined (league_limit, leagues)")
+    league_members_limit: int = Field(50, ge=2, description="members one league may have (league_limit, members)")
+    league_lookup_failures_per_hour: int = Field(
+        10, ge=1, description="league invite codes naming no league one player may send per hour before league_lookups_limited"
+    )
+    league_lookup_failures_per_address: int = Field(
+        30, ge=1, description="league invite codes naming no league one client address may send per hour before league_lookups_limited"
+    )
+    league_weeks_kept: int = Field(52, ge=1, description="weeks a league's settled standings are kept after the week ends")
     daily_grace_seconds: int = Field(
         3600, ge=0, description="after a UTC day ends, ranked attempts of its deal may finish this long; then it is revealed"
     )

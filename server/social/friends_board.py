@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Callable
+from typing import Any, Callable
 
 import engine
-from engine import EngineError
+from engine import EngineError, Game
 from protocol import friends_board as pb
 from protocol import to_client as tc
 from server.deals.claims import ranked_attempt
@@ -84,13 +84,42 @@ def ranked_rows(rows: list[pb.FriendsBoardRow]) -> list[pb.FriendsBoardRow]:
     return placed + playing + others + idle
 
 
+def chosen_variant(game: str, options: dict[str, Any]) -> tuple[type[Game], str]:
+    """The game and daily variant a request's game and options pick
+    (``bad_option`` for a variant without a daily deal)."""
+    game_cls = known_game(game)
+    try:
+        chosen = engine.new_game(game_cls.id, game_cls.FIRST_DEAL, **options).options
+    except EngineError as error:
+        raise from_engine(error) from None
+    return game_cls, daily_variant(game_cls, chosen)
+
+
+async def stored_rows(
+    store: Store, replayed: ReplayedSessions, key: BoardKey, owners: list[tc.Owner], me: str, now_ms: int,
+) -> list[pb.FriendsBoardRow]:
+    """Players' rows on a board, read from the store: their ranked claims
+    on the day's deal, read at once, then the claimed games, replaying only
+    what each log gained since this process last read it."""
+    attempts = await asyncio.gather(*(ranked_attempt(store, daily_key(*key), owner.player_id) for owner in owners))
+    sessions = await replayed.sessions([attempt for attempt in attempts if attempt is not None])
+    rows = []
+    for owner, attempt in zip(owners, attempts):
+        session = sessions.get(attempt) if attempt is not None else None
+        if session is None:
+            rows.append(pb.FriendsBoardRow(player=owner, me=owner.player_id == me, state="not_started"))
+        else:
+            rows.append(row_of(session, owner, owner.player_id == me, now_ms))
+    return rows
+
+
 class FriendsBoards:
     """``friends_board`` requests, the connections watching a board here,
     and the updates a ranked daily attempt acting here sends out."""
 
     def __init__(
         self, store: Store, clock: Callable[[], int], scheduler: Scheduler, outbox: Outbox, bus: PlayerBus,
-        friends: Friends, listen: Listen,
+        friends: Friends, listen: Listen, replayed: ReplayedSessions,
     ) -> None:
         self._store = store
         self._now = clock
@@ -99,7 +128,7 @@ class FriendsBoards:
         self._bus = bus
         self._friends_of = friends.friends_of
         self._mutual = friends.are_friends
-        self._replayed = ReplayedSessions(store)
+        self._replayed = replayed
         self._watching: dict[Peer, BoardKey] = {}
         self._last_told: dict[str, int] = {}
         self._pending: dict[str, tuple[Timer, Session]] = {}
@@ -114,13 +143,9 @@ class FriendsBoards:
 
     async def board(self, peer: Peer, message: pb.FriendsBoard) -> None:
         player = require_player(peer)
-        game_cls = known_game(message.game)
-        try:
-            options = engine.new_game(game_cls.id, game_cls.FIRST_DEAL, **message.options).options
-        except EngineError as error:
-            raise from_engine(error) from None
+        game_cls, variant = chosen_variant(message.game, message.options)
         now = self._now()
-        key: BoardKey = (game_cls.id, daily_variant(game_cls, options), requested_day(message.date, now).isoformat())
+        key: BoardKey = (game_cls.id, variant, requested_day(message.date, now).isoformat())
         members = [player.player_id, *await self._friends(player.player_id)]
         rows = await self._rows(key, members, player.player_id, now)
         if message.watch:
@@ -144,20 +169,8 @@ class FriendsBoards:
         return [friend for friend, mutual in zip(listed, kept) if mutual]
 
     async def _rows(self, key: BoardKey, members: list[str], me: str, now_ms: int) -> list[pb.FriendsBoardRow]:
-        """Each member's row: their ranked claims and names read at once,
-        then the claimed games, replaying only what each log gained since
-        this process last read it."""
         owners = await asyncio.gather(*(self._owner(member) for member in members))
-        attempts = await asyncio.gather(*(ranked_attempt(self._store, daily_key(*key), member) for member in members))
-        sessions = await self._replayed.sessions([attempt for attempt in attempts if attempt is not None])
-        rows = []
-        for member, owner, attempt in zip(members, owners, attempts):
-            session = sessions.get(attempt) if attempt is not None else None
-            if session is None:
-                rows.append(pb.FriendsBoardRow(player=owner, me=member == me, state="not_started"))
-            else:
-                rows.append(row_of(session, owner, member == me, now_ms))
-        return rows
+        return await stored_rows(self._store, self._replayed, key, owners, me, now_ms)
 
     async def _owner(self, player_id: str) -> tc.Owner:
         found = await self._store.get_player(player_id)

@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 
 from tests.integration.arena_processes import ServerProcess, WireClient
 from tests.integration.stored_state import reading
 
 import engine
+from protocol import leagues as pl
 from protocol import to_server as ts
 from server.model.fair_play import board_name
+from server.model.league_weeks import week_of
 from server.model.session import RESIGNED
 from server.deals.variants import record_key, variant_label
 
@@ -116,10 +118,13 @@ async def daily_win_trial(server: ServerProcess, store_url: str) -> TrialCount:
     restart (a bot's board whatever the fair-play rules make of a new
     identity replaying a line at once: docs/protocol.md, fair play), and
     in the player's days once: the restarted server's ``stats`` count it
-    in the streak exactly once."""
+    in the streak exactly once, and the league the bot made before playing
+    scores it in the week's standings (10 points, one win)."""
     client = await WireClient.open(server.url)
     await client.hello(bot=True)
     try:
+        league = await client.request(pl.CreateLeague, name="bots", variants=[{"game": "klondike", "options": DAILY_OPTIONS}])
+        assert isinstance(league, pl.League), league
         request_id = client.next_id()
         await client.send(ts.NewGame(id=request_id, game="klondike", deal="daily", options=DAILY_OPTIONS))
         started = await client.wait_for(lambda m: m.id == request_id, PROOF_SECONDS)
@@ -145,7 +150,20 @@ async def daily_win_trial(server: ServerProcess, store_url: str) -> TrialCount:
             count.lost = count.lost_acknowledged = 1
             count.lost_games.append(started.game_id)
     await _stats_count_the_win_once(server, client.token)
+    await _league_scores_the_win_once(server, client.token, league.league.league_id)
     return count
+
+
+async def _league_scores_the_win_once(server: ServerProcess, token: str | None, league_id: str) -> None:
+    again = await WireClient.open(server.url)
+    try:
+        await again.hello(token=token)
+        week = week_of(date.fromisoformat(_today()))
+        reply = await again.request(pl.LeagueStandings, league_id=league_id, week=week)
+        assert isinstance(reply, pl.LeagueStandingsReply), reply
+        assert [(row.points, row.wins, row.played) for row in reply.rows] == [(10, 1, 1)], reply
+    finally:
+        await again.close()
 
 
 async def _stats_count_the_win_once(server: ServerProcess, token: str | None) -> None:

@@ -13,7 +13,7 @@ import time
 from typing import Any, Callable
 
 import pytest
-from tests.integration.arena_processes import ClientOpener, ServerStarter
+from tests.integration.arena_processes import ClientOpener, ServerStarter, WireClient
 from tests.integration.test_fair_rank_processes import PROOF_SECONDS, _known_line
 from tests.integration.test_friends_processes import ask, shared_redis_url, signed
 from tests.server.test_friends import befriend
@@ -31,6 +31,22 @@ KLONDIKE: dict[str, Any] = {"game": "klondike", "options": {"draw": 1}}
 TOLD_WITHIN_SECONDS = 1.0
 
 
+async def win_the_daily(client: WireClient, game_id: str, redis_url: str) -> tuple[list[str], Any]:
+    """Win today's WordLink draw 1 daily with the day's winning line, read
+    from the store (standing in for a solve): the line and the reply to its
+    last move."""
+    store: Store = RedisStore(redis_url)
+    try:
+        line = await _known_line(store, "klondike", {"draw": 1})
+    finally:
+        await store.close()
+    for move in line[:-1]:
+        assert (await client.request(ts.Move, game_id=game_id, move=move)).type == "diff"
+    won = await client.request(ts.Move, game_id=game_id, move=line[-1])
+    assert won.type == "diff" and won.status == "won", won
+    return line, won
+
+
 def board_update(name: str, state: str) -> Callable[[Any], bool]:
     return lambda m: m.type == "friends_board_update" and m.row.player.name == name and m.row.state == state
 
@@ -46,16 +62,8 @@ async def test_a_win_on_one_process_is_on_a_friends_board_on_the_other_within_a_
     started = await ann.request(ts.NewGame, PROOF_SECONDS, deal="daily", **KLONDIKE)
     assert started.type == "game_started" and started.ranked, started
     await bob.wait_for(board_update("ann", "playing"))
-    store: Store = RedisStore(shared_redis_url)
-    try:
-        line = await _known_line(store, "klondike", {"draw": 1})
-    finally:
-        await store.close()
-    for move in line[:-1]:
-        assert (await ann.request(ts.Move, game_id=started.game_id, move=move)).type == "diff"
-    won = await ann.request(ts.Move, game_id=started.game_id, move=line[-1])
+    line, won = await win_the_daily(ann, started.game_id, shared_redis_url)
     replied = time.monotonic()
-    assert won.type == "diff" and won.status == "won", won
     told = await bob.wait_for(board_update("ann", "finished"))
     assert time.monotonic() - replied < TOLD_WITHIN_SECONDS, "the win reached the other process's watcher within a second"
     assert told.row.result == "won" and told.row.actions == len(line)

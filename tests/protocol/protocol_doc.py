@@ -92,6 +92,13 @@ FRIEND_SETTINGS = (
     "inbox_days",
     "challenge_seconds",
 )
+LEAGUE_SETTINGS = (
+    "leagues_per_player",
+    "league_members_limit",
+    "league_lookup_failures_per_hour",
+    "league_lookup_failures_per_address",
+    "league_weeks_kept",
+)
 ASSIST_SETTINGS = ("search_workers", "hint_rate", "hint_burst", "hint_planless_nodes", "finish_search_nodes", "analysis_nodes", "analysis_slots", "analysis_queue")
 DEVICE_SETTINGS = ("max_devices", "link_code_seconds", "link_codes_per_hour", "link_redeems_per_hour")
 RACE_RECORDING = {"race_countdown_seconds": 0.5, "race_spectator_delay_seconds": 1.0}
@@ -391,6 +398,33 @@ async def record_stats_session() -> list[Frame]:
     return frames
 
 
+async def record_league_session() -> list[Frame]:
+    """Ann creates a league, bob joins it by its code, lists his leagues
+    and reads its board and this week's standings; ann re-issues the code,
+    removes bob, and leaves (the league, left empty, is gone)."""
+    frames: list[Frame] = []
+    async with _friends(frames) as (ann, bob):
+        await ann.send(type="create_league", id=4, name="Lunch", variants=[{"game": "klondike", "options": {"draw": 1}}])
+        (created,) = await ann.receive()
+        await bob.send(type="join_league", id=4, code=created["league"]["code"])
+        (joined,) = await bob.receive()
+        bob_id = joined["league"]["members"][-1]["player"]["player_id"]
+        league_id = created["league"]["league_id"]
+        await bob.send(type="leagues", id=5)
+        await bob.receive()
+        await bob.send(type="league_board", id=6, league_id=league_id)
+        await bob.receive()
+        await bob.send(type="league_standings", id=7, league_id=league_id)
+        await bob.receive()
+        await ann.send(type="league_code", id=5, league_id=league_id)
+        await ann.receive()
+        await ann.send(type="remove_league_member", id=6, league_id=league_id, player_id=bob_id)
+        await ann.receive()
+        await ann.send(type="leave_league", id=7, league_id=league_id)
+        await ann.receive()
+    return frames
+
+
 def session_section(frames: list[Frame]) -> str:
     return "```text\n" + "\n".join(frame.line() for frame in frames) + "\n```"
 
@@ -447,6 +481,8 @@ def main() -> None:
     text = replace_section(text, "friends-session", session_section(asyncio.run(record_friends_session())))
     text = replace_section(text, "stats-session", session_section(asyncio.run(record_stats_session())))
     text = replace_section(text, "friends-board-session", session_section(asyncio.run(record_friends_board_session())))
+    text = replace_section(text, "league-session", session_section(asyncio.run(record_league_session())))
+    text = replace_section(text, "league-settings", limits_table(LEAGUE_SETTINGS))
     text = replace_section(text, "errors", error_table())
     text = replace_section(text, "close-codes", close_code_table())
     text = replace_section(text, "limits", limits_table())

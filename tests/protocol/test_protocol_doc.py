@@ -118,3 +118,15 @@ async def test_the_stats_session_is_what_a_real_server_says_today(doc: str) -> N
     assert types.count("stats") == 2 and "stats_reply" in types
     recorded = await protocol_doc.record_stats_session()
     assert [frame.shape() for frame in documented] == [frame.shape() for frame in recorded]
+
+
+def test_the_league_settings_table_is_generated_from_the_settings(doc: str) -> None:
+    assert protocol_doc.section(doc, "league-settings") == protocol_doc.limits_table(protocol_doc.LEAGUE_SETTINGS)
+
+
+async def test_the_league_session_is_what_a_real_server_says_today(doc: str) -> None:
+    documented = protocol_doc.session_frames(doc, "league-session")
+    types = [frame.shape()[2] for frame in documented]
+    assert "league_standings" in types and types[-1] == "leagues"
+    recorded = await protocol_doc.record_league_session()
+    assert [frame.shape() for frame in documented] == [frame.shape() for frame in recorded]

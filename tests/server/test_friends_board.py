@@ -31,6 +31,16 @@ CARD_CODE = re.compile(r"^[A2-9TJQK][SHDC]b?[<>]?$")
 KLONDIKE: dict[str, Any] = {"game": "klondike", "options": {"draw": 1}}
 
 
+def assert_counts_only(frames: list[dict[str, Any]], piles: set[str], played: set[str]) -> None:
+    """No frame names a card, a pile of the game or a move played."""
+    cards = {code for code in CODE if code}
+    for frame in frames:
+        strings = set(re.findall(r'"((?:[^"\\]|\\.)*)"', json.dumps(frame)))
+        assert not {text for text in strings if CARD_CODE.match(text)} and not strings & cards, frame
+        assert not strings & piles, f"a frame names a pile: {strings & piles}"
+        assert not strings & played, f"a frame names a move: {strings & played}"
+
+
 async def board(client: MemoryClient, watch: bool = True) -> pb.FriendsBoardReply:
     reply = await client.request(pb.FriendsBoard, watch=watch, **KLONDIKE)
     assert isinstance(reply, pb.FriendsBoardReply), reply
@@ -204,12 +214,7 @@ async def test_no_frame_of_a_friends_board_names_a_card_a_pile_or_a_move(arena: 
     board_frames = [frame for frame in frames if frame["type"] in ("friends_board", "friends_board_update", "leaderboard")]
     assert len(board_frames) >= 26
     assert any(frame.get("playing") for frame in board_frames), "the global board showed ann playing"
-    cards = {code for code in CODE if code}
-    for frame in board_frames:
-        strings = set(re.findall(r'"((?:[^"\\]|\\.)*)"', json.dumps(frame)))
-        assert not {text for text in strings if CARD_CODE.match(text)} and not strings & cards, frame
-        assert not strings & piles, f"a board frame names a pile: {strings & piles}"
-        assert not strings & played, f"a board frame names a move: {strings & played}"
+    assert_counts_only(board_frames, piles, played)
 
 
 async def test_the_global_board_says_where_you_stand_far_below_its_page(arena: MemoryArena) -> None:
