@@ -210,3 +210,11 @@ class ErrorCode(StrEnum):
         "challenge_expired",
         "The challenge is older than challenge_seconds; ask your friend for a new one.",
     )
+    GHOST_UNAVAILABLE = (
+        "ghost_unavailable",
+        "race_ghost was refused; reason says why: attempt_required (game_id is not your ranked daily attempt in "
+        "progress: ghosts are raced only during it), not_raceable (the player is not your friend, and not the day's "
+        "leader you asked for; an unknown player id reads the same), not_finished (their attempt at that daily has "
+        "not ended, or there is none), no_leader (the day's public board has no win yet), ghost_limit (ghost_limit "
+        "ghosts for this attempt already). Nothing changed.",
+    )

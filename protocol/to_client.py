@@ -18,6 +18,7 @@ from .devices import DeviceEntry, DeviceList, DeviceRevoked, LinkCode, TokenRota
 from .errors import ErrorCode
 from .stats import DayLine, Histogram, ShareText, StatsReply, VariantStats
 from .friends_board import FriendsBoardReply, FriendsBoardRow, FriendsBoardUpdate
+from .ghosts import Ghost, GhostReply, GhostUpdate
 from .friends import FriendCodeReply, FriendEntry, FriendList, FriendReply, Notification, NotificationEntry, NotificationList
 from .parts import Event, Owner, Part, Result, Status, empty
 from .presence import Activity, PlayerPresence, Presence, Presences
@@ -55,6 +56,9 @@ __all__ = [
     "FriendsBoardReply",
     "FriendsBoardRow",
     "FriendsBoardUpdate",
+    "Ghost",
+    "GhostReply",
+    "GhostUpdate",
     "FriendReply",
     "Notification",
     "NotificationEntry",
@@ -378,6 +382,7 @@ ServerMessage = Annotated[
         FriendsBoardReply, FriendsBoardUpdate,
         Presence, Presences,
         StatsReply,
+        GhostReply, GhostUpdate,
     ],
     Field(discriminator="type"),
 ]

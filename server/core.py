@@ -70,6 +70,8 @@ from server.social.friends import Friends
 from server.social.inbox import Inbox
 from protocol import friends as pf
 from server.social.friends_board import FriendsBoards
+from server.social.ghosts import Ghosts
+from protocol import ghosts as pg
 
 log = logging.getLogger("arena.core")
 
@@ -147,6 +149,7 @@ class Hub:
             self.races.join, self._online,
         )
         self.friends_boards = FriendsBoards(store, now, scheduler, self.outbox, self.bus, self.friends, self.delivery.on_changed)
+        self.ghosts = Ghosts(settings, store, now, scheduler, self.outbox, self.bus, self.friends, self.delivery.on_changed, self.tables)
         # The edges that point up the stack, wired once everything exists.
         self.watching.hidden_from = self.lobby.hidden_from = self.friends.blocks
         self.inbox.use_friends(self.friends.friends_of)
@@ -221,6 +224,7 @@ class Hub:
             ts.AppearOffline: self.presence.appear_offline,
             ts.FriendsPresence: self.presence.friends_presence,
             ts.Stats: self.daily_stats.stats,
+            pg.RaceGhost: self.ghosts.race, pg.StopGhost: self.ghosts.stop,
         }
 
     async def _online(self, player_id: str) -> bool:

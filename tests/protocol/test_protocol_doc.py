@@ -118,3 +118,11 @@ async def test_the_stats_session_is_what_a_real_server_says_today(doc: str) -> N
     assert types.count("stats") == 2 and "stats_reply" in types
     recorded = await protocol_doc.record_stats_session()
     assert [frame.shape() for frame in documented] == [frame.shape() for frame in recorded]
+
+
+async def test_the_ghost_session_is_what_a_real_server_says_today(doc: str) -> None:
+    documented = protocol_doc.session_frames(doc, "ghost-session")
+    types = [frame.shape()[2] for frame in documented]
+    assert types.count("ghost_update") == 2 and "ghost" in types and types[-1] == "ack"
+    recorded = await protocol_doc.record_ghost_session()
+    assert [frame.shape() for frame in documented] == [frame.shape() for frame in recorded]

@@ -8,16 +8,14 @@ a move, in either codec.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
-import msgpack
 from tests.server.arena_clock import FakeClock, ManualScheduler
+from tests.server.arena_leaks import assert_counts_only, decoded
 from tests.server.arena_memory import MemoryArena, MemoryClient
 from tests.server.arena_servers import make_settings
 from tests.server.test_friends import befriend, player
 
-from engine.cards import CODE
 from protocol import ErrorCode
 from protocol import friends_board as pb
 from protocol import to_server as ts
@@ -27,7 +25,6 @@ from server.model.fair_play import board_name
 from server.social.friends_board import ranked_rows
 from server.storage.social import SocialRecords
 
-CARD_CODE = re.compile(r"^[A2-9TJQK][SHDC]b?[<>]?$")
 KLONDIKE: dict[str, Any] = {"game": "klondike", "options": {"draw": 1}}
 
 
@@ -198,18 +195,10 @@ async def test_no_frame_of_a_friends_board_names_a_card_a_pile_or_a_move(arena: 
     await ann.request(ts.Resign, game_id=started.game_id)
     await bob.wait_for(lambda m: m.type == "friends_board_update" and m.row.state == "finished")
     await board(bob)
-    frames = [
-        json.loads(frame) if isinstance(frame, str) else msgpack.unpackb(frame, raw=False) for frame in bob.raw
-    ]
-    board_frames = [frame for frame in frames if frame["type"] in ("friends_board", "friends_board_update", "leaderboard")]
+    board_frames = [frame for frame in decoded(bob.raw) if frame["type"] in ("friends_board", "friends_board_update", "leaderboard")]
     assert len(board_frames) >= 26
     assert any(frame.get("playing") for frame in board_frames), "the global board showed ann playing"
-    cards = {code for code in CODE if code}
-    for frame in board_frames:
-        strings = set(re.findall(r'"((?:[^"\\]|\\.)*)"', json.dumps(frame)))
-        assert not {text for text in strings if CARD_CODE.match(text)} and not strings & cards, frame
-        assert not strings & piles, f"a board frame names a pile: {strings & piles}"
-        assert not strings & played, f"a board frame names a move: {strings & played}"
+    assert_counts_only(board_frames, piles, played)
 
 
 async def test_the_global_board_says_where_you_stand_far_below_its_page(arena: MemoryArena) -> None:
