@@ -273,3 +273,21 @@ async def test_no_ghost_frame_names_a_card_a_pile_or_a_move(
     ghost_frames = [frame for frame in decoded(bob.raw) if frame["type"] in ("ghost", "ghost_update")]
     assert len(ghost_frames) == 13
     assert_counts_only(ghost_frames, piles, played)
+
+
+async def test_a_ghost_is_read_from_the_store_on_any_process(clock: FakeClock, scheduler: ManualScheduler) -> None:
+    """Ann plays on one process, bob races her ghost on another: the
+    ghost is derived from the shared store, and paced by bob's process."""
+    async with MemoryArena(make_settings(), clock=clock, scheduler=scheduler) as here:
+        await pin_daily_deal(here.store, utc_day(clock.ms))
+        async with MemoryArena(make_settings(), store=here.store, clock=clock, scheduler=scheduler) as there:
+            ann, bob = await player(here, "ann"), await player(there, "bob")
+            await befriend(ann, bob)
+            await finished_with_draws(ann, clock, [1_500], 4_000)
+            started, _ = await daily(bob)
+            assert (await race(bob, started.game_id, player_id=ann.player_id)).type == "ghost"
+            for _ in range(4):
+                scheduler.advance(1_000)
+            final = await bob.wait_for(lambda m: m.type == "ghost_update" and m.ghost.state == "resigned")
+            assert (final.ghost.offset_ms, final.ghost.actions) == (4_000, 1)
+            assert [update.ghost.offset_ms for update in ghost_updates(bob)] == [1_500, 4_000]
