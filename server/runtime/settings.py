@@ -112,7 +112,7 @@ class Settings(BaseModel):
     inbox_days: int = Field(30, ge=1, description="days a notification is kept, read or not")
     challenge_seconds: int = Field(600, ge=1, description="how long a friend may accept a challenge")
     ghost_limit: int = Field(
-        5, ge=1, le=50, description="ghosts one ranked daily attempt may race at once on a server process (ghost_unavailable, ghost_limit)"
+        5, ge=1, le=50, description="ghosts one ranked daily attempt may race on a server process, an ended one counted until stopped (ghost_unavailable, ghost_limit)"
     )
     daily_grace_seconds: int = Field(
         3600, ge=0, description="after a UTC day ends, ranked attempts of its deal may finish this long; then it is revealed"
