@@ -187,14 +187,13 @@ class Ghosts:
         assert ghost_id is not None
         if not message.leader and (ghost_id == player_id or not await self._may_race(player_id, ghost_id)):
             raise _refused("not_raceable", "you can race the ghost of a friend, or of the day's leader")
-        key = (message.game_id, ghost_id)
-        runs = self._runs.get(peer, {})
-        if key not in runs and self.raced(message.game_id) >= self._settings.ghost_limit:
-            raise _refused("ghost_limit", f"an attempt races at most {self._settings.ghost_limit} ghosts; stop one first")
         points = await self._timeline(day, ghost_id)
         owner = await self._tables.owner(ghost_id)
         if peer.closed:
             return
+        key = (message.game_id, ghost_id)
+        if key not in self._runs.get(peer, {}) and self.raced(message.game_id) >= self._settings.ghost_limit:
+            raise _refused("ghost_limit", f"an attempt races at most {self._settings.ghost_limit} ghosts; stop one first")
         now = self._now()
         self._stop(peer, lambda run: run.key == key)
         start = header.started_ms if header.started_ms is not None else now
