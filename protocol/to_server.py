@@ -23,7 +23,8 @@ from pydantic import Field, StringConstraints, TypeAdapter, model_validator
 from .friends_board import FriendsBoard as FriendsBoard
 from .friends import Challenge, ChallengeAnswer, FriendAdd, FriendChange, FriendCode, Friends, Notifications, ReadNotifications
 from .stats import Stats as Stats
-from .ghosts import RaceGhost, StopGhost
+from .ghosts import RaceGhost as RaceGhost
+from .ghosts import StopGhost as StopGhost
 from .request import SAFE_INTEGER as SAFE_INTEGER
 from .request import DealNumber as DealNumber
 from .request import GameName as GameName

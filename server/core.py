@@ -71,7 +71,6 @@ from server.social.inbox import Inbox
 from protocol import friends as pf
 from server.social.friends_board import FriendsBoards
 from server.social.ghosts import Ghosts
-from protocol import ghosts as pg
 
 log = logging.getLogger("arena.core")
 
@@ -224,7 +223,7 @@ class Hub:
             ts.AppearOffline: self.presence.appear_offline,
             ts.FriendsPresence: self.presence.friends_presence,
             ts.Stats: self.daily_stats.stats,
-            pg.RaceGhost: self.ghosts.race, pg.StopGhost: self.ghosts.stop,
+            ts.RaceGhost: self.ghosts.race, ts.StopGhost: self.ghosts.stop,
         }
 
     async def _online(self, player_id: str) -> bool:
