@@ -58,6 +58,7 @@ from .errors import (
     UnknownGame,
     ChallengeExpired,
     ChallengeNotFound,
+    GhostUnavailable,
     FriendCodeUnknown,
     FriendLimit,
     FriendOffline,
@@ -121,4 +122,5 @@ __all__ = [
     "FriendOffline",
     "LookupsLimited",
     "NotFriends",
+    "GhostUnavailable",
 ]

@@ -126,6 +126,10 @@ def register(subparsers: Subcommands) -> None:
     play_parser.add_argument("--practice", action="store_true", help="a practice game (records nothing)")
     _identity_flags(play_parser)
     play_parser.add_argument("--resume", metavar="GAME_ID", help="continue a live game of your player")
+    play_parser.add_argument(
+        "--ghost", action="append", default=[], metavar="NAME|leader",
+        help="in a ranked daily attempt, race a friend's ghost (name or id) or the day's leader's; repeatable",
+    )
     _connection_flags(play_parser)
     play_parser.set_defaults(handler=_play)
 
@@ -287,6 +291,7 @@ def _play(args: argparse.Namespace) -> int:
         name=args.name,
         resume=args.resume,
         practice=args.practice,
+        ghosts=args.ghost,
     )
     return run(lambda console: play(request, console, sys.stdin, sys.stdin.isatty()))
 

@@ -83,6 +83,7 @@ from .errors import (
     ShuttingDown,
     StorageUnavailable,
 )
+from .ghosts import GhostBoard
 from .link import Link, MessageFilter, Pacer, open_link
 from .mirror import GameMirror
 from .race_mirror import RaceMirror
@@ -177,6 +178,7 @@ class ArenaClient(MirrorRouting):
         self.races: dict[str, RaceMirror] = {}
         self.notifications = {}
         self._notification_listeners = []
+        self.ghosts = GhostBoard()
         self.state = ClientState.CONNECTING
         self.reconnects = 0
         self.failure: BaseException | None = None

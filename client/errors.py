@@ -204,6 +204,10 @@ class ChallengeExpired(ArenaError):
     """The challenge is older than the server's challenge_seconds."""
 
 
+class GhostUnavailable(ArenaError):
+    """``race_ghost`` refused; ``reason`` says why (attempt_required, not_raceable, not_finished, no_leader, ghost_limit)."""
+
+
 ERROR_CLASSES: dict[str, type[ArenaError]] = {
     ErrorCode.BAD_MESSAGE: BadMessage,
     ErrorCode.HELLO_REQUIRED: HelloRequired,
@@ -241,6 +245,7 @@ ERROR_CLASSES: dict[str, type[ArenaError]] = {
     ErrorCode.FRIEND_OFFLINE: FriendOffline,
     ErrorCode.CHALLENGE_NOT_FOUND: ChallengeNotFound,
     ErrorCode.CHALLENGE_EXPIRED: ChallengeExpired,
+    ErrorCode.GHOST_UNAVAILABLE: GhostUnavailable,
 }
 
 

@@ -13,10 +13,12 @@ from collections.abc import Callable, Coroutine
 
 from protocol import ServerMessage
 from protocol import friends as pf
+from protocol import ghosts as pg
 from protocol import to_client as tc
 from protocol import to_server as ts
 
 from .errors import ClientError
+from .ghosts import GhostBoard
 from .link import MessageFilter
 from .mirror import DiffOutcome, GameMirror
 from .race_mirror import RaceMirror
@@ -33,6 +35,8 @@ class MirrorRouting(ArenaRequests):
     """Every notification heard since the client started, by id (the
     server sends the unread ones again after each hello: kept once)."""
     _notification_listeners: list[Callable[[pf.NotificationEntry], None]]
+    ghosts: GhostBoard
+    """The ghosts raced beside this player's ranked daily attempts (``client.ghosts``)."""
     _background: set[asyncio.Task[None]]
 
     def on_notification(self, listener: Callable[[pf.NotificationEntry], None]) -> None:
@@ -67,6 +71,8 @@ class MirrorRouting(ArenaRequests):
                 self.notifications[entry.notification_id] = entry
                 for listener in self._notification_listeners:
                     listener(entry)
+        elif isinstance(message, (pg.GhostReply, pg.GhostUpdate)):
+            self.ghosts.apply(message)
         elif isinstance(message, tc.RaceProgress):
             if (followed := self.races.get(message.race_id)) is not None:
                 followed.apply_progress(message)

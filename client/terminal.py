@@ -32,12 +32,15 @@ from typing import Callable, Coroutine, TextIO
 
 from pydantic import ValidationError
 
+from engine.games import descriptor_of
 from protocol import to_client as tc
+from protocol.ghosts import Ghost
 from protocol.to_server import DealKind, OptionValue
 
 from .board import analysis_text, describe, game_over_text, render
 from .connection import ArenaClient, ClientState
 from .errors import ArenaError, ClientError, DealSecret
+from .ghosts import ghost_line, race_named
 from .identity import Identity, server_flag, signed_in
 from .notices import notification_line
 from .mirror import GameMirror
@@ -53,6 +56,8 @@ Type a move in the game's notation, or a command:
   resign            give up the game
   legal             list the legal moves (where the difficulty shows them)
   board             draw the board again
+  ghost NAME        race a friend's ghost (or: ghost leader) in a ranked daily attempt
+  ghosts            the ghosts' bars again
   help              this text
   quit              leave (the game stays open; see the line printed on leaving)"""
 
@@ -121,6 +126,8 @@ class PlayRequest:
     name: str | None = None
     resume: str | None = None
     practice: bool = False
+    ghosts: list[str] = field(default_factory=list)
+    """Friends' names or ids, or ``leader``, whose ghosts to race (``--ghost``)."""
 
 
 def refusal_text(error: ClientError) -> str:
@@ -149,17 +156,18 @@ async def play(request: PlayRequest, console: Console, stdin: TextIO, interactiv
     async with signed_in(request.url, request.identity, subprotocol=request.subprotocol, name=request.name) as client:
         client.on_notification(lambda entry: console.say(notification_line(entry)))
         game = await _open_game(client, request)
-        return await _play_game(client, game, console, InputLines(stdin), interactive)
+        return await _play_game(client, game, console, InputLines(stdin), interactive, request.ghosts)
 
 
 async def _play_game(
-    client: ArenaClient, game: GameMirror, console: Console, lines: InputLines, interactive: bool
+    client: ArenaClient, game: GameMirror, console: Console, lines: InputLines, interactive: bool, ghosts: list[str]
 ) -> int:
     started = game.started
     if started is not None:
         verified = "verified" if started.verified else "not verified"
         console.say(f"new {game.title} game {game.game_id}, {started.deal_kind} deal ({verified})")
     console.say(render(game))
+    await _race_ghosts(client, game, ghosts, console)
     announcer = asyncio.create_task(_announce_offers(game, console))
     try:
         while not game.finished:
@@ -181,6 +189,27 @@ async def _play_game(
         if game.result.result != "won":
             console.say(f"where was it lost? arena analyse {game.game_id}")
     return 0
+
+
+async def _race_ghosts(client: ArenaClient, game: GameMirror, names: list[str], console: Console) -> None:
+    """Race the ghosts asked for; from then on a line of their bars is
+    printed each time one of them changes (the server paces them)."""
+    cards = descriptor_of(game.game).lobby.cards
+
+    def changed(game_id: str, _: Ghost) -> None:
+        if game_id == game.game_id:
+            console.say(ghost_line(client.ghosts.of(game_id), cards))
+
+    client.ghosts.on_change(changed)
+    for who in names:
+        await _race_ghost(client, game, who, console)
+
+
+async def _race_ghost(client: ArenaClient, game: GameMirror, who: str, console: Console) -> None:
+    try:
+        await race_named(client, game.game_id, who)
+    except ClientError as error:
+        console.say(f"ghost {who}: {refusal_text(error)}")
 
 
 async def _announce_offers(game: GameMirror, console: Console) -> None:
@@ -213,6 +242,12 @@ async def run_command(client: ArenaClient, game: GameMirror, line: str, console:
             return
         if verb == "board":
             console.say(render(game))
+            return
+        if verb == "ghosts":
+            console.say(ghost_line(client.ghosts.of(game_id), descriptor_of(game.game).lobby.cards))
+            return
+        if verb == "ghost" and len(words) == 2:
+            await _race_ghost(client, game, words[1], console)
             return
         if verb == "legal":
             console.say(" ".join(game.legal) if game.legal is not None else "this difficulty shows no legal moves")

@@ -236,3 +236,11 @@ class ErrorCode(StrEnum):
         "Only the league's owner may re-issue its invite code or remove a member; removing names a member "
         "of the league other than yourself (leave_league leaves).",
     )
+    GHOST_UNAVAILABLE = (
+        "ghost_unavailable",
+        "race_ghost was refused; reason says why: attempt_required (game_id is not your ranked daily attempt in "
+        "progress: ghosts are raced only during it), not_raceable (the player is not your friend nor in a league of yours, and not the day's "
+        "leader you asked for; an unknown player id reads the same), not_finished (their attempt at that daily has "
+        "not ended, or there is none), no_leader (the day's public board has no win yet), ghost_limit (ghost_limit "
+        "ghosts for this attempt already). Nothing changed.",
+    )

@@ -19,6 +19,7 @@ from .errors import ErrorCode
 from .stats import DayLine, Histogram, ShareText, StatsReply, VariantStats
 from .leagues import League, LeagueBoardReply, LeagueList, LeagueStandingsReply
 from .friends_board import FriendsBoardReply, FriendsBoardRow, FriendsBoardUpdate
+from .ghosts import Ghost, GhostReply, GhostUpdate
 from .friends import FriendCodeReply, FriendEntry, FriendList, FriendReply, Notification, NotificationEntry, NotificationList
 from .parts import Event, Owner, Part, Result, Status, empty
 from .presence import Activity, PlayerPresence, Presence, Presences
@@ -56,6 +57,9 @@ __all__ = [
     "FriendsBoardReply",
     "FriendsBoardRow",
     "FriendsBoardUpdate",
+    "Ghost",
+    "GhostReply",
+    "GhostUpdate",
     "FriendReply",
     "Notification",
     "NotificationEntry",
@@ -380,6 +384,7 @@ ServerMessage = Annotated[
         Presence, Presences,
         StatsReply,
         League, LeagueList, LeagueBoardReply, LeagueStandingsReply,
+        GhostReply, GhostUpdate,
     ],
     Field(discriminator="type"),
 ]

@@ -24,6 +24,8 @@ from .friends_board import FriendsBoard as FriendsBoard
 from .friends import Challenge, ChallengeAnswer, FriendAdd, FriendChange, FriendCode, Friends, Notifications, ReadNotifications
 from .stats import Stats as Stats
 from .leagues import CreateLeague, JoinLeague, LeagueBoard, LeagueCode, Leagues, LeagueStandings, LeaveLeague, RemoveLeagueMember
+from .ghosts import RaceGhost as RaceGhost
+from .ghosts import StopGhost as StopGhost
 from .request import SAFE_INTEGER as SAFE_INTEGER
 from .request import DealNumber as DealNumber
 from .request import GameName as GameName
@@ -377,6 +379,7 @@ ClientMessage = Annotated[
         SetPresence, AppearOffline, FriendsPresence,
         Stats,
         CreateLeague, LeagueCode, JoinLeague, LeaveLeague, RemoveLeagueMember, Leagues, LeagueBoard, LeagueStandings,
+        RaceGhost, StopGhost,
     ],
     Field(discriminator="type"),
 ]

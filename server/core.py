@@ -72,6 +72,7 @@ from server.social.inbox import Inbox
 from protocol import friends as pf
 from server.social.friends_board import FriendsBoards
 from server.social.leagues import Leagues
+from server.social.ghosts import Ghosts
 
 log = logging.getLogger("arena.core")
 
@@ -149,12 +150,12 @@ class Hub:
             self.races.join, self._online,
         )
         replayed = ReplayedSessions(store)
-        self.friends_boards = FriendsBoards(
-            store, now, scheduler, self.outbox, self.bus, self.friends, self.delivery.on_changed, replayed
-        )
+        self.friends_boards = FriendsBoards(store, now, scheduler, self.outbox, self.bus, self.friends, self.delivery.on_changed, replayed)
         self.leagues = Leagues(settings, store, now, entropy.stream("leagues"), self.outbox, self.friends.blocks, replayed)
+        self.ghosts = Ghosts(settings, store, now, scheduler, self.outbox, self.bus, self.friends, self.delivery.on_changed, self.tables)
         # The edges that point up the stack, wired once everything exists.
         self.watching.hidden_from = self.lobby.hidden_from = self.friends.blocks
+        self.ghosts.allow(self.leagues.share_a_league)
         self.inbox.use_friends(self.friends.friends_of)
         self.presence.use_friends(self.friends.friends_of, self.friends.blocks)
         self.tables.on_ended(self.inbox.game_ended)
@@ -227,6 +228,7 @@ class Hub:
             ts.AppearOffline: self.presence.appear_offline,
             ts.FriendsPresence: self.presence.friends_presence,
             ts.Stats: self.daily_stats.stats,
+            ts.RaceGhost: self.ghosts.race, ts.StopGhost: self.ghosts.stop,
         }
         self._handlers.update(self.leagues.handlers())
 

@@ -120,6 +120,9 @@ class Settings(BaseModel):
         30, ge=1, description="league invite codes naming no league one client address may send per hour before league_lookups_limited"
     )
     league_weeks_kept: int = Field(52, ge=1, description="weeks a league's settled standings are kept after the week ends")
+    ghost_limit: int = Field(
+        5, ge=1, le=50, description="ghosts one ranked daily attempt may race on a server process, an ended one counted until stopped (ghost_unavailable, ghost_limit)"
+    )
     daily_grace_seconds: int = Field(
         3600, ge=0, description="after a UTC day ends, ranked attempts of its deal may finish this long; then it is revealed"
     )

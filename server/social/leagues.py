@@ -149,6 +149,17 @@ class Leagues(SocialPart):
                 infos.append(await self._info(league))
         self._outbox.send(peer, pl.LeagueList(id=message.id, leagues=infos[:limit]))
 
+    async def share_a_league(self, player_id: str, other_id: str) -> bool:
+        """Whether both players are members of one league and neither blocked
+        the other: a member may race another member's ghost."""
+        if await self._blocks(player_id, other_id) or await self._blocks(other_id, player_id):
+            return False
+        for membership in await self._leagues.leagues_of(player_id, self._settings.leagues_per_player):
+            league_id = str(membership.get("league_id", ""))
+            if league_id and await self._leagues.member(league_id, player_id) and await self._leagues.member(league_id, other_id):
+                return True
+        return False
+
     # ---------------------------------------------------------------- reading
 
     async def board(self, peer: Peer, message: pl.LeagueBoard) -> None:

@@ -19,8 +19,8 @@ from client import ArenaClient
 from protocol import friends as pf
 
 
-async def cli(config_home: Path, *arguments: str) -> tuple[int, str]:
-    code, out, err = await run("-m", "server.cli", *arguments, config_home=config_home)
+async def cli(config_home: Path, *arguments: str, stdin: str = "") -> tuple[int, str]:
+    code, out, err = await run("-m", "server.cli", *arguments, stdin=stdin, config_home=config_home)
     assert "Traceback" not in err, err
     return code, out
 

@@ -28,6 +28,7 @@ from websockets.typing import Subprotocol
 from tests.server.arena_positions import REPAIRS, broken_deck_two_halves_left
 from tests.solver.positions import klondike_hearts_locked
 from tests.races.arena_races import KLONDIKE_DRAW_1, pin_daily_deal
+from tests.server.arena_clock import FakeClock, ManualScheduler
 from tests.solver.test_analysis import BLUNDER_LOG
 
 from protocol import JSON_SUBPROTOCOL, ErrorCode
@@ -91,6 +92,7 @@ FRIEND_SETTINGS = (
     "inbox_size",
     "inbox_days",
     "challenge_seconds",
+    "ghost_limit",
 )
 LEAGUE_SETTINGS = (
     "leagues_per_player",
@@ -297,14 +299,15 @@ PRESENCE_PUSHES = frozenset({"presence"})
 
 
 @asynccontextmanager
-async def _friends(frames: list[Frame]) -> AsyncIterator[tuple[Recorder, Recorder]]:
-    """Ann and bob on a fresh server, each said hello, friends.
+async def _friends(frames: list[Frame], **injected: Any) -> AsyncIterator[tuple[Recorder, Recorder]]:
+    """Ann and bob on a fresh server (its store, clock or scheduler
+    ``injected``), each said hello, friends.
 
     A friend's presence change is pushed when its coalescing timer fires,
     so whether one falls inside a session depends on the machine's speed:
     presence frames are left out here and shown in their own section."""
     settings = Settings(port=0, ping_interval=None, prepare_dailies=False, **RACE_RECORDING)
-    async with ArenaServer(settings, store=MemoryStore()) as server:
+    async with ArenaServer(settings, **{"store": MemoryStore(), **injected}) as server:
         async with (
             connect(server.url, subprotocols=JSON_OFFER) as ann_socket,
             connect(server.url, subprotocols=JSON_OFFER) as bob_socket,
@@ -425,6 +428,48 @@ async def record_league_session() -> list[Frame]:
     return frames
 
 
+async def record_ghost_session() -> list[Frame]:
+    """Ann plays the day's ranked attempt, a draw 2 s in and resigned at
+    5 s (her frames left out); bob, her friend, hears that she finished,
+    starts his attempt, asks for the
+    day's leader (nobody has won yet), races ann's ghost, and is told her
+    draw and her end when his own clock reaches 2 s and 5 s.  The clock
+    and the timers are the recording's, so the pushes fall where they do
+    on every run."""
+    frames: list[Frame] = []
+    clock = FakeClock()
+    scheduler = ManualScheduler(clock)
+    store = MemoryStore()
+    await pin_daily_deal(store, utc_day(clock.ms))
+    async with _friends(frames, store=store, clock=clock, scheduler=scheduler) as (ann, bob):
+        unrecorded = Recorder("ann", ann.connection, [], PRESENCE_PUSHES)
+        await unrecorded.send(type="new_game", id=4, game="klondike", deal="daily", options={"draw": 1})
+        started, _ = await unrecorded.receive(2)
+        for step, (kind, extra) in enumerate((("move", {"move": "draw"}), ("resign", {})), start=5):
+            clock.ms += 2_000 if kind == "move" else 3_000
+            await unrecorded.send(type=kind, id=step, game_id=started["game_id"], **extra)
+            await unrecorded.receive(1 if kind == "move" else 2)
+        await bob.receive()
+        await bob.send(type="new_game", id=4, game="klondike", deal="daily", options={"draw": 1})
+        bobs, _ = await bob.receive(2)
+        await bob.send(type="race_ghost", id=5, game_id=bobs["game_id"], leader=True)
+        await bob.receive()
+        await bob.send(type="race_ghost", id=6, game_id=bobs["game_id"], player_id=ann_id(frames))
+        await bob.receive()
+        for wait_ms in (2_000, 3_000):
+            scheduler.advance(wait_ms)
+            await bob.receive()
+        await bob.send(type="stop_ghost", id=7, game_id=bobs["game_id"])
+        await bob.receive()
+    return frames
+
+
+def ann_id(frames: list[Frame]) -> str:
+    """Ann's player id, from her welcome."""
+    welcome = next(json.loads(frame.text) for frame in frames if frame.who == "ann" and '"welcome"' in frame.text)
+    return str(welcome["player_id"])
+
+
 def session_section(frames: list[Frame]) -> str:
     return "```text\n" + "\n".join(frame.line() for frame in frames) + "\n```"
 
@@ -483,6 +528,7 @@ def main() -> None:
     text = replace_section(text, "friends-board-session", session_section(asyncio.run(record_friends_board_session())))
     text = replace_section(text, "league-session", session_section(asyncio.run(record_league_session())))
     text = replace_section(text, "league-settings", limits_table(LEAGUE_SETTINGS))
+    text = replace_section(text, "ghost-session", session_section(asyncio.run(record_ghost_session())))
     text = replace_section(text, "errors", error_table())
     text = replace_section(text, "close-codes", close_code_table())
     text = replace_section(text, "limits", limits_table())

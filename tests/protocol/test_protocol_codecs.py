@@ -10,6 +10,7 @@ import pytest
 
 from protocol import JSON, MSGPACK, ErrorCode, MalformedMessage, codec_for
 from protocol import friends as pf
+from protocol import ghosts as pg
 from protocol import to_client as tc
 from protocol import to_server as ts
 
@@ -40,6 +41,9 @@ REQUESTS = [
     ts.SetPresence(id=3, away=True),
     ts.AppearOffline(on=False),
     ts.FriendsPresence(id="f"),
+    pg.RaceGhost(id=4, game_id="g_1", player_id="p_1"),
+    pg.RaceGhost(game_id="g_1", leader=True),
+    pg.StopGhost(game_id="g_1"),
 ]
 
 

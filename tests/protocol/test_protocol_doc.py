@@ -130,3 +130,11 @@ async def test_the_league_session_is_what_a_real_server_says_today(doc: str) -> 
     assert "league_standings" in types and types[-1] == "leagues"
     recorded = await protocol_doc.record_league_session()
     assert [frame.shape() for frame in documented] == [frame.shape() for frame in recorded]
+
+
+async def test_the_ghost_session_is_what_a_real_server_says_today(doc: str) -> None:
+    documented = protocol_doc.session_frames(doc, "ghost-session")
+    types = [frame.shape()[2] for frame in documented]
+    assert types.count("ghost_update") == 2 and "ghost" in types and types[-1] == "ack"
+    recorded = await protocol_doc.record_ghost_session()
+    assert [frame.shape() for frame in documented] == [frame.shape() for frame in recorded]

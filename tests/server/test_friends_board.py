@@ -8,16 +8,14 @@ a move, in either codec.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
-import msgpack
 from tests.server.arena_clock import FakeClock, ManualScheduler
+from tests.server.arena_leaks import assert_counts_only, decoded
 from tests.server.arena_memory import MemoryArena, MemoryClient
 from tests.server.arena_servers import make_settings
 from tests.server.test_friends import befriend, player
 
-from engine.cards import CODE
 from protocol import ErrorCode
 from protocol import friends_board as pb
 from protocol import to_server as ts
@@ -27,18 +25,7 @@ from server.model.fair_play import board_name
 from server.social.friends_board import ranked_rows
 from server.storage.social import SocialRecords
 
-CARD_CODE = re.compile(r"^[A2-9TJQK][SHDC]b?[<>]?$")
 KLONDIKE: dict[str, Any] = {"game": "klondike", "options": {"draw": 1}}
-
-
-def assert_counts_only(frames: list[dict[str, Any]], piles: set[str], played: set[str]) -> None:
-    """No frame names a card, a pile of the game or a move played."""
-    cards = {code for code in CODE if code}
-    for frame in frames:
-        strings = set(re.findall(r'"((?:[^"\\]|\\.)*)"', json.dumps(frame)))
-        assert not {text for text in strings if CARD_CODE.match(text)} and not strings & cards, frame
-        assert not strings & piles, f"a frame names a pile: {strings & piles}"
-        assert not strings & played, f"a frame names a move: {strings & played}"
 
 
 async def board(client: MemoryClient, watch: bool = True) -> pb.FriendsBoardReply:
@@ -208,10 +195,7 @@ async def test_no_frame_of_a_friends_board_names_a_card_a_pile_or_a_move(arena: 
     await ann.request(ts.Resign, game_id=started.game_id)
     await bob.wait_for(lambda m: m.type == "friends_board_update" and m.row.state == "finished")
     await board(bob)
-    frames = [
-        json.loads(frame) if isinstance(frame, str) else msgpack.unpackb(frame, raw=False) for frame in bob.raw
-    ]
-    board_frames = [frame for frame in frames if frame["type"] in ("friends_board", "friends_board_update", "leaderboard")]
+    board_frames = [frame for frame in decoded(bob.raw) if frame["type"] in ("friends_board", "friends_board_update", "leaderboard")]
     assert len(board_frames) >= 26
     assert any(frame.get("playing") for frame in board_frames), "the global board showed ann playing"
     assert_counts_only(board_frames, piles, played)

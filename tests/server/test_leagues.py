@@ -22,11 +22,11 @@ from tests.races.arena_races import (
     DAY, PUBLIC_BOARD_RULES_OFF, noon_arena, noon_clock, person, pin_daily_deal, player, redis_arenas,
 )
 from tests.server.arena_clock import FakeClock
+from tests.server.arena_leaks import assert_counts_only
 from tests.server.arena_memory import MemoryArena, MemoryClient
 from tests.server.arena_servers import make_settings
 from tests.server.test_daily_stats import at, pin_days, play_daily
 from tests.server.test_friends import ask, refused
-from tests.server.test_friends_board import assert_counts_only
 
 from protocol import JSON_SUBPROTOCOL, ErrorCode
 from protocol import friends as pf
