@@ -208,6 +208,26 @@ class GhostUnavailable(ArenaError):
     """``race_ghost`` refused; ``reason`` says why (attempt_required, not_raceable, not_finished, no_leader, ghost_limit)."""
 
 
+class LeagueNotFound(ArenaError):
+    """You are in no league with this id (unknown, left, removed or gone: one answer)."""
+
+
+class LeagueCodeUnknown(ArenaError):
+    """No league has this invite code (mistyped, re-issued, or its owner blocked you)."""
+
+
+class LeagueLookupsLimited(ArenaError):
+    """Too many invite codes that named no league this hour; every join by code waits."""
+
+
+class LeagueLimit(ArenaError):
+    """A leagues limit is reached; ``reason`` is leagues or members."""
+
+
+class NotLeagueOwner(ArenaError):
+    """Only the league's owner re-issues its code or removes a member."""
+
+
 ERROR_CLASSES: dict[str, type[ArenaError]] = {
     ErrorCode.BAD_MESSAGE: BadMessage,
     ErrorCode.HELLO_REQUIRED: HelloRequired,
@@ -246,6 +266,11 @@ ERROR_CLASSES: dict[str, type[ArenaError]] = {
     ErrorCode.CHALLENGE_NOT_FOUND: ChallengeNotFound,
     ErrorCode.CHALLENGE_EXPIRED: ChallengeExpired,
     ErrorCode.GHOST_UNAVAILABLE: GhostUnavailable,
+    ErrorCode.LEAGUE_NOT_FOUND: LeagueNotFound,
+    ErrorCode.LEAGUE_CODE_UNKNOWN: LeagueCodeUnknown,
+    ErrorCode.LEAGUE_LOOKUPS_LIMITED: LeagueLookupsLimited,
+    ErrorCode.LEAGUE_LIMIT: LeagueLimit,
+    ErrorCode.NOT_LEAGUE_OWNER: NotLeagueOwner,
 }
 
 
