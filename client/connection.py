@@ -63,7 +63,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
-from typing import TypedDict, Unpack
+from typing import Callable, TypedDict, Unpack
 
 from protocol import MSGPACK_SUBPROTOCOL, SUBPROTOCOLS, ServerMessage
 from protocol import to_client as tc
@@ -182,6 +182,9 @@ class ArenaClient(MirrorRouting):
         self.state = ClientState.CONNECTING
         self.reconnects = 0
         self.failure: BaseException | None = None
+        self.close_code: int | None = None
+        self.close_reason = ""
+        self._state_listeners: list[Callable[[ClientState], None]] = []
         self._link: Link | None = None
         self._supervisor: asyncio.Task[None] | None = None
         self._state_changed = asyncio.Event()
@@ -246,10 +249,19 @@ class ArenaClient(MirrorRouting):
             raise RequestTimeout(f"still {self.state.value}, not {wanted}, after {limit} s") from None
         return self.state
 
+    def on_state(self, listener: Callable[[ClientState], None]) -> None:
+        """Call ``listener`` with each new state: ``RECONNECTING`` when the
+        connection drops (``close_code`` and ``close_reason`` then say how it
+        closed: 1006 when no close frame came), ``OPEN`` when it is back
+        with every mirror refreshed, ``CLOSED`` at the end."""
+        self._state_listeners.append(listener)
+
     def _set_state(self, state: ClientState) -> None:
-        self.state = state
+        changed_state, self.state = state is not self.state, state
         changed, self._state_changed = self._state_changed, asyncio.Event()
         changed.set()
+        for listener in self._state_listeners if changed_state else ():
+            listener(state)
 
     async def _establish(self) -> None:
         """Open a connection, start reading it, say hello, refresh every mirror."""
@@ -314,6 +326,7 @@ class ArenaClient(MirrorRouting):
         while True:
             if self._link is not None:
                 await asyncio.wait({self._link.reader})
+                self.close_code, self.close_reason = self._link.ws.close_code, self._link.ws.close_reason or ""
             await self._drop_connection(ConnectionLost("the connection to the server was lost"))
             self._set_state(ClientState.RECONNECTING)
             if not await self._reconnect():

@@ -30,6 +30,8 @@ from __future__ import annotations
 from protocol import ErrorCode
 from protocol import to_client as tc
 
+from .board import counted
+
 
 class ClientError(Exception):
     """Root of everything this library raises on purpose."""
@@ -303,7 +305,7 @@ class DealSecret(ClientError):
     def __init__(self, progress: tc.GameProgress) -> None:
         super().__init__(
             f"{progress.title} {progress.game_id} is played on a deal that is secret until its reveal: "
-            f"{progress.status}, {progress.cards_home} cards home, {progress.actions} actions"
+            f"{progress.status}, {counted(progress.cards_home, 'card')} home, {counted(progress.actions, 'action')}"
         )
         self.progress = progress
 

@@ -98,7 +98,7 @@ class Link:
         except ConnectionClosed:
             raise ConnectionLost("the connection closed while sending") from None
         except TimeoutError:
-            raise RequestTimeout(f"no reply to {type(message).__name__} within {timeout} s") from None
+            raise RequestTimeout(f"the server did not answer {request_words(message)} within {timeout:g} s") from None
         finally:
             self._pending.pop(request_id, None)
 
@@ -187,6 +187,13 @@ async def open_link(url: str, subprotocol: str, timeout: float, on_message: Mess
         reason = refusal if refusal is not None else error
         raise CannotConnect(f"cannot connect to {url}: {reason}", refusal) from error
     return Link(ws, on_message)
+
+
+def request_words(message: ts.Request) -> str:
+    """A request as a sentence names it: ``the new game request`` (every
+    request's ``type``, which the base model does not declare)."""
+    kind = str(getattr(message, "type", "server"))
+    return f"the {kind.replace('_', ' ')} request"
 
 
 def _handshake_refusal(error: Exception) -> ArenaError | None:

@@ -47,7 +47,7 @@ from .race_mirror import RaceMirror, RaceUpdate
 from .race_text import deal_text, invite_text, race_lines, racer_line, results_lines
 from .reveal import race_reveal_problems, verdict
 from .identity import Identity, server_flag, signed_in
-from .notices import notification_line
+from .notices import notification_line, tell_connection
 from .terminal import HELP, Console, InputLines, come_back, refusal_text, run_command
 
 RACE_HELP = """\
@@ -84,6 +84,7 @@ async def race(request: RaceRequest, console: Console, stdin: TextIO, interactiv
     the connection was lost)."""
     async with signed_in(request.url, request.identity, subprotocol=request.subprotocol, name=request.name) as client:
         client.on_notification(lambda entry: console.say(notification_line(entry)))
+        tell_connection(client, console.say)
         if request.rematch_of is not None:
             followed = await client.rematch(request.rematch_of)
         elif request.code is not None:
@@ -99,6 +100,7 @@ async def watch_race(url: str, race_id: str, subprotocol: str, console: Console)
     the results, without taking part."""
     async with ArenaClient(url, subprotocol=subprotocol, identify=False) as client:
         followed = await client.watch_race(race_id)
+        tell_connection(client, console.say)
         session = RaceSession(client, followed, console)
         session.introduce()
         with followed.updates() as stream:
@@ -164,6 +166,7 @@ class RaceSession:
                     self.console.prompt()
                 reading = asyncio.create_task(lines.next())
                 await asyncio.wait({reading, over}, return_when=asyncio.FIRST_COMPLETED)
+                self.console.answered()
                 if not reading.done():
                     reading.cancel()
                     return self._ending()

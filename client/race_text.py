@@ -20,7 +20,7 @@ from protocol import friends_board as pb
 from protocol import to_client as tc
 from protocol.to_server import OptionValue
 
-from .board import clock_text
+from .board import clock_text, counted
 from .reveal import daily_proof
 from .race_mirror import RaceMirror
 
@@ -56,7 +56,7 @@ def apart_text(apart: str | None) -> str:
 def racer_line(racer: tc.Racer) -> str:
     ranked = "  ranked" if racer.ranked else ""
     return (
-        f"{racer.name:<{NAME_WIDTH}} {racer.state:<{STATE_WIDTH}} {racer.moves:>4} moves "
+        f"{racer.name:<{NAME_WIDTH}} {racer.state:<{STATE_WIDTH}} {counted(racer.moves, 'move', 4):<10} "
         f"{racer.foundation:>3} on foundations{counters_text(racer.counters)}  {clock_text(racer.elapsed_ms)}{ranked}"
         f"{apart_text(racer.apart)}"
     )
@@ -101,7 +101,7 @@ def results_lines(results: list[tc.RaceResult]) -> list[str]:
     for row in results:
         place = f"{row.place}." if row.place is not None else "-"
         lines.append(
-            f"  {place:>3} {row.name:<{NAME_WIDTH}} {row.result:<9} {row.moves:>4} moves "
+            f"  {place:>3} {row.name:<{NAME_WIDTH}} {row.result:<9} {counted(row.moves, 'move', 4):<10} "
             f"{row.foundation:>3} on foundations  {clock_text(row.time_ms)}{apart_text(row.apart)}"
         )
     return lines
@@ -109,7 +109,7 @@ def results_lines(results: list[tc.RaceResult]) -> list[str]:
 
 def entry_line(entry: tc.LeaderboardEntry, label: str = "") -> str:
     rank = f"{label}#{entry.rank}"
-    return f"{rank:>7}  {entry.name:<{NAME_WIDTH}} {clock_text(entry.time_ms):>8}  {entry.actions:>4} actions"
+    return f"{rank:>7}  {entry.name:<{NAME_WIDTH}} {clock_text(entry.time_ms):>8}  {counted(entry.actions, 'action', 4)}"
 
 
 UNLISTED_WORDS = {
@@ -123,7 +123,7 @@ UNLISTED_WORDS = {
 def unranked_line(entry: tc.UnrankedEntry, label: str = "") -> str:
     """A win kept off the public board: no rank, and why."""
     why = UNLISTED_WORDS.get(entry.reason, entry.reason)
-    return f"{label + '-':>7}  {entry.name:<{NAME_WIDTH}} {clock_text(entry.time_ms):>8}  {entry.actions:>4} actions  ({why})"
+    return f"{label + '-':>7}  {entry.name:<{NAME_WIDTH}} {clock_text(entry.time_ms):>8}  {counted(entry.actions, 'action', 4):<12}  ({why})"
 
 
 def leaderboard_lines(page: tc.LeaderboardPage) -> list[str]:
@@ -132,7 +132,7 @@ def leaderboard_lines(page: tc.LeaderboardPage) -> list[str]:
     lines += [entry_line(entry) for entry in page.entries] or ["  no entries"]
     lines += [unranked_line(entry) for entry in page.unranked]
     lines += [
-        f"{'...':>7}  {entry.name:<{NAME_WIDTH}} {clock_text(entry.time_ms):>8}  {entry.actions:>4} actions  "
+        f"{'...':>7}  {entry.name:<{NAME_WIDTH}} {clock_text(entry.time_ms):>8}  {counted(entry.actions, 'action', 4):<12}  "
         f"{entry.cards_home:>3} home (playing)"
         for entry in page.playing
     ]
@@ -160,7 +160,7 @@ def board_row_lines(rows: list[pb.FriendsBoardRow]) -> list[str]:
             said = "not started"
         else:
             done = "playing" if row.state == "playing" else str(row.result)
-            said = f"{done:<9} {clock_text(row.time_ms or 0):>8}  {row.actions or 0:>4} actions  {row.cards_home or 0:>3} home"
+            said = f"{done:<9} {clock_text(row.time_ms or 0):>8}  {counted(row.actions or 0, 'action', 4):<12}  {row.cards_home or 0:>3} home"
         lines.append(f"  {label:>3} {name:<{NAME_WIDTH + 6}} {said}")
     return lines
 
@@ -171,12 +171,12 @@ def records_lines(reply: tc.RecordsReply) -> list[str]:
     for record in reply.records:
         best = ""
         if record.best_time_ms is not None and record.best_moves is not None:
-            best = f", best {clock_text(record.best_time_ms)} and {record.best_moves} moves"
+            best = f", best {clock_text(record.best_time_ms)} and {counted(record.best_moves, 'move')}"
         if record.best_score is not None:
             best += f", best score {record.best_score}"
         lines.append(
-            f"  {record.title} {record.variant}: {record.wins}/{record.games} won, {record.moves} moves, "
-            f"{clock_text(record.time_ms)} played, {record.hints} hints, {record.undos} undos"
+            f"  {record.title} {record.variant}: {record.wins}/{record.games} won, {counted(record.moves, 'move')}, "
+            f"{clock_text(record.time_ms)} played, {counted(record.hints, 'hint')}, {counted(record.undos, 'undo')}"
             + "".join(f", {value} {name}" for name, value in record.counters.items())
             + best
         )
@@ -196,7 +196,7 @@ def daily_lines(info: tc.DailyInfo) -> list[str]:
             lines.append(f"  revealed at {utc_text(deal.reveals_at)}")
         else:
             lines.append(f"  seed {deal.seed}, nonce {deal.nonce}: check with  printf '{daily_proof(deal)}' | sha256sum")
-            lines.append(f"  winning line ({len(deal.line or [])} moves): {' '.join(deal.line or [])}")
+            lines.append(f"  winning line ({counted(len(deal.line or []), 'move')}): {' '.join(deal.line or [])}")
     if not info.deals:
         lines.append("  nobody played that day")
     return lines

@@ -115,7 +115,7 @@ class ArenaRequests(ABC):
         try:
             await mirror.wait_until(lambda m: m.ready, self.timeout)
         except TimeoutError:
-            raise RequestTimeout(f"no snapshot of the new game {started.game_id} within {self.timeout} s") from None
+            raise RequestTimeout(f"no snapshot of the new game {started.game_id} within {self.timeout:g} s") from None
         return mirror
 
     async def move(self, game_id: str, move: str, *, seq: int | None = None) -> tc.Diff:
@@ -267,7 +267,7 @@ class ArenaRequests(ABC):
         try:
             await race.wait_until(lambda r: r.board is not None or r.ended or r.racer(self.player_id) is None, timeout)
         except TimeoutError:
-            raise RequestTimeout(f"no board in race {race_id} within {timeout} s") from None
+            raise RequestTimeout(f"no board in race {race_id} within {timeout:g} s") from None
         if race.board is None:
             raise ClientError(f"no board for you in race {race_id} ({race.phase})")
         return race.board

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 from protocol import to_client as tc
 
-from .board import clock_text
+from .board import clock_text, counted
 
 MARKS = {"won": "#", "played": "x", "missed": ".", "open": " "}
 """A calendar day: won, played and not won, missed, still to play."""
@@ -62,7 +62,7 @@ def histogram_lines(histogram: tc.Histogram) -> list[str]:
     if not histogram.finishers:
         return [f"{histogram.date}: nobody has finished yet"]
     place = "" if histogram.place is None else f", you #{histogram.place} (top {histogram.top_percent}%)"
-    lines = [f"{histogram.date}: {histogram.finishers} finishers{place}"]
+    lines = [f"{histogram.date}: {counted(histogram.finishers, 'finisher')}{place}"]
     fullest = max(histogram.counts) or 1
     labels = [f"< {clock_text(edge)}" for edge in histogram.edges_ms] + [f">= {clock_text(histogram.edges_ms[-1])}"]
     yours = None

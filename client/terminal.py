@@ -37,17 +37,17 @@ from protocol import to_client as tc
 from protocol.ghosts import Ghost
 from protocol.to_server import DealKind, OptionValue
 
-from .board import analysis_text, describe, game_over_text, render
+from .board import analysis_text, counted, describe, game_over_text, render
 from .connection import ArenaClient, ClientState
 from .errors import ArenaError, ClientError, DealSecret
 from .ghosts import ghost_line, race_named
 from .identity import Identity, server_flag, signed_in
-from .notices import notification_line
+from .notices import notification_line, tell_connection
 from .mirror import GameMirror
 
 HELP = """\
 Type a move in the game's notation, or a command:
-  t3-t5  w-f  t1-t4x3  draw  r3-r1   a move (f: the foundation that takes the card)
+  t3-t5  w-f  t1-t4x3  draw  r3-r1   a move (f: the foundation for the card)
   hint              suggest a move (counted as a hint)
   finish            let the server finish (when the board says it can)
   auto SRC [N]      move the top N cards of SRC (default 1) to their best place
@@ -69,19 +69,36 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 
+PROMPT = "> "
+ERASE_LINE = "\r\x1b[K"
+
+
 class Console:
-    """Where the terminal client writes: every line flushed at once."""
+    """Where the terminal client writes: every line flushed at once.
+
+    News that comes while the prompt waits for a line (a rival's move,
+    ``go!``, a dropped connection) takes the prompt's place and the prompt
+    is written again under it, so the reader always sees where to type."""
 
     def __init__(self, out: TextIO) -> None:
         self.out = out
+        self.prompting = False
 
     def say(self, text: str = "") -> None:
-        self.out.write(text + "\n")
+        if self.prompting:
+            self.out.write((ERASE_LINE if self.out.isatty() else "\n") + text + "\n" + PROMPT)
+        else:
+            self.out.write(text + "\n")
         self.out.flush()
 
     def prompt(self) -> None:
-        self.out.write("> ")
+        self.prompting = True
+        self.out.write(PROMPT)
         self.out.flush()
+
+    def answered(self) -> None:
+        """The line the prompt asked for has come (or is no longer awaited)."""
+        self.prompting = False
 
 
 class InputLines:
@@ -155,6 +172,7 @@ async def play(request: PlayRequest, console: Console, stdin: TextIO, interactiv
     """Run ``arena play``; the exit code (0: played or left, 1: could not)."""
     async with signed_in(request.url, request.identity, subprotocol=request.subprotocol, name=request.name) as client:
         client.on_notification(lambda entry: console.say(notification_line(entry)))
+        tell_connection(client, console.say)
         game = await _open_game(client, request)
         return await _play_game(client, game, console, InputLines(stdin), interactive, request.ghosts)
 
@@ -174,6 +192,7 @@ async def _play_game(
             if interactive:
                 console.prompt()
             line = await lines.next()
+            console.answered()
             if line is None or line.strip().lower() in ("quit", "exit", "q"):
                 resume = come_back(f"arena play {game.game} --resume {game.game_id}", client)
                 console.say(f"left {game.game_id} open; to resume it: {resume}")
@@ -218,7 +237,7 @@ async def _announce_offers(game: GameMirror, console: Console) -> None:
     with game.updates() as stream:
         async for update in stream:
             if isinstance(update, tc.FinishOffer) and not game.finished:
-                console.say(f"the server can finish this game ({update.moves} moves): type finish")
+                console.say(f"the server can finish this game ({counted(update.moves, 'move')}): type finish")
 
 
 async def _open_game(client: ArenaClient, request: PlayRequest) -> GameMirror:
@@ -258,7 +277,7 @@ async def run_command(client: ArenaClient, game: GameMirror, line: str, console:
             return
         if verb == "finish":
             played = await client.finish(game_id)
-            console.say(f"finished with {len(played)} moves: {' '.join(played)}")
+            console.say(f"finished with {counted(len(played), 'move')}: {' '.join(played)}")
         elif verb == "auto":
             if len(words) not in (2, 3) or (len(words) == 3 and not words[2].isdigit()):
                 console.say("usage: auto SRC [N]")
@@ -300,6 +319,7 @@ async def watch(url: str, game_id: str | None, subprotocol: str, console: Consol
     async with ArenaClient(url, subprotocol=subprotocol, identify=False) as client:
         if game_id is None:
             return await _list(client, console)
+        tell_connection(client, console.say)
         try:
             board = await client.watch(game_id)
         except DealSecret as secret:
@@ -325,7 +345,7 @@ async def _list(client: ArenaClient, console: Console) -> int:
 
 
 async def _follow(game: GameMirror, console: Console) -> int:
-    console.say(render(game))
+    console.say(render(game, typing=False))
     if game.finished:
         console.say(f"this game is over: {game.status}")
         return 0
@@ -333,7 +353,7 @@ async def _follow(game: GameMirror, console: Console) -> int:
         async for update in stream:
             console.say(describe(update))
             if update.type != "game_over":
-                console.say(render(game))
+                console.say(render(game, typing=False))
     if not game.finished:
         console.say("error: the connection to the server is lost")
         return 1

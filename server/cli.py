@@ -64,6 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in command_modules():
         module.register(subparsers)
+    from server.commands import completion
+
+    completion.register(subparsers, parser)
     return parser
 
 

@@ -54,7 +54,7 @@ from server.runtime.scheduler import LoopScheduler, Scheduler
 from server.runtime.workers import WorkerPool
 from server.runtime.settings import Settings
 from server.storage import StorageRefused, StorageUnavailable, Store, open_store
-from server.transport.web import METHODS, METRICS_CONTENT_TYPE, respond, site_response
+from server.transport.web import METHODS, METRICS_CONTENT_TYPE, body_refusal, respond, site_response
 
 log = logging.getLogger("arena.app")
 access = logging.getLogger("arena.access")
@@ -206,6 +206,8 @@ class ArenaServer:
         notice = self.hub.admission.notice((remote[0], remote[1])) if remote else None
         if notice is not None:
             return self._refuse(connection, notice)
+        if (refused := body_refusal(connection, request)) is not None:
+            return refused
         if request.method not in METHODS:
             log.debug("refused %s %s: method not allowed", request.method, path)
             response = respond(connection, 405, f"{request.method} is not served here: use GET\n", "text/plain")

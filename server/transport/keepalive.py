@@ -30,16 +30,27 @@ protocol): websockets has no public way to read a second request.  If
 that state is not what this module expects (another websockets
 version), the connection answers as websockets does, one request and
 close; ``tests/server/test_server_keepalive.py`` fails then.
+
+A request that announces a body (``Content-Length`` above 0, or
+``Transfer-Encoding``) is answered like the same request without one:
+websockets' parser refuses such a request by closing the connection
+unanswered, so the connection's parser (``_parse_request``) takes the
+body's headers out of the head before websockets parses it, keeps them
+as ``body``, and drops the body and whatever follows unread.  Such a
+request is its connection's last, and the server may refuse the body
+itself (``server.transport.web.body_refusal``: 413, or 400 on an upgrade).
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable, Generator
 
 from websockets.asyncio.server import ServerConnection
-from websockets.http11 import Request, Response
+from websockets.http11 import MAX_LINE_LENGTH, MAX_NUM_HEADERS, Request, Response
 from websockets.protocol import State
+from websockets.server import ServerProtocol
 
 KEEP_ALIVE_SECONDS = 5.0
 """How long after it was accepted a connection still serves one more
@@ -51,6 +62,33 @@ ScreenRequest = Callable[[ServerConnection, Request], "Response | None"]
 KEPT_STATUSES = frozenset({200, 304, 404})
 """Answers after which the connection stays open; any other (a refusal,
 an error, a 426 asking for an upgrade) is the connection's last."""
+MAX_HEAD_BYTES = (MAX_NUM_HEADERS + 1) * MAX_LINE_LENGTH
+"""The longest request head websockets would read: past it, its parser refuses."""
+BODY_HEADERS = (b"content-length", b"transfer-encoding")
+
+
+@dataclass(frozen=True)
+class AnnouncedBody:
+    """The body a request announced, which the server never reads:
+    ``length`` as ``Content-Length`` says it, None when sent in chunks."""
+
+    length: int | None
+
+
+def announced_body(head_lines: list[bytes]) -> AnnouncedBody | None:
+    """The body a request's header lines announce, if any (a
+    ``Content-Length`` of 0 announces none, as websockets reads it)."""
+    values = {}
+    for line in head_lines:
+        name, colon, value = line.partition(b":")
+        if colon:
+            values[name.strip().lower()] = value.strip()
+    if b"transfer-encoding" in values:
+        return AnnouncedBody(None)
+    length = values.get(b"content-length", b"0")
+    if length == b"0":
+        return None
+    return AnnouncedBody(int(length) if length.isdigit() else None)
 
 
 class KeepAliveConnection(ServerConnection):
@@ -64,6 +102,42 @@ class KeepAliveConnection(ServerConnection):
 
     screen_request: ScreenRequest | None = None
 
+    def __init__(self, protocol: ServerProtocol, *args: Any, **kwargs: Any) -> None:
+        super().__init__(protocol, *args, **kwargs)
+        self.body: AnnouncedBody | None = None
+        self._read_next_request()
+
+    def _read_next_request(self) -> None:
+        """Parse the next request with ``_parse_request`` (no data of it has come yet)."""
+        self.protocol.parser = self._parse_request()
+        next(self.protocol.parser)
+
+    def _parse_request(self) -> Generator[None, None, None]:
+        """websockets' own request parser once the head has come, except
+        for a head announcing a body (see the module docstring)."""
+        protocol, reader = self.protocol, self.protocol.reader
+        searched = 0
+        while (end := reader.buffer.find(b"\r\n\r\n", searched)) < 0 and len(reader.buffer) <= MAX_HEAD_BYTES and not reader.eof:
+            searched = max(0, len(reader.buffer) - 3)
+            yield
+        lines = bytes(reader.buffer[:end]).split(b"\r\n") if end >= 0 else []
+        self.body = announced_body(lines[1:])
+        if self.body is None:
+            yield from ServerProtocol.parse(protocol)
+            return
+        kept = [lines[0]] + [line for line in lines[1:] if line.split(b":", 1)[0].strip().lower() not in BODY_HEADERS]
+        reader.buffer[:] = b"".join(line + b"\r\n" for line in kept) + b"\r\n"
+        websockets_parser = ServerProtocol.parse(protocol)
+        # The whole head is buffered: one step parses it (the request, or
+        # websockets' own refusal of a bad head, which replaces this parser)
+        # and stops where it would wait for a WebSocket frame.
+        next(websockets_parser)
+        if protocol.handshake_exc is None:
+            while not (yield from reader.at_eof()):
+                reader.discard()
+        while True:
+            yield
+
     async def handshake(
         self,
         process_request: Any = None,
@@ -75,7 +149,7 @@ class KeepAliveConnection(ServerConnection):
         until = self.loop.time() + KEEP_ALIVE_SECONDS
         await asyncio.wait([self.request_rcvd, self.connection_lost_waiter], return_when=asyncio.FIRST_COMPLETED)
         served = 0
-        while process_request is not None and process_response is None and _kept_alive_for(self.request):
+        while process_request is not None and process_response is None and self.body is None and _kept_alive_for(self.request):
             assert self.request is not None
             refused = self.screen_request(self, self.request) if served and self.screen_request is not None else None
             if refused is not None:
@@ -111,8 +185,7 @@ class KeepAliveConnection(ServerConnection):
             headers["Server"] = server_header
         self.request = None
         self.request_rcvd = self.loop.create_future()
-        self.protocol.parser = self.protocol.parse()
-        next(self.protocol.parser)
+        self._read_next_request()
         self.transport.write(response.serialize())
         await self.drain()
         while not self.request_rcvd.done() and not self.connection_lost_waiter.done():
@@ -143,8 +216,9 @@ class KeepAliveConnection(ServerConnection):
 def _kept_alive_for(request: Request | None) -> bool:
     """Whether ``request`` may be answered with the connection kept open:
     one that asks neither for an upgrade nor for the connection to close
-    (websockets reads no request body; the server refuses methods other
-    than GET and HEAD, and a refusal ends the connection)."""
+    (a request with a body is always the last: its body is dropped, and
+    the server refuses methods other than GET and HEAD, and a refusal
+    ends the connection)."""
     if request is None:
         return False
     tokens = {token.strip().lower() for value in request.headers.get_all("Connection") for token in value.split(",")}

@@ -27,6 +27,11 @@ browser may keep them but must ask each time whether they changed, and
 an unchanged file costs a 304 without a body.  Only GET and HEAD are
 served (405 otherwise), and ``/ws`` without an upgrade says that it
 wants one (426).
+
+No request body is ever read: a request that carries one gets the answer
+it would get without (a POST its 405), unless the body is over
+``MAX_BODY_BYTES`` (413, without reading it) or comes with a WebSocket
+upgrade, whose frames would follow it (400).
 """
 
 from __future__ import annotations
@@ -42,6 +47,8 @@ from urllib.parse import unquote
 from prometheus_client import CONTENT_TYPE_LATEST
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
+
+from server.transport.keepalive import KeepAliveConnection
 
 INDEX = "index.html"
 METRICS_CONTENT_TYPE = CONTENT_TYPE_LATEST
@@ -92,6 +99,24 @@ def find_static(root: Path, url_path: str) -> StaticFile | None:
     if content_type.startswith("text/") or content_type in ("application/javascript", "application/json"):
         content_type += "; charset=utf-8"
     return StaticFile(candidate, content_type, etag, status.st_size)
+
+
+MAX_BODY_BYTES = 1 << 16
+"""The largest request body answered as if it were not there (a form, a
+JSON document sent by mistake); a larger one is refused for its size."""
+
+
+def body_refusal(connection: ServerConnection, request: Request) -> Response | None:
+    """The refusal of the body ``request`` announced, or None (no body,
+    or one answered as if absent)."""
+    body = connection.body if isinstance(connection, KeepAliveConnection) else None
+    if body is None:
+        return None
+    if "Upgrade" in request.headers:
+        return respond(connection, 400, "a WebSocket handshake has no body\n", "text/plain")
+    if body.length is not None and body.length > MAX_BODY_BYTES:
+        return respond(connection, 413, f"this server reads no request body, and refuses one over {MAX_BODY_BYTES} bytes\n", "text/plain")
+    return None
 
 
 def respond(connection: ServerConnection, status: int, body: bytes | str, content_type: str) -> Response:

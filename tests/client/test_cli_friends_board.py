@@ -46,10 +46,10 @@ async def test_arena_board_friends_prints_you_and_your_friends(arena: Restartabl
     status, out = await cli(tmp_path, "board", "klondike", "--draw", "1", "--friends", f"--token={token}", "--server", arena.url)
     assert status == 0, out
     assert "you and your friends" in out
-    assert re.search(r"-\s+ann \(you\)\s+playing\s+\S+\s+1 actions\s+0 home", out), out
+    assert re.search(r"-\s+ann \(you\)\s+playing\s+\S+\s+1 action\s+0 home", out), out
     assert re.search(r"-\s+bob\s+resigned\s+\S+\s+0 actions", out), out
     status, out = await cli(tmp_path / "nobody", "board", "klondike", "--draw", "1", "--playing", "--server", arena.url)
-    assert status == 0 and re.search(r"\.\.\.\s+ann\s+\S+\s+1 actions\s+0 home \(playing\)", out), out
+    assert status == 0 and re.search(r"\.\.\.\s+ann\s+\S+\s+1 action\s+0 home \(playing\)", out), out
     assert "bob" not in out, "a resigned attempt is not playing"
     status, out = await cli(tmp_path / "nobody", "leaderboard", "klondike", "--friends", "--server", arena.url)
     assert status == 2 and "--friends needs --token" in out, out

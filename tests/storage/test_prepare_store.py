@@ -18,6 +18,7 @@ from server.storage.base import HELD_SPACES
 async def test_prepare_dailies_keeps_the_days_records_in_the_data_directorys_database(tmp_path: Path) -> None:
     code, error = await arena("prepare-dailies", "--date", "2026-03-20", "--data", str(tmp_path))
     assert code == EXIT_OK, error
+    assert f"kept in the store sqlite://{tmp_path / DATABASE_FILE} and the data directory {tmp_path};" in error, error
     store = SqliteStore(tmp_path / DATABASE_FILE)
     try:
         assert any([await store.held(space) for space in HELD_SPACES]), "the records are in the server's database"
