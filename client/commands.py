@@ -36,7 +36,8 @@ from .league_commands import register as register_leagues
 from .identity import Identity, KeptPlayer, Players, server_flag, server_key, signed_in
 from .race_terminal import RaceRequest, race, watch_race
 from .standings import LeaderboardRequest, daily, leaderboard, records
-from .terminal import EXIT_FAILURE, Console, PlayRequest, analyse, play, run, watch
+from .console import Console
+from .terminal import EXIT_FAILURE, PlayRequest, analyse, play, run, watch
 
 _GAME_IDS = ", ".join(engine.GAMES)
 """The games the help names: the registry's (a server may offer fewer)."""

@@ -27,7 +27,8 @@ from protocol import to_client as tc
 
 from .connection import ArenaClient
 from .identity import Identity, KeptPlayer, NewPlayerKeeper, Players, server_flag, server_key, signed_in
-from .terminal import EXIT_FAILURE, EXIT_USAGE, Console, run
+from .console import Console
+from .terminal import EXIT_FAILURE, EXIT_USAGE, run
 
 if TYPE_CHECKING:
     Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]

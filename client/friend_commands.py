@@ -27,7 +27,8 @@ from .connection import ArenaClient
 from .errors import ArenaError
 from .identity import Identity, signed_in
 from .notices import notification_line
-from .terminal import EXIT_FAILURE, Console, run
+from .console import Console
+from .terminal import EXIT_FAILURE, run
 
 if TYPE_CHECKING:
     Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]

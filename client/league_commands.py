@@ -31,7 +31,8 @@ from .errors import ArenaError
 from .identity import Identity, signed_in
 from .race_text import board_row_lines
 from .requests import Reply, expect
-from .terminal import EXIT_FAILURE, Console, run
+from .console import Console
+from .terminal import EXIT_FAILURE, run
 
 if TYPE_CHECKING:
     Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
@@ -136,7 +137,7 @@ def register(subparsers: Subcommands, connection_flags: ParserFlags, identity: C
     join = actions.add_parser("join", help="join a league by its invite code", description="Join a league by its invite code.")
     join.add_argument("code", metavar="CODE", help="an invite code, e.g. 7KQ2-M9XD")
     actions.add_parser("list", help="the leagues you are in", description="The leagues you are in.")
-    for name, said in (("leave", "leave a league"), ("code", "re-issue a league's invite code (its owner)"),
+    for name, said in (("leave", "leave a league"), ("code", "a new invite code for a league (its owner)"),
                        ("board", "a league's daily board"), ("standings", "a league's weekly standings"),
                        ("remove", "remove a member (the league's owner)")):
         each = actions.add_parser(name, help=said, description=said[0].upper() + said[1:] + ".")

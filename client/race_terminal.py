@@ -48,7 +48,8 @@ from .race_text import deal_text, invite_text, race_lines, racer_line, results_l
 from .reveal import race_reveal_problems, verdict
 from .identity import Identity, server_flag, signed_in
 from .notices import notification_line, tell_connection
-from .terminal import HELP, Console, InputLines, come_back, refusal_text, run_command
+from .console import Console, InputLines
+from .terminal import HELP, come_back, refusal_text, run_command
 
 RACE_HELP = """\
 Race commands:

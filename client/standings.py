@@ -26,7 +26,8 @@ from .errors import ArenaError
 from .identity import Identity, signed_in
 from .race_text import daily_lines, friends_board_lines, leaderboard_lines, records_lines
 from .reveal import first_board_problems, history_problems, reveal_problems, verdict
-from .terminal import EXIT_FAILURE, EXIT_USAGE, Console
+from .console import Console
+from .terminal import EXIT_FAILURE, EXIT_USAGE
 
 YOUR_TOKEN = "--token (or ARENA_TOKEN, or a player kept for this server by arena play or arena login)"
 

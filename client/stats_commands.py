@@ -19,7 +19,8 @@ from .errors import ArenaError
 from .identity import Identity, signed_in
 from .standings import YOUR_TOKEN
 from .stats_text import share_lines, stats_lines
-from .terminal import EXIT_FAILURE, EXIT_USAGE, Console, run
+from .console import Console
+from .terminal import EXIT_FAILURE, EXIT_USAGE, run
 
 if TYPE_CHECKING:
     Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]

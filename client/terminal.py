@@ -24,9 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import signal
 import sys
-import threading
 from dataclasses import dataclass, field
 from typing import Callable, Coroutine, TextIO
 
@@ -43,6 +41,7 @@ from .errors import ArenaError, ClientError, DealSecret
 from .ghosts import ghost_line, race_named
 from .identity import Identity, server_flag, signed_in
 from .notices import notification_line, tell_connection
+from .console import Console, InputLines
 from .mirror import GameMirror
 
 HELP = """\
@@ -56,7 +55,7 @@ Type a move in the game's notation, or a command:
   resign            give up the game
   legal             list the legal moves (where the difficulty shows them)
   board             draw the board again
-  ghost NAME        race a friend's ghost (or: ghost leader) in a ranked daily attempt
+  ghost NAME        race a friend's ghost (or: ghost leader) in a ranked daily
   ghosts            the ghosts' bars again
   help              this text
   quit              leave (the game stays open; see the line printed on leaving)"""
@@ -67,67 +66,6 @@ ANALYSIS_TIMEOUT = 120.0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
-
-
-PROMPT = "> "
-ERASE_LINE = "\r\x1b[K"
-
-
-class Console:
-    """Where the terminal client writes: every line flushed at once.
-
-    News that comes while the prompt waits for a line (a rival's move,
-    ``go!``, a dropped connection) takes the prompt's place and the prompt
-    is written again under it, so the reader always sees where to type."""
-
-    def __init__(self, out: TextIO) -> None:
-        self.out = out
-        self.prompting = False
-
-    def say(self, text: str = "") -> None:
-        if self.prompting:
-            self.out.write((ERASE_LINE if self.out.isatty() else "\n") + text + "\n" + PROMPT)
-        else:
-            self.out.write(text + "\n")
-        self.out.flush()
-
-    def prompt(self) -> None:
-        self.prompting = True
-        self.out.write(PROMPT)
-        self.out.flush()
-
-    def answered(self) -> None:
-        """The line the prompt asked for has come (or is no longer awaited)."""
-        self.prompting = False
-
-
-class InputLines:
-    """Lines of a text stream, read by a daemon thread into a queue."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self._queue: asyncio.Queue[str | None] = asyncio.Queue()
-        loop = asyncio.get_running_loop()
-        threading.Thread(target=self._pump, args=(stream, loop), daemon=True, name="stdin reader").start()
-
-    def _pump(self, stream: TextIO, loop: asyncio.AbstractEventLoop) -> None:
-        """Read ``stream`` into the queue, with Ctrl-C blocked in this thread.
-        The kernel hands a process's SIGINT to any thread that does not
-        block it; taken here, Python would only note it for the main
-        thread, which sleeps in the event loop with nothing to wake it, so
-        Ctrl-C would do nothing until the next line or message."""
-        if hasattr(signal, "pthread_sigmask"):
-            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        try:
-            for line in stream:
-                loop.call_soon_threadsafe(self._queue.put_nowait, line)
-            loop.call_soon_threadsafe(self._queue.put_nowait, None)
-        except RuntimeError:
-            return
-
-    async def next(self) -> str | None:
-        """The next line without its newline; None at the end of input."""
-        line = await self._queue.get()
-        return None if line is None else line.rstrip("\r\n")
 
 
 @dataclass

@@ -21,7 +21,8 @@ from client.mirror import GameMirror
 from client.notices import close_text
 from client.race_terminal import RACE_HELP, RaceSession
 from client.race_text import racer_line
-from client.terminal import HELP, PROMPT, Console, InputLines
+from client.console import PROMPT, Console, InputLines
+from client.terminal import HELP
 from protocol import to_client as tc
 from server.runtime.exits import EXIT_USAGE
 from tests.client.arena_cli import Running, run

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from client.terminal import InputLines
+from client.console import InputLines
 
 
 def blocked_signals(thread: threading.Thread) -> int:

@@ -21,7 +21,8 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.typing import Subprotocol
 
-from client.terminal import Console, run
+from client.console import Console
+from client.terminal import run
 from server.runtime.version import arena_version
 from server.commands.serve import store_text
 from server.runtime.logs import WEBSOCKETS_LOGGER
