@@ -15,6 +15,7 @@ import sys
 from bot import play_by_hints
 
 from client import DEFAULT_URL, ArenaClient, ClientError, RaceUpdate, Updates
+from client.board import counted
 
 
 async def report(stream: Updates[RaceUpdate], me: str | None) -> None:
@@ -22,7 +23,7 @@ async def report(stream: Updates[RaceUpdate], me: str | None) -> None:
     async for update in stream:
         if update.type == "race_progress" and update.racer.player_id != me:
             racer = update.racer
-            print(f"{racer.name}: {racer.state}, {racer.moves} moves, {racer.foundation} on foundations", flush=True)
+            print(f"{racer.name}: {racer.state}, {counted(racer.moves, 'move')}, {racer.foundation} on foundations", flush=True)
         elif update.type == "race" and update.event == "started":
             print(f"the race starts at {update.race.starts_at} (server time {update.server_time})", flush=True)
 
@@ -39,7 +40,7 @@ async def race_by_hints(url: str, code: str) -> None:
             await play_by_hints(client, board)
             await news
         for row in race.results or []:
-            print(f"{row.place or '-'} {row.name} {row.result} {row.moves} moves {row.time_ms / 1000:.1f} s", flush=True)
+            print(f"{row.place or '-'} {row.name} {row.result} {counted(row.moves, 'move')} {row.time_ms / 1000:.1f} s", flush=True)
 
 
 def main() -> int:
