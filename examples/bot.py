@@ -21,6 +21,7 @@ import sys
 from typing import Any
 
 from client import DEFAULT_URL, ArenaClient, GameMirror
+from client.board import counted
 from engine.solver.assist import hint_from_view
 
 
@@ -44,7 +45,7 @@ async def play_by_hints(client: ArenaClient, game: GameMirror) -> str:
     assert game.result is not None
     over = game.result
     score = f", score {over.score}" if over.score is not None else ""
-    print(f"{over.result}: {over.moves} moves in {over.time_ms / 1000:.1f} s{score}", flush=True)
+    print(f"{over.result}: {counted(over.moves, 'move')} in {over.time_ms / 1000:.1f} s{score}", flush=True)
     return over.result
 
 

@@ -18,6 +18,7 @@ from tests.client.arena_cli import WAIT_SECONDS, Running, run
 from tests.server.arena_servers import aged_token
 
 from client import ArenaClient, RaceMirror
+from client.board import counted
 from client.commitments import Commitments
 from client.reveal import UNCONFIRMED
 from protocol import to_client as tc
@@ -262,12 +263,12 @@ async def test_the_example_race_bot_joins_plays_by_hints_and_prints_the_results(
         await race.wait_until(lambda r: r.finished)
     assert code == 0, lines
     assert lines[0] == f"joined race {race.race_id} hosted by ann; waiting for the start"
-    assert "ann: resigned, 1 moves, 0 on foundations" in lines
+    assert "ann: resigned, 1 move, 0 on foundations" in lines
     results = {row.name: row for row in race.results or []}
     bots = results["race-bot"]
-    assert f"{bots.result}: {bots.moves} moves" in "\n".join(lines)
+    assert f"{bots.result}: {counted(bots.moves, 'move')}" in "\n".join(lines)
     assert lines[-2:] == [
-        f"{row.place or '-'} {row.name} {row.result} {row.moves} moves {row.time_ms / 1000:.1f} s"
+        f"{row.place or '-'} {row.name} {row.result} {counted(row.moves, 'move')} {row.time_ms / 1000:.1f} s"
         for row in race.results or []
     ]
     assert (REPO_ROOT / "examples" / "race_bot.py").read_text().count("\n") < 80
