@@ -38,10 +38,9 @@ from server.net.peer import Peer, require_player
 from server.runtime.entropy import Entropy
 from server.runtime.settings import Settings
 from server.storage.base import Store
-from server.social.part import SocialPart
+from server.social.part import HOUR, FailedLookups, SocialPart
 
 FRIEND, SENT, RECEIVED, BLOCKED = "friend", "request_sent", "request_received", "blocked"
-HOUR = 3600
 CODE_DRAWS = 5
 """Codes drawn before giving up on finding a free one (each is free with
 overwhelming odds: 40 bits)."""
@@ -59,6 +58,11 @@ class Friends(SocialPart):
     ) -> None:
         super().__init__(settings, store, clock, entropy, outbox)
         self._notify = notify
+        self._failed_lookups = FailedLookups(
+            self._records, clock, entropy, "lookups", settings.friend_lookup_failures_per_hour,
+            settings.friend_lookup_failures_per_address,
+            ErrorCode.LOOKUPS_LIMITED, "too many friend codes that named nobody; try again within the hour",
+        )
 
     # ---------------------------------------------------------------- questions
 
@@ -97,7 +101,7 @@ class Friends(SocialPart):
         target = await self._lookup(peer, message.code)
         other = await self._store.get_player(target) if target not in (None, me.player_id) else None
         if other is None or target is None:
-            await self._count_failure(peer)
+            await self._failed_lookups.count(peer)
             raise Refusal(ErrorCode.FRIEND_CODE_UNKNOWN, f"no player has the friend code {message.code!r}")
         mine, theirs = await self._pair(me.player_id, target)
         state = _state(mine)
@@ -187,19 +191,9 @@ class Friends(SocialPart):
     async def _lookup(self, peer: Peer, text: str) -> str | None:
         """The player of a code, refused while its asker or address has too
         many failures within the hour, whatever the code."""
-        settings = self._settings
-        windows = ((f"lookups/{require_player(peer).player_id}", settings.friend_lookup_failures_per_hour),
-                   (f"lookups@{peer.address}", settings.friend_lookup_failures_per_address))
-        for window, limit in windows:
-            if await self._records.recent(window, limit) >= limit:
-                raise Refusal(ErrorCode.LOOKUPS_LIMITED, "too many friend codes that named nobody; try again within the hour")
+        await self._failed_lookups.check(peer)
         code = FRIEND_CODE.normalize(text)
         return None if code is None else await self._records.player_of_code(code)
-
-    async def _count_failure(self, peer: Peer) -> None:
-        now, event = self._now(), self._entropy.token_hex(8)
-        await self._records.count(f"lookups/{require_player(peer).player_id}", event, now, HOUR)
-        await self._records.count(f"lookups@{peer.address}", event, now, HOUR)
 
     async def _check_request_limits(self, player_id: str) -> None:
         settings = self._settings

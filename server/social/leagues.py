@@ -39,11 +39,10 @@ from server.runtime.entropy import Entropy
 from server.runtime.settings import Settings
 from server.social.friends_board import chosen_variant, ranked_rows, stored_rows
 from server.social.league_weeks import LeagueWeeks
-from server.social.part import SocialPart
+from server.social.part import FailedLookups, SocialPart
 from server.storage.base import Store
 from server.storage.leagues import LeagueRecords
 
-HOUR = 3600
 CODE_DRAWS = 5
 """Codes drawn before giving up on finding a free one (40 bits each)."""
 
@@ -63,6 +62,11 @@ class Leagues(SocialPart):
         self._leagues = LeagueRecords(store)
         self._weeks = LeagueWeeks(settings, store, clock, self._leagues)
         self._blocks = blocks
+        self._failed_lookups = FailedLookups(
+            self._records, clock, entropy, "league_lookups", settings.league_lookup_failures_per_hour,
+            settings.league_lookup_failures_per_address,
+            ErrorCode.LEAGUE_LOOKUPS_LIMITED, "too many league codes that named no league; try again within the hour",
+        )
 
     def handlers(self) -> dict[type[Any], Handler]:
         """The requests this part serves, for the Hub's table."""
@@ -103,7 +107,7 @@ class Leagues(SocialPart):
         me = require_player(peer).player_id
         league = await self._lookup(peer, message.code)
         if league is None or await self._blocks(str(league["owner"]), me):
-            await self._count_failure(peer)
+            await self._failed_lookups.count(peer)
             raise Refusal(ErrorCode.LEAGUE_CODE_UNKNOWN, f"no league has the invite code {message.code!r}")
         league_id = str(league["league_id"])
         if await self._leagues.member(league_id, me) is None:
@@ -239,18 +243,6 @@ class Leagues(SocialPart):
     async def _lookup(self, peer: Peer, text: str) -> dict[str, Any] | None:
         """The league of a code, refused while its asker or address has too
         many failures within the hour, whatever the code."""
-        for window, limit in self._windows(peer):
-            if await self._records.recent(window, limit) >= limit:
-                raise Refusal(ErrorCode.LEAGUE_LOOKUPS_LIMITED, "too many league codes that named no league; try again within the hour")
+        await self._failed_lookups.check(peer)
         code = LEAGUE_CODE.normalize(text)
         return None if code is None else await self._leagues.league_of_code(code)
-
-    async def _count_failure(self, peer: Peer) -> None:
-        now, event = self._now(), self._entropy.token_hex(8)
-        for window, _ in self._windows(peer):
-            await self._records.count(window, event, now, HOUR)
-
-    def _windows(self, peer: Peer) -> tuple[tuple[str, int], ...]:
-        settings = self._settings
-        return ((f"league_lookups/{require_player(peer).player_id}", settings.league_lookup_failures_per_hour),
-                (f"league_lookups@{peer.address}", settings.league_lookup_failures_per_address))
