@@ -9,6 +9,19 @@
 
 const WITH_DETAIL = (lead) => (message) => `${lead} ${sentence(message)}`;
 
+const LEAGUE_LIMIT_REASONS = {
+  leagues: "You are in as many leagues as the server allows; leave one to join or create another.",
+  members: "That league has as many members as the server allows.",
+};
+
+const GHOST_REASONS = {
+  attempt_required: "Ghosts race beside your ranked daily attempt only; start today's daily first.",
+  not_raceable: "You can race the ghost of a friend, of a league mate, or of the day's leader.",
+  not_finished: "That player has not finished today's daily yet; their row on the friends' board shows them live.",
+  no_leader: "Nobody has won today's daily yet, so there is no leader to race.",
+  ghost_limit: "You race as many ghosts as the server allows; stop one first.",
+};
+
 const FRIEND_LIMIT_REASONS = {
   requests_per_hour: "You sent as many friend requests as the server allows in an hour; try again later.",
   friends: "You have as many friends as the server allows; remove one to add another.",
@@ -69,6 +82,12 @@ export const ERROR_SENTENCES = {
   friend_offline: () => "Your friend is not online right now; challenge them when they are.",
   challenge_not_found: () => "That challenge was already answered, or is not yours.",
   challenge_expired: () => "That challenge has expired; ask your friend for a new one.",
+  ghost_unavailable: (message, reason) => GHOST_REASONS[reason] ?? sentence(message),
+  league_not_found: () => "You are in no such league (it may have ended, or you left or were removed).",
+  league_code_unknown: () => "No league has that invite code. Check it with a member: 8 letters and digits.",
+  league_lookups_limited: WITH_DETAIL("Too many league codes that named no league:"),
+  league_limit: (message, reason) => LEAGUE_LIMIT_REASONS[reason] ?? sentence(message),
+  not_league_owner: () => "Only the league's owner can do that.",
 };
 
 // Close codes the server uses for abuse or overload (docs/protocol.md).
