@@ -202,12 +202,12 @@ class ProcessWorker:
         return self._process.is_alive()
 
     async def run(self, payload: bytes) -> Answer:
-        loop = asyncio.get_running_loop()
-        outcome = self._outcome = loop.create_future()
         try:
             self._pipe.send_bytes(payload)
         except OSError as error:
             raise WorkerDied(f"worker {self._process.pid} ended before a job") from error
+        loop = asyncio.get_running_loop()
+        outcome = self._outcome = loop.create_future()
         loop.add_reader(self._pipe.fileno(), self._readable)
         return answer_of(await outcome)
 

@@ -9,7 +9,9 @@ the server's exit waited for the proof under way."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -20,7 +22,7 @@ from typing import Callable
 import pytest
 
 from server.deals.proofs import DealProver
-from server.runtime.workers import Lane, WorkerDied, WorkerPool
+from server.runtime.workers import Lane, ProcessWorker, WorkerDied, WorkerPool, run_job
 
 START_SECONDS = 120.0
 """Bounds a hang of a worker starting or of ``arena serve`` starting or stopping."""
@@ -90,6 +92,31 @@ async def test_close_ends_a_proof_under_way_and_its_worker(monkeypatch: pytest.M
     await asyncio.gather(*proofs, return_exceptions=True)
     assert [proof.cancelled() for proof in proofs] == [True] * 4
     assert failures == [], "no exception in the pool's thread"
+
+
+async def test_a_worker_dead_before_its_job_leaves_no_error_for_asyncio_to_log() -> None:
+    """The signal that stops the server can reach a worker still starting
+    up: the job sent to it fails at once, and stopping that worker later
+    must not fail a second, forgotten future (asyncio logs one that nobody
+    read as an ERROR at exit)."""
+    logged: list[dict[str, object]] = []
+    loop = asyncio.get_running_loop()
+    loop.set_exception_handler(lambda _loop, context: logged.append(context))
+    try:
+        before = _workers(os.getpid())
+        worker = ProcessWorker()
+        (pid,) = _workers(os.getpid()) - before
+        os.kill(pid, signal.SIGKILL)
+        await _until(lambda: not _running(pid), "the worker is gone")
+
+        with pytest.raises(WorkerDied, match="before a job"):
+            await worker.run(pickle.dumps((run_job, (b"",))))
+        await worker.stop()
+        gc.collect()
+
+        assert logged == []
+    finally:
+        loop.set_exception_handler(None)
 
 
 async def test_sigterm_to_the_process_group_during_a_proof_prints_no_traceback() -> None:
