@@ -7,6 +7,7 @@ race, the friends' and leagues' commands); they know nothing of games.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import threading
 from typing import TextIO
@@ -57,15 +58,22 @@ class InputLines:
         The kernel hands a process's SIGINT to any thread that does not
         block it; taken here, Python would only note it for the main
         thread, which sleeps in the event loop with nothing to wake it, so
-        Ctrl-C would do nothing until the next line or message."""
+        Ctrl-C would do nothing until the next line or message.
+
+        A stream closed under the thread (by a program that embeds the
+        terminal and closes its end) is the end of input, as is a loop
+        that has closed: nobody reads the queue any more."""
         if hasattr(signal, "pthread_sigmask"):
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             for line in stream:
                 loop.call_soon_threadsafe(self._queue.put_nowait, line)
-            loop.call_soon_threadsafe(self._queue.put_nowait, None)
+        except (ValueError, OSError):
+            pass
         except RuntimeError:
             return
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(self._queue.put_nowait, None)
 
     async def next(self) -> str | None:
         """The next line without its newline; None at the end of input."""

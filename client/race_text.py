@@ -12,6 +12,7 @@ Example (a race in progress)::
 
 from __future__ import annotations
 
+import textwrap
 from datetime import datetime, timezone
 from collections.abc import Mapping
 
@@ -20,7 +21,7 @@ from protocol import friends_board as pb
 from protocol import to_client as tc
 from protocol.to_server import OptionValue
 
-from .board import clock_text, counted
+from .board import WIDTH, clock_text, counted
 from .reveal import daily_proof
 from .race_mirror import RaceMirror
 
@@ -83,15 +84,24 @@ def race_lines(race: RaceMirror, server: str = "") -> list[str]:
     if info is None:
         return [f"race {race.race_id}"]
     lines = [
-        f"race {info.race_id}: {info.title} ({options_text(info.options)}), {deal_text(info)}, "
-        f"hosted by {info.host.name}, {info.phase}"
+        *_fitted(f"race {info.race_id}: {info.title}, {deal_text(info)}, hosted by {info.host.name}, {info.phase}"),
+        *_fitted(f"  {options_text(info.options)}"),
     ]
     if info.code is not None and info.phase == "lobby":
         code = invite_text(info.code)
-        lines.append(f"invite code {code} (until {utc_text(info.invite_expires_ms)}): arena race join {code}{server}")
+        lines.append(f"invite code {code} (until {utc_text(info.invite_expires_ms)})")
+        lines += _fitted(f"  join with: arena race join {code}{server}")
     lines.append(f"racers ({len(info.racers)}/{info.limit}):")
     lines += ["  " + racer_line(racer) for racer in info.racers]
     return lines
+
+
+def _fitted(line: str) -> list[str]:
+    """``line`` in lines of at most 80 columns, continued under a deeper
+    indent; a word longer than that (a server's URL) stays whole, so it
+    can still be copied."""
+    indent = " " * (len(line) - len(line.lstrip()) + 2)
+    return textwrap.wrap(line, WIDTH, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False)
 
 
 def results_lines(results: list[tc.RaceResult]) -> list[str]:

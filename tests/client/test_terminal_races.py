@@ -52,9 +52,11 @@ async def test_a_race_from_the_terminal_with_a_host_a_friend_and_a_spectator(
     host = await arena_cli(
         "race", "create", "klondike", "--deal", "1", "--draw", "1", "--name", "ann", "--server", arena.url
     )
-    race_id = (await host.expect(r"^race (r_\S+): WordLink \(draw=1 scoring=standard auto_collect=off .*\), a numbered deal, unranked, hosted by ann, lobby$")).group(1)
-    invite = rf"^invite code (\w{{4}}-\w{{4}}) \(until .* UTC\): arena race join \1 --server {re.escape(arena.url)}$"
-    code = (await host.expect(invite)).group(1)
+    race_id = (await host.expect(r"^race (r_\S+): WordLink, a numbered deal, unranked, hosted by ann, lobby$")).group(1)
+    await host.expect(r"^  draw=1 scoring=standard auto_collect=off .*$")
+    code = (await host.expect(r"^invite code (\w{4}-\w{4}) \(until .* UTC\)$")).group(1)
+    await host.expect(rf"^  join with: arena race join {code} --server {re.escape(arena.url)}$")
+    assert all(len(line) <= 80 for line in host.lines), host.lines
     await host.expect(r"^  ann +waiting +0 moves +0 on foundations  0:00$")
     await host.expect("^type start when everyone is in$")
 
@@ -121,7 +123,7 @@ async def test_leaving_a_race_tells_how_to_come_back_and_coming_back_gives_the_b
         )
         assert (await friend.finish())[0] == 0 and found.group(2) == arena.url
         again = await arena_cli("race", "join", found.group(1), f"--token={found.group(3)}", "--server", arena.url)
-        await again.expect(r"^race r_\S+: Chequers .*, running$")
+        await again.expect(r"^race r_\S+: Chequers, .*, running$")
         await again.expect("^your board, as you left it:$")
         await again.send("resign")
         await again.expect("^game over: resigned after 0 moves")
@@ -153,7 +155,7 @@ async def test_the_results_tell_each_racer_how_to_ask_for_a_rematch(
         command = asked.group(1).split()[1:]
         assert command[:3] == ["race", "rematch", race.race_id]
         rematch = await arena_cli(*command, "--server", arena.url)
-        found = await rematch.expect(r"^race (r_\S+): Chequers .*, a secret winnable deal, hosted by bob, lobby$")
+        found = await rematch.expect(r"^race (r_\S+): Chequers, a secret winnable deal, hosted by bob, lobby$")
         await rematch.expect("^type start when everyone is in$")
         joined = await ann.rematch(race.race_id)
         assert joined.race_id == found.group(1) and sorted(r.name for r in joined.racers) == ["ann", "bob"]
