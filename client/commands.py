@@ -6,7 +6,8 @@ is ``client.device_commands``'s, ``arena friends`` and ``arena challenge``
 ``client.league_commands``'.
 
 The server URL comes from ``--server``, else ``ARENA_SERVER``, else the
-local default; the token from ``--token``, else ``ARENA_TOKEN``, else the
+local default (``--ca`` or ``ARENA_CA`` names a CA to trust for
+``wss://``, ``client.tls``); the token from ``--token``, else ``ARENA_TOKEN``, else the
 player kept for that server (``client.identity``: the first run that
 makes a player keeps it; ``login`` keeps a token given, ``logout``
 forgets it).  Game
@@ -37,6 +38,7 @@ from .identity import Identity, KeptPlayer, Players, server_flag, server_key, si
 from .race_terminal import RaceRequest, race, watch_race
 from .standings import LeaderboardRequest, daily, leaderboard, records
 from .console import Console
+from .tls import add_ca_flag, trust_before_handlers
 from .terminal import EXIT_FAILURE, PlayRequest, analyse, play, run, watch
 
 _GAME_IDS = ", ".join(engine.GAMES)
@@ -99,6 +101,7 @@ def _connection_flags(parser: argparse.ArgumentParser) -> None:
         help=f"the server's WebSocket URL (default: $ARENA_SERVER or {DEFAULT_URL})",
     )
     parser.add_argument("--json", action="store_true", help="speak arena.v1.json instead of MessagePack")
+    add_ca_flag(parser)
 
 
 def _option_flags(parser: argparse.ArgumentParser) -> None:
@@ -155,6 +158,7 @@ def register(subparsers: Subcommands) -> None:
     register_friends(subparsers, _connection_flags, _identity, _subprotocol, _option_flags, _game_options, race_deal_choice)
     register_stats(subparsers, _connection_flags, _identity, _subprotocol, day_choice)
     register_leagues(subparsers, _connection_flags, _identity, _subprotocol, _option_flags, _game_options, day_choice)
+    trust_before_handlers(subparsers)
 
 
 def _register_race(subparsers: Subcommands) -> None:

@@ -63,6 +63,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
+import ssl
 from typing import Callable, TypedDict, Unpack
 
 from protocol import MSGPACK_SUBPROTOCOL, SUBPROTOCOLS, ServerMessage
@@ -89,6 +90,7 @@ from .mirror import GameMirror
 from .race_mirror import RaceMirror
 from .requests import RaceDeal, expect
 from .routing import MirrorRouting
+from .tls import CaFile, client_context
 
 __all__ = ["DEFAULT_URL", "ArenaClient", "ClientState", "MessageFilter", "RaceDeal", "connect_client"]
 
@@ -120,6 +122,8 @@ class ClientOptions(TypedDict, total=False):
     backoff: Backoff | None
     message_filter: MessageFilter | None
     pace: bool
+    ca: CaFile | None
+    ssl_context: ssl.SSLContext | None
 
 
 class ArenaClient(MirrorRouting):
@@ -140,6 +144,9 @@ class ArenaClient(MirrorRouting):
     it by returning False; it exists to simulate loss (tests, demos of
     resync) and to log traffic.  ``pace=False`` turns off the pacing
     below the server's rate limit (see the module docstring).
+    ``ca``: a PEM file of certificates a ``wss://`` server may be
+    signed by, besides the system's (a self-signed or private server);
+    ``ssl_context`` (instead): the whole TLS context (``client.tls``).
     """
 
     def __init__(
@@ -157,6 +164,8 @@ class ArenaClient(MirrorRouting):
         backoff: Backoff | None = None,
         message_filter: MessageFilter | None = None,
         pace: bool = True,
+        ca: CaFile | None = None,
+        ssl_context: ssl.SSLContext | None = None,
     ) -> None:
         if subprotocol not in SUBPROTOCOLS:
             raise ValueError(f"subprotocol must be one of {', '.join(SUBPROTOCOLS)}, not {subprotocol!r}")
@@ -172,6 +181,7 @@ class ArenaClient(MirrorRouting):
         self.backoff = backoff if backoff is not None else Backoff()
         self.message_filter = message_filter
         self.pace = pace
+        self.ssl_context = ssl_context if ssl_context is not None or ca is None else client_context(ca)
         self.player_id: str | None = None
         self.welcome: tc.Welcome | None = None
         self.games: dict[str, GameMirror] = {}
@@ -265,7 +275,7 @@ class ArenaClient(MirrorRouting):
 
     async def _establish(self) -> None:
         """Open a connection, start reading it, say hello, refresh every mirror."""
-        self._link = await open_link(self.url, self.subprotocol, self.timeout, self._accept)
+        self._link = await open_link(self.url, self.subprotocol, self.timeout, self._accept, self.ssl_context)
         followed = {race_id: race.snapshots for race_id, race in self.races.items()}
         try:
             if self.identify:

@@ -17,18 +17,20 @@ import asyncio
 import itertools
 import json
 import logging
+import ssl
 import time
-from typing import Callable
+from typing import Any, Callable
 
 import msgpack
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidMessage, InvalidStatus, InvalidURI
 from websockets.typing import Subprotocol
 
 from protocol import JSON, Codec, MalformedMessage, ServerMessage, codec_for
 from protocol import to_client as tc
 from protocol import to_server as ts
 
+from .tls import context_for
 from .errors import ArenaError, CannotConnect, ClientError, ConnectionLost, ProtocolMismatch, RequestTimeout, arena_error
 
 log = logging.getLogger("arena.client")
@@ -177,15 +179,26 @@ class Link:
             log.warning("skipped a server message this client cannot read: %s", problem)
 
 
-async def open_link(url: str, subprotocol: str, timeout: float, on_message: MessageFilter) -> Link:
+async def open_link(
+    url: str, subprotocol: str, timeout: float, on_message: MessageFilter, tls: ssl.SSLContext | None = None
+) -> Link:
     """Connect and start reading; ``CannotConnect`` (with the server's
-    refusal when the handshake carried one) if that fails."""
+    refusal when the handshake carried one) if that fails.  ``tls``: whom
+    a ``wss://`` URL trusts (``client.tls``; the system's CAs by default)."""
+    context = context_for(url, tls)
+    trust: dict[str, Any] = {} if context is None else {"ssl": context}
     try:
-        ws = await connect(url, subprotocols=[Subprotocol(subprotocol)], open_timeout=timeout, max_size=MAX_FRAME_BYTES)
+        ws = await connect(
+            url, subprotocols=[Subprotocol(subprotocol)], open_timeout=timeout, max_size=MAX_FRAME_BYTES, **trust
+        )
     except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as error:
         refusal = _handshake_refusal(error)
         reason = refusal if refusal is not None else error
-        raise CannotConnect(f"cannot connect to {url}: {reason}", refusal) from error
+        untrusted = " (to trust its certificate, give its CA: --ca FILE or ArenaClient's ca)"
+        hint = untrusted if isinstance(error, ssl.SSLCertVerificationError) else ""
+        if isinstance(error, InvalidMessage) and url.lower().startswith("ws:"):
+            hint = " (if the server speaks TLS, its URL starts wss://)"
+        raise CannotConnect(f"cannot connect to {url}: {reason}{hint}", refusal) from error
     return Link(ws, on_message)
 
 

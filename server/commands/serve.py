@@ -6,6 +6,10 @@ WebSocket URL (with the real port when ``--port 0`` asked for any free
 one), which scripts and tests wait for.  The log (``--log-level``,
 ``--log-format``, ``server.runtime.logs``) goes to standard error: a start-up
 line with the version, store and address, then a line per connection.
+With ``--ssl-certfile`` (and ``--ssl-keyfile``) the port speaks TLS
+only and the URL printed is ``wss://``; a certificate or key that cannot
+serve is a bad setting, refused before anything listens
+(``server.transport.tls``).
 
 Without a store option the server keeps everything in the SQLite database
 ``arena.db`` of its data directory (``server.runtime.data_dir``), so a
@@ -60,6 +64,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--log-format", type=str.lower, choices=get_args(fields["log_format"].annotation), help=f"default {Settings().log_format}"
     )
+    parser.add_argument("--ssl-certfile", metavar="FILE", help=fields["ssl_certfile"].description)
+    parser.add_argument("--ssl-keyfile", metavar="FILE", help=fields["ssl_keyfile"].description)
     parser.add_argument("--log-config", metavar="FILE", help=fields["log_config"].description)
     parser.add_argument(
         "--access-log", action="store_const", const=True, help="log one line per HTTP request (arena.access)"
@@ -81,6 +87,8 @@ def _serve(args: argparse.Namespace) -> int:
                     log_format=args.log_format,
                     log_config=args.log_config,
                     access_log=args.access_log,
+                    ssl_certfile=args.ssl_certfile,
+                    ssl_keyfile=args.ssl_keyfile,
                 )
             )
         ),

@@ -28,6 +28,7 @@ DEFAULT_STATIC_DIR = Path(__file__).resolve().parents[2] / "client" / "web"
 OTHER_VARIABLES = {
     "ARENA_SERVER": ("client", "the server the terminal client connects to (its --server)"),
     "ARENA_TOKEN": ("client", "the identity the terminal client plays as (its --token)"),
+    "ARENA_CA": ("client", "a PEM file of certificates the terminal client trusts for wss:// besides the system's (its --ca)"),
     SOLVER_PURE_VARIABLE: (
         "solver",
         "1: proofs of WordLink deals run the pure-Python search even where numba imports (docs/solver.md)",
@@ -202,6 +203,14 @@ class Settings(BaseModel):
     )
     analysis_queue: int = Field(
         16, ge=0, description="analyses that may wait for a slot; beyond them a request is refused (analysis_busy)"
+    )
+    ssl_certfile: Path | None = Field(
+        None,
+        description="PEM certificate chain: the port then serves wss:// and https:// only (none: plain ws:// and "
+        "http://, for a proxy that terminates TLS)",
+    )
+    ssl_keyfile: Path | None = Field(
+        None, description="PEM private key of ssl_certfile (none: the key is in the certificate file)"
     )
     compression: bool = Field(False, description="permessage-deflate (costs CPU per watcher on every broadcast)")
     shutdown_grace_seconds: float = Field(10.0, ge=0, description="time to finish in-flight actions on SIGTERM")

@@ -47,6 +47,7 @@ from server.core import Hub, wall_clock_ms
 from server.transport.keepalive import screened_by
 from server.transport.listener import LISTEN_BACKLOG, host_and_port, screened_listener
 from server.transport.outlet import WebSocketOutlet
+from server.transport.tls import server_context
 from server.games.retention import Sweeper, retention_of
 from server.runtime.entropy import Entropy
 from server.runtime.logs import WEBSOCKETS_LOGGER
@@ -79,7 +80,9 @@ class ArenaServer:
     hold a search instead of sleeping, so that a timing rule seen through
     real sockets cannot fail on a loaded machine.  ``entropy`` is the hub's
     source of ids, tokens, codes and nonces (``server.runtime.entropy``),
-    seeded by tests that compare the frames of two runs."""
+    seeded by tests that compare the frames of two runs.  A certificate
+that cannot serve (``server.transport.tls``) raises ``SettingsError``
+here, before the store is opened or a port taken."""
 
     def __init__(
         self,
@@ -93,6 +96,7 @@ class ArenaServer:
         entropy: Entropy | None = None,
     ) -> None:
         self.settings = settings
+        self.tls = server_context(settings)
         self._own_store = store is None
         scheduler = scheduler or LoopScheduler()
         self.store = store if store is not None else open_store(
@@ -122,6 +126,7 @@ class ArenaServer:
         self._server = await serve(
             self._serve_connection,
             sock=self.listener,
+            ssl=self.tls,
             backlog=LISTEN_BACKLOG,
             subprotocols=[Subprotocol(name) for name in SUBPROTOCOLS],
             select_subprotocol=select_subprotocol,
@@ -143,7 +148,8 @@ class ArenaServer:
 
     @property
     def url(self) -> str:
-        return f"ws://{host_and_port(self.settings.host, self.port)}{WEBSOCKET_PATH}"
+        scheme = "ws" if self.tls is None else "wss"
+        return f"{scheme}://{host_and_port(self.settings.host, self.port)}{WEBSOCKET_PATH}"
 
     async def __aenter__(self) -> ArenaServer:
         await self.start()

@@ -37,7 +37,8 @@ class RestartableServer:
 
     @property
     def url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws"
+        scheme = "wss" if self.settings.get("ssl_certfile") is not None else "ws"
+        return f"{scheme}://127.0.0.1:{self.port}/ws"
 
     @property
     def hub(self) -> Hub:

@@ -7,13 +7,16 @@ alone, that the servers' URL names every master, the start order through
 health checks, the load balancer's view of the servers, and stop grace
 periods long enough for the drain.  The one-shot that joins the masters,
 ``deploy/redis-cluster-create.sh``, runs for real against cluster-enabled
-``redis-server`` processes on loopback.
+``redis-server`` processes on loopback.  TLS ends at the load balancer:
+the one-shot that makes its certificate, ``deploy/lb-cert.sh``, runs for
+real, and ``haproxy -c`` checks the configuration with that certificate.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any, Iterator
@@ -28,9 +31,14 @@ from tests.redis_server import RedisServer, RedisServerMissing, find_redis_cli
 ROOT = Path(__file__).resolve().parents[2]
 CREATE_SCRIPT = ROOT / "deploy" / "redis-cluster-create.sh"
 HAPROXY_CONFIG = ROOT / "deploy" / "haproxy.cfg"
+CERT_SCRIPT = ROOT / "deploy" / "lb-cert.sh"
+CERTS_IN_LB = "/usr/local/etc/haproxy/certs"
+TLS_BIND = f"bind :443 ssl crt {CERTS_IN_LB}/arena.pem alpn http/1.1"
+"""The committed TLS listener; the load balancer test moves it to loopback."""
 PROFILE = "cluster"
 SERVERS = ["arena-1", "arena-2"]
 DEFAULT_STACK = {"redis", "server"}
+ONE_SHOTS = ("cluster-create", "lb-cert")
 
 
 @pytest.fixture(scope="module")
@@ -63,6 +71,18 @@ def seconds(duration: str) -> float:
 def haproxy_lines() -> list[list[str]]:
     lines = (line.split("#", 1)[0].split() for line in HAPROXY_CONFIG.read_text().splitlines())
     return [line for line in lines if line]
+
+
+def make_lb_cert(directory: Path) -> subprocess.CompletedProcess[str]:
+    """The certificate one-shot as compose runs it, into ``directory``
+    (skipped without the openssl command, failed under CI)."""
+    if shutil.which("openssl") is None:
+        missing = "the openssl command is not installed: deploy/lb-cert.sh needs it"
+        if os.environ.get("CI"):
+            pytest.fail(missing)
+        pytest.skip(missing)
+    return subprocess.run(["sh", str(CERT_SCRIPT), str(directory), "localhost"], capture_output=True, text=True,
+                          timeout=120, check=False)
 
 
 def test_the_default_stack_is_left_as_it_was(services: dict[str, Any]) -> None:
@@ -104,14 +124,18 @@ def test_each_service_starts_once_what_it_needs_is_healthy(services: dict[str, A
     for name in SERVERS:
         assert services[name]["depends_on"] == {"cluster-create": {"condition": "service_completed_successfully"}}
         assert "/healthz" in " ".join(services[name]["healthcheck"]["test"])
-    assert services["lb"]["depends_on"] == {name: {"condition": "service_healthy"} for name in SERVERS}
+    assert services["lb"]["depends_on"] == {
+        **{name: {"condition": "service_healthy"} for name in SERVERS},
+        "lb-cert": {"condition": "service_completed_successfully"},
+    }
+    assert services["lb-cert"]["restart"] == "no"
     for name, service in profile(services).items():
-        assert name == "cluster-create" or service["healthcheck"]["test"], f"{name} has no health check"
+        assert name in ONE_SHOTS or service["healthcheck"]["test"], f"{name} has no health check"
 
 
 def test_the_load_balancer_sends_every_connection_to_the_two_servers(services: dict[str, Any]) -> None:
     lb = services["lb"]
-    assert lb["volumes"] == ["./deploy/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro"]
+    assert lb["volumes"][0] == "./deploy/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro"
     published, inside = lb["ports"][0].split(":")
     assert published != "8765", "the default stack's server publishes 8765"
     lines = haproxy_lines()
@@ -125,6 +149,35 @@ def test_the_load_balancer_sends_every_connection_to_the_two_servers(services: d
     assert ["option", "forwardfor"] in lines
     for name in SERVERS:
         assert services[name]["environment"]["ARENA_FORWARDED_FOR_HEADER"] == "X-Forwarded-For"
+
+
+def test_the_load_balancer_terminates_tls_with_the_one_shots_certificate(services: dict[str, Any], tmp_path: Path) -> None:
+    lb, maker = services["lb"], services["lb-cert"]
+    assert "8443:443" in lb["ports"]
+    assert TLS_BIND in HAPROXY_CONFIG.read_text()
+    assert f"lb-certs:{CERTS_IN_LB}:ro" in lb["volumes"]
+    assert maker["command"][:3] == ["sh", "/deploy/lb-cert.sh", "/certs"] and "lb-certs:/certs" in maker["volumes"]
+    assert f"./deploy/{CERT_SCRIPT.name}:/deploy/{CERT_SCRIPT.name}:ro" in maker["volumes"]
+    assert all(flag(services[name], "--ssl-certfile") is None for name in SERVERS), "plain behind the load balancer"
+
+    made = make_lb_cert(tmp_path)
+    assert made.returncode == 0 and "made a self-signed certificate" in made.stdout, made.stdout + made.stderr
+    first = (tmp_path / "arena.pem").read_bytes()
+    assert b"BEGIN CERTIFICATE" in first and b"PRIVATE KEY" in first
+    assert (tmp_path / "ca.pem").read_bytes() in first
+    again = make_lb_cert(tmp_path)
+    assert again.returncode == 0 and "kept" in again.stdout and (tmp_path / "arena.pem").read_bytes() == first
+
+    haproxy = shutil.which("haproxy")
+    if haproxy is None:
+        missing = "haproxy is not installed (apt-get install haproxy): haproxy -c checks the configuration"
+        if os.environ.get("CI"):
+            pytest.fail(missing)
+        pytest.skip(missing)
+    config = tmp_path / "haproxy.cfg"
+    config.write_text(HAPROXY_CONFIG.read_text().replace(f"{CERTS_IN_LB}/", f"{tmp_path}/"))
+    checked = subprocess.run([haproxy, "-c", "-f", str(config)], capture_output=True, text=True, timeout=120, check=False)
+    assert checked.returncode == 0 and "Configuration file is valid" in checked.stdout, checked.stdout + checked.stderr
 
 
 def test_stop_grace_periods_cover_the_drain(services: dict[str, Any]) -> None:

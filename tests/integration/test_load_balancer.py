@@ -2,14 +2,17 @@
 
 The cluster profile's load balancer runs here as a real ``haproxy``
 (skipped, with the reason, where it is not installed), with the
-committed configuration changed in two places only: it listens on a free
-loopback port instead of 8765, and names the two processes by their
-loopback ports instead of their compose service names.  Through its one
+committed configuration changed in three places only: it listens on free
+loopback ports instead of 8765 and 443, reads the certificate that
+``deploy/lb-cert.sh`` made in the test's directory, and names the two
+processes by their loopback ports instead of their compose service names.  Through its one
 port a player and a spectator land on different processes (``leastconn``)
 sharing a Redis Cluster, play and watch over upgraded WebSockets, and
 each process counts the client's own address, which haproxy forwards
 (``option forwardfor``) and the server trusts
-(``ARENA_FORWARDED_FOR_HEADER``), not haproxy's.
+(``ARENA_FORWARDED_FOR_HEADER``), not haproxy's.  Over the TLS port a
+client that trusts the certificate plays through haproxy, which speaks
+plain WebSocket to the processes.
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ from typing import AsyncIterator, Awaitable, Callable
 
 import pytest
 from tests.integration.arena_processes import ServerProcess, ServerStarter, WireClient
-from tests.integration.test_compose_cluster import HAPROXY_CONFIG, SERVERS
+from client import ArenaClient
+from tests.integration.test_compose_cluster import CERTS_IN_LB, HAPROXY_CONFIG, SERVERS, TLS_BIND, make_lb_cert
 from tests.integration.test_processes_share_redis import MOVES, diffs_until, shared_part
 from tests.redis_server import RedisClusterServers, free_port
 
@@ -49,6 +53,14 @@ class LoadBalancer:
         text = HAPROXY_CONFIG.read_text()
         assert text.count(LISTENING_IN_COMPOSE) == 1
         text = text.replace(LISTENING_IN_COMPOSE, f"bind 127.0.0.1:{self.port}")
+        self.tls_port = free_port()
+        assert text.count(TLS_BIND) == 1
+        local_tls = TLS_BIND.replace("bind :443", f"bind 127.0.0.1:{self.tls_port}")
+        text = text.replace(TLS_BIND, local_tls.replace(f"{CERTS_IN_LB}/", f"{directory}/"))
+        made = make_lb_cert(directory)
+        assert made.returncode == 0, made.stdout + made.stderr
+        self.ca = directory / "ca.pem"
+        self.tls_url = f"wss://localhost:{self.tls_port}/ws"
         for name, port in zip(SERVERS, ports, strict=True):
             assert text.count(f" {name}:8765") == 1, f"haproxy.cfg no longer names {name}:8765"
             text = text.replace(f" {name}:8765", f" 127.0.0.1:{port}")
@@ -156,3 +168,13 @@ async def test_a_player_and_a_spectator_through_one_port_land_on_both_processes(
         "one connection on each process (leastconn), each counted by the client's address, not haproxy's:\n"
         + "\n".join(logs)
     )
+
+
+async def test_a_player_plays_over_wss_through_the_tls_port(
+    behind_the_load_balancer: tuple[LoadBalancer, list[ServerProcess]]
+) -> None:
+    balancer, processes = behind_the_load_balancer
+    async with ArenaClient(balancer.tls_url, ca=balancer.ca, name="ada") as client:
+        game = await client.new_game("klondike", deal=12)
+        assert client.player_id is not None and game.game_id in client.games
+    assert any(" opened from " in process.log() for process in processes), "a process behind haproxy served it"
