@@ -81,8 +81,8 @@ class ArenaServer:
     real sockets cannot fail on a loaded machine.  ``entropy`` is the hub's
     source of ids, tokens, codes and nonces (``server.runtime.entropy``),
     seeded by tests that compare the frames of two runs.  A certificate
-that cannot serve (``server.transport.tls``) raises ``SettingsError``
-here, before the store is opened or a port taken."""
+    that cannot serve (``server.transport.tls``) raises ``SettingsError``
+    here, before the store is opened or a port taken."""
 
     def __init__(
         self,
