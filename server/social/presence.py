@@ -320,9 +320,18 @@ class Presence:
         elif error is not None:
             log.error("presence failed", exc_info=error)
 
-    def held_here(self) -> dict[str, LivePresence | None]:
-        """Every player connected here and its presence here."""
-        return {player_id: self.live_here(player_id) for player_id in self._bus.players_here()}
+    async def write_again(self) -> None:
+        """Write every player held here again, once this process's lease
+        (just renewed) had lapsed.  Another process may have reaped it
+        meanwhile and told these players' friends they were offline: where
+        the store no longer shows what this process told them, they are
+        told again, even if it is what this process told them last."""
+        here = list(self._bus.players_here())
+        shown = await self.presence_of(here)
+        for player_id in here:
+            if shown[player_id] != self._told.get(player_id, (None, None))[1]:
+                self._told.pop(player_id, None)
+            await self.changed(player_id)
 
     async def close(self) -> None:
         """Finish the writes under way and tell friends now what waited for

@@ -57,8 +57,7 @@ class PresenceLeases:
             await self._store.renew_presence_lease(self._presence.origin, now, lease_ms)
             self._renewed_ms = now
             if lapsed:
-                for player_id in self._presence.held_here():
-                    await self._presence.changed(player_id)
+                await self._presence.write_again()
             await self._reap(now)
         except StorageError as error:
             log.warning("could not keep the presence lease: %s", error)

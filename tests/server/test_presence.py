@@ -287,3 +287,53 @@ async def test_a_process_that_died_without_a_word_has_its_players_told_offline_b
         assert isinstance(listed, tc.Presences) and listed.players[0].state == "online"
         w.advance(timing.lease_seconds + timing.renew_seconds)
         assert (await told(bob, "ann", "offline")).last_seen == renewed
+
+
+async def test_presence_lost_while_the_channel_was_down_is_sent_again_when_it_resumes() -> None:
+    """Pub/sub drops what is published while a subscription is down (Redis;
+    the memory store never does): when the channel is back, each player
+    here is sent its friends' presence afresh from the store, so a friend
+    who came online meanwhile shows without a request."""
+    async with world() as w:
+        w.friends.befriend("bob", "carol")
+        bob = await w.connect("bob")
+        timing = w.arena.hub.presence.timing
+        now = w.clock.ms
+        await w.arena.store.renew_presence_lease("there", now, round(timing.lease_seconds * 1000))
+        await w.arena.store.put_presence("there", "carol", LivePresence(False, {"kind": "lobby"}, now), now)
+        assert not [message for message in presences(bob) if message.player_id == "carol"], "written, never told"
+
+        await w.arena.hub.presence.resumed()
+
+        resent = await bob.wait_for(lambda message: isinstance(message, tc.Presences), WAIT_SECONDS)
+        assert isinstance(resent, tc.Presences) and resent.id is None, "sent unasked"
+        assert [(friend.player_id, friend.state) for friend in resent.players] == [("carol", "online")]
+
+
+async def test_a_process_whose_own_lease_lapsed_and_was_reaped_tells_friends_its_players_are_back() -> None:
+    """A process that stalled longer than its lease (or lost the store
+    that long) finds its players reaped by another, which told their
+    friends they were offline: its next renewal writes them again, and the
+    friends are told they are back, though it had told them so before."""
+    clock = FakeClock()
+    scheduler = ManualScheduler(clock)
+    friends = Friends()
+    friends.befriend("ann", "bob")
+    store = MemoryStore(clock)
+    injected = {"clock": clock, "monotonic": clock.seconds, "scheduler": scheduler}
+    async with MemoryArena(make_settings(), store, **injected) as here, MemoryArena(make_settings(), store, **injected) as there:
+        for arena in (here, there):
+            arena.hub.presence.use_friends(friends.friends_of, friends.hidden_from)
+        bob = await World(here, clock, scheduler, friends).connect("bob")
+        await World(there, clock, scheduler, friends).connect("ann")
+        await told(bob, "ann", "online")
+        timing = here.hub.presence.timing
+
+        clock.ms += round((timing.lease_seconds + timing.renew_seconds) * 1000)
+        await here.hub.presence_leases.round()
+        await told(bob, "ann", "offline")
+        await there.hub.presence_leases.round()
+
+        await told(bob, "ann", "online")
+        listed = await bob.request(ts.FriendsPresence)
+        assert isinstance(listed, tc.Presences) and [friend.state for friend in listed.players] == ["online"]
