@@ -12,7 +12,7 @@ import engine
 import pytest
 from tests.client.arena_cli import RUN_SECONDS, Running, run
 from tests.server.arena_positions import REPAIRS, broken_deck_two_halves_left
-from tests.races.arena_races import pin_daily_deal
+from tests.races.arena_races import PROOF_WAIT_SECONDS, pin_daily_deal
 from tests.client.arena_restart import REPO_ROOT, RestartableServer
 from tests.server.arena_wire import WireClient
 
@@ -123,7 +123,11 @@ async def test_arena_watch_of_someone_elses_secret_daily_attempt_prints_its_prog
 async def test_the_example_bot_plays_the_daily_deal_to_a_result(arena: RestartableServer, game: str) -> None:
     """Waited for while its game's log grows (``Running.finish``): a whole
     game of hints searched in the bot's own process takes as long as the
-    machine makes it."""
+    machine makes it.  So does the proof of the day's deal, which the bot's
+    ``new_game`` waits for: the test waits for it first, as a client does
+    with ``daily(ready=True)``, so that the bot's first line comes at once."""
+    async with asyncio.timeout(PROOF_WAIT_SECONDS), ArenaClient(arena.url, name="early") as early:
+        await early.daily(game=game, ready=True)
     bot = await Running.start("examples/bot.py", arena.url, game)
     game_id = (await bot.expect(rf"({GAME_ID.pattern}), the daily deal$")).group(1)
 
