@@ -63,6 +63,27 @@ class World:
         self.scheduler.advance(round(seconds * 1000))
 
 
+class SharedStore:
+    """Hubs that share one store on one fake clock, as server processes
+    share Redis; Ann and Bob are friends."""
+
+    def __init__(self) -> None:
+        self.clock = FakeClock()
+        self.scheduler = ManualScheduler(self.clock)
+        self.friends = Friends()
+        self.friends.befriend("ann", "bob")
+        self.store = MemoryStore(self.clock)
+
+    def hub(self) -> MemoryArena:
+        return MemoryArena(
+            make_settings(), self.store, clock=self.clock, monotonic=self.clock.seconds, scheduler=self.scheduler
+        )
+
+    async def connect(self, arena: MemoryArena, player_id: str) -> MemoryClient:
+        arena.hub.presence.use_friends(self.friends.friends_of, self.friends.hidden_from)
+        return await World(arena, self.clock, self.scheduler, self.friends).connect(player_id)
+
+
 @asynccontextmanager
 async def world() -> AsyncIterator[World]:
     clock = FakeClock()
@@ -257,19 +278,12 @@ async def test_appearing_offline_is_the_players_on_every_device_and_outlives_its
 
 
 async def test_a_friend_on_another_process_is_told_and_a_stopped_process_shows_its_players_offline() -> None:
-    clock = FakeClock()
-    scheduler = ManualScheduler(clock)
-    friends = Friends()
-    friends.befriend("ann", "bob")
-    store = MemoryStore(clock)
-    injected = {"clock": clock, "monotonic": clock.seconds, "scheduler": scheduler}
-    async with MemoryArena(make_settings(), store, **injected) as here:
-        there = MemoryArena(make_settings(), store, **injected)
+    shared = SharedStore()
+    async with shared.hub() as here:
+        there = shared.hub()
         await there.__aenter__()
-        for arena in (here, there):
-            arena.hub.presence.use_friends(friends.friends_of, friends.hidden_from)
-        bob = await World(here, clock, scheduler, friends).connect("bob")
-        await World(there, clock, scheduler, friends).connect("ann")
+        bob = await shared.connect(here, "bob")
+        await shared.connect(there, "ann")
         await told(bob, "ann", "online")
         await there.__aexit__(None, None, None)
         await told(bob, "ann", "offline")
@@ -315,21 +329,14 @@ async def test_a_process_whose_own_lease_lapsed_and_was_reaped_tells_friends_its
     that long) finds its players reaped by another, which told their
     friends they were offline: its next renewal writes them again, and the
     friends are told they are back, though it had told them so before."""
-    clock = FakeClock()
-    scheduler = ManualScheduler(clock)
-    friends = Friends()
-    friends.befriend("ann", "bob")
-    store = MemoryStore(clock)
-    injected = {"clock": clock, "monotonic": clock.seconds, "scheduler": scheduler}
-    async with MemoryArena(make_settings(), store, **injected) as here, MemoryArena(make_settings(), store, **injected) as there:
-        for arena in (here, there):
-            arena.hub.presence.use_friends(friends.friends_of, friends.hidden_from)
-        bob = await World(here, clock, scheduler, friends).connect("bob")
-        await World(there, clock, scheduler, friends).connect("ann")
+    shared = SharedStore()
+    async with shared.hub() as here, shared.hub() as there:
+        bob = await shared.connect(here, "bob")
+        await shared.connect(there, "ann")
         await told(bob, "ann", "online")
         timing = here.hub.presence.timing
 
-        clock.ms += round((timing.lease_seconds + timing.renew_seconds) * 1000)
+        shared.clock.ms += round((timing.lease_seconds + timing.renew_seconds) * 1000)
         await here.hub.presence_leases.round()
         await told(bob, "ann", "offline")
         await there.hub.presence_leases.round()
