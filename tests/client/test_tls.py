@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from tests.unavailable import unavailable
 
 from client import ArenaClient, ClientState
 from client.errors import CannotConnect
@@ -55,7 +56,7 @@ def _make_pair(directory: Path, name: str) -> Pair:
 def pairs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Pair, Pair]:
     """Two self-signed certificates for this machine: the server's, and another."""
     if shutil.which("openssl") is None:
-        pytest.skip("the openssl command is not installed: it makes the test certificates")
+        unavailable("the openssl command is not installed: it makes the test certificates")
     root = tmp_path_factory.mktemp("tls")
     return _make_pair(root / "server", "localhost"), _make_pair(root / "other", "other")
 

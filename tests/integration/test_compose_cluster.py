@@ -14,7 +14,6 @@ real, and ``haproxy -c`` checks the configuration with that certificate.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -23,6 +22,7 @@ from typing import Any, Iterator
 
 import pytest
 import yaml
+from tests.unavailable import unavailable
 
 from server.runtime.settings import Settings
 from server.storage.redis_cluster import cluster_url
@@ -77,10 +77,7 @@ def make_lb_cert(directory: Path) -> subprocess.CompletedProcess[str]:
     """The certificate one-shot as compose runs it, into ``directory``
     (skipped without the openssl command, failed under CI)."""
     if shutil.which("openssl") is None:
-        missing = "the openssl command is not installed: deploy/lb-cert.sh needs it"
-        if os.environ.get("CI"):
-            pytest.fail(missing)
-        pytest.skip(missing)
+        unavailable("the openssl command is not installed: deploy/lb-cert.sh needs it")
     return subprocess.run(["sh", str(CERT_SCRIPT), str(directory), "localhost"], capture_output=True, text=True,
                           timeout=120, check=False)
 
@@ -170,10 +167,7 @@ def test_the_load_balancer_terminates_tls_with_the_one_shots_certificate(service
 
     haproxy = shutil.which("haproxy")
     if haproxy is None:
-        missing = "haproxy is not installed (apt-get install haproxy): haproxy -c checks the configuration"
-        if os.environ.get("CI"):
-            pytest.fail(missing)
-        pytest.skip(missing)
+        unavailable("haproxy is not installed (apt-get install haproxy): haproxy -c checks the configuration")
     config = tmp_path / "haproxy.cfg"
     config.write_text(HAPROXY_CONFIG.read_text().replace(f"{CERTS_IN_LB}/", f"{tmp_path}/"))
     checked = subprocess.run([haproxy, "-c", "-f", str(config)], capture_output=True, text=True, timeout=120, check=False)
@@ -198,9 +192,7 @@ def cluster_nodes() -> Iterator[list[RedisServer]]:
         nodes = [RedisServer(cluster=True) for _ in range(3)]
         find_redis_cli()
     except RedisServerMissing as missing:
-        if os.environ.get("CI"):
-            pytest.fail(str(missing))
-        pytest.skip(str(missing))
+        unavailable(str(missing))
     for node in nodes:
         node.start()
     yield nodes

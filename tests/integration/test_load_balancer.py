@@ -18,7 +18,6 @@ plain WebSocket to the processes.
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 import subprocess
 import urllib.error
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import AsyncIterator, Awaitable, Callable
 
 import pytest
+from tests.unavailable import unavailable
 from tests.integration.arena_processes import ServerProcess, ServerStarter, WireClient
 from client import ArenaClient
 from tests.integration.test_compose_cluster import CERTS_IN_LB, HAPROXY_CONFIG, SERVERS, TLS_BIND, make_lb_cert
@@ -101,10 +101,7 @@ def haproxy_installed() -> None:
     """Skip without haproxy, except under CI (``.ci/run`` installs it), where
     a skip would pass as green."""
     if shutil.which("haproxy") is None:
-        missing = "haproxy is not installed (apt-get install haproxy): the load balancer test needs it"
-        if os.environ.get("CI"):
-            pytest.fail(missing)
-        pytest.skip(missing)
+        unavailable("haproxy is not installed (apt-get install haproxy): the load balancer test needs it")
 
 
 @pytest.fixture

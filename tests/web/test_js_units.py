@@ -10,12 +10,11 @@ where a missing runtime must not pass as green.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
+from tests.unavailable import unavailable
 
 JS_TESTS = Path(__file__).parent / "js"
 
@@ -23,10 +22,7 @@ JS_TESTS = Path(__file__).parent / "js"
 def test_the_pure_javascript_modules_pass_their_node_tests() -> None:
     node = shutil.which("node")
     if node is None:
-        message = "node is missing: install Debian's nodejs package to run the browser client's unit tests"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+        unavailable("node is missing: install Debian's nodejs package to run the browser client's unit tests")
     files = sorted(str(path) for path in JS_TESTS.glob("*.test.mjs"))
     assert files, f"no JavaScript tests found in {JS_TESTS}"
     run = subprocess.run([node, "--test", *files], capture_output=True, text=True, timeout=120)

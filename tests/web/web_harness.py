@@ -12,14 +12,13 @@ under CI, where a missing browser must not pass as green).
 
 from __future__ import annotations
 
-import os
 import time
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable
 
-import pytest
+from tests.unavailable import unavailable
 from tests.server.arena_servers import make_settings
 from playwright.async_api import Browser, Page, ViewportSize, async_playwright
 
@@ -52,10 +51,7 @@ def require_chromium() -> None:
     """Skip without a browser; under CI (which installs it) fail instead."""
     if CHROMIUM.exists():
         return
-    message = f"{CHROMIUM} is missing: install Debian's chromium package (the tests never download a browser)"
-    if os.environ.get("CI"):
-        pytest.fail(message)
-    pytest.skip(message)
+    unavailable(f"{CHROMIUM} is missing: install Debian's chromium package (the tests never download a browser)")
 
 
 @dataclass
