@@ -59,6 +59,15 @@ class World:
         assert (await client.request(ts.Hello, token=token)).type == "welcome"
         return client
 
+    async def online_elsewhere(self, origin: str, player_id: str) -> int:
+        """Write ``player_id`` in the lobby of process ``origin``, whose
+        lease starts now, straight to the store (nothing is told); now."""
+        now = self.clock.ms
+        lease_ms = round(self.arena.hub.presence.timing.lease_seconds * 1000)
+        await self.arena.store.renew_presence_lease(origin, now, lease_ms)
+        await self.arena.store.put_presence(origin, player_id, LivePresence(False, {"kind": "lobby"}, now), now)
+        return now
+
     def advance(self, seconds: float) -> None:
         self.scheduler.advance(round(seconds * 1000))
 
@@ -294,9 +303,7 @@ async def test_a_process_that_died_without_a_word_has_its_players_told_offline_b
         w.friends.befriend("ann", "bob")
         bob = await w.connect("bob")
         timing = w.arena.hub.presence.timing
-        renewed = w.clock.ms
-        await w.arena.store.renew_presence_lease("dead", renewed, round(timing.lease_seconds * 1000))
-        await w.arena.store.put_presence("dead", "ann", LivePresence(False, {"kind": "lobby"}, renewed), renewed)
+        renewed = await w.online_elsewhere("dead", "ann")
         listed = await bob.request(ts.FriendsPresence)
         assert isinstance(listed, tc.Presences) and listed.players[0].state == "online"
         w.advance(timing.lease_seconds + timing.renew_seconds)
@@ -311,10 +318,7 @@ async def test_presence_lost_while_the_channel_was_down_is_sent_again_when_it_re
     async with world() as w:
         w.friends.befriend("bob", "carol")
         bob = await w.connect("bob")
-        timing = w.arena.hub.presence.timing
-        now = w.clock.ms
-        await w.arena.store.renew_presence_lease("there", now, round(timing.lease_seconds * 1000))
-        await w.arena.store.put_presence("there", "carol", LivePresence(False, {"kind": "lobby"}, now), now)
+        await w.online_elsewhere("there", "carol")
         assert not [message for message in presences(bob) if message.player_id == "carol"], "written, never told"
 
         await w.arena.hub.presence.resumed()
