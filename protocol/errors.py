@@ -11,21 +11,28 @@ drift apart.  Engine refusals keep their family code here (``illegal_move``,
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Self
 
 
-class ErrorCode(StrEnum):
-    """Every value of an ``error`` message's ``code``."""
+class DescribedCode(StrEnum):
+    """Stable codes, each member written as ``(value, the sentence that
+    documents it)``: the WebSocket's error codes here, the HTTP API's in
+    ``protocol.http_api``."""
 
     description: str
 
     # ``description`` has a default only for the checker: mypy reads a
     # lookup by value, ``ErrorCode("bad_token")``, as a call of ``__new__``,
-    # which at run time only the member definitions below reach.
-    def __new__(cls, value: str, description: str = "") -> ErrorCode:
+    # which at run time only the member definitions reach.
+    def __new__(cls, value: str, description: str = "") -> Self:
         member = str.__new__(cls, value)
         member._value_ = value
         member.description = description
         return member
+
+
+class ErrorCode(DescribedCode):
+    """Every value of an ``error`` message's ``code``."""
 
     BAD_MESSAGE = (
         "bad_message",

@@ -242,6 +242,12 @@ class Settings(BaseModel):
         description="new TCP connections of any kind, and further requests on kept-alive ones, one client address may "
         "make at once before tcp_connection_rate_per_second applies (about 17 uncached loads of the web client)",
     )
+    api_rate_per_second: float = Field(
+        5.0, gt=0, description="requests to the HTTP API (/api/v1/) one client address may make per second, sustained; beyond, HTTP 429"
+    )
+    api_burst: int = Field(
+        60, ge=1, description="requests to the HTTP API one client address may make at once before api_rate_per_second applies"
+    )
     identities_per_hour: int = Field(
         30, ge=1, description="new players (hello without a token) one client address may create per hour"
     )

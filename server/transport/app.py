@@ -3,7 +3,8 @@
 Everything that decides lives in ``server.core``; this module only
 accepts connections, negotiates the subprotocol, feeds frames to the hub,
 writes frames the hub queued, answers plain HTTP (``/healthz``,
-``/metrics``, the web client's files) and shuts down gracefully:
+``/metrics``, the web client's files, the read-only API under
+``/api/v1/``: ``server.transport.http_api``) and shuts down gracefully:
 stop accepting, let in-flight actions finish, answer every request
 already received and let queued frames go out, then close every
 connection with 1012 (service restart) and a reason.
@@ -42,8 +43,10 @@ from websockets.typing import Subprotocol
 
 from protocol import CODECS, JSON, SUBPROTOCOLS, codec_for
 from protocol import to_client as tc
+from protocol.http_api import API_PREFIX
 from server.net.admission import Denial, SocketPeer
 from server.core import Hub, wall_clock_ms
+from server.transport.http_api import HttpApi
 from server.transport.keepalive import screened_by
 from server.transport.listener import LISTEN_BACKLOG, host_and_port, screened_listener
 from server.transport.outlet import WebSocketOutlet
@@ -105,6 +108,7 @@ class ArenaServer:
         self.hub = Hub(
             settings, self.store, clock=clock, monotonic=monotonic, scheduler=scheduler, workers=workers, entropy=entropy
         )
+        self.api = HttpApi.of(self.hub)
         self.sweeper = Sweeper(self.store, settings, self.hub.metrics.registry, self.hub.scheduler)
         self._resets = Counter(
             "arena_connections_reset",
@@ -214,6 +218,8 @@ class ArenaServer:
             return self._refuse(connection, notice)
         if (refused := body_refusal(connection, request)) is not None:
             return refused
+        if path == API_PREFIX or path.startswith(API_PREFIX + "/"):
+            return await self.api.answer(connection, request, self._address(connection, request))
         if request.method not in METHODS:
             log.debug("refused %s %s: method not allowed", request.method, path)
             response = respond(connection, 405, f"{request.method} is not served here: use GET\n", "text/plain")

@@ -21,7 +21,7 @@ ClientFactory = Callable[..., Awaitable[WireClient]]
 
 def make_settings(**changes: Any) -> Settings:
     """Loopback, any free port, practice positions allowed, no keepalive
-    noise, and rate limits (messages, new connections) out of the way (the
+    noise, and rate limits (messages, new connections, API requests) out of the way (the
     limits tests set their own).
     Dailies are proven when first asked for, not ahead, under one secret,
     so a memory hub's prover proves each day's deal once per test process
@@ -37,6 +37,7 @@ def make_settings(**changes: Any) -> Settings:
         "rate_burst": 100_000,
         "connection_burst": 100_000,
         "tcp_connection_burst": 100_000,
+        "api_burst": 100_000,
         "prepare_dailies": False,
         "race_deal_stock": 0,
         "daily_secret": "the tests' secret",
