@@ -9,16 +9,43 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from datetime import timedelta
+from typing import Any, AsyncIterator
 
 import jsonschema
+import pytest
+from tests.races.arena_races import DAY, KLONDIKE_DRAW_1, PUBLIC_BOARD_RULES_OFF, pin_daily_deal, race_settings
+from tests.server.arena_clock import FakeClock
+from tests.server.arena_memory import thread_workers
 from tests.server.arena_wire import http_exchange
 
 from protocol.http_api import API_PREFIX, NDJSON, ApiErrorCode
 from server.commands.schema import default_openapi
+from server.deals.daily import day_start_ms
+from server.storage.memory import MemoryStore
+from server.transport.app import ArenaServer
 from server.transport.http_api import route
 
 DOCUMENT = default_openapi()
+
+GRACE_SECONDS = 3600
+DRAW_3 = "draw=3,scoring=standard"
+NONCE = "a" * 32
+"""The pinned records' nonce (``pin_daily_deal``): secret until the reveal."""
+REVEALED_MS = day_start_ms(DAY + timedelta(days=1)) + GRACE_SECONDS * 1000
+BOARD = f"/leaderboards/klondike/{KLONDIKE_DRAW_1}"
+
+
+@pytest.fixture
+async def day_server(clock: FakeClock) -> AsyncIterator[ArenaServer]:
+    """A server at noon of ``DAY`` whose WordLink dailies are pinned; the
+    rules of who ranks publicly are off (every player here is new, on loopback)."""
+    settings = race_settings(daily_grace_seconds=GRACE_SECONDS, **PUBLIC_BOARD_RULES_OFF)
+    store = MemoryStore(clock)
+    for variant in (KLONDIKE_DRAW_1, DRAW_3):
+        await pin_daily_deal(store, DAY, variant=variant)
+    async with ArenaServer(settings, store=store, clock=clock, workers=thread_workers(settings)) as running:
+        yield running
 
 
 @dataclass(frozen=True)

@@ -15,50 +15,17 @@ from datetime import timedelta
 from typing import AsyncIterator
 
 import pytest
-from tests.races.arena_races import (
-    DAY,
-    DEAL_1_DRAW_1_WIN,
-    KLONDIKE_DRAW_1,
-    PUBLIC_BOARD_RULES_OFF,
-    noon_clock,
-    pin_daily_deal,
-    play_line,
-    player,
-    race_event,
-    race_settings,
-    racer_games,
-)
-from tests.server.api_http import Reply, api
+from tests.races.arena_races import DAY, DEAL_1_DRAW_1_WIN, noon_clock, play_line, player, race_event, race_settings
+from tests.races.arena_races import racer_games
+from tests.server.api_http import BOARD, DRAW_3, NONCE, REVEALED_MS, Reply, api, day_server
 from tests.server.arena_clock import FakeClock
-from tests.server.arena_memory import thread_workers
 from tests.server.arena_wire import WireClient
 
 from protocol import to_server as ts
-from server.deals.daily import day_start_ms
 from server.storage.memory import MemoryStore
 from server.transport.app import ArenaServer
 
-__all__ = ["noon_clock"]
-
-GRACE_SECONDS = 3600
-DRAW_3 = "draw=3,scoring=standard"
-NONCE = "a" * 32
-"""The pinned records' nonce (``pin_daily_deal``): secret until the reveal."""
-REVEALED_MS = day_start_ms(DAY + timedelta(days=1)) + GRACE_SECONDS * 1000
-BOARD = f"/leaderboards/klondike/{KLONDIKE_DRAW_1}"
-
-
-@pytest.fixture
-async def day_server(clock: FakeClock) -> AsyncIterator[ArenaServer]:
-    """A server at noon of ``DAY`` whose WordLink dailies are pinned; the
-    rules of who ranks publicly are off (every player here is new, on loopback)."""
-    settings = race_settings(daily_grace_seconds=GRACE_SECONDS, **PUBLIC_BOARD_RULES_OFF)
-    store = MemoryStore(clock)
-    for variant in (KLONDIKE_DRAW_1, DRAW_3):
-        await pin_daily_deal(store, DAY, variant=variant)
-    async with ArenaServer(settings, store=store, clock=clock, workers=thread_workers(settings)) as running:
-        yield running
-
+__all__ = ["day_server", "noon_clock"]
 
 def _probes(players: list[str], games: list[str]) -> list[str]:
     """Every endpoint with the ids the test knows and with malformed,
