@@ -2,8 +2,8 @@
 (``protocol.http_api``): each response model's JSON Schema, with its
 references under ``components.schemas``, and one path per endpoint.
 
-Every operation answers GET (and HEAD, the same without a body) with its
-model, 304 to a revalidation whose ETag still matches, the error body
+Every operation answers GET with its model (and HEAD with the same
+status and headers, without the body), 304 to a revalidation whose ETag still matches, the error body
 (``ApiError``) on 400, 404, 429 and 503, and OPTIONS with a CORS
 preflight; the headers each carries are listed with it.
 """
@@ -82,6 +82,20 @@ def _get(endpoint: Endpoint, schemas: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _head(endpoint: Endpoint, get: dict[str, Any]) -> dict[str, Any]:
+    """HEAD: the GET's statuses and headers, never a body."""
+    responses = {
+        status: {key: value for key, value in response.items() if key != "content"}
+        for status, response in get["responses"].items()
+    }
+    return {
+        "operationId": endpoint.name + "_head",
+        "summary": "the GET's status and headers, without the body",
+        "parameters": get["parameters"],
+        "responses": responses,
+    }
+
+
 def _preflight(endpoint: Endpoint) -> dict[str, Any]:
     return {
         "operationId": endpoint.name + "_preflight",
@@ -106,10 +120,10 @@ def openapi_document(version: str, server_url: str) -> dict[str, Any]:
     schemas: dict[str, Any] = {}
     _add_schema(ApiError, schemas)
     schemas["ApiErrorCode"]["description"] = "\n".join(f"{code.value}: {code.description}" for code in ApiErrorCode)
-    paths = {
-        API_PREFIX + endpoint.path: {"get": _get(endpoint, schemas), "options": _preflight(endpoint)}
-        for endpoint in ENDPOINTS
-    }
+    paths = {}
+    for endpoint in ENDPOINTS:
+        get = _get(endpoint, schemas)
+        paths[API_PREFIX + endpoint.path] = {"get": get, "head": _head(endpoint, get), "options": _preflight(endpoint)}
     return {
         "openapi": OPENAPI_VERSION,
         "jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",

@@ -153,6 +153,15 @@ class HttpApi:
         return cls(routes.handlers(), settings.api_rate_per_second, settings.api_burst, hub.monotonic)
 
     async def answer(self, connection: ServerConnection, request: Request, address: str) -> Response:
+        """The answer to ``request`` from ``address``; to a HEAD, the GET's
+        status and headers (its Content-Length included) without the body,
+        errors as well."""
+        response = await self._answer(connection, request, address)
+        if request.method == "HEAD":
+            response.body = b""
+        return response
+
+    async def _answer(self, connection: ServerConnection, request: Request, address: str) -> Response:
         wait = self._buckets.take(address, self._monotonic())
         if wait is not None:
             response = error_response(
@@ -187,9 +196,7 @@ class HttpApi:
             response = respond(connection, 304, b"", content_type)
             del response.headers["Content-Type"]
         else:
-            response = respond(connection, 200, b"" if request.method == "HEAD" else body, content_type)
-            del response.headers["Content-Length"]
-            response.headers["Content-Length"] = str(len(body))
+            response = respond(connection, 200, body, content_type)
         response.headers["ETag"] = etag
         response.headers["Cache-Control"] = answer.cache_control
         return cors(response)

@@ -38,12 +38,14 @@ BOARD = f"/leaderboards/klondike/{KLONDIKE_DRAW_1}"
 
 @pytest.fixture
 async def day_server(clock: FakeClock) -> AsyncIterator[ArenaServer]:
-    """A server at noon of ``DAY`` whose WordLink dailies are pinned; the
-    rules of who ranks publicly are off (every player here is new, on loopback)."""
+    """A server at noon of ``DAY`` whose WordLink dailies of that day and
+    the next are pinned (so nothing asked of it sets it proving a deal);
+    the rules of who ranks publicly are off (every player here is new, on loopback)."""
     settings = race_settings(daily_grace_seconds=GRACE_SECONDS, **PUBLIC_BOARD_RULES_OFF)
     store = MemoryStore(clock)
-    for variant in (KLONDIKE_DRAW_1, DRAW_3):
-        await pin_daily_deal(store, DAY, variant=variant)
+    for day in (DAY, DAY + timedelta(days=1)):
+        for variant in (KLONDIKE_DRAW_1, DRAW_3):
+            await pin_daily_deal(store, day, variant=variant)
     async with ArenaServer(settings, store=store, clock=clock, workers=thread_workers(settings)) as running:
         yield running
 

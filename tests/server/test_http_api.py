@@ -6,6 +6,8 @@ limit, and the same export from a Redis store."""
 from __future__ import annotations
 
 import asyncio
+import random
+import string
 from typing import Any, AsyncIterator
 
 import pytest
@@ -79,6 +81,9 @@ async def test_caching_headers_etags_and_head(day_server: ArenaServer, clock: Fa
     head = await api(port, f"{BOARD}/today", method="HEAD")
     assert head.status == 200 and head.body == b"" and head.headers["content-length"] == str(len(today.body))
     assert head.headers["etag"] == etag
+    missing, head_missing = await api(port, "/games/g_nothing"), await api(port, "/games/g_nothing", method="HEAD")
+    assert (head_missing.status, head_missing.body) == (404, b"")
+    assert head_missing.headers["content-length"] == str(len(missing.body)) and missing.error_code == "game_not_found"
     second = await _winner(day_server, "bob", clock)
     changed = await api(port, f"{BOARD}/today", f"If-None-Match: {etag}")
     assert changed.status == 200 and changed.headers["etag"] != etag
@@ -128,6 +133,30 @@ async def _with_body(port: int, method: str) -> tuple[int, dict[str, str], bytes
     status_line, *lines = head_text.decode().split("\r\n")
     fields = {name.strip().lower(): value.strip() for name, _, value in (line.partition(":") for line in lines)}
     return int(status_line.split()[1]), fields, body
+
+
+async def test_random_paths_and_queries_get_a_stable_code_never_a_500(server: ArenaServer) -> None:
+    """Seeded random segments and query strings under every endpoint's
+    shape: each answer is a 200 or an error body with a stable code.
+    (No ``today``: today's deals would set this server proving them.)"""
+    chooser = random.Random(33)
+    alphabet = string.ascii_letters + string.digits + "-_.~%/?&=+,;:@!$'()*[]"
+    pieces = ["2020-01-01", "2026-03-14", "klondike", "draw=1,scoring=standard", "%ff", "%2F", "%00", "..", "-1", "0", "99999999999"]
+
+    def word() -> str:
+        return chooser.choice(pieces) if chooser.random() < 0.5 else "".join(chooser.choices(alphabet, k=chooser.randrange(1, 12)))
+
+    shapes = ["/daily/{}", "/leaderboards/{}/{}/{}", "/players/{}", "/players/{}/games", "/games/{}", "/{}"]
+    for _ in range(120):
+        shape = chooser.choice(shapes)
+        path = shape.format(*(word() for _ in range(shape.count("{}"))))
+        if chooser.random() < 0.6:
+            names = ["limit", "offset", "board", "playing", "game", word()]
+            path += "?" + "&".join(f"{chooser.choice(names)}={word()}" for _ in range(chooser.randrange(1, 4)))
+        reply = await api(server.port, path)
+        assert reply.status in (200, 400, 404), (path, reply)
+        if reply.status != 200:
+            assert reply.error_code, path
 
 
 @pytest.fixture
