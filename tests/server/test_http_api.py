@@ -17,6 +17,7 @@ from tests.server.arena_clock import FakeClock
 from tests.server.arena_fixtures import server
 from tests.server.arena_servers import make_settings
 from tests.server.arena_wire import RecordingClient, http_exchange
+from tests.redis_server import RedisServer
 from tests.storage_backends import ManualClock
 
 from protocol import to_server as ts
@@ -199,6 +200,22 @@ async def test_a_redis_store_serves_profiles_and_exports(redis_server: Any, redi
             assert [game["deal"] for game in exported] == [5, 3]
             profile = (await api(running.port, f"/players/{client.player_id}")).json()
             assert profile["name"] == "ann" and profile["records"][0]["games"] == 2
+            await client.close()
+    finally:
+        await store.close()
+
+
+async def test_a_store_that_does_not_answer_is_a_503_with_its_code(own_redis_server: RedisServer) -> None:
+    store = RedisStore(own_redis_server.url)
+    try:
+        async with ArenaServer(make_settings(redis_url=own_redis_server.url), store=store) as running:
+            client = await player(running.url, "ann")
+            assert (await api(running.port, f"/players/{client.player_id}")).status == 200
+            own_redis_server.stop(kill=True)
+            for path in (f"/players/{client.player_id}", f"/players/{client.player_id}/games", f"{BOARD}/2020-01-01"):
+                reply = await api(running.port, path)
+                assert reply.status == 503 and reply.error_code == "storage_unavailable", (path, reply)
+                check_documented(path, reply)
             await client.close()
     finally:
         await store.close()
