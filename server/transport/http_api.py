@@ -69,6 +69,8 @@ def route(path: str) -> tuple[Endpoint, dict[str, str]] | None:
 
 
 def cors(response: Response) -> Response:
+    """``response`` readable by a page of any origin, and never sniffed
+    into another type than the one it says."""
     response.headers["Access-Control-Allow-Origin"] = "*"
     response.headers["X-Content-Type-Options"] = "nosniff"
     return response
@@ -127,6 +129,7 @@ def query_values(endpoint: Endpoint, query: str) -> dict[str, Any]:
 
 
 def body_of(answer: Answer, media_type: str) -> bytes:
+    """The bytes of ``answer``: one JSON object, or an export's lines."""
     if isinstance(answer.body, BaseModel):
         return answer.body.model_dump_json().encode()
     assert media_type == NDJSON, "only an export answers with several objects"
