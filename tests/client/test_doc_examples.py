@@ -12,8 +12,11 @@ new example is either run or explained."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import re
 import shlex
+import urllib.request
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -25,6 +28,7 @@ from tests.races.arena_races import pin_daily_deal
 
 DOCS = (REPO_ROOT / "README.md", REPO_ROOT / "docs" / "client.md")
 DEFAULT_URL = "ws://127.0.0.1:8765/ws"
+DEFAULT_HTTP = "http://127.0.0.1:8765/"
 BLOCK = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 CANNOT_RUN = {
@@ -109,6 +113,10 @@ async def test_every_shell_command_runs_or_says_why_not(
         if reason_not_run(command) is not None or "|" in command:
             continue
         words = shlex.split(command)
+        if words[:2] == ["curl", "-s"] and len(words) == 3:
+            await fetch_as_curl_would(words[2], daily_arena.url)
+            ran.append(command)
+            continue
         assert words[0] == "arena", f"{doc.name}: a command neither run nor explained: {command}"
         code, out, err = await run("-m", "server.cli", *words[1:], config_home=tmp_path / doc.stem)
         refused, _ = REFUSED_HERE.get(command, (None, None))
@@ -118,6 +126,17 @@ async def test_every_shell_command_runs_or_says_why_not(
             assert code == 1 and refused in out, f"{command}\n{out}\n{err}"
         ran.append(command)
     assert {"arena play klondike --deal daily --draw 3", "arena leaderboard klondike --draw 3", "arena devices link"} <= set(ran)
+    assert any(command.startswith("curl") for command in ran), "the README's HTTP API example ran"
+
+
+async def fetch_as_curl_would(url: str, server_url: str) -> None:
+    """A documented ``curl -s URL`` of the HTTP API, asked of the test's
+    server instead of the default address: it must answer 200 with JSON."""
+    assert url.startswith(DEFAULT_HTTP), f"an HTTP example away from the default server: {url}"
+    here = server_url.replace("ws://", "http://", 1).removesuffix("ws") + url.removeprefix(DEFAULT_HTTP)
+    with await asyncio.to_thread(urllib.request.urlopen, here, timeout=30) as answer:
+        assert answer.status == 200, url
+        json.loads(answer.read())
 
 
 async def test_the_piped_game_prints_what_its_transcript_shows(arena: RestartableServer, tmp_path: Path) -> None:
