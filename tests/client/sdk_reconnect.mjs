@@ -1,6 +1,7 @@
 // A player and a watcher on the JavaScript SDK, across a server restart:
-// run by tests/client/test_js_sdk.py, which restarts the server after
-// the line "ready" and reads the lines that follow.
+// run by tests/client/test_js_sdk.py, which stops the server after the
+// line "ready", starts it again once the player found it unreachable,
+// and reads the lines that follow.
 //
 //     node tests/client/sdk_reconnect.mjs SERVER_URL
 
@@ -21,9 +22,10 @@ await player.connection.request({ type: "move", game_id: gameId, move, seq: firs
 const watched = await watcher.games.watch(gameId);
 const beforeRestart = { player: player.games.get(gameId), watcher: watcher.games.get(gameId) };
 const offline = new Promise((resolve) => { player.connection.on("offline", resolve); });
+player.connection.on("offline", ({ code, waitingFor }) => console.log(`offline ${code} ${waitingFor?.kind ?? "-"}`));
 console.log(`ready ${gameId} ${beforeRestart.player.seq} ${watched.seq}`);
 
-console.log(`offline ${(await offline).code}`);
+await offline;
 const back = await player.connection.welcomed(WAIT_MS);
 console.log(`same player ${back.player_id === welcome.player_id}`);
 const fresh = await player.games.until(gameId, (mirror) => mirror !== beforeRestart.player, WAIT_MS);

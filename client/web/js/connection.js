@@ -186,6 +186,11 @@ export class Connection extends Emitter {
     });
     socket.addEventListener("message", (event) => this.receive(event.data));
     socket.addEventListener("close", (event) => this.closed(socket, event));
+    // A browser fires "close" in the same task as the "error" of a failed
+    // socket; Node 20's WebSocket fires the error alone when the server
+    // cannot be reached, so the error counts as an abnormal close (1006)
+    // unless the close came first.
+    socket.addEventListener("error", () => setTimeout(() => this.closed(socket, { code: 1006, reason: "" }), 0));
   }
 
   /** Close the socket now and open a new one at once. */
