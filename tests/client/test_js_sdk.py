@@ -90,3 +90,10 @@ async def test_the_complete_bot_of_the_sdk_docs_runs_as_written(arena: Restartab
     out, err = await asyncio.wait_for(bot.communicate(), RUN_SECONDS)
     assert bot.returncode == 0, out.decode() + err.decode()
     assert re.fullmatch(r"(won|resigned) after \d+ moves\n", out.decode()), out.decode()
+
+
+async def test_a_refused_request_rejects_with_the_servers_stable_code(arena: RestartableServer) -> None:
+    bot = await start_node("examples/bot.mjs", arena.url, "nosuchgame", "--deal", "1")
+    out, err = await asyncio.wait_for(bot.communicate(), RUN_SECONDS)
+    assert bot.returncode == 1, out.decode() + err.decode()
+    assert err.decode().startswith("error: unknown game 'nosuchgame'") and err.decode().endswith(" [unknown_game]\n"), err.decode()
