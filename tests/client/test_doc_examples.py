@@ -42,6 +42,7 @@ CANNOT_RUN = {
     r"^arena daily --verify": "needs a revealed day: tests/client/test_daily_verify.py verifies one",
     r"^python examples/bot\.py": "plays a whole game by hints, minutes on a loaded machine: tests/client/test_terminal_and_bot.py runs it",
     r"^python bench/": "a benchmark: minutes of load, not a check",
+    r"^node examples/bot\.mjs": "needs node (and --experimental-websocket before Node 22): tests/client/test_js_sdk.py runs it",
 }
 """Shell commands that do not run here, by a pattern of the command, and why."""
 

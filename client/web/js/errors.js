@@ -102,7 +102,7 @@ export const CLOSE_SENTENCES = {
 };
 
 // Why a page that could not open its connection is still waiting
-// (connection.js's retryPlan): said in the banner before its countdown.
+// (reconnect.js's retryPlan): said in the banner before its countdown.
 const REFUSALS = {
   cooling_down: "The server asks your network to wait before it connects again.",
   too_many_connections: "Your network already holds as many connections as the server allows; close another tab of this site.",

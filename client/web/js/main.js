@@ -1,5 +1,6 @@
-// The page: one connection, one state store (store.js) and a render
-// function per screen (SCREENS below), chosen by the route (router.js).
+// The page: one connection and its game views (the JavaScript SDK,
+// sdk.js), one state store (store.js) and a render function per screen
+// (SCREENS below), chosen by the route (router.js).
 //
 // The store holds what the screens draw from: the route, the welcome,
 // the lobby's lists; a change re-renders the screen showing.  The games
@@ -13,22 +14,20 @@
 // racers' boards shows, and unwatched when you go elsewhere; a race you
 // race in is never unwatched (the server would mark you disconnected).
 
-import { Connection, serverUrl } from "./connection.js";
 import { CLOSE_SENTENCES, errorSentence, waitingSentence } from "./errors.js";
 import { GAMES, setCatalogue, withoutAutomatic } from "./games.js";
 import { Lobby } from "./lobby.js";
-import { Mirror } from "./mirror.js";
 import { GameScreen } from "./play.js";
 import { RaceScreen } from "./race.js";
 import { ReplayScreen } from "./replay.js";
 import { RaceModel } from "./races.js";
-import { ServerClock } from "./servertime.js";
 import { Social } from "./social.js";
 import { bindSettingsDialog, loadSettings } from "./settings.js";
 import { dealOf, randomDeal, rememberDeal } from "./deals.js";
 import { DevicesPanel } from "./devices.js";
 import { lobbyOptions, openGameOptions } from "./gameoptions.js";
 import { parseRoute, routeHash } from "./router.js";
+import { Connection, GameViews, ServerClock, deviceName, serverUrl } from "./sdk.js";
 import { Store } from "./store.js";
 
 const FINAL_STATUSES = new Set(["won", "resigned", "abandoned"]);
@@ -62,9 +61,14 @@ SCREENS.replay = (app, state, entering) => {
 
 class App {
   constructor() {
-    this.connection = new Connection(serverUrl(window.location));
+    // The token stays in this browser; a request waits for its reply as
+    // long as the connection lives (a daily's deal may be proved first).
+    this.connection = new Connection(serverUrl(window.location), {
+      storage: window.localStorage, device: deviceName(navigator.userAgent), catalogue: true, timeoutMs: null,
+    });
+    this.views = new GameViews(this.connection);
+    this.mirrors = this.views.mirrors;
     this.settings = loadSettings();
-    this.mirrors = new Map();
     this.races = new Map();
     this.delays = new Map();
     this.serverClock = new ServerClock();
@@ -166,29 +170,12 @@ class App {
       if (this.route.kind === "lobby") this.refreshLobby();
     });
     connection.on("offline", (offline) => this.showOffline(offline));
-    connection.on("snapshot", (snapshot) => {
-      const mirror = new Mirror(snapshot);
-      this.mirrors.set(snapshot.game_id, mirror);
+    this.views.on("change", (mirror) => {
       this.measureDelay(mirror);
       this.showIfCurrent(mirror);
     });
-    connection.on("diff", (diff) => {
-      const mirror = this.mirrors.get(diff.game_id);
-      if (!mirror) return;
-      const outcome = mirror.apply(diff);
-      if (outcome === "gap") {
-        this.request({ type: "resync", game_id: diff.game_id }).catch((error) => this.toast(errorSentence(error)));
-      } else if (outcome === "applied") {
-        this.measureDelay(mirror);
-        this.showIfCurrent(mirror);
-      }
-    });
-    connection.on("finish_offer", (offer) => {
-      const mirror = this.mirrors.get(offer.game_id);
-      if (!mirror) return;
-      mirror.finishOffer = offer;
-      this.gameScreenFor(offer.game_id)?.setButtons();
-    });
+    this.views.on("finish_offer", (mirror) => this.gameScreenFor(mirror.gameId)?.setButtons());
+    this.views.on("error", (error) => this.toast(errorSentence(error)));
     connection.on("game_over", (message) => {
       this.gameScreenFor(message.game_id)?.gameOver(message);
     });
@@ -323,7 +310,7 @@ class App {
   leaveWatchedGame(previous, route) {
     if (previous?.kind !== "watch" || previous.gameId === route.gameId || !this.connection.online) return;
     this.request({ type: "unwatch", game_id: previous.gameId }).catch(() => {});
-    this.mirrors.delete(previous.gameId);
+    this.views.forget(previous.gameId);
     this.delays.delete(previous.gameId);
   }
 

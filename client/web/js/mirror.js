@@ -1,4 +1,4 @@
-// A watched game as the browser knows it: the last snapshot plus every
+// A watched game as the client knows it: the last snapshot plus every
 // diff applied in order (the same operations as engine/views.py).
 //
 // Why the seq check: a diff only makes sense on top of the view it was
@@ -6,26 +6,71 @@
 // mirror refuses it and the caller asks the server for a resync; a diff at
 // or below the current seq is an echo we already have and is dropped.
 
+/** @typedef {import("./requests.js").ServerMessage} ServerMessage */
+
+/**
+ * What a player sees of a game: `game`, `options`, the piles (face-down
+ * count and face-up cards) and a few fields some games add.
+ * @typedef {{piles: Record<string, {down: number, up: string[]}>, [field: string]: any}} View
+ */
+
+/**
+ * One operation of a diff (docs/protocol.md, "The state of a game").
+ * @typedef {{op: "pile", pile: string, keep: number, down: number, add: string[]}
+ *   | {op: "set", key: string, value: unknown}} DiffOp
+ */
+
+/** @typedef {{started_ms: number | null, finished_ms: number | null, elapsed_ms: number}} Clock */
+
 export class Mirror {
+  /** @param {ServerMessage} snapshot a `snapshot` message */
   constructor(snapshot) {
+    /** @type {string} */
     this.gameId = snapshot.game_id;
+    /** @type {string} */
     this.game = snapshot.game;
+    /** @type {string} */
     this.title = snapshot.title;
+    /** @type {{player_id: string, name: string}} */
     this.owner = snapshot.owner;
+    /** @type {boolean} */
     this.practice = snapshot.practice;
+    /** @type {number} */
     this.seq = snapshot.seq;
+    /** @type {View} */
     this.view = structuredClone(snapshot.view);
+    /** @type {ServerMessage | null} the server's `finish_offer`, which holds at its `seq` only */
     this.finishOffer = null;
+    /** @type {ServerMessage | null} the game's `game_over`, once it came */
+    this.over = null;
+    /** @type {string} `playing`, `won`, `lost`, `resigned` or `abandoned` */
+    this.status = "playing";
+    /** @type {Record<string, number>} */
+    this.counters = {};
+    /** @type {number | null} */
+    this.score = null;
+    /** @type {string[] | null} the legal moves in the game's notation; null where the difficulty hides them */
+    this.legal = null;
+    /** @type {Clock} */
+    this.clock = { started_ms: null, finished_ms: null, elapsed_ms: 0 };
+    this.clockReadAt = 0;
     this.update(snapshot);
   }
 
-  // True while the server offers safe automatic finishing: an offer holds
-  // only at the seq it names (the next diff withdraws it).
+  /**
+   * True while the server offers safe automatic finishing: an offer holds
+   * only at the seq it names (the next diff withdraws it).
+   * @returns {boolean}
+   */
   canFinish() {
     const offer = this.finishOffer;
     return offer !== null && offer.seq === this.seq && this.status === "playing";
   }
 
+  /**
+   * Take the fields every snapshot and diff carries whole.
+   * @param {ServerMessage} message
+   */
   update(message) {
     this.status = message.status;
     this.counters = message.counters;
@@ -35,7 +80,11 @@ export class Mirror {
     this.clockReadAt = performance.now();
   }
 
-  // "applied", "stale" (already seen) or "gap" (resync needed).
+  /**
+   * Apply a `diff`: "applied", "stale" (already seen) or "gap" (resync needed).
+   * @param {ServerMessage} diff
+   * @returns {"applied" | "stale" | "gap"}
+   */
   apply(diff) {
     if (diff.seq <= this.seq) return "stale";
     if (diff.seq !== this.seq + 1) return "gap";
@@ -49,7 +98,10 @@ export class Mirror {
     return "applied";
   }
 
-  // Milliseconds on the game clock now, counting on from the last message.
+  /**
+   * Milliseconds on the game clock now, counting on from the last message.
+   * @returns {number}
+   */
   elapsedMs() {
     const clock = this.clock;
     if (clock.started_ms == null || clock.finished_ms != null || this.status !== "playing") return clock.elapsed_ms;
@@ -57,6 +109,13 @@ export class Mirror {
   }
 }
 
+/**
+ * The view `ops` turn `view` into; `view` itself is left as it was.
+ * Throws on an operation that does not fit the view.
+ * @param {View} view
+ * @param {DiffOp[]} ops
+ * @returns {View}
+ */
 export function applyOps(view, ops) {
   const result = structuredClone(view);
   result.piles ??= {};
@@ -69,7 +128,7 @@ export function applyOps(view, ops) {
       if (op.value === null) delete result[op.key];
       else result[op.key] = op.value;
     } else {
-      throw new Error(`unknown diff operation ${op.op}`);
+      throw new Error(`unknown diff operation ${/** @type {{op: unknown}} */ (op).op}`);
     }
   }
   return result;

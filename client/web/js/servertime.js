@@ -13,10 +13,14 @@ const SAMPLES_KEPT = 8;
 
 export class ServerClock {
   constructor() {
+    /** @type {number[]} */
     this.samples = [];
   }
 
-  // A server timestamp that has just arrived.
+  /**
+   * A server timestamp that has just arrived (`server_time` of welcome, race, race_progress, pong).
+   * @param {unknown} serverTime
+   */
   sample(serverTime) {
     if (typeof serverTime !== "number") return;
     this.samples.push(serverTime - Date.now());
@@ -28,11 +32,15 @@ export class ServerClock {
     this.samples = [];
   }
 
+  /** @returns {number} how far the server's clock is ahead of this one */
   get offsetMs() {
     return this.samples.length ? Math.max(...this.samples) : 0;
   }
 
-  // Milliseconds since the Unix epoch on the server's clock, now.
+  /**
+   * Milliseconds since the Unix epoch on the server's clock, now.
+   * @returns {number}
+   */
   now() {
     return Date.now() + this.offsetMs;
   }

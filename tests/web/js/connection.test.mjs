@@ -1,9 +1,9 @@
-// The reconnection policy (client/web/js/connection.js) and what the
+// The reconnection policy (client/web/js/reconnect.js, as the SDK exports it) and what the
 // banner says while it waits (client/web/js/errors.js).
 import assert from "node:assert/strict";
 import test from "node:test";
 
-import { RETRY_STEPS_MS, admissionUrl, deviceName, retryPlan } from "../../../client/web/js/connection.js";
+import { RETRY_STEPS_MS, admissionUrl, deviceName, retryPlan } from "../../../client/web/js/sdk.js";
 import { waitingSentence } from "../../../client/web/js/errors.js";
 
 test("the delay grows with the failures, jittered by a quarter either way, up to its last step", () => {
