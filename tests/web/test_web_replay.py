@@ -16,7 +16,7 @@ from protocol import to_server as ts
 pytestmark = pytest.mark.browser
 
 
-async def _play_as_the_page(site: Site, page: Page, game_id: str, moves: list[str]) -> None:
+async def play_as_the_page(site: Site, page: Page, game_id: str, moves: list[str]) -> None:
     """Play ``moves`` and resign with the page's own identity, as a second
     tab would: the page follows its game by the diffs."""
     client = await WireClient.open(site.server.url)
@@ -38,7 +38,7 @@ async def test_a_resigned_game_replays_step_by_step_with_its_analysis_marked(sit
     page = await site.page()
     game_id = await start_position(page, "klondike", klondike_hearts_locked(empty_seventh=True).to_text())
     dealt = {name: await codes(page, name) for name in ("w", "t7", "fs")}
-    await _play_as_the_page(site, page, game_id, BLUNDER_LOG)
+    await play_as_the_page(site, page, game_id, BLUNDER_LOG)
     await page.wait_for_selector(".result:not([hidden])")
     await page.click("#open-replay")
     await page.wait_for_function("location.hash.startsWith('#replay/')")
@@ -97,7 +97,7 @@ async def test_a_replay_fits_a_phone(site: Site, width: int, height: int) -> Non
     """The move list goes under the board and nothing overflows sideways."""
     page = await site.page({"width": width, "height": height}, has_touch=True, is_mobile=True)
     game_id = await start_position(page, "klondike", klondike_hearts_locked(empty_seventh=True).to_text())
-    await _play_as_the_page(site, page, game_id, BLUNDER_LOG)
+    await play_as_the_page(site, page, game_id, BLUNDER_LOG)
     await page.evaluate("id => { location.hash = '#replay/' + id; }", game_id)
     await _position_text(page, f"Step {len(BLUNDER_LOG) + 1} of {len(BLUNDER_LOG) + 1}")
     await page.locator("#analysis-sentence").wait_for(state="attached")

@@ -8,8 +8,12 @@
 
 import { analysisMarks, fetchReplay } from "./replaysteps.js";
 
-// The sentence for an `analysis` reply; `losingWords` is the losing move
-// in words (null when not known).
+/**
+ * The result card's sentence for an `analysis` reply.
+ * @param {object} reply the server's `analysis`
+ * @param {?string} losingWords the losing move in words (null when not known)
+ * @returns {string}
+ */
 export function analysisSummary(reply, losingWords) {
   const stepThrough = "Replay shows it on the board and steps through a winning line.";
   switch (reply.verdict) {
@@ -26,8 +30,13 @@ export function analysisSummary(reply, losingWords) {
   }
 }
 
-// `analysisSummary` with the losing move's words, from the game's replay
-// (asked for with `request`, the app's request function).
+/**
+ * `analysisSummary` with the losing move's words, from the game's replay.
+ * @param {(message: object) => Promise<object>} request the app's request function
+ * @param {string} gameId the finished game
+ * @param {object} reply the server's `analysis` of it
+ * @returns {Promise<string>}
+ */
 export async function analysisInWords(request, gameId, reply) {
   if (reply.verdict !== "lost_at") return analysisSummary(reply, null);
   try {

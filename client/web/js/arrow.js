@@ -13,8 +13,14 @@ import { parseMove, rowPlace } from "./notation.js";
 const SVG = "http://www.w3.org/2000/svg";
 const HEAD_ID = "move-arrow-head";
 
-// The source and target piles a move's arrow joins ("draw" joins the
-// stock to where drawn cards go: the waste, or Lara's Game's row).
+/**
+ * The piles a move's arrow joins, and the index of the card at each end
+ * (null: the pile itself).  "draw" joins the stock to where drawn cards
+ * go: the waste, or Lara's Game's row.
+ * @param {object} view the position the move is played in
+ * @param {string} text the move's notation
+ * @returns {{src: string, srcIndex: ?number, dst: string, dstIndex: ?number} | null} null when the view lacks a pile
+ */
 export function arrowEnds(view, text) {
   const move = parseMove(String(text));
   if (move.dst === null) {
@@ -36,17 +42,26 @@ export function arrowEnds(view, text) {
   };
 }
 
+/** The arrow layer over one board. */
 export class MoveArrow {
-  // `wrap` holds the board's root element; the layer goes over both.
+  /**
+   * @param {HTMLElement} wrap holds the board's root element; the layer goes over both
+   * @param {HTMLElement} boardRoot the board's root element
+   */
   constructor(wrap, boardRoot) {
     this.wrap = wrap;
     this.boardRoot = boardRoot;
     this.layer = null;
   }
 
-  // Draw the arrow of `text` played in `view`, labelled `label`; `kind`
-  // ("losing", "next") styles it.  A move the board does not show (a pile
-  // not drawn) gets no arrow.
+  /**
+   * Draw a move's arrow (replacing any other).  A move the board does not
+   * show (a pile not drawn) gets no arrow.
+   * @param {object} view the position the move is played in
+   * @param {string} text the move's notation
+   * @param {string} label what a screen reader says for the arrow
+   * @param {"losing" | "next"} kind styles it
+   */
   show(view, text, label, kind) {
     this.clear();
     const ends = arrowEnds(view, text);

@@ -18,17 +18,25 @@ import { parseMove, pileName, rowPlace } from "./notation.js";
 const NUMBER_WORDS = ["no", "one", "two", "three"];
 const ROW_PILE = "r";
 
-// "7♣", "10♥", "left half of Q♠": a card as short as its face shows it.
+/**
+ * A card as short as its face shows it: "7♣", "10♥", "left half of Q♠".
+ * @param {string} code a card code ("7C", "TH", "QS<")
+ * @returns {string}
+ */
 export function cardText(code) {
   const card = parseCard(code);
   const face = `${card.rank}${card.symbol}`;
   return card.half ? `${card.half} half of ${face}` : face;
 }
 
-// The words of the move `text` played in `view` (a view as the server
-// sends it: `game`, `options`, `piles`, Lara's Game's `spread`).  Text
-// that does not name piles of this view comes back as it is: a move list
-// never fails to show a move.
+/**
+ * The words of a move played in a position.  Text that does not name
+ * piles of the position comes back as it is: a move list never fails to
+ * show a move.
+ * @param {object} view the position, as the server sends it (`game`, `options`, `piles`, Lara's Game's `spread`)
+ * @param {string} text the move's notation ("t2-t4", "draw")
+ * @returns {string}
+ */
 export function moveWords(view, text) {
   const move = parseMove(String(text));
   if (move.dst === null) return actionWords(view, move.src);
@@ -40,14 +48,22 @@ export function moveWords(view, text) {
   return `${what} ${from.words} ${to.words(moved[0])}${refill(view, from, move.count)}`;
 }
 
-// The words of a whole line, each move from the position before it.
-// `views[i]` is the position move `i` is played in.
+/**
+ * The words of a whole line, each move from the position before it.
+ * @param {object[]} views `views[i]` is the position move `i` is played in
+ * @param {string[]} moves the moves' notation
+ * @returns {string[]}
+ */
 export function lineWords(views, moves) {
   return moves.map((text, i) => (views[i] ? moveWords(views[i], text) : String(text)));
 }
 
-// Each pile's kind (tableau, foundation, cell …) as the game's layout
-// draws it; a game without a layout of its own gets the generic one.
+/**
+ * Each pile's kind (tableau, foundation, cell …) as the game's layout
+ * draws it; a game without a layout of its own gets the generic one.
+ * @param {object} view a position
+ * @returns {Map<string, string>} pile code → kind
+ */
 export function pileKinds(view) {
   const draw = LAYOUTS[view.game]?.layout ?? genericLayout;
   const kinds = new Map();

@@ -207,6 +207,9 @@ export class ReplayScreen {
     }
     this.moves.children[this.step]?.scrollIntoView?.({ block: "nearest" });
     this.words.textContent = this.stepWords(onLine);
+    const action = at.action;
+    if (action?.kind === "move") this.words.title = action.text;
+    else this.words.removeAttribute("title");
     this.showArrow(onLine);
   }
 

@@ -15,8 +15,12 @@
 import { applyOps } from "./mirror.js";
 import { moveWords } from "./movewords.js";
 
-// A finished game's whole replay, every page of it, asked for with
-// `request` (the app's request function): {start, result, steps}.
+/**
+ * A finished game's whole replay, every page of it, as positions.
+ * @param {(message: object) => Promise<object>} request the app's request function
+ * @param {string} gameId the finished game
+ * @returns {Promise<{start: object, result: string, steps: object[]}>}
+ */
 export async function fetchReplay(request, gameId) {
   const page = (fields) => request({ type: "replay", game_id: gameId, ...fields });
   const first = await page({});
@@ -68,11 +72,15 @@ export function playedLines(actions) {
   return lines;
 }
 
-// Where an `analysis` reply falls in the steps: {winnableStep, losingStep,
-// losingWords, sentence}.  A step is null when the analysis names none (a
-// won game, a deal never shown winnable).  The losing move is put in
-// words from the position it was played in (the step before
-// `losingStep`, else the last winnable one).
+/**
+ * Where an `analysis` reply falls in the steps.  A step is null when the
+ * analysis names none (a won game, a deal never shown winnable).  The
+ * losing move is put in words from the position it was played in (the
+ * step before `losingStep`, else the last winnable one).
+ * @param {object[]} steps the replay's positions (`replaySteps`)
+ * @param {object} analysis the server's `analysis`
+ * @returns {{winnableStep: ?number, losingStep: ?number, losingWords: ?string, sentence: string}}
+ */
 export function analysisMarks(steps, analysis) {
   const actions = steps.slice(1).map((step) => step.action);
   const lines = playedLines(actions);
@@ -119,8 +127,12 @@ function markSentence(analysis, winnableStep, losingWords) {
 
 const ACTION_WORDS = { undo: "Undo", redo: "Redo", hint: "Hint", restart: "Restart", resign: "Resigned" };
 
-// A step's line in the move list: the move in words (from `view`, the
-// position it was played in; its notation without one), or what was done.
+/**
+ * A step's line in the move list: the move in words, or what was done.
+ * @param {?{kind: string, text: string}} action the step's action (null: the deal)
+ * @param {?object} view the position the move was played in (without one, the move's notation)
+ * @returns {string}
+ */
 export function actionLabel(action, view = null) {
   if (action === null) return "Deal";
   if (action.kind === "move") return view ? moveWords(view, action.text) : action.text;
