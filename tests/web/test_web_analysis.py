@@ -119,7 +119,8 @@ async def test_the_losing_move_has_an_arrow_and_the_winning_line_is_stepped_on_t
 
 async def _step_through_the_winning_line(page: Page, game_id: str) -> None:
     """Next, move by move: the counter counts, the words say the move and
-    the cards it names move; the next move's arrow leads the way."""
+    the cards it names move; the next move's arrow leads the way, and the
+    page does not scroll (the move list scrolls inside itself)."""
     if not await page.locator("#play-winning-line").is_visible():
         await page.click("#replay-analysis summary")
     solution = (await page.evaluate("id => window.arena.request({type: 'analyse', game_id: id})", game_id))["solution"]
@@ -127,6 +128,7 @@ async def _step_through_the_winning_line(page: Page, game_id: str) -> None:
     assert total > 3
     await page.click("#play-winning-line")
     await _position(page, f"Winning line, move 0 of {total}")
+    scrolled = await page.evaluate("window.scrollY")
     before = await _board(page)
     for number, move in enumerate(solution, start=1):
         arrow = await page.evaluate(ARROW)
@@ -138,6 +140,7 @@ async def _step_through_the_winning_line(page: Page, game_id: str) -> None:
         assert words.endswith(".") and not CODE.search(words.rstrip(".")), words
         assert arrow["label"] == f"Next: {words.rstrip('.')}", "the arrow said this move before it was played"
         assert after != before, f"move {number} ({move}) changed the board"
+        assert await page.evaluate("window.scrollY") == scrolled, f"move {number} scrolled the page"
         if "-" in move:
             src, rest = move.split("-")
             dst, _, count = rest.partition("x")

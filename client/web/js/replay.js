@@ -205,12 +205,23 @@ export class ReplayScreen {
       if (current) item.setAttribute("aria-current", "step");
       else item.removeAttribute("aria-current");
     }
-    this.moves.children[this.step]?.scrollIntoView?.({ block: "nearest" });
+    this.keepInList(this.moves.children[this.step]);
     this.words.textContent = this.stepWords(onLine);
     const action = at.action;
     if (action?.kind === "move") this.words.title = action.text;
     else this.words.removeAttribute("title");
     this.showArrow(onLine);
+  }
+
+  // The current move scrolls into the list's view, never the page's: on
+  // a phone the list is under the board, and scrolling the page to it
+  // would take the board off the screen at every step.
+  keepInList(item) {
+    if (!item) return;
+    const list = this.moves;
+    const bottom = item.offsetTop + item.offsetHeight;
+    if (item.offsetTop < list.scrollTop) list.scrollTop = item.offsetTop;
+    else if (bottom > list.scrollTop + list.clientHeight) list.scrollTop = bottom - list.clientHeight;
   }
 
   // What the shown step did, in words: the move that made this position.
