@@ -14,12 +14,19 @@ from typing import Any
 
 import pytest
 from playwright.async_api import Page, ViewportSize
+
+import engine
 from tests.solver.positions import klondike_hearts_locked
 from tests.solver.test_analysis import BLUNDER_LOG
 from tests.web.test_web_replay import play_as_the_page
-from tests.web.web_harness import Site, start_position
+from tests.web.web_harness import Site, start_from_lobby, start_position
 
 pytestmark = pytest.mark.browser
+
+GAMES = {"klondike": 4, "broken-deck": 12, "laras-game": 3, "chequers": 5}
+"""Each game's deal for the move list's words: a few of the engine's own
+suggested moves are played on it."""
+SUIT = re.compile("[♠♥♦♣]")
 
 SIZES: list[ViewportSize] = [{"width": 390, "height": 844}, {"width": 1366, "height": 768}]
 LOSING_WORDS = "K♥ from the waste to empty column 7"
@@ -154,3 +161,33 @@ async def _step_through_the_winning_line(page: Page, game_id: str) -> None:
     await _position(page, f"Winning line, move 0 of {total}")
     await page.click("#replay-last")
     await _position(page, f"Winning line, move {total} of {total}")
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+async def test_every_games_moves_read_in_words_from_the_real_views(site: Site, game: str) -> None:
+    """The four games' views as the server sends them, not the unit tests'
+    hand-made ones: each move of the list names a card and no pile code,
+    with the code in its tooltip."""
+    page = await site.page({"width": 1366, "height": 768})
+    game_id = await start_from_lobby(page, game, deal=GAMES[game])
+    options = await page.evaluate("window.arena.screen.mirror.view.options")
+    played = engine.new_game(game, GAMES[game], **options)
+    moves = []
+    for _ in range(4):
+        move = played.suggest()
+        assert move is not None
+        played.play(move)
+        moves.append(str(move))
+    for move in moves:
+        await page.evaluate("([id, move]) => window.arena.request({type: 'move', game_id: id, move})", [game_id, move])
+    await page.evaluate("id => window.arena.request({type: 'resign', game_id: id})", game_id)
+    await page.evaluate("id => { location.hash = '#replay/' + id; }", game_id)
+    steps = len(moves) + 1
+    await _position(page, f"Step {steps} of {steps}")
+    items = await page.eval_on_selector_all(
+        "#move-list li > button", "buttons => buttons.map(b => [b.textContent, b.getAttribute('title')])"
+    )
+    assert [title for _, title in items[1:-1]] == moves
+    for words, code in items[1:-1]:
+        assert not CODE.search(words), (code, words)
+        assert SUIT.search(words) or words.startswith(("draw", "turn")), (code, words)
