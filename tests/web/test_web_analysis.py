@@ -172,12 +172,12 @@ async def test_every_games_moves_read_in_words_from_the_real_views(site: Site, g
     game_id = await start_from_lobby(page, game, deal=GAMES[game])
     options = await page.evaluate("window.arena.screen.mirror.view.options")
     played = engine.new_game(game, GAMES[game], **options)
-    moves = []
+    moves: list[str] = []
     for _ in range(4):
-        move = played.suggest()
-        assert move is not None
-        played.play(move)
-        moves.append(str(move))
+        suggested = played.suggest()
+        assert suggested is not None
+        played.play(suggested)
+        moves.append(str(suggested))
     for move in moves:
         await page.evaluate("([id, move]) => window.arena.request({type: 'move', game_id: id, move})", [game_id, move])
     await page.evaluate("id => window.arena.request({type: 'resign', game_id: id})", game_id)
