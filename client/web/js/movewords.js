@@ -67,7 +67,9 @@ export function lineWords(views, moves) {
 export function pileKinds(view) {
   const draw = LAYOUTS[view.game]?.layout ?? genericLayout;
   const kinds = new Map();
-  for (const section of draw(view, {}).sections) for (const slot of section.slots) kinds.set(slot.pile, slot.kind);
+  // A view short of a field a layout reads gets it empty: words never throw.
+  const full = { options: {}, piles: {}, ...view };
+  for (const section of draw(full, {}).sections) for (const slot of section.slots) kinds.set(slot.pile, slot.kind);
   return kinds;
 }
 

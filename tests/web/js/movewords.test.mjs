@@ -123,6 +123,9 @@ test("text that names no pile of the view comes back as it is", () => {
   assert.equal(moveWords(at, "t1-t2x0"), "t1-t2x0");
   assert.equal(moveWords(at, "shuffle"), "shuffle");
   assert.equal(moveWords({ game: "klondike", piles: {} }, "draw"), "draw");
+  assert.equal(moveWords({ game: "klondike", piles: { w: { down: 0, up: ["KH"] }, t7: EMPTY } }, "w-t7"),
+    "K♥ from the waste to empty column 7", "a view without its options");
+  assert.equal(moveWords({ game: "klondike" }, "w-t7"), "w-t7");
 });
 
 test("a line is put in words move by move, each from the position before it", () => {
