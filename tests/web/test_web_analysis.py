@@ -135,6 +135,7 @@ async def _step_through_the_winning_line(page: Page, game_id: str) -> None:
     assert total > 3
     await page.click("#play-winning-line")
     await _position(page, f"Winning line, move 0 of {total}")
+    assert await page.inner_text("#move-list li[data-step='0'] > button") == "Last winnable position"
     scrolled = await page.evaluate("window.scrollY")
     before = await _board(page)
     for number, move in enumerate(solution, start=1):

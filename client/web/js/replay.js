@@ -250,14 +250,16 @@ export class ReplayScreen {
   }
 
   renderMoves() {
-    const marks = this.track === this.steps ? this.marks : null;
+    const onLine = this.track !== this.steps;
+    const marks = onLine ? null : this.marks;
+    const first = onLine ? "Last winnable position" : actionLabel(null);
     this.moves.replaceChildren(...this.track.map((at, step) => {
       const winnable = marks?.winnableStep === step;
       const losing = marks?.losingStep === step;
       return h("li", { dataset: { step: String(step) }, class: [winnable ? "winnable" : "", losing ? "losing" : ""]
         .filter(Boolean).join(" ") || null },
       h("button", { type: "button", class: "link", title: at.action?.kind === "move" ? at.action.text : null,
-        onclick: () => this.show(step) }, step ? this.label(step) : actionLabel(at.action)),
+        onclick: () => this.show(step) }, step ? this.label(step) : first),
       winnable ? h("span", { class: "mark" }, " still winnable") : null,
       losing ? h("span", { class: "mark" }, " lost it") : null);
     }));
