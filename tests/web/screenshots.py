@@ -11,6 +11,10 @@ The friends panel, the notification list and the devices panel are a
 real server's too: players become friends by code, one plays a game, one
 blocks another, and a challenge waits in a phone's notifications.
 
+The analysis is a real one: a WordLink game lost by one move
+(``BLUNDER_LOG``) and resigned, replayed with the losing move's arrow on a
+desktop and a step of the winning line on a phone.
+
 The race and the leaderboard are real too: the day's WordLink deal is
 pinned to deal 1 (as the race tests do), three pages race on it, each a
 different way along its winning line, and four players win it through the
@@ -27,8 +31,10 @@ from playwright.async_api import Page, ViewportSize
 import engine
 from server.deals.daily import utc_day
 from tests.races.arena_races import DEAL_1_DRAW_1_WIN, WireClient, pin_daily_deal, player
+from tests.solver.positions import klondike_hearts_locked
+from tests.solver.test_analysis import BLUNDER_LOG
 from tests.web.test_web_races import win_daily_deal
-from tests.web.web_harness import Site, cards_settled, open_site, sign_in
+from tests.web.web_harness import Site, cards_settled, open_site, sign_in, start_position
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -78,6 +84,31 @@ async def board(site: Site, player: str, game_id: str, deal: int, options: dict[
     await page.wait_for_selector("#board .pile")
     await play(page, suggested_moves(game_id, deal, options, count))
     return page
+
+
+async def analysis(site: Site) -> None:
+    """A game lost by one move, replayed: the losing move's arrow (desktop)
+    and the third move of the winning line, the analysis folded (phone)."""
+    for viewport, name in ((DESKTOP, "replay-analysis.png"), (PHONE, "replay-analysis-phone.png")):
+        page = await site.page(viewport, has_touch=viewport is PHONE, is_mobile=viewport is PHONE)
+        await sign_in(page, "Fay")
+        game_id = await start_position(page, "klondike", klondike_hearts_locked(empty_seventh=True).to_text())
+        await play(page, BLUNDER_LOG, game_id)
+        await page.evaluate("id => window.arena.request({type: 'resign', game_id: id})", game_id)
+        await page.evaluate("id => { location.hash = '#replay/' + id; }", game_id)
+        await page.locator("#analysis-sentence").wait_for(state="attached")
+        if viewport is PHONE:
+            await page.click("#replay-analysis summary")
+            await page.click("#play-winning-line")
+            for _ in range(3):
+                await page.click("#replay-next")
+            await page.click("#replay-analysis summary")
+            await page.evaluate("window.scrollTo(0, 0)")
+        else:
+            await page.click("#to-losing")
+        await page.wait_for_selector(".move-arrow")
+        await cards_settled(page)
+        await page.screenshot(path=OUT / name)
 
 
 RACERS = (
@@ -177,6 +208,7 @@ async def main() -> None:
         await leaderboard(site)
         await race(site)
         await social(site)
+        await analysis(site)
         lobby = await site.page(DESKTOP)
         await sign_in(lobby, "Ann")
         for player, game_id, deal, options, count in BOARDS:

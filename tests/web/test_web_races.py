@@ -291,7 +291,7 @@ async def test_after_the_race_each_racers_board_opens_as_a_replay(site: Site) ->
     await guest.click(f'#race-results [data-replay-board="{bob}"]')
     await guest.wait_for_function("document.getElementById('replay-position')?.textContent === 'Step 2 of 2'")
     labels = await guest.eval_on_selector_all("#move-list li > button", "items => items.map(b => b.textContent)")
-    assert labels == ["Deal", "draw", "Resigned"]
+    assert labels == ["Deal", "draw one", "Resigned"]
     await guest.click("#replay-first")
     await guest.wait_for_function("document.getElementById('replay-position').textContent === 'Step 0 of 2'")
     await guest.go_back()

@@ -16,7 +16,7 @@ from protocol import to_server as ts
 pytestmark = pytest.mark.browser
 
 
-async def _play_as_the_page(site: Site, page: Page, game_id: str, moves: list[str]) -> None:
+async def play_as_the_page(site: Site, page: Page, game_id: str, moves: list[str]) -> None:
     """Play ``moves`` and resign with the page's own identity, as a second
     tab would: the page follows its game by the diffs."""
     client = await WireClient.open(site.server.url)
@@ -38,7 +38,7 @@ async def test_a_resigned_game_replays_step_by_step_with_its_analysis_marked(sit
     page = await site.page()
     game_id = await start_position(page, "klondike", klondike_hearts_locked(empty_seventh=True).to_text())
     dealt = {name: await codes(page, name) for name in ("w", "t7", "fs")}
-    await _play_as_the_page(site, page, game_id, BLUNDER_LOG)
+    await play_as_the_page(site, page, game_id, BLUNDER_LOG)
     await page.wait_for_selector(".result:not([hidden])")
     await page.click("#open-replay")
     await page.wait_for_function("location.hash.startsWith('#replay/')")
@@ -60,10 +60,12 @@ async def test_a_resigned_game_replays_step_by_step_with_its_analysis_marked(sit
 
     sentence = page.locator("#analysis-sentence")
     await sentence.wait_for()
-    assert (await sentence.inner_text()).startswith("Still winnable until move 4 (step 4); w-t7 lost it.")
+    assert await sentence.inner_text() == (
+        "Still winnable until move 4 (step 4); move 5, K♥ from the waste to empty column 7, lost it."
+    )
     assert await page.get_attribute("#move-list li.winnable", "data-step") == "4"
     assert await page.get_attribute("#move-list li.losing", "data-step") == "5"
-    await page.click("#to-winnable")
+    await page.click("#to-losing")
     await _position_text(page, f"Step 4 of {steps}")
     assert await page.get_attribute("#move-list li[data-step='4']", "aria-current") == "step"
 
@@ -72,7 +74,7 @@ async def test_a_resigned_game_replays_step_by_step_with_its_analysis_marked(sit
     await page.click("#replay-last")
     await page.wait_for_function(
         "document.querySelectorAll('#move-list li').length > 1"
-        " && document.getElementById('replay-position').textContent.match(/step (\\d+) of \\1$/)"
+        " && document.getElementById('replay-position').textContent.match(/move (\\d+) of \\1$/)"
     )
     tops = [await codes(page, name) for name in ("fs", "fh", "fd", "fc")]
     assert tops == [["KS"], ["KH"], ["KD"], ["KC"]], "the winning line wins: a King tops each foundation"
@@ -95,10 +97,10 @@ async def test_a_replay_fits_a_phone(site: Site, width: int, height: int) -> Non
     """The move list goes under the board and nothing overflows sideways."""
     page = await site.page({"width": width, "height": height}, has_touch=True, is_mobile=True)
     game_id = await start_position(page, "klondike", klondike_hearts_locked(empty_seventh=True).to_text())
-    await _play_as_the_page(site, page, game_id, BLUNDER_LOG)
+    await play_as_the_page(site, page, game_id, BLUNDER_LOG)
     await page.evaluate("id => { location.hash = '#replay/' + id; }", game_id)
     await _position_text(page, f"Step {len(BLUNDER_LOG) + 1} of {len(BLUNDER_LOG) + 1}")
-    await page.locator("#analysis-sentence").wait_for()
+    await page.locator("#analysis-sentence").wait_for(state="attached")
     scroll, client = await page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
     assert scroll <= client == width
     board = await page.locator("#board").bounding_box()

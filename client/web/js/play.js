@@ -12,6 +12,7 @@
 // while the race runs a note that the server shows this board late.  The
 // race screen embeds it for the racer's own board (`embedded`).
 
+import { analysisInWords } from "./analysis.js";
 import { Board } from "./board.js";
 import { h, formatSeconds, formatTime } from "./dom.js";
 import { errorSentence } from "./errors.js";
@@ -316,8 +317,9 @@ export class GameScreen {
     const place = this.result.querySelector(".analysis");
     place.textContent = "Looking for where the game was lost…";
     try {
-      const reply = await this.app.request({ type: "analyse", game_id: this.mirror.gameId });
-      place.textContent = analysisSentence(reply);
+      const gameId = this.mirror.gameId;
+      const reply = await this.app.request({ type: "analyse", game_id: gameId });
+      place.textContent = await analysisInWords((message) => this.app.request(message), gameId, reply);
     } catch (error) {
       place.textContent = errorSentence(error);
     }
@@ -401,21 +403,6 @@ export class GameScreen {
       ? `${who} finished the deal: ${facts}.`
       : `${who} ${message.result === "resigned" ? "resigned" : `ended (${message.result})`} after ${facts}.`);
     if (message.result === "won" && this.mine) play("win", this.app.settings);
-  }
-}
-
-function analysisSentence(reply) {
-  const solution = reply.solution.slice(0, 12).join(" ") + (reply.solution.length > 12 ? " …" : "");
-  switch (reply.verdict) {
-    case "won":
-      return "This game was won.";
-    case "still_winnable":
-      return `It could still be won from the last position: ${solution}`;
-    case "lost_at":
-      return `Move ${reply.last_winnable + 1}, ${reply.losing_move}, lost it${reply.certain ? "" : " (at the latest)"}. `
-        + `Before it, this wins: ${solution}`;
-    default:
-      return reply.certain ? "This deal could not be won from the start." : "The solver found no win for this deal within its budget.";
   }
 }
 

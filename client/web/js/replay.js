@@ -7,17 +7,27 @@
 // `analyse` where the game stopped being winnable.  The winning line is
 // played by the server too (`replay` with `line` from the last winnable
 // position), since the page has no rules engine; it then takes the
-// scrubber's place until "Back to the game".
+// scrubber's place until "Back to the game", so it is stepped on the
+// board, one move at a time, rather than printed.
+//
+// Moves read in words (movewords.js), each from the position it was
+// played in; the notation stays in each move's tooltip.  An arrow on the
+// board shows the move that lost the game (on the position it was played
+// from) and, on the winning line, the move that comes next.  The
+// analysis folds away in a <details>, closed on a phone, below the board,
+// so that opening it never pushes the board off the screen.
 //
 // The server refuses a replay of a live game and of a deal still secret
 // (a daily before its reveal, a race game before the race ends): the
 // screen then says why and shows no board.
 
+import { MoveArrow } from "./arrow.js";
 import { Board } from "./board.js";
 import { h } from "./dom.js";
 import { errorSentence } from "./errors.js";
 import { GAMES } from "./games.js";
-import { actionLabel, analysisMarks, replaySteps, scrub } from "./replaysteps.js";
+import { moveWords } from "./movewords.js";
+import { actionLabel, analysisMarks, fetchReplay, replaySteps, scrub } from "./replaysteps.js";
 import { NARROW_PX } from "./sizing.js";
 
 const PLAY_STEP_MS = 700;
@@ -50,15 +60,20 @@ export class ReplayScreen {
       h("button", { type: "button", class: "small", id: `replay-${name}`, "aria-label": words, title: words,
         onclick: () => (name === "play" ? this.togglePlay() : this.show(scrub(name, this.step, this.track.length))) },
       icon)]));
-    this.mark = h("div", { class: "replay-analysis", id: "replay-analysis", hidden: true });
+    this.words = h("p", { class: "replay-words", id: "replay-words", "aria-live": "polite" });
+    this.markBody = h("div", { class: "replay-analysis-body" });
+    this.mark = h("details", { class: "replay-analysis", id: "replay-analysis", hidden: true,
+      open: window.innerWidth > NARROW_PX }, h("summary", {}, "Where did it go wrong?"), this.markBody);
     this.moves = h("ol", { class: "move-list", id: "move-list", start: "0", "aria-label": "Moves" });
+    const wrap = h("div", { class: "board-wrap" }, this.boardNode);
+    this.arrow = new MoveArrow(wrap, this.boardNode);
     this.keys = (event) => this.key(event);
     root.replaceChildren(h("section", { class: "game replay" },
       h("div", { class: "game-head" }, this.heading, this.who),
       h("div", { class: "scrubber", role: "group", "aria-label": "Replay controls" },
         Object.values(this.buttons), this.slider, this.position),
-      this.message, this.mark,
-      h("div", { class: "replay-body" }, h("div", { class: "board-wrap" }, this.boardNode), this.moves),
+      this.words, this.message,
+      h("div", { class: "replay-body" }, wrap, this.mark, this.moves),
       h("div", { class: "actions" }, h("button", { type: "button", onclick: () => app.toLobby() }, "Lobby"))));
     this.resized = () => this.render();
     window.addEventListener("resize", this.resized);
@@ -87,20 +102,14 @@ export class ReplayScreen {
 
   async fetch() {
     this.message.textContent = "Loading the replay…";
-    const first = await this.page({});
-    const diffs = [...first.diffs];
-    let reply = first;
-    while (first.start.seq + diffs.length < reply.last_seq) {
-      reply = await this.page({ from_seq: first.start.seq + diffs.length });
-      diffs.push(...reply.diffs);
-    }
-    this.game = first.start;
-    this.steps = replaySteps(first.start, diffs);
-    this.heading.textContent = `Replay: ${first.start.title}`;
-    this.who.textContent = `${first.start.owner.name} · ${first.result} after ${diffs.length} steps`;
+    const { start, result, steps } = await fetchReplay((message) => this.app.request(message), this.gameId);
+    this.game = start;
+    this.steps = steps;
+    this.heading.textContent = `Replay: ${start.title}`;
+    this.who.textContent = `${start.owner.name} · ${result} after ${steps.length - 1} steps`;
     this.message.textContent = "";
     this.useTrack(this.steps, this.steps.length - 1);
-    if (first.result !== "won") await this.analyse();
+    if (result !== "won") await this.analyse();
   }
 
   page(fields) {
@@ -109,11 +118,11 @@ export class ReplayScreen {
 
   async analyse() {
     this.mark.hidden = false;
-    this.mark.replaceChildren(h("p", {}, "Looking for where the game was lost…"));
+    this.markBody.replaceChildren(h("p", {}, "Looking for where the game was lost…"));
     try {
       this.analysis = await this.app.request({ type: "analyse", game_id: this.gameId });
     } catch (error) {
-      this.mark.replaceChildren(h("p", {}, errorSentence(error)));
+      this.markBody.replaceChildren(h("p", {}, errorSentence(error)));
       return;
     }
     this.marks = analysisMarks(this.steps, this.analysis);
@@ -121,20 +130,30 @@ export class ReplayScreen {
     this.renderMoves();
   }
 
+  // The position the losing move was played from (else the last winnable one).
+  get losingFrom() {
+    const { losingStep, winnableStep } = this.marks;
+    return losingStep === null ? winnableStep : losingStep - 1;
+  }
+
   renderMark() {
-    const { sentence, winnableStep } = this.marks;
+    const { sentence, winnableStep, losingStep } = this.marks;
     const solution = this.analysis.solution;
     const playable = winnableStep !== null && solution.length > 0;
     const onLine = this.track !== this.steps;
-    this.mark.replaceChildren(
-      h("p", { id: "analysis-sentence" }, sentence, playable ? ` ${solution.join(" ")}` : ""),
+    const moves = `${solution.length} move${solution.length === 1 ? "" : "s"}`;
+    this.markBody.replaceChildren(
+      h("p", { id: "analysis-sentence" }, sentence),
+      playable ? h("p", { id: "analysis-line" }, `From there a winning line of ${moves}: step through it on the board.`) : null,
       h("div", { class: "actions" },
-        winnableStep === null ? null : h("button", { type: "button", id: "to-winnable",
-          onclick: () => this.backToGame(winnableStep) }, `Go to step ${winnableStep}`),
+        losingStep !== null ? h("button", { type: "button", id: "to-losing",
+          onclick: () => this.backToGame(this.losingFrom) }, "Show the losing move")
+          : winnableStep === null ? null : h("button", { type: "button", id: "to-winnable",
+            onclick: () => this.backToGame(winnableStep) }, `Go to step ${winnableStep}`),
         playable && !onLine ? h("button", { type: "button", class: "primary", id: "play-winning-line",
-          onclick: () => this.winningLine() }, "Play the winning line") : null,
+          onclick: () => this.winningLine() }, "Step through the winning line") : null,
         onLine ? h("button", { type: "button", id: "back-to-game",
-          onclick: () => this.backToGame(winnableStep) }, "Back to the game") : null));
+          onclick: () => this.backToGame(this.losingFrom) }, "Back to the game") : null));
   }
 
   // The server plays the winning line from the last winnable position;
@@ -177,7 +196,7 @@ export class ReplayScreen {
     this.board.show({ view: at.view, layout, legal: null, interactive: false });
     this.slider.value = String(this.step);
     const onLine = this.track !== this.steps;
-    this.position.textContent = `${onLine ? "Winning line, step" : "Step"} ${this.step} of ${this.track.length - 1}`;
+    this.position.textContent = `${onLine ? "Winning line, move" : "Step"} ${this.step} of ${this.track.length - 1}`;
     this.buttons.first.disabled = this.buttons.previous.disabled = this.step === 0;
     this.buttons.next.disabled = this.buttons.last.disabled = this.step === this.track.length - 1;
     for (const item of this.moves.children) {
@@ -186,17 +205,61 @@ export class ReplayScreen {
       if (current) item.setAttribute("aria-current", "step");
       else item.removeAttribute("aria-current");
     }
-    this.moves.children[this.step]?.scrollIntoView?.({ block: "nearest" });
+    this.keepInList(this.moves.children[this.step]);
+    this.words.textContent = this.stepWords(onLine);
+    const action = at.action;
+    if (action?.kind === "move") this.words.title = action.text;
+    else this.words.removeAttribute("title");
+    this.showArrow(onLine);
+  }
+
+  // The current move scrolls into the list's view, never the page's: on
+  // a phone the list is under the board, and scrolling the page to it
+  // would take the board off the screen at every step.
+  keepInList(item) {
+    if (!item) return;
+    const list = this.moves;
+    const bottom = item.offsetTop + item.offsetHeight;
+    if (item.offsetTop < list.scrollTop) list.scrollTop = item.offsetTop;
+    else if (bottom > list.scrollTop + list.clientHeight) list.scrollTop = bottom - list.clientHeight;
+  }
+
+  // What the shown step did, in words: the move that made this position.
+  stepWords(onLine) {
+    if (this.step === 0) return onLine ? "The last position the game could still be won from." : "The deal.";
+    const words = this.label(this.step);
+    return this.marks?.losingStep === this.step && !onLine ? `${words}: this move lost the game.` : `${words}.`;
+  }
+
+  label(step) {
+    return actionLabel(this.track[step].action, this.track[step - 1].view);
+  }
+
+  // On the game, the losing move's arrow on the position it was played
+  // from; on the winning line, the next move's.
+  showArrow(onLine) {
+    const at = this.track[this.step];
+    if (onLine && this.step < this.track.length - 1) {
+      const next = this.track[this.step + 1].action;
+      this.arrow.show(at.view, next.text, `Next: ${moveWords(at.view, next.text)}`, "next");
+    } else if (!onLine && this.marks && this.marks.losingStep !== null && this.step === this.losingFrom) {
+      this.arrow.show(at.view, this.analysis.losing_move, `The move that lost the game: ${this.marks.losingWords}`, "losing");
+    } else {
+      this.arrow.clear();
+    }
   }
 
   renderMoves() {
-    const marks = this.track === this.steps ? this.marks : null;
+    const onLine = this.track !== this.steps;
+    const marks = onLine ? null : this.marks;
+    const first = onLine ? "Last winnable position" : actionLabel(null);
     this.moves.replaceChildren(...this.track.map((at, step) => {
       const winnable = marks?.winnableStep === step;
       const losing = marks?.losingStep === step;
       return h("li", { dataset: { step: String(step) }, class: [winnable ? "winnable" : "", losing ? "losing" : ""]
         .filter(Boolean).join(" ") || null },
-      h("button", { type: "button", class: "link", onclick: () => this.show(step) }, actionLabel(at.action)),
+      h("button", { type: "button", class: "link", title: at.action?.kind === "move" ? at.action.text : null,
+        onclick: () => this.show(step) }, step ? this.label(step) : first),
       winnable ? h("span", { class: "mark" }, " still winnable") : null,
       losing ? h("span", { class: "mark" }, " lost it") : null);
     }));

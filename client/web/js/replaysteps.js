@@ -13,6 +13,26 @@
 // (a resignation is no new position, so it never is that step).
 
 import { applyOps } from "./mirror.js";
+import { moveWords } from "./movewords.js";
+
+/**
+ * A finished game's whole replay, every page of it, as positions.
+ * @param {(message: object) => Promise<object>} request the app's request function
+ * @param {string} gameId the finished game
+ * @returns {Promise<{start: object, result: string, steps: object[]}>}
+ */
+export async function fetchReplay(request, gameId) {
+  const page = (fields) => request({ type: "replay", game_id: gameId, ...fields });
+  const first = await page({});
+  const diffs = [...first.diffs];
+  let reply = first;
+  while (first.start.seq + diffs.length < reply.last_seq) {
+    reply = await page({ from_seq: first.start.seq + diffs.length });
+    if (!reply.diffs.length) break;
+    diffs.push(...reply.diffs);
+  }
+  return { start: first.start, result: first.result, steps: replaySteps(first.start, diffs) };
+}
 
 // Every position of the replay, step 0 (the deal) first:
 // {seq, view, status, counters, score, action} (action null at step 0).
@@ -52,9 +72,15 @@ export function playedLines(actions) {
   return lines;
 }
 
-// Where an `analysis` reply falls in the steps: {winnableStep, losingStep,
-// sentence}.  A step is null when the analysis names none (a won game,
-// a deal never shown winnable).
+/**
+ * Where an `analysis` reply falls in the steps.  A step is null when the
+ * analysis names none (a won game, a deal never shown winnable).  The
+ * losing move is put in words from the position it was played in (the
+ * step before `losingStep`, else the last winnable one).
+ * @param {object[]} steps the replay's positions (`replaySteps`)
+ * @param {object} analysis the server's `analysis`
+ * @returns {{winnableStep: ?number, losingStep: ?number, losingWords: ?string, sentence: string}}
+ */
 export function analysisMarks(steps, analysis) {
   const actions = steps.slice(1).map((step) => step.action);
   const lines = playedLines(actions);
@@ -73,23 +99,26 @@ export function analysisMarks(steps, analysis) {
     losingStep = lines.findIndex((line, step) => step > winnableStep && sameLine(line, next));
     if (losingStep < 0) losingStep = null;
   }
-  return { winnableStep, losingStep, sentence: markSentence(analysis, winnableStep) };
+  const playedIn = steps[losingStep === null ? winnableStep ?? -1 : losingStep - 1];
+  const losingWords = analysis.losing_move && playedIn ? moveWords(playedIn.view, analysis.losing_move)
+    : analysis.losing_move ?? null;
+  return { winnableStep, losingStep, losingWords, sentence: markSentence(analysis, winnableStep, losingWords) };
 }
 
 function sameLine(a, b) {
   return a.length === b.length && a.every((move, i) => move === b[i]);
 }
 
-function markSentence(analysis, winnableStep) {
+function markSentence(analysis, winnableStep, losingWords) {
   switch (analysis.verdict) {
     case "won":
       return "This game was won.";
     case "still_winnable":
-      return `Still winnable at the end (move ${analysis.last_winnable}); the winning line from there:`;
+      return `Still winnable at the end (move ${analysis.last_winnable}).`;
     case "lost_at":
       return `Still winnable until move ${analysis.last_winnable}`
         + `${winnableStep === null ? "" : ` (step ${winnableStep})`}`
-        + `${analysis.certain ? "" : ", at least"}; ${analysis.losing_move} lost it. The winning line from there:`;
+        + `${analysis.certain ? "" : ", at least"}; move ${analysis.last_winnable + 1}, ${losingWords}, lost it.`;
     default:
       return analysis.certain ? "This deal could not be won from the start."
         : "The solver found no win for this deal within its budget.";
@@ -98,10 +127,15 @@ function markSentence(analysis, winnableStep) {
 
 const ACTION_WORDS = { undo: "Undo", redo: "Redo", hint: "Hint", restart: "Restart", resign: "Resigned" };
 
-// A step's line in the move list: the move's notation, or what was done.
-export function actionLabel(action) {
+/**
+ * A step's line in the move list: the move in words, or what was done.
+ * @param {?{kind: string, text: string}} action the step's action (null: the deal)
+ * @param {?object} view the position the move was played in (without one, the move's notation)
+ * @returns {string}
+ */
+export function actionLabel(action, view = null) {
   if (action === null) return "Deal";
-  if (action.kind === "move") return action.text;
+  if (action.kind === "move") return view ? moveWords(view, action.text) : action.text;
   if (action.kind === "resign" && action.text === "abandoned") return "Abandoned";
   return ACTION_WORDS[action.kind] ?? action.kind;
 }

@@ -6,7 +6,8 @@ import { actionLabel, analysisMarks, playedLines, replaySteps, scrub } from "../
 
 const START = {
   seq: 0, status: "playing", counters: { moves: 0 }, score: 0,
-  view: { piles: { s: { down: 3, up: [] }, w: { down: 0, up: [] }, t1: { down: 1, up: ["KS"] } } },
+  view: { game: "klondike", options: { draw: 1 },
+    piles: { s: { down: 3, up: [] }, w: { down: 0, up: [] }, t1: { down: 1, up: ["KS"] }, t2: { down: 0, up: [] } } },
 };
 
 function diff(seq, kind, text, ops, status = "playing") {
@@ -56,7 +57,8 @@ test("lost_at marks the last step at the winnable position and the step of the l
   const marks = analysisMarks(steps, analysis);
   assert.equal(marks.winnableStep, 3, "the undo at step 3 is the last time the line was one draw");
   assert.equal(marks.losingStep, 4, "and the redo played the losing draw again");
-  assert.match(marks.sentence, /^Still winnable until move 1 \(step 3\); draw lost it\. The winning line from there:$/);
+  assert.equal(marks.losingWords, "draw one");
+  assert.equal(marks.sentence, "Still winnable until move 1 (step 3); move 2, draw one, lost it.");
 });
 
 test("an undo back to the winnable position moves the mark to the later step", () => {
@@ -66,7 +68,7 @@ test("an undo back to the winnable position moves the mark to the later step", (
   const marks = analysisMarks(steps, analysis);
   assert.equal(marks.winnableStep, 4, "the redo at step 4 is the last time the line was two draws");
   assert.equal(marks.losingStep, 5);
-  assert.match(marks.sentence, /until move 2 \(step 4\), at least;/);
+  assert.match(marks.sentence, /until move 2 \(step 4\), at least; move 3, draw one, lost it\.$/);
 });
 
 test("still_winnable marks the last position before the resignation", () => {
@@ -76,6 +78,8 @@ test("still_winnable marks the last position before the resignation", () => {
   const marks = analysisMarks(steps, analysis);
   assert.equal(marks.winnableStep, 5);
   assert.equal(marks.losingStep, null);
+  assert.equal(marks.losingWords, null);
+  assert.equal(marks.sentence, "Still winnable at the end (move 3).");
 });
 
 test("a won game and a deal never shown winnable mark no step", () => {
@@ -88,9 +92,20 @@ test("a won game and a deal never shown winnable mark no step", () => {
   }
 });
 
-test("the move list names moves by their notation and other actions in words", () => {
+test("a losing move is put in words from the position it was played in", () => {
+  const steps = replaySteps(START, [diff(1, "move", "t1-t2", [{ op: "pile", pile: "t1", keep: 0, down: 0, add: [] },
+    { op: "pile", pile: "t2", keep: 0, down: 0, add: ["KS"] }]), diff(2, "resign", "", [], "resigned")]);
+  const marks = analysisMarks(steps, { verdict: "lost_at", line: ["t1-t2"], last_winnable: 0, losing_move: "t1-t2",
+    certain: true, solution: ["draw"] });
+  assert.equal(marks.winnableStep, 0);
+  assert.equal(marks.losingStep, 1);
+  assert.equal(marks.sentence, "Still winnable until move 0 (step 0); move 1, K♠ from column 1 to empty column 2, lost it.");
+});
+
+test("the move list names moves in words from the position before them, other actions in words too", () => {
   assert.equal(actionLabel(null), "Deal");
-  assert.equal(actionLabel({ kind: "move", text: "t3-fh" }), "t3-fh");
+  assert.equal(actionLabel({ kind: "move", text: "t1-t2" }, START.view), "K♠ from column 1 to empty column 2");
+  assert.equal(actionLabel({ kind: "move", text: "t3-fh" }), "t3-fh", "with no position, the notation");
   assert.equal(actionLabel({ kind: "undo", text: "" }), "Undo");
   assert.equal(actionLabel({ kind: "resign", text: "" }), "Resigned");
   assert.equal(actionLabel({ kind: "resign", text: "abandoned" }), "Abandoned");
