@@ -35,7 +35,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from server.transport.jstokens import Token, TokenError, tokenize
+from server.transport.jstokens import Token, TokenError, scan
 
 ASSIGNMENTS = frozenset("= += -= *= /= %= **= <<= >>= >>>= &= |= ^= &&= ||= ??= ++ --".split())
 MODULE_PREFIX = "__module_"
@@ -73,7 +73,8 @@ class Module:
     """Exported name: (the module it is re-exported from, or None for this
     one, and its name there)."""
     cuts: list[tuple[int, int]] = field(default_factory=list)
-    """Spans of ``text`` left out of the bundle (imports, ``export`` words)."""
+    """Spans of ``text`` left out of the bundle: imports, ``export`` words
+    and comments (one inside an import goes with it)."""
 
 
 @dataclass(frozen=True)
@@ -98,12 +99,14 @@ class _Parser:
     def __init__(self, module: Module) -> None:
         self.module = module
         try:
-            self.tokens = tokenize(module.text)
+            scanned = scan(module.text)
         except TokenError as error:
             raise BundleError(module.path, error.line, error.reason) from None
+        self.tokens = scanned.tokens
+        module.cuts += scanned.comments
         self.at = 0
-        self.exported_locals: dict[str, tuple[str, int]] = {}
-        """Local name: (how it is declared, line), for the reassignment check."""
+        self.exported_locals: set[str] = set()
+        """The module's own names it exports, for the reassignment check."""
 
     def fail(self, token: Token | None, reason: str) -> BundleError:
         line = token.line if token else (self.tokens[-1].line if self.tokens else 1)
@@ -186,7 +189,7 @@ class _Parser:
         if name is None or name.kind != "name":
             raise self.fail(name or keyword, "an exported declaration names one binding (no destructuring)")
         self.module.exports[name.text] = (None, name.text)
-        self.exported_locals[name.text] = (kind, name.line)
+        self.exported_locals.add(name.text)
         if kind == "const":
             self.one_binding(name)
 
@@ -224,9 +227,9 @@ class _Parser:
                 checked = tuple((original, None) for original, _, _ in names)
                 self.module.imports.append(Import(source, checked, None, keyword.line))
             else:
-                for local, exported, name_token in names:
+                for local, exported, _ in names:
                     self.module.exports[exported] = (None, local)
-                    self.exported_locals.setdefault(local, ("list", name_token.line))
+                    self.exported_locals.add(local)
             self.module.cuts.append((keyword.start, self.statement_end(last)))
         else:
             raise self.fail(following or keyword, "this export is not bundled")
@@ -255,8 +258,7 @@ class _Parser:
     def check_reassignments(self) -> None:
         tokens = self.tokens
         for index, token in enumerate(tokens):
-            declared = self.exported_locals.get(token.text) if token.kind == "name" else None
-            if declared is None:
+            if token.kind != "name" or token.text not in self.exported_locals:
                 continue
             before = tokens[index - 1] if index else None
             after = tokens[index + 1] if index + 1 < len(tokens) else None
@@ -316,11 +318,15 @@ def _check_imports(module: Module, modules: dict[str, Module]) -> None:
 
 
 def _body(module: Module) -> str:
-    """The module's text with its imports and ``export`` words cut out
-    (line breaks kept, so a line of the module is a line of the bundle)."""
+    """The module's text without its cuts, each left as the line breaks it
+    had (so a line of the module is a line of the bundle), or a space
+    (``a/* */b`` must not become ``ab``)."""
     pieces, at = [], 0
     for start, end in sorted(module.cuts):
-        pieces += [module.text[at:start], "\n" * module.text.count("\n", start, end)]
+        if start < at:
+            continue
+        breaks = module.text.count("\n", start, end)
+        pieces += [module.text[at:start], "\n" * breaks or " "]
         at = end
     pieces.append(module.text[at:])
     return "".join(pieces)

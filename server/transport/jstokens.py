@@ -53,12 +53,20 @@ class Token:
     """Brackets of any kind open around the token: 0 at a module's top level."""
 
 
+@dataclass(frozen=True)
+class Scanned:
+    tokens: list[Token]
+    comments: list[tuple[int, int]]
+    """The start and end of each comment, which the bundle leaves out."""
+
+
 class _Reader:
     def __init__(self, source: str) -> None:
         self.source = source
         self.at = 0
         self.line = 1
         self.tokens: list[Token] = []
+        self.comments: list[tuple[int, int]] = []
         self.newline = True
         self.depth = 0
         self.opened: list[str] = []
@@ -96,7 +104,9 @@ class _Reader:
                 self.at = blank.end()
             elif source.startswith("//", self.at):
                 end = source.find("\n", self.at)
-                self.at = len(source) if end < 0 else end
+                end = len(source) if end < 0 else end
+                self.comments.append((self.at, end))
+                self.at = end
             elif source.startswith("/*", self.at):
                 end = source.find("*/", self.at + 2)
                 if end < 0:
@@ -104,6 +114,7 @@ class _Reader:
                 comment = source[self.at : end + 2]
                 self.line += comment.count("\n")
                 self.newline = self.newline or "\n" in comment
+                self.comments.append((self.at, end + 2))
                 self.at = end + 2
             else:
                 return True
@@ -182,7 +193,7 @@ class _Reader:
             if text == "{":
                 self.opened.append("{")
 
-    def read(self) -> list[Token]:
+    def read(self) -> Scanned:
         source = self.source
         while self.skip_space():
             char, start = source[self.at], self.at
@@ -203,9 +214,9 @@ class _Reader:
                 self.punctuator()
         if self.open_lines:
             raise TokenError(self.open_lines[-1], "a bracket opened here is never closed")
-        return self.tokens
+        return Scanned(self.tokens, self.comments)
 
 
-def tokenize(source: str) -> list[Token]:
-    """The tokens of ``source``, comments and blanks left out."""
+def scan(source: str) -> Scanned:
+    """The tokens of ``source`` (comments and blanks left out) and where its comments are."""
     return _Reader(source).read()

@@ -6,8 +6,12 @@ Static files are served only from inside the configured directory: the
 path is resolved and must stay under the root, so ``..``, symlinks out
 and encoded tricks get a 404 rather than a file.
 
-A page load is cheap twice over: its files come on a few kept-alive
-connections (``server.transport.keepalive``), and a reload asks for few of them.
+A page load is cheap three times over: a page's stylesheets and module
+scripts are served as one file each, built by the server from the files
+as they are (``server.transport.pagebundle``; ``?bundle=off`` serves the
+page with its separate files), so a first visit is three requests; they
+come on a few kept-alive connections (``server.transport.keepalive``);
+and a reload asks for the page alone.
 The web client's HTML pages are served with their relative ``src`` and ``href`` rewritten under
 ``/v/<version>/``, where the version is a digest of the names, sizes and
 modification times of every file of the site; a file asked for under the
@@ -17,7 +21,9 @@ reload therefore asks for the page alone (revalidated: 304 when nothing
 changed) and takes every module from the browser's cache; only the
 first visit, or the first after a change, loads all of them.  The ES
 modules import each other by relative paths, so they stay under the
-page's version without being rewritten.  A file asked for under an
+page's version without being rewritten.  A bundle, served from memory,
+is gzipped for a browser that takes it (``Vary: Accept-Encoding``), and
+its ETag is the version.  A file asked for under an
 older version is served as it is now, ``no-cache``: a page loaded just
 before a change never pins a new file under its old address.
 

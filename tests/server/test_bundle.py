@@ -16,7 +16,7 @@ import pytest
 from tests.unavailable import unavailable
 
 from server.transport.bundle import BundleError, bundle
-from server.transport.jstokens import tokenize
+from server.transport.jstokens import scan
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "client" / "web"
@@ -78,20 +78,24 @@ def test_renamed_imports_and_exports_and_re_exports_keep_their_values(tmp_path: 
     assert run(bundle(root, ["main.js"]).text, tmp_path) == "h 4 x TABLE,hidden true\n"
 
 
-def test_tokens_inside_strings_templates_comments_and_regexps_are_not_code(tmp_path: Path) -> None:
+def test_tokens_inside_strings_templates_comments_and_regexps_are_not_code_and_comments_go(tmp_path: Path) -> None:
     root = write(tmp_path / "site", {
         "main.js": (
             'import { value } from "./value.js";\n'
             "// import { nothing } from './missing.js';\n"
             "/* export default 1 } */\n"
-            "const text = `export ${value + `{${'}'}`} import \"./missing.js\"`;\n"
+            "const text = `export ${value + `{${'}'}`} import \"./missing.js\" // kept`;\n"
             "const pattern = /[/}]export\\/import/g;\n"
             "const ratio = value / 2 / 1;\n"
-            "console.log(text, pattern.source, ratio, 'export let x');\n"
+            "const kind = typeof/* a comment */value;\n"
+            "console.log(text, pattern.source, ratio, 'export let x /* kept */', kind);\n"
         ),
         "value.js": "export const value = 4;\n",
     })
-    assert run(bundle(root, ["main.js"]).text, tmp_path) == 'export 4{} import "./missing.js" [/}]export\\/import 2 export let x\n'
+    text = bundle(root, ["main.js"]).text
+    assert "a comment" not in text and "nothing" not in text and "export default" not in text
+    logged = 'export 4{} import "./missing.js" // kept [/}]export\\/import 2 export let x /* kept */ number\n'
+    assert run(text, tmp_path) == logged
 
 
 def test_a_module_line_is_a_line_of_the_bundle_after_its_header(tmp_path: Path) -> None:
@@ -148,7 +152,10 @@ def test_an_import_cycle_is_refused_with_the_cycle_named(tmp_path: Path) -> None
     assert message == "b.js:2: import cycle: a.js -> b.js -> a.js"
 
 
-def test_a_local_shadow_declared_inside_a_function_is_not_a_reassignment(tmp_path: Path) -> None:
+def test_a_reassignment_is_read_from_tokens_not_scopes_but_a_property_of_that_name_is_fine(tmp_path: Path) -> None:
+    """The check does not follow scopes: a function's own ``play`` that
+    shadows the exported one is refused too (rename it), while
+    ``x.play = …`` and ``{ play: p }`` are not assignments to it."""
     root = write(tmp_path / "site", {"main.js": "export function play() {}\nfunction g() { let play = 1; play = 2; return play; }\nconsole.log(g(), this);\n"})
     with pytest.raises(BundleError, match="play is exported and reassigned"):
         bundle(root, ["main.js"])
@@ -157,7 +164,7 @@ def test_a_local_shadow_declared_inside_a_function_is_not_a_reassignment(tmp_pat
 
 
 def test_the_tokenizer_tells_a_division_from_a_regular_expression() -> None:
-    kinds = [(token.kind, token.text) for token in tokenize("a = b / c / d; e = (x) / 2; f = [/re/g, typeof /x/];")]
+    kinds = [(token.kind, token.text) for token in scan("a = b / c / d; e = (x) / 2; f = [/re/g, typeof /x/];").tokens]
     assert ("regex", "/re/g") in kinds and ("regex", "/x/") in kinds
     assert [text for kind, text in kinds if kind == "punct" and text == "/"] == ["/", "/", "/"]
 
