@@ -88,6 +88,29 @@ def stylesheet(root: Path, path: str, media: str | None, page_folder: str) -> st
     return f"/* {path} */\n{text}\n"
 
 
+def _bundled(tag: re.Match[str]) -> tuple[str, str, str | None] | None:
+    """``(kind, reference, media)`` of a tag a bundle replaces (a plain
+    stylesheet link or module script naming a file of the site), or None."""
+    attributes = {name.lower(): value for name, value in ATTRIBUTE.findall(tag[2])}
+    element = tag[1].lower()
+    if element == "link" and attributes.get("rel", "").lower() == "stylesheet" and set(attributes) <= {"rel", "href", "media"}:
+        kind, reference = "css", attributes.get("href")
+    elif element == "script" and tag[0].rstrip().endswith("</script>") and attributes.get("type") == "module" and set(attributes) == {"type", "src"}:
+        kind, reference = "js", attributes.get("src")
+    else:
+        return None
+    if not reference or ABSOLUTE.match(reference):
+        return None
+    return kind, reference, attributes.get("media") or None
+
+
+def _replacement(tag: re.Match[str], kind: str, name: str) -> str:
+    """The tag that loads the bundle ``name``, indented and ended as ``tag`` was."""
+    indent = tag[0][: len(tag[0]) - len(tag[0].lstrip())]
+    loads = f'<link rel="stylesheet" href="{name}">' if kind == "css" else f'<script type="module" src="{name}"></script>'
+    return indent + loads + (tag[3] or "")
+
+
 def build_page(root: Path, page: Path) -> PageBundle:
     """The bundles of ``page`` (an HTML file under ``root``) and the page
     that loads them; a ``BundleError`` if a file breaks the rules above."""
@@ -99,26 +122,14 @@ def build_page(root: Path, page: Path) -> PageBundle:
     entries: list[str] = []
     replaced: list[tuple[int, int, str]] = []
     for tag in TAG.finditer(html):
-        attributes = {name.lower(): value for name, value in ATTRIBUTE.findall(tag[2])}
-        line = _line(html, tag.start())
-        if tag[1].lower() == "link" and attributes.get("rel", "").lower() == "stylesheet" and set(attributes) <= {"rel", "href", "media"}:
-            reference, kind = attributes["href"], "css"
-        elif tag[1].lower() == "script" and tag[0].rstrip().endswith("</script>") and attributes.get("type") == "module" and set(attributes) == {"type", "src"}:
-            reference, kind = attributes["src"], "js"
-        else:
+        if (bundled := _bundled(tag)) is None:
             continue
-        if ABSOLUTE.match(reference):
-            continue
-        target = _target(base, folder, reference, page_path, line)
-        found = styles if kind == "css" else entries
-        if kind == "css":
-            styles.append(stylesheet(base, target, attributes.get("media") or None, folder))
-        else:
-            entries.append(target)
-        indent = tag[0][: len(tag[0]) - len(tag[0].lstrip())]
-        name = f"{page.stem}.bundle.{kind}"
-        first = indent + (f'<link rel="stylesheet" href="{name}">' if kind == "css" else f'<script type="module" src="{name}"></script>')
-        replaced.append((tag.start(), tag.end(), first + (tag[3] or "") if len(found) == 1 else ""))
+        kind, reference, media = bundled
+        target = _target(base, folder, reference, page_path, _line(html, tag.start()))
+        gathered = styles if kind == "css" else entries
+        gathered.append(stylesheet(base, target, media, folder) if kind == "css" else target)
+        first = len(gathered) == 1
+        replaced.append((tag.start(), tag.end(), _replacement(tag, kind, f"{page.stem}.bundle.{kind}") if first else ""))
     assets: dict[str, Asset] = {}
     modules: tuple[str, ...] = ()
     if styles:

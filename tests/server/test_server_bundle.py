@@ -29,6 +29,7 @@ PAGE = """<!doctype html>
 <link rel="stylesheet" href="alternate.css" title="high contrast">
 <script type="module" src="js/main.js"></script>
 <script type="module" src="js/extra.js"></script>
+<link rel="stylesheet">
 <p>Arena</p>
 """
 FILES = {
@@ -140,6 +141,7 @@ async def test_a_changed_module_makes_a_new_version_and_a_new_bundle(site: Arena
         ("js/words.js", "export default 1;\n", "js/words.js:1: export default is not bundled"),
         ("style.css", "/* @import in a comment is fine */\nbody {}\n@import url(other.css);\n", "style.css:3: @import is not bundled"),
         ("theme/dark.css", "\nbody { background: url(stars.png); }\n", "theme/dark.css:2: a relative url() outside the page's folder"),
+        ("index.html", PAGE + '<link rel="stylesheet" href="gone.css">\n', "index.html:10: references gone.css, which the site does not have"),
     ],
 )
 async def test_a_page_that_cannot_be_bundled_is_served_with_its_separate_files(
