@@ -17,14 +17,17 @@ module breaking the rules fails a test rather than a player's page:
   once, when it has run, so a reassignment would not reach the modules
   importing it (an ES module's live binding would).  ``export let`` and
   ``export var`` are refused, and so is an assignment to an exported
-  function or class anywhere in its module;
+  name anywhere in its module (read from the tokens, not the scopes: a
+  function's own variable of that name is refused too);
 - no top-level ``await`` and no import cycle.
 
 Each module becomes a function run once, in the order an ES module graph
 is evaluated (each module after its imports, depth first from the
 entries), which returns its frozen exports; imports become ``const``
 destructurings of the exporting module's object at the top of the
-function, since an ES import is hoisted.  The result runs the same as a
+function, since an ES import is hoisted.  Comments are left out, each
+as the line breaks it spanned, so line N of a module is line N after its
+``// path`` header and wrapper line.  The result runs the same as a
 classic script or as a module (each function is strict, as a module is).
 """
 
