@@ -26,8 +26,8 @@ is evaluated (each module after its imports, depth first from the
 entries), which returns its frozen exports; imports become ``const``
 destructurings of the exporting module's object at the top of the
 function, since an ES import is hoisted.  Comments are left out, each
-as the line breaks it spanned, so line N of a module is line N after its
-``// path`` header and wrapper line.  The result runs the same as a
+as the line breaks it spanned, so line N of a module is N lines below
+the line that opens its function.  The result runs the same as a
 classic script or as a module (each function is strict, as a module is).
 """
 
