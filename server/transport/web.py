@@ -6,8 +6,12 @@ Static files are served only from inside the configured directory: the
 path is resolved and must stay under the root, so ``..``, symlinks out
 and encoded tricks get a 404 rather than a file.
 
-A page load is cheap twice over: its files come on a few kept-alive
-connections (``server.transport.keepalive``), and a reload asks for few of them.
+A page load is cheap three times over: a page's stylesheets and module
+scripts are served as one file each, built by the server from the files
+as they are (``server.transport.pagebundle``; ``?bundle=off`` serves the
+page with its separate files), so a first visit is three requests; they
+come on a few kept-alive connections (``server.transport.keepalive``);
+and a reload asks for the page alone.
 The web client's HTML pages are served with their relative ``src`` and ``href`` rewritten under
 ``/v/<version>/``, where the version is a digest of the names, sizes and
 modification times of every file of the site; a file asked for under the
@@ -17,7 +21,9 @@ reload therefore asks for the page alone (revalidated: 304 when nothing
 changed) and takes every module from the browser's cache; only the
 first visit, or the first after a change, loads all of them.  The ES
 modules import each other by relative paths, so they stay under the
-page's version without being rewritten.  A file asked for under an
+page's version without being rewritten.  A bundle, served from memory,
+is gzipped for a browser that takes it (``Vary: Accept-Encoding``), and
+its ETag is the version.  A file asked for under an
 older version is served as it is now, ``no-cache``: a page loaded just
 before a change never pins a new file under its old address.
 
@@ -42,13 +48,14 @@ import mimetypes
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 from prometheus_client import CONTENT_TYPE_LATEST
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
 from server.transport.keepalive import KeepAliveConnection
+from server.transport.pagebundle import BUNDLE_SUFFIXES, PageBundles, accepts_gzip
 
 INDEX = "index.html"
 METRICS_CONTENT_TYPE = CONTENT_TYPE_LATEST
@@ -60,6 +67,11 @@ IMMUTABLE_CACHE_CONTROL = "public, max-age=31536000, immutable"
 RELATIVE_REFERENCE = re.compile(rb'\b(src|href)="(?![a-zA-Z][a-zA-Z0-9+.-]*:|/|#)([^"]*)"')
 """A ``src`` or ``href`` attribute whose URL is relative to its page (no
 scheme such as ``data:``, no leading ``/``, not a fragment)."""
+UNBUNDLED = "bundle=off"
+"""The query that asks for a page with its separate files (debugging, and
+the baseline of ``bench/web_load.py``)."""
+BUNDLES = PageBundles()
+"""The pages' bundles of this process, built on first use."""
 
 
 @dataclass(frozen=True)
@@ -134,10 +146,9 @@ def respond(connection: ServerConnection, status: int, body: bytes | str, conten
 async def static_response(connection: ServerConnection, request: Request, found: StaticFile) -> Response:
     """``found`` for a GET (its bytes), a HEAD (its length only) or a
     revalidation whose ETag still matches (304, no body)."""
-    if etag_matches(request.headers.get("If-None-Match"), found.etag):
-        response = respond(connection, 304, b"", found.content_type)
-        del response.headers["Content-Type"]
-    elif request.method == "HEAD":
+    if (response := unchanged(connection, request, found.etag)) is not None:
+        return response
+    if request.method == "HEAD":
         response = respond(connection, 200, b"", found.content_type)
         del response.headers["Content-Length"]
         response.headers["Content-Length"] = str(found.size)
@@ -175,32 +186,76 @@ async def site_response(connection: ServerConnection, request: Request, root: Pa
         tag, _, rest = url_path.removeprefix(VERSIONED).partition("/")
         url_path = "/" + rest
     found = find_static(root, url_path)
-    if found is None:
-        return respond(connection, 404, "not found\n", "text/plain")
-    if found.content_type.startswith("text/html"):
+    if found is not None and found.content_type.startswith("text/html"):
         return await page_response(connection, request, root, found)
-    response = await static_response(connection, request, found)
+    if found is not None:
+        response = await static_response(connection, request, found)
+    elif (bundled := await bundle_response(connection, request, root, url_path)) is not None:
+        response = bundled
+    else:
+        return respond(connection, 404, "not found\n", "text/plain")
     if tag is not None and tag == await asyncio.to_thread(site_version, root):
         del response.headers["Cache-Control"]
         response.headers["Cache-Control"] = IMMUTABLE_CACHE_CONTROL
     return response
 
 
-async def page_response(connection: ServerConnection, request: Request, root: Path, found: StaticFile) -> Response:
-    """An HTML page of the site, its references under the current version.
-    Its ETag is the version, which covers the page itself."""
-    version = await asyncio.to_thread(site_version, root)
-    etag = f'"{version}"'
-    if etag_matches(request.headers.get("If-None-Match"), etag):
-        response = respond(connection, 304, b"", found.content_type)
-        del response.headers["Content-Type"]
-    else:
-        folder = found.path.parent.relative_to(root.resolve()).as_posix().removeprefix(".")
-        prefix = f"{VERSIONED}{version}/" + (f"{folder}/" if folder else "")
-        page = versioned_page(await asyncio.to_thread(found.path.read_bytes), prefix)
-        response = respond(connection, 200, b"" if request.method == "HEAD" else page, found.content_type)
-        del response.headers["Content-Length"]
-        response.headers["Content-Length"] = str(len(page))
+def unchanged(connection: ServerConnection, request: Request, etag: str) -> Response | None:
+    """A 304 if the request's ``If-None-Match`` names ``etag``, else None."""
+    if not etag_matches(request.headers.get("If-None-Match"), etag):
+        return None
+    response = respond(connection, 304, b"", "")
+    del response.headers["Content-Type"]
     response.headers["ETag"] = etag
     response.headers["Cache-Control"] = STATIC_CACHE_CONTROL
     return response
+
+
+def made_response(connection: ServerConnection, request: Request, body: bytes, content_type: str, etag: str) -> Response:
+    """``body``, made in memory, for a GET (a HEAD gets its length only)."""
+    response = respond(connection, 200, b"" if request.method == "HEAD" else body, content_type)
+    del response.headers["Content-Length"]
+    response.headers["Content-Length"] = str(len(body))
+    response.headers["ETag"] = etag
+    response.headers["Cache-Control"] = STATIC_CACHE_CONTROL
+    return response
+
+
+async def bundle_response(connection: ServerConnection, request: Request, root: Path, url_path: str) -> Response | None:
+    """One of a page's bundles (``server.transport.pagebundle``), gzipped
+    if the browser takes it, or None if ``url_path`` names none.  Its
+    ETag is the version: the bundle is made of the site's files."""
+    suffix = next((suffix for suffix in BUNDLE_SUFFIXES if url_path.endswith(suffix)), None)
+    page = find_static(root, url_path.removesuffix(suffix) + ".html") if suffix else None
+    if suffix is None or page is None:
+        return None
+    version = await asyncio.to_thread(site_version, root)
+    built = await BUNDLES.get(root, page.path, version)
+    asset = built.assets.get(url_path.rpartition("/")[2]) if built else None
+    if asset is None:
+        return None
+    gzipped = accepts_gzip(request.headers.get("Accept-Encoding"))
+    etag = f'"{version}{"-gzip" if gzipped else ""}"'
+    response = unchanged(connection, request, etag)
+    if response is None:
+        response = made_response(connection, request, asset.gzipped if gzipped else asset.body, BUNDLE_SUFFIXES[suffix], etag)
+        if gzipped:
+            response.headers["Content-Encoding"] = "gzip"
+    response.headers["Vary"] = "Accept-Encoding"
+    return response
+
+
+async def page_response(connection: ServerConnection, request: Request, root: Path, found: StaticFile) -> Response:
+    """An HTML page of the site, its references under the current version,
+    loading its bundles unless the query says ``bundle=off``.  Its ETag is
+    the version (which covers the page itself) and how it loads."""
+    version = await asyncio.to_thread(site_version, root)
+    unbundled = UNBUNDLED in urlsplit(request.path).query.split("&")
+    built = None if unbundled else await BUNDLES.get(root, found.path, version)
+    etag = f'"{version}"' if built else f'"{version}-modules"'
+    if (response := unchanged(connection, request, etag)) is not None:
+        return response
+    folder = found.path.parent.relative_to(root.resolve()).as_posix().removeprefix(".")
+    prefix = f"{VERSIONED}{version}/" + (f"{folder}/" if folder else "")
+    html = built.page if built else await asyncio.to_thread(found.path.read_bytes)
+    return made_response(connection, request, versioned_page(html, prefix), found.content_type, etag)
