@@ -23,7 +23,7 @@ from typing import AsyncIterator
 import pytest
 from tests.races.arena_races import DEAL_1_DRAW_1_WIN, PUBLIC_BOARD_RULES_OFF, WireClient, pin_daily_deal, player
 from playwright.async_api import Page
-from tests.web.web_harness import PROVEN_START_MS, Site, open_site, sign_in
+from tests.web.web_harness import PROVEN_START_MS, Site, open_site, resign, sign_in
 
 from protocol import to_server as ts
 from server.deals.daily import utc_day
@@ -91,13 +91,6 @@ async def started_race(site: Site) -> tuple[Page, Page]:
     for page in (host, guest):
         await page.wait_for_selector("#board .pile", timeout=PROVEN_START_MS)
     return host, guest
-
-
-async def resign(page: Page) -> None:
-    """Resign asks for a second click before it resigns."""
-    await page.click("#resign")
-    assert (await page.inner_text("#resign")).strip() == "Really resign?"
-    await page.click("#resign")
 
 
 async def test_a_two_page_race_reaches_the_first_progress_update(site: Site) -> None:
@@ -210,7 +203,7 @@ async def test_the_leaderboard_panel_ranks_a_daily_win_and_shows_your_rank(site:
     )
     assert [(row[0], row[1], row[3]) for row in rows] == [("1", "Zed", "128"), ("2", "Ann", "128")]
     assert await page.get_attribute("#leaderboard-table tr.me", "data-rank") == "2"
-    assert (await page.inner_text("#leaderboard-me")).startswith("Your rank: 2 (")
+    assert (await page.inner_text("#leaderboard-me")).startswith("Your rank: 2 of 2 (")
     assert day.isoformat() in await page.inner_text("#leaderboard-table caption")
 
     await page.reload()

@@ -13,6 +13,8 @@ export class Mirror {
     this.title = snapshot.title;
     this.owner = snapshot.owner;
     this.practice = snapshot.practice;
+    // The UTC date of the daily this game is its owner's ranked attempt at, else null.
+    this.rankedDaily = snapshot.ranked_daily ?? null;
     this.seq = snapshot.seq;
     this.view = structuredClone(snapshot.view);
     this.finishOffer = null;
