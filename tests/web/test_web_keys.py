@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import Page, ViewportSize
 from tests.web.axe import in_scheme
-from tests.web.web_harness import Site, board_shown, cards_settled, codes, pile, wait_for_codes
+from tests.web.web_harness import Site, board_shown, cards_settled, codes, pile, wait_for_codes, win_nearly_won
 
 pytestmark = pytest.mark.browser
 
@@ -181,3 +181,21 @@ async def test_a_slow_deal_shows_it_is_working_and_takes_one_press(site: Site, v
                .filter((g) => g.owner.player_id === window.arena.playerId()).length"""
     )
     assert mine == 1, "the second press while the first was pending started nothing"
+
+
+@BOTH
+async def test_the_game_keys_do_nothing_on_a_replay(site: Site, viewport: ViewportSize) -> None:
+    """A replay has a board but no toolbar: its own keys (arrows, Home,
+    End) step it, and the game's shortcuts leave it alone (the fixture
+    fails the test on any page error)."""
+    page = await site.page(viewport=viewport)
+    await win_nearly_won(page)
+    await page.wait_for_selector(".result:not([hidden])")
+    await page.click("#open-replay")
+    await page.wait_for_selector("#replay-position")
+    position = await page.inner_text("#replay-position")
+    for key in ("u", "r", "d", "h", "Escape", "Control+z"):
+        await page.keyboard.press(key)
+    assert await page.inner_text("#replay-position") == position
+    await page.keyboard.press("?")
+    await page.wait_for_selector("#shortcuts[open]")

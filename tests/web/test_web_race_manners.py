@@ -26,6 +26,7 @@ pytestmark = pytest.mark.browser
 TIME_LIMIT_SECONDS = 6
 VIEWPORTS: list[ViewportSize] = [{"width": 360, "height": 740}, {"width": 390, "height": 844}, {"width": 1366, "height": 768}]
 EACH = pytest.mark.parametrize("viewport", VIEWPORTS, ids=lambda size: f"{size['width']}x{size['height']}")
+BOTH = pytest.mark.parametrize("viewport", VIEWPORTS[1:], ids=lambda size: f"{size['width']}x{size['height']}")
 NO_CLIPBOARD = "Object.defineProperty(navigator, 'clipboard', { value: undefined });"
 """A browser that offers no clipboard to the page (a page served over plain HTTP)."""
 
@@ -71,23 +72,25 @@ async def test_out_of_time_reads_the_same_on_the_board_and_in_the_results(site: 
         await fits(page)
 
 
-async def test_spectators_are_told_when_the_boards_open(site: Site) -> None:
-    host = await named_page(site, "Ann")
+@BOTH
+async def test_spectators_are_told_when_the_boards_open(site: Site, viewport: ViewportSize) -> None:
+    host = await named_page(site, "Ann", viewport=viewport)
     await create_race(host)
     race_link = await host.input_value("#spectator-link")
-    spectator = await site.page(fragment="#" + race_link.split("#", 1)[1])
+    spectator = await site.page(viewport=viewport, fragment="#" + race_link.split("#", 1)[1])
     await spectator.wait_for_selector("#boards-open")
     words = await spectator.inner_text("#boards-open")
     assert "boards open when" in words and "revealed" in words, words
     assert await host.locator("#boards-open").count() == 0, "a racer is not told what spectators see"
 
 
+@BOTH
 @pytest.mark.parametrize("clipboard", [True, False], ids=["clipboard", "no-clipboard"])
-async def test_the_spectator_link_copies_or_says_how_to(site: Site, clipboard: bool) -> None:
+async def test_the_spectator_link_copies_or_says_how_to(site: Site, viewport: ViewportSize, clipboard: bool) -> None:
     if clipboard:
-        host = await named_page(site, "Ann", permissions=["clipboard-read", "clipboard-write"])
+        host = await named_page(site, "Ann", viewport=viewport, permissions=["clipboard-read", "clipboard-write"])
     else:
-        host = await named_page(site, "Ann", init_script=NO_CLIPBOARD)
+        host = await named_page(site, "Ann", viewport=viewport, init_script=NO_CLIPBOARD)
     await create_race(host)
     link = await host.input_value("#spectator-link")
     await host.click("#copy-spectator-link")

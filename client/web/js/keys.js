@@ -60,7 +60,8 @@ export function bindShortcuts(doc, app) {
       showHelp(doc);
       return;
     }
-    const game = app.screen?.board ? app.screen : app.screen?.game ?? null;
+    // A game screen of its own, or the one a race screen embeds (a replay has a board but no toolbar).
+    const game = [app.screen, app.screen?.game].find((screen) => screen?.toolbar && screen?.board) ?? null;
     if (game && perform(game, action)) event.preventDefault();
   });
 }
