@@ -398,7 +398,8 @@ export class GameScreen {
           onclick: (event) => whileBusy(event.currentTarget, () => this.analyse()) }, "Where did it go wrong?"),
         h("button", { type: "button", id: "open-replay",
           onclick: () => this.app.go({ kind: "replay", gameId: this.mirror.gameId }) }, "Replay"),
-        mine ? h("button", { type: "button", class: "primary", onclick: () => this.app.newDeal(this.mirror) }, "New deal") : null,
+        mine ? h("button", { type: "button", id: "result-new-deal", class: "primary",
+          onclick: (event) => whileBusy(event.currentTarget, () => this.app.newDeal(this.mirror)) }, "New deal") : null,
         h("button", { type: "button", onclick: () => this.app.toLobby() }, "Lobby")),
     ].filter(Boolean));
     this.renderStats();
