@@ -62,9 +62,12 @@ async def test_a_ranked_attempt_says_so_offers_no_assist_and_asks_before_resigni
     site: Site, viewport: ViewportSize
 ) -> None:
     page = await site.page(viewport=viewport)
+    await page.click("#open-settings")
+    await page.uncheck("#setting-timer")
+    await page.click("#settings button[value=close]")
     game_id = await start_daily(page)
     assert f"Daily · ranked · one attempt · {today(site)}" in await page.inner_text(".who")
-    assert await page.locator('.stats [data-stat="time"]').count() == 1, "the clock shows from the first board"
+    assert await page.locator('.stats [data-stat="time"]').count() == 1, "the clock shows from the first board, Timer off or on"
     for refused in ("#hint", "#finish"):
         assert await page.locator(f".toolbar {refused}").count() == 0, refused
     assert "no hints or automatic finish" in await page.inner_text("#assist-note")
