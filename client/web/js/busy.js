@@ -7,6 +7,8 @@
 // The screens redraw often (the lobby on every list it receives), so the
 // state is kept by the button's id and put back on the redrawn button
 // (`restoreBusy`); a second press while the first is pending is ignored.
+// While the work asks the player something (a confirm.js dialog before a
+// new deal) nothing is shown: the page waits for the player, not the server.
 
 /** After how long a pending request shows that it is working. */
 export const WORKING_AFTER_MS = 300;
@@ -25,14 +27,19 @@ export async function whileBusy(button, work) {
   if (pending.has(id)) return undefined;
   const state = { shown: false };
   pending.set(id, state);
-  const timer = setTimeout(() => {
+  const working = () => {
+    if (document.querySelector("dialog.confirm[open]")) {
+      state.timer = setTimeout(working, WORKING_AFTER_MS);
+      return;
+    }
     state.shown = true;
     show(document.getElementById(id), true);
-  }, WORKING_AFTER_MS);
+  };
+  state.timer = setTimeout(working, WORKING_AFTER_MS);
   try {
     return await work();
   } finally {
-    clearTimeout(timer);
+    clearTimeout(state.timer);
     pending.delete(id);
     if (state.shown) show(document.getElementById(id), false);
   }
