@@ -12,10 +12,12 @@
 /** The words that open a ranked attempt's caption. */
 export const RANKED_WORDS = "Daily · ranked · one attempt";
 
+// Each action's words: what it is, its button in a ranked attempt, and in
+// a casual game under way (leaving one costs nothing, so it is never asked).
 const ACTION_WORDS = {
   "new-deal": ["A new deal", "Forfeit and deal again", "Resign and deal again"],
   "game-options": ["Changing the options", "Forfeit and restart", "Resign and restart"],
-  leave: ["Leaving", "Forfeit and leave", "Leave"],
+  leave: ["Leaving", "Forfeit and leave", null],
 };
 
 /**
