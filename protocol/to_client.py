@@ -210,6 +210,12 @@ class Snapshot(Event):
     score: int | None
     legal: list[str] | None
     clock: Clock
+    ranked_daily: str | None = Field(
+        default=None,
+        exclude_if=empty,
+        description="the UTC date (YYYY-MM-DD) of the daily deal this game is its player's ranked attempt at, so a "
+        "client can say so on every device and after a reload; absent for any other game",
+    )
 
 
 class Diff(Event):

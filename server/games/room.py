@@ -113,6 +113,7 @@ class Room:
             owner=self.owner,
             practice=session.header.practice,
             view=session.view,
+            ranked_daily=session.header.daily if session.header.ranked else None,
             **self._state(now_ms),
         )
 

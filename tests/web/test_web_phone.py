@@ -10,7 +10,7 @@ from typing import Any, AsyncIterator
 
 import pytest
 from playwright.async_api import Page, ViewportSize
-from tests.web.web_harness import PROVEN_START_MS, Site, cards_settled, open_site, sign_in, start_from_lobby
+from tests.web.web_harness import PROVEN_START_MS, Site, cards_settled, open_site, resign, sign_in, start_from_lobby
 
 pytestmark = pytest.mark.browser
 
@@ -103,8 +103,7 @@ async def test_the_race_screen_fits_a_phone_while_racing_and_at_the_results(site
     for page in (host, guest):
         check_screen(await page.evaluate(MEASURE), phone, "race")
     for page in (guest, host):
-        await page.click("#resign")
-        await page.click("#resign")
+        await resign(page)
     for page in (host, guest):
         await page.wait_for_selector("#race-results:not([hidden])")
         widths = await page.evaluate(

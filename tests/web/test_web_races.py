@@ -22,8 +22,8 @@ from typing import AsyncIterator
 
 import pytest
 from tests.races.arena_races import DEAL_1_DRAW_1_WIN, PUBLIC_BOARD_RULES_OFF, WireClient, pin_daily_deal, player
-from playwright.async_api import Page
-from tests.web.web_harness import PROVEN_START_MS, Site, open_site, sign_in
+from playwright.async_api import Page, ViewportSize
+from tests.web.web_harness import DESKTOP, PROVEN_START_MS, Site, open_site, resign, sign_in
 
 from protocol import to_server as ts
 from server.deals.daily import utc_day
@@ -66,11 +66,16 @@ async def wait_for_text(page: Page, selector: str, expected: str) -> None:
     )
 
 
-async def create_race(page: Page, deal: str = "daily") -> str:
-    """Create a WordLink race from the lobby; its invite code as shown."""
+async def create_race(page: Page, deal: str | int = "daily") -> str:
+    """Create a WordLink race from the lobby; its invite code as shown.  A
+    numbered deal (no secret, so every board opens after the race), which
+    the lobby does not offer, goes through the page's own createRace."""
     await page.click('.tile[data-game="klondike"]')
-    await page.select_option("#race-deal", deal)
-    await page.click("#create-race")
+    if isinstance(deal, int):
+        await page.evaluate("deal => window.arena.createRace({game: 'klondike', options: {draw: 1}, deal})", deal)
+    else:
+        await page.select_option("#race-deal", deal)
+        await page.click("#create-race")
     await page.wait_for_selector("#race-invite-code", timeout=PROVEN_START_MS)
     return (await page.inner_text("#race-invite-code")).strip()
 
@@ -81,23 +86,16 @@ async def join_race(page: Page, code: str) -> None:
     await page.wait_for_selector("#racers tbody tr")
 
 
-async def started_race(site: Site) -> tuple[Page, Page]:
+async def started_race(site: Site, viewport: ViewportSize = DESKTOP, deal: str | int = "winnable") -> tuple[Page, Page]:
     """Ann hosts, Bob joins by code, Ann starts; both have their boards."""
-    host = await named_page(site, "Ann")
-    guest = await named_page(site, "Bob")
-    await join_race(guest, await create_race(host, deal="winnable"))
+    host = await named_page(site, "Ann", viewport=viewport)
+    guest = await named_page(site, "Bob", viewport=viewport)
+    await join_race(guest, await create_race(host, deal=deal))
     await host.wait_for_function("document.querySelectorAll('#racers tbody tr').length === 2")
     await host.click("#start-race")
     for page in (host, guest):
         await page.wait_for_selector("#board .pile", timeout=PROVEN_START_MS)
     return host, guest
-
-
-async def resign(page: Page) -> None:
-    """Resign asks for a second click before it resigns."""
-    await page.click("#resign")
-    assert (await page.inner_text("#resign")).strip() == "Really resign?"
-    await page.click("#resign")
 
 
 async def test_a_two_page_race_reaches_the_first_progress_update(site: Site) -> None:
@@ -210,7 +208,7 @@ async def test_the_leaderboard_panel_ranks_a_daily_win_and_shows_your_rank(site:
     )
     assert [(row[0], row[1], row[3]) for row in rows] == [("1", "Zed", "128"), ("2", "Ann", "128")]
     assert await page.get_attribute("#leaderboard-table tr.me", "data-rank") == "2"
-    assert (await page.inner_text("#leaderboard-me")).startswith("Your rank: 2 (")
+    assert (await page.inner_text("#leaderboard-me")).startswith("Your rank: 2 of 2 (")
     assert day.isoformat() in await page.inner_text("#leaderboard-table caption")
 
     await page.reload()

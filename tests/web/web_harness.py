@@ -183,6 +183,13 @@ async def win_nearly_won(page: Page) -> None:
     await page.dblclick(top_card("w"))
 
 
+async def resign(page: Page) -> None:
+    """Resign the game shown: the Resign button asks in a dialog first."""
+    await page.click("#resign")
+    await page.click("#confirm-resign-ok")
+    await page.wait_for_selector("#confirm-resign", state="detached")
+
+
 async def board_shown(page: Page, previous_hash: str) -> str:
     """Wait for the page to show a new game of the player; its id."""
     await page.wait_for_function("previous => location.hash.startsWith('#play/') && location.hash !== previous", arg=previous_hash)

@@ -85,6 +85,17 @@ export class Board {
     this.render();
   }
 
+  // The stock's action ("draw") for the D key, or null where the game has no stock.
+  stockAction() {
+    const slots = this.layout?.sections.flatMap((section) => section.slots) ?? [];
+    return slots.find((slot) => slot.pick === "action")?.action ?? null;
+  }
+
+  // Focus the first place to play from.
+  focusFirst() {
+    (this.spots?.find((spot) => spot.node.tabIndex === 0) ?? this.spots?.[0])?.node.focus();
+  }
+
   // ------------------------------------------------------------ drawing
 
   render({ dealt = false } = {}) {
@@ -168,7 +179,8 @@ export class Board {
     this.slots.set(slot.pile, { slot, pile, element });
     const placeholder = document.createElement("div");
     placeholder.className = "placeholder";
-    placeholder.textContent = slot.label ?? "";
+    // Drawn by CSS from data-text: the pile's name (spotsOf) says what it is.
+    placeholder.dataset.text = slot.label ?? "";
     element.append(placeholder);
 
     const placed = this.placeCards(slot, pile, section, spanWidth);
@@ -185,8 +197,7 @@ export class Board {
     if ((slot.fan === "stack" || slot.fan === "waste") && total > 1 && last) {
       const badge = document.createElement("span");
       badge.className = "count";
-      badge.textContent = String(total);
-      badge.setAttribute("aria-hidden", "true");
+      badge.dataset.text = String(total);
       // Inside the card's corner, so it is never cut off at the board's edge.
       badge.style.left = `${last.x + cw - 2}px`;
       badge.style.top = `${last.y + ch - 2}px`;
@@ -195,7 +206,7 @@ export class Board {
     if (slot.caption) {
       const caption = document.createElement("span");
       caption.className = "caption";
-      caption.textContent = slot.caption;
+      caption.dataset.text = slot.caption;
       element.append(caption);
     }
     const pileSpots = this.spotsOf(slot, pile, element);
@@ -260,7 +271,7 @@ export class Board {
     const { node } = kept;
     node.className = kept.className;
     node.setAttribute("aria-label", kept.words);
-    node.removeAttribute("role");
+    node.setAttribute("role", "img");
     node.removeAttribute("tabindex");
     node.style.zIndex = "";
     return node;

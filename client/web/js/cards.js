@@ -41,15 +41,19 @@ export function rankWords(number) {
 export function faceElement(code) {
   const card = parseCard(code);
   const element = document.createElement("div");
-  element.className = `card face ${card.red ? "red" : "black"}${card.half ? ` half ${card.half}` : ""}`;
+  element.className = `card face ${card.red ? "red" : "black"} suit-${card.suit}${card.half ? ` half ${card.half}` : ""}`;
   element.dataset.code = code;
+  // Read as its words ("Queen of hearts"), the corner and pip only drawn
+  // (CSS shows their data-text): a card the player can pick is a button
+  // named by those words, which must then be all the text it holds.
+  element.setAttribute("role", "img");
   element.setAttribute("aria-label", card.words);
   const corner = document.createElement("span");
   corner.className = "corner";
-  corner.textContent = `${card.rank}${card.symbol}`;
+  corner.dataset.text = `${card.rank}${card.symbol}`;
   const pip = document.createElement("span");
   pip.className = "pip";
-  pip.textContent = card.symbol;
+  pip.dataset.text = card.symbol;
   element.append(corner, pip);
   if (card.half) {
     const tear = document.createElement("span");
@@ -63,6 +67,7 @@ export function faceElement(code) {
 export function backElement() {
   const element = document.createElement("div");
   element.className = "card back";
+  element.setAttribute("role", "img");
   element.setAttribute("aria-label", "face-down card");
   return element;
 }

@@ -4,6 +4,7 @@
 // and your last races; watch other people's live games or a race by its
 // link; read the daily leaderboards and your own records.
 
+import { restoreBusy, whileBusy } from "./busy.js";
 import { h } from "./dom.js";
 import { GAMES, describeOptions, gameTitle } from "./games.js";
 import { LeaderboardPanel } from "./leaderboard.js";
@@ -61,6 +62,7 @@ export class Lobby {
     this.root.replaceChildren(h("div", { class: "lobby" },
       this.namePanel(), ...choosing, this.actions.friendsPanel(), this.myGamesPanel(), this.livePanel(),
       this.leaderboard.node, this.records.node, this.actions.devicesPanel()));
+    restoreBusy(this.root);
   }
 
   namePanel() {
@@ -87,9 +89,10 @@ export class Lobby {
       h("div", { class: "tiles" }, tiles),
       h("div", { class: "options" }, this.optionFields(chosen), this.dealFields(chosen)),
       h("div", { class: "actions" },
-        h("button", { type: "button", id: "start-game", class: "primary", onclick: () => this.start() }, `Play ${game.title}`),
+        h("button", { type: "button", id: "start-game", class: "primary",
+          onclick: (event) => whileBusy(event.currentTarget, () => this.start()) }, `Play ${game.title}`),
         game.deals.includes("daily") && h("button", { type: "button", id: "daily-challenge",
-          onclick: () => this.start("daily") }, "Daily challenge")));
+          onclick: (event) => whileBusy(event.currentTarget, () => this.start("daily")) }, "Daily challenge")));
   }
 
   optionFields(gameId) {
@@ -133,7 +136,7 @@ export class Lobby {
 
   start(dealKind = this.choices.deal) {
     const deal = dealKind === "number" ? Math.trunc(Number(this.choices.number)) : dealKind;
-    this.actions.start({ game: this.choices.game, deal, options: this.chosenOptions() });
+    return this.actions.start({ game: this.choices.game, deal, options: this.chosenOptions() });
   }
 
   // Race friends on the game and options chosen above.
@@ -151,11 +154,12 @@ export class Lobby {
       h("p", { class: "note" }, `Everyone plays the same ${game.title} deal with the options above; the fastest win takes it.`),
       h("div", { class: "options" },
         h("label", { class: "choice" }, "Deal", deal),
-        h("button", { type: "button", id: "create-race", class: "primary", onclick: create }, "Create a race")),
+        h("button", { type: "button", id: "create-race", class: "primary",
+          onclick: (event) => whileBusy(event.currentTarget, create) }, "Create a race")),
       h("form", { class: "join-race", onsubmit: (event) => {
         event.preventDefault();
         const text = code.value.trim();
-        if (text) this.actions.joinRace(text);
+        if (text) whileBusy(event.currentTarget.querySelector("#join-race"), () => this.actions.joinRace(text));
       } }, code, h("button", { type: "submit", id: "join-race" }, "Join race")),
       this.raceHistory());
   }

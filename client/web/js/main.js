@@ -23,6 +23,10 @@ import { ReplayScreen } from "./replay.js";
 import { RaceModel } from "./races.js";
 import { Social } from "./social.js";
 import { bindSettingsDialog, loadSettings } from "./settings.js";
+import { applyAppearance } from "./appearance.js";
+import { askPractice } from "./dailyagain.js";
+import { bindShortcuts } from "./keys.js";
+import { LeaveGuard } from "./guard.js";
 import { dealOf, randomDeal, rememberDeal } from "./deals.js";
 import { DevicesPanel } from "./devices.js";
 import { lobbyOptions, openGameOptions } from "./gameoptions.js";
@@ -96,12 +100,17 @@ class App {
     this.social = new Social(this);
     this.devices = new DevicesPanel(this);
     this.listen();
-    bindSettingsDialog(document, this.settings, () => this.screen?.relayout?.());
+    applyAppearance(document.documentElement, this.settings);
+    bindSettingsDialog(document, this.settings, () => {
+      applyAppearance(document.documentElement, this.settings);
+      this.screen?.relayout?.();
+    });
+    bindShortcuts(document, this);
     document.getElementById("open-settings").addEventListener("click", () => {
       document.getElementById("settings").showModal();
     });
     this.store.subscribe((state, changed) => this.changed(state, changed));
-    window.addEventListener("hashchange", () => this.store.update({ route: parseRoute(window.location.hash) }));
+    this.guard = new LeaveGuard(this);
     this.store.update({ route: parseRoute(window.location.hash) });
     this.connection.start();
   }
@@ -420,6 +429,8 @@ class App {
   // resigned once the new one has started, so an abandoned game does not
   // stay live (nor in everyone's Live games) until the server's limit of
   // live games abandons it.
+  // A daily whose ranked attempt is over is dealt again as practice:
+  // said first, by name (dailyagain.js).
   async startGame({ game, deal = "random", options = {}, position = null, replaces = null }) {
     const meta = GAMES[game];
     const chosen = deal === "random" && meta.chooseRandomDeal ? randomDeal(meta) : deal;
@@ -428,10 +439,18 @@ class App {
     const request = position
       ? { type: "new_game", game, position, practice: true }
       : { type: "new_game", game, deal: chosen, options: deal === "daily" ? withoutAutomatic(meta, chosenOptions) : chosenOptions };
+    if (deal === "daily" && replaces === null) {
+      const practice = await askPractice((message) => this.request(message), game, request.options);
+      if (practice === null) return;
+      request.practice = practice;
+    }
     try {
       const started = await this.request(request);
       if (!position) rememberDeal(started.game_id, { game, deal: chosen, options });
-      if (replaces !== null) this.abandon(replaces);
+      if (replaces !== null) {
+        this.guard.agreed(replaces.gameId);
+        this.abandon(replaces);
+      }
       this.go({ kind: "play", gameId: started.game_id });
     } catch (error) {
       this.toast(errorSentence(error));
@@ -445,17 +464,18 @@ class App {
     });
   }
 
-  newDeal(mirror) {
+  async newDeal(mirror) {
+    if (!(await this.guard.mayLeave(mirror, "new-deal"))) return;
     const spec = dealOf(mirror.gameId);
     const deal = spec?.deal === "winnable" ? "winnable" : "random";
-    this.startGame({ game: mirror.game, deal, options: lobbyOptions(mirror), replaces: mirror });
+    await this.startGame({ game: mirror.game, deal, options: lobbyOptions(mirror), replaces: mirror });
   }
 
   // Game Options (Broken Deck's difficulty): a change restarts the same
   // deal number with the new options.
   openGameOptions(mirror) {
-    openGameOptions(mirror, dealOf(mirror.gameId), ({ deal, options }) => {
-      this.startGame({ game: mirror.game, deal, options, replaces: mirror });
+    openGameOptions(mirror, dealOf(mirror.gameId), async ({ deal, options }) => {
+      if (await this.guard.mayLeave(mirror, "game-options")) this.startGame({ game: mirror.game, deal, options, replaces: mirror });
     });
   }
 }

@@ -35,6 +35,8 @@ export class Mirror {
     this.owner = snapshot.owner;
     /** @type {boolean} */
     this.practice = snapshot.practice;
+    /** @type {string | null} the UTC date of the daily this game is its owner's ranked attempt at */
+    this.rankedDaily = snapshot.ranked_daily ?? null;
     /** @type {number} */
     this.seq = snapshot.seq;
     /** @type {View} */

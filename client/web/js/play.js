@@ -7,18 +7,27 @@
 // reloaded page all see the same game.
 //
 // A race game is the same screen with race manners: no New deal or Game
-// Options (everyone plays the one deal), a Resign button, no result
-// dialog (the race screen has the results table), and for a spectator
-// while the race runs a note that the server shows this board late.  The
-// race screen embeds it for the racer's own board (`embedded`).
+// Options (everyone plays the one deal), no result dialog (the race
+// screen has the results table), and for a spectator while the race runs
+// a note that the server shows this board late.  The race screen embeds
+// it for the racer's own board (`embedded`).
+//
+// A game that competes (a ranked daily attempt, any race game) offers no
+// Hint or Finish, which the server refuses there, and says why instead;
+// a ranked attempt says so in its caption and always shows its clock.
+// Resign, and whatever else would end a game, asks first (leaving.js).
 
 import { analysisInWords } from "./analysis.js";
 import { Board } from "./board.js";
 import { h, formatSeconds, formatTime } from "./dom.js";
+import { whileBusy } from "./busy.js";
+import { confirmAction } from "./confirm.js";
 import { errorSentence } from "./errors.js";
 import { GAMES, describeOptions } from "./games.js";
+import { leaveQuestion, rankedCaption } from "./leaving.js";
 import { parseMove } from "./notation.js";
 import { NARROW_PX } from "./sizing.js";
+import { resultWords } from "./races.js";
 import { play } from "./sound.js";
 import { unlistedSentence } from "./unlisted.js";
 
@@ -33,7 +42,6 @@ const ICONS = {
 };
 // What stays below the board on a phone: the fixed toolbar and a margin.
 const PHONE_MARGIN_PX = 6;
-const RESIGN_CONFIRM_MS = 4000;
 const REFUSAL_SHOWN_MS = 4000;
 
 export class GameScreen {
@@ -55,9 +63,10 @@ export class GameScreen {
     this.result = h("div", { class: "result", hidden: true, role: "dialog", "aria-label": "Result" });
     this.celebration = h("div", { class: "celebration", hidden: true, "aria-hidden": "true" });
     this.delayNote = h("p", { class: "delay-note", id: "delay-note", hidden: true });
+    this.assistNote = h("p", { class: "assist-note", id: "assist-note", hidden: true });
     root.replaceChildren(h("section", { class: `game${embedded ? " embedded" : ""}` },
       embedded ? null : h("div", { class: "game-head" }, this.heading, this.who), this.delayNote,
-      this.stats, this.toolbar, this.message,
+      this.stats, this.toolbar, this.assistNote, this.message,
       h("div", { class: "board-wrap" }, this.boardNode), this.celebration, this.result));
     this.ticker = setInterval(() => this.tick(), 500);
     this.resized = () => this.relayout();
@@ -68,7 +77,6 @@ export class GameScreen {
     clearInterval(this.ticker);
     clearTimeout(this.autoHintTimer);
     clearTimeout(this.hintTimer);
-    clearTimeout(this.resignTimer);
     clearTimeout(this.refusalTimer);
     window.removeEventListener("resize", this.resized);
   }
@@ -91,6 +99,11 @@ export class GameScreen {
     return mirror !== null && this.mine && mirror.status === "playing" && !this.over;
   }
 
+  // Measured against other players: no assist is offered.
+  get competes() {
+    return this.mirror !== null && (this.mirror.rankedDaily !== null || this.race !== null);
+  }
+
   // A new snapshot or diff of this screen's game.
   update(mirror) {
     const first = this.mirror === null || this.mirror.gameId !== mirror.gameId;
@@ -111,6 +124,8 @@ export class GameScreen {
       dealt: first && !mirror.counters.moves, height: narrow ? this.boardRoom() : null });
     this.renderStats();
     this.armAutoHint();
+    // A game just started is played from the keyboard at once, not seven Tabs later.
+    if (first && this.playing && !this.embedded) this.board.focusFirst();
   }
 
   // What depends on the game's race (which the page may learn after the
@@ -119,9 +134,15 @@ export class GameScreen {
   raceChanged() {
     const mirror = this.mirror;
     if (!mirror) return;
+    const ranked = mirror.rankedDaily ? `${rankedCaption(mirror.rankedDaily)} · ` : "";
     this.who.textContent = this.mine
-      ? `${describeOptions(mirror.view.options)}${mirror.practice ? " · practice" : ""}`
+      ? `${ranked}${describeOptions(mirror.view.options)}${mirror.practice ? " · practice" : ""}`
       : `Watching ${mirror.owner.name}${mirror.practice ? " (practice)" : ""}${this.race ? " in a race" : ""}`;
+    this.who.classList.toggle("ranked-daily", Boolean(ranked));
+    this.assistNote.hidden = !(this.mine && this.competes);
+    this.assistNote.textContent = this.race
+      ? "A race: no hints or automatic finish, everyone plays by hand."
+      : "Ranked: no hints or automatic finish; undo counts as an action.";
     this.renderToolbar();
     this.setButtons();
     this.showDelay();
@@ -146,7 +167,7 @@ export class GameScreen {
   // rebuilt when that changes.
   renderToolbar() {
     const race = this.race;
-    const kind = `${this.mine ? "own" : "other"}-${race ? "race" : "game"}`;
+    const kind = `${this.mine ? "own" : "other"}-${race ? "race" : this.competes ? "ranked" : "game"}`;
     if (kind === this.toolbarKind) return;
     this.toolbarKind = kind;
     const game = GAMES[this.mirror.game];
@@ -157,11 +178,11 @@ export class GameScreen {
     this.toolbar.replaceChildren(...[
       button("undo", "Undo", () => this.action("undo")),
       button("redo", "Redo", () => this.action("redo")),
-      button("hint", "Hint", () => this.askHint(false)),
-      button("finish", "Finish", () => this.finish()),
+      this.competes ? null : button("hint", "Hint", () => this.askHint(false)),
+      this.competes ? null : button("finish", "Finish", () => this.finish()),
       button("restart", "Restart", () => this.action("restart")),
-      race ? button("resign", "Resign", () => this.resign()) : null,
-      race ? null : button("new-deal", "New deal", () => this.app.newDeal(this.mirror)),
+      button("resign", "Resign", () => this.resign()),
+      race ? null : button("new-deal", "New deal", (event) => whileBusy(event.currentTarget, () => this.app.newDeal(this.mirror))),
       !race && game.gameOptions.length
         ? button("open-game-options", "Game Options", () => this.app.openGameOptions(this.mirror)) : null,
       raceButton,
@@ -183,24 +204,11 @@ export class GameScreen {
     }
   }
 
-  // Resigning ends your race: the first click asks, a second confirms.
-  resign() {
-    const button = this.toolbar.querySelector("#resign");
-    const label = button.querySelector(".label");
-    if (!button.classList.contains("confirm")) {
-      button.classList.add("confirm");
-      label.textContent = "Really resign?";
-      button.setAttribute("aria-label", "Really resign?");
-      clearTimeout(this.resignTimer);
-      this.resignTimer = setTimeout(() => {
-        button.classList.remove("confirm");
-        label.textContent = "Resign";
-        button.setAttribute("aria-label", "Resign");
-      }, RESIGN_CONFIRM_MS);
-      return;
-    }
-    clearTimeout(this.resignTimer);
-    this.action("resign");
+  // Resigning cannot be taken back: a dialog asks first, saying what it costs.
+  async resign() {
+    const question = leaveQuestion({ action: "resign", rankedDaily: this.mirror.rankedDaily, race: this.race !== null,
+      underWay: true });
+    if (await confirmAction({ ...question, id: "confirm-resign" }) && this.playing) await this.action("resign");
   }
 
   setButtons() {
@@ -229,7 +237,7 @@ export class GameScreen {
     const mirror = this.mirror;
     const game = GAMES[mirror.game];
     const rows = [["Moves", mirror.counters.moves ?? 0]];
-    if (this.app.settings.timer) rows.push(["Time", formatTime(mirror.elapsedMs())]);
+    if (this.showsClock) rows.push(["Time", formatTime(mirror.elapsedMs())]);
     if (mirror.score !== null && mirror.score !== undefined) rows.push(["Score", mirror.score]);
     rows.push(...game.stats(mirror));
     if (mirror.counters.hints) rows.push(["Hints", mirror.counters.hints]);
@@ -240,9 +248,14 @@ export class GameScreen {
       h("dt", {}, label), h("dd", {}, String(value)))));
   }
 
+  // A ranked attempt's clock is what it is ranked by, so it shows whatever the Timer setting says.
+  get showsClock() {
+    return this.app.settings.timer || this.mirror?.rankedDaily != null;
+  }
+
   tick() {
     if (this.mirror && !this.delayNote.hidden) this.showDelay();
-    if (!this.mirror || !this.app.settings.timer) return;
+    if (!this.mirror || !this.showsClock) return;
     const time = this.stats.querySelector('[data-stat="time"] dd');
     if (time) time.textContent = formatTime(this.mirror.elapsedMs());
   }
@@ -345,7 +358,7 @@ export class GameScreen {
   // it as a hint, as the rule text charges for it.
   armAutoHint() {
     clearTimeout(this.autoHintTimer);
-    if (!this.app.settings.autoHints || !this.playing || this.mirror.legal === null) return;
+    if (!this.app.settings.autoHints || !this.playing || this.competes || this.mirror.legal === null) return;
     this.autoHintTimer = setTimeout(() => {
       if (this.playing) this.askHint(true);
     }, AUTO_HINT_AFTER_MS);
@@ -383,10 +396,12 @@ export class GameScreen {
       mine && message.unlisted?.length ? h("p", { class: "note", id: "unlisted" }, unlistedSentence(message.unlisted)) : null,
       won ? null : h("p", { class: "analysis", role: "status", "aria-live": "polite" }),
       h("div", { class: "actions" },
-        won ? null : h("button", { type: "button", id: "analyse", onclick: () => this.analyse() }, "Where did it go wrong?"),
+        won ? null : h("button", { type: "button", id: "analyse",
+          onclick: (event) => whileBusy(event.currentTarget, () => this.analyse()) }, "Where did it go wrong?"),
         h("button", { type: "button", id: "open-replay",
           onclick: () => this.app.go({ kind: "replay", gameId: this.mirror.gameId }) }, "Replay"),
-        mine ? h("button", { type: "button", class: "primary", onclick: () => this.app.newDeal(this.mirror) }, "New deal") : null,
+        mine ? h("button", { type: "button", id: "result-new-deal", class: "primary",
+          onclick: (event) => whileBusy(event.currentTarget, () => this.app.newDeal(this.mirror)) }, "New deal") : null,
         h("button", { type: "button", onclick: () => this.app.toLobby() }, "Lobby")),
     ].filter(Boolean));
     this.renderStats();
@@ -401,7 +416,7 @@ export class GameScreen {
     const who = this.mine ? "You" : this.mirror.owner.name;
     this.say(message.result === "won"
       ? `${who} finished the deal: ${facts}.`
-      : `${who} ${message.result === "resigned" ? "resigned" : `ended (${message.result})`} after ${facts}.`);
+      : `${who} ended the race: ${resultWords(message.result).toLowerCase()}, after ${facts}.`);
     if (message.result === "won" && this.mine) play("win", this.app.settings);
   }
 }

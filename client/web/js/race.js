@@ -11,6 +11,7 @@
 // clock (servertime.js): the countdown is `starts_at` minus the server's
 // now, never the local clock alone.
 
+import { restoreBusy, whileBusy } from "./busy.js";
 import { h, formatPreciseTime, formatTime } from "./dom.js";
 import { errorSentence } from "./errors.js";
 import { GAMES, describeOptions } from "./games.js";
@@ -100,15 +101,15 @@ export class RaceScreen {
     const info = this.model.info;
     const host = info.host.player_id === this.me;
     const button = (id, label, onclick, primary = false) =>
-      h("button", { type: "button", id, class: primary ? "primary" : null, onclick }, label);
+      h("button", { type: "button", id, class: primary ? "primary" : null,
+        onclick: (event) => whileBusy(event.currentTarget, onclick) }, label);
     const parts = [];
     if (phase === "lobby" && this.racing) {
       parts.push(h("div", { class: "invite" },
         h("span", { class: "label" }, "Invite code"),
         h("strong", { id: "race-invite-code", class: "code" }, spacedCode(info.code)),
         h("small", {}, `Friends join with it in the lobby until ${clockTime(info.invite_expires_ms)}.`)));
-      parts.push(h("label", { class: "choice spectator-link" }, "Link for spectators",
-        h("input", { readonly: true, value: raceLink(info.race_id), onfocus: (event) => event.target.select() })));
+      parts.push(this.spectatorLink(raceLink(info.race_id)));
     }
     if (phase === "lobby") {
       parts.push(host
@@ -134,8 +135,30 @@ export class RaceScreen {
         parts.push(button("rematch", "Rematch", () => this.rematch(), true));
       }
     }
+    if (!this.racing) parts.push(h("p", { class: "note", id: "boards-open" }, boardsOpenWords(info, phase)));
     parts.push(button("race-to-lobby", "Lobby", () => this.app.toLobby()));
     this.bar.replaceChildren(...parts);
+    restoreBusy(this.bar);
+  }
+
+  // The link to pass on, with a Copy button; where the browser does not
+  // allow copying (a page not served over HTTPS), the link is selected
+  // and the page says to copy it by hand.
+  spectatorLink(link) {
+    const input = h("input", { id: "spectator-link", readonly: true, value: link, "aria-label": "Link for spectators",
+      onfocus: (event) => event.target.select() });
+    const copy = async () => {
+      try {
+        await navigator.clipboard.writeText(link);
+        this.say("Link copied: anyone who opens it watches the race.");
+      } catch {
+        input.focus();
+        input.select();
+        this.say("This browser did not allow copying: the link is selected, copy it with Ctrl+C (or long-press).");
+      }
+    };
+    return h("div", { class: "choice spectator-link" }, h("span", {}, "Link for spectators"),
+      h("div", { class: "copy-row" }, input, h("button", { type: "button", id: "copy-spectator-link", onclick: copy }, "Copy")));
   }
 
   async start() {
@@ -330,6 +353,22 @@ function progressBar(racer, cards) {
   return h("span", { class: "progress", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": String(cards),
     "aria-valuenow": String(racer.foundation), "aria-label": `${racer.name}: cards home` },
   h("span", { style: `width: ${(share * 100).toFixed(1)}%` }));
+}
+
+// When a spectator sees the racers' boards: a ranked race's deal is
+// secret while it runs, a daily race's until the day's reveal.
+function boardsOpenWords(info, phase) {
+  if (info.ranked === false) {
+    return phase === "finished" ? "Open a racer's board or replay below."
+      : "While the race runs, each racer's board opens from the table, shown a little late.";
+  }
+  if (info.deal_kind === "daily") {
+    return `Racers' boards open when ${info.daily ? `the daily deal of ${info.daily}` : "today's daily deal"} is revealed, `
+      + "after the day ends; "
+      + "until then the table shows their progress.";
+  }
+  return phase === "finished" ? "The race is over: every racer's board and replay opens from the results."
+    : "Racers' boards open here when the race ends; until then the table shows their progress.";
 }
 
 function dealWords(info) {

@@ -3,14 +3,24 @@
 
 const KEY = "arena.settings";
 
+// Sound starts off: a page that beeps unasked is a page people mute or leave.
 export const DEFAULTS = Object.freeze({
-  sound: true,
+  sound: false,
   draw: 1,
   leftHanded: false,
   timer: true,
   autoHints: false,
   autoCollect: false,
   skipCelebration: false,
+  theme: "system",
+  cardBack: "blue",
+  fourColour: false,
+});
+
+// The values a setting chosen from a list may take (anything else stored is dropped).
+export const CHOICES = Object.freeze({
+  theme: ["system", "light", "dark"],
+  cardBack: ["blue", "red", "grey"],
 });
 
 // The settings dialog's control for each setting.
@@ -22,6 +32,9 @@ const CONTROLS = {
   autoHints: "setting-auto-hints",
   autoCollect: "setting-auto-collect",
   skipCelebration: "setting-skip-celebration",
+  theme: "setting-theme",
+  cardBack: "setting-card-back",
+  fourColour: "setting-four-colour",
 };
 
 export function loadSettings() {
@@ -36,6 +49,9 @@ export function loadSettings() {
     if (typeof stored[name] === typeof DEFAULTS[name]) settings[name] = stored[name];
   }
   if (settings.draw !== 1 && settings.draw !== 3) settings.draw = DEFAULTS.draw;
+  for (const [name, values] of Object.entries(CHOICES)) {
+    if (!values.includes(settings[name])) settings[name] = DEFAULTS[name];
+  }
   return settings;
 }
 
@@ -51,7 +67,8 @@ export function bindSettingsDialog(document, settings, changed) {
     if (control.type === "checkbox") control.checked = settings[name];
     else control.value = String(settings[name]);
     control.addEventListener("change", () => {
-      settings[name] = control.type === "checkbox" ? control.checked : Number(control.value);
+      settings[name] = control.type === "checkbox" ? control.checked
+        : typeof DEFAULTS[name] === "number" ? Number(control.value) : control.value;
       saveSettings(settings);
       changed(name);
     });
