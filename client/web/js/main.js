@@ -30,10 +30,17 @@ import { DevicesPanel } from "./devices.js";
 import { lobbyOptions, openGameOptions } from "./gameoptions.js";
 import { parseRoute, routeHash } from "./router.js";
 import { Store } from "./store.js";
+import { DailyScreen } from "./daily.js";
+import { FriendsBoard } from "./friendsboard.js";
+import { GhostBars } from "./ghostbars.js";
+import { LeaguesScreen } from "./leagues.js";
+import { StatsScreen } from "./stats.js";
 
 const FINAL_STATUSES = new Set(["won", "resigned", "abandoned"]);
 
 const TOAST_MS = 5000;
+// Screens read from the server as they open (and again after a reconnection).
+const LOADED_SCREENS = new Set(["replay", "stats", "leagues", "daily"]);
 
 // One render function per screen: each builds (or refreshes) its screen
 // from the store's state.
@@ -50,7 +57,10 @@ const SCREENS = {
     if (model) app.screen.update(model);
   },
   play(app, state, entering) {
-    if (entering) app.screen = new GameScreen(app.main, app, { gameId: state.route.gameId });
+    if (entering) {
+      app.screen = new GameScreen(app.main, app, { gameId: state.route.gameId });
+      app.ghostBars = GhostBars.forScreen(app, app.screen);
+    }
     const mirror = app.mirrors.get(state.route.gameId);
     if (mirror) app.screen.update(mirror);
   },
@@ -58,6 +68,15 @@ const SCREENS = {
 SCREENS.watch = SCREENS.play;
 SCREENS.replay = (app, state, entering) => {
   if (entering) app.screen = new ReplayScreen(app.main, app, state.route.gameId);
+};
+SCREENS.stats = (app, state, entering) => {
+  if (entering) app.screen = new StatsScreen(app.main, app);
+};
+SCREENS.leagues = (app, state, entering) => {
+  if (entering) app.screen = new LeaguesScreen(app.main, app, state.route);
+};
+SCREENS.daily = (app, state, entering) => {
+  if (entering) app.screen = new DailyScreen(app.main, app, state.route);
 };
 
 class App {
@@ -87,10 +106,13 @@ class App {
       request: (message) => this.request(message),
       friendsPanel: () => this.social.drawnPanel(),
       devicesPanel: () => this.devices.node,
+      friendsBoard: () => this.friendsBoard.node,
       useCode: () => this.devices.focusCode(),
     });
     this.social = new Social(this);
     this.devices = new DevicesPanel(this);
+    this.friendsBoard = new FriendsBoard(this);
+    this.ghostBars = null;
     this.listen();
     bindSettingsDialog(document, this.settings, () => this.screen?.relayout?.());
     document.getElementById("open-settings").addEventListener("click", () => {
@@ -272,7 +294,7 @@ class App {
     }
     if (this.spectatedRace) this.followRace(this.spectatedRace);
     if (route.kind === "lobby") return;
-    if (route.kind === "replay") {
+    if (LOADED_SCREENS.has(route.kind)) {
       this.screen.load();
       return;
     }
@@ -312,11 +334,13 @@ class App {
     this.previousRoute = state.route;
     this.leaveSpectatedRace();
     this.screen?.destroy?.();
+    this.ghostBars?.destroy();
+    this.ghostBars = null;
     SCREENS[state.route.kind](this, state, true);
     if (!this.connection.online) return;
     if (state.route.kind === "lobby") this.refreshLobby();
     else if (state.route.kind === "race") this.followRace(state.route.raceId);
-    else if (state.route.kind === "replay") this.screen.load();
+    else if (LOADED_SCREENS.has(state.route.kind)) this.screen.load();
     else if (!this.mirrors.has(state.route.gameId)) this.watch(state.route.gameId);
   }
 
@@ -365,6 +389,7 @@ class App {
       this.lobby.records.refresh(),
       this.devices.refresh(),
       this.social.refreshFriends(),
+      this.friendsBoard.refresh(),
     ]);
     const failed = [games, races].find((outcome) => outcome.status === "rejected" && outcome.reason.code !== "offline");
     if (failed) this.toast(errorSentence(failed.reason));
@@ -432,18 +457,19 @@ class App {
   // the game this one takes over from (New deal, Game Options): it is
   // resigned once the new one has started, so an abandoned game does not
   // stay live (nor in everyone's Live games) until the server's limit of
-  // live games abandons it.
-  async startGame({ game, deal = "random", options = {}, position = null, replaces = null }) {
+  // live games abandons it.  `exact` plays `options` as given, without the
+  // player's settings (a shared daily's link names its variant).
+  async startGame({ game, deal = "random", options = {}, position = null, replaces = null, exact = false }) {
     const meta = GAMES[game];
     const chosen = deal === "random" && meta.chooseRandomDeal ? randomDeal(meta) : deal;
-    const settingsOptions = meta.settingsOptions ? meta.settingsOptions(this.settings) : {};
+    const settingsOptions = meta.settingsOptions && !exact ? meta.settingsOptions(this.settings) : {};
     const chosenOptions = { ...options, ...settingsOptions };
     const request = position
       ? { type: "new_game", game, position, practice: true }
       : { type: "new_game", game, deal: chosen, options: deal === "daily" ? withoutAutomatic(meta, chosenOptions) : chosenOptions };
     try {
       const started = await this.request(request);
-      if (!position) rememberDeal(started.game_id, { game, deal: chosen, options });
+      if (!position) rememberDeal(started.game_id, { game, deal: chosen, options, ranked: started.ranked });
       if (replaces !== null) this.abandon(replaces);
       this.go({ kind: "play", gameId: started.game_id });
     } catch (error) {
