@@ -48,7 +48,7 @@ export class DailyScreen {
       this.body.replaceChildren(...[
         playable ? h("div", { class: "actions" }, h("button", { type: "button", class: "primary", id: "play-daily",
           onclick: () => this.app.startGame({ game, deal: "daily", options: chosen.options, exact: true }) }, `Play ${chosen.title}'s daily`)) : null,
-        shareBox(this.app, { game, variant, date: day }, "daily-share"),
+        shareBox(this.app, { game, variant, dates: [day] }, "daily-share"),
         h("section", { class: "panel" }, h("h2", {}, "Finishing times"), histogramFigure("daily-histogram", stats.variants[0].histogram)),
         this.friends.node].filter(Boolean));
       this.friends.refresh();

@@ -16,7 +16,7 @@ import { errorSentence } from "./errors.js";
 import { GAMES } from "./games.js";
 import { dealOf } from "./deals.js";
 import { dailyVariants, variantOfGame } from "./dailies.js";
-import { shareBox } from "./share.js";
+import { dayBefore, shareBox } from "./share.js";
 
 const FINAL_STATUSES = new Set(["won", "resigned", "abandoned"]);
 const STATE_WORDS = { playing: "playing", won: "won", lost: "lost", resigned: "resigned", abandoned: "abandoned" };
@@ -162,10 +162,11 @@ export class GhostBars {
     this.ended = true;
     this.picker.replaceChildren();
     const mirror = this.mirror;
-    dailyVariants((message) => this.app.request(message)).then(({ variants }) => {
+    dailyVariants((message) => this.app.request(message)).then(({ today, variants }) => {
       const variant = variantOfGame(variants, mirror.game, mirror.view.options);
       if (!variant) return;
-      const box = shareBox(this.app, { game: variant.game, variant: variant.variant }, "result-share");
+      const daily = { game: variant.game, variant: variant.variant, dates: [today, dayBefore(today)] };
+      const box = shareBox(this.app, daily, "result-share");
       const card = this.screen.result;
       const buttons = card && !card.hidden ? card.querySelector(".actions") : null;
       if (buttons) buttons.before(box);

@@ -37,21 +37,37 @@ async function deliver({ text }, toast) {
   }
 }
 
+// The share text of the first of `dates` with an ended attempt (null
+// for the server's today).
+async function firstShare(app, daily, dates) {
+  for (const [index, date] of dates.entries()) {
+    const request = { type: "stats", game: daily.game, variant: daily.variant, share: true };
+    if (date) request.date = date;
+    try {
+      return (await app.request(request)).share;
+    } catch (error) {
+      const later = index < dates.length - 1 && error.code === "unavailable" && error.reason === "not_played";
+      if (!later) throw error;
+    }
+  }
+  return null;
+}
+
 /**
  * A box with the share text of a ranked attempt (asked of the server:
  * `stats` with `share`) and its Share button; it stays empty while the
- * server has nothing to share yet (an attempt still running, or none).
+ * server has nothing to share (no ended attempt).  `dates` are tried in
+ * order: an attempt that ended just after midnight, in the grace period,
+ * is the day before's.
  * @param {{request: Function, toast: Function}} app the page
- * @param {{game: string, variant: string, date?: string}} daily which attempt
+ * @param {{game: string, variant: string, dates?: (string|null)[]}} daily which attempt (null: the server's today)
  * @param {string} id the box's element id
  * @returns {HTMLElement}
  */
-export function shareBox(app, daily, id) {
+export function shareBox(app, { game, variant, dates = [null] }, id) {
   const box = h("div", { class: "share", id, "aria-live": "polite" });
-  const request = { type: "stats", game: daily.game, variant: daily.variant, share: true };
-  if (daily.date) request.date = daily.date;
-  app.request(request).then((reply) => {
-    const shared = absoluteShare(reply.share, window.location.origin);
+  firstShare(app, { game, variant }, dates).then((share) => {
+    const shared = absoluteShare(share, window.location.origin);
     box.replaceChildren(
       h("pre", { class: "share-text", id: `${id}-text` }, shared.text),
       h("button", { type: "button", class: "primary", id: `${id}-button`, onclick: () => deliver(shared, app.toast.bind(app)) },
@@ -61,4 +77,13 @@ export function shareBox(app, daily, id) {
     if (!quiet) box.replaceChildren(h("p", { class: "note" }, errorSentence(error)));
   });
   return box;
+}
+
+/**
+ * The day before a YYYY-MM-DD day.
+ * @param {string} day a UTC day
+ * @returns {string}
+ */
+export function dayBefore(day) {
+  return new Date(Date.parse(`${day}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
 }

@@ -1,7 +1,7 @@
 // The stats screen (`#stats`): per daily variant, your days played and
 // won, current and longest streak, best and median time, the day-by-day
 // history, today's finishing times with your place, and the last 12
-// weeks; with the share text of today's attempt once it has ended.
+// weeks; with the share text of your last attempt, today's or yesterday's.
 //
 // One variant shows at a time (a phone would otherwise scroll through
 // every variant's three charts): the one chosen last, else the one you
@@ -12,7 +12,7 @@ import { h, formatPreciseTime, formatTime } from "./dom.js";
 import { errorSentence } from "./errors.js";
 import { describeOptions } from "./games.js";
 import { calendarFigure, histogramFigure, historyFigure } from "./svgcharts.js";
-import { shareBox } from "./share.js";
+import { dayBefore, shareBox } from "./share.js";
 import { dailyVariants } from "./dailies.js";
 
 const CHOICE_KEY = "arena.stats";
@@ -106,10 +106,12 @@ function historyTable(history) {
 }
 
 function variantStats(app, stats, today) {
-  const playedToday = stats.history[0]?.date === today;
+  // Today's result, or yesterday's while today's is not played yet.
+  const last = stats.history[0]?.date;
+  const recent = last === today || last === dayBefore(today);
   return h("article", { class: "variant-stats", dataset: { variant: `${stats.game}/${stats.variant}` } },
     summaryList(stats),
-    playedToday ? shareBox(app, { game: stats.game, variant: stats.variant, date: today }, "stats-share") : null,
+    recent ? shareBox(app, { game: stats.game, variant: stats.variant, dates: [last] }, "stats-share") : null,
     h("div", { class: "charts" },
       h("section", {}, h("h2", {}, "Today's finishing times"), histogramFigure("stats-histogram", stats.histogram)),
       h("section", {}, h("h2", {}, "The last 12 weeks"), calendarFigure("stats-calendar", stats)),

@@ -6,7 +6,7 @@ import test from "node:test";
 
 import { mergeRow, rowWords } from "../../../client/web/js/boardrows.js";
 import { variantOfGame, variantsOf } from "../../../client/web/js/dailies.js";
-import { absoluteShare } from "../../../client/web/js/share.js";
+import { absoluteShare, dayBefore } from "../../../client/web/js/share.js";
 import { firstVariant } from "../../../client/web/js/stats.js";
 
 const row = (id, fields) => ({ player: { player_id: id, name: id }, me: false, state: "not_started", result: null, place: null,
@@ -83,4 +83,10 @@ test("the stats screen opens on the remembered variant, else the one played last
   assert.equal(firstVariant(variants, "gone/x"), "klondike/b");
   assert.equal(firstVariant([stats("chequers", "c", [])], null), "chequers/c");
   assert.equal(firstVariant([], null), null);
+});
+
+test("the day before, across a month and a year", () => {
+  assert.equal(dayBefore("2026-12-01"), "2026-11-30");
+  assert.equal(dayBefore("2027-01-01"), "2026-12-31");
+  assert.equal(dayBefore("2028-03-01"), "2028-02-29");
 });
