@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 from playwright.async_api import Page, ViewportSize
+from tests.npm_tools import npm_tools
 from tests.races.arena_races import DEAL_1_DRAW_1_WIN, PUBLIC_BOARD_RULES_OFF, WireClient, pin_daily_deal, player
 from tests.server.test_friends import befriend
 from tests.web.test_web_friends import named_page, no_overflow, player_id
@@ -37,8 +38,11 @@ pytestmark = pytest.mark.browser
 PHONE: ViewportSize = {"width": 390, "height": 844}
 LAPTOP: ViewportSize = {"width": 1366, "height": 768}
 VARIANT = "klondike/draw=1,scoring=standard"
-CARD_CODE = re.compile(r"\b(?:10|[A2-9TJQK])[SHDC♠♥♦♣]\b|\b[SHDC]:?(?:10|[A2-9TJQK])\b")
-"""A card as any screen could spell it (``QS``, ``10♥``): none may show on the social screens."""
+CARD_CODE = re.compile(
+    r"(?:10|\b[A2-9TJQK])[SHDC♠♥♦♣](?!\w)|\b(?:Ace|King|Queen|Jack|Ten|Nine|Eight|Seven|Six|Five|Four|Three|Two|\d+) of "
+    r"(?:spades|hearts|diamonds|clubs)\b"
+)
+"""A card as any screen could spell it (``QS``, ``10♥``, "Queen of clubs"): none may show on the social screens."""
 CLIPBOARD = ["clipboard-read", "clipboard-write"]
 
 
@@ -68,6 +72,16 @@ async def no_card_in(page: Page, selector: str) -> None:
                                selector)
     assert text.strip(), f"nothing under {selector}"
     assert not CARD_CODE.search(text), f"a card code in {selector}: {CARD_CODE.search(text)}"
+
+
+async def accessible(page: Page, selector: str) -> None:
+    """axe-core finds nothing against WCAG 2 A and AA under ``selector``."""
+    if not await page.evaluate("typeof window.axe === 'object'"):
+        await page.add_script_tag(path=str(npm_tools() / "axe-core" / "axe.min.js"))
+    violations = await page.evaluate(
+        "s => axe.run(document.querySelector(s), {runOnly: ['wcag2a', 'wcag2aa']})"
+        ".then(r => r.violations.map(v => `${v.id}: ${v.nodes.map(n => n.target.join(' ')).join(', ')}`))", selector)
+    assert not violations, violations
 
 
 async def play_line(page: Page, moves: tuple[str, ...] | list[str]) -> None:
@@ -112,6 +126,7 @@ async def daily_among_friends(site: Site, viewport: ViewportSize, shots: Path, s
     cal_row = f'{board} tr[data-player="{cal_id}"][data-state="playing"]'
     await ann.wait_for_function("s => document.querySelector(s)?.textContent.includes('3 actions')", arg=cal_row)
     await no_card_in(ann, "#friends-board")
+    await accessible(ann, "#friends-board")
     await no_overflow(ann)
     await shot(ann, shots, f"friends-board{suffix}", "#friends-board")
 
@@ -133,6 +148,9 @@ async def daily_among_friends(site: Site, viewport: ViewportSize, shots: Path, s
     await play_line(ann, DEAL_1_DRAW_1_WIN[:40])
     await ann.wait_for_function("document.querySelector('#ghost-bars li.you .progress').getAttribute('aria-valuenow') !== '0'")
     await no_card_in(ann, "#ghosts")
+    with pytest.raises(AssertionError, match="a card code"):
+        await no_card_in(ann, "#board")  # the scan sees cards where there are some
+    await accessible(ann, "#ghosts")
     await no_overflow(ann)
     await shot(ann, shots, f"ghost-race{suffix}")
 
@@ -163,6 +181,7 @@ async def daily_among_friends(site: Site, viewport: ViewportSize, shots: Path, s
     assert await ann.locator("#stats-histogram table.visually-hidden tbody tr").count() == 9
     assert await ann.inner_text("#stats-share-text") == text
     await no_card_in(ann, "#stats-screen")
+    await accessible(ann, "#stats-screen")
     await no_overflow(ann)
     await shot(ann, shots, f"stats{suffix}")
 
@@ -220,6 +239,7 @@ async def leagues(site: Site, shots: Path) -> None:
     assert [await ann.inner_text(f"{standing} > :nth-child({column})") for column in (1, 3, 4)] == ["1", "10", "1"]
     await ann.wait_for_function("document.querySelectorAll('#league-members li').length === 2")
     await no_card_in(ann, "#league")
+    await accessible(ann, "#leagues-screen")
     await no_overflow(ann)
     await shot(ann, shots, "leagues")
     await bob.click("#league-refresh")
