@@ -192,6 +192,8 @@ async def daily_among_friends(site: Site, viewport: ViewportSize, shots: Path, s
     assert await ann.locator("#daily-histogram-svg rect.bar.yours").count() == 1
     await no_card_in(ann, "#daily-screen")
     await no_overflow(ann)
+    await ann.goto(link.replace("draw=1", "draw=9"))
+    await ann.wait_for_function("document.querySelector('#daily-screen [role=alert]')?.textContent === 'This server has no such daily.'")
     for client in (own, bob, cal):
         await client.close()
 

@@ -10,13 +10,21 @@ export const CALENDAR_WEEKDAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun
 export const CALENDAR_WORDS = { won: "won", played: "played, not won", missed: "missed", open: "still open" };
 const DAY_MS = 86_400_000;
 
-// "3 min", "1 h": a histogram edge (whole minutes on the server's scale).
+/**
+ * A histogram edge in words: "3 min", "1 h" (the server's edges are whole minutes).
+ * @param {number} ms the edge
+ * @returns {string}
+ */
 export function edgeWords(ms) {
   const minutes = Math.round(ms / 60_000);
   return minutes >= 60 && minutes % 60 === 0 ? `${minutes / 60} h` : `${minutes} min`;
 }
 
-// The bucket labels: "under 1 min", "1–2 min" … "1 h or more".
+/**
+ * The buckets' labels in words: "under 1 min", "1–2 min" … "1 h or more".
+ * @param {number[]} edgesMs the histogram's edges
+ * @returns {string[]} one more than the edges
+ */
 export function bucketLabels(edgesMs) {
   return [...edgesMs, null].map((edge, index) => {
     if (index === 0) return `under ${edgeWords(edge)}`;
@@ -28,13 +36,22 @@ export function bucketLabels(edgesMs) {
   });
 }
 
-// The short labels under the bars, in minutes: "<1", "1–2" … "60+".
+/**
+ * The short labels under the bars, in minutes: "<1", "1–2" … "60+".
+ * @param {number[]} edgesMs the histogram's edges
+ * @returns {string[]} one more than the edges
+ */
 export function axisLabels(edgesMs) {
   const minutes = edgesMs.map((edge) => Math.round(edge / 60_000));
   return [`<${minutes[0]}`, ...minutes.slice(1).map((edge, index) => `${minutes[index]}–${edge}`), `${minutes.at(-1)}+`];
 }
 
-// Which bucket a time falls in: under `edges[i]` and at or over the one before.
+/**
+ * Which bucket a time falls in: under `edges[i]` and at or over the one before.
+ * @param {number[]} edgesMs the histogram's edges
+ * @param {number} timeMs a finishing time
+ * @returns {number} the bucket's index
+ */
 export function bucketOf(edgesMs, timeMs) {
   return edgesMs.filter((edge) => timeMs >= edge).length;
 }
@@ -61,7 +78,11 @@ export function histogramBars(histogram, { width, height, gap = 4, labelRoom = 0
   });
 }
 
-// The histogram in one sentence, for its accessible name.
+/**
+ * The histogram in one sentence, for its accessible name.
+ * @param {{date: string, finishers: number, place: (number|null), top_percent: (number|null)}} histogram the server's histogram
+ * @returns {string}
+ */
 export function histogramSummary(histogram) {
   if (!histogram.finishers) return `Nobody has won the daily of ${histogram.date} yet.`;
   const who = histogram.finishers === 1 ? "1 player" : `${histogram.finishers} players`;
@@ -93,7 +114,11 @@ export function calendarCells(start, marks, { cell, gap }) {
   return { cells, weeks: Math.ceil((marks.length + weekday) / 7) };
 }
 
-// The calendar in one sentence: how many days of each kind.
+/**
+ * The calendar in one sentence: how many days of each kind.
+ * @param {string[]} marks each day's mark: won, played, missed or open
+ * @returns {string}
+ */
 export function calendarSummary(marks) {
   const count = (kind) => marks.filter((mark) => mark === kind).length;
   const days = (n) => (n === 1 ? "1 day" : `${n} days`);
@@ -120,7 +145,12 @@ export function historyBars(history, { width, height, days, gap = 2 }) {
   });
 }
 
-// The history chart in one sentence.
+/**
+ * The history chart in one sentence.
+ * @param {{won: boolean}[]} history newest first
+ * @param {number} days how many days the chart shows
+ * @returns {string}
+ */
 export function historySummary(history, days) {
   const shown = history.slice(0, days);
   if (!shown.length) return "No daily played yet.";

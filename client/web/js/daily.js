@@ -12,6 +12,7 @@ import { FriendsBoard } from "./friendsboard.js";
 import { histogramFigure } from "./svgcharts.js";
 import { shareBox } from "./share.js";
 
+/** A shared daily's page (route: game, variant, date); `load()` asks the server. */
 export class DailyScreen {
   constructor(root, app, route) {
     this.root = root;

@@ -77,7 +77,8 @@ export class FriendsBoard {
     const { rows, reread } = mergeRow(board.rows, update.row);
     this.board = { ...board, rows };
     this.render();
-    if (reread) this.refresh();
+    // Off screen (the lobby's board during a game) it is read again when shown.
+    if (reread && this.node.isConnected) this.refresh();
   }
 
   choose(key) {

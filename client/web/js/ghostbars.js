@@ -56,6 +56,7 @@ function barRow(line) {
       `${line.cardsHome}/${line.cards} · ${line.actions} actions${line.state === "playing" ? "" : ` · ${STATE_WORDS[line.state] ?? line.state}`}`));
 }
 
+/** The ghost bars beside a ranked daily attempt (`GhostBars.forScreen`). */
 export class GhostBars {
   /**
    * The ghost bars of a game screen, or null unless the game is your

@@ -16,6 +16,7 @@ import { LeagueView } from "./leagueview.js";
 
 const NAME_MAX = 40;
 
+/** The `#leagues` screen (route: `leagueCode` from an invite link); `load()` asks the server. */
 export class LeaguesScreen {
   constructor(root, app, route) {
     this.root = root;
@@ -46,8 +47,6 @@ export class LeaguesScreen {
         this.slots.create)));
     this.render();
   }
-
-  destroy() {}
 
   async load() {
     try {

@@ -16,6 +16,7 @@ function copyable(link) {
   return `${window.location.origin}${link}`;
 }
 
+/** One league shown on the leagues screen; `show(league)` draws it and reads its board and standings. */
 export class LeagueView {
   // `actions.changed(league)`: the league as the server now has it;
   // `actions.left(leagues)`: your leagues after leaving one;

@@ -30,17 +30,15 @@ import { DevicesPanel } from "./devices.js";
 import { lobbyOptions, openGameOptions } from "./gameoptions.js";
 import { parseRoute, routeHash } from "./router.js";
 import { Store } from "./store.js";
-import { DailyScreen } from "./daily.js";
 import { FriendsBoard } from "./friendsboard.js";
 import { GhostBars } from "./ghostbars.js";
-import { LeaguesScreen } from "./leagues.js";
-import { StatsScreen } from "./stats.js";
+import { SOCIAL_SCREENS } from "./socialscreens.js";
 
 const FINAL_STATUSES = new Set(["won", "resigned", "abandoned"]);
 
 const TOAST_MS = 5000;
 // Screens read from the server as they open (and again after a reconnection).
-const LOADED_SCREENS = new Set(["replay", "stats", "leagues", "daily"]);
+const LOADED_SCREENS = new Set(["replay", ...Object.keys(SOCIAL_SCREENS)]);
 
 // One render function per screen: each builds (or refreshes) its screen
 // from the store's state.
@@ -69,15 +67,7 @@ SCREENS.watch = SCREENS.play;
 SCREENS.replay = (app, state, entering) => {
   if (entering) app.screen = new ReplayScreen(app.main, app, state.route.gameId);
 };
-SCREENS.stats = (app, state, entering) => {
-  if (entering) app.screen = new StatsScreen(app.main, app);
-};
-SCREENS.leagues = (app, state, entering) => {
-  if (entering) app.screen = new LeaguesScreen(app.main, app, state.route);
-};
-SCREENS.daily = (app, state, entering) => {
-  if (entering) app.screen = new DailyScreen(app.main, app, state.route);
-};
+Object.assign(SCREENS, SOCIAL_SCREENS);
 
 class App {
   constructor() {

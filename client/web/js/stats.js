@@ -10,15 +10,19 @@
 
 import { h, formatPreciseTime, formatTime } from "./dom.js";
 import { errorSentence } from "./errors.js";
-import { describeOptions } from "./games.js";
 import { calendarFigure, histogramFigure, historyFigure } from "./svgcharts.js";
 import { dayBefore, shareBox } from "./share.js";
 import { dailyVariants } from "./dailies.js";
 
 const CHOICE_KEY = "arena.stats";
 
-// The variant to show first: the remembered choice, else the one with
-// the newest day played, else the first.
+/**
+ * The variant to show first: the remembered choice, else the one with
+ * the newest day played, else the first.
+ * @param {{game: string, variant: string, history: {date: string}[]}[]} variants the stats reply's variants
+ * @param {string|null} remembered a `game/variant` key chosen before
+ * @returns {string|null} a `game/variant` key, null without variants
+ */
 export function firstVariant(variants, remembered) {
   const key = (stats) => `${stats.game}/${stats.variant}`;
   const kept = variants.find((stats) => key(stats) === remembered);
@@ -28,6 +32,7 @@ export function firstVariant(variants, remembered) {
   return variants.length ? key(played[0] ?? variants[0]) : null;
 }
 
+/** The `#stats` screen; `load()` asks the server. */
 export class StatsScreen {
   constructor(root, app) {
     this.root = root;
@@ -76,8 +81,8 @@ export class StatsScreen {
     const key = (stats) => `${stats.game}/${stats.variant}`;
     const select = h("select", { id: "stats-variant", "aria-label": "Game and variant",
       onchange: (event) => this.choose(event.target.value) },
-    this.reply.variants.map((stats) => h("option", { value: key(stats) }, this.labels.get(key(stats))
-      ?? `${stats.title} · ${describeOptions(Object.fromEntries(stats.variant.split(",").map((part) => part.split("="))))}`)));
+    this.reply.variants.map((stats) => h("option", { value: key(stats) },
+      this.labels.get(key(stats)) ?? `${stats.title} · ${stats.variant}`)));
     const stats = this.reply.variants.find((entry) => key(entry) === this.chosen);
     if (stats) select.value = this.chosen;
     this.body.replaceChildren(h("div", { class: "options" }, select),
