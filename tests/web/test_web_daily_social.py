@@ -206,7 +206,8 @@ async def test_friends_board_ghost_race_share_and_stats(site: Site, viewport: Vi
 async def leagues(site: Site, shots: Path) -> None:
     """Ann (laptop) creates a league and copies its invite link; Bob
     (phone) opens it and joins; Bob wins the day; both see the board and
-    the week's standings; Ann removes Bob, who is told so; Ann leaves."""
+    the week's standings; Ann removes Bob, who is told so, and draws a
+    new code; Ann leaves, which ends the league."""
     ann = await named_page(site, "Ann", viewport=LAPTOP)
     await ann.context.grant_permissions(CLIPBOARD)
     await ann.click("#open-leagues")
@@ -254,6 +255,8 @@ async def leagues(site: Site, shots: Path) -> None:
     await ann.wait_for_function("document.querySelectorAll('#league-members li').length === 1")
     await bob.click("#league-refresh")
     await bob.wait_for_function("document.getElementById('toast').textContent.startsWith('You are in no such league')")
+    await ann.click("#reissue-league-code")
+    await ann.wait_for_function("old => document.getElementById('league-code').textContent !== old", arg=code)
     await ann.click("#leave-league")
     await ann.wait_for_selector("#no-leagues")
 
