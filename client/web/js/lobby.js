@@ -61,7 +61,8 @@ export class Lobby {
       : [h("section", { class: "panel new-game" }, h("h2", {}, "New game"), h("p", { class: "note", id: "games-loading" }, "Loading the games…"))];
     this.root.replaceChildren(h("div", { class: "lobby" },
       this.namePanel(), ...choosing, this.actions.friendsPanel(), this.myGamesPanel(), this.livePanel(),
-      this.leaderboard.node, this.actions.friendsBoard(), this.dailyLinks(), this.records.node, this.actions.devicesPanel()));
+      h("div", { class: "daily-boards" }, this.leaderboard.node, this.actions.friendsBoard()),
+      this.dailyLinks(), this.records.node, this.actions.devicesPanel()));
   }
 
   // Your daily stats and your leagues have screens of their own.
