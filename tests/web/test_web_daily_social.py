@@ -263,3 +263,26 @@ async def leagues(site: Site, shots: Path) -> None:
 
 async def test_a_league_from_its_creation_to_its_end(site: Site, tmp_path: Path) -> None:
     await leagues(site, tmp_path)
+
+
+async def test_a_ghost_runs_on_after_the_page_reconnects(site: Site) -> None:
+    """A ghost lives on its connection: after a reconnection the page
+    asks for it again, and it goes on from the page's clock to its win."""
+    ann = await named_page(site, "Ann", viewport=LAPTOP)
+    own, bob = await as_page_player(site, ann), await player(site.server.url, "Bob")
+    await befriend(own, bob)
+    await win_daily_deal(bob, pause_seconds=15.0)
+    await ann.click(".live .refresh")
+    await ann.wait_for_selector(f'#friends-board-table tr[data-player="{bob.player_id}"]')
+    await ann.click("#daily-challenge")
+    await ann.wait_for_selector(f'#ghost-choice option[value="{bob.player_id}"]', state="attached")
+    await ann.select_option("#ghost-choice", bob.player_id)
+    await ann.click("#race-ghost")
+    bar = f'#ghost-bars li[data-ghost="{bob.player_id}"]'
+    await ann.wait_for_selector(f'{bar}[data-state="playing"]')
+    await ann.evaluate("window.arena.connection.reconnectNow()")
+    await ann.wait_for_selector('#connection[data-state="online"]')
+    assert await ann.get_attribute(bar, "data-state") == "playing", "the ghost must still be running when the page reconnects"
+    await ann.wait_for_selector(f'{bar}[data-state="won"]', timeout=60_000)
+    for client in (own, bob):
+        await client.close()
