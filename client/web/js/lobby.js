@@ -2,7 +2,8 @@
 // (create a race, or join one by its invite code); your friends (the
 // friends panel) and devices (the devices panel); see your live games
 // and your last races; watch other people's live games or a race by its
-// link; read the daily leaderboards and your own records.
+// link; read the daily leaderboards (your friends' beside the global
+// one) and your own records; open your daily stats and your leagues.
 
 import { restoreBusy, whileBusy } from "./busy.js";
 import { h } from "./dom.js";
@@ -61,8 +62,15 @@ export class Lobby {
       : [h("section", { class: "panel new-game" }, h("h2", {}, "New game"), h("p", { class: "note", id: "games-loading" }, "Loading the games…"))];
     this.root.replaceChildren(h("div", { class: "lobby" },
       this.namePanel(), ...choosing, this.actions.friendsPanel(), this.myGamesPanel(), this.livePanel(),
-      this.leaderboard.node, this.records.node, this.actions.devicesPanel()));
+      h("div", { class: "daily-boards" }, this.leaderboard.node, this.actions.friendsBoard()),
+      this.dailyLinks(), this.records.node, this.actions.devicesPanel()));
     restoreBusy(this.root);
+  }
+
+  // Your daily stats and your leagues have screens of their own.
+  dailyLinks() {
+    return h("nav", { class: "panel daily-links", "aria-label": "Your dailies" },
+      h("a", { href: "#stats", id: "open-stats" }, "Your daily stats"), h("a", { href: "#leagues", id: "open-leagues" }, "Leagues"));
   }
 
   namePanel() {

@@ -33,10 +33,15 @@ import { lobbyOptions, openGameOptions } from "./gameoptions.js";
 import { parseRoute, routeHash } from "./router.js";
 import { Connection, GameViews, ServerClock, deviceName, serverUrl } from "./sdk.js";
 import { Store } from "./store.js";
+import { FriendsBoard } from "./friendsboard.js";
+import { GhostBars } from "./ghostbars.js";
+import { SOCIAL_SCREENS } from "./socialscreens.js";
 
 const FINAL_STATUSES = new Set(["won", "resigned", "abandoned"]);
 
 const TOAST_MS = 5000;
+// Screens read from the server as they open (and again after a reconnection).
+const LOADED_SCREENS = new Set(["replay", ...Object.keys(SOCIAL_SCREENS)]);
 
 // One render function per screen: each builds (or refreshes) its screen
 // from the store's state.
@@ -55,13 +60,16 @@ const SCREENS = {
   play(app, state, entering) {
     if (entering) app.screen = new GameScreen(app.main, app, { gameId: state.route.gameId });
     const mirror = app.mirrors.get(state.route.gameId);
-    if (mirror) app.screen.update(mirror);
+    if (!mirror) return;
+    app.screen.update(mirror);
+    app.ghostBars ??= GhostBars.forScreen(app, app.screen, mirror);
   },
 };
 SCREENS.watch = SCREENS.play;
 SCREENS.replay = (app, state, entering) => {
   if (entering) app.screen = new ReplayScreen(app.main, app, state.route.gameId);
 };
+Object.assign(SCREENS, SOCIAL_SCREENS);
 
 class App {
   constructor() {
@@ -95,10 +103,13 @@ class App {
       request: (message) => this.request(message),
       friendsPanel: () => this.social.drawnPanel(),
       devicesPanel: () => this.devices.node,
+      friendsBoard: () => this.friendsBoard.node,
       useCode: () => this.devices.focusCode(),
     });
     this.social = new Social(this);
     this.devices = new DevicesPanel(this);
+    this.friendsBoard = new FriendsBoard(this);
+    this.ghostBars = null;
     this.listen();
     applyAppearance(document.documentElement, this.settings);
     bindSettingsDialog(document, this.settings, () => {
@@ -268,7 +279,7 @@ class App {
     }
     if (this.spectatedRace) this.followRace(this.spectatedRace);
     if (route.kind === "lobby") return;
-    if (route.kind === "replay") {
+    if (LOADED_SCREENS.has(route.kind)) {
       this.screen.load();
       return;
     }
@@ -308,11 +319,13 @@ class App {
     this.previousRoute = state.route;
     this.leaveSpectatedRace();
     this.screen?.destroy?.();
+    this.ghostBars?.destroy();
+    this.ghostBars = null;
     SCREENS[state.route.kind](this, state, true);
     if (!this.connection.online) return;
     if (state.route.kind === "lobby") this.refreshLobby();
     else if (state.route.kind === "race") this.followRace(state.route.raceId);
-    else if (state.route.kind === "replay") this.screen.load();
+    else if (LOADED_SCREENS.has(state.route.kind)) this.screen.load();
     else if (!this.mirrors.has(state.route.gameId)) this.watch(state.route.gameId);
   }
 
@@ -361,6 +374,7 @@ class App {
       this.lobby.records.refresh(),
       this.devices.refresh(),
       this.social.refreshFriends(),
+      this.friendsBoard.refresh(),
     ]);
     const failed = [games, races].find((outcome) => outcome.status === "rejected" && outcome.reason.code !== "offline");
     if (failed) this.toast(errorSentence(failed.reason));
@@ -428,13 +442,14 @@ class App {
   // the game this one takes over from (New deal, Game Options): it is
   // resigned once the new one has started, so an abandoned game does not
   // stay live (nor in everyone's Live games) until the server's limit of
-  // live games abandons it.
+  // live games abandons it.  `exact` plays `options` as given, without the
+  // player's settings (a shared daily's link names its variant).
   // A daily whose ranked attempt is over is dealt again as practice:
   // said first, by name (dailyagain.js).
-  async startGame({ game, deal = "random", options = {}, position = null, replaces = null }) {
+  async startGame({ game, deal = "random", options = {}, position = null, replaces = null, exact = false }) {
     const meta = GAMES[game];
     const chosen = deal === "random" && meta.chooseRandomDeal ? randomDeal(meta) : deal;
-    const settingsOptions = meta.settingsOptions ? meta.settingsOptions(this.settings) : {};
+    const settingsOptions = meta.settingsOptions && !exact ? meta.settingsOptions(this.settings) : {};
     const chosenOptions = { ...options, ...settingsOptions };
     const request = position
       ? { type: "new_game", game, position, practice: true }

@@ -64,9 +64,11 @@ export class GameScreen {
     this.celebration = h("div", { class: "celebration", hidden: true, "aria-hidden": "true" });
     this.delayNote = h("p", { class: "delay-note", id: "delay-note", hidden: true });
     this.assistNote = h("p", { class: "assist-note", id: "assist-note", hidden: true });
+    // Beside your ranked daily attempt: the ghost bars, then the share text (ghostbars.js).
+    this.extras = h("div", { class: "game-extras" });
     root.replaceChildren(h("section", { class: `game${embedded ? " embedded" : ""}` },
       embedded ? null : h("div", { class: "game-head" }, this.heading, this.who), this.delayNote,
-      this.stats, this.toolbar, this.assistNote, this.message,
+      this.stats, this.toolbar, this.assistNote, this.message, this.extras,
       h("div", { class: "board-wrap" }, this.boardNode), this.celebration, this.result));
     this.ticker = setInterval(() => this.tick(), 500);
     this.resized = () => this.relayout();

@@ -30,3 +30,17 @@ test("a friend's invite link is the lobby with the code to offer", () => {
   assert.deepEqual(parseRoute("#friend="), { kind: "lobby" });
   assert.deepEqual(parseRoute("#friend=<script>"), { kind: "lobby" });
 });
+
+test("the stats and leagues screens, a league's invite link and a shared daily have their addresses", () => {
+  for (const route of [{ kind: "stats" }, { kind: "leagues" },
+    { kind: "daily", game: "klondike", variant: "draw=1,scoring=standard", date: "2026-12-01" }]) {
+    assert.deepEqual(parseRoute(routeHash(route)), route);
+  }
+  assert.deepEqual(parseRoute("#league=7kq2-m9xd"), { kind: "leagues", leagueCode: "7KQ2-M9XD" });
+  assert.equal(routeHash(parseRoute("#league=7KQ2-M9XD")), "#leagues");
+  assert.deepEqual(parseRoute("#daily=klondike/draw=1,scoring=standard/2026-12-01"),
+    { kind: "daily", game: "klondike", variant: "draw=1,scoring=standard", date: "2026-12-01" });
+  for (const bad of ["#daily=klondike/draw=1", "#daily=klondike//2026-12-01", "#daily=Klon dike/x/2026-12-01", "#league=", "#stats/x"]) {
+    assert.deepEqual(parseRoute(bad), { kind: "lobby" }, bad);
+  }
+});
