@@ -26,11 +26,16 @@ function suitFoundations(prefix = "f") {
   return SUIT_LETTERS.map((s) => foundation(`${prefix}${s}`, suitSymbol(s)));
 }
 
+function upFoundations() {
+  return SUIT_LETTERS.map((s) => foundation(`u${s}`, `A${suitSymbol(s)}`));
+}
+
+function downFoundations() {
+  return SUIT_LETTERS.map((s) => foundation(`d${s}`, `K${suitSymbol(s)}`));
+}
+
 function upAndDownFoundations() {
-  return [
-    ...SUIT_LETTERS.map((s) => foundation(`u${s}`, `A${suitSymbol(s)}`)),
-    ...SUIT_LETTERS.map((s) => foundation(`d${s}`, `K${suitSymbol(s)}`)),
-  ];
+  return [...upFoundations(), ...downFoundations()];
 }
 
 function columns(count, pick, label = "") {
@@ -70,10 +75,20 @@ export const LAYOUTS = {
         marked: view.spread === i + 1,
       }));
       const stock = { pile: "s", pick: "action", action: "draw", fan: "stack", kind: "stock" };
-      const cols = narrow ? 8 : 13;
-      const row = { pile: "r", pick: "row", fan: "right", kind: "row", span: cols - 1,
-        label: view.spread ? `Pack ${rankText(view.spread)} spread` : "Spread row" };
-      return { cols, sections: [
+      const label = view.spread ? `Pack ${rankText(view.spread)} spread` : "Spread row";
+      if (narrow) {
+        // A phone: five columns (the cards twice as large as in thirteen):
+        // the up foundations, the down ones, the packs with the stock last,
+        // and the spread row across the screen.
+        return { cols: 5, sections: [
+          { slots: upFoundations() },
+          { slots: downFoundations() },
+          { slots: [...packs, stock] },
+          { slots: [{ pile: "r", pick: "row", fan: "right", kind: "row", span: 5, label }] },
+        ] };
+      }
+      const row = { pile: "r", pick: "row", fan: "right", kind: "row", span: 12, label };
+      return { cols: 13, sections: [
         { slots: upAndDownFoundations() },
         { slots: packs },
         { slots: [stock, row] },
