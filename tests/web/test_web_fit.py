@@ -9,6 +9,7 @@ The growth is played through the real server: Chequers' deal 5 grows its
 row-1 pile t7 to nine cards with moves found by the engine, WordLink and
 Broken Deck start from a practice position with a thirteen-card column
 and one more card is moved onto it, and Lara's Game draws its spread.
+A message that wraps above the board makes room rather than a scroll.
 """
 
 from __future__ import annotations
@@ -224,3 +225,18 @@ async def test_every_board_fits_at_the_deal_and_as_it_grows(site: Site, size: Vi
             # From the position of 13 where there is one, else from the deal.
             same_piles(seen.pop("grown", seen["deal"]), shown, game)
             seen.clear()
+
+
+async def test_a_message_that_wraps_makes_room_instead_of_scrolling(site: Site) -> None:
+    """The lines above the board change its room: a message of three lines
+    on a small phone shrinks the board's boxes rather than scrolling the page."""
+    size: ViewportSize = {"width": 360, "height": 740}
+    page = await site.page(viewport=size, has_touch=True, is_mobile=True)
+    await start_position(page, "klondike", wordlink_grown())
+    before = await measure(page)
+    await page.evaluate("window.arena.screen.say('That move is not allowed here, and this sentence is long enough"
+                        " to take three lines of a small phone, pushing the board down.', 'error')")
+    await page.wait_for_function("document.scrollingElement.scrollHeight <= innerHeight")
+    after = await measure(page)
+    check_fits(after, size, "klondike under a long message")
+    assert after["boardTop"] > before["boardTop"], "the message did not move the board"

@@ -107,7 +107,7 @@ export class Board {
     const fragment = document.createDocumentFragment();
     for (const section of sections) {
       const grid = document.createElement("div");
-      grid.className = `section${section.compact ? " compact" : ""}${section.inset ? " inset" : ""}`;
+      grid.className = `section${section.compact ? " compact" : ""}${section.inset ? " inset" : ""}${section.aside ? " aside" : ""}`;
       const used = Math.min(cols, section.slots.reduce((sum, slot) => sum + (slot.span ?? 1), 0));
       grid.style.gridTemplateColumns = `repeat(${used}, ${cw}px)`;
       for (const slot of section.slots) grid.append(this.slotElement(slot, section));

@@ -58,9 +58,19 @@ export const LAYOUTS = {
   },
 
   "broken-deck": {
-    layout() {
+    layout(view, { narrow }) {
       const cells = ["c1", "c2", "c3", "c4"].map((pile) => ({ pile, pick: "top", fan: "stack", kind: "cell" }));
       const slot = { pile: "r", pick: "top", fan: "stack", kind: "repair", label: "Repair", caption: "Repair Slot" };
+      if (narrow) {
+        // A phone: eight columns (wider cards than nine), the Repair Slot
+        // on a row of its own between the cells and foundations and the
+        // columns, its caption beside it.
+        return { cols: 8, sections: [
+          { slots: [...cells, ...suitFoundations()] },
+          { slots: [slot], aside: true },
+          { slots: columns(8, "run") },
+        ] };
+      }
       return { cols: 9, sections: [
         { slots: [...cells, slot, ...suitFoundations()] },
         { slots: columns(8, "run"), inset: true },

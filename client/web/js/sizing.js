@@ -10,8 +10,8 @@
 // than its box fans tighter rather than growing it, so nothing below it
 // moves and the page never scrolls.
 
-// The narrowest card: Broken Deck's and Chequers' nine columns on a
-// 360 px phone are 35 px wide; the floor only matters on smaller screens.
+// The narrowest card: Chequers' nine columns on a 360 px phone are 35 px
+// wide; the floor only matters on smaller screens.
 export const MIN_CARD_PX = 28;
 export const MAX_CARD_PX = 120;
 // Where the page scrolls (a replay, a race's results above a board), cards

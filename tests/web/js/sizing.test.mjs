@@ -85,6 +85,13 @@ test("Lara's Game on a phone: five columns of large cards", () => {
   assert.ok(cw >= 55, `cw ${cw}`);
 });
 
+test("Broken Deck on a phone: eight columns, the Repair Slot on a row of its own", () => {
+  const { layout, cw } = metrics("broken-deck", 352, 576);
+  assert.equal(layout.cols, 8);
+  assert.deepEqual(layout.sections[1].slots.map((slot) => slot.pile), ["r"]);
+  assert.equal(cw, Math.floor((352 - 7 * 4) / 8));
+});
+
 test("every game stays readable at 360 px", () => {
   for (const game of Object.keys(LAYOUTS)) {
     const { cw, corner } = metrics(game, 352, 576);
