@@ -87,7 +87,7 @@ export const LAYOUTS = {
       const stock = { pile: "s", pick: "action", action: "draw", fan: "stack", kind: "stock" };
       const label = view.spread ? `Pack ${rankText(view.spread)} spread` : "Spread row";
       if (narrow) {
-        // A phone: five columns (the cards twice as large as in thirteen):
+        // A phone: five columns (cards half as wide again as in eight):
         // the up foundations, the down ones, the packs with the stock last,
         // and the spread row across the screen.
         return { cols: 5, sections: [

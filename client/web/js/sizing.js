@@ -50,7 +50,7 @@ function kindOf(section) {
 // gaps between sections (twice the gap) and between a section's rows.
 function overhead(rows, { gap, pad }) {
   const between = 2 * gap * (rows.length - 1);
-  return pad + between + rows.reduce((sum, row) => sum + (row.count - 1) * (row.compact ? 1.5 * gap : gap), 0);
+  return pad + between + rows.reduce((sum, row) => sum + (row.count - 1) * (row.kind === "compact" ? 1.5 * gap : gap), 0);
 }
 
 /**
@@ -69,7 +69,7 @@ export function cardMetrics({ width, height = null, cols, sections }) {
   const { gap, aspect } = shape;
   const wide = Math.floor((width - (cols - 1) * gap) / cols);
   if (!height) return finish(clamp(Math.min(SCROLLING_MAX_PX, wide)), aspect, gap, SCROLLING_FAN, GROWTH);
-  const rows = sections.map((section) => ({ count: rowsOf(section, cols), fan: fanned(section), compact: Boolean(section.compact), kind: kindOf(section) }));
+  const rows = sections.map((section) => ({ count: rowsOf(section, cols), fan: fanned(section), kind: kindOf(section) }));
   const free = height - overhead(rows, shape);
   const cardHeights = rows.reduce((sum, row) => sum + row.count * (row.fan ? 1 + GROWTH[row.kind] : 1), 0);
   const cw = clamp(Math.min(wide, Math.floor(free / cardHeights / aspect)));
