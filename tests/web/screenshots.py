@@ -191,16 +191,17 @@ async def fit(site: Site) -> None:
 async def main(only_fit: bool) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     async with open_site(race_countdown_seconds=1.0) as site:
-        await fit(site)
+        # Before any page opens: a lobby fixes the day's deals as it shows them.
+        await pin_daily_deal(site.server.store, utc_day(site.server.hub.clock()))
         if not only_fit:
             await everything_else(site)
+        await fit(site)
     for path in sorted(OUT.glob("**/*.png")):
         print(f"{path.relative_to(ROOT)}: {path.stat().st_size // 1024} KB")
 
 
 async def everything_else(site: Site) -> None:
     """The lobby, the boards a few moves in, the race, the leaderboard and the social panels."""
-    await pin_daily_deal(site.server.store, utc_day(site.server.hub.clock()))
     await leaderboard(site)
     await race(site)
     await social(site)
