@@ -1,4 +1,5 @@
-"""Regenerate the screenshots in docs/screenshots/ (run: python -m tests.web.screenshots).
+"""Regenerate the screenshots in docs/screenshots/ (run: python -m tests.web.screenshots,
+or ``python -m tests.web.screenshots fit`` for only the boards at each screen size).
 
 Desktop pictures are 1000 px wide; phone ones are the 390×844 screen a
 player sees (touch), not the whole page, to keep the PNGs small.
@@ -24,6 +25,7 @@ protocol, one of them as the page's own player, so the panel shows a rank.
 from __future__ import annotations
 
 import asyncio
+import sys
 from pathlib import Path
 
 from playwright.async_api import Page, ViewportSize
@@ -33,6 +35,7 @@ from server.deals.daily import utc_day
 from tests.races.arena_races import DEAL_1_DRAW_1_WIN, WireClient, pin_daily_deal, player
 from tests.solver.positions import klondike_hearts_locked
 from tests.solver.test_analysis import BLUNDER_LOG
+from tests.web.test_web_fit import SIZES, grown_boards, size_id
 from tests.web.test_web_races import win_daily_deal
 from tests.web.web_harness import Site, cards_settled, open_site, sign_in, start_position
 
@@ -201,28 +204,51 @@ async def social(site: Site) -> None:
     await bob.screenshot(path=OUT / "notifications-phone.png")
 
 
-async def main() -> None:
+async def fit(site: Site) -> None:
+    """Each game grown as usual (``test_web_fit``) at each screen size the
+    client is made for; desktops at half scale, to keep the files small."""
+    folder = OUT / "fit"
+    folder.mkdir(exist_ok=True)
+    for size in SIZES:
+        small = size["width"] < 600
+        page = await site.page(size, has_touch=small, is_mobile=small, device_scale_factor=1 if small else 0.5)
+        await sign_in(page, "Ann")
+        async for game, stage in grown_boards(page, site):
+            if stage == "longer":
+                await page.screenshot(path=folder / f"{size_id(size)}-{game}.png")
+        await page.context.close()
+
+
+async def main(only_fit: bool) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     async with open_site(race_countdown_seconds=1.0) as site:
+        # Before any page opens: a lobby fixes the day's deals as it shows them.
         await pin_daily_deal(site.server.store, utc_day(site.server.hub.clock()))
-        await leaderboard(site)
-        await race(site)
-        await social(site)
-        await analysis(site)
-        lobby = await site.page(DESKTOP)
-        await sign_in(lobby, "Ann")
-        for player, game_id, deal, options, count in BOARDS:
-            page = await board(site, player, game_id, deal, options, count, DESKTOP)
-            await page.screenshot(path=OUT / f"{game_id}.png", full_page=True)
-        await lobby.click(".live .refresh")
-        await lobby.wait_for_selector("#live-games li")
-        await lobby.screenshot(path=OUT / "lobby.png")
-        for player, game_id, deal, options, count in BOARDS:
-            phone = await board(site, f"{player}-phone", game_id, deal, options, count, PHONE)
-            await phone.screenshot(path=OUT / f"{game_id}-phone.png")
-    for path in sorted(OUT.glob("*.png")):
+        if not only_fit:
+            await everything_else(site)
+        await fit(site)
+    for path in sorted(OUT.glob("**/*.png")):
         print(f"{path.relative_to(ROOT)}: {path.stat().st_size // 1024} KB")
 
 
+async def everything_else(site: Site) -> None:
+    """The lobby, the boards a few moves in, the race, the leaderboard and the social panels."""
+    await leaderboard(site)
+    await race(site)
+    await social(site)
+    await analysis(site)
+    lobby = await site.page(DESKTOP)
+    await sign_in(lobby, "Ann")
+    for player, game_id, deal, options, count in BOARDS:
+        page = await board(site, player, game_id, deal, options, count, DESKTOP)
+        await page.screenshot(path=OUT / f"{game_id}.png", full_page=True)
+    await lobby.click(".live .refresh")
+    await lobby.wait_for_selector("#live-games li")
+    await lobby.screenshot(path=OUT / "lobby.png")
+    for player, game_id, deal, options, count in BOARDS:
+        phone = await board(site, f"{player}-phone", game_id, deal, options, count, PHONE)
+        await phone.screenshot(path=OUT / f"{game_id}-phone.png")
+
+
 if __name__ == "__main__":
-    asyncio.run(main())
+    asyncio.run(main(sys.argv[1:] == ["fit"]))

@@ -22,7 +22,7 @@
 import { backElement, faceElement } from "./cards.js";
 import { deal, dealing, originOf, planMotion, play, reducedMotion, settle, shake } from "./motion.js";
 import { moveText, parseMove, pileName, pileWords, rowPlace } from "./notation.js";
-import { cardMetrics } from "./sizing.js";
+import { cardMetrics, pileBox } from "./sizing.js";
 
 const DRAG_THRESHOLD_PX = 6;
 
@@ -53,7 +53,8 @@ export class Board {
   // Draw `view` laid out by `layout`; `legal` is null where the difficulty
   // offers no highlights.  `dealt` is a new game's first view: its cards
   // are dealt rather than slid from the last game's.
-  // `height` is the room the board has on a phone (else null: the page scrolls).
+  // `height` is the room the board has down to the toolbar (null where the
+  // page scrolls instead).
   show({ view, layout, legal, interactive, dealt = false, height = null }) {
     this.view = view;
     this.height = height;
@@ -117,7 +118,7 @@ export class Board {
     const fragment = document.createDocumentFragment();
     for (const section of sections) {
       const grid = document.createElement("div");
-      grid.className = `section${section.compact ? " compact" : ""}${section.inset ? " inset" : ""}`;
+      grid.className = `section${section.compact ? " compact" : ""}${section.inset ? " inset" : ""}${section.aside ? " aside" : ""}`;
       const used = Math.min(cols, section.slots.reduce((sum, slot) => sum + (slot.span ?? 1), 0));
       grid.style.gridTemplateColumns = `repeat(${used}, ${cw}px)`;
       for (const slot of section.slots) grid.append(this.slotElement(slot, section));
@@ -184,7 +185,7 @@ export class Board {
     element.append(placeholder);
 
     const placed = this.placeCards(slot, pile, section, spanWidth);
-    let height = ch;
+    let height = slot.fan === "down" ? pileBox(this.metrics, section) : ch;
     for (const { node, x, y } of placed) {
       node.style.left = `${x}px`;
       node.style.top = `${y}px`;

@@ -26,11 +26,16 @@ function suitFoundations(prefix = "f") {
   return SUIT_LETTERS.map((s) => foundation(`${prefix}${s}`, suitSymbol(s)));
 }
 
+function upFoundations() {
+  return SUIT_LETTERS.map((s) => foundation(`u${s}`, `A${suitSymbol(s)}`));
+}
+
+function downFoundations() {
+  return SUIT_LETTERS.map((s) => foundation(`d${s}`, `K${suitSymbol(s)}`));
+}
+
 function upAndDownFoundations() {
-  return [
-    ...SUIT_LETTERS.map((s) => foundation(`u${s}`, `A${suitSymbol(s)}`)),
-    ...SUIT_LETTERS.map((s) => foundation(`d${s}`, `K${suitSymbol(s)}`)),
-  ];
+  return [...upFoundations(), ...downFoundations()];
 }
 
 function columns(count, pick, label = "") {
@@ -53,9 +58,19 @@ export const LAYOUTS = {
   },
 
   "broken-deck": {
-    layout() {
+    layout(view, { narrow }) {
       const cells = ["c1", "c2", "c3", "c4"].map((pile) => ({ pile, pick: "top", fan: "stack", kind: "cell" }));
       const slot = { pile: "r", pick: "top", fan: "stack", kind: "repair", label: "Repair", caption: "Repair Slot" };
+      if (narrow) {
+        // A phone: eight columns (wider cards than nine), the Repair Slot
+        // on a row of its own between the cells and foundations and the
+        // columns, its caption beside it.
+        return { cols: 8, sections: [
+          { slots: [...cells, ...suitFoundations()] },
+          { slots: [slot], aside: true },
+          { slots: columns(8, "run") },
+        ] };
+      }
       return { cols: 9, sections: [
         { slots: [...cells, slot, ...suitFoundations()] },
         { slots: columns(8, "run"), inset: true },
@@ -70,10 +85,20 @@ export const LAYOUTS = {
         marked: view.spread === i + 1,
       }));
       const stock = { pile: "s", pick: "action", action: "draw", fan: "stack", kind: "stock" };
-      const cols = narrow ? 8 : 13;
-      const row = { pile: "r", pick: "row", fan: "right", kind: "row", span: cols - 1,
-        label: view.spread ? `Pack ${rankText(view.spread)} spread` : "Spread row" };
-      return { cols, sections: [
+      const label = view.spread ? `Pack ${rankText(view.spread)} spread` : "Spread row";
+      if (narrow) {
+        // A phone: five columns (cards half as wide again as in eight):
+        // the up foundations, the down ones, the packs with the stock last,
+        // and the spread row across the screen.
+        return { cols: 5, sections: [
+          { slots: upFoundations() },
+          { slots: downFoundations() },
+          { slots: [...packs, stock] },
+          { slots: [{ pile: "r", pick: "row", fan: "right", kind: "row", span: 5, label }] },
+        ] };
+      }
+      const row = { pile: "r", pick: "row", fan: "right", kind: "row", span: 12, label };
+      return { cols: 13, sections: [
         { slots: upAndDownFoundations() },
         { slots: packs },
         { slots: [stock, row] },

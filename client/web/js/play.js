@@ -40,8 +40,9 @@ const ICONS = {
   undo: "↶", redo: "↷", hint: "?", finish: "✔", restart: "⟲", resign: "⚑", "new-deal": "✚",
   "open-game-options": "☰", "back-to-race": "⚐", "to-lobby": "⌂",
 };
-// What stays below the board on a phone: the fixed toolbar and a margin.
-const PHONE_MARGIN_PX = 6;
+// Below the board, besides the page's padding (which on a phone keeps
+// clear of the fixed toolbar): a margin for rounding.
+const MARGIN_PX = 2;
 const REFUSAL_SHOWN_MS = 4000;
 
 export class GameScreen {
@@ -73,6 +74,10 @@ export class GameScreen {
     this.ticker = setInterval(() => this.tick(), 500);
     this.resized = () => this.relayout();
     window.addEventListener("resize", this.resized);
+    // The board's room is what the lines above it leave: a message that
+    // wraps or a note that shows moves it, so it is measured again.
+    this.above = new ResizeObserver(this.resized);
+    for (const node of [this.delayNote, this.stats, this.toolbar, this.message]) this.above.observe(node);
   }
 
   destroy() {
@@ -81,6 +86,7 @@ export class GameScreen {
     clearTimeout(this.hintTimer);
     clearTimeout(this.refusalTimer);
     window.removeEventListener("resize", this.resized);
+    this.above.disconnect();
   }
 
   gameScreenFor(gameId) {
@@ -123,7 +129,7 @@ export class GameScreen {
     const narrow = this.boardNode.clientWidth < NARROW_PX;
     const layout = game.layout(mirror.view, { narrow, leftHanded: this.app.settings.leftHanded });
     this.board.show({ view: mirror.view, layout, legal: mirror.legal, interactive: this.playing,
-      dealt: first && !mirror.counters.moves, height: narrow ? this.boardRoom() : null });
+      dealt: first && !mirror.counters.moves, height: this.boardRoom() });
     this.renderStats();
     this.armAutoHint();
     // A game just started is played from the keyboard at once, not seven Tabs later.
@@ -150,13 +156,16 @@ export class GameScreen {
     this.showDelay();
   }
 
-  // On a phone the board has the height from its top to the fixed
-  // toolbar; where that is too little (a race screen's table above it),
-  // the page scrolls instead and the width alone sizes the cards.
+  // The board has the height from its top to the bottom of the screen, or
+  // on a phone to the fixed toolbar; where that is too little (a race
+  // screen's table above it), the page scrolls instead and the width
+  // alone sizes the cards.
   boardRoom() {
     const top = this.boardNode.getBoundingClientRect().top + window.scrollY;
+    const page = this.boardNode.closest("main");
+    const padding = page ? parseFloat(getComputedStyle(page).paddingBottom) : 0;
     const toolbar = getComputedStyle(this.toolbar).position === "fixed" ? this.toolbar.offsetHeight : 0;
-    const room = window.innerHeight - top - toolbar - PHONE_MARGIN_PX;
+    const room = window.innerHeight - top - Math.max(padding, toolbar) - MARGIN_PX;
     return room > window.innerHeight / 3 ? room : null;
   }
 
