@@ -5,9 +5,9 @@
 // card) selects a source, a second one on a destination sends the move; a
 // drag does both in one gesture; a second click on the selected card asks
 // the server for the best move of it (`auto_move`), which is what a
-// double-click or double-tap does.  Pointer events carry mouse, pen and
-// touch alike.  The server decides every move: the board only proposes,
-// and redraws from the view the server sends back.
+// double-click or double-tap does (dragging is drag.js's).  The server
+// decides every move: the board only proposes, and redraws from the view
+// the server sends back.
 //
 // Keyboard: Tab goes from pile to pile, the arrow keys move left/right
 // between piles and up/down within a pile, Enter or Space acts like a
@@ -22,9 +22,8 @@
 import { backElement, faceElement } from "./cards.js";
 import { deal, dealing, originOf, planMotion, play, reducedMotion, settle, shake } from "./motion.js";
 import { moveText, parseMove, pileName, pileWords, rowPlace } from "./notation.js";
+import { Dragging } from "./drag.js";
 import { cardMetrics, pileBox } from "./sizing.js";
-
-const DRAG_THRESHOLD_PX = 6;
 
 export class Board {
   constructor(root, onIntent) {
@@ -32,17 +31,12 @@ export class Board {
     this.onIntent = onIntent;
     this.selection = null;
     this.hint = null;
-    this.drag = null;
-    this.suppressClick = false;
+    this.dragging = new Dragging(this);
     this.focusKey = null;
     this.faces = new Map();
     this.dropRects = null;
     root.classList.add("board");
     root.addEventListener("click", (event) => this.clicked(event));
-    root.addEventListener("pointerdown", (event) => this.pointerDown(event));
-    root.addEventListener("pointermove", (event) => this.pointerMove(event));
-    root.addEventListener("pointerup", (event) => this.pointerUp(event));
-    root.addEventListener("pointercancel", () => this.cancelDrag());
     root.addEventListener("keydown", (event) => this.keyDown(event));
     root.addEventListener("focusin", (event) => {
       const spot = event.target.closest("[data-spot]");
@@ -451,84 +445,10 @@ export class Board {
   }
 
   clicked(event) {
-    if (this.suppressClick) return;
+    if (this.dragging.justDropped) return;
     const spot = this.spotAt(event.target);
     if (spot) this.activate(spot);
     else if (this.selection) this.clearSelection();
-  }
-
-  // ------------------------------------------------------------ dragging
-
-  pointerDown(event) {
-    if (!this.interactive || event.button !== 0) return;
-    const spot = this.spotAt(event.target);
-    if (!spot || !event.target.closest(".card.pickable")) return;
-    const source = this.sourceAt(spot.slot, spot.pile, spot.index);
-    if (!source) return;
-    this.drag = { source, pile: spot.pile, startX: event.clientX, startY: event.clientY, pointerId: event.pointerId, ghost: null };
-  }
-
-  pointerMove(event) {
-    const drag = this.drag;
-    if (!drag || event.pointerId !== drag.pointerId) return;
-    if (!drag.ghost) {
-      if (Math.hypot(event.clientX - drag.startX, event.clientY - drag.startY) < DRAG_THRESHOLD_PX) return;
-      this.startGhost(drag);
-      this.root.setPointerCapture(event.pointerId);
-    }
-    drag.ghost.style.transform = `translate(${event.clientX - drag.offsetX}px, ${event.clientY - drag.offsetY}px)`;
-    const over = this.spotAt(document.elementFromPoint(event.clientX, event.clientY));
-    for (const node of this.root.querySelectorAll(".pile.over")) node.classList.remove("over");
-    over?.element.classList.add("over");
-  }
-
-  startGhost(drag) {
-    const { source } = drag;
-    const nodes = [...this.root.querySelectorAll(`[data-pile="${source.pile}"] .card.face`)].filter((node) => {
-      const index = Number(node.dataset.spot?.split(":")[1]);
-      return source.src === source.pile ? index >= source.index : index === source.index;
-    });
-    const first = nodes[0].getBoundingClientRect();
-    const ghost = document.createElement("div");
-    ghost.className = "ghost";
-    ghost.style.setProperty("--cw", this.root.style.getPropertyValue("--cw"));
-    ghost.style.setProperty("--ch", this.root.style.getPropertyValue("--ch"));
-    ghost.style.setProperty("--corner", this.root.style.getPropertyValue("--corner"));
-    for (const node of nodes) {
-      const rect = node.getBoundingClientRect();
-      const copy = node.cloneNode(true);
-      copy.style.left = `${rect.left - first.left}px`;
-      copy.style.top = `${rect.top - first.top}px`;
-      copy.classList.remove("selected", "hint");
-      ghost.append(copy);
-      node.classList.add("lifted");
-    }
-    drag.offsetX = drag.startX - first.left;
-    drag.offsetY = drag.startY - first.top;
-    drag.ghost = ghost;
-    document.body.append(ghost);
-  }
-
-  pointerUp(event) {
-    const drag = this.drag;
-    if (!drag || event.pointerId !== drag.pointerId) return;
-    this.drag = null;
-    if (!drag.ghost) return;
-    this.dropRects = new Map([...drag.ghost.children].map((copy) => [copy.dataset.key, copy.getBoundingClientRect()]));
-    drag.ghost.remove();
-    this.suppressClick = true;
-    setTimeout(() => { this.suppressClick = false; }, 0);
-    const spot = this.spotAt(document.elementFromPoint(event.clientX, event.clientY));
-    const sel = { ...drag.source, code: drag.pile.up[drag.source.index] };
-    const dst = spot ? this.destinationAt(spot.slot, spot.pile, spot.index, sel) : null;
-    if (dst) this.send(sel, dst);
-    else this.render();
-  }
-
-  cancelDrag() {
-    if (this.drag?.ghost) this.drag.ghost.remove();
-    this.drag = null;
-    this.render();
   }
 
   // ------------------------------------------------------------ keyboard
