@@ -286,3 +286,25 @@ async def test_a_ghost_runs_on_after_the_page_reconnects(site: Site) -> None:
     await ann.wait_for_selector(f'{bar}[data-state="won"]', timeout=60_000)
     for client in (own, bob):
         await client.close()
+
+
+async def test_an_attempt_started_on_another_device_has_its_ghost_bars(site: Site) -> None:
+    """The page knows a ranked attempt from the server's snapshot, not from
+    having started it: one begun by the same player's other client, then
+    opened here, offers ghosts; a casual game of the same player does not."""
+    ann = await named_page(site, "Ann", viewport=LAPTOP)
+    own = await as_page_player(site, ann)
+    casual, _ = await own.new_game(deal=3, options={"draw": 1})
+    await show_game(ann, casual.game_id)
+    assert await ann.locator("#ghosts").count() == 0, "a casual game has no ghost bars"
+    attempt, _ = await own.new_game(deal="daily", options={"draw": 1})
+    await show_game(ann, attempt.game_id)
+    assert await ann.locator("#ghosts #ghost-choice").count() == 1, "the ranked attempt offers ghosts"
+    await own.close()
+
+
+async def show_game(page: Page, game_id: str) -> None:
+    """Open one of the page's player's games and wait until its screen
+    shows that game's view (the moment the ghost bars are decided)."""
+    await page.evaluate("id => { location.hash = '#play/' + id; }", game_id)
+    await page.wait_for_function("id => window.arena.screen?.mirror?.gameId === id", arg=game_id)

@@ -60,9 +60,7 @@ const SCREENS = {
   play(app, state, entering) {
     if (entering) app.screen = new GameScreen(app.main, app, { gameId: state.route.gameId });
     const mirror = app.mirrors.get(state.route.gameId);
-    if (!mirror) return;
-    app.screen.update(mirror);
-    app.ghostBars ??= GhostBars.forScreen(app, app.screen, mirror);
+    if (mirror) app.showIfCurrent(mirror);
   },
 };
 SCREENS.watch = SCREENS.play;
@@ -226,8 +224,13 @@ class App {
     return this.screen?.gameScreenFor?.(gameId) ?? null;
   }
 
+  // The game's screen, if shown, redraws; your ranked daily attempt gets
+  // its ghost bars once its snapshot says it is one.
   showIfCurrent(mirror) {
-    this.gameScreenFor(mirror.gameId)?.update(mirror);
+    const screen = this.gameScreenFor(mirror.gameId);
+    if (!screen) return;
+    screen.update(mirror);
+    if (screen === this.screen) this.ghostBars ??= GhostBars.forScreen(this, screen, mirror);
   }
 
   showRaceIfCurrent(raceId) {
