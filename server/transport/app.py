@@ -117,6 +117,8 @@ class ArenaServer:
         )
         self._server: Server | None = None
         self._outlets: set[WebSocketOutlet] = set()
+        self._handlers: set[asyncio.Task[None]] = set()
+        """Each connection's handler, for a shutdown that must not wait on one for ever."""
         self._addresses: dict[ServerConnection, str] = {}
 
     async def start(self) -> None:
@@ -175,6 +177,9 @@ class ArenaServer:
         log.info("%r opened from %s", peer, address, extra=peer.log_fields())
         outlet.start(peer)
         self._outlets.add(outlet)
+        handler = asyncio.current_task()
+        assert handler is not None, "websockets runs each connection's handler as a task"
+        self._handlers.add(handler)
         try:
             async for frame in connection:
                 # After the core closed this peer (1008, 1013) keep reading and
@@ -191,6 +196,7 @@ class ArenaServer:
         finally:
             self.hub.disconnect(peer)
             self._outlets.discard(outlet)
+            self._handlers.discard(handler)
             await outlet.finish()
             log.info("%r closed with code %s", peer, connection.close_code, extra={**peer.log_fields(), "close_code": connection.close_code})
 
@@ -328,7 +334,10 @@ class ArenaServer:
         """Stop accepting, finish in-flight actions, answer every request
         received (new ones are refused with ``shutting_down``), close each
         connection with 1012 and a reason, release the store if we opened
-        it.  Everything within ``shutdown_grace_seconds``."""
+        it.  Everything within ``shutdown_grace_seconds``: a request still
+        being handled then (one waiting on a proof, say) is cancelled, since
+        websockets waits for every connection's handler to return and one
+        that never does would hold the process for ever."""
         server = self._server
         if server is None:
             return
@@ -341,7 +350,14 @@ class ArenaServer:
             log.warning("shutting down with actions still in flight after %.1f s", grace)
         await asyncio.gather(*(outlet.close_for_restart(deadline) for outlet in list(self._outlets)))
         server.close()
-        await server.wait_closed()
+        try:
+            await asyncio.wait_for(server.wait_closed(), max(0.0, deadline - loop.time()))
+        except TimeoutError:
+            stuck = list(self._handlers)
+            log.warning("%d connection handlers still busy after %.1f s: cancelled", len(stuck), grace)
+            for handler in stuck:
+                handler.cancel()
+            await server.wait_closed()
         await self.sweeper.close()
         await self.hub.close()
         if self._own_store:

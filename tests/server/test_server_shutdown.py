@@ -134,3 +134,27 @@ async def test_every_request_received_before_the_close_gets_its_reply() -> None:
     answered = [message.id for message in client.received]
     assert answered == list(range(1, len(answered) + 1)), "replies in order, none missing"
     assert len(answered) == handled, "every request the server read has its reply"
+
+
+async def test_a_request_that_never_ends_does_not_hold_the_shutdown_past_its_grace() -> None:
+    """websockets waits for every connection's handler to return; one stuck
+    in a request (here, one that waits for ever) is cancelled once the grace
+    is over, and the connection still closes with 1012."""
+    server = ArenaServer(make_settings(shutdown_grace_seconds=0.2), store=FaultyStore())
+    await server.start()
+    handle = server.hub.handle
+    stuck = asyncio.Event()
+
+    async def never_ending_ping(peer: Peer, frame: bytes | str) -> None:
+        if peer.player is not None:
+            stuck.set()
+            await asyncio.Event().wait()
+        await handle(peer, frame)
+
+    server.hub.handle = never_ending_ping  # type: ignore[method-assign]
+    client = await WireClient.open(server.url)
+    await client.hello()
+    await client.send(ts.Ping(id=7))
+    await stuck.wait()
+    await asyncio.wait_for(server.shutdown(), START_SECONDS)
+    assert await client.closed() == SERVICE_RESTART
