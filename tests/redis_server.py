@@ -60,6 +60,10 @@ def free_port() -> int:
 
 CLUSTER_BUS_OFFSET = 10000
 """A cluster node also listens on its port + 10000 (the cluster bus)."""
+CLUSTER_CREATE_SECONDS = 60
+"""How long ``redis-cli --cluster create`` may take on a loaded machine (a
+few seconds on a quiet one) before the cluster is made again elsewhere."""
+CLUSTER_CREATE_ATTEMPTS = 3
 
 
 def _is_free(port: int) -> bool:
@@ -205,23 +209,37 @@ class RedisClusterServers:
     def __init__(self, masters: int = 3, replicas: int = 0) -> None:
         self.cli = find_redis_cli()
         self.replicas = replicas
-        self.nodes = [RedisServer(cluster=True) for _ in range(masters * (1 + replicas))]
+        self.size = masters * (1 + replicas)
+        self.nodes = [RedisServer(cluster=True) for _ in range(self.size)]
 
     @property
     def url(self) -> str:
         return "redis+cluster://" + ",".join(f"127.0.0.1:{node.port}" for node in self.nodes) + "/"
 
     def start(self) -> None:
-        for node in self.nodes:
-            node.start()
-        addresses = [f"127.0.0.1:{node.port}" for node in self.nodes]
-        created = subprocess.run(
-            [self.cli, "--cluster", "create", *addresses, "--cluster-replicas", str(self.replicas), "--cluster-yes"],
-            capture_output=True, text=True, timeout=60, check=False,
-        )
-        if created.returncode != 0:
-            self.remove()
-            raise RuntimeError(f"redis-cli --cluster create failed:\n{created.stdout}{created.stderr}")
+        """Start the nodes and join them.  A join that does not end in its
+        time is made again with fresh nodes on fresh ports: once, under
+        load, ``redis-cli`` was still waiting for the cluster to join after
+        60 s, where it takes a few seconds, and no test should fail on it."""
+        for attempt in range(CLUSTER_CREATE_ATTEMPTS):
+            for node in self.nodes:
+                node.start()
+            addresses = [f"127.0.0.1:{node.port}" for node in self.nodes]
+            try:
+                created = subprocess.run(
+                    [self.cli, "--cluster", "create", *addresses, "--cluster-replicas", str(self.replicas), "--cluster-yes"],
+                    capture_output=True, text=True, timeout=CLUSTER_CREATE_SECONDS, check=False,
+                )
+            except subprocess.TimeoutExpired as stuck:
+                self.remove()
+                if attempt + 1 == CLUSTER_CREATE_ATTEMPTS:
+                    raise RuntimeError(f"redis-cli --cluster create did not end, {CLUSTER_CREATE_ATTEMPTS} times") from stuck
+                self.nodes = [RedisServer(cluster=True) for _ in range(self.size)]
+                continue
+            if created.returncode != 0:
+                self.remove()
+                raise RuntimeError(f"redis-cli --cluster create failed:\n{created.stdout}{created.stderr}")
+            break
         self.wait_ok()
         self.wait_replicated()
 
