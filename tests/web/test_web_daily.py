@@ -17,9 +17,9 @@ from typing import AsyncIterator
 
 import pytest
 from playwright.async_api import Dialog, Page, ViewportSize
-from tests.races.arena_races import PUBLIC_BOARD_RULES_OFF, WireClient, pin_daily_deal, player
+from tests.races.arena_races import WireClient, pin_daily_deal, player
 from tests.web.test_web_races import win_daily_deal
-from tests.web.web_harness import PROVEN_START_MS, TIMEOUT_MS, Site, board_shown, open_site, resign, sign_in
+from tests.web.web_harness import PROVEN_START_MS, Site, TIMEOUT_MS, board_shown, daily_site, resign, sign_in
 
 from server.deals.daily import utc_day
 from server.model.fair_play import board_name
@@ -33,10 +33,8 @@ BOTH = pytest.mark.parametrize("viewport", VIEWPORTS, ids=lambda size: f"{size['
 
 @pytest.fixture
 async def site() -> AsyncIterator[Site]:
-    async with open_site(**PUBLIC_BOARD_RULES_OFF) as running:
-        await pin_daily_deal(running.server.store, utc_day(running.server.hub.clock()))
+    async with daily_site() as running:
         yield running
-        assert not running.page_errors, running.page_errors
 
 
 def today(site: Site) -> str:

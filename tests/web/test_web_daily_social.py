@@ -24,11 +24,11 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Page, ViewportSize
 from tests.npm_tools import npm_tools
-from tests.races.arena_races import DEAL_1_DRAW_1_WIN, PUBLIC_BOARD_RULES_OFF, WireClient, pin_daily_deal, player
+from tests.races.arena_races import DEAL_1_DRAW_1_WIN, WireClient, player
 from tests.server.test_friends import befriend
 from tests.web.test_web_friends import named_page, no_overflow, player_id
 from tests.web.test_web_races import win_daily_deal
-from tests.web.web_harness import Site, open_site
+from tests.web.web_harness import Site, daily_site
 
 from protocol import to_server as ts
 from server.deals.daily import utc_day
@@ -48,10 +48,8 @@ CLIPBOARD = ["clipboard-read", "clipboard-write"]
 
 @pytest.fixture
 async def site() -> AsyncIterator[Site]:
-    async with open_site(**PUBLIC_BOARD_RULES_OFF) as running:
-        await pin_daily_deal(running.server.store, utc_day(running.server.hub.clock()))
+    async with daily_site() as running:
         yield running
-        assert not running.page_errors, running.page_errors
 
 
 def phone_options(viewport: ViewportSize) -> dict[str, bool]:

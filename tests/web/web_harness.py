@@ -20,10 +20,12 @@ from typing import Any, AsyncIterator, Callable
 
 from tests.unavailable import unavailable
 from tests.server.arena_servers import make_settings
+from tests.races.arena_races import PUBLIC_BOARD_RULES_OFF, pin_daily_deal
 from playwright.async_api import Browser, Page, ViewportSize, async_playwright
 
 from server.transport.app import ArenaServer
 from server.storage.memory import MemoryStore
+from server.deals.daily import utc_day
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -217,3 +219,15 @@ async def drag(page: Page, source: str, target: str) -> None:
     await page.mouse.down()
     await page.mouse.move(end["x"] + end["width"] / 2, end["y"] + 12, steps=8)
     await page.mouse.up()
+
+
+@asynccontextmanager
+async def daily_site() -> AsyncIterator[Site]:
+    """A site whose day's WordLink deal is pinned (deal 1, whose winning
+    line the tests know) and whose public board's rules are off (every
+    player here comes from one address); no page may have thrown."""
+    async with open_site(**PUBLIC_BOARD_RULES_OFF) as running:
+        await pin_daily_deal(running.server.store, utc_day(running.server.hub.clock()))
+        yield running
+        assert not running.page_errors, running.page_errors
+
