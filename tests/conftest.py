@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Callable, Iterator, TypeVar
 from uuid import uuid4
@@ -10,10 +11,12 @@ import pytest
 from tests.unavailable import unavailable
 
 from tests.redis_server import RedisClusterServers, RedisServer, RedisServerMissing
+from tests.server.arena_servers import SUITE_WORKER_NICENESS
 
 import engine
 from engine.solver.compiled import proof_search
 from engine.solver.klondike import KlondikeDomain
+from server.runtime.settings import env_name
 
 Made = TypeVar("Made")
 
@@ -44,6 +47,20 @@ def compiled_solver() -> None:
     search = proof_search(KlondikeDomain(game), game.position, None, None)
     if search is not None:
         search.run(1)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def workers_as_nice_as_the_suite() -> Iterator[None]:
+    """Every ``arena serve`` the suite starts runs its workers at the
+    suite's priority (``tests.server.arena_servers.SUITE_WORKER_NICENESS``)."""
+    variable = env_name("worker_niceness")
+    before = os.environ.get(variable)
+    os.environ[variable] = str(SUITE_WORKER_NICENESS)
+    yield
+    if before is None:
+        del os.environ[variable]
+    else:
+        os.environ[variable] = before
 
 
 @pytest.fixture(scope="session")

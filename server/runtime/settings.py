@@ -24,6 +24,10 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 from engine.solver.compiled import PURE_ENV as SOLVER_PURE_VARIABLE
 
 ENV_PREFIX = "ARENA_"
+DEFAULT_WORKER_NICENESS = 10
+"""How much lower a worker's CPU priority is than the server's: when a
+search and the event loop both want a core, the event loop (every
+connection's moves) wins and the search (one player's hint) waits."""
 DEFAULT_STATIC_DIR = Path(__file__).resolve().parents[2] / "client" / "web"
 OTHER_VARIABLES = {
     "ARENA_SERVER": ("client", "the server the terminal client connects to (its --server)"),
@@ -159,6 +163,11 @@ class Settings(BaseModel):
     deal_workers: int = Field(
         2, ge=1,
         description="worker processes proving ranked deals winnable, at a low CPU priority (a fresh server's dailies are ready sooner with two)",
+    )
+    worker_niceness: int = Field(
+        DEFAULT_WORKER_NICENESS, ge=0, le=19,
+        description="how much lower the worker processes' CPU priority is than the server's (0: the same); "
+        "a niced worker yields to every busier program on the machine, not only to this server",
     )
     deal_proof_nodes: int = Field(
         30_000, ge=1, description="solver nodes per attempt at proving a ranked deal (a deal not won is skipped)"

@@ -6,7 +6,7 @@ server process it holds the interpreter lock the event loop needs for
 every connection: 200 players at 2 moves a second went from p99 4.2 ms
 to 104 ms while 4 clients asked for Broken Deck hints.  So every search
 runs in a spawned worker process, at a lower CPU priority than the server
-(``WORKER_NICENESS``: the searches yield the CPU to the moves), and the
+(``Settings.worker_niceness``: the searches yield the CPU to the moves), and the
 event loop only pickles a job's inputs and awaits its ``Answer``.
 
 Lanes.  The workers are in three lanes, sized by the settings:
@@ -39,6 +39,7 @@ a proof runs for seconds and nobody waits for its answer any more.
 from __future__ import annotations
 
 import asyncio
+import functools
 import multiprocessing
 import multiprocessing.util
 import os
@@ -54,15 +55,10 @@ from enum import Enum, IntEnum
 from multiprocessing.connection import Connection
 from typing import Any, Callable, Mapping, NamedTuple, Protocol, Self
 
-from server.runtime.settings import Settings
+from server.runtime.settings import DEFAULT_WORKER_NICENESS, Settings
 
 PARENT_CHECK_SECONDS = 1.0
 """How often a worker checks that the server process that started it lives."""
-WORKER_NICENESS = 10
-"""How much lower a worker's CPU priority is: when a search and the event
-loop both want a core, the event loop (every connection's moves) wins and
-the search (one player's hint) waits."""
-
 
 class Lane(Enum):
     """Which workers a job may run on (see the module's docstring); each
@@ -135,7 +131,7 @@ def answer_of(outcome: bytes) -> Answer:
     return result
 
 
-def serve(pipe: Connection, server: int) -> None:
+def serve(pipe: Connection, server: int, niceness: int) -> None:
     """A worker process: run the jobs that come down ``pipe`` one at a time
     until the server closes it.
 
@@ -147,7 +143,7 @@ def serve(pipe: Connection, server: int) -> None:
     a service manager stopping a unit), and a worker that died of one
     mid-search failed the search a player was waiting for, under the
     server's own orderly shutdown.  The server ends its workers itself."""
-    os.nice(WORKER_NICENESS)
+    os.nice(niceness)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     threading.Thread(target=_end_with, args=(server,), name="end with the server", daemon=True).start()
@@ -186,10 +182,10 @@ def _kill(process: multiprocessing.process.BaseProcess) -> None:
 class ProcessWorker:
     """One spawned worker process (``serve``) and the pipe to it."""
 
-    def __init__(self) -> None:
+    def __init__(self, niceness: int = DEFAULT_WORKER_NICENESS) -> None:
         context = multiprocessing.get_context("spawn")
         self._pipe, theirs = context.Pipe()
-        self._process = context.Process(target=serve, args=(theirs, os.getpid()), name="arena worker")
+        self._process = context.Process(target=serve, args=(theirs, os.getpid(), niceness), name="arena worker")
         self._process.start()
         theirs.close()
         self._outcome: asyncio.Future[bytes] | None = None
@@ -274,8 +270,11 @@ class WorkerPool:
         """The workers that answered."""
 
     @classmethod
-    def sized(cls, settings: Settings, start_worker: Callable[[], Worker] = ProcessWorker) -> Self:
-        """The pool with each lane as large as its setting says."""
+    def sized(cls, settings: Settings, start_worker: Callable[[], Worker] | None = None) -> Self:
+        """The pool with each lane as large as its setting says, of
+        processes as nice as ``worker_niceness`` says (or ``start_worker``'s)."""
+        if start_worker is None:
+            start_worker = functools.partial(ProcessWorker, settings.worker_niceness)
         return cls({lane: getattr(settings, lane.value) for lane in Lane}, start_worker)
 
     def size(self, lane: Lane) -> int:

@@ -18,6 +18,13 @@ from server.storage.base import Store
 
 ClientFactory = Callable[..., Awaitable[WireClient]]
 
+SUITE_WORKER_NICENESS = 0
+"""The suite's servers run their workers at its own priority: beside a
+server's workers in a test run are the other tests (browsers, servers,
+CPU burners), not players' moves, and a niced proof behind them took
+minutes where it takes a second (``tests/conftest.py`` says so to every
+``arena serve`` the suite starts, too)."""
+
 
 def make_settings(**changes: Any) -> Settings:
     """Loopback, any free port, practice positions allowed, no keepalive
@@ -27,7 +34,8 @@ def make_settings(**changes: Any) -> Settings:
     so a memory hub's prover proves each day's deal once per test process
     (``tests.server.arena_memory.PROVEN``) instead of every server start
     proving fourteen; race deals
-    likewise, with no stock kept (the stock's own tests keep one)."""
+    likewise, with no stock kept (the stock's own tests keep one);
+    workers as nice as the suite (``SUITE_WORKER_NICENESS``)."""
     base: dict[str, Any] = {
         "port": 0,
         "allow_positions": True,
@@ -41,6 +49,7 @@ def make_settings(**changes: Any) -> Settings:
         "prepare_dailies": False,
         "race_deal_stock": 0,
         "daily_secret": "the tests' secret",
+        "worker_niceness": SUITE_WORKER_NICENESS,
     }
     return Settings(**{**base, **changes})
 

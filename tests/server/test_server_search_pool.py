@@ -26,6 +26,7 @@ from protocol import ErrorCode
 from protocol import to_server as ts
 from server.transport.app import ArenaServer
 from server.runtime.searches import HintSearches, hint_job
+from server.runtime.settings import Settings
 from server.runtime.workers import Lane, Priority, WorkerPool
 from server.model.session import Session
 from server.model.records import Action, SessionHeader
@@ -171,6 +172,20 @@ async def test_a_worker_outlives_the_signals_that_stop_its_server() -> None:
         await pool.close()
     with pytest.raises(ProcessLookupError):
         os.kill(first.pid, 0)
+
+
+@pytest.mark.parametrize("niceness", [0, 7])
+async def test_a_worker_runs_as_much_nicer_than_its_server_as_worker_niceness_says(niceness: int) -> None:
+    """Niced, a search yields the CPU to the event loop; at 0 it competes
+    as an equal (the suite's setting: its other tests, not players, are
+    what a niced worker would yield to)."""
+    header = SessionHeader(game_id="g_nice", game="klondike", deal=3, options={"draw": 1}, owner="p_1", created_ms=0)
+    pool = WorkerPool.sized(Settings(worker_niceness=niceness))
+    try:
+        answer = await pool.run(Priority.SEARCH, "g_nice", hint_job, header, 0, (), None)
+        assert os.getpriority(os.PRIO_PROCESS, answer.pid) == min(19, os.getpriority(os.PRIO_PROCESS, 0) + niceness)
+    finally:
+        await pool.close()
 
 
 async def test_a_restarted_worker_is_sent_the_whole_log() -> None:
