@@ -217,7 +217,8 @@ class Lobby:
             hidden = {owner for owner, hides in zip(listed, hiding) if hides}
             chosen = [header for header in chosen if header.owner not in hidden]
         chosen = chosen[: message.limit]
-        owners = {player_id: await self._rooms.owner(player_id) for player_id in {header.owner for header in chosen}}
+        owner_ids = list({header.owner for header in chosen})
+        owners = dict(zip(owner_ids, await asyncio.gather(*(self._rooms.owner(player_id) for player_id in owner_ids))))
         self._outbox.send(
             peer, tc.Games(id=message.id, games=[summarize(header, owners[header.owner]) for header in chosen])
         )
