@@ -158,9 +158,15 @@ class Leagues(SocialPart):
         the other: a member may race another member's ghost."""
         if await self._blocks(player_id, other_id) or await self._blocks(other_id, player_id):
             return False
-        for membership in await self._leagues.leagues_of(player_id, self._settings.leagues_per_player):
-            league_id = str(membership.get("league_id", ""))
-            if league_id and await self._leagues.member(league_id, player_id) and await self._leagues.member(league_id, other_id):
+        limit = 2 * self._settings.leagues_per_player  # room for mirrors of leagues left, as ``listing`` reads
+        mine, theirs = await asyncio.gather(self._leagues.leagues_of(player_id, limit), self._leagues.leagues_of(other_id, limit))
+        common = {str(membership.get("league_id", "")) for membership in mine} & {
+            str(membership.get("league_id", "")) for membership in theirs
+        }
+        # The lists mirror the memberships; the members themselves decide.
+        for league_id in sorted(common - {""}):
+            both = await asyncio.gather(self._leagues.member(league_id, player_id), self._leagues.member(league_id, other_id))
+            if all(both):
                 return True
         return False
 
