@@ -19,7 +19,11 @@ desktop and a step of the winning line on a phone.
 The race and the leaderboard are real too: the day's WordLink deal is
 pinned to deal 1 (as the race tests do), three pages race on it, each a
 different way along its winning line, and four players win it through the
-protocol, one of them as the page's own player, so the panel shows a rank.
+protocol, one of them as the page's own player, so the panel shows a rank,
+while a fifth is still playing.  Every player here is new today, comes from
+one address and plays its line at once, so the public board's rules are off
+(``PUBLIC_BOARD_RULES_OFF``), as in the race tests: with them on, no win
+ranks and the panel has no row of yours.
 """
 
 from __future__ import annotations
@@ -31,8 +35,9 @@ from pathlib import Path
 from playwright.async_api import Page, ViewportSize
 
 import engine
+from protocol import to_server as ts
 from server.deals.daily import utc_day
-from tests.races.arena_races import DEAL_1_DRAW_1_WIN, WireClient, pin_daily_deal, player
+from tests.races.arena_races import DEAL_1_DRAW_1_WIN, PUBLIC_BOARD_RULES_OFF, WireClient, pin_daily_deal, player
 from tests.solver.positions import klondike_hearts_locked
 from tests.solver.test_analysis import BLUNDER_LOG
 from tests.web.test_web_fit import SIZES, grown_boards, size_id
@@ -88,6 +93,10 @@ async def board(site: Site, player: str, game_id: str, deal: int, options: dict[
     await play(page, suggested_moves(game_id, deal, options, count))
     return page
 
+ANALYSIS_WAIT_MS = 300_000
+"""The analysis is a solver search in a worker process: on a loaded
+machine it takes far longer than Playwright's 30 s default."""
+
 
 async def analysis(site: Site) -> None:
     """A game lost by one move, replayed: the losing move's arrow (desktop)
@@ -99,7 +108,7 @@ async def analysis(site: Site) -> None:
         await play(page, BLUNDER_LOG, game_id)
         await page.evaluate("id => window.arena.request({type: 'resign', game_id: id})", game_id)
         await page.evaluate("id => { location.hash = '#replay/' + id; }", game_id)
-        await page.locator("#analysis-sentence").wait_for(state="attached")
+        await page.locator("#analysis-sentence").wait_for(state="attached", timeout=ANALYSIS_WAIT_MS)
         if viewport is PHONE:
             await page.click("#replay-analysis summary")
             await page.click("#play-winning-line")
@@ -122,10 +131,15 @@ RACERS = (
 )
 WINNERS = (("Zed", 0.0), ("Yara", 0.5), ("Xavi", 1.6))
 """Players who win the pinned daily deal, and how long each pauses after the first move."""
+PLAYING_MOVES = 40
+PLAYING_PAUSE_SECONDS = 2.5
+"""How far along the winning line the player still playing is, and how
+long they paused after the first move (so their clock shows some time)."""
 
 
 async def leaderboard(site: Site) -> None:
-    """Four winners of the daily, the page's player third."""
+    """Four winners of the daily, the page's player third, and one attempt
+    still being played."""
     page = await site.page(DESKTOP)
     await sign_in(page, "Dee")
     token = await page.evaluate("localStorage.getItem('arena.token')")
@@ -138,10 +152,18 @@ async def leaderboard(site: Site) -> None:
             await own.hello(token=token)
             await win_daily_deal(own, 1.0)
             await own.close()
+    playing = await player(site.server.url, "Will")
+    started, _ = await playing.new_game(deal="daily", options={"draw": 1})
+    for number, move in enumerate(DEAL_1_DRAW_1_WIN[:PLAYING_MOVES]):
+        await playing.request(ts.Move, game_id=started.game_id, move=move)
+        if number == 0:
+            await asyncio.sleep(PLAYING_PAUSE_SECONDS)
     await page.select_option("#leaderboard-variant", "klondike/draw=1,scoring=standard")
     await page.click("#leaderboard-refresh")
     await page.wait_for_selector("#leaderboard-table tr.me")
+    await page.wait_for_selector("#leaderboard-playing tr[data-playing]")
     await page.locator("#leaderboard").screenshot(path=OUT / "leaderboard.png")
+    await playing.close()
 
 
 async def race(site: Site) -> None:
@@ -221,7 +243,7 @@ async def fit(site: Site) -> None:
 
 async def main(only_fit: bool) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
-    async with open_site(race_countdown_seconds=1.0) as site:
+    async with open_site(race_countdown_seconds=1.0, **PUBLIC_BOARD_RULES_OFF) as site:
         # Before any page opens: a lobby fixes the day's deals as it shows them.
         await pin_daily_deal(site.server.store, utc_day(site.server.hub.clock()))
         if not only_fit:
@@ -244,6 +266,8 @@ async def everything_else(site: Site) -> None:
         await page.screenshot(path=OUT / f"{game_id}.png", full_page=True)
     await lobby.click(".live .refresh")
     await lobby.wait_for_selector("#live-games li")
+    # The click scrolled to the live games; the picture is the lobby's top.
+    await lobby.evaluate("window.scrollTo(0, 0)")
     await lobby.screenshot(path=OUT / "lobby.png")
     for player, game_id, deal, options, count in BOARDS:
         phone = await board(site, f"{player}-phone", game_id, deal, options, count, PHONE)

@@ -1,7 +1,7 @@
 """The browser client's pure modules (cards, mirror, games, notation,
-router, store, motion, sizing, replaysteps, unlisted, and the JavaScript
-SDK's reconnection policy, request correlation and pacing) under Node's
-built-in test runner.
+router, store, motion, sizing, replaysteps, unlisted, fanout, and the
+JavaScript SDK's reconnection policy, request correlation and pacing)
+under Node's built-in test runner.
 
 The README's one test command is ``python -m pytest``, so this test runs
 ``node --test`` over ``tests/web/js/`` and fails with its report.  Without

@@ -11,21 +11,12 @@ import { h } from "./dom.js";
 import { errorSentence } from "./errors.js";
 import { dailyVariants } from "./dailies.js";
 import { mergeRow, rowWords } from "./boardrows.js";
+import { Fanout } from "./fanout.js";
 
 const LEADERBOARD_CHOICE_KEY = "arena.leaderboard";
 const CHOICE_KEY = "arena.friendsboard";
-const shown = new Set();
-const listening = new WeakSet();
-
-// One listener per connection for every board: the update goes to the
-// board showing that variant and day.
-function listen(connection) {
-  if (listening.has(connection)) return;
-  listening.add(connection);
-  connection.on("friends_board_update", (update) => {
-    for (const board of shown) board.updated(update);
-  });
-}
+// Every board shown hears each update; the one showing its variant and day keeps it.
+const shownBoards = new Fanout({ friends_board_update: (board, update) => board.updated(update) });
 
 /**
  * A "Friends today" board, choosing its variant (the lobby's) or fixed
@@ -41,13 +32,12 @@ export class FriendsBoard {
     this.board = null;
     this.problem = null;
     this.node = h("section", { class: "panel friends-board", id, "aria-labelledby": `${id}-title` });
-    listen(app.connection);
-    shown.add(this);
+    shownBoards.show(app.connection, this);
     this.render();
   }
 
   destroy() {
-    shown.delete(this);
+    shownBoards.hide(this);
   }
 
   chosen() {

@@ -16,22 +16,14 @@ import { errorSentence } from "./errors.js";
 import { GAMES } from "./games.js";
 import { dailyVariants, variantOfGame } from "./dailies.js";
 import { dayBefore, shareBox } from "./share.js";
+import { Fanout } from "./fanout.js";
 
 const FINAL_STATUSES = new Set(["won", "resigned", "abandoned"]);
 const STATE_WORDS = { playing: "playing", won: "won", lost: "lost", resigned: "resigned", abandoned: "abandoned" };
-const shown = new Set();
-const listening = new WeakSet();
-
-function listen(connection) {
-  if (listening.has(connection)) return;
-  listening.add(connection);
-  connection.on("ghost_update", (update) => {
-    for (const bars of shown) bars.received(update);
-  });
-  connection.on("welcome", () => {
-    for (const bars of shown) bars.askAgain();
-  });
-}
+const shownBars = new Fanout({
+  ghost_update: (bars, update) => bars.received(update),
+  welcome: (bars) => bars.askAgain(),
+});
 
 // One bar per player: the server races a player once per attempt, so the
 // day's leader asked for after the same friend is that friend's bar.
@@ -82,8 +74,7 @@ export class GhostBars {
     this.picker = h("div", { class: "ghost-picker" });
     this.node = h("section", { class: "ghosts", id: "ghosts", "aria-label": "Ghost race" }, this.picker, this.list);
     screen.extras.replaceChildren(this.node);
-    listen(app.connection);
-    shown.add(this);
+    shownBars.show(app.connection, this);
     this.ticker = setInterval(() => this.render(), 1000);
     this.loadCandidates();
     this.render();
@@ -91,7 +82,7 @@ export class GhostBars {
 
   destroy() {
     clearInterval(this.ticker);
-    shown.delete(this);
+    shownBars.hide(this);
   }
 
   // Friends from the friends list, league mates from your leagues, and

@@ -42,7 +42,7 @@ export class LeaveGuard {
         history.replaceState(null, "", routeHash(shown));
         return;
       }
-      app.abandon(mirror);
+      app.starter.abandon(mirror);
     }
     app.store.update({ route });
   }

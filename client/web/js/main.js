@@ -24,18 +24,16 @@ import { RaceModel } from "./races.js";
 import { Social } from "./social.js";
 import { bindSettingsDialog, loadSettings } from "./settings.js";
 import { applyAppearance } from "./appearance.js";
-import { askPractice } from "./dailyagain.js";
 import { bindShortcuts } from "./keys.js";
 import { LeaveGuard } from "./guard.js";
-import { dealOf, randomDeal, rememberDeal } from "./deals.js";
 import { DevicesPanel } from "./devices.js";
-import { lobbyOptions, openGameOptions } from "./gameoptions.js";
 import { parseRoute, routeHash } from "./router.js";
 import { Connection, GameViews, ServerClock, deviceName, serverUrl } from "./sdk.js";
 import { Store } from "./store.js";
 import { FriendsBoard } from "./friendsboard.js";
 import { GhostBars } from "./ghostbars.js";
 import { SOCIAL_SCREENS } from "./socialscreens.js";
+import { GameStarter } from "./starter.js";
 
 const FINAL_STATUSES = new Set(["won", "resigned", "abandoned"]);
 
@@ -85,6 +83,7 @@ class App {
     this.spectatedRace = null;
     this.store = new Store({ route: null, welcome: null, liveGames: null, raceHistory: null, catalogue: null });
     this.screen = null;
+    this.starter = new GameStarter(this);
     this.main = document.getElementById("screen");
     this.banner = document.getElementById("connection");
     this.toastNode = document.getElementById("toast");
@@ -440,61 +439,10 @@ class App {
 
   // ------------------------------------------------------------ starting games
 
-  // A deal with options, or a practice position (engine notation, for
-  // tutorials; only where the server allows positions).  `replaces` is
-  // the game this one takes over from (New deal, Game Options): it is
-  // resigned once the new one has started, so an abandoned game does not
-  // stay live (nor in everyone's Live games) until the server's limit of
-  // live games abandons it.  `exact` plays `options` as given, without the
-  // player's settings (a shared daily's link names its variant).
-  // A daily whose ranked attempt is over is dealt again as practice:
-  // said first, by name (dailyagain.js).
-  async startGame({ game, deal = "random", options = {}, position = null, replaces = null, exact = false }) {
-    const meta = GAMES[game];
-    const chosen = deal === "random" && meta.chooseRandomDeal ? randomDeal(meta) : deal;
-    const settingsOptions = meta.settingsOptions && !exact ? meta.settingsOptions(this.settings) : {};
-    const chosenOptions = { ...options, ...settingsOptions };
-    const request = position
-      ? { type: "new_game", game, position, practice: true }
-      : { type: "new_game", game, deal: chosen, options: deal === "daily" ? withoutAutomatic(meta, chosenOptions) : chosenOptions };
-    if (deal === "daily" && replaces === null) {
-      const practice = await askPractice((message) => this.request(message), game, request.options);
-      if (practice === null) return;
-      request.practice = practice;
-    }
-    try {
-      const started = await this.request(request);
-      if (!position) rememberDeal(started.game_id, { game, deal: chosen, options });
-      if (replaces !== null) {
-        this.guard.agreed(replaces.gameId);
-        this.abandon(replaces);
-      }
-      this.go({ kind: "play", gameId: started.game_id });
-    } catch (error) {
-      this.toast(errorSentence(error));
-    }
-  }
-
-  abandon(mirror) {
-    if (mirror.status !== "playing" || mirror.owner.player_id !== this.playerId()) return;
-    this.request({ type: "resign", game_id: mirror.gameId }).catch((error) => {
-      if (error.code !== "offline") this.toast(errorSentence(error));
-    });
-  }
-
-  async newDeal(mirror) {
-    if (!(await this.guard.mayLeave(mirror, "new-deal"))) return;
-    const spec = dealOf(mirror.gameId);
-    const deal = spec?.deal === "winnable" ? "winnable" : "random";
-    await this.startGame({ game: mirror.game, deal, options: lobbyOptions(mirror), replaces: mirror });
-  }
-
-  // Game Options (Broken Deck's difficulty): a change restarts the same
-  // deal number with the new options.
-  openGameOptions(mirror) {
-    openGameOptions(mirror, dealOf(mirror.gameId), async ({ deal, options }) => {
-      if (await this.guard.mayLeave(mirror, "game-options")) this.startGame({ game: mirror.game, deal, options, replaces: mirror });
-    });
+  // The page's way to start a game (the lobby, a shared daily's page, the
+  // browser tests): starter.js, which New deal and Game Options use too.
+  startGame(spec) {
+    return this.starter.start(spec);
   }
 }
 

@@ -193,9 +193,9 @@ export class GameScreen {
       this.competes ? null : button("finish", "Finish", () => this.finish()),
       button("restart", "Restart", () => this.action("restart")),
       button("resign", "Resign", () => this.resign()),
-      race ? null : button("new-deal", "New deal", (event) => whileBusy(event.currentTarget, () => this.app.newDeal(this.mirror))),
+      race ? null : button("new-deal", "New deal", (event) => whileBusy(event.currentTarget, () => this.app.starter.newDeal(this.mirror))),
       !race && game.gameOptions.length
-        ? button("open-game-options", "Game Options", () => this.app.openGameOptions(this.mirror)) : null,
+        ? button("open-game-options", "Game Options", () => this.app.starter.openGameOptions(this.mirror)) : null,
       raceButton,
       this.embedded ? null : button("to-lobby", "Lobby", () => this.app.toLobby()),
     ].filter(Boolean));
@@ -412,7 +412,7 @@ export class GameScreen {
         h("button", { type: "button", id: "open-replay",
           onclick: () => this.app.go({ kind: "replay", gameId: this.mirror.gameId }) }, "Replay"),
         mine ? h("button", { type: "button", id: "result-new-deal", class: "primary",
-          onclick: (event) => whileBusy(event.currentTarget, () => this.app.newDeal(this.mirror)) }, "New deal") : null,
+          onclick: (event) => whileBusy(event.currentTarget, () => this.app.starter.newDeal(this.mirror)) }, "New deal") : null,
         h("button", { type: "button", onclick: () => this.app.toLobby() }, "Lobby")),
     ].filter(Boolean));
     this.renderStats();
