@@ -148,6 +148,7 @@ STAGES: tuple[str, ...] = (
 
 _COMPILED = [(re.compile(rule.file), re.compile(rule.function), rule.stage) for rule in RULES]
 _FRAME = re.compile(r"(?P<name>.*) \((?P<file>.*?)(?::\d+)?\)")
+_INNER = re.compile(r"\.<locals>\.<(genexpr|listcomp|dictcomp|setcomp|lambda)>$")
 
 
 # ---------------------------------------------------------------- classifying
@@ -163,12 +164,14 @@ def frame_parts(frame: str) -> tuple[str, str]:
 def stage_of(stack: Sequence[str]) -> tuple[str, str]:
     """The stage of a sample whose frames are ``stack`` (outermost first),
     and the frame that decided it, as ``name (file)``: see ``RULES``.  A
-    stack no rule matches is ``other``, decided by its innermost frame."""
+    comprehension or lambda decides as the function it is written in, whose
+    cost it is.  A stack no rule matches is ``other``, decided by its
+    innermost frame."""
     for frame in reversed(stack):
         name, file = frame_parts(frame)
         for file_pattern, function_pattern, stage in _COMPILED:
             if file_pattern.match(file) and function_pattern.fullmatch(name):
-                return stage, f"{name} ({file})"
+                return stage, f"{_INNER.sub('', name)} ({file})"
     if not stack:
         return OTHER, "(no Python frame)"
     name, file = frame_parts(stack[-1])

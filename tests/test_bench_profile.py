@@ -67,8 +67,14 @@ def test_the_innermost_stage_wins() -> None:
     publishing = committing + ["Session._publish_state (server/model/session.py:175)"]
     assert stage_of(publishing + ["Game.view.<locals>.<listcomp> (engine/game.py:300)"])[0] == "view and diff"
     assert stage_of(publishing + ["Game.destinations (engine/game.py:310)"])[0] == "engine play and status"
-    playing = APPLY + ["Session.perform (server/model/session.py:124)", "Game.play (engine/game.py:200)", "Klondike._moves (engine/games/klondike.py:120)"]
+    playing = APPLY + [
+        "Session.perform (server/model/session.py:124)",
+        "Game.play (engine/game.py:200)",
+        "Klondike._moves (engine/games/klondike.py:120)",
+    ]
     assert stage_of(playing) == ("engine play and status", "Klondike._moves (engine/games/klondike.py)")
+    generating = playing + ["Klondike._moves.<locals>.<genexpr> (engine/games/klondike.py:125)"]
+    assert stage_of(generating) == ("engine play and status", "Klondike._moves (engine/games/klondike.py)")
 
 
 def test_websockets_reads_and_writes_are_told_apart() -> None:
