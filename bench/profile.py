@@ -379,12 +379,13 @@ def summary(run: Run, args: argparse.Namespace) -> list[str]:
     rates = [statistics.median(block.rate for block in blocks) for blocks in (run.plain, run.profiled)]
     cpus = [median([block.cpu_per_action for block in blocks]) for blocks in (run.plain, run.profiled)]
     cpu_text = ["n/a" if cpu is None else f"{cpu * 1e6:.0f} µs" for cpu in cpus]
+    cpu_ratio = "" if cpus[0] is None or cpus[1] is None else f", {cpus[1] / cpus[0]:.2f}x the CPU per action"
     sampled = run.tally.total + run.errors
     return [
         f"closed loop, {args.players} players, {args.rounds} rounds of {args.seconds:g} s (after 1 s warm-up) each way; medians:",
         f"  unprofiled {rates[0]:8,.0f} actions/s, server CPU {cpu_text[0]} per action",
         f"  profiled   {rates[1]:8,.0f} actions/s, server CPU {cpu_text[1]} per action"
-        f"   ({rates[1] / rates[0]:.2f}x the actions/s under py-spy)",
+        f"   (under py-spy: {rates[1] / rates[0]:.2f}x the actions/s{cpu_ratio})",
         f"py-spy at {args.rate} Hz{'' if args.blocking else ', --nonblocking'}: {run.tally.total:,} samples of the busy"
         f" server, {run.errors:,} failed reads ({100 * run.errors / (sampled or 1):.0f}%)",
     ]
