@@ -382,7 +382,8 @@ def summary(run: Run, args: argparse.Namespace) -> list[str]:
     cpu_ratio = "" if cpus[0] is None or cpus[1] is None else f", {cpus[1] / cpus[0]:.2f}x the CPU per action"
     sampled = run.tally.total + run.errors
     return [
-        f"closed loop, {args.players} players, {args.rounds} rounds of {args.seconds:g} s (after 1 s warm-up) each way; medians:",
+        f"closed loop, {args.players} players, {args.rounds} round{'' if args.rounds == 1 else 's'} of {args.seconds:g} s"
+        " (after 1 s warm-up) each way; medians:",
         f"  unprofiled {rates[0]:8,.0f} actions/s, server CPU {cpu_text[0]} per action",
         f"  profiled   {rates[1]:8,.0f} actions/s, server CPU {cpu_text[1]} per action"
         f"   (under py-spy: {rates[1] / rates[0]:.2f}x the actions/s{cpu_ratio})",
