@@ -39,6 +39,10 @@ DAILY_RETRY_CEILING_SECONDS = 5.0
 """How often ``daily(ready=True)`` asks again at most and at least: a
 server's estimate can be in the past while a busy machine is still
 proving, and asking at once every millisecond would only be rate-limited."""
+DAILY_READY_SECONDS = PROVING_SECONDS
+"""How long ``daily(ready=True)`` asks again before it gives up: as long as
+``new_game`` waits for one proven deal, since a server that proves none
+in that time is stuck, not busy."""
 
 
 def expect(reply: ServerMessage, kind: type[Reply]) -> Reply:
@@ -309,18 +313,28 @@ class ArenaRequests(ABC):
         (yours without ``player_id``)."""
         return await self._ask(ts.Records(player_id=player_id), tc.RecordsReply)
 
-    async def daily(self, day: date | str | None = None, game: str | None = None, *, ready: bool = False) -> tc.DailyInfo:
+    async def daily(
+        self, day: date | str | None = None, game: str | None = None, *, ready: bool = False,
+        ready_within: float = DAILY_READY_SECONDS,
+    ) -> tc.DailyInfo:
         """The daily deals of a UTC day (default today): commitments while
         it lasts, deals and nonces once revealed.  ``game`` filters.  A
         server that has just started may still be proving some of today's
         (``pending``, each with when it should be ready); with ``ready``
-        this asks again at those times until none is pending."""
-        pause = DAILY_RETRY_FLOOR_SECONDS
+        this asks again at those times until none is pending, and raises
+        ``RequestTimeout`` naming them if some still are after waiting
+        ``ready_within`` seconds between the asks."""
+        pause, waited = DAILY_RETRY_FLOOR_SECONDS, 0.0
         while True:
             info = await self._ask(ts.Daily(date=_iso(day), game=game), tc.DailyInfo)
             if not ready or not info.pending:
                 return info
-            await asyncio.sleep(max(pause, max(pending.ready_in_ms for pending in info.pending) / 1000))
+            wait = max(pause, max(pending.ready_in_ms for pending in info.pending) / 1000)
+            if waited + wait > ready_within:
+                names = ", ".join(f"{pending.title} {pending.variant}" for pending in info.pending)
+                raise RequestTimeout(f"the server was still proving {names} after {ready_within:g} s")
+            await asyncio.sleep(wait)
+            waited += wait
             pause = min(2 * pause, DAILY_RETRY_CEILING_SECONDS)
 
     async def leaderboard(

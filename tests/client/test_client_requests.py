@@ -28,6 +28,7 @@ from client import (
     IllegalMove,
     ProtocolMismatch,
     RateLimited,
+    RequestTimeout,
     StaleState,
     Unavailable,
     UnknownGame,
@@ -268,6 +269,21 @@ async def test_daily_ready_asks_again_no_faster_than_the_floor_doubling_to_the_c
     assert pauses == [0.5, 1.0, 2.0, 4.0, 5.0, 5.0, 5.0, 9.0]
     assert pauses[0] == DAILY_RETRY_FLOOR_SECONDS and max(pauses[:-1]) == DAILY_RETRY_CEILING_SECONDS
     assert all(pause >= DAILY_RETRY_FLOOR_SECONDS for pause in pauses)
+
+
+async def test_daily_ready_gives_up_naming_the_deals_a_stuck_server_still_proves(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server whose proof never ends says "pending" for ever: the client
+    stops once its pauses would pass ``ready_within``, not never."""
+    pauses: list[float] = []
+
+    async def record(seconds: float) -> None:
+        pauses.append(seconds)
+
+    monkeypatch.setattr(requests_module, "asyncio", SimpleNamespace(sleep=record))
+    client = _ScriptedDailies([_daily_info(1, 2_000)] * 20)
+    with pytest.raises(RequestTimeout, match=r"still proving Klondike draw 0, Klondike draw 1 after 12 s"):
+        await client.daily(ready=True, ready_within=12)
+    assert pauses == [2.0, 2.0, 2.0, 4.0] and sum(pauses) <= 12 < sum(pauses) + 5.0
 
 
 async def test_daily_without_ready_returns_the_pending_reply_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
