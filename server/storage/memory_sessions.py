@@ -4,9 +4,11 @@ tuples of scalars, not as the dataclasses the store hands out.
 A process that holds tens of thousands of games holds millions of log
 entries.  Objects the garbage collector tracks (a dataclass instance, a
 list) make every full collection walk them, so its pauses grow with the
-games held; a tuple holding only scalars is untracked by the collector
-after the first collection it survives, and costs it nothing from then
-on (docs/architecture.md, "Garbage collection").  The store builds a
+games held; a tuple holding only untracked values (scalars, such
+tuples) is untracked by the first collection that finds it so, and costs
+the collector nothing from then on (docs/architecture.md, "Garbage
+collection").  A log's newest entry and the log holding it may take two
+young collections, which are short.  The store builds a
 ``SessionHeader`` and ``Action`` entries again on every read, which are
 the fresh copies a reader is owed anyway.
 
@@ -17,42 +19,36 @@ would be one more tracked object per game.
 
 from __future__ import annotations
 
-from dataclasses import fields
-from typing import Any
+import json
 
 from server.model.records import Action, SessionHeader
 
-PackedHeader = tuple[Any, ...]
+PackedHeader = tuple[str, str, int, str]
+"""A header's owner, status and creation time (what the store's scans
+read) and the whole header as JSON (what a read returns), as the other
+stores keep it: all scalars, with no tuple inside, since a tuple is
+untracked only once what it holds already is."""
 PackedEntry = tuple[str, str, int]
 PackedLog = tuple[PackedEntry, ...]
 
-FIELDS = tuple(field.name for field in fields(SessionHeader))
-OWNER = FIELDS.index("owner")
-STATUS = FIELDS.index("status")
-CREATED_MS = FIELDS.index("created_ms")
-_OPTIONS = FIELDS.index("options")
-_UNLISTED = FIELDS.index("unlisted")
+OWNER, STATUS, CREATED_MS = 0, 1, 2
 
 
 def pack_header(header: SessionHeader) -> PackedHeader:
-    """``header`` as a tuple of its fields in order; its options as (name,
-    value) pairs and its reasons as a tuple."""
-    values = [getattr(header, name) for name in FIELDS]
-    values[_OPTIONS] = tuple(header.options.items())
-    values[_UNLISTED] = tuple(header.unlisted)
-    return tuple(values)
+    document = json.dumps(header.to_dict(), separators=(",", ":"))
+    return (str(header.owner), str(header.status), int(header.created_ms), document)
 
 
 def unpack_header(packed: PackedHeader) -> SessionHeader:
     """A new ``SessionHeader`` from what ``pack_header`` made."""
-    values = dict(zip(FIELDS, packed))
-    values["options"] = dict(values["options"])
-    values["unlisted"] = list(values["unlisted"])
-    return SessionHeader(**values)
+    return SessionHeader.from_dict(json.loads(packed[3]))
 
 
 def pack_entry(action: Action) -> PackedEntry:
-    return (action.kind, action.text, action.at_ms)
+    """The entry's fields as exact ``str`` and ``int``: a ``str`` subclass
+    (``ActionKind`` is one) is an object the collector tracks, and would
+    keep the tuple holding it tracked too."""
+    return (str(action.kind), str(action.text), int(action.at_ms))
 
 
 def unpack_log(log: PackedLog) -> list[Action]:
