@@ -158,14 +158,19 @@ class MemoryStore(MemoryPresence, MemoryIdentities, Store):
             self._headers[header.game_id] = pack_header(header)
 
     async def live_sessions(self, limit: int = 100) -> list[SessionHeader]:
-        live = [h for key, h in list(self._headers.items()) if h[STATUS] == "playing" and self._alive("session", key)]
-        live.sort(key=lambda h: h[CREATED_MS], reverse=True)
-        return [unpack_header(h) for h in live[:limit]]
+        return self._newest([key for key, h in self._headers.items() if h[STATUS] == "playing"], limit)
 
     async def sessions_of(self, player_id: str, limit: int = 20) -> list[SessionHeader]:
-        mine = [h for key, h in list(self._headers.items()) if h[OWNER] == player_id and self._alive("session", key)]
-        mine.sort(key=lambda h: h[CREATED_MS], reverse=True)
-        return [unpack_header(h) for h in mine[:limit]]
+        return self._newest([key for key, h in self._headers.items() if h[OWNER] == player_id], limit)
+
+    def _newest(self, keys: list[str], limit: int) -> list[SessionHeader]:
+        """The unexpired headers of ``keys``, newest first.  The scans that
+        chose them read the table without copying it (expiry may not drop
+        entries under them), so a scan of every game held makes no object
+        per game for the garbage collector to count."""
+        found = [self._headers[key] for key in keys if self._alive("session", key)]
+        found.sort(key=lambda h: h[CREATED_MS], reverse=True)
+        return [unpack_header(h) for h in found[:limit]]
 
     async def finish_session(self, header: SessionHeader, keep_seconds: int) -> None:
         await self.update_session(header)
