@@ -15,10 +15,12 @@ collections' total time and the tracked objects (those frozen by
 beside the wall clock: on a shared machine the wall figure also counts
 the time the server waited for a core.
 
-Each size is measured twice, interleaved: the server as it runs
+Each size is measured twice, one server after the other: as it runs
 (``server``) and, as the same run's baseline, the same server with the
 interpreter's collector settings (``ARENA_GC_TUNING=off``: no freeze, the
-default thresholds).  The target: the longest pause under 10 ms.
+default thresholds).  The target: the longest pause under 10 ms, the
+one collection at start-up (``gc.freeze``'s, once listening) printed
+apart.
 """
 
 from __future__ import annotations
@@ -28,7 +30,6 @@ import asyncio
 import gc
 import json
 import os
-import random
 import signal
 import subprocess
 import sys
@@ -136,6 +137,7 @@ async def fill(connections: list[ClientConnection], held: int, log: int) -> list
 
 async def measure(condition: str, held: int, args: argparse.Namespace) -> dict[str, Any]:
     """One server, filled then played: its figures after each phase."""
+    # Every game stays live: a player's next game would abandon its oldest.
     environment = {
         **ARENA_ENVIRONMENT, **CONDITIONS[condition],
         "ARENA_MAX_LIVE_GAMES": str(held + 1), "PYTHONPATH": ROOT,
@@ -174,7 +176,6 @@ def line(condition: str, phase: str, figures: dict[str, Any]) -> str:
 
 
 async def gc_main(args: argparse.Namespace) -> None:
-    random.seed(0)
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the start")
     print(f"garbage collection: {args.fillers} players fill the store with games of {args.log} draws each,"
           f" then play {args.seconds:g} s at ~{args.rate:g} draws/s each; target: every pause < {PAUSE_TARGET_MS:g} ms")
