@@ -19,6 +19,11 @@ p50; fan-out within 1.5x of the broadcast baseline.
 
     nice -n 10 python bench/server.py [--players 200] [--rate 2] [--spectators 1000] [--seconds 8] [--moves 20]
 
+``--gc`` measures the garbage collector's pauses instead, as the games
+the server holds grow (``bench/gc_pauses.py``):
+
+    nice -n 10 python bench/server.py --gc [--held 1000 20000] [--log 30] [--fillers 50] [--seconds 8]
+
 The machine's load average is printed at the start and the end: on a
 shared machine the figures move with it, which is why the two servers are
 measured in alternating rounds rather than one after the other.
@@ -401,6 +406,10 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--seconds", type=float, default=8.0)
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--moves", type=int, default=20)
+    parser.add_argument("--gc", action="store_true", help="measure garbage-collection pauses (bench/gc_pauses.py)")
+    parser.add_argument("--held", type=int, nargs="+", default=[1000, 20000], help="--gc: games held, one run each")
+    parser.add_argument("--log", type=int, default=30, help="--gc: draws in each held game's log")
+    parser.add_argument("--fillers", type=int, default=50, help="--gc: connections that fill and then play")
     parser.add_argument("--baseline", type=int, metavar="REPLY_SIZE", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
@@ -409,5 +418,9 @@ if __name__ == "__main__":
     arguments = parse(sys.argv[1:])
     if arguments.baseline is not None:
         asyncio.run(baseline_server(arguments.baseline))
+    elif arguments.gc:
+        from bench.gc_pauses import gc_main
+
+        asyncio.run(gc_main(arguments))
     else:
         asyncio.run(main(arguments))

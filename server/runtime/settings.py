@@ -301,6 +301,11 @@ class Settings(BaseModel):
     health_timeout_seconds: float = Field(
         0.5, gt=0, le=1, description="how long /healthz waits for the store before answering 503"
     )
+    gc_tuning: bool = Field(
+        True,
+        description="arena serve moves what its start-up made out of the garbage collector's reach (gc.freeze) and sets "
+        "its thresholds for a server, so that collections stay short (off: the interpreter's defaults)",
+    )
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:

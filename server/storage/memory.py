@@ -25,6 +25,8 @@ from .memory_channels import MemoryChannels
 from .memory_devices import MemoryIdentities
 from .memory_held import DOCUMENT_EXPIRY, INDEX_EXPIRY, SETTING_EXPIRY, held_in, ranked_entries
 from .memory_presence import MemoryPresence
+from .memory_sessions import CREATED_MS, OWNER, STATUS, PackedHeader, PackedLog, pack_entry, pack_header
+from .memory_sessions import unpack_header, unpack_log
 from server.runtime.clock import Clock, wall_clock_ms
 from server.model.records import Action, Announcement, DayResult, Finish, GameResult, LeaderEntry, PlayerRecord, Record
 from server.model.records import SessionHeader
@@ -39,8 +41,8 @@ class MemoryStore(MemoryPresence, MemoryIdentities, Store):
     def __init__(self, clock: Clock = wall_clock_ms, retention: Retention = DEFAULT_RETENTION) -> None:
         MemoryIdentities.__init__(self, clock, retention.identity_seconds)
         MemoryPresence.__init__(self, lambda: clock() / 1000, retention.identity_seconds)
-        self._headers: dict[str, SessionHeader] = {}
-        self._logs: dict[str, list[Action]] = {}
+        self._headers: dict[str, PackedHeader] = {}
+        self._logs: dict[str, PackedLog] = {}
         self._expires: dict[tuple[str, str], float] = {}
         self._outboxes: set[str] = set()
         self._boards = MemoryBoards()
@@ -85,7 +87,7 @@ class MemoryStore(MemoryPresence, MemoryIdentities, Store):
         ]
         return StoreSize(
             keys=sum(len(table) for table in tables),
-            live_games=sum(header.status == "playing" for header in self._headers.values()),
+            live_games=sum(header[STATUS] == "playing" for header in self._headers.values()),
             open_finishes=len(self._outboxes),
             sessions=len(self._headers),
             identities=len(self._players),
@@ -119,8 +121,8 @@ class MemoryStore(MemoryPresence, MemoryIdentities, Store):
             self._players[player_id].address = address
 
     async def create_session(self, header: SessionHeader) -> None:
-        self._headers[header.game_id] = copy.deepcopy(header)
-        self._logs[header.game_id] = []
+        self._headers[header.game_id] = pack_header(header)
+        self._logs[header.game_id] = ()
         self._expires.pop(("session", header.game_id), None)
 
     async def append(
@@ -132,7 +134,7 @@ class MemoryStore(MemoryPresence, MemoryIdentities, Store):
             raise KeyError(game_id)
         if len(log) != expected_length:
             raise LogConflict(game_id, expected_length, len(log))
-        log.append(action)
+        self._logs[game_id] = log = log + (pack_entry(action),)
         if ends:
             self._outboxes.add(game_id)
         if announce is not None:
@@ -149,21 +151,26 @@ class MemoryStore(MemoryPresence, MemoryIdentities, Store):
     async def load_session(self, game_id: str) -> tuple[SessionHeader, list[Action]] | None:
         if not self._alive("session", game_id) or game_id not in self._headers:
             return None
-        return copy.deepcopy(self._headers[game_id]), list(self._logs[game_id])
+        return unpack_header(self._headers[game_id]), unpack_log(self._logs[game_id])
 
     async def update_session(self, header: SessionHeader) -> None:
         if header.game_id in self._headers:
-            self._headers[header.game_id] = copy.deepcopy(header)
+            self._headers[header.game_id] = pack_header(header)
 
     async def live_sessions(self, limit: int = 100) -> list[SessionHeader]:
-        live = [h for key, h in list(self._headers.items()) if h.status == "playing" and self._alive("session", key)]
-        live.sort(key=lambda h: h.created_ms, reverse=True)
-        return [copy.deepcopy(h) for h in live[:limit]]
+        return self._newest([key for key, h in self._headers.items() if h[STATUS] == "playing"], limit)
 
     async def sessions_of(self, player_id: str, limit: int = 20) -> list[SessionHeader]:
-        mine = [h for key, h in list(self._headers.items()) if h.owner == player_id and self._alive("session", key)]
-        mine.sort(key=lambda h: h.created_ms, reverse=True)
-        return [copy.deepcopy(h) for h in mine[:limit]]
+        return self._newest([key for key, h in self._headers.items() if h[OWNER] == player_id], limit)
+
+    def _newest(self, keys: list[str], limit: int) -> list[SessionHeader]:
+        """The unexpired headers of ``keys``, newest first.  The scans that
+        chose them read the table without copying it (expiry may not drop
+        entries under them), so a scan of every game held makes no object
+        per game for the garbage collector to count."""
+        found = [self._headers[key] for key in keys if self._alive("session", key)]
+        found.sort(key=lambda h: h[CREATED_MS], reverse=True)
+        return [unpack_header(h) for h in found[:limit]]
 
     async def finish_session(self, header: SessionHeader, keep_seconds: int) -> None:
         await self.update_session(header)

@@ -52,6 +52,7 @@ from server.transport.listener import LISTEN_BACKLOG, host_and_port, screened_li
 from server.transport.outlet import WebSocketOutlet
 from server.transport.tls import server_context
 from server.games.retention import Sweeper, retention_of
+from server.runtime.collector import tune_collector
 from server.runtime.entropy import Entropy
 from server.runtime.logs import WEBSOCKETS_LOGGER
 from server.runtime.scheduler import LoopScheduler, Scheduler
@@ -365,9 +366,12 @@ class ArenaServer:
 
 
 async def run(settings: Settings, stop: asyncio.Event, on_ready: Callable[[ArenaServer], None] | None = None) -> None:
-    """Serve until ``stop`` is set, then shut down gracefully."""
+    """Serve until ``stop`` is set, then shut down gracefully.  The
+    collector is set for a server once it listens (``tune_collector``):
+    servers made in process, by tests, leave their process's collector alone."""
     server = ArenaServer(settings)
     await server.start()
+    tune_collector(settings)
     try:
         if on_ready is not None:
             on_ready(server)

@@ -1,0 +1,55 @@
+"""How the memory store keeps sessions: each header and each log as plain
+tuples of scalars, not as the dataclasses the store hands out.
+
+A process that holds tens of thousands of games holds millions of log
+entries.  Objects the garbage collector tracks (a dataclass instance, a
+list) make every full collection walk them, so its pauses grow with the
+games held; a tuple holding only untracked values (scalars, such
+tuples) is untracked by the first collection that finds it so, and costs
+the collector nothing from then on (docs/architecture.md, "Garbage
+collection").  A log's newest entry and the log holding it may take two
+young collections, which are short.  The store builds a
+``SessionHeader`` and ``Action`` entries again on every read, which are
+the fresh copies a reader is owed anyway.
+
+A log is one tuple, replaced by a longer one on each append: copying its
+entries (pointers) costs a few microseconds for a long game, and a list
+would be one more tracked object per game.
+"""
+
+from __future__ import annotations
+
+import json
+
+from server.model.records import Action, SessionHeader
+
+PackedHeader = tuple[str, str, int, str]
+"""A header's owner, status and creation time (what the store's scans
+read) and the whole header as JSON (what a read returns), as the other
+stores keep it: all scalars, with no tuple inside, since a tuple is
+untracked only once what it holds already is."""
+PackedEntry = tuple[str, str, int]
+PackedLog = tuple[PackedEntry, ...]
+
+OWNER, STATUS, CREATED_MS = 0, 1, 2
+
+
+def pack_header(header: SessionHeader) -> PackedHeader:
+    document = json.dumps(header.to_dict(), separators=(",", ":"))
+    return (str(header.owner), str(header.status), int(header.created_ms), document)
+
+
+def unpack_header(packed: PackedHeader) -> SessionHeader:
+    """A new ``SessionHeader`` from what ``pack_header`` made."""
+    return SessionHeader.from_dict(json.loads(packed[3]))
+
+
+def pack_entry(action: Action) -> PackedEntry:
+    """The entry's fields as exact ``str`` and ``int``: a ``str`` subclass
+    (``ActionKind`` is one) is an object the collector tracks, and would
+    keep the tuple holding it tracked too."""
+    return (str(action.kind), str(action.text), int(action.at_ms))
+
+
+def unpack_log(log: PackedLog) -> list[Action]:
+    return [Action(*entry) for entry in log]

@@ -1,0 +1,58 @@
+"""What keeps the garbage collector's pauses short (server.runtime.collector,
+server.storage.memory_sessions): the games a server holds are data the
+collector does not track, and ``arena serve`` freezes its start-up."""
+
+from __future__ import annotations
+
+import gc
+
+from tests.server.arena_servers import ClientFactory, make_settings
+
+from protocol import to_server as ts
+from server.runtime.collector import SERVER_THRESHOLDS, tune_collector
+from server.storage.memory import MemoryStore
+from server.transport.app import ArenaServer
+
+
+async def test_a_game_played_through_a_server_is_held_as_data_the_collector_does_not_track(
+    server: ArenaServer, connect: ClientFactory
+) -> None:
+    player = await connect()
+    await player.hello(name="ann")
+    started, _ = await player.new_game(deal=1, options={"draw": 1})
+    for kind in (ts.Move, ts.Move, ts.Undo, ts.Redo):
+        fields = {"move": "draw"} if kind is ts.Move else {}
+        reply = await player.request(kind, game_id=started.game_id, **fields)
+        assert reply.type == "diff", reply
+    store = server.store
+    assert isinstance(store, MemoryStore)
+
+    # A tuple is untracked by a collection that finds what it holds untracked
+    # already: a log and its newest entry may take two.
+    gc.collect()
+    gc.collect()
+
+    held = (store._headers[started.game_id], store._logs[started.game_id])
+    assert not any(gc.is_tracked(value) for value in held), held
+    loaded = await store.load_session(started.game_id)
+    assert loaded is not None
+    header, log = loaded
+    assert (header.game_id, header.options) == (started.game_id, started.options)
+    assert [(entry.kind, entry.text) for entry in log] == [("move", "draw"), ("move", "draw"), ("undo", ""), ("redo", "")]
+
+
+def test_a_server_collector_freezes_what_start_up_made_and_sets_the_server_thresholds() -> None:
+    defaults = gc.get_threshold()
+    try:
+        tune_collector(make_settings(gc_tuning=True))
+        assert gc.get_freeze_count() > 0
+        assert gc.get_threshold() == SERVER_THRESHOLDS
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*defaults)
+
+
+def test_the_interpreters_collector_is_left_alone_when_the_tuning_is_off() -> None:
+    defaults = gc.get_threshold()
+    tune_collector(make_settings(gc_tuning=False))
+    assert (gc.get_freeze_count(), gc.get_threshold()) == (0, defaults)
