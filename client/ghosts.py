@@ -19,6 +19,7 @@ from typing import Callable
 
 from protocol import ghosts as pg
 
+from .friend_requests import FriendRequests
 from .requests import ArenaRequests, expect
 
 BAR_WIDTH = 20
@@ -56,7 +57,7 @@ async def race_ghost(
     return reply.ghost
 
 
-async def race_named(client: ArenaRequests, game_id: str, who: str) -> pg.Ghost:
+async def race_named(client: FriendRequests, game_id: str, who: str) -> pg.Ghost:
     """``race_ghost`` for ``leader`` or a friend named as ``arena friends``
     lists them (a name, case aside, or a player id)."""
     if who.casefold() == LEADER:

@@ -22,12 +22,12 @@ from .ghosts import GhostBoard
 from .link import MessageFilter
 from .mirror import DiffOutcome, GameMirror
 from .race_mirror import RaceMirror
-from .requests import ArenaRequests
+from .friend_requests import FriendRequests
 
 log = logging.getLogger("arena.client")
 
 
-class MirrorRouting(ArenaRequests):
+class MirrorRouting(FriendRequests):
     """Feeds the mirrors of an ``ArenaClient`` (see ``client.connection``)."""
 
     message_filter: MessageFilter | None
