@@ -7,12 +7,15 @@ with, solves the boards ``bench.fc_oracle.fc_board`` writes."""
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
+from pathlib import Path
 
 import numpy
 import pytest
 
-from bench.fc_oracle import FC_SOLVE, fc_board, fc_solve_available
+from bench.fc_oracle import FC_SOLVE, MISSING, fc_board, fc_solve_available
 from engine.game import WON, Game
 from engine.solver import solve
 from engine.solver.certify import seeded_game
@@ -121,3 +124,28 @@ def _state(text: str) -> tuple[list[str], list[str], list[str]]:
     founds = sorted(lines[0].split(":", 1)[1].split())
     cells = sorted(token for token in lines[1].split(":", 1)[1].split() if token != "-")
     return founds, cells, [line.removeprefix(":").strip() for line in lines[2:]]
+
+
+ROOT = Path(__file__).resolve().parents[2]
+BENCH = ROOT / "bench" / "solver.py"
+
+
+def test_the_oracle_bench_without_fc_solve_says_so_and_exits_with_0(tmp_path: Path) -> None:
+    """No fc-solve on the PATH (an empty directory is all of it)."""
+    environment = {**os.environ, "PATH": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--oracle", "fc-solve", "--seeds", "1001-1002", "--deals", "1"],
+        capture_output=True, text=True, env=environment, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == MISSING
+
+
+@pytest.mark.parametrize("seeds", ["2000-1001", "0-3", "a-b"])
+def test_a_bad_seed_range_is_a_usage_error(seeds: str) -> None:
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--oracle", "fc-solve", "--seeds", seeds],
+        capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 2
+    assert "--seeds" in done.stderr and "FIRST" in done.stderr
