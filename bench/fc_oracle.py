@@ -113,6 +113,18 @@ def fc_solve_startup() -> float:
     return min(fc_solve(home, 10.0)[1] for _ in range(5))
 
 
+def warm_up_freecell() -> None:
+    """Broken Deck's compiled win search compiled or loaded from numba's
+    cache before any deal's clock starts (about a second from the cache),
+    as ``bench/solver.py`` does for WordLink's; nothing in a
+    ``--baseline-root`` tree from before it."""
+    try:
+        from engine.solver.freecell import kernel_available
+    except ImportError:
+        return
+    kernel_available()
+
+
 class OutOfTime(Exception):
     """A deal's search passed its seconds: it counts as undecided, so the
     bench stops it there instead of spending the rest of its budget."""
@@ -165,6 +177,7 @@ def oracle(args: argparse.Namespace, budget: int) -> int:
         print(MISSING)
         return 0
     startup = fc_solve_startup()
+    warm_up_freecell()
     ours: list[tuple[str, float]] = []
     theirs: list[tuple[str, float]] = []
 

@@ -74,7 +74,7 @@ from engine.solver.domains import domain_class  # noqa: E402
 from engine.solver.klondike import KlondikeDomain  # noqa: E402
 from engine.solver.pools import VARIANTS  # noqa: E402
 from engine.solver.search import depth_first  # noqa: E402
-from bench.fc_oracle import FC_SOLVE, oracle, seed_range, timed_solve  # noqa: E402
+from bench.fc_oracle import FC_SOLVE, oracle, seed_range, timed_solve, warm_up_freecell  # noqa: E402
 from server.runtime.progress import ProgressLine  # noqa: E402
 
 BENCHES: dict[str, tuple[str, dict[str, Any]]] = {
@@ -146,6 +146,8 @@ def run(name: str, deals: int, budget: int, seconds: float, raw: bool, per_deal:
     nodes = 0
     if BENCHES[name][0] == "klondike":
         warm_up_kernel()
+    elif name == "broken-deck-practice":
+        warm_up_freecell()
     progress = ProgressLine(every=30.0, eta_label="done in about")
     for deal in range(1, deals + 1):
         # An undecided deal's nodes count towards nodes/s as its seconds do.
@@ -326,8 +328,7 @@ def start_baseline(args: argparse.Namespace) -> subprocess.Popen[str]:
     command += ["--budget", str(args.baseline_budget), "--seconds", str(args.seconds), "--games", *args.games]
     if args.raw:
         command.append("--raw")
-    # This tree after it, for the bench's own modules (bench.fc_oracle): DIR holds only engine/ and server/.
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # after DIR, for bench.fc_oracle
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.path.abspath(args.baseline_root), here])}
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
 
