@@ -37,6 +37,7 @@ machine is shared, and wall-clock time would measure the neighbours.
     python bench/solver.py --games klondike-draw3 --deals 200 --baseline-root /tmp/base
     python bench/solver.py --calibrate     # nodes a 200 ms hint may search
     python bench/solver.py --sound-rate --deals 30   # compiled vs pure-Python proof search
+    python bench/solver.py --oracle fc-solve --seeds 1001-2000   # Broken Deck beside fc-solve (bench/fc_oracle.py)
 
 Checks printed with the table:
 - WordLink draw 3 (unlimited passes, foundation cards may come back): the
@@ -73,6 +74,7 @@ from engine.solver.domains import domain_class  # noqa: E402
 from engine.solver.klondike import KlondikeDomain  # noqa: E402
 from engine.solver.pools import VARIANTS  # noqa: E402
 from engine.solver.search import depth_first  # noqa: E402
+from bench.fc_oracle import FC_SOLVE, oracle, seed_range, timed_solve, warm_up_freecell  # noqa: E402
 from server.runtime.progress import ProgressLine  # noqa: E402
 
 BENCHES: dict[str, tuple[str, dict[str, Any]]] = {
@@ -136,11 +138,6 @@ def deal_game(name: str, deal: int, raw: bool) -> Any:
     return seeded_game(game_id, deal, deal, options) if raw else GAMES[game_id](deal, **options)
 
 
-class OutOfTime(Exception):
-    """A deal's search passed ``--seconds``: it counts as undecided, so the
-    bench stops it there instead of spending the rest of its budget."""
-
-
 def run(name: str, deals: int, budget: int, seconds: float, raw: bool, per_deal: bool = False) -> dict[str, Any]:
     """Solve deals 1..``deals`` of ``name``; with ``per_deal``, print one
     ``NAME DEAL RESULT SECONDS`` line per deal on standard output and
@@ -149,25 +146,14 @@ def run(name: str, deals: int, budget: int, seconds: float, raw: bool, per_deal:
     nodes = 0
     if BENCHES[name][0] == "klondike":
         warm_up_kernel()
+    elif name == "broken-deck-practice":
+        warm_up_freecell()
     progress = ProgressLine(every=30.0, eta_label="done in about")
     for deal in range(1, deals + 1):
-        game = deal_game(name, deal, raw)
-        started = time.process_time()
-
-        searched = [0]
-
-        def watch(count: int, started: float = started) -> None:
-            searched[0] = count
-            if time.process_time() - started > seconds:
-                raise OutOfTime
-
-        try:
-            found = solve(game, budget=budget, progress=watch)
-            result, nodes = found.result, nodes + found.nodes
-        except OutOfTime:
-            # Its nodes count towards nodes/s as its seconds do.
-            result, nodes = UNKNOWN, nodes + searched[0]
-        results.append((result, time.process_time() - started))
+        # An undecided deal's nodes count towards nodes/s as its seconds do.
+        result, spent, searched = timed_solve(deal_game(name, deal, raw), budget, seconds)
+        nodes += searched
+        results.append((result, spent))
         if per_deal:
             print(name, deal, result, results[-1][1], flush=True)
         elif deal % 100 == 0 or deal == deals:
@@ -342,7 +328,8 @@ def start_baseline(args: argparse.Namespace) -> subprocess.Popen[str]:
     command += ["--budget", str(args.baseline_budget), "--seconds", str(args.seconds), "--games", *args.games]
     if args.raw:
         command.append("--raw")
-    env = {**os.environ, "PYTHONPATH": os.path.abspath(args.baseline_root)}
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # after DIR, for bench.fc_oracle
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.path.abspath(args.baseline_root), here])}
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
 
 
@@ -386,6 +373,8 @@ def main() -> int:
     parser.add_argument("--baseline-budget", type=int, default=SHIPPED_BUDGET, help="its nodes per deal (default 300,000)")
     parser.add_argument("--baseline-deals", type=int, help="deals 1..N for the baseline (default: --deals)")
     parser.add_argument("--sound-rate", action="store_true", help="compiled vs pure-Python proof search speed instead")
+    parser.add_argument("--oracle", choices=[FC_SOLVE], help="Broken Deck practice layouts beside fc-solve (bench/fc_oracle.py)")
+    parser.add_argument("--seeds", type=seed_range, default=seed_range("1001-2000"), help="--oracle's practice seeds, FIRST-LAST")
     parser.add_argument("--per-deal", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--calibrate", action="store_true", help="measure the hint budget instead")
     args = parser.parse_args()
@@ -395,6 +384,8 @@ def main() -> int:
     if args.sound_rate:
         sound_rate(args.deals, SOUND_RATE_BUDGET if args.budget == UNLIMITED else args.budget)
         return 0
+    if args.oracle:
+        return oracle(args, args.budget)
     baseline = start_baseline(args) if args.baseline_root else None
     rows = [run(name, args.deals, args.budget, args.seconds, args.raw, args.per_deal) for name in args.games]
     if args.per_deal:

@@ -45,8 +45,9 @@ from typing import Hashable
 from ..cards import PART, RANK, SUIT, other_half
 from ..game import Game, Move, Position
 from ..games.broken_deck import CELLS, FOUNDATIONS, KEY, SLOT, TABLEAU, WANTS
+from .freecell import compiled_win
 from .klondike import OPPOSITE
-from .search import Domain, Step
+from .search import Domain, Progress, Step
 
 EXPOSED = (*TABLEAU, *CELLS)
 WEIGHTS = (2, 1, 2, 4, 2, 1)
@@ -82,6 +83,12 @@ class BrokenDeckDomain(Domain):
     def __init__(self, game: Game, bold: bool = False, weights: tuple[int, ...] = WEIGHTS) -> None:
         super().__init__(game, bold)
         self.weights = weights
+
+    def compiled_win(
+        self, start: Position, after: Move | None, budget: int, progress: Progress | None = None
+    ) -> tuple[tuple[Move, ...], int] | None:
+        """The compiled search of a position without halves (``engine.solver.freecell``)."""
+        return compiled_win(self.game, start, budget, after, progress)
 
     def alternatives(self) -> list[Domain]:
         """The same domain scored with each of ``OTHER_WEIGHTS``."""

@@ -47,7 +47,19 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .klondike_kernel_hash import EDGE, KEPT, TALON_HASH, Hashes, columns_hash, mix, pair, position_hash, rehash
+from .klondike_kernel_hash import (
+    EDGE,
+    KEPT,
+    TALON_HASH,
+    Hashes,
+    columns_hash,
+    grown_table,
+    mix,
+    pair,
+    position_hash,
+    probe,
+    rehash,
+)
 from .klondike_kernel_steps import (
     CDOWN,
     CLEN,
@@ -83,7 +95,6 @@ BUDGET_SPENT, WON, EXHAUSTED, GROW_TABLE, GROW_STACK = 0, 1, 2, 3, 4
 """What ``advance`` returns; the last two ask the caller for more room
 and to call again (nothing was consumed)."""
 
-_FREE = np.uint64(0)
 """A free slot of the table (``position_hash`` is never 0)."""
 DEPTH, NODES, USED = 0, 1, 2
 """Indices of the ``scalars`` array: the stack's top, the nodes counted, the table's entries."""
@@ -348,38 +359,13 @@ def _won(counts: Ints) -> bool:
 
 
 @njit(cache=True, nogil=True)
-def _probe(table: Hashes, h: np.uint64) -> np.int64:
-    """Where ``h`` (never 0: 0 marks a free slot) is in the open-addressing
-    ``table``, or, as ``-1 - slot``, the free slot where it would go.
-    The table is at most half full (``advance`` asks for a bigger one
-    before), so probes are short."""
-    mask = table.shape[0] - 1
-    slot = np.int64(h & np.uint64(mask))
-    while table[slot] != _FREE:
-        if table[slot] == h:
-            return slot
-        slot = (slot + 1) & mask
-    return -1 - slot
-
-
-@njit(cache=True, nogil=True)
-def grown_table(table: Hashes) -> Hashes:
-    """A table of twice the size holding the same hashes."""
-    bigger = np.zeros(2 * table.shape[0], dtype=np.uint64)
-    for i in range(table.shape[0]):
-        if table[i] != _FREE:
-            bigger[-1 - _probe(bigger, table[i])] = table[i]
-    return bigger
-
-
-@njit(cache=True, nogil=True)
 def begin(board: Board, stack: Stack, table: Hashes, scalars: Ints, per_draw: int, scratch: Scratch) -> None:
     """The root (depth 0) entered: its hashes computed, its key seen, its
     steps generated, one node counted."""
     cards, counts, hashes = board
     rehash(cards, counts, hashes)
     h = position_hash(counts, hashes, per_draw)
-    table[-1 - _probe(table, h)] = h
+    table[-1 - probe(table, h)] = h
     moves, nmoves, cursor, _undo, _saved, _settled = stack
     cand, empty, met, wants, ranked, _safe = scratch
     generate(cards, counts, moves, nmoves, 0, per_draw, cand, empty, met, wants, ranked)
@@ -448,7 +434,7 @@ def advance(
             status = WON
             break
         h = position_hash(counts, hashes, per_draw)
-        slot = _probe(table, h)
+        slot = probe(table, h)
         if slot >= 0 or nodes >= budget:
             _take_back(cards, counts, hashes, undo, saved, settled, depth, src, dst, count, pointer, False)
             if slot >= 0:

@@ -151,3 +151,28 @@ def position_hash(counts: Ints, hashes: Hashes, per_draw: int) -> np.uint64:
     talon = mix(hashes[TALON, TALON_HASH], np.uint64(pointer if off_cycle else 0))
     h = mix(talon, hashes[TALON, COLUMNS_HASH])
     return _ONE if h == _ZERO else h
+
+
+@njit(cache=True, nogil=True)
+def probe(table: Hashes, h: np.uint64) -> np.int64:
+    """Where ``h`` (never 0: 0 marks a free slot) is in the open-addressing
+    ``table``, or, as ``-1 - slot``, the free slot where it would go.
+    The table is kept at most half full (the WordLink kernel's ``advance``
+    and the Broken Deck kernel's ``search`` grow it before), so probes are short."""
+    mask = table.shape[0] - 1
+    slot = np.int64(h & np.uint64(mask))
+    while table[slot] != _ZERO:
+        if table[slot] == h:
+            return slot
+        slot = (slot + 1) & mask
+    return -1 - slot
+
+
+@njit(cache=True, nogil=True)
+def grown_table(table: Hashes) -> Hashes:
+    """A table of twice the size holding the same hashes."""
+    bigger = np.zeros(2 * table.shape[0], dtype=np.uint64)
+    for i in range(table.shape[0]):
+        if table[i] != _ZERO:
+            bigger[-1 - probe(bigger, table[i])] = table[i]
+    return bigger

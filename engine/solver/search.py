@@ -153,6 +153,16 @@ class Domain:
         """A move a hint should name first if the deal stays won after it."""
         return None
 
+    def compiled_win(
+        self, start: Position, after: Move | None, budget: int, progress: Progress | None = None
+    ) -> tuple[tuple[Move, ...], int] | None:
+        """A win from ``start`` (not starting by taking back ``after``) found
+        by a compiled search within about ``budget`` expansions, with the
+        expansions spent, told to ``progress`` now and then; None where
+        there is no such search or it found no win (a proving solve then
+        runs the Python searches)."""
+        return None
+
     def alternatives(self) -> list[Domain]:
         """Differently scored copies whose best-first searches take turns
         with this one's after ``FIRST_SEARCH_NODES`` (none: a best-first

@@ -82,6 +82,19 @@ def test_a_solve_falls_back_to_pure_python_with_one_warning() -> None:
     assert "Traceback" not in solved.stderr
 
 
+def test_a_broken_deck_practice_solve_falls_back_to_the_python_search_with_one_warning() -> None:
+    script = (
+        "import logging; logging.basicConfig(); from engine.solver import solve;"
+        " from engine.solver.certify import seeded_game;"
+        " print(solve(seeded_game('broken-deck', 1, 1002, {'practice': True})).result)"
+    )
+    solved = run_as_nobody("-c", script)
+    assert solved.returncode == 0, solved.stderr
+    assert solved.stdout.strip() == "won"
+    assert solved.stderr.count("the compiled Broken Deck search is off") == 1, solved.stderr
+    assert "Traceback" not in solved.stderr
+
+
 def test_a_solve_compiles_into_numba_cache_dir(tmp_path: Path) -> None:
     cache_dir = tmp_path / "numba"
     cache_dir.mkdir()
