@@ -15,6 +15,7 @@ from tests.server.arena_servers import SUITE_WORKER_NICENESS
 
 import engine
 from engine.solver.compiled import proof_search
+from engine.solver.freecell import kernel_available
 from engine.solver.klondike import KlondikeDomain
 from server.runtime.settings import env_name
 
@@ -37,8 +38,8 @@ def _new_redis_server(*, persistent: bool = False) -> RedisServer:
 
 @pytest.fixture(scope="session", autouse=True)
 def compiled_solver() -> None:
-    """Compile the WordLink proof kernel once, before any test's time bound
-    runs.  numba caches the machine code on disk, so the server's worker
+    """Compile the WordLink proof kernel and Broken Deck's win search once,
+    before any test's time bound runs.  numba caches the machine code on disk, so the server's worker
     processes then load it in a fraction of a second; without this the
     first proofs of a fresh clone compile it in several workers at once,
     about 10 s each on a quiet machine, and far longer beside CPU burners,
@@ -47,6 +48,7 @@ def compiled_solver() -> None:
     search = proof_search(KlondikeDomain(game), game.position, None, None)
     if search is not None:
         search.run(1)
+    kernel_available()
 
 
 @pytest.fixture(scope="session", autouse=True)
