@@ -23,7 +23,7 @@ from ..game import PLAYING, Game, Move, Position
 from .determinize import determinizations, faces, masked_key, model_game, stock_memory, visible
 from .domains import domain_class
 from .driver import DEFAULT_BUDGET, solve
-from .progress import reach
+from .progress import Progress
 from .search import WON
 
 
@@ -49,9 +49,9 @@ def hint_with_confidence(game: Game, budget: int | None = None) -> Hint | None:
     """A useful move for ``game`` computed from its view alone, with how
     sure the hint is of it (``Hint``), or None once the game is over or
     the view-only search has shown that nothing useful is left: no move
-    to a board not seen yet in this game starts a sequence of moves that
-    turns up a card never seen or puts one more card on the foundations
-    (``progress``).
+    to a board not seen yet in this game starts a sequence of moves (not
+    through the current board again) that turns up a card never seen or
+    puts one more card on the foundations (``progress``).
 
     Goes on with the plan the previous hint came from while that plan's
     determinization still agrees with the view.  Otherwise searches
@@ -215,43 +215,43 @@ def _vote(
 
 
 def _lead(model: Game, world: Position, allowed: list[Move], remembered: tuple[int, ...]) -> Hint | None:
-    """Without a win in sight, the heuristic's move (``_fallback``) among
-    the ``allowed`` moves of ``world`` that lead to progress (``reach``),
-    else the one that gets there soonest; None when the search has shown
-    that none does.  Confidence 0: no searched deal was won."""
-    found = reach(model, world, remembered)
-    useful = [move for move in allowed if found.useful(move)]
-    if not useful:
-        return None
-    chosen = _fallback(model, world, useful)
-    if chosen is None:
-        chosen = min(useful, key=lambda move: (move not in found.steps, found.steps.get(move, 0)))
-    return Hint(chosen, 0.0)
+    """Without a win in sight, the heuristic's first choice (``_ranked``)
+    among the ``allowed`` moves of ``world`` that lead to progress
+    (``Progress``), else the one that gets there in fewest moves; None when
+    the search has shown that none does.  Confidence 0: no searched deal
+    was won."""
+    progress = Progress(model, world, remembered)
+    for move in _ranked(model, world, allowed):
+        if progress.leads_on(move):
+            return Hint(move, 0.0)
+    nearest = progress.nearest(allowed)
+    return None if nearest is None else Hint(nearest, 0.0)
 
 
-def _fallback(model: Game, world: Position, allowed: list[Move]) -> Move | None:
-    """Without a win in sight, the heuristic (``Game.suggest``) among the
-    ``allowed`` moves; where the game's domain searches best-first by its
-    ``score`` (Broken Deck), first the move that leaves the most legal
-    moves (forced moves played), then the one the score puts nearest a win.
-    Mobility first because a wrong guess should leave room to recover: on
-    Broken Deck deals 1, 5, 6, 9, 11, 13 and 16-20, following hints won 9
-    that way, 7 with the score first (which fills the free cells) and 7
-    with the heuristic's order alone; elsewhere mobility first won fewer
-    deals than the heuristic's order (15 first Chequers deals: 14 against
-    15; WordLink draw 3: 4 against 7; Lara's Game: 5 against 7)."""
+def _ranked(model: Game, world: Position, allowed: list[Move]) -> list[Move]:
+    """The ``allowed`` moves the heuristic rates (``Game.hint_order``), best
+    first; where the game's domain searches best-first by its ``score``
+    (Broken Deck), first the move that leaves the most legal moves (forced
+    moves played), then the one the score puts nearest a win.  Mobility
+    first because a wrong guess should leave room to recover: on Broken
+    Deck deals 1, 5, 6, 9, 11, 13 and 16-20, following hints won 9 that
+    way, 7 with the score first (which fills the free cells) and 7 with the
+    heuristic's order alone; elsewhere mobility first won fewer deals than
+    the heuristic's order (15 first Chequers deals: 14 against 15;
+    WordLink draw 3: 4 against 7; Lara's Game: 5 against 7)."""
     domains = domain_class(model)
-    if not domains.BEST_FIRST:
-        model.load_position(world)
-        return model.suggest(allowed)
-    domain = domains(model)
     ranked = []
+    domain = domains(model) if domains.BEST_FIRST else None
     for index, move in enumerate(allowed):
         order = model.hint_order(world, move)
-        if order is not None:
+        if order is None:
+            continue
+        if domain is None:
+            ranked.append((0, 0, order, index, move))
+        else:
             settled = domain.step(world, (move,)).position
             ranked.append((-len(model.moves_from(settled)), domain.score(settled), order, index, move))
-    return min(ranked)[-1] if ranked else None
+    return [entry[-1] for entry in sorted(ranked)]
 
 
 def _win(model: Game, world: Position, budget: int, last: Move | None, allowed: list[Move]) -> tuple[Move, ...]:

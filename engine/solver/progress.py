@@ -3,10 +3,10 @@
 A hint that finds no winning line still has somewhere to go as long as
 some sequence of moves reaches *progress*: a card the player has never
 seen (a face-down card turned up, a stock card never shown) or one more
-card on the foundations than now.  This module searches every position
-reachable without progress, breadth first, and says which first moves
-lead to progress and in how few moves.  A hint says "no useful move"
-only when that search was complete and found none.
+card on the foundations than now.  ``Progress`` searches the positions
+reachable from a move without progress, breadth first, until it meets
+progress or has explored them all; a hint says "no useful move" only when
+every move it may suggest was searched to the end that way.
 
 The search runs in a determinization (``determinize``) and reads only
 what the player knows: a move that would show a card the view does not
@@ -14,116 +14,88 @@ determine (anything but the stock cards the player saw before,
 ``stock_memory``) ends its line as progress, so no hidden card is ever
 looked at, and the answer is the same for every deal of the unseen cards.
 Positions are told apart by the game's ``search_key`` (WordLink's
-columns as a set), since a hint that moves a King from one empty column
-to another finds nothing the first column did not.
+columns as a set), since moving a King from one empty column to another
+finds nothing the first column did not.  The search never returns to the
+position it starts from: a way on through it starts with another move.
 """
 
 from __future__ import annotations
 
 from collections import Counter, deque
-from typing import Any, Iterable, NamedTuple
+from typing import Any, Iterable
 
 from ..game import Game, Move, Position
 from .determinize import faces
 
 POSITIONS = 2_000
-"""Positions the search explores at most.  WordLink's positions without
-progress are the known talon's pointers times the ways to shift runs
-between columns: dozens to a few hundred on the deals measured
-(``bench/hints.py``), so a hint that runs dry there is proven so.  Broken
-Deck hides nothing and its cells and columns shuffle without end; there
-the search stops here and says which moves it could not rule out
-(``Reach.open``)."""
+"""Positions one hint's searches explore at most, together.  WordLink's
+positions without progress are the known talon's pointers times the ways
+to shift runs between columns: dozens to a few hundred on the deals
+measured (``bench/hints.py``), so a hint that runs dry there is proven
+so.  Broken Deck hides nothing and its cells and columns shuffle without
+end: there the search stops here, and a move it could not rule out counts
+as leading somewhere."""
 
 
-class Reach(NamedTuple):
-    """What the search found from a position.
+class Progress:
+    """Which moves from ``start`` (a determinization, searched with
+    ``model``'s rules) lead to progress; ``remembered`` are the hidden
+    cards the player knows (WordLink's remembered stock), which are not
+    new when they turn up.  Positions found to lead nowhere are kept for
+    the next question about the same start."""
 
-    ``steps``: each first move that reaches progress, with the fewest moves
-    that takes (1: the move itself shows a new card or adds a foundation
-    card).  ``open``: the first moves whose positions the search did not
-    finish exploring, which may still lead somewhere.  ``complete``: every
-    position reachable without progress was explored, so a first move in
-    neither is a dead end, and no ``steps`` at all means nothing useful is
-    left."""
+    def __init__(self, model: Game, start: Position, remembered: Iterable[int] = (), limit: int = POSITIONS) -> None:
+        self.model = model
+        self.start = start
+        self.base = model.on_foundations(start)
+        self.known = Counter(remembered)
+        self.left = limit
+        self.dead: set[Any] = {model.search_key(start)}
 
-    steps: dict[Move, int]
-    open: frozenset[Move]
-    complete: bool
-
-    def useful(self, move: Move) -> bool:
-        """Whether ``move`` reaches progress or may (the search stopped short)."""
-        return move in self.steps or move in self.open
-
-
-def reach(model: Game, start: Position, remembered: Iterable[int] = (), limit: int = POSITIONS) -> Reach:
-    """Which first moves from ``start`` (a determinization, searched with
-    ``model``'s rules) reach progress; ``remembered`` are the hidden cards
-    the player knows (WordLink's remembered stock), which are not new when
-    they turn up.  At most ``limit`` positions are explored."""
-    base = model.on_foundations(start)
-    known = Counter(remembered)
-
-    def progress(before: Position, after: Position) -> bool:
-        if model.is_won(after) or model.on_foundations(after) > base:
+    def found(self, before: Position, after: Position) -> bool:
+        """Whether the move from ``before`` to ``after`` is progress."""
+        model = self.model
+        if model.is_won(after) or model.on_foundations(after) > self.base:
             return True
         if sum(after.down) >= sum(before.down):
             return False
         shown = Counter(card for pile in faces(after) for card in pile)
         shown.subtract(card for pile in faces(before) for card in pile)
+        known = self.known
         return any(count > known[card] for card, count in shown.items() if count > 0)
 
-    index: dict[Any, int] = {model.search_key(start): -1}
-    nodes: list[Position] = []
-    parents: list[list[int]] = []
-    useful: deque[int] = deque()
-    first: dict[Move, int] = {}
-    steps: dict[Move, int] = {}
+    def leads_on(self, move: Move) -> bool:
+        """Whether some sequence of moves starting with ``move`` reaches
+        progress (or the search stopped before it could rule that out)."""
+        return self.nearest([move]) is not None
 
-    def enter(pos: Position) -> int:
-        key = model.search_key(pos)
-        found = index.get(key)
-        if found is None:
-            found = index[key] = len(nodes)
-            nodes.append(pos)
-            parents.append([])
-        return found
+    def nearest(self, moves: Iterable[Move]) -> Move | None:
+        """Of ``moves``, the one that reaches progress in fewest moves (or,
+        the search stopped short, the one it had not finished with); None
+        when the search has shown that none does."""
+        start = self.start
+        queue: deque[tuple[Position, Move]] = deque()
+        visited: set[Any] = set()
+        for move in moves:
+            after = self.model.after(start, move)
+            if self.found(start, after):
+                return move
+            self._enter(after, move, queue, visited)
+        while queue:
+            if self.left <= 0:
+                return queue[0][1]
+            self.left -= 1
+            pos, move = queue.popleft()
+            for step in self.model.moves_from(pos):
+                after = self.model.after(pos, step)
+                if self.found(pos, after):
+                    return move
+                self._enter(after, move, queue, visited)
+        self.dead |= visited
+        return None
 
-    for move in model.moves_from(start):
-        after = model.after(start, move)
-        if progress(start, after):
-            steps[move] = 1
-        elif (node := enter(after)) >= 0:
-            first[move] = node
-    explored = 0
-    while explored < len(nodes) and explored < limit:
-        node, pos = explored, nodes[explored]
-        explored += 1
-        for move in model.moves_from(pos):
-            after = model.after(pos, move)
-            if progress(pos, after):
-                useful.append(node)
-                break
-            child = enter(after)
-            if child >= 0:
-                parents[child].append(node)
-    distance = _backwards(parents, useful, 1)
-    unexplored = _backwards(parents, deque(range(explored, len(nodes))), 0)
-    for move, node in first.items():
-        if node in distance:
-            steps[move] = distance[node] + 1
-    still_open = frozenset(move for move, node in first.items() if move not in steps and node in unexplored)
-    return Reach(steps, still_open, explored == len(nodes))
-
-
-def _backwards(parents: list[list[int]], sources: deque[int], at: int) -> dict[int, int]:
-    """Breadth first along ``parents`` from ``sources`` (each ``at`` moves
-    from its goal): every node that leads to one, with the fewest moves."""
-    distance = dict.fromkeys(sources, at)
-    while sources:
-        node = sources.popleft()
-        for parent in parents[node]:
-            if parent not in distance:
-                distance[parent] = distance[node] + 1
-                sources.append(parent)
-    return distance
+    def _enter(self, pos: Position, move: Move, queue: deque[tuple[Position, Move]], visited: set[Any]) -> None:
+        key = self.model.search_key(pos)
+        if key not in visited and key not in self.dead:
+            visited.add(key)
+            queue.append((pos, move))
