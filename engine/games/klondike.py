@@ -432,8 +432,7 @@ class Klondike(Game):
         places.  (The solver's domain keys WordLink more finely; this key
         serves the hints' search of what is left to find.)"""
         piles, down = pos.piles, pos.down
-        columns = sorted((piles[i], down[i]) for i in TABLEAU)
-        return piles[: TABLEAU[0]], tuple(columns)
+        return piles[: TABLEAU[0]], tuple(sorted((piles[i], down[i]) for i in TABLEAU))
 
 
 DESCRIPTOR = GameDescriptor(

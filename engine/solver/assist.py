@@ -101,7 +101,8 @@ def _hint(game: Game, budget: int | None, see_hidden: bool) -> Hint | None:
     if plan is not None:
         _PLANS[game] = plan
         return found
-    return _lead(model, worlds[0], allowed, stock_memory(model, visible(model, view), earlier))
+    remembered = stock_memory(model, visible(model, view), earlier)
+    return _lead(model, worlds[0], allowed, remembered, max(map(model.on_foundations, reached), default=0))
 
 
 def hint_from_view(view: dict[str, Any], seen: Iterable[dict[str, Any]] = (), budget: int | None = None) -> str | None:
@@ -126,7 +127,8 @@ def hint_from_view(view: dict[str, Any], seen: Iterable[dict[str, Any]] = (), bu
     found, _ = _vote(model, worlds, allowed, None, budget)
     if found is None:
         remembered = stock_memory(model, visible(model, view), [old.up for old in earlier])
-        found = _lead(model, start, allowed, remembered)
+        most = max((model.on_foundations(Position(*old)) for old in earlier), default=0)
+        found = _lead(model, start, allowed, remembered, most)
     return None if found is None else str(found.move)
 
 
@@ -214,13 +216,13 @@ def _vote(
     return Hint(chosen, confidence), plans[chosen]._replace(confidence=confidence)
 
 
-def _lead(model: Game, world: Position, allowed: list[Move], remembered: tuple[int, ...]) -> Hint | None:
+def _lead(model: Game, world: Position, allowed: list[Move], remembered: tuple[int, ...], most: int) -> Hint | None:
     """Without a win in sight, the heuristic's first choice (``_ranked``)
     among the ``allowed`` moves of ``world`` that lead to progress
-    (``Progress``), else the one that gets there in fewest moves; None when
-    the search has shown that none does.  Confidence 0: no searched deal
-    was won."""
-    progress = Progress(model, world, remembered)
+    (``Progress``: ``most`` cards were on the foundations at most before),
+    else the one that gets there in fewest moves; None when the search has
+    shown that none does.  Confidence 0: no searched deal was won."""
+    progress = Progress(model, world, remembered, most)
     for move in _ranked(model, world, allowed):
         if progress.leads_on(move):
             return Hint(move, 0.0)

@@ -3,7 +3,8 @@
 A hint that finds no winning line still has somewhere to go as long as
 some sequence of moves reaches *progress*: a card the player has never
 seen (a face-down card turned up, a stock card never shown) or one more
-card on the foundations than now.  ``Progress`` searches the positions
+card on the foundations than they ever held in the game (a card taken
+down and put back finds nothing: hints that did that went on for ever).  ``Progress`` searches the positions
 reachable from a move without progress, breadth first, until it meets
 progress or has explored them all; a hint says "no useful move" only when
 every move it may suggest was searched to the end that way.
@@ -27,12 +28,13 @@ from typing import Any, Iterable
 from ..game import Game, Move, Position
 from .determinize import faces
 
-POSITIONS = 2_000
-"""Positions one hint's searches explore at most, together.  WordLink's
-positions without progress are the known talon's pointers times the ways
-to shift runs between columns: dozens to a few hundred on the deals
-measured (``bench/hints.py``), so a hint that runs dry there is proven
-so.  Broken Deck hides nothing and its cells and columns shuffle without
+POSITIONS = 5_000
+"""Positions one hint's searches explore at most, together (about 0.6 s
+of CPU time).  WordLink's positions without progress are the known
+talon's pointers times the ways to shift runs between columns: dozens to
+a few thousand on the deals measured (``bench/hints.py``), so a hint
+that runs dry there is mostly proven so; draw 1 deal 27 ends in 9,920
+(two Kings' runs shuttling between columns), where hints go on.  Broken Deck hides nothing and its cells and columns shuffle without
 end: there the search stops here, and a move it could not rule out counts
 as leading somewhere."""
 
@@ -41,14 +43,19 @@ class Progress:
     """Which moves from ``start`` (a determinization, searched with
     ``model``'s rules) lead to progress; ``remembered`` are the hidden
     cards the player knows (WordLink's remembered stock), which are not
-    new when they turn up.  Positions found to lead nowhere are kept for
-    the next question about the same start."""
+    new when they turn up, and ``most`` the most cards the foundations
+    held earlier in the game.  Positions found to lead nowhere are kept
+    for the next question about the same start."""
 
-    def __init__(self, model: Game, start: Position, remembered: Iterable[int] = (), limit: int = POSITIONS) -> None:
+    def __init__(
+        self, model: Game, start: Position, remembered: Iterable[int] = (), most: int = 0, limit: int = POSITIONS
+    ) -> None:
         self.model = model
         self.start = start
-        self.base = model.on_foundations(start)
-        self.known = Counter(remembered)
+        self.base = max(model.on_foundations(start), most)
+        self.known = Counter(remembered) + Counter(card for pile in faces(start) for card in pile)
+        """The cards the player knows: face up now, or remembered; a search
+        that turns the waste over and draws again shows none of them anew."""
         self.left = limit
         self.dead: set[Any] = {model.search_key(start)}
 

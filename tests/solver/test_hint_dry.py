@@ -4,16 +4,17 @@ Trails of hints are followed to their end on several deals of each game
 that hides cards.  Where one ends on "no useful move" (no hint), a
 search written here, apart from the hint's (``engine.solver.progress``),
 checks the claim from the board the player sees: no sequence of moves
-turns up a card the player has never seen or puts one more card on the
-foundations.  It plays the real game through its public interface only
-and stops at any card that was never shown, so it reads nothing the
-player could not.
+turns up a card the player has never seen or puts more cards on the
+foundations than they ever held (a card taken down and put back finds
+nothing).  It plays the real game through its public interface only and
+stops at any card that was never shown, so it reads nothing the player
+could not.
 """
 
 from __future__ import annotations
 
 from collections import Counter, deque
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from tests.solver.positions import klondike_near_win
@@ -49,13 +50,13 @@ def shown(view: dict[str, Any]) -> Counter[str]:
     return Counter(card for pile in view["piles"].values() for card in pile["up"])
 
 
-def something_left(game: Game, seen: list[dict[str, Any]]) -> bool:
+def something_left(game: Game, seen: list[dict[str, Any]], base: int) -> bool:
     """Whether some sequence of moves from ``game``'s board shows a card
-    more often than any board of ``seen`` did, or adds a foundation card."""
+    more often than any board of ``seen`` did, or puts more than ``base``
+    cards on the foundations."""
     most: Counter[str] = Counter()
     for view in seen:
         most |= shown(view)
-    base = game.counters["foundation"]
     start = game.position
     boards = {board(game.view())}
     queue = deque([start])
@@ -77,10 +78,20 @@ def something_left(game: Game, seen: list[dict[str, Any]]) -> bool:
     return False
 
 
-def trail(game: Game) -> tuple[list[dict[str, Any]], list[float]]:
-    """Follow hints to the end; every view seen, and each hint's confidence."""
+class Trail(NamedTuple):
+    views: list[dict[str, Any]]
+    """Every board seen."""
+    sure: list[float]
+    """Each hint's confidence."""
+    most: int
+    """The most cards the foundations held."""
+
+
+def trail(game: Game) -> Trail:
+    """Follow hints to the end."""
     views = [game.view()]
     sure: list[float] = []
+    most = game.counters["foundation"]
     while game.status == engine.PLAYING:
         found = hint_with_confidence(game, TRAIL_BUDGET)
         if found is None:
@@ -89,7 +100,8 @@ def trail(game: Game) -> tuple[list[dict[str, Any]], list[float]]:
         sure.append(found.confidence)
         game.play(found.move)
         views.append(game.view())
-    return views, sure
+        most = max(most, game.counters["foundation"])
+    return Trail(views, sure, most)
 
 
 @pytest.mark.parametrize(("game_id", "options"), HIDING, ids=lambda value: str(value))
@@ -98,9 +110,10 @@ def test_a_trail_of_hints_ends_without_a_hint_only_when_nothing_is_left_to_find(
     game_id: str, options: dict[str, Any], deal: int
 ) -> None:
     game = engine.new_game(game_id, deal, **options)
-    views, _ = trail(game)
+    followed = trail(game)
     if game.status == engine.PLAYING:
-        assert not something_left(game, views), f"no hint after {len(views) - 1} moves, yet a card is left to find"
+        moves = len(followed.views) - 1
+        assert not something_left(game, followed.views, followed.most), f"no hint after {moves} moves, yet a card is left to find"
 
 
 def test_klondike_trails_do_end_without_a_hint_so_the_check_above_runs() -> None:
@@ -117,7 +130,7 @@ def test_klondike_trails_do_end_without_a_hint_so_the_check_above_runs() -> None
 def test_the_check_finds_a_card_left_where_there_is_one() -> None:
     """The near-won WordLink board has foundation moves: the check says so."""
     game = klondike_near_win()
-    assert something_left(game, [game.view()])
+    assert something_left(game, [game.view()], game.counters["foundation"])
 
 
 def test_a_hint_says_how_sure_it_is() -> None:
@@ -126,5 +139,4 @@ def test_a_hint_says_how_sure_it_is() -> None:
     game = klondike_near_win()
     found = hint_with_confidence(game)
     assert found is not None and found.confidence == 1.0
-    _, sure = trail(engine.new_game("klondike", 1, draw=3))
-    assert 0.0 in sure
+    assert 0.0 in trail(engine.new_game("klondike", 1, draw=3)).sure
