@@ -51,7 +51,7 @@ def hint_with_confidence(game: Game, budget: int | None = None) -> Hint | None:
     the view-only search has shown that nothing useful is left: no move
     to a board not seen yet in this game starts a sequence of moves (not
     through the current board again) that turns up a card never seen or
-    puts one more card on the foundations (``progress``).
+    puts more cards on the foundations than they held before (``progress``).
 
     Goes on with the plan the previous hint came from while that plan's
     determinization still agrees with the view.  Otherwise searches
