@@ -28,13 +28,15 @@ from typing import Any, Iterable
 from ..game import Game, Move, Position
 from .determinize import faces
 
-POSITIONS = 5_000
-"""Positions one hint's searches explore at most, together (about 0.6 s
+POSITIONS = 2_000
+"""Positions one hint's searches explore at most, together (about 0.25 s
 of CPU time).  WordLink's positions without progress are the known
 talon's pointers times the ways to shift runs between columns: dozens to
-a few thousand on the deals measured (``bench/hints.py``), so a hint
-that runs dry there is mostly proven so; draw 1 deal 27 ends in 9,920
-(two Kings' runs shuttling between columns), where hints go on.  Broken Deck hides nothing and its cells and columns shuffle without
+hundreds on most deals measured (``bench/hints.py``), so a hint that runs
+dry there is proven so.  Some trails end among many more (draw-1 deal
+27: 9,920 positions, two Kings' runs shuttling between columns); there
+the search cannot finish, and hints go on.  At 5,000 such a hint cost
+0.6 s, hint after hint, and still did not finish on draw-3 deal 24.  Broken Deck hides nothing and its cells and columns shuffle without
 end: there the search stops here, and a move it could not rule out counts
 as leading somewhere."""
 
