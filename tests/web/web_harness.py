@@ -181,6 +181,9 @@ async def win_nearly_won(page: Page) -> None:
     await page.dblclick(top_card("t1"))
     await wait_for_codes(page, "t1", ["KC"])
     await page.dblclick(top_card("t1"))
+    # The draw is clicked on the board the King's move left: a click while
+    # that move is unanswered is not a move of the board shown.
+    await wait_for_codes(page, "t1", [])
     await page.click(pile("s"))
     await page.dblclick(top_card("w"))
 
