@@ -249,7 +249,9 @@ class Game(Rules):
         The answer never depends on a hidden card: no hidden card moves
         without being turned up, so the player, who saw those positions,
         could tell."""
-        after = self.after(self.position, move)
+        after = self.successor(self.position, move)
+        while not self._won(after) and (follow := self._auto_move(after)) is not None:
+            after = self._apply(after, follow)
         return after == self.position or after in self.reached()
 
     def reached(self) -> list[Position]:

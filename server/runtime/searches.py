@@ -29,21 +29,13 @@ from typing import NamedTuple, Sequence
 
 from engine.game import Position
 from engine.solver import Analysis, analyse, auto_finish
-from engine.solver.assist import has_plan, hint_with_confidence
+from engine.solver.assist import has_plan, hint_for_view
 from server.model.session import Session, build_game
 from server.model.records import Action, SessionHeader
 from server.runtime.workers import Priority, WorkerPool
 
 GAMES_KEPT = 256
 """Rebuilt games a worker keeps for the next hint of the same game."""
-
-
-class HintFound(NamedTuple):
-    """A hint as the worker found it: the move as notation ("" for none)
-    and how sure it is (``engine.solver.assist.Hint``; None with no move)."""
-
-    move: str
-    confidence: float | None
 
 
 class _Kept(NamedTuple):
@@ -86,11 +78,11 @@ def _replayed(header: SessionHeader, known: int, entries: tuple[Action, ...], la
 
 def hint_job(
     header: SessionHeader, known: int, entries: tuple[Action, ...], last: Action | None, planless_nodes: int | None = None
-) -> HintFound | None:
-    """The hint in the game of ``header`` after its log's first ``known``
-    entries and ``entries`` (``_replayed``): ``hint_with_confidence``,
-    the player's view only.  None when this worker does not hold those
-    first entries.
+) -> str | None:
+    """The hint's move as notation ("" for none) in the game of ``header``
+    after its log's first ``known`` entries and ``entries``
+    (``_replayed``): ``hint_for_view``, the player's view only.  None
+    when this worker does not hold those first entries.
 
     A game whose last hint found no winning line searches at most
     ``planless_nodes`` (``hint_planless_nodes``): its full budget was just
@@ -101,9 +93,9 @@ def hint_job(
     kept = _replayed(header, known, entries, last)
     if kept is None:
         return None
-    found = hint_with_confidence(kept.session.game, planless_nodes if kept.planless else None)
+    found = hint_for_view(kept.session.game, planless_nodes if kept.planless else None)
     _KEPT[header.game_id] = kept._replace(planless=not has_plan(kept.session.game))
-    return HintFound("", None) if found is None else HintFound(str(found.move), found.confidence)
+    return "" if found is None else str(found)
 
 
 def finish_job(header: SessionHeader, position: Position, budget: int) -> tuple[str, ...] | None:
@@ -129,8 +121,8 @@ class HintSearches:
         self._sent: OrderedDict[str, int] = OrderedDict()
         """Per game, how many log entries its worker was last sent."""
 
-    async def hint(self, header: SessionHeader, log: Sequence[Action], planless_nodes: int | None = None) -> HintFound:
-        """The hint for the game of
+    async def hint(self, header: SessionHeader, log: Sequence[Action], planless_nodes: int | None = None) -> str:
+        """The hint's move as notation ("" for none) for the game of
         ``header`` after ``log`` (``hint_job``, searching at most
         ``planless_nodes`` after a hint that found no win), sending its
         worker only the entries logged since the last hint, or the whole
@@ -147,5 +139,4 @@ class HintSearches:
         self._sent[game_id] = len(log)
         while len(self._sent) > GAMES_KEPT * self._workers.size(Priority.SEARCH.lane):
             self._sent.popitem(last=False)
-        found: HintFound = answer.value
-        return found
+        return str(answer.value)
