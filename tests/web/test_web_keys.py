@@ -21,12 +21,16 @@ VIEWPORTS: list[ViewportSize] = [{"width": 390, "height": 844}, {"width": 1366, 
 BOTH = pytest.mark.parametrize("viewport", VIEWPORTS, ids=lambda size: f"{size['width']}x{size['height']}")
 SLOW_NEW_GAME = """
 const realSend = WebSocket.prototype.send;
+const held = [];
+window.releaseNewGames = () => held.splice(0).forEach((send) => send());
 WebSocket.prototype.send = function (data) {
-  if (typeof data === "string" && data.includes('"new_game"')) setTimeout(() => realSend.call(this, data), 1500);
+  if (typeof data === "string" && data.includes('"new_game"')) held.push(() => realSend.call(this, data));
   else realSend.call(this, data);
 };
 """
-"""A page whose new_game requests leave 1.5 s late, as on a slow network."""
+"""A page whose new_game requests wait until the test calls
+``releaseNewGames()``, as on a slow network: a delay of fixed length let
+the deal arrive before the second press on a loaded machine."""
 
 
 async def deal_seven_by_keyboard(page: Page) -> str:
@@ -175,6 +179,7 @@ async def test_a_slow_deal_shows_it_is_working_and_takes_one_press(site: Site, v
     await page.wait_for_selector("#start-game[aria-busy='true']:disabled")
     assert "busy" in (await page.get_attribute("#start-game", "class") or "")
     await page.click("#start-game", force=True)
+    await page.evaluate("releaseNewGames()")
     await board_shown(page, "")
     mine = await page.evaluate(
         """async () => (await window.arena.request({type: "list_games"})).games
