@@ -53,9 +53,10 @@ CPU_PER_ACTION_US = Target(80.0, on_ratio=False)
 FAN_OUT = Target(1.1)
 """The fan-out should cost what ``websockets.broadcast`` costs: about 1.0×, passed at 1.1×."""
 IDLE_MEMORY = Target(1.1)
-SETUP_SECONDS = {"player": 0.02, "spectator": 0.005, "idle": 0.003, "server": 1.5, "move": 0.3}
+SETUP_SECONDS = {"player": 0.02, "spectator": 0.005, "idle": 0.006, "server": 1.5, "move": 0.3, "block": 1.5}
 """Rough seconds each step of setting up takes on a loaded 2-core
-machine, only for the ETA of the whole run."""
+machine, and a timed block beyond its measured seconds (its warm-up and
+last replies): only for the ETA of the whole run."""
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,7 @@ def planned_seconds(args: argparse.Namespace) -> float:
     setup = SETUP_SECONDS
     return (
         2 * setup["server"] + args.players * (setup["player"] + setup["spectator"])
-        + args.rounds * 2 * (args.seconds + 1) + args.closed_rounds * 2 * (args.closed_seconds + 1)
+        + args.rounds * 2 * (args.seconds + setup["block"]) + args.closed_rounds * 2 * (args.closed_seconds + setup["block"])
         + (2 * args.spectators * setup["spectator"] + 2 * args.moves * setup["move"] if args.moves else 0)
         + args.idle_rounds * 2 * (setup["server"] + args.idle * setup["idle"] if args.idle else 0)
     )
@@ -125,7 +126,7 @@ async def round_trips(sides: tuple[Side, Side], args: argparse.Namespace, plan: 
         for side in sides if number % 2 == 0 else reversed(sides):
             label = f"round-trip round {number + 1}/{args.rounds}, {side.name}"
             times = await paced_round_trips(
-                side.connections, side.exchange, args.seconds, args.rate, label, progress=plan.part(args.seconds + 1)
+                side.connections, side.exchange, args.seconds, args.rate, label, progress=plan.part(args.seconds + SETUP_SECONDS["block"])
             )
             rounds[side.name].add("p50", percentile(times, 0.5) * 1000)
             rounds[side.name].add("p99", percentile(times, 0.99) * 1000)
@@ -147,7 +148,7 @@ async def closed_loops(sides: tuple[Side, Side], args: argparse.Namespace, plan:
             label = f"closed-loop round {number + 1}/{args.closed_rounds}, {side.name}"
             times = await paced_round_trips(
                 side.connections, side.exchange, args.closed_seconds, math.inf, label,
-                at_warm=at_warm, progress=plan.part(args.closed_seconds + 1),
+                at_warm=at_warm, progress=plan.part(args.closed_seconds + SETUP_SECONDS["block"]),
             )
             elapsed, server, client = time.perf_counter() - marks[0], cpu_seconds(side.process.pid) - marks[1], time.process_time() - marks[2]
             rounds[side.name].add("rate", len(times) / elapsed)
@@ -313,7 +314,7 @@ def description(args: argparse.Namespace) -> str:
 
 async def rounds_main(args: argparse.Namespace) -> None:
     raise_open_files(4 * max(args.players, args.spectators, args.idle) + 1000)
-    context = Context.now("python bench/server.py " + " ".join(sys.argv[1:]))
+    context = Context.now(sys.argv[1:])
     print(f"commit {context.commit}, load average {context.load_start:.1f} on the 1-minute average at the start")
     print(description(args))
     plan = Plan(planned_seconds(args))

@@ -269,7 +269,7 @@ async def scale_run(args: argparse.Namespace) -> list[Level]:
 
 def scale_main(args: argparse.Namespace) -> None:
     raise_open_files(2 * max(args.levels) + 1000)
-    context = Context.now("python bench/server.py " + " ".join(sys.argv[1:]))
+    context = Context.now(sys.argv[1:])
     description = (
         f"players at {args.scale_rate:g} move/s each, open loop, {args.scale_seconds:g} s measured per level after"
         f" {WARM_UP:g} s of warm-up, from {args.generators} generator processes; CPU shares are of one core,"

@@ -23,7 +23,7 @@ to the baseline and the target, pass or FAIL:
     share (the arena's broadcast timer on ``/metrics`` beside the timing
     of ``websockets.broadcast`` on the same connections).  Target ≈ 1.0×
     (pass at ≤ 1.1×).
-(d) Memory per idle connection: ``--idle`` (2,000) connections after
+(d) Memory per idle connection: ``--idle`` (1,000) connections after
     ``hello`` (the baseline: after one echoed frame), fresh server
     processes each round, growth of the resident set per connection.
     Target ≤ 1.1×.
@@ -36,7 +36,7 @@ appended to ``--history`` (``bench/perf_history.md``; ``none``: not kept).
 
     nice -n 10 python bench/server.py [--players 200] [--rate 2] [--rounds 6] [--seconds 3]
         [--closed-rounds 4] [--closed-seconds 2] [--spectators 1000] [--moves 20]
-        [--idle 2000] [--idle-rounds 2] [--history FILE]
+        [--idle 1000] [--idle-rounds 2] [--history FILE]
 
 ``--scale`` measures how the cost grows with the number of players
 (``bench/scale.py``): 100, 1,000 and 5,000 players at one move a second,
@@ -321,7 +321,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--closed-seconds", type=float, default=2.0, help="closed-loop seconds per server per round")
     parser.add_argument("--spectators", type=int, default=1000)
     parser.add_argument("--moves", type=int, default=20, help="fan-out moves per server (0: skip)")
-    parser.add_argument("--idle", type=int, default=2000, help="idle connections per memory round (0: skip)")
+    parser.add_argument("--idle", type=int, default=1000, help="idle connections per memory round (0: skip)")
     parser.add_argument("--idle-rounds", type=int, default=2)
     parser.add_argument("--history", default=str(HISTORY), help="file the run is appended to (none: not kept)")
     parser.add_argument("--scale", action="store_true", help="players at 1 move/s, open loop (bench/scale.py)")
