@@ -132,6 +132,13 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
+def waited_seconds(pid: int) -> float:
+    """How long a process's main thread has waited for a core while ready to
+    run (``/proc/PID/schedstat``, Linux): a server that waits long is
+    starved by the machine's other work, whatever its own cost."""
+    return int(Path(f"/proc/{pid}/schedstat").read_text().split()[1]) / 1e9
+
+
 def rss_kib(pid: int) -> int:
     """A process's resident set size, from ``/proc`` (Linux)."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():

@@ -25,7 +25,18 @@ from pathlib import Path
 import msgpack
 from websockets.asyncio.client import ClientConnection, connect
 
-from bench.figures import COLUMNS, Context, Figure, Target, append_history, cpu_seconds, markdown_table, rss_kib, text_table
+from bench.figures import (
+    COLUMNS,
+    Context,
+    Figure,
+    Target,
+    append_history,
+    cpu_seconds,
+    markdown_table,
+    rss_kib,
+    text_table,
+    waited_seconds,
+)
 from bench.server import (
     CLIENT_OPTIONS,
     GO,
@@ -120,30 +131,35 @@ def planned_seconds(args: argparse.Namespace) -> float:
 
 
 async def round_trips(sides: tuple[Side, Side], args: argparse.Namespace, plan: Plan) -> dict[str, Rounds]:
-    """Per round and side, the p50 and p99 of the paced round trips, in ms."""
+    """Per round and side, the p50 and p99 of the paced round trips, in ms,
+    and the share of the block the server waited for a core, in %."""
     rounds = {side.name: Rounds() for side in sides}
     for number in range(args.rounds):
         for side in sides if number % 2 == 0 else reversed(sides):
             label = f"round-trip round {number + 1}/{args.rounds}, {side.name}"
+            began, waited = time.perf_counter(), waited_seconds(side.process.pid)
             times = await paced_round_trips(
                 side.connections, side.exchange, args.seconds, args.rate, label, progress=plan.part(args.seconds + SETUP_SECONDS["block"])
             )
             rounds[side.name].add("p50", percentile(times, 0.5) * 1000)
             rounds[side.name].add("p99", percentile(times, 0.99) * 1000)
+            rounds[side.name].add("waited", (waited_seconds(side.process.pid) - waited) / (time.perf_counter() - began) * 100)
     return rounds
 
 
 async def closed_loops(sides: tuple[Side, Side], args: argparse.Namespace, plan: Plan) -> dict[str, Rounds]:
     """Per round and side: round trips per second with every player
     sending as soon as answered, and the server's and this process's CPU
-    time per round trip in µs, from the end of the warm-up on."""
+    time per round trip in µs, from the end of the warm-up on; and the
+    share of that time the server waited for a core (starved by the
+    machine's other work), in %."""
     rounds = {side.name: Rounds() for side in sides}
     for number in range(args.closed_rounds):
         for side in sides if number % 2 == 0 else reversed(sides):
             marks: list[float] = []
 
             def at_warm(pid: int = side.process.pid) -> None:
-                marks.extend((time.perf_counter(), cpu_seconds(pid), time.process_time()))
+                marks.extend((time.perf_counter(), cpu_seconds(pid), time.process_time(), waited_seconds(pid)))
 
             label = f"closed-loop round {number + 1}/{args.closed_rounds}, {side.name}"
             times = await paced_round_trips(
@@ -154,6 +170,7 @@ async def closed_loops(sides: tuple[Side, Side], args: argparse.Namespace, plan:
             rounds[side.name].add("rate", len(times) / elapsed)
             rounds[side.name].add("server", server / len(times) * 1e6)
             rounds[side.name].add("client", client / len(times) * 1e6)
+            rounds[side.name].add("waited", (waited_seconds(side.process.pid) - marks[3]) / elapsed * 100)
     return rounds
 
 
@@ -289,12 +306,14 @@ def figures(args: argparse.Namespace, measured: dict[str, dict[str, Rounds]]) ->
 
     add("round trip", "p50", "move round trip p50", "ms", ROUND_TRIP_P50)
     add("round trip", "p99", "move round trip p99", "ms", ROUND_TRIP_P99)
+    add("round trip", "waited", "server waited for a core, paced", "%")
     add("closed loop", "rate", f"closed loop, {args.players} players", "round trips/s", CAPACITY)
     add("closed loop", "server", "server CPU per round trip", "µs", CPU_PER_ACTION_US)
     if "closed loop" in measured:
         cores = {side: [1e6 / us for us in rounds["server"]] for side, rounds in measured["closed loop"].items()}
         found.append(Figure("capacity per core (1 / server CPU)", "round trips/s", cores["arena"], cores["echo"]))
     add("closed loop", "client", "client CPU per round trip (this process)", "µs")
+    add("closed loop", "waited", "server waited for a core, closed loop", "%")
     add("fan-out", "last", f"fan-out to the last of {args.spectators}", "ms", FAN_OUT)
     add("fan-out", "server", "fan-out, server side", "ms", FAN_OUT)
     add("idle memory", "kib", f"memory per idle connection ({args.idle})", "KiB", IDLE_MEMORY)

@@ -12,8 +12,9 @@ as it would with people).  After ``WARM_UP`` seconds the next
 - each move's round trip, p50 and p99 (a move never answered counts as
   endless);
 - the actions per second achieved (replies received in the window);
-- the server process's CPU time (``/proc``) as a share of one core, and
-  per action, whose inverse is the capacity per core: the actions per
+- the server process's CPU time (``/proc``) as a share of one core, the
+  share of the time it waited for a core while ready to run (starved by
+  other work on the machine), and its CPU time per action, whose inverse is the capacity per core: the actions per
   second one fully used core would serve, extrapolated from the CPU per
   action at that level;
 - the load generators' CPU, and how busy the whole machine was
@@ -45,7 +46,17 @@ from typing import Any, Awaitable, TypeVar
 import msgpack
 from websockets.asyncio.client import ClientConnection, connect
 
-from bench.figures import Context, busy_share, cpu_seconds, machine_ticks, markdown_table, number, text_table, append_history
+from bench.figures import (
+    Context,
+    append_history,
+    busy_share,
+    cpu_seconds,
+    machine_ticks,
+    markdown_table,
+    number,
+    text_table,
+    waited_seconds,
+)
 from bench.rounds import Plan
 from bench.server import CLIENT_OPTIONS, Progress, close_all, new_game, percentile, raise_open_files, start_arena, stop
 
@@ -58,7 +69,7 @@ SATURATED = 0.9
 CONNECT_SECONDS = 0.01
 """Rough seconds to connect one player and start its game, for the ETA."""
 COLUMNS = (
-    "players", "offered/s", "achieved/s", "p50", "p99", "unanswered", "server CPU", "CPU per action",
+    "players", "offered/s", "achieved/s", "p50", "p99", "unanswered", "server CPU", "server waited", "CPU per action",
     "capacity per core", "generators' CPU", "machine busy", f"p99 ≤ {P99_TARGET_MS:g} ms",
 )
 T = TypeVar("T")
@@ -161,15 +172,25 @@ class Generator:
 
 @dataclass(frozen=True)
 class Readings:
-    """CPU seconds of the server and the generators, and the machine's ticks, at one moment."""
+    """CPU seconds of the server and the generators, the server's wait for
+    a core, and the machine's ticks, at one moment."""
 
     server: float
+    waited: float
     generators: float
     machine: tuple[int, int]
 
     @classmethod
     def take(cls, server_pid: int, generators: list[Generator]) -> Readings:
-        return cls(cpu_seconds(server_pid), sum(generator.cpu_seconds() for generator in generators), machine_ticks())
+        return cls(
+            cpu_seconds(server_pid), waited_seconds(server_pid), sum(generator.cpu_seconds() for generator in generators),
+            machine_ticks(),
+        )
+
+
+def milliseconds(value: float) -> str:
+    """A round trip; an endless one (a move never answered) waited at least ``GRACE``."""
+    return f"> {GRACE:g} s" if value == math.inf else f"{number(value)} ms"
 
 
 @dataclass(frozen=True)
@@ -183,6 +204,7 @@ class Level:
     p99_ms: float
     unanswered: int
     server_share: float
+    server_waited: float
     server_us_per_action: float
     generators_share: float
     machine_busy: float
@@ -195,8 +217,9 @@ class Level:
     def cells(self) -> tuple[str, ...]:
         capacity = 1e6 / self.server_us_per_action if self.server_us_per_action > 0 else math.inf
         return (
-            f"{self.players:,}", number(self.offered), number(self.achieved), f"{number(self.p50_ms)} ms",
-            f"{number(self.p99_ms)} ms", f"{self.unanswered:,}", f"{self.server_share:.0%}", f"{number(self.server_us_per_action)} µs",
+            f"{self.players:,}", number(self.offered), number(self.achieved), milliseconds(self.p50_ms),
+            milliseconds(self.p99_ms), f"{self.unanswered:,}", f"{self.server_share:.0%}", f"{self.server_waited:.0%}",
+            f"{number(self.server_us_per_action)} µs",
             f"{number(capacity)}/s", f"{self.generators_share:.0%}", f"{self.machine_busy:.0%}", self.verdict(),
         )
 
@@ -250,6 +273,7 @@ async def level(players: int, args: argparse.Namespace, generators: list[Generat
         p99_ms=percentile(timed, 0.99) * 1000,
         unanswered=sum(1 for taken in timed if taken == math.inf),
         server_share=server / args.scale_seconds,
+        server_waited=(after.waited - before.waited) / args.scale_seconds,
         server_us_per_action=server / arrived * 1e6 if arrived else math.inf,
         generators_share=(after.generators - before.generators) / args.scale_seconds,
         machine_busy=busy_share(before.machine, after.machine),
