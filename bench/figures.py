@@ -162,13 +162,15 @@ def busy_share(before: tuple[int, int], after: tuple[int, int]) -> float:
 
 
 def commit() -> str:
-    """The short hash of HEAD, with ``+`` if tracked files have changed since."""
+    """The short hash of HEAD, with ``+`` if tracked files have changed
+    since (the history itself apart: an earlier run of the same checkout
+    changed it)."""
     root = Path(__file__).resolve().parent.parent
 
     def git(*words: str) -> str:
         return subprocess.run(["git", *words], cwd=root, capture_output=True, text=True, check=False).stdout.strip()
 
-    return (git("rev-parse", "--short", "HEAD") or "unknown") + ("+" if git("status", "--porcelain", "--untracked-files=no") else "")
+    return (git("rev-parse", "--short", "HEAD") or "unknown") + ("+" if git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!bench/perf_history.md") else "")
 
 
 @dataclass
