@@ -13,12 +13,12 @@ to the baseline and the target, pass or FAIL:
     p50 and p99 per round.  Baseline: a bare websockets server answering
     every frame at once with a frame of the arena's reply's size.
     Targets: p50 ≤ 1.3×, p99 ≤ 1.6×.
-(c) Closed-loop capacity: the same players, each sending its next move as
+(b) Closed-loop capacity: the same players, each sending its next move as
     soon as the last is answered; round trips per second, and the server
     process's CPU time per action (``/proc``), whose inverse is the
     actions per second one fully used core serves.  Targets: ≥ 0.5× the
     echo's round trips per second, ≤ 80 µs of CPU per action.
-(b) Fan-out: ``--spectators`` (1,000) watch one game; the player moves;
+(c) Fan-out: ``--spectators`` (1,000) watch one game; the player moves;
     the time until the last spectator has the diff, and the server-side
     share (the arena's broadcast timer on ``/metrics`` beside the timing
     of ``websockets.broadcast`` on the same connections).  Target ≈ 1.0×
@@ -33,6 +33,10 @@ CPU per round trip is printed too), with the same websockets settings
 (no compression, no keepalive), MessagePack on the wire.  The commit and
 the load average at the start and the end are printed, and the run is
 appended to ``--history`` (``bench/perf_history.md``; ``none``: not kept).
+Beside the paced and closed-loop figures is the share of the time each
+server waited for a core while ready to run (``/proc/PID/schedstat``):
+where it is high, the machine's other work made the latency, not the
+server's cost (``nice`` lengthens that wait on a busy machine).
 
     nice -n 10 python bench/server.py [--players 200] [--rate 2] [--rounds 6] [--seconds 3]
         [--closed-rounds 4] [--closed-seconds 2] [--spectators 1000] [--moves 20]

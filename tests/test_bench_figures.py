@@ -1,5 +1,6 @@
 """``bench/figures.py`` turns a bench's paired rounds into the figures it
-prints and keeps in ``bench/perf_history.md``.
+prints and keeps in ``bench/perf_history.md``; ``bench/scale.py`` judges
+each level of players by them.
 
 A verdict there is what a reviewer reads first, so the arithmetic behind
 it (ratios of paired rounds, their median, the direction of a bound) and
@@ -9,6 +10,7 @@ times anything.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from bench.figures import (
@@ -25,6 +27,8 @@ from bench.figures import (
     spread,
     text_table,
 )
+from bench.scale import COLUMNS as SCALE_COLUMNS
+from bench.scale import GRACE, Level
 
 
 def test_the_ratio_is_the_median_of_paired_rounds_not_a_ratio_of_medians() -> None:
@@ -84,3 +88,15 @@ def test_tables_line_up_and_the_history_gets_its_header_once(tmp_path: Path) -> 
     assert [section.split(",")[1] for section in sections] == [" commit abc1234", " commit def5678+"]
     assert "load average 3.3 at the start, 4.0 at the end" in sections[0]
     assert "| move round trip p50 | 1.05 ms (1–1.1) | 1 ms | 1.05× (1–1.1) | ≤ 1.3× | pass |" in sections[1]
+
+
+def test_a_level_of_the_scale_bench_fails_only_when_the_cpu_had_room() -> None:
+    def level(p99_ms: float, server_share: float, machine_busy: float) -> Level:
+        return Level(1000, 1000.0, 990.0, 2.0, p99_ms, 0, server_share, 0.1, 250.0, 0.2, machine_busy)
+
+    assert level(19.0, 0.99, 1.0).verdict() == "pass"
+    assert level(25.0, 0.5, 0.6).verdict() == "FAIL"
+    assert level(25.0, 0.95, 0.6).verdict() == "saturated"
+    assert level(25.0, 0.3, 0.95).verdict() == "saturated"
+    cells = dict(zip(SCALE_COLUMNS, level(math.inf, 0.3, 0.95).cells()))
+    assert (cells["p99"], cells["CPU per action"], cells["capacity per core"]) == (f"> {GRACE:g} s", "250 µs", "4,000/s")
