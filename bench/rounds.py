@@ -127,7 +127,7 @@ def planned_seconds(args: argparse.Namespace) -> float:
     )
 
 
-# ---------------------------------------------------------------- (a) and (c)
+# ---------------------------------------------------------------- (a) and (b)
 
 
 async def round_trips(sides: tuple[Side, Side], args: argparse.Namespace, plan: Plan) -> dict[str, Rounds]:
@@ -174,7 +174,7 @@ async def closed_loops(sides: tuple[Side, Side], args: argparse.Namespace, plan:
     return rounds
 
 
-# ---------------------------------------------------------------- (b)
+# ---------------------------------------------------------------- (c)
 
 
 async def _arrivals(spectators: list[ClientConnection]) -> list[float]:
