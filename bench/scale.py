@@ -237,6 +237,8 @@ async def ticking(work: Awaitable[T], planned: float, what: str, progress: Progr
 
 
 async def level(players: int, args: argparse.Namespace, generators: list[Generator], plan: Plan) -> Level:
+    """One level's figures, on a fresh server: the last level's games and
+    connections would otherwise weigh on this one's CPU per action."""
     arena, url = start_arena()
     try:
         share = -(-players // len(generators))
@@ -262,8 +264,8 @@ async def level(players: int, args: argparse.Namespace, generators: list[Generat
         stop(arena)
     start = go + WARM_UP
     end = start + args.scale_seconds
-    timed = [taken if taken == taken else math.inf for sent, taken in moves if start <= sent < end]
-    arrived = sum(1 for sent, taken in moves if taken == taken and start <= sent + taken < end)
+    timed = [math.inf if math.isnan(taken) else taken for sent, taken in moves if start <= sent < end]
+    arrived = sum(1 for sent, taken in moves if not math.isnan(taken) and start <= sent + taken < end)
     server = after.server - before.server
     return Level(
         players=players,
