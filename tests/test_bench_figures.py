@@ -1,0 +1,102 @@
+"""``bench/figures.py`` turns a bench's paired rounds into the figures it
+prints and keeps in ``bench/perf_history.md``; ``bench/scale.py`` judges
+each level of players by them.
+
+A verdict there is what a reviewer reads first, so the arithmetic behind
+it (ratios of paired rounds, their median, the direction of a bound) and
+the history's shape are checked here on hand-made rounds.  Nothing here
+times anything.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from bench.figures import (
+    COLUMNS,
+    HISTORY_HEADER,
+    Context,
+    Figure,
+    Target,
+    append_history,
+    busy_share,
+    machine_ticks,
+    markdown_table,
+    number,
+    spread,
+    text_table,
+)
+from bench.scale import COLUMNS as SCALE_COLUMNS
+from bench.scale import GRACE, Level
+
+
+def test_the_ratio_is_the_median_of_paired_rounds_not_a_ratio_of_medians() -> None:
+    # The machine is busy in the second round: both sides slow down, and
+    # the pairs keep the ratio where a ratio of medians would not.
+    figure = Figure("p50", "ms", arena=[1.0, 3.0, 1.2], baseline=[0.5, 3.0, 0.6], target=Target(1.3))
+    assert figure.ratios() == [2.0, 1.0, 2.0]
+    assert figure.verdict() == "FAIL"
+    name, arena, baseline, ratio, target, verdict = figure.cells()
+    assert (arena, baseline, ratio) == ("1.2 ms (1–3)", "0.6 ms (0.5–3)", "2× (1–2)")
+    assert (target, verdict) == ("≤ 1.3×", "FAIL")
+
+
+def test_a_lower_bound_passes_above_it_and_fails_below() -> None:
+    capacity = Target(0.5, at_most=False)
+    assert Figure("rate", "/s", [600.0], [1000.0], capacity).verdict() == "pass"
+    assert Figure("rate", "/s", [400.0], [1000.0], capacity).verdict() == "FAIL"
+
+
+def test_a_bound_on_the_figure_itself_ignores_the_baseline() -> None:
+    cpu = Target(80.0, on_ratio=False)
+    figure = Figure("CPU per action", "µs", arena=[70.0, 90.0, 75.0], baseline=[10.0, 10.0, 10.0], target=cpu)
+    assert figure.verdict() == "pass"
+    assert figure.cells()[4] == "≤ 80 µs"
+    assert Figure("CPU per action", "µs", arena=[85.0], target=cpu).verdict() == "FAIL"
+
+
+def test_a_figure_without_a_target_or_baseline_has_empty_cells() -> None:
+    assert Figure("client CPU", "µs", [5.0]).cells() == ("client CPU", "5 µs", "", "", "", "")
+    assert Figure("ratio only", "ms", [1.0], [0.0], Target(1.0)).verdict() == "n/a"
+
+
+def test_numbers_keep_three_digits_and_group_thousands() -> None:
+    assert [number(value) for value in (0.35212, 12.54, 99.96, 4210.4, 61234.0)] == ["0.352", "12.5", "100", "4,210", "61,234"]
+    assert spread([], "ms") == "-"
+    assert spread([1.5], "%") == "1.5%"
+
+
+def test_the_busy_share_leaves_out_idle_and_io_wait() -> None:
+    before = machine_ticks("cpu  100 0 100 700 100 0 0 0 0 0\ncpu0 1 2 3 4 5 6 7 8 9 10\n")
+    after = machine_ticks("cpu  250 0 150 800 200 0 0 0 0 0\n")
+    assert before == (200, 1000)
+    assert busy_share(before, after) == 200 / 400
+
+
+def test_tables_line_up_and_the_history_gets_its_header_once(tmp_path: Path) -> None:
+    rows = [Figure("move round trip p50", "ms", [1.0, 1.1], [1.0, 1.0], Target(1.3)).cells()]
+    lines = text_table(COLUMNS, rows).splitlines()
+    assert lines[1].index("1.05 ms") == lines[0].index("arena median")
+    history = tmp_path / "perf_history.md"
+    for commit in ("abc1234", "def5678+"):
+        context = Context("python bench/server.py", 1_764_000_000.0, commit, 3.3, 4.0)
+        append_history(history, context, "two rounds", [markdown_table(COLUMNS, rows)])
+    text = history.read_text()
+    assert text.startswith(HISTORY_HEADER) and text.count(HISTORY_HEADER) == 1
+    sections = text.split("\n## ")[1:]
+    assert [section.split(",")[1] for section in sections] == [" commit abc1234", " commit def5678+"]
+    assert "load average 3.3 at the start, 4.0 at the end" in sections[0]
+    assert "| move round trip p50 | 1.05 ms (1–1.1) | 1 ms | 1.05× (1–1.1) | ≤ 1.3× | pass |" in sections[1]
+
+
+def test_a_level_of_the_scale_bench_fails_only_when_the_cpu_had_room() -> None:
+    def level(p99_ms: float, server_share: float, machine_busy: float) -> Level:
+        return Level(1000, 1000.0, 990.0, 2.0, p99_ms, 0, server_share, 0.1, 250.0, 0.2, machine_busy)
+
+    assert level(19.0, 0.99, 1.0).verdict() == "pass"
+    assert level(25.0, 0.5, 0.6).verdict() == "FAIL"
+    assert level(25.0, 0.95, 0.6).verdict() == "saturated"
+    assert level(25.0, 0.3, 0.95).verdict() == "saturated"
+    cells = dict(zip(SCALE_COLUMNS, level(math.inf, 0.3, 0.95).cells()))
+    assert (cells["p99"], cells["CPU per action"], cells["capacity per core"]) == (f"> {GRACE:g} s", "250 µs", "4,000/s")
