@@ -272,6 +272,18 @@ async def test_plain_http_never_spends_the_websocket_rate(clock: ManualClock) ->
 async def test_an_address_over_its_tcp_flood_guard_is_reset_at_accept_until_its_bucket_refills(
     clock: ManualClock,
 ) -> None:
+    await _flood_guard_resets(clock)
+
+
+def test_on_uvloop_which_accepts_in_c_the_flood_guard_resets_each_connection_as_it_is_made(clock: ManualClock) -> None:
+    uvloop = pytest.importorskip("uvloop")
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        runner.run(_flood_guard_resets(clock))
+
+
+async def _flood_guard_resets(clock: ManualClock) -> None:
+    """Over the TCP flood guard, the first connection hears why and the next
+    are reset unanswered, until the guard's bucket refills."""
     async with _server(clock, tcp_connection_burst=3, tcp_connection_rate_per_second=0.5) as server:
         opened = [await WireClient.open(server.url) for _ in range(2)]
         assert (await _answer(server, HEALTH)).startswith(b"HTTP/1.1 200"), "plain HTTP counts here"
