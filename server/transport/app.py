@@ -49,7 +49,7 @@ from server.core import Hub, wall_clock_ms
 from server.transport.http_api import HttpApi
 from server.transport.keepalive import screened_by
 from server.transport.listener import LISTEN_BACKLOG, admit_every, host_and_port, screened_listener, screens_at_accept
-from server.transport.outlet import Batch, WebSocketOutlet
+from server.transport.outlet import WebSocketOutlet
 from server.transport.tls import server_context
 from server.games.retention import Sweeper, retention_of
 from server.runtime.collector import tune_collector
@@ -118,7 +118,6 @@ class ArenaServer:
         )
         self._server: Server | None = None
         self._outlets: set[WebSocketOutlet] = set()
-        self._batch = Batch()
         self._handlers: set[asyncio.Task[None]] = set()
         """Each connection's handler, for a shutdown that must not wait on one for ever."""
         self._addresses: dict[ServerConnection, str] = {}
@@ -176,7 +175,7 @@ class ArenaServer:
         if send_buffer is not None:
             connection.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
         codec = codec_for(connection.subprotocol)
-        outlet = WebSocketOutlet(connection, codec.text, self.settings.write_timeout_seconds, self._batch)
+        outlet = WebSocketOutlet(connection, codec.text, self.settings.write_timeout_seconds)
         address = self._addresses[connection]
         peer = self.hub.connect(codec, outlet, address, connection.id.hex[:8])
         log.info("%r opened from %s", peer, address, extra=peer.log_fields())

@@ -3,14 +3,6 @@ graceful close on restart.  ``server.transport.app`` makes one for each
 connection it accepts; kept apart because how frames reach a socket (at
 once, or by a writer task; cut off for a reader too slow) is a concern of
 its own, beside accepting connections and answering HTTP.
-
-Frames handed to an idle connection are not written at once but when the
-event loop's current turn ends (``Batch``): all those one connection gets
-in a turn (a reply and a broadcast, a player's diff and a race's
-progress) leave with one write, one ``send()`` system call, and the
-server answers every request that turn read before it wakes the first
-client.  A connection's frames keep their order whichever way they go:
-the writer task writes what waits for the turn's end before its queue.
 """
 
 from __future__ import annotations
@@ -18,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from websockets.asyncio.server import ServerConnection
+from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
 
@@ -30,42 +22,17 @@ CLOSE_SERVICE_RESTART = 1012
 RESTART_REASON = "server restarting; reconnect with your token"
 
 
-class Batch:
-    """The outlets with frames waiting for the end of this turn of the
-    event loop; one callback writes them all (one per outlet would cost a
-    callback a frame)."""
-
-    def __init__(self) -> None:
-        self._outlets: list[WebSocketOutlet] = []
-
-    def add(self, outlet: WebSocketOutlet) -> None:
-        """Have ``outlet`` flushed once this turn ends."""
-        if not self._outlets:
-            asyncio.get_running_loop().call_soon(self.flush)
-        self._outlets.append(outlet)
-
-    def flush(self) -> None:
-        outlets, self._outlets = self._outlets, []
-        for outlet in outlets:
-            outlet.flush()
-
-
 class WebSocketOutlet:
-    """A peer's frames onto one websockets connection: written when the
-    turn ends if the socket is idle (see the module docstring), else
-    drained by a writer task in order.  A
+    """A peer's frames onto one websockets connection: written at once
+    when the socket is idle, else drained by a writer task in order.  A
     frame the writer cannot hand over within ``write_timeout`` closes the
     connection with 1013: a client that stopped reading holds no more
     than the bounded buffers (``write_buffer_bytes``, the kernel's
     ``kernel_send_buffer_bytes``, ``send_queue``) and is gone after the
     closing handshake's ``close_timeout``, keepalive pings or not."""
 
-    def __init__(self, connection: ServerConnection, text: bool, write_timeout: float | None, batch: Batch) -> None:
+    def __init__(self, connection: ServerConnection, text: bool, write_timeout: float | None) -> None:
         self.connection = connection
-        self._batch = batch
-        self._pending: list[bytes] = []
-        """Frames to write when this turn of the loop ends."""
-        self._pending_bytes = 0
         self.text = text
         self.write_timeout = write_timeout
         self.peer: Peer | None = None
@@ -84,38 +51,15 @@ class WebSocketOutlet:
         connection = self.connection
         if connection.protocol.state is not State.OPEN:
             return True
-        if self._writing or connection.paused or self._pending_bytes > connection.write_limit_high:
+        if self._writing or connection.paused:
             return False
-        if not self._pending:
-            self._batch.add(self)
-        self._pending.append(frame)
-        self._pending_bytes += len(frame)
+        broadcast((connection,), frame, text=self.text)
         return True
-
-    def flush(self) -> None:
-        """Write the frames waiting for the turn's end, in one write (frames
-        for a connection closed meanwhile are dropped, as ``write_now``
-        drops them)."""
-        frames = self._pending
-        if not frames:
-            return
-        self._pending = []
-        self._pending_bytes = 0
-        connection = self.connection
-        protocol = connection.protocol
-        if protocol.state is not State.OPEN:
-            return
-        send = protocol.send_text if self.text else protocol.send_binary
-        for frame in frames:
-            send(frame)
-        # Data frames of an open connection only: no end-of-stream marker among them.
-        connection.transport.write(b"".join(protocol.data_to_send()))
 
     def wake(self) -> None:
         self._wake.set()
 
     def close(self, code: int, reason: str) -> None:
-        self.flush()  # what the peer was sent before it was closed goes out before the close frame
         if self._closer is None:
             self._closer = asyncio.create_task(self._close(code, reason))
 
@@ -134,7 +78,7 @@ class WebSocketOutlet:
     @property
     def idle(self) -> bool:
         """Nothing queued and nothing being written."""
-        return not self._writing and not self._pending and not (self.peer and self.peer.backlog)
+        return not self._writing and not (self.peer and self.peer.backlog)
 
     @property
     def answered(self) -> bool:
@@ -166,7 +110,6 @@ class WebSocketOutlet:
         while True:
             await self._wake.wait()
             self._wake.clear()
-            self.flush()
             while peer.backlog and not peer.closed:
                 frame = peer.backlog.popleft()
                 self._writing = True
