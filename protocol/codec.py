@@ -71,19 +71,24 @@ def _refusal(value: object) -> str | None:
     return None
 
 
-def _check_plain(data: object) -> None:
+def _check_plain(data: dict[Any, Any]) -> None:
     """Raise ``MalformedMessage`` unless ``data`` is plain data both codecs
-    carry (see the module docstring); iterative, so depth costs no stack."""
-    pending: list[tuple[object, int]] = [(data, 0)]
+    carry (see the module docstring); iterative, so depth costs no stack.
+    ASCII text is passed over without ``_refusal``: it is most of what a
+    client sends (every field of a move), and holds no surrogate."""
+    pending: list[tuple[dict[Any, Any] | list[Any], int]] = [(data, 0)]
     while pending:
-        value, depth = pending.pop()
-        if isinstance(value, (dict, list)):
-            if depth >= MAX_DEPTH:
-                raise MalformedMessage(f"the message nests deeper than {MAX_DEPTH} levels", _readable_id(data))
-            items: list[object] = [*value.keys(), *value.values()] if isinstance(value, dict) else value
-            pending.extend((item, depth + 1) for item in items)
-        elif (problem := _refusal(value)) is not None:
-            raise MalformedMessage(problem, _readable_id(data))
+        container, depth = pending.pop()
+        if depth >= MAX_DEPTH:
+            raise MalformedMessage(f"the message nests deeper than {MAX_DEPTH} levels", _readable_id(data))
+        items: list[object] = [*container.keys(), *container.values()] if isinstance(container, dict) else container
+        for item in items:
+            if type(item) is str and item.isascii():
+                continue
+            if isinstance(item, (dict, list)):
+                pending.append((item, depth + 1))
+            elif (problem := _refusal(item)) is not None:
+                raise MalformedMessage(problem, _readable_id(data))
 
 
 _KINDS = {list: "a list", str: "a string", int: "a number", float: "a number", bool: "a boolean", bytes: "bytes"}

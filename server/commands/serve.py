@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, get_args
 from urllib.parse import urlsplit
 
-from server.commands import run_with_settings
+from server.commands import LoopFactory, run_with_settings
 from server.commands.store_options import add_store_options, with_default_store
 from server.runtime.exits import EXIT_OK
 from server.runtime.version import arena_version
@@ -93,7 +93,22 @@ def _serve(args: argparse.Namespace) -> int:
             )
         ),
         _main,
+        event_loop,
     )
+
+
+def event_loop(settings: Settings) -> LoopFactory | None:
+    """uvloop's loop when the settings allow it and it is installed: its
+    transports and callbacks are C, which the send path feels on every
+    frame (``docs/architecture.md``, "Where an action's time goes").  The
+    server needs nothing of it, so None (asyncio's loop) otherwise."""
+    if not settings.uvloop:
+        return None
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop
 
 
 def store_text(url: str | None) -> str:
@@ -124,9 +139,9 @@ async def _main(settings: Settings) -> int:
         loop.add_signal_handler(signum, stop.set)
 
     def announce(server: ArenaServer) -> None:
-        version, store = arena_version(), store_text(settings.redis_url)
-        fields = {"url": server.url, "store": store, "version": version}
-        log.info("arena %s listening on %s, store %s", version, server.url, store, extra=fields)
+        version, store, loop_name = arena_version(), store_text(settings.redis_url), type(loop).__module__.split(".")[0]
+        fields = {"url": server.url, "store": store, "version": version, "loop": loop_name}
+        log.info("arena %s listening on %s, store %s, loop %s", version, server.url, store, loop_name, extra=fields)
         print(stdout_line(settings.log_format, log.name, f"listening on {server.url}", url=server.url), flush=True)
 
     await run(settings, stop, announce)

@@ -18,15 +18,19 @@ scrape carries.
 
 from __future__ import annotations
 
+import math
+from bisect import bisect_left
 from collections import Counter as Tally
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
+from itertools import accumulate
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, Info, ProcessCollector, disable_created_metrics
-from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.exposition import generate_latest
 from prometheus_client.registry import Collector
+from prometheus_client.utils import floatToGoString
 
 from protocol import ErrorCode
 from server.model.race_phases import COUNTDOWN, EXPIRED, FINISHED, LOBBY, RUNNING
@@ -96,6 +100,47 @@ class HubGauges(Collector):
         yield races
 
 
+class LoopCounter(Collector):
+    """A counter bumped on the event loop's thread only, exported as
+    ``prometheus_client.Counter`` would export it.  The library's counter
+    takes a lock on every ``inc`` for threads the hot path never uses;
+    this one is a plain addition, about a fifth of the cost, once or more
+    per action."""
+
+    def __init__(self, name: str, documentation: str, registry: CollectorRegistry) -> None:
+        self._name = name
+        self._documentation = documentation
+        self.value = 0.0
+        registry.register(self)
+
+    def inc(self, amount: float = 1.0) -> None:
+        self.value += amount
+
+    def collect(self) -> Iterator[Metric]:
+        yield CounterMetricFamily(self._name, self._documentation, value=self.value)
+
+
+class LoopHistogram(Collector):
+    """A histogram observed on the event loop's thread only (``LoopCounter``
+    says why), exported as ``prometheus_client.Histogram`` would export it."""
+
+    def __init__(self, name: str, documentation: str, buckets: Iterable[float], registry: CollectorRegistry) -> None:
+        self._name = name
+        self._documentation = documentation
+        self._bounds = [*buckets, math.inf]
+        self._counts = [0] * len(self._bounds)
+        self._sum = 0.0
+        registry.register(self)
+
+    def observe(self, amount: float) -> None:
+        self._counts[bisect_left(self._bounds, amount)] += 1
+        self._sum += amount
+
+    def collect(self) -> Iterator[Metric]:
+        cumulative = zip(map(floatToGoString, self._bounds), accumulate(self._counts))
+        yield HistogramMetricFamily(self._name, self._documentation, buckets=list(cumulative), sum_value=self._sum)
+
+
 class Metrics:
     """One hub's metrics and the registry that renders them."""
 
@@ -105,9 +150,9 @@ class Metrics:
         ProcessCollector(registry=registry)
         Info("arena_build", "The running release.", registry=registry).info({"version": arena_version()})
         registry.register(HubGauges(gauges))
-        fast = partial(Histogram, registry=registry, buckets=FAST_BUCKETS)
+        fast = partial(LoopHistogram, registry=registry, buckets=FAST_BUCKETS)
         search = partial(Histogram, registry=registry, buckets=SEARCH_BUCKETS)
-        self.actions = Counter("arena_actions", "Actions accepted and persisted.", registry=registry)
+        self.actions = LoopCounter("arena_actions", "Actions accepted and persisted.", registry=registry)
         self.action_seconds = fast(
             "arena_action_seconds",
             "Time from starting an accepted action to its diff handed to every local watcher "
@@ -123,7 +168,7 @@ class Metrics:
             "arena_race_events", "Races created, started and finished by this process.", "event", RACE_EVENTS, registry
         )
         self.broadcast = fast("arena_broadcast_seconds", "Time to hand one diff to every local watcher of a game.")
-        self.relay_lag = Histogram(
+        self.relay_lag = LoopHistogram(
             "arena_broadcast_lag_seconds",
             "From an action's timestamp to its diff reaching this process's watchers (includes relay).",
             registry=registry,

@@ -222,6 +222,9 @@ class Settings(BaseModel):
         None, description="PEM private key of ssl_certfile (none: the key is in the certificate file)"
     )
     compression: bool = Field(False, description="permessage-deflate (costs CPU per watcher on every broadcast)")
+    uvloop: bool = Field(
+        True, description="arena serve runs on uvloop where it is installed (off, or without it: asyncio's own loop)"
+    )
     shutdown_grace_seconds: float = Field(10.0, ge=0, description="time to finish in-flight actions on SIGTERM")
     static_dir: Path = Field(DEFAULT_STATIC_DIR, description="web client files served at /")
     connections_per_address: int = Field(

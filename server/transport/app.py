@@ -48,7 +48,7 @@ from server.net.admission import Denial, SocketPeer
 from server.core import Hub, wall_clock_ms
 from server.transport.http_api import HttpApi
 from server.transport.keepalive import screened_by
-from server.transport.listener import LISTEN_BACKLOG, host_and_port, screened_listener
+from server.transport.listener import LISTEN_BACKLOG, admit_every, host_and_port, screened_listener, screens_at_accept
 from server.transport.outlet import WebSocketOutlet
 from server.transport.tls import server_context
 from server.games.retention import Sweeper, retention_of
@@ -128,7 +128,10 @@ class ArenaServer:
         await self.sweeper.sweep()
         await self.hub.start()
         self.sweeper.start()
-        self.listener = screened_listener(settings.host, settings.port, self._screen, self.hub.admission.barred_seconds)
+        at_accept = screens_at_accept(asyncio.get_running_loop())
+        self.listener = screened_listener(
+            settings.host, settings.port, self._screen if at_accept else admit_every, self.hub.admission.barred_seconds
+        )
         self.hub.admission.on_told_barred = self.listener.drop_from
         self._server = await serve(
             self._serve_connection,
@@ -138,7 +141,7 @@ class ArenaServer:
             subprotocols=[Subprotocol(name) for name in SUBPROTOCOLS],
             select_subprotocol=select_subprotocol,
             process_request=self._process_request,
-            create_connection=screened_by(self._another_request),
+            create_connection=screened_by(self._another_request, None if at_accept else self._screen),
             compression="deflate" if settings.compression else None,
             logger=logging.getLogger(WEBSOCKETS_LOGGER),
             max_size=settings.max_frame_bytes,

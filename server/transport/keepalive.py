@@ -20,6 +20,10 @@ until then is closed.  An idle connection also closes as soon as the
 server stops serving (checked every ``IDLE_CHECK_SECONDS``), so a
 shutdown does not wait for browsers' idle connections.
 
+A connection can be screened as it is made (``screen_connection``, the
+listener's screening on a loop that bypasses it,
+``server.transport.listener.screens_at_accept``): one refused is reset
+before it reads a byte.
 Each request after a connection's first is screened first
 (``screen_request``; the server counts it against its TCP flood guard,
 ``server.net.admission``), so a loop gains nothing by keeping a connection.
@@ -51,6 +55,9 @@ from websockets.asyncio.server import ServerConnection
 from websockets.http11 import MAX_LINE_LENGTH, MAX_NUM_HEADERS, Request, Response
 from websockets.protocol import State
 from websockets.server import ServerProtocol
+
+from server.net.admission import SocketPeer
+from server.transport.listener import reset
 
 KEEP_ALIVE_SECONDS = 5.0
 """How long after it was accepted a connection still serves one more
@@ -101,11 +108,19 @@ class KeepAliveConnection(ServerConnection):
     makes connections from a class."""
 
     screen_request: ScreenRequest | None = None
+    screen_connection: Callable[[SocketPeer], bool] | None = None
+    """Whether to serve a connection from this address and port at all."""
 
     def __init__(self, protocol: ServerProtocol, *args: Any, **kwargs: Any) -> None:
         super().__init__(protocol, *args, **kwargs)
         self.body: AnnouncedBody | None = None
         self._read_next_request()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        if self.screen_connection is not None and not self.screen_connection(transport.get_extra_info("peername")[:2]):
+            reset(transport.get_extra_info("socket"))
+            self.transport.abort()
 
     def _read_next_request(self) -> None:
         """Parse the next request with ``_parse_request`` (no data of it has come yet)."""
@@ -235,6 +250,12 @@ def _answering(response: Response | None) -> Any:
     return process_request
 
 
-def screened_by(screen_request: ScreenRequest) -> type[KeepAliveConnection]:
-    """``KeepAliveConnection`` with ``screen_request``, for ``serve``'s ``create_connection``."""
-    return type("ScreenedKeepAliveConnection", (KeepAliveConnection,), {"screen_request": staticmethod(screen_request)})
+def screened_by(
+    screen_request: ScreenRequest, screen_connection: Callable[[SocketPeer], bool] | None = None
+) -> type[KeepAliveConnection]:
+    """``KeepAliveConnection`` with ``screen_request`` (and ``screen_connection``),
+    for ``serve``'s ``create_connection``."""
+    screens: dict[str, object] = {"screen_request": staticmethod(screen_request)}
+    if screen_connection is not None:
+        screens["screen_connection"] = staticmethod(screen_connection)
+    return type("ScreenedKeepAliveConnection", (KeepAliveConnection,), screens)

@@ -28,6 +28,12 @@ clock) whether each bar still holds every ``RECHECK_SECONDS`` and lifts
 those that ended.  Linux and IPv4 listeners only; elsewhere, and past
 ``DROPPED_MOST`` addresses at once, connections are reset at accept as
 above.
+
+uvloop accepts in C and never calls the socket's ``accept``
+(``screens_at_accept``): on it the same screening and reset run as each
+connection is made (``server.transport.keepalive``), after the transport
+and websockets' connection exist; the kernel's drops work the same on
+either loop.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ import ipaddress
 import socket
 import struct
 import sys
+from asyncio.selector_events import BaseSelectorEventLoop
 from typing import Any, Callable
 
 from server.net.admission import SocketPeer
@@ -129,9 +136,25 @@ class ScreenedSocket(socket.socket):
             connection, peer = super().accept()
             if self.admit(peer[:2]):
                 return connection, peer
-            connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, RESET_ON_CLOSE)
+            reset(connection)
             connection.close()
         raise BlockingIOError("only refused connections so far; more are accepted on the next turn of the event loop")
+
+
+def screens_at_accept(loop: asyncio.AbstractEventLoop) -> bool:
+    """Whether ``loop`` accepts through the listening socket's ``accept``,
+    so that ``ScreenedSocket`` screens there (asyncio's own loops do)."""
+    return isinstance(loop, BaseSelectorEventLoop)
+
+
+def admit_every(peer: SocketPeer) -> bool:
+    """The screening at accept where the loop screens as a connection is made instead."""
+    return True
+
+
+def reset(connection: socket.socket) -> None:
+    """Have ``connection``'s close send a reset (RST) and keep no ``TIME_WAIT``."""
+    connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, RESET_ON_CLOSE)
 
 
 def screened_listener(

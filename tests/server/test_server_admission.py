@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncIterator, Callable, Coroutine
 
 import pytest
 from tests.server.arena_servers import make_settings
@@ -44,6 +44,14 @@ retried only after a second)."""
 SETTLE_SECONDS = 5.0
 """A liveness bound on the server noticing a closed connection (real
 latencies are milliseconds)."""
+
+
+def _on_uvloop(scenario: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    """Run ``scenario`` on uvloop, which accepts connections in C, never
+    through the listening socket's own ``accept`` that screens them."""
+    uvloop = pytest.importorskip("uvloop")
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        runner.run(scenario())
 
 
 @pytest.fixture
@@ -189,6 +197,16 @@ async def test_plain_http_requests_take_no_connection_slot(server: ArenaServer) 
 async def test_a_client_closed_for_abuse_is_told_once_then_dropped_by_the_kernel_until_its_cool_down_ends(
     clock: ManualClock,
 ) -> None:
+    await _dropped_while_cooling_down(clock)
+
+
+def test_on_uvloop_the_kernel_drops_a_cooling_down_client_all_the_same(clock: ManualClock) -> None:
+    _on_uvloop(lambda: _dropped_while_cooling_down(clock))
+
+
+async def _dropped_while_cooling_down(clock: ManualClock) -> None:
+    """A client closed for abuse hears why once; then the kernel drops its
+    connections until its cool-down ends."""
     async with _server(clock, rate_per_second=1, rate_burst=2, rate_strikes=2) as server:
         flooder = await WireClient.open(server.url)
         frame = MSGPACK.encode(ts.Ping())
@@ -272,6 +290,16 @@ async def test_plain_http_never_spends_the_websocket_rate(clock: ManualClock) ->
 async def test_an_address_over_its_tcp_flood_guard_is_reset_at_accept_until_its_bucket_refills(
     clock: ManualClock,
 ) -> None:
+    await _flood_guard_resets(clock)
+
+
+def test_on_uvloop_which_accepts_in_c_the_flood_guard_resets_each_connection_as_it_is_made(clock: ManualClock) -> None:
+    _on_uvloop(lambda: _flood_guard_resets(clock))
+
+
+async def _flood_guard_resets(clock: ManualClock) -> None:
+    """Over the TCP flood guard, the first connection hears why and the next
+    are reset unanswered, until the guard's bucket refills."""
     async with _server(clock, tcp_connection_burst=3, tcp_connection_rate_per_second=0.5) as server:
         opened = [await WireClient.open(server.url) for _ in range(2)]
         assert (await _answer(server, HEALTH)).startswith(b"HTTP/1.1 200"), "plain HTTP counts here"

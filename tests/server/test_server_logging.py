@@ -18,13 +18,15 @@ import sys
 from pathlib import Path
 
 import pytest
+import uvloop
 from websockets.asyncio.client import connect
 from websockets.typing import Subprotocol
 
 from client.console import Console
 from client.terminal import run
 from server.runtime.version import arena_version
-from server.commands.serve import store_text
+from server.commands.serve import event_loop, store_text
+from server.runtime.settings import Settings
 from server.runtime.logs import WEBSOCKETS_LOGGER
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,12 +69,17 @@ async def test_serve_logs_its_start_and_each_connection_with_time_level_and_logg
     assert out[0].startswith("arena: listening on ws://") and out[1:] == ["arena: stopped"]
     start = [line for line in lines if "listening on" in line]
     assert len(start) == 1, lines
-    assert re.match(rf"^{STAMP} INFO arena\.serve: arena {re.escape(arena_version())} listening on ws://\S+, store in memory$", start[0])
+    assert re.match(rf"^{STAMP} INFO arena\.serve: arena {re.escape(arena_version())} listening on ws://\S+, store in memory, loop uvloop$", start[0])
     opened = [match for line in lines if (match := re.match(rf"^{STAMP} INFO arena\.app: connection (\w+) \(anonymous, arena\.v1\.json\) opened from ", line))]
     closed = [match for line in lines if (match := re.match(rf"^{STAMP} INFO arena\.app: connection (\w+) \(anonymous, arena\.v1\.json\) closed with code 1000$", line))]
     assert len(opened) == len(closed) == 1, lines
     assert opened[0].group(1) == closed[0].group(1), "one connection id on its open and close lines"
     assert not any("arena.access" in line for line in lines), "the access log is opt-in"
+
+
+def test_serve_runs_on_uvloop_unless_the_setting_turns_it_off() -> None:
+    assert event_loop(Settings()) is uvloop.new_event_loop
+    assert event_loop(Settings(uvloop=False)) is None
 
 
 async def test_in_json_mode_every_line_of_every_stream_is_json_with_structured_fields() -> None:
