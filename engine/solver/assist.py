@@ -20,15 +20,38 @@ from weakref import WeakKeyDictionary
 
 from ..errors import ActionUnavailable
 from ..game import PLAYING, Game, Move, Position
-from .determinize import determinizations, faces, masked_key, model_game, visible
+from .determinize import determinizations, faces, masked_key, model_game, stock_memory, visible
 from .domains import domain_class
 from .driver import DEFAULT_BUDGET, solve
+from .progress import Progress
 from .search import WON
 
 
+class Hint(NamedTuple):
+    """A hinted move and how sure the hint is of it: the share of the
+    deals of the unseen cards searched (``determinize``) in which the move
+    starts a winning line.  A view that decides every card has one deal,
+    so there 1.0 is a line that wins for certain; 0.0 is a move from which
+    no searched deal was won, the best lead the hint has: a way to a card
+    never seen or one more card on the foundations (``progress``)."""
+
+    move: Move
+    confidence: float
+
+
 def hint_for_view(game: Game, budget: int | None = None) -> Move | None:
-    """A useful move for ``game`` computed from its view alone, or None
-    once the game is over or nothing useful is left.
+    """The move of ``hint_with_confidence``, or None."""
+    found = hint_with_confidence(game, budget)
+    return None if found is None else found.move
+
+
+def hint_with_confidence(game: Game, budget: int | None = None) -> Hint | None:
+    """A useful move for ``game`` computed from its view alone, with how
+    sure the hint is of it (``Hint``), or None once the game is over or
+    the view-only search has shown that nothing useful is left: no move
+    to a board not seen yet in this game starts a sequence of moves (not
+    through the current board again) that turns up a card never seen or
+    puts more cards on the foundations than they held before (``progress``).
 
     Goes on with the plan the previous hint came from while that plan's
     determinization still agrees with the view.  Otherwise searches
@@ -36,7 +59,8 @@ def hint_for_view(game: Game, budget: int | None = None) -> Move | None:
     hides nothing), sharing ``budget`` nodes (default: the game's
     ``HINT_BUDGET``, about 200 ms, times ``FULL_VIEW_FACTOR`` for a view
     that hides nothing), and names the move that most of them start a win
-    with; without one, the heuristic (``_fallback``).  The real game
+    with; without one, the heuristic among the moves that lead to progress
+    (``_lead``).  The real game
     contributes only what its player knows besides the board: the
     previous move, which no search starts by taking back, and the boards
     already seen (``Game.reached``), which a hint never returns to
@@ -56,27 +80,29 @@ def hint_seeing_hidden_cards(game: Game, budget: int | None = None) -> Move | No
     with one world it gets a full view's budget, ``FULL_VIEW_FACTOR``
     times ``HINT_BUDGET``, where view-only hints share ``HINT_BUDGET``
     among their worlds)."""
-    return _hint(game, budget, see_hidden=True)
+    found = _hint(game, budget, see_hidden=True)
+    return None if found is None else found.move
 
 
-def _hint(game: Game, budget: int | None, see_hidden: bool) -> Move | None:
+def _hint(game: Game, budget: int | None, see_hidden: bool) -> Hint | None:
     if game.status != PLAYING:
         return None
     last = game.last_move
     allowed = [move for move in game.legal_moves() if not game.leads_back(move)]
     view = game.view()
     model = model_game(view)
-    planned = _follow_plan(game, model, allowed)
+    reached = game.reached()
+    earlier = [faces(pos) for pos in reached]
+    worlds = [game.position] if see_hidden else determinizations(model, view, earlier=earlier)
+    planned = _follow_plan(game, model, allowed, certain=len(worlds) == 1)
     if planned is not None:
         return planned
-    if see_hidden:
-        worlds = [game.position]
-    else:
-        worlds = determinizations(model, view, earlier=[faces(pos) for pos in game.reached()])
     found, plan = _vote(model, worlds, allowed, last, budget)
     if plan is not None:
         _PLANS[game] = plan
-    return found
+        return found
+    remembered = stock_memory(model, visible(model, view), earlier)
+    return _lead(model, worlds[0], allowed, remembered, max(map(model.on_foundations, reached), default=0))
 
 
 def hint_from_view(view: dict[str, Any], seen: Iterable[dict[str, Any]] = (), budget: int | None = None) -> str | None:
@@ -99,7 +125,11 @@ def hint_from_view(view: dict[str, Any], seen: Iterable[dict[str, Any]] = (), bu
     reached = set(earlier)
     allowed = [move for move in model.moves_from(start) if masked_key(model.successor(start, move)) not in reached]
     found, _ = _vote(model, worlds, allowed, None, budget)
-    return None if found is None else str(found)
+    if found is None:
+        remembered = stock_memory(model, visible(model, view), [old.up for old in earlier])
+        most = max((model.on_foundations(Position(*old)) for old in earlier), default=0)
+        found = _lead(model, start, allowed, remembered, most)
+    return None if found is None else str(found.move)
 
 
 FULL_VIEW_FACTOR = 3
@@ -123,6 +153,7 @@ class Plan(NamedTuple):
 
     world: Position
     moves: tuple[Move, ...]
+    confidence: float
 
 
 _PLANS: WeakKeyDictionary[Game, Plan] = WeakKeyDictionary()
@@ -138,11 +169,13 @@ def has_plan(game: Game) -> bool:
     return game in _PLANS
 
 
-def _follow_plan(game: Game, model: Game, allowed: list[Move]) -> Move | None:
+def _follow_plan(game: Game, model: Game, allowed: list[Move], certain: bool) -> Hint | None:
     """The next move of ``game``'s plan, while the plan's determinization
     still agrees with the view (the cards turned up since were the ones it
     guessed) and that move is ``allowed``; else None, and the plan is
-    dropped.  Only views are compared, so a plan leaks nothing either."""
+    dropped.  Only views are compared, so a plan leaks nothing either.
+    Its confidence is the plan's, or 1.0 once the view is ``certain``
+    (decides every card): the plan's world is then the position itself."""
     plan = _PLANS.pop(game, None)
     if plan is None:
         return None
@@ -152,18 +185,18 @@ def _follow_plan(game: Game, model: Game, allowed: list[Move]) -> Move | None:
         if masked_key(world) == here:
             if move not in allowed:
                 return None
-            _PLANS[game] = Plan(world, plan.moves[index:])
-            return move
+            _PLANS[game] = Plan(world, plan.moves[index:], plan.confidence)
+            return Hint(move, 1.0 if certain else plan.confidence)
         world = model.successor(world, move)
     return None
 
 
 def _vote(
     model: Game, worlds: list[Position], allowed: list[Move], last: Move | None, budget: int | None
-) -> tuple[Move | None, Plan | None]:
+) -> tuple[Hint | None, Plan | None]:
     """Of ``allowed``, the move most ``worlds`` (determinizations searched
     with ``model``'s rules) start a win with (ties: the earliest world's),
-    and the plan it came from; else the heuristic's move and no plan."""
+    and the plan it came from; else nothing."""
     if not allowed:
         return None, None
     if budget is None:
@@ -175,36 +208,52 @@ def _vote(
         line = _win(model, world, share, last, allowed)
         if line and line[0] in allowed:
             votes[line[0]] += 1
-            plans.setdefault(line[0], Plan(world, line))
-    if votes:
-        chosen = max(votes, key=votes.__getitem__)
-        return chosen, plans[chosen]
-    return _fallback(model, worlds[0], allowed), None
+            plans.setdefault(line[0], Plan(world, line, 0.0))
+    if not votes:
+        return None, None
+    chosen = max(votes, key=votes.__getitem__)
+    confidence = votes[chosen] / len(worlds)
+    return Hint(chosen, confidence), plans[chosen]._replace(confidence=confidence)
 
 
-def _fallback(model: Game, world: Position, allowed: list[Move]) -> Move | None:
-    """Without a win in sight, the heuristic (``Game.suggest``) among the
-    ``allowed`` moves; where the game's domain searches best-first by its
-    ``score`` (Broken Deck), first the move that leaves the most legal
-    moves (forced moves played), then the one the score puts nearest a win.
-    Mobility first because a wrong guess should leave room to recover: on
-    Broken Deck deals 1, 5, 6, 9, 11, 13 and 16-20, following hints won 9
-    that way, 7 with the score first (which fills the free cells) and 7
-    with the heuristic's order alone; elsewhere mobility first won fewer
-    deals than the heuristic's order (15 first Chequers deals: 14 against
-    15; WordLink draw 3: 4 against 7; Lara's Game: 5 against 7)."""
+def _lead(model: Game, world: Position, allowed: list[Move], remembered: tuple[int, ...], most: int) -> Hint | None:
+    """Without a win in sight, the heuristic's first choice (``_ranked``)
+    among the ``allowed`` moves of ``world`` that lead to progress
+    (``Progress``: ``most`` cards were on the foundations at most before),
+    else the one that gets there in fewest moves; None when the search has
+    shown that none does.  Confidence 0: no searched deal was won."""
+    progress = Progress(model, world, remembered, most)
+    for move in _ranked(model, world, allowed):
+        if progress.leads_on(move):
+            return Hint(move, 0.0)
+    nearest = progress.nearest(allowed)
+    return None if nearest is None else Hint(nearest, 0.0)
+
+
+def _ranked(model: Game, world: Position, allowed: list[Move]) -> list[Move]:
+    """The ``allowed`` moves the heuristic rates (``Game.hint_order``), best
+    first; where the game's domain searches best-first by its ``score``
+    (Broken Deck), first the move that leaves the most legal moves (forced
+    moves played), then the one the score puts nearest a win.  Mobility
+    first because a wrong guess should leave room to recover: on Broken
+    Deck deals 1, 5, 6, 9, 11, 13 and 16-20, following hints won 9 that
+    way, 7 with the score first (which fills the free cells) and 7 with the
+    heuristic's order alone; elsewhere mobility first won fewer deals than
+    the heuristic's order (15 first Chequers deals: 14 against 15;
+    WordLink draw 3: 4 against 7; Lara's Game: 5 against 7)."""
     domains = domain_class(model)
-    if not domains.BEST_FIRST:
-        model.load_position(world)
-        return model.suggest(allowed)
-    domain = domains(model)
     ranked = []
+    domain = domains(model) if domains.BEST_FIRST else None
     for index, move in enumerate(allowed):
         order = model.hint_order(world, move)
-        if order is not None:
+        if order is None:
+            continue
+        if domain is None:
+            ranked.append((0, 0, order, index, move))
+        else:
             settled = domain.step(world, (move,)).position
             ranked.append((-len(model.moves_from(settled)), domain.score(settled), order, index, move))
-    return min(ranked)[-1] if ranked else None
+    return [entry[-1] for entry in sorted(ranked)]
 
 
 def _win(model: Game, world: Position, budget: int, last: Move | None, allowed: list[Move]) -> tuple[Move, ...]:
