@@ -26,7 +26,7 @@ Example::
 
     async with ArenaClient("ws://127.0.0.1:8765/ws", name="ada") as client:
         game = await client.new_game("klondike", deal="daily", options={"draw": 3})
-        while not game.finished and (move := (await client.hint(game.game_id)).move):
+        while not game.finished and (move := await client.hint(game.game_id)):
             await client.move(game.game_id, move)
         print(game.status, game.counters)
 

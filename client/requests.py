@@ -154,7 +154,12 @@ class ArenaRequests(ABC):
         """Give the game up (``seq`` as in ``move``)."""
         return await self._act(ts.Resign(game_id=game_id, seq=seq), tc.Diff)
 
-    async def hint(self, game_id: str, *, seq: int | None = None) -> tc.HintReply:
+    async def hint(self, game_id: str, *, seq: int | None = None) -> str | None:
+        """A suggested move, or None when nothing is left to find
+        (``hint_reply`` gives how sure the server is of it too)."""
+        return (await self.hint_reply(game_id, seq=seq)).move
+
+    async def hint_reply(self, game_id: str, *, seq: int | None = None) -> tc.HintReply:
         """A suggested ``move`` (None when nothing is left to find) and its
         ``confidence``.  The server counts it as a hint (and charges it where
         the game does); ``seq`` as in ``move``: two tabs asking at once pay once."""

@@ -210,7 +210,7 @@ async def run_command(client: ArenaClient, game: GameMirror, line: str, console:
             console.say(" ".join(game.legal) if game.legal is not None else "this difficulty shows no legal moves")
             return
         if verb == "hint":
-            console.say(hint_text(await client.hint(game_id)))
+            console.say(hint_text(await client.hint_reply(game_id)))
             return
         if verb == "finish":
             played = await client.finish(game_id)
