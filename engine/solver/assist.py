@@ -14,16 +14,17 @@ position.
 
 from __future__ import annotations
 
-from collections import Counter
+import json
+from collections import Counter, OrderedDict
 from typing import Any, Iterable, NamedTuple
 from weakref import WeakKeyDictionary
 
 from ..errors import ActionUnavailable
 from ..game import PLAYING, Game, Move, Position
-from .determinize import determinizations, faces, masked_key, model_game, stock_memory, visible
+from .determinize import Visible, determinizations, faces, masked_key, model_game, stock_memory, visible
 from .domains import domain_class
 from .driver import DEFAULT_BUDGET, solve
-from .progress import Progress
+from .progress import Progress, held, idle_moves, limit
 from .search import WON
 
 
@@ -49,9 +50,9 @@ def hint_with_confidence(game: Game, budget: int | None = None) -> Hint | None:
     """A useful move for ``game`` computed from its view alone, with how
     sure the hint is of it (``Hint``), or None once the game is over or
     the view-only search has shown that nothing useful is left: no move
-    to a board not seen yet in this game starts a sequence of moves (not
-    through the current board again) that turns up a card never seen or
-    puts more cards on the foundations than they held before (``progress``).
+    starts a sequence of moves through boards not seen yet in this game
+    that turns up a card never seen or puts more cards on the foundations
+    than they held before (``progress``).
 
     Goes on with the plan the previous hint came from while that plan's
     determinization still agrees with the view.  Otherwise searches
@@ -59,8 +60,8 @@ def hint_with_confidence(game: Game, budget: int | None = None) -> Hint | None:
     hides nothing), sharing ``budget`` nodes (default: the game's
     ``HINT_BUDGET``, about 200 ms, times ``FULL_VIEW_FACTOR`` for a view
     that hides nothing), and names the move that most of them start a win
-    with; without one, the heuristic among the moves that lead to progress
-    (``_lead``).  The real game
+    with; without one, the heuristic's first move that starts a way to
+    progress (``_lead``), which the following hints walk.  The real game
     contributes only what its player knows besides the board: the
     previous move, which no search starts by taking back, and the boards
     already seen (``Game.reached``), which a hint never returns to
@@ -98,11 +99,12 @@ def _hint(game: Game, budget: int | None, see_hidden: bool) -> Hint | None:
     if planned is not None:
         return planned
     found, plan = _vote(model, worlds, allowed, last, budget)
+    if plan is None:
+        remembered = stock_memory(model, visible(model, view), earlier)
+        found, plan = _lead(model, worlds[0], allowed, remembered, [masked_key(pos) for pos in reached])
     if plan is not None:
         _PLANS[game] = plan
-        return found
-    remembered = stock_memory(model, visible(model, view), earlier)
-    return _lead(model, worlds[0], allowed, remembered, max(map(model.on_foundations, reached), default=0))
+    return found
 
 
 def hint_from_view(view: dict[str, Any], seen: Iterable[dict[str, Any]] = (), budget: int | None = None) -> str | None:
@@ -114,7 +116,8 @@ def hint_from_view(view: dict[str, Any], seen: Iterable[dict[str, Any]] = (), bu
     leads back to one of them (a move that turns a hidden card up is
     checked against the first determinization's card).  Otherwise the same
     search as ``hint_for_view``, which gives the same move for the same
-    view when the game has no history to avoid.
+    view when the game has no history to avoid, and the same plans, kept
+    by the board their next move is played from (``_VIEW_PLANS``).
     """
     model = model_game(view)
     earlier = [visible(model, old) for old in seen]
@@ -124,12 +127,40 @@ def hint_from_view(view: dict[str, Any], seen: Iterable[dict[str, Any]] = (), bu
         return None
     reached = set(earlier)
     allowed = [move for move in model.moves_from(start) if masked_key(model.successor(start, move)) not in reached]
-    found, _ = _vote(model, worlds, allowed, None, budget)
+    here = visible(model, view)
+    kind = (view["game"], json.dumps(view.get("options", {}), sort_keys=True))
+    kept = _VIEW_PLANS.pop((kind, here), None)
+    planned = None if kept is None else _continue(kept, model, here, allowed, certain=len(worlds) == 1)
+    found: Hint | None
+    plan: Plan | None
+    if planned is not None:
+        found, plan = planned
+    else:
+        found, plan = _vote(model, worlds, allowed, None, budget)
     if found is None:
-        remembered = stock_memory(model, visible(model, view), [old.up for old in earlier])
-        most = max((model.on_foundations(Position(*old)) for old in earlier), default=0)
-        found = _lead(model, start, allowed, remembered, most)
-    return None if found is None else str(found.move)
+        remembered = stock_memory(model, here, [old.up for old in earlier])
+        found, plan = _lead(model, start, allowed, remembered, earlier)
+    if found is None:
+        return None
+    if plan is not None and len(plan.moves) > 1:
+        ahead = (model.successor if plan.wins else model.after)(plan.world, plan.moves[0])
+        _VIEW_PLANS[kind, masked_key(ahead)] = plan._replace(world=ahead, moves=plan.moves[1:])
+        while len(_VIEW_PLANS) > VIEW_PLANS:
+            _VIEW_PLANS.popitem(last=False)
+    return str(found.move)
+
+
+VIEW_PLANS = 64
+"""Plans ``hint_from_view`` keeps, by the board they go on from: a bot
+asking for the hints of one game after another, or of a few at once,
+finds its plan again after each move."""
+
+_VIEW_PLANS: OrderedDict[tuple[tuple[str, str], Visible], Plan] = OrderedDict()
+"""``hint_from_view``'s plans, oldest first, by the game's kind and the
+board their next move is played from: it is told only views, so a plan
+is found again by the board the move it hinted leads to.  Without them
+its hints searched afresh every move, changed their mind, and a bot
+following them on WordLink draw-1 deal 1 went 1,138 moves."""
 
 
 FULL_VIEW_FACTOR = 3
@@ -148,12 +179,14 @@ hint = hint_for_view
 
 
 class Plan(NamedTuple):
-    """The winning line a hint came from, in the determinization it was
-    found in: ``moves`` win from ``world``."""
+    """The line a hint came from, in the determinization it was found in:
+    ``moves`` win from ``world``, or, not ``wins``, reach progress
+    (``_lead``), where the next search begins."""
 
     world: Position
     moves: tuple[Move, ...]
     confidence: float
+    wins: bool = True
 
 
 _PLANS: WeakKeyDictionary[Game, Plan] = WeakKeyDictionary()
@@ -165,29 +198,44 @@ line, and hints that change their mind every move lead nowhere."""
 def has_plan(game: Game) -> bool:
     """Whether the last hint of ``game`` came from a winning line its next
     hint can go on with: a hint without one searched the whole budget and
-    found no win, and its next hint will search again."""
-    return game in _PLANS
+    found no win, and its next hint will search again (a way to progress
+    followed meanwhile is no winning line)."""
+    plan = _PLANS.get(game)
+    return plan is not None and plan.wins
 
 
 def _follow_plan(game: Game, model: Game, allowed: list[Move], certain: bool) -> Hint | None:
-    """The next move of ``game``'s plan, while the plan's determinization
-    still agrees with the view (the cards turned up since were the ones it
-    guessed) and that move is ``allowed``; else None, and the plan is
-    dropped.  Only views are compared, so a plan leaks nothing either.
-    Its confidence is the plan's, or 1.0 once the view is ``certain``
-    (decides every card): the plan's world is then the position itself."""
+    """The next move of ``game``'s plan (``_continue``), which is kept for
+    the next hint; else None, and the plan is dropped."""
     plan = _PLANS.pop(game, None)
     if plan is None:
         return None
-    here = masked_key(game.position)
+    going = _continue(plan, model, masked_key(game.position), allowed, certain)
+    if going is None:
+        return None
+    _PLANS[game] = going[1]
+    return going[0]
+
+
+def _continue(plan: Plan, model: Game, here: Visible, allowed: list[Move], certain: bool) -> tuple[Hint, Plan] | None:
+    """The next move of ``plan`` from the board ``here`` and the plan from
+    there, while the plan's determinization still agrees with the view
+    (the cards turned up since were the ones it guessed) and that move is
+    ``allowed``; else None.  Only views are compared, so a plan leaks
+    nothing either.  Its confidence is the plan's, or for a win 1.0 once
+    the view is ``certain`` (decides every card): the plan's world is then
+    the position itself.  A way to progress was searched with the game's
+    own moves after each (``Game.after``), so it is replayed with them."""
     world = plan.world
+    step = model.successor if plan.wins else model.after
     for index, move in enumerate(plan.moves):
         if masked_key(world) == here:
             if move not in allowed:
                 return None
-            _PLANS[game] = Plan(world, plan.moves[index:], plan.confidence)
-            return Hint(move, 1.0 if certain else plan.confidence)
-        world = model.successor(world, move)
+            return Hint(move, 1.0 if certain and plan.wins else plan.confidence), plan._replace(
+                world=world, moves=plan.moves[index:]
+            )
+        world = step(world, move)
     return None
 
 
@@ -216,18 +264,28 @@ def _vote(
     return Hint(chosen, confidence), plans[chosen]._replace(confidence=confidence)
 
 
-def _lead(model: Game, world: Position, allowed: list[Move], remembered: tuple[int, ...], most: int) -> Hint | None:
+def _lead(
+    model: Game, world: Position, allowed: list[Move], remembered: tuple[int, ...], earlier: list[Visible]
+) -> tuple[Hint | None, Plan | None]:
     """Without a win in sight, the heuristic's first choice (``_ranked``)
-    among the ``allowed`` moves of ``world`` that lead to progress
-    (``Progress``: ``most`` cards were on the foundations at most before),
-    else the one that gets there in fewest moves; None when the search has
-    shown that none does.  Confidence 0: no searched deal was won."""
-    progress = Progress(model, world, remembered, most)
-    for move in _ranked(model, world, allowed):
-        if progress.leads_on(move):
-            return Hint(move, 0.0)
-    nearest = progress.nearest(allowed)
-    return None if nearest is None else Hint(nearest, 0.0)
+    among the ``allowed`` moves of ``world`` that start a way to progress
+    (``Progress``) through boards the game has not shown (``earlier``,
+    oldest first, the boards before ``world``), with the shortest such
+    way as the plan the next hints walk (``Plan.wins`` false) when the
+    search proved it; failing those, the move the heuristic does not rate
+    that gets there in fewest moves; None when the search has shown that
+    no ``allowed`` move leads to progress.  Confidence 0: no searched deal
+    was won.  The search may explore more boards the longer the game has
+    gone without progress (``progress.limit``)."""
+    most = max((held(model, board) for board in earlier), default=0)
+    idle = idle_moves(model, [*earlier, masked_key(world)])
+    progress = Progress(model, world, remembered, most, earlier, limit(idle))
+    ranked = _ranked(model, world, allowed)
+    lead = progress.lead(ranked, [move for move in allowed if move not in ranked])
+    if lead is None:
+        return None, None
+    plan = Plan(world, lead.moves, 0.0, wins=False) if lead.proven else None
+    return Hint(lead.moves[0], 0.0), plan
 
 
 def _ranked(model: Game, world: Position, allowed: list[Move]) -> list[Move]:
