@@ -21,7 +21,8 @@ from tests.solver.positions import klondike_near_win
 
 import engine
 from engine.game import Game
-from engine.solver.assist import hint_with_confidence
+from engine.solver.assist import hint_from_view, hint_with_confidence
+from engine.solver.determinize import public
 
 TRAIL_BUDGET = 600
 """Nodes per hint: small, so that trails are quick and often end without
@@ -114,6 +115,38 @@ def test_a_trail_of_hints_ends_without_a_hint_only_when_nothing_is_left_to_find(
     if game.status == engine.PLAYING:
         moves = len(followed.views) - 1
         assert not something_left(game, followed.views, followed.most), f"no hint after {moves} moves, yet a card is left to find"
+
+
+@pytest.mark.parametrize("draw", [1, 3])
+def test_a_bots_trail_of_hints_from_views_ends_only_when_nothing_is_left_to_find(draw: int) -> None:
+    """``hint_from_view`` is told the views alone, as a bot holds them
+    (``examples/bot.py``); its trail ends too, and the same way."""
+    game = engine.new_game("klondike", 1, draw=draw)
+    seen: list[dict[str, Any]] = []
+    most = 0
+    while game.status == engine.PLAYING:
+        view = public(game.view())
+        move = hint_from_view(view, seen, TRAIL_BUDGET)
+        if move is None:
+            break
+        seen.append(view)
+        game.play(move)
+        most = max(most, game.counters["foundation"])
+    if game.status == engine.PLAYING:
+        assert not something_left(game, [*seen, game.view()], most), f"no hint after {len(seen)} moves, yet a card is left to find"
+
+
+@pytest.mark.parametrize("draw", [1, 3])
+def test_a_hint_without_a_win_goes_to_a_board_not_seen_before(draw: int) -> None:
+    """A move that only comes back to a board the trail has shown (columns
+    as a set) is no way on: trails that took such moves went round for
+    over a thousand moves."""
+    followed = trail(engine.new_game("klondike", 2, draw=draw))
+    boards = [board(view) for view in followed.views]
+    leads = [index for index, sure in enumerate(followed.sure) if sure == 0.0]
+    assert leads
+    for index in leads:
+        assert boards[index + 1] not in boards[: index + 1], f"hint {index + 1} goes back to a board seen before"
 
 
 def test_klondike_trails_do_end_without_a_hint_so_the_check_above_runs() -> None:
