@@ -136,6 +136,22 @@ def analysis_text(analysis: tc.AnalysisReply) -> str:
     )
 
 
+def hint_text(reply: tc.HintReply) -> str:
+    """A hint and how sure it is, in a line: the share of the deals of
+    the hidden cards the server tried in which the move wins, or, with
+    none won, that it leads to a card not seen yet (or home)."""
+    if not reply.move:
+        return "hint: no useful move"
+    sure = reply.confidence
+    if sure is None:
+        return f"hint: {reply.move}"
+    if sure >= 1:
+        return f"hint: {reply.move} (wins in every deal tried)"
+    if sure > 0:
+        return f"hint: {reply.move} (wins in {sure:.0%} of the deals tried)"
+    return f"hint: {reply.move} (no win found; it leads to a new card)"
+
+
 def describe(update: Update) -> str:
     """One line saying what an update was."""
     if isinstance(update, tc.Diff):

@@ -155,10 +155,15 @@ class ArenaRequests(ABC):
         return await self._act(ts.Resign(game_id=game_id, seq=seq), tc.Diff)
 
     async def hint(self, game_id: str, *, seq: int | None = None) -> str | None:
-        """A suggested move, or None when no move is useful.  The server
-        counts it as a hint (and charges it where the game does); ``seq``
-        as in ``move``, so two tabs asking at once are charged one hint."""
-        return (await self._act(ts.Hint(game_id=game_id, seq=seq), tc.HintReply)).move
+        """A suggested move, or None when nothing is left to find
+        (``hint_reply`` gives how sure the server is of it too)."""
+        return (await self.hint_reply(game_id, seq=seq)).move
+
+    async def hint_reply(self, game_id: str, *, seq: int | None = None) -> tc.HintReply:
+        """A suggested ``move`` (None when nothing is left to find) and its
+        ``confidence``.  The server counts it as a hint (and charges it where
+        the game does); ``seq`` as in ``move``: two tabs asking at once pay once."""
+        return await self._act(ts.Hint(game_id=game_id, seq=seq), tc.HintReply)
 
     async def finish(self, game_id: str, *, seq: int | None = None) -> list[str]:
         """Let the server play its proven path to the foundations (Broken

@@ -35,7 +35,7 @@ from protocol import to_client as tc
 from protocol.ghosts import Ghost
 from protocol.to_server import DealKind, OptionValue
 
-from .board import analysis_text, counted, describe, game_over_text, render
+from .board import analysis_text, counted, describe, game_over_text, hint_text, render
 from .connection import ArenaClient, ClientState
 from .errors import ArenaError, ClientError, DealSecret
 from .ghosts import ghost_line, race_named
@@ -210,8 +210,7 @@ async def run_command(client: ArenaClient, game: GameMirror, line: str, console:
             console.say(" ".join(game.legal) if game.legal is not None else "this difficulty shows no legal moves")
             return
         if verb == "hint":
-            suggestion = await client.hint(game_id)
-            console.say(f"hint: {suggestion}" if suggestion else "hint: no useful move")
+            console.say(hint_text(await client.hint_reply(game_id)))
             return
         if verb == "finish":
             played = await client.finish(game_id)

@@ -249,9 +249,7 @@ class Game(Rules):
         The answer never depends on a hidden card: no hidden card moves
         without being turned up, so the player, who saw those positions,
         could tell."""
-        after = self.successor(self.position, move)
-        while not self._won(after) and (follow := self._auto_move(after)) is not None:
-            after = self._apply(after, follow)
+        after = self.after(self.position, move)
         return after == self.position or after in self.reached()
 
     def reached(self) -> list[Position]:

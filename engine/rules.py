@@ -112,6 +112,20 @@ class Rules:
         """A hashable key equal for positions the search may treat as one."""
         return pos
 
+    def after(self, pos: Position, move: Move) -> Position:
+        """The position a player sees after playing the legal ``move``: its
+        successor and then the moves the game makes by itself (autoplay),
+        as ``Game.play`` makes them."""
+        after = self._apply(pos, move)
+        while not self._won(after) and (follow := self._auto_move(after)) is not None:
+            after = self._apply(after, follow)
+        return after
+
+    def on_foundations(self, pos: Position) -> int:
+        """How many cards lie on the foundations of ``pos`` (every game
+        counts them as its ``foundation`` counter)."""
+        return self._extra_counters(pos).get("foundation", 0)
+
     def hint_order(self, pos: Position, move: Move) -> int | None:
         """How promising the legal ``move`` looks in ``pos`` (lower first;
         None: not worth suggesting): the game's own heuristic, which hints

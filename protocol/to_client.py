@@ -255,11 +255,14 @@ class GameOver(Event):
 
 
 class HintReply(Event):
-    """Reply to ``hint``: a suggested move, or null when none is useful."""
+    """Reply to ``hint``: a suggested move and how sure it is, or null when nothing is left to find."""
 
     type: Literal["hint"] = "hint"
     game_id: GameId
     move: str | None
+    confidence: float | None = Field(
+        None, ge=0, le=1, description="how sure the hint is: the share of the deals of the unseen cards tried in which the move "
+        "starts a win (1: every one; 0: none, the move leads to a card not seen yet or to the foundations); null with no move")
 
 
 class FinishOffer(Event):

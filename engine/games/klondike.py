@@ -21,7 +21,7 @@ Decisions where the rule text is silent (also in ``docs/rules.md``):
 
 from __future__ import annotations
 
-from typing import ClassVar, Iterable
+from typing import Any, ClassVar, Iterable
 
 from ..cards import RANK, RED, SUIT, describe, full_deck
 from ..descriptor import GameDescriptor, Lobby, LobbyOption, PoolVariant
@@ -425,6 +425,14 @@ class Klondike(Game):
 
     def _extra_counters(self, pos: Position) -> dict[str, int]:
         return {"foundation": sum(len(pos.piles[f]) for f in FOUNDATIONS)}
+
+    def search_key(self, pos: Position) -> Any:
+        """The columns as a set: no rule tells one column from another, so
+        a position and the one with two columns swapped lead to the same
+        places.  (The solver's domain keys WordLink more finely; this key
+        serves the hints' search of what is left to find.)"""
+        piles, down = pos.piles, pos.down
+        return piles[: TABLEAU[0]], tuple(sorted((piles[i], down[i]) for i in TABLEAU))
 
 
 DESCRIPTOR = GameDescriptor(

@@ -14,21 +14,45 @@ position.
 
 from __future__ import annotations
 
-from collections import Counter
+import json
+from collections import Counter, OrderedDict
 from typing import Any, Iterable, NamedTuple
 from weakref import WeakKeyDictionary
 
 from ..errors import ActionUnavailable
 from ..game import PLAYING, Game, Move, Position
-from .determinize import determinizations, faces, masked_key, model_game, visible
+from .determinize import Visible, determinizations, faces, masked_key, model_game, stock_memory, visible
 from .domains import domain_class
 from .driver import DEFAULT_BUDGET, solve
+from .progress import Progress, held, idle_moves, limit
 from .search import WON
 
 
+class Hint(NamedTuple):
+    """A hinted move and how sure the hint is of it: the share of the
+    deals of the unseen cards searched (``determinize``) in which the move
+    starts a winning line.  A view that decides every card has one deal,
+    so there 1.0 is a line that wins for certain; 0.0 is a move from which
+    no searched deal was won, the best lead the hint has: a way to a card
+    never seen or one more card on the foundations (``progress``)."""
+
+    move: Move
+    confidence: float
+
+
 def hint_for_view(game: Game, budget: int | None = None) -> Move | None:
-    """A useful move for ``game`` computed from its view alone, or None
-    once the game is over or nothing useful is left.
+    """The move of ``hint_with_confidence``, or None."""
+    found = hint_with_confidence(game, budget)
+    return None if found is None else found.move
+
+
+def hint_with_confidence(game: Game, budget: int | None = None) -> Hint | None:
+    """A useful move for ``game`` computed from its view alone, with how
+    sure the hint is of it (``Hint``), or None once the game is over or
+    the view-only search has shown that nothing useful is left: no move
+    starts a sequence of moves through boards not seen yet in this game
+    that turns up a card never seen or puts more cards on the foundations
+    than they held before (``progress``).
 
     Goes on with the plan the previous hint came from while that plan's
     determinization still agrees with the view.  Otherwise searches
@@ -36,7 +60,8 @@ def hint_for_view(game: Game, budget: int | None = None) -> Move | None:
     hides nothing), sharing ``budget`` nodes (default: the game's
     ``HINT_BUDGET``, about 200 ms, times ``FULL_VIEW_FACTOR`` for a view
     that hides nothing), and names the move that most of them start a win
-    with; without one, the heuristic (``_fallback``).  The real game
+    with; without one, the heuristic's first move that starts a way to
+    progress (``_lead``), which the following hints walk.  The real game
     contributes only what its player knows besides the board: the
     previous move, which no search starts by taking back, and the boards
     already seen (``Game.reached``), which a hint never returns to
@@ -56,24 +81,27 @@ def hint_seeing_hidden_cards(game: Game, budget: int | None = None) -> Move | No
     with one world it gets a full view's budget, ``FULL_VIEW_FACTOR``
     times ``HINT_BUDGET``, where view-only hints share ``HINT_BUDGET``
     among their worlds)."""
-    return _hint(game, budget, see_hidden=True)
+    found = _hint(game, budget, see_hidden=True)
+    return None if found is None else found.move
 
 
-def _hint(game: Game, budget: int | None, see_hidden: bool) -> Move | None:
+def _hint(game: Game, budget: int | None, see_hidden: bool) -> Hint | None:
     if game.status != PLAYING:
         return None
     last = game.last_move
     allowed = [move for move in game.legal_moves() if not game.leads_back(move)]
     view = game.view()
     model = model_game(view)
-    planned = _follow_plan(game, model, allowed)
+    reached = game.reached()
+    earlier = [faces(pos) for pos in reached]
+    worlds = [game.position] if see_hidden else determinizations(model, view, earlier=earlier)
+    planned = _follow_plan(game, model, allowed, certain=len(worlds) == 1)
     if planned is not None:
         return planned
-    if see_hidden:
-        worlds = [game.position]
-    else:
-        worlds = determinizations(model, view, earlier=[faces(pos) for pos in game.reached()])
     found, plan = _vote(model, worlds, allowed, last, budget)
+    if plan is None:
+        remembered = stock_memory(model, visible(model, view), earlier)
+        found, plan = _lead(model, worlds[0], allowed, remembered, [masked_key(pos) for pos in reached])
     if plan is not None:
         _PLANS[game] = plan
     return found
@@ -88,7 +116,8 @@ def hint_from_view(view: dict[str, Any], seen: Iterable[dict[str, Any]] = (), bu
     leads back to one of them (a move that turns a hidden card up is
     checked against the first determinization's card).  Otherwise the same
     search as ``hint_for_view``, which gives the same move for the same
-    view when the game has no history to avoid.
+    view when the game has no history to avoid, and the same plans, kept
+    by the board their next move is played from (``_VIEW_PLANS``).
     """
     model = model_game(view)
     earlier = [visible(model, old) for old in seen]
@@ -98,8 +127,40 @@ def hint_from_view(view: dict[str, Any], seen: Iterable[dict[str, Any]] = (), bu
         return None
     reached = set(earlier)
     allowed = [move for move in model.moves_from(start) if masked_key(model.successor(start, move)) not in reached]
-    found, _ = _vote(model, worlds, allowed, None, budget)
-    return None if found is None else str(found)
+    here = visible(model, view)
+    kind = (view["game"], json.dumps(view.get("options", {}), sort_keys=True))
+    kept = _VIEW_PLANS.pop((kind, here), None)
+    planned = None if kept is None else _continue(kept, model, here, allowed, certain=len(worlds) == 1)
+    found: Hint | None
+    plan: Plan | None
+    if planned is not None:
+        found, plan = planned
+    else:
+        found, plan = _vote(model, worlds, allowed, None, budget)
+    if found is None:
+        remembered = stock_memory(model, here, [old.up for old in earlier])
+        found, plan = _lead(model, start, allowed, remembered, earlier)
+    if found is None:
+        return None
+    if plan is not None and len(plan.moves) > 1:
+        ahead = (model.successor if plan.wins else model.after)(plan.world, plan.moves[0])
+        _VIEW_PLANS[kind, masked_key(ahead)] = plan._replace(world=ahead, moves=plan.moves[1:])
+        while len(_VIEW_PLANS) > VIEW_PLANS:
+            _VIEW_PLANS.popitem(last=False)
+    return str(found.move)
+
+
+VIEW_PLANS = 64
+"""Plans ``hint_from_view`` keeps, by the board they go on from: a bot
+asking for the hints of one game after another, or of a few at once,
+finds its plan again after each move."""
+
+_VIEW_PLANS: OrderedDict[tuple[tuple[str, str], Visible], Plan] = OrderedDict()
+"""``hint_from_view``'s plans, oldest first, by the game's kind and the
+board their next move is played from: it is told only views, so a plan
+is found again by the board the move it hinted leads to.  Without them
+its hints searched afresh every move, changed their mind, and a bot
+following them on WordLink draw-1 deal 1 went 1,138 moves."""
 
 
 FULL_VIEW_FACTOR = 3
@@ -118,11 +179,14 @@ hint = hint_for_view
 
 
 class Plan(NamedTuple):
-    """The winning line a hint came from, in the determinization it was
-    found in: ``moves`` win from ``world``."""
+    """The line a hint came from, in the determinization it was found in:
+    ``moves`` win from ``world``, or, not ``wins``, reach progress
+    (``_lead``), where the next search begins."""
 
     world: Position
     moves: tuple[Move, ...]
+    confidence: float
+    wins: bool = True
 
 
 _PLANS: WeakKeyDictionary[Game, Plan] = WeakKeyDictionary()
@@ -134,36 +198,53 @@ line, and hints that change their mind every move lead nowhere."""
 def has_plan(game: Game) -> bool:
     """Whether the last hint of ``game`` came from a winning line its next
     hint can go on with: a hint without one searched the whole budget and
-    found no win, and its next hint will search again."""
-    return game in _PLANS
+    found no win, and its next hint will search again (a way to progress
+    followed meanwhile is no winning line)."""
+    plan = _PLANS.get(game)
+    return plan is not None and plan.wins
 
 
-def _follow_plan(game: Game, model: Game, allowed: list[Move]) -> Move | None:
-    """The next move of ``game``'s plan, while the plan's determinization
-    still agrees with the view (the cards turned up since were the ones it
-    guessed) and that move is ``allowed``; else None, and the plan is
-    dropped.  Only views are compared, so a plan leaks nothing either."""
+def _follow_plan(game: Game, model: Game, allowed: list[Move], certain: bool) -> Hint | None:
+    """The next move of ``game``'s plan (``_continue``), which is kept for
+    the next hint; else None, and the plan is dropped."""
     plan = _PLANS.pop(game, None)
     if plan is None:
         return None
-    here = masked_key(game.position)
+    going = _continue(plan, model, masked_key(game.position), allowed, certain)
+    if going is None:
+        return None
+    _PLANS[game] = going[1]
+    return going[0]
+
+
+def _continue(plan: Plan, model: Game, here: Visible, allowed: list[Move], certain: bool) -> tuple[Hint, Plan] | None:
+    """The next move of ``plan`` from the board ``here`` and the plan from
+    there, while the plan's determinization still agrees with the view
+    (the cards turned up since were the ones it guessed) and that move is
+    ``allowed``; else None.  Only views are compared, so a plan leaks
+    nothing either.  Its confidence is the plan's, or for a win 1.0 once
+    the view is ``certain`` (decides every card): the plan's world is then
+    the position itself.  A way to progress was searched with the game's
+    own moves after each (``Game.after``), so it is replayed with them."""
     world = plan.world
+    step = model.successor if plan.wins else model.after
     for index, move in enumerate(plan.moves):
         if masked_key(world) == here:
             if move not in allowed:
                 return None
-            _PLANS[game] = Plan(world, plan.moves[index:])
-            return move
-        world = model.successor(world, move)
+            return Hint(move, 1.0 if certain and plan.wins else plan.confidence), plan._replace(
+                world=world, moves=plan.moves[index:]
+            )
+        world = step(world, move)
     return None
 
 
 def _vote(
     model: Game, worlds: list[Position], allowed: list[Move], last: Move | None, budget: int | None
-) -> tuple[Move | None, Plan | None]:
+) -> tuple[Hint | None, Plan | None]:
     """Of ``allowed``, the move most ``worlds`` (determinizations searched
     with ``model``'s rules) start a win with (ties: the earliest world's),
-    and the plan it came from; else the heuristic's move and no plan."""
+    and the plan it came from; else nothing."""
     if not allowed:
         return None, None
     if budget is None:
@@ -175,36 +256,62 @@ def _vote(
         line = _win(model, world, share, last, allowed)
         if line and line[0] in allowed:
             votes[line[0]] += 1
-            plans.setdefault(line[0], Plan(world, line))
-    if votes:
-        chosen = max(votes, key=votes.__getitem__)
-        return chosen, plans[chosen]
-    return _fallback(model, worlds[0], allowed), None
+            plans.setdefault(line[0], Plan(world, line, 0.0))
+    if not votes:
+        return None, None
+    chosen = max(votes, key=votes.__getitem__)
+    confidence = votes[chosen] / len(worlds)
+    return Hint(chosen, confidence), plans[chosen]._replace(confidence=confidence)
 
 
-def _fallback(model: Game, world: Position, allowed: list[Move]) -> Move | None:
-    """Without a win in sight, the heuristic (``Game.suggest``) among the
-    ``allowed`` moves; where the game's domain searches best-first by its
-    ``score`` (Broken Deck), first the move that leaves the most legal
-    moves (forced moves played), then the one the score puts nearest a win.
-    Mobility first because a wrong guess should leave room to recover: on
-    Broken Deck deals 1, 5, 6, 9, 11, 13 and 16-20, following hints won 9
-    that way, 7 with the score first (which fills the free cells) and 7
-    with the heuristic's order alone; elsewhere mobility first won fewer
-    deals than the heuristic's order (15 first Chequers deals: 14 against
-    15; WordLink draw 3: 4 against 7; Lara's Game: 5 against 7)."""
+def _lead(
+    model: Game, world: Position, allowed: list[Move], remembered: tuple[int, ...], earlier: list[Visible]
+) -> tuple[Hint | None, Plan | None]:
+    """Without a win in sight, the heuristic's first choice (``_ranked``)
+    among the ``allowed`` moves of ``world`` that start a way to progress
+    (``Progress``) through boards the game has not shown (``earlier``,
+    oldest first, the boards before ``world``), with the shortest such
+    way as the plan the next hints walk (``Plan.wins`` false) when the
+    search proved it; failing those, the move the heuristic does not rate
+    that gets there in fewest moves; None when the search has shown that
+    no ``allowed`` move leads to progress.  Confidence 0: no searched deal
+    was won.  The search may explore more boards the longer the game has
+    gone without progress (``progress.limit``)."""
+    most = max((held(model, board) for board in earlier), default=0)
+    idle = idle_moves(model, [*earlier, masked_key(world)])
+    progress = Progress(model, world, remembered, most, earlier, limit(idle))
+    ranked = _ranked(model, world, allowed)
+    lead = progress.lead(ranked, [move for move in allowed if move not in ranked])
+    if lead is None:
+        return None, None
+    plan = Plan(world, lead.moves, 0.0, wins=False) if lead.proven else None
+    return Hint(lead.moves[0], 0.0), plan
+
+
+def _ranked(model: Game, world: Position, allowed: list[Move]) -> list[Move]:
+    """The ``allowed`` moves the heuristic rates (``Game.hint_order``), best
+    first; where the game's domain searches best-first by its ``score``
+    (Broken Deck), first the move that leaves the most legal moves (forced
+    moves played), then the one the score puts nearest a win.  Mobility
+    first because a wrong guess should leave room to recover: on Broken
+    Deck deals 1, 5, 6, 9, 11, 13 and 16-20, following hints won 9 that
+    way, 7 with the score first (which fills the free cells) and 7 with the
+    heuristic's order alone; elsewhere mobility first won fewer deals than
+    the heuristic's order (15 first Chequers deals: 14 against 15;
+    WordLink draw 3: 4 against 7; Lara's Game: 5 against 7)."""
     domains = domain_class(model)
-    if not domains.BEST_FIRST:
-        model.load_position(world)
-        return model.suggest(allowed)
-    domain = domains(model)
     ranked = []
+    domain = domains(model) if domains.BEST_FIRST else None
     for index, move in enumerate(allowed):
         order = model.hint_order(world, move)
-        if order is not None:
+        if order is None:
+            continue
+        if domain is None:
+            ranked.append((0, 0, order, index, move))
+        else:
             settled = domain.step(world, (move,)).position
             ranked.append((-len(model.moves_from(settled)), domain.score(settled), order, index, move))
-    return min(ranked)[-1] if ranked else None
+    return [entry[-1] for entry in sorted(ranked)]
 
 
 def _win(model: Game, world: Position, budget: int, last: Move | None, allowed: list[Move]) -> tuple[Move, ...]:

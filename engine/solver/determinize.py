@@ -86,7 +86,7 @@ def visible(game: Game, view: dict[str, Any]) -> Visible:
 def faces(pos: Position) -> tuple[tuple[int, ...], ...]:
     """The face-up cards of each pile of ``pos``: what a view of it shows
     besides the face-down counts."""
-    return tuple(cards[down:] for cards, down in zip(pos.piles, pos.down))
+    return tuple([cards[down:] for cards, down in zip(pos.piles, pos.down)])
 
 
 def masked_key(pos: Position) -> Visible:

@@ -62,7 +62,7 @@ from server.net.peer import Peer
 from server.net.ratelimit import BucketTable
 from server.model.refusal import Refusal, from_engine
 from server.games.room import FinishPath, Room
-from server.runtime.searches import HintSearches, analysis_job, finish_job
+from server.runtime.searches import HintFound, HintSearches, analysis_job, finish_job
 from server.runtime.workers import Priority, WorkerPool
 from server.model.session import ActionKind
 from server.runtime.settings import Settings
@@ -126,8 +126,8 @@ class AssistDesk:
 
     # ------------------------------------------------------------ hints
 
-    async def hint(self, room: Room) -> str:
-        """The hint's move as notation ("" for none), searched in a worker
+    async def hint(self, room: Room) -> HintFound:
+        """The hint (its move "" for none), searched in a worker
         process from the header and log (the caller holds ``room.lock``
         and has checked that a hint may be given; the worker sees the game
         as it is now).  Refused past the owner's hint rate."""

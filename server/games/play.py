@@ -47,6 +47,7 @@ from server.model.refusal import Refusal, from_engine
 from server.games.room import Room
 from server.model.session import ABANDONED, ActionKind, Change, Session
 from server.runtime.entropy import Entropy
+from server.runtime.searches import HintFound
 from server.runtime.settings import Settings
 from server.model.records import Action, SessionHeader
 from server.model.visibility import Assist, Facts, check_assist
@@ -253,13 +254,14 @@ class Play:
                 else:
                     kind = ActionKind(getattr(message, "type"))
                     text = message.move if isinstance(message, ts.Move) else ""
+                confidence = None
                 if kind == ActionKind.HINT:
                     check_assist(room.session.header, Assist.HINT, Facts(self._clock(), room.session.result))
-                    text = await self._find_hint(room)
+                    text, confidence = await self._find_hint(room)
                 begun = time.perf_counter()
                 change, suggestion = await self.apply(room, kind, text)
                 if kind == ActionKind.HINT:
-                    hint = tc.HintReply(id=message.id, game_id=room.game_id, move=suggestion)
+                    hint = tc.HintReply(id=message.id, game_id=room.game_id, move=suggestion, confidence=confidence if suggestion else None)
                     await self._delivery.deliver(room, change, begun, peer, reply=hint)
                 else:
                     await self._delivery.deliver(room, change, begun, peer, message.id)
@@ -279,8 +281,8 @@ class Play:
             change, _ = await self.apply(room, ActionKind.MOVE, move)
             await self._delivery.deliver(room, change, begun, peer, reply=finished if index == len(moves) - 1 else None)
 
-    async def _find_hint(self, room: Room) -> str:
-        """The hint's move as notation ("" for none), searched in a worker
+    async def _find_hint(self, room: Room) -> HintFound:
+        """The hint (its move "" for none), searched in a worker
         process (``AssistDesk.hint``): the solver spends its node budget
         (about 200 ms) there instead of on the interpreter every other
         connection shares.  The caller holds ``room.lock`` and has checked

@@ -29,13 +29,21 @@ from typing import NamedTuple, Sequence
 
 from engine.game import Position
 from engine.solver import Analysis, analyse, auto_finish
-from engine.solver.assist import has_plan, hint_for_view
+from engine.solver.assist import has_plan, hint_with_confidence
 from server.model.session import Session, build_game
 from server.model.records import Action, SessionHeader
 from server.runtime.workers import Priority, WorkerPool
 
 GAMES_KEPT = 256
 """Rebuilt games a worker keeps for the next hint of the same game."""
+
+
+class HintFound(NamedTuple):
+    """A hint as the worker found it: the move as notation ("" for none)
+    and how sure it is (``engine.solver.assist.Hint``; None with no move)."""
+
+    move: str
+    confidence: float | None
 
 
 class _Kept(NamedTuple):
@@ -78,11 +86,11 @@ def _replayed(header: SessionHeader, known: int, entries: tuple[Action, ...], la
 
 def hint_job(
     header: SessionHeader, known: int, entries: tuple[Action, ...], last: Action | None, planless_nodes: int | None = None
-) -> str | None:
-    """The hint's move as notation ("" for none) in the game of ``header``
-    after its log's first ``known`` entries and ``entries``
-    (``_replayed``): ``hint_for_view``, the player's view only.  None
-    when this worker does not hold those first entries.
+) -> HintFound | None:
+    """The hint in the game of ``header`` after its log's first ``known``
+    entries and ``entries`` (``_replayed``): ``hint_with_confidence``,
+    the player's view only.  None when this worker does not hold those
+    first entries.
 
     A game whose last hint found no winning line searches at most
     ``planless_nodes`` (``hint_planless_nodes``): its full budget was just
@@ -93,9 +101,9 @@ def hint_job(
     kept = _replayed(header, known, entries, last)
     if kept is None:
         return None
-    found = hint_for_view(kept.session.game, planless_nodes if kept.planless else None)
+    found = hint_with_confidence(kept.session.game, planless_nodes if kept.planless else None)
     _KEPT[header.game_id] = kept._replace(planless=not has_plan(kept.session.game))
-    return "" if found is None else str(found)
+    return HintFound("", None) if found is None else HintFound(str(found.move), found.confidence)
 
 
 def finish_job(header: SessionHeader, position: Position, budget: int) -> tuple[str, ...] | None:
@@ -121,8 +129,8 @@ class HintSearches:
         self._sent: OrderedDict[str, int] = OrderedDict()
         """Per game, how many log entries its worker was last sent."""
 
-    async def hint(self, header: SessionHeader, log: Sequence[Action], planless_nodes: int | None = None) -> str:
-        """The hint's move as notation ("" for none) for the game of
+    async def hint(self, header: SessionHeader, log: Sequence[Action], planless_nodes: int | None = None) -> HintFound:
+        """The hint for the game of
         ``header`` after ``log`` (``hint_job``, searching at most
         ``planless_nodes`` after a hint that found no win), sending its
         worker only the entries logged since the last hint, or the whole
@@ -139,4 +147,5 @@ class HintSearches:
         self._sent[game_id] = len(log)
         while len(self._sent) > GAMES_KEPT * self._workers.size(Priority.SEARCH.lane):
             self._sent.popitem(last=False)
-        return str(answer.value)
+        found: HintFound = answer.value
+        return found

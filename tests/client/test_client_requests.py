@@ -79,8 +79,8 @@ async def test_the_catalogue_lists_every_registered_game_with_its_counters(playe
 
 async def test_a_hint_answers_its_own_request_while_moves_fly(player: ArenaClient) -> None:
     one, two = await asyncio.gather(player.new_game("klondike", deal=3), player.new_game("klondike", deal=4))
-    hint, diff = await asyncio.gather(player.hint(one.game_id), player.move(two.game_id, "draw"))
-    assert hint in (one.legal or [])
+    hint, diff = await asyncio.gather(player.hint_reply(one.game_id), player.move(two.game_id, "draw"))
+    assert hint.move in (one.legal or []) and hint.confidence is not None
     assert diff.game_id == two.game_id and diff.action.text == "draw"
     assert one.counters["hints"] == 1 and two.counters["hints"] == 0
 

@@ -21,7 +21,7 @@ import engine
 import engine.solver.analysis
 import engine.solver.assist
 import server.runtime.searches
-from engine.solver.assist import hint_for_view
+from engine.solver.assist import Hint, hint_with_confidence
 from protocol import ErrorCode
 from protocol import to_server as ts
 from server.transport.app import ArenaServer
@@ -76,7 +76,7 @@ async def test_hints_finishes_and_analyses_are_searched_in_worker_processes(
 ) -> None:
     """The server's own interpreter cannot search: every search function is
     replaced here by one that fails, and the answers come all the same."""
-    monkeypatch.setattr(server.runtime.searches, "hint_for_view", _refuse_here("a hint"))
+    monkeypatch.setattr(server.runtime.searches, "hint_with_confidence", _refuse_here("a hint"))
     monkeypatch.setattr(engine.solver.assist, "auto_finish", _refuse_here("a finishing search"))
     monkeypatch.setattr(engine.solver.analysis, "analyse", _refuse_here("an analysis"))
     started, _ = await player.new_game("broken-deck", position=broken_deck_two_halves_left())
@@ -108,12 +108,13 @@ async def test_a_hint_from_the_pool_is_the_hint_the_game_gives_in_one_process(pl
     hinted: list[str | None] = []
     for step in script:
         if step == "hint":
-            expected = hint_for_view(here)
-            here.note_hint(expected)
+            expected = hint_with_confidence(here)
+            here.note_hint(None if expected is None else expected.move)
             clock.now += 10
             reply = await player.request(ts.Hint, game_id=game_id)
             assert reply.type == "hint", reply
-            assert reply.move == (None if expected is None else str(expected))
+            assert reply.move == (None if expected is None else str(expected.move))
+            assert reply.confidence == (None if expected is None else expected.confidence)
             hinted.append(reply.move)
         elif step == "undo":
             here.undo()
@@ -199,8 +200,9 @@ async def test_a_restarted_worker_is_sent_the_whole_log() -> None:
     try:
         await hints.hint(header, log[:3])
         await pool.close()
-        fresh = hint_for_view(Session.replay(header, log).game)
-        assert await hints.hint(header, log) == ("" if fresh is None else str(fresh))
+        fresh = hint_with_confidence(Session.replay(header, log).game)
+        assert fresh is not None
+        assert await hints.hint(header, log) == (str(fresh.move), fresh.confidence)
         assert pool.jobs["hint_job"] == 3, "the first hint, the tail the new worker refused, the whole log"
         assert len(pool.pids) == 2
     finally:
@@ -267,21 +269,21 @@ def test_a_hint_after_one_that_found_no_win_searches_at_most_the_planless_cap(mo
     win, and the hints after it follow that line, uncapped."""
     budgets: list[int | None] = []
 
-    def recorded(game: engine.Game, budget: int | None = None) -> engine.Move | None:
+    def recorded(game: engine.Game, budget: int | None = None) -> Hint | None:
         budgets.append(budget)
-        return hint_for_view(game, budget)
+        return hint_with_confidence(game, budget)
 
-    monkeypatch.setattr(server.runtime.searches, "hint_for_view", recorded)
+    monkeypatch.setattr(server.runtime.searches, "hint_with_confidence", recorded)
     for deal, expected in ((776, [None, 5, 5]), (97, [None, None, None])):
         header = SessionHeader(
             game_id=f"g_cap{deal}", game="broken-deck", deal=deal, options={"difficulty": "relaxed"}, owner="p_1", created_ms=0
         )
         budgets.clear()
         first = hint_job(header, 0, (), None, 5)
-        assert first
-        log = (Action("move", first, 0),)
+        assert first and first.move
+        log = (Action("move", first.move, 0),)
         second = hint_job(header, 0, log, None, 5)
-        assert second
-        third = hint_job(header, 1, (Action("move", second, 0),), log[-1], 5)
-        assert first and second and third, "a move each time"
+        assert second and second.move
+        third = hint_job(header, 1, (Action("move", second.move, 0),), log[-1], 5)
+        assert third and third.move, "a move each time"
         assert budgets == expected, deal

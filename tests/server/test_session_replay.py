@@ -21,7 +21,7 @@ def test_a_logged_hint_is_counted_from_the_log_not_searched_again(monkeypatch: p
     def no_search(*args: object) -> None:
         raise AssertionError("replay must not search for hints")
 
-    monkeypatch.setattr(server.runtime.searches, "hint_for_view", no_search)
+    monkeypatch.setattr(server.runtime.searches, "hint_with_confidence", no_search)
     monkeypatch.setattr(engine.Game, "suggest", no_search)
     log = [
         Action("move", "draw", 1_000),

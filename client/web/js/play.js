@@ -24,6 +24,7 @@ import { whileBusy } from "./busy.js";
 import { confirmAction } from "./confirm.js";
 import { errorSentence } from "./errors.js";
 import { GAMES, describeOptions } from "./games.js";
+import { hintSentence } from "./hintwords.js";
 import { leaveQuestion, rankedCaption } from "./leaving.js";
 import { parseMove } from "./notation.js";
 import { NARROW_PX } from "./sizing.js";
@@ -352,10 +353,8 @@ export class GameScreen {
   async askHint(automatic) {
     try {
       const reply = await this.act("hint");
-      if (!reply.move) {
-        if (!automatic) this.say("No useful move found.");
-        return;
-      }
+      if (!automatic) this.say(hintSentence(this.mirror.view, reply));
+      if (!reply.move) return;
       this.board.setHint({ ...parseMove(reply.move), sourceOnly: automatic });
       clearTimeout(this.hintTimer);
       this.hintTimer = setTimeout(() => this.board.setHint(null), HINT_SHOWN_MS);
