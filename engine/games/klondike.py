@@ -311,8 +311,10 @@ class Klondike(Game):
         (docs/rules.md).  ``pos`` is this game's position: a face-down card
         counts only if the player saw it before it went face down
         (``_seen_down``), so two boards that look alike and were reached
-        alike get the same status, whatever lies face down."""
-        if any(m.dst for m in self._legal(pos)):
+        alike get the same status, whatever lies face down.  The draw is
+        the last of the legal moves, so the first is another if any is."""
+        legal = self._legal(pos)
+        if legal and legal[0].dst:
             return False
         wanted, empty, _, verdicts = self._board_moves(pos)
         key = (pos.piles[:2], pos.down[:2], self._seen_down)
