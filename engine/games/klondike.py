@@ -80,7 +80,7 @@ class Klondike(Game):
     def _configure(self) -> None:
         self._draw_count: int = self.options["draw"]
         self._vegas = self.options["scoring"] == "vegas"
-        self._board: tuple[tuple[tuple[tuple[int, ...], ...], tuple[int, ...]], Board] | None = None
+        self._board: tuple[Position, Board] | None = None
 
     # ------------------------------------------------------------- deal
 
@@ -150,14 +150,19 @@ class Klondike(Game):
         kept for the last foundations and columns asked about: they are a
         function of those piles alone, so piles equal to the kept ones
         (the same tuples, after a draw, an undo or a redo) give the kept
-        answer, and nothing else can.  The answer is one tuple, replaced
-        whole, so a search on another thread never reads half of one."""
-        key = (pos.piles[2:], pos.down[6:])
+        answer, and nothing else can.  What is kept is the position asked
+        about, already alive in the game's history, not a key built from
+        it: a new key per search kept more young objects alive for the
+        garbage collector to walk (``bench/action_path.py``'s random play).
+        The pair is replaced whole, so a search on another thread never
+        reads half of one."""
         kept = self._board
-        if kept is not None and kept[0] == key:
-            return kept[1]
+        if kept is not None:
+            seen = kept[0]
+            if seen is pos or pos.piles[2:] == seen.piles[2:] and pos.down[6:] == seen.down[6:]:
+                return kept[1]
         answer = self._search_board(pos)
-        self._board = (key, answer)
+        self._board = (pos, answer)
         return answer
 
     def _search_board(self, pos: Position) -> Board:
