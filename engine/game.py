@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from collections import deque
 from functools import lru_cache
-from itertools import compress
-from operator import is_not, ne, or_
 from typing import Any, Callable, Iterable
 
 from .cards import CODE
@@ -353,10 +351,11 @@ class Game(Rules):
         shown, piles = self._last_view
         if shown is not pos:
             piles = dict(piles)
-            changed = map(or_, map(is_not, pos.piles, shown.piles), map(ne, pos.down, shown.down))
-            for index in compress(range(len(self.PILES)), changed):
-                cards, down = pos.piles[index], pos.down[index]
-                piles[self.PILES[index]] = {"down": down, "up": [CODE[c] for c in cards[down:]]}
+            now, before, downs, downs_before = pos.piles, shown.piles, pos.down, shown.down
+            for index in range(len(now)):
+                cards, down = now[index], downs[index]
+                if cards is not before[index] or down != downs_before[index]:
+                    piles[self.PILES[index]] = {"down": down, "up": [CODE[c] for c in cards[down:]]}
             self._last_view = (pos, piles)
         result: dict[str, Any] = {
             "game": self.id,

@@ -17,8 +17,6 @@ operation are enough for every game:
 from __future__ import annotations
 
 import copy
-from itertools import compress
-from operator import is_not
 from typing import Any
 
 ViewOp = dict[str, Any]
@@ -41,15 +39,14 @@ def diff(old_view: dict[str, Any], new_view: dict[str, Any]) -> list[ViewOp]:
     """The operations that turn ``old_view`` into ``new_view``.
 
     Views of one game share the entries of the piles a move left alone
-    (``Game.view``), so those are told apart by identity, in C, and only
-    the piles that may have changed are compared."""
+    (``Game.view``), so those are told apart by identity, and only the
+    piles that may have changed are compared."""
     ops: list[ViewOp] = []
     old_piles = old_view.get("piles", {})
     new_piles = new_view.get("piles", {})
-    for name in compress(new_piles, map(is_not, new_piles.values(), map(old_piles.get, new_piles))):
-        pile = new_piles[name]
+    for name, pile in new_piles.items():
         before = old_piles.get(name)
-        if before == pile:
+        if before is pile or before == pile:
             continue
         same_down = before is not None and before["down"] == pile["down"]
         keep = _common_prefix(before["up"], pile["up"]) if same_down else 0
