@@ -15,6 +15,7 @@ same positions as transposition-table keys.
 from __future__ import annotations
 
 from collections import deque
+from functools import lru_cache
 from typing import Any, Callable, Iterable
 
 from .cards import CODE
@@ -25,6 +26,12 @@ from .rng import deal_rng
 from .rules import Rules
 
 __all__ = ["LOST", "PLAYING", "WON", "Game", "IllegalMove", "Move", "Option", "Position", "Rules"]
+
+# A server reads the same few move texts and writes the same few legal
+# moves after every action; remembering the most recent ones spares
+# parsing and formatting them each time (bad text raises, and is not kept).
+_read_move = lru_cache(maxsize=1024)(Move.from_text)
+_notation = lru_cache(maxsize=4096)(Move.__str__)
 
 
 class Game(Rules):
@@ -40,7 +47,9 @@ class Game(Rules):
         self.deal = deal
         self.options = self._validate_options(options)
         self._index = {name: i for i, name in enumerate(self.PILES)}
-        self._pile_views: list[tuple[tuple[int, ...], int, dict[str, Any]] | None] = [None] * len(self.PILES)
+        self._options_view = dict(self.options)
+        unseen = Position(((),) * len(self.PILES), (-1,) * len(self.PILES))
+        self._last_view: tuple[Position, dict[str, Any]] = (unseen, {})
         self._configure()
         self._initial = self._deal(deal_rng(self.id, self._seed_for_deal(deal)))
         self._start(self._initial)
@@ -132,7 +141,7 @@ class Game(Rules):
         A destination alias (``f`` for "my foundation") resolves to the
         single pile where the move is legal, so people can type less.
         """
-        move = Move.from_text(text)
+        move = _read_move(text)
         if not move.dst:
             if move.src not in self.ACTIONS:
                 raise BadNotation(f"{text!r}: unknown action; {self.title} has {self._action_list()}")
@@ -323,33 +332,33 @@ class Game(Rules):
         the difficulty disables assists."""
         if not self.assists:
             return []
-        return [str(m) for m in self.legal_moves()]
+        return [_notation(m) for m in self.legal_moves()]
 
     def view(self) -> dict[str, Any]:
         """Exactly what the player may see, as JSON-safe data.
 
         Face-down cards appear only as a count per pile, so nothing here
-        (nor any diff computed from views) can reveal them.  A pile whose
-        cards are the same tuple as at the last view (a move changes two
-        piles, the others are shared between positions) gives back the
-        same entry, which saves the server rebuilding and re-comparing
-        every pile after every action; callers must not change a view.
+        (nor any diff computed from views) can reveal them.  Only the piles
+        that differ from the last view's position are built again (a move
+        changes two piles; the others are the same tuples, shared between
+        positions), and the others give back the same entries, so the
+        server neither rebuilds nor re-compares every pile after every
+        action; callers must not change a view.
         """
         pos = self.position
-        entries = self._pile_views
-        piles = {}
-        for index, (name, cards, down) in enumerate(zip(self.PILES, pos.piles, pos.down)):
-            known = entries[index]
-            if known is not None and known[0] is cards and known[1] == down:
-                piles[name] = known[2]
-            else:
-                entry = {"down": down, "up": [CODE[c] for c in cards[down:]]}
-                entries[index] = (cards, down, entry)
-                piles[name] = entry
+        shown, piles = self._last_view
+        if shown is not pos:
+            piles = dict(piles)
+            now, before, downs, downs_before = pos.piles, shown.piles, pos.down, shown.down
+            for index in range(len(now)):
+                cards, down = now[index], downs[index]
+                if cards is not before[index] or down != downs_before[index]:
+                    piles[self.PILES[index]] = {"down": down, "up": [CODE[c] for c in cards[down:]]}
+            self._last_view = (pos, piles)
         result: dict[str, Any] = {
             "game": self.id,
             "deal": self.deal,
-            "options": dict(self.options),
+            "options": self._options_view,
             "piles": piles,
         }
         result.update(self._view_extra(pos))

@@ -23,7 +23,12 @@ ViewOp = dict[str, Any]
 
 
 def _common_prefix(old: list[str], new: list[str]) -> int:
+    """How many cards ``old`` and ``new`` start with alike.  A move adds
+    cards to a pile or takes some off its top, so one list usually starts
+    with the whole other, which a comparison in C finds."""
     limit = min(len(old), len(new))
+    if old[:limit] == new[:limit]:
+        return limit
     i = 0
     while i < limit and old[i] == new[i]:
         i += 1
@@ -31,22 +36,27 @@ def _common_prefix(old: list[str], new: list[str]) -> int:
 
 
 def diff(old_view: dict[str, Any], new_view: dict[str, Any]) -> list[ViewOp]:
-    """The operations that turn ``old_view`` into ``new_view``."""
+    """The operations that turn ``old_view`` into ``new_view``.
+
+    Views of one game share the entries of the piles a move left alone
+    (``Game.view``), so those are told apart by identity, and only the
+    piles that may have changed are compared."""
     ops: list[ViewOp] = []
     old_piles = old_view.get("piles", {})
-    for name, pile in new_view.get("piles", {}).items():
+    new_piles = new_view.get("piles", {})
+    for name, pile in new_piles.items():
         before = old_piles.get(name)
         if before is pile or before == pile:
             continue
         same_down = before is not None and before["down"] == pile["down"]
         keep = _common_prefix(before["up"], pile["up"]) if same_down else 0
         ops.append({"op": "pile", "pile": name, "keep": keep, "down": pile["down"], "add": pile["up"][keep:]})
-    for key in new_view.keys() | old_view.keys():
-        if key == "piles":
-            continue
-        value = new_view.get(key)
-        if old_view.get(key) != value:
+    for key, value in new_view.items():
+        if key != "piles" and old_view.get(key) != value:
             ops.append({"op": "set", "key": key, "value": value})
+    for key, value in old_view.items():
+        if key != "piles" and value is not None and key not in new_view:
+            ops.append({"op": "set", "key": key, "value": None})
     return ops
 
 

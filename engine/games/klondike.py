@@ -50,6 +50,14 @@ PILE_NAMES = ("s", "w", *FOUNDATION_NAMES, *TABLEAU_NAMES)
 # move), and looking a move up costs a fraction of constructing it.
 MOVES = [[[Move(src, dst, count) for count in range(14)] for dst in PILE_NAMES] for src in PILE_NAMES]
 
+# What the columns and foundations allow, whatever the stock and the waste
+# hold: ``Klondike._targets``, the moves from those piles, and ``_lost``'s
+# verdicts on the stocks and wastes met beside them where only drawing is
+# legal (while the columns stay, only draws and undos change the stock and
+# the waste, so they are few: VERDICTS_KEPT bounds them all the same).
+Board = tuple[dict[int, list[int]], list[int], list[Move], dict[tuple[object, ...], bool]]
+VERDICTS_KEPT = 64
+
 
 class Klondike(Game):
     id = "klondike"
@@ -72,6 +80,7 @@ class Klondike(Game):
     def _configure(self) -> None:
         self._draw_count: int = self.options["draw"]
         self._vegas = self.options["scoring"] == "vegas"
+        self._board: tuple[Position, Board] | None = None
 
     # ------------------------------------------------------------- deal
 
@@ -113,21 +122,54 @@ class Klondike(Game):
         return wanted, empty
 
     def _moves(self, pos: Position) -> list[Move]:
+        """The waste's moves, then the board's (columns, then foundations),
+        then the draw.  The board's part is the same list while the
+        foundations and columns are (one entry kept, ``_board_moves``):
+        a draw, the most common action, changes only the stock and the
+        waste, so the columns are not searched again after one."""
+        piles = pos.piles
+        wanted, empty, board, _ = self._board_moves(pos)
+        waste = piles[WASTE]
+        if not waste:
+            return [*board, DRAW] if piles[STOCK] else list(board)
+        moves: list[Move] = []
+        card = waste[-1]
+        from_waste = MOVES[WASTE]
+        if RANK[card] == len(piles[FOUNDATIONS[SUIT[card]]]) + 1:
+            moves.append(from_waste[FOUNDATIONS[SUIT[card]]][1])
+        for dst in wanted.get(FITS_KEY[card], ()):
+            moves.append(from_waste[dst][1])
+        if RANK[card] == 13:
+            moves.extend(from_waste[dst][1] for dst in empty)
+        moves.extend(board)
+        moves.append(DRAW)
+        return moves
+
+    def _board_moves(self, pos: Position) -> Board:
+        """``_targets`` and the moves from the columns and the foundations,
+        kept for the last foundations and columns asked about: they are a
+        function of those piles alone, so piles equal to the kept ones
+        (the same tuples, after a draw, an undo or a redo) give the kept
+        answer, and nothing else can.  What is kept is the position asked
+        about, already alive in the game's history, not a key built from
+        it: a new key per search kept more young objects alive for the
+        garbage collector to walk (``bench/action_path.py``'s random play).
+        The pair is replaced whole, so a search on another thread never
+        reads half of one."""
+        kept = self._board
+        if kept is not None:
+            seen = kept[0]
+            if seen is pos or pos.piles[2:] == seen.piles[2:] and pos.down[6:] == seen.down[6:]:
+                return kept[1]
+        answer = self._search_board(pos)
+        self._board = (pos, answer)
+        return answer
+
+    def _search_board(self, pos: Position) -> Board:
         piles, down = pos.piles, pos.down
         moves: list[Move] = []
         heights = [len(piles[f]) for f in FOUNDATIONS]
         wanted, empty = self._targets(pos)
-
-        waste = piles[WASTE]
-        if waste:
-            card = waste[-1]
-            from_waste = MOVES[WASTE]
-            if RANK[card] == heights[SUIT[card]] + 1:
-                moves.append(from_waste[FOUNDATIONS[SUIT[card]]][1])
-            for dst in wanted.get(FITS_KEY[card], ()):
-                moves.append(from_waste[dst][1])
-            if RANK[card] == 13:
-                moves.extend(from_waste[dst][1] for dst in empty)
         for src in TABLEAU:
             cards = piles[src]
             size = len(cards)
@@ -163,9 +205,7 @@ class Klondike(Game):
                     moves.append(from_foundation[dst][1])
                 if RANK[card] == 13:
                     moves.extend(from_foundation[dst][1] for dst in empty)
-        if piles[STOCK] or waste:
-            moves.append(DRAW)
-        return moves
+        return wanted, empty, moves, {}
 
     def _apply(self, pos: Position, move: Move) -> Position:
         piles = list(pos.piles)
@@ -247,7 +287,8 @@ class Klondike(Game):
     # ------------------------------------------------------------- status
 
     def _won(self, pos: Position) -> bool:
-        return all(len(pos.piles[f]) == 13 for f in FOUNDATIONS)
+        piles = pos.piles
+        return len(piles[2]) == 13 and len(piles[3]) == 13 and len(piles[4]) == 13 and len(piles[5]) == 13
 
     def all_open(self, pos: Position | None = None) -> bool:
         """The stock and the waste are empty and every card is face up.  From
@@ -275,16 +316,29 @@ class Klondike(Game):
         (docs/rules.md).  ``pos`` is this game's position: a face-down card
         counts only if the player saw it before it went face down
         (``_seen_down``), so two boards that look alike and were reached
-        alike get the same status, whatever lies face down."""
-        if any(m.dst for m in self._legal(pos)):
+        alike get the same status, whatever lies face down.  The draw is
+        the last of the legal moves, so the first is another if any is."""
+        legal = self._legal(pos)
+        if legal and legal[0].dst:
             return False
+        wanted, empty, _, verdicts = self._board_moves(pos)
+        key = (pos.piles[:2], pos.down[:2], self._seen_down)
+        verdict = verdicts.get(key)
+        if verdict is None:
+            verdict = self._cycle_is_dead(pos, wanted, empty)
+            if len(verdicts) < VERDICTS_KEPT:
+                verdicts[key] = verdict
+        return verdict
+
+    def _cycle_is_dead(self, pos: Position, wanted: dict[int, list[int]], empty: list[int]) -> bool:
+        """``_lost``'s answer where only drawing is legal now: whether every
+        card the player may see through a whole cycle of the stock fails to play."""
         piles = pos.piles
         waste = len(piles[WASTE])
         talon = piles[WASTE] + piles[STOCK][::-1]
         if not talon:
             return True
         heights = [len(piles[f]) for f in FOUNDATIONS]
-        wanted, empty = self._targets(pos)
 
         def plays(card: int) -> bool:
             rank = RANK[card]
@@ -424,7 +478,8 @@ class Klondike(Game):
         return None
 
     def _extra_counters(self, pos: Position) -> dict[str, int]:
-        return {"foundation": sum(len(pos.piles[f]) for f in FOUNDATIONS)}
+        piles = pos.piles
+        return {"foundation": len(piles[2]) + len(piles[3]) + len(piles[4]) + len(piles[5])}
 
     def search_key(self, pos: Position) -> Any:
         """The columns as a set: no rule tells one column from another, so
