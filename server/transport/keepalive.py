@@ -69,6 +69,10 @@ an error, a 426 asking for an upgrade) is the connection's last."""
 MAX_HEAD_BYTES = (MAX_NUM_HEADERS + 1) * MAX_LINE_LENGTH
 """The longest request head websockets would read: past it, its parser refuses."""
 BODY_HEADERS = (b"content-length", b"transfer-encoding")
+OPENED = Request("/", Headers())
+"""A placeholder every open WebSocket keeps in place of its handshake's
+request: websockets needs one there (without, it would take the next
+frame for a request) and reads nothing of it."""
 
 
 @dataclass(frozen=True)
@@ -183,11 +187,9 @@ class KeepAliveConnection(ServerConnection):
                 return
         await super().handshake(process_request, process_response, server_header, *args, **kwargs)
         if self.protocol.state is State.OPEN and self.request is not None:
-            # websockets reads neither's headers past the handshake, and they
-            # are most of what an idle WebSocket would otherwise keep.  (A
-            # request stays: without one websockets would take the next
-            # frame for a request.)
-            self.request = Request(self.request.path, Headers(), self.request.method)
+            # websockets reads neither past the handshake, and their headers
+            # are most of what an idle WebSocket would otherwise keep.
+            self.request = OPENED
             self.response = None
 
     async def _answer(self, response: Response, server_header: Any, until: float) -> bool:

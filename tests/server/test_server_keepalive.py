@@ -10,7 +10,8 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import AsyncIterator, Generator
+from types import GeneratorType
+from typing import AsyncIterator
 
 import pytest
 from tests.server.arena_servers import make_settings
@@ -194,7 +195,7 @@ async def test_an_open_websocket_keeps_neither_its_handshake_headers_nor_the_kee
         (connection,) = site._server.connections
         assert connection.request is not None and not connection.request.headers and connection.response is None
         parser = connection.protocol.parser
-        assert isinstance(parser, Generator) and parser.gi_code is not KeepAliveConnection._parse_request.__code__
+        assert isinstance(parser, GeneratorType) and parser.gi_code is not KeepAliveConnection._parse_request.__code__
         welcome = await client.hello()
         assert welcome.player_id, "frames after the handshake are read as frames, not as a request"
     finally:
