@@ -330,7 +330,7 @@ class Hub:
             connections=len(self.peers),
             live_games=self.live_games(),
             watchers=sum(len(room.watchers) for room in self.rooms.values()),
-            backlog=sum(len(peer.backlog) for peer in self.peers),
+            backlog=sum(peer.queued for peer in self.peers),
             races=self.races.ledgers.phases(),
         )
 

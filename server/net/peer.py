@@ -43,7 +43,15 @@ class Outlet(Protocol):
 
 
 class Peer:
-    """One connection; see the module docstring."""
+    """One connection; see the module docstring.  Slotted, and its backlog
+    and watched set made on first use: most connections sit idle after
+    ``hello`` and never queue a frame or watch a game, and a server holds
+    thousands of them."""
+
+    __slots__ = (
+        "number", "connection_id", "address", "on_close", "codec", "outlet", "limiter", "queue_limit",
+        "player", "device_id", "_watching", "_backlog", "overflows", "closed",
+    )
 
     def __init__(
         self,
@@ -70,10 +78,29 @@ class Peer:
         self.device_id: str | None = None
         """Which of the player's devices this connection said hello as
         (``server.social.devices``), so a revocation finds its connections."""
-        self.watching: set[str] = set()
-        self.backlog: deque[bytes] = deque()
+        self._watching: set[str] | None = None
+        self._backlog: deque[bytes] | None = None
         self.overflows = 0
         self.closed = False
+
+    @property
+    def watching(self) -> set[str]:
+        """The games this connection watches."""
+        if self._watching is None:
+            self._watching = set()
+        return self._watching
+
+    @property
+    def backlog(self) -> deque[bytes]:
+        """Frames waiting for the outlet, oldest first."""
+        if self._backlog is None:
+            self._backlog = deque()
+        return self._backlog
+
+    @property
+    def queued(self) -> int:
+        """How many frames wait in the backlog (making none)."""
+        return len(self._backlog) if self._backlog is not None else 0
 
     def __repr__(self) -> str:
         who = self.player.player_id if self.player else "anonymous"
@@ -100,12 +127,13 @@ class Peer:
         (nothing was queued: the caller decides how to recover)."""
         if self.closed:
             return True
-        if not self.backlog and self.outlet.write_now(frame):
+        if not self._backlog and self.outlet.write_now(frame):
             return True
-        if len(self.backlog) >= self.queue_limit:
+        backlog = self.backlog
+        if len(backlog) >= self.queue_limit:
             return False
-        self.backlog.append(frame)
-        if len(self.backlog) == 1:
+        backlog.append(frame)
+        if len(backlog) == 1:
             self.outlet.wake()
         return True
 
@@ -113,7 +141,7 @@ class Peer:
         """Stop sending and close the connection."""
         if not self.closed:
             self.closed = True
-            self.backlog.clear()
+            self._backlog = None
             self.on_close(code)
             self.outlet.close(code, reason)
 

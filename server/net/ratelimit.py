@@ -20,7 +20,10 @@ class Verdict(Enum):
 
 
 class TokenBucket:
-    """``capacity`` tokens, refilled at ``rate`` per second of ``now``."""
+    """``capacity`` tokens, refilled at ``rate`` per second of ``now``.
+    Slotted: every connection holds two (``RateLimiter``)."""
+
+    __slots__ = ("capacity", "rate", "tokens", "updated")
 
     def __init__(self, capacity: float, rate: float, now: float) -> None:
         self.capacity = capacity
@@ -94,6 +97,8 @@ class BucketTable:
 
 class RateLimiter:
     """The verdict on each incoming message of one connection."""
+
+    __slots__ = ("_messages", "_strikes")
 
     def __init__(self, rate: float, burst: int, strikes: int, now: float) -> None:
         self._messages = TokenBucket(burst, rate, now)

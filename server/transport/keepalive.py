@@ -33,7 +33,10 @@ before (the request, its future and the request parser of its Sans-I/O
 protocol): websockets has no public way to read a second request.  If
 that state is not what this module expects (another websockets
 version), the connection answers as websockets does, one request and
-close; ``tests/server/test_server_keepalive.py`` fails then.
+close; ``tests/server/test_server_keepalive.py`` fails then.  Once a
+WebSocket is open the connection keeps neither its handshake's headers
+nor this module's parser, which websockets never reads again: an idle
+WebSocket would otherwise hold them as long as it lives.
 
 A request that announces a body (``Content-Length`` above 0, or
 ``Transfer-Encoding``) is answered like the same request without one:
@@ -52,6 +55,7 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Generator
 
 from websockets.asyncio.server import ServerConnection
+from websockets.datastructures import Headers
 from websockets.http11 import MAX_LINE_LENGTH, MAX_NUM_HEADERS, Request, Response
 from websockets.protocol import State
 from websockets.server import ServerProtocol
@@ -72,6 +76,10 @@ an error, a 426 asking for an upgrade) is the connection's last."""
 MAX_HEAD_BYTES = (MAX_NUM_HEADERS + 1) * MAX_LINE_LENGTH
 """The longest request head websockets would read: past it, its parser refuses."""
 BODY_HEADERS = (b"content-length", b"transfer-encoding")
+OPENED = Request("/", Headers())
+"""A placeholder every open WebSocket keeps in place of its handshake's
+request: websockets needs one there (without, it would take the next
+frame for a request) and reads nothing of it."""
 
 
 @dataclass(frozen=True)
@@ -138,7 +146,13 @@ class KeepAliveConnection(ServerConnection):
         lines = bytes(reader.buffer[:end]).split(b"\r\n") if end >= 0 else []
         self.body = announced_body(lines[1:])
         if self.body is None:
-            yield from ServerProtocol.parse(protocol)
+            # websockets' parser takes over, as websockets' own parser hands
+            # over to another on a bad request: this generator, and the head's
+            # lines it holds, are dropped rather than kept as long as the
+            # WebSocket lives.
+            protocol.parser = ServerProtocol.parse(protocol)
+            next(protocol.parser)
+            yield
             return
         kept = [lines[0]] + [line for line in lines[1:] if line.split(b":", 1)[0].strip().lower() not in BODY_HEADERS]
         reader.buffer[:] = b"".join(line + b"\r\n" for line in kept) + b"\r\n"
@@ -187,6 +201,11 @@ class KeepAliveConnection(ServerConnection):
             if not await self._answer(response, server_header, until):
                 return
         await super().handshake(process_request, process_response, server_header, *args, **kwargs)
+        if self.protocol.state is State.OPEN and self.request is not None:
+            # websockets reads neither past the handshake, and their headers
+            # are most of what an idle WebSocket would otherwise keep.
+            self.request = OPENED
+            self.response = None
 
     async def _answer(self, response: Response, server_header: Any, until: float) -> bool:
         """Send ``response`` keeping the connection, and wait for the next

@@ -36,7 +36,7 @@ class WebSocketOutlet:
         self.text = text
         self.write_timeout = write_timeout
         self.peer: Peer | None = None
-        self._wake = asyncio.Event()
+        self._wake: asyncio.Event | None = None
         self._writing = False
         self._writer: asyncio.Task[None] | None = None
         self._closer: asyncio.Task[None] | None = None
@@ -45,7 +45,6 @@ class WebSocketOutlet:
 
     def start(self, peer: Peer) -> None:
         self.peer = peer
-        self._writer = asyncio.create_task(self._drain(peer), name=f"writer {peer.number}")
 
     def write_now(self, frame: bytes) -> bool:
         connection = self.connection
@@ -57,6 +56,12 @@ class WebSocketOutlet:
         return True
 
     def wake(self) -> None:
+        """Start the writer on the first backlog: most connections never
+        have one, and an idle writer costs each its task, frame and event."""
+        if self._wake is None:
+            assert self.peer is not None, "start the outlet before sending"
+            self._wake = asyncio.Event()
+            self._writer = asyncio.create_task(self._drain(self.peer, self._wake), name=f"writer {self.peer.number}")
         self._wake.set()
 
     def close(self, code: int, reason: str) -> None:
@@ -106,10 +111,10 @@ class WebSocketOutlet:
         if self._closer is not None:
             await self._closer
 
-    async def _drain(self, peer: Peer) -> None:
+    async def _drain(self, peer: Peer, wake: asyncio.Event) -> None:
         while True:
-            await self._wake.wait()
-            self._wake.clear()
+            await wake.wait()
+            wake.clear()
             while peer.backlog and not peer.closed:
                 frame = peer.backlog.popleft()
                 self._writing = True

@@ -10,10 +10,12 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from types import GeneratorType
 from typing import AsyncIterator
 
 import pytest
 from tests.server.arena_servers import make_settings
+from tests.server.arena_wire import WireClient
 from tests.storage_backends import ManualClock
 
 import server.transport.app
@@ -21,6 +23,7 @@ import server.transport.keepalive
 from protocol import ErrorCode
 from server.net.admission import SocketPeer
 from server.transport.app import ArenaServer
+from server.transport.keepalive import KeepAliveConnection
 from server.storage.memory import MemoryStore
 
 UPGRADE = (
@@ -183,3 +186,17 @@ async def test_a_failing_answer_is_a_logged_500_that_ends_the_connection(
     assert await client.ended()
     assert "process_request failed" in caplog.text
     client.close()
+
+
+async def test_an_open_websocket_keeps_neither_its_handshake_headers_nor_the_keep_alive_parser(site: ArenaServer) -> None:
+    client = await WireClient.open(site.url)
+    try:
+        assert site._server is not None
+        (connection,) = site._server.connections
+        assert connection.request is not None and not connection.request.headers and connection.response is None
+        parser = connection.protocol.parser
+        assert isinstance(parser, GeneratorType) and parser.gi_code is not KeepAliveConnection._parse_request.__code__
+        welcome = await client.hello()
+        assert welcome.player_id, "frames after the handshake are read as frames, not as a request"
+    finally:
+        await client.close()
