@@ -147,6 +147,19 @@ def rss_kib(pid: int) -> int:
     raise LookupError("VmRSS")
 
 
+def wait_or_kill(process: subprocess.Popen[str]) -> None:
+    """Waits for a child already told to stop (its stdin closed, or a
+    SIGTERM) and kills it after 30 s, so that a wedged child cannot hold
+    a benchmark's end; then closes its output pipe."""
+    try:
+        process.wait(30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    if process.stdout is not None:
+        process.stdout.close()
+
+
 def machine_ticks(stat: str | None = None) -> tuple[int, int]:
     """Busy and total CPU ticks of every core so far (the ``cpu`` line of
     ``/proc/stat``, or of ``stat``); idle and I/O wait are not busy."""

@@ -61,6 +61,7 @@ from websockets.typing import Subprotocol  # noqa: E402
 
 from protocol import MSGPACK_SUBPROTOCOL  # noqa: E402
 from server.runtime.progress import ProgressLine  # noqa: E402
+from bench.figures import rss_kib, wait_or_kill  # noqa: E402
 
 KINDS = ("arena", "bare")
 WARM_UP = 50
@@ -93,13 +94,6 @@ def token(number: int) -> str:
 
 
 # ---------------------------------------------------------------- children
-
-
-def rss_kib() -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    raise LookupError("VmRSS")
 
 
 class Layers:
@@ -143,7 +137,7 @@ def reading() -> dict[str, Any]:
         snapshot, named = tracemalloc.take_snapshot(), Layers()
         for _, size, frames, _ in snapshot.traces._traces:
             layers[named.of(frames)] += size
-    return {"rss_kib": rss_kib(), "tasks": dict(tasks), "layers": dict(layers)}
+    return {"rss_kib": rss_kib(os.getpid()), "tasks": dict(tasks), "layers": dict(layers)}
 
 
 async def answer_commands(url: str, trace: bool) -> None:
@@ -232,13 +226,7 @@ class Child:
     def stop(self) -> None:
         if self.process.stdin is not None:
             self.process.stdin.close()
-        try:
-            self.process.wait(30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        if self.process.stdout is not None:
-            self.process.stdout.close()
+        wait_or_kill(self.process)
 
 
 async def say_hello(url: str, number: int) -> ClientConnection:

@@ -79,6 +79,7 @@ from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from protocol import MSGPACK_SUBPROTOCOL  # noqa: E402
 from protocol import to_client as tc  # noqa: E402
 from server.runtime.progress import ProgressLine  # noqa: E402
+from bench.figures import cpu_seconds, rss_kib, wait_or_kill  # noqa: E402
 from server.games.room import Room  # noqa: E402
 from server.model.session import Session  # noqa: E402
 from server.model.records import Action, SessionHeader
@@ -104,7 +105,6 @@ SERVER_ENVIRONMENT = {
     # the standard error both share; warnings and errors still show.
     "ARENA_LOG_LEVEL": "warning",
 }
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 CLIENT_OPTIONS: dict[str, Any] = {"subprotocols": [MSGPACK_SUBPROTOCOL], "compression": None, "ping_interval": None}
 
 
@@ -222,26 +222,14 @@ class ServerChild:
         self.url = line.removeprefix(LISTENING).strip()
 
     def cpu_seconds(self) -> float:
-        """The process's user + system CPU time so far, from ``/proc`` (Linux)."""
-        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+        return cpu_seconds(self.process.pid)
 
     def rss_kib(self) -> int:
-        """The process's resident set size, from ``/proc`` (Linux)."""
-        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-        raise LookupError("VmRSS")
+        return rss_kib(self.process.pid)
 
     def stop(self) -> None:
         self.process.terminate()
-        try:
-            self.process.wait(30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        if self.process.stdout is not None:
-            self.process.stdout.close()
+        wait_or_kill(self.process)
 
 
 async def request(connection: ClientConnection, message: dict[str, Any]) -> dict[str, Any]:
