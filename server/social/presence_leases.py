@@ -64,9 +64,12 @@ class PresenceLeases:
         self._presence.idle_check()
 
     async def _reap(self, now: int) -> None:
-        """Take the leases that ended and tell their players' friends."""
+        """Take the leases that ended and tell their players' friends.  Only
+        another process's lease is news for the log: this one's own is
+        reaped as it closes, on every shutdown."""
         for dead in await self._store.reap_presence_leases(now):
-            log.info("reaped the presence lease of process %s (%d players)", dead.origin, len(dead.player_ids))
+            if dead.origin != self._presence.origin:
+                log.info("reaped the presence lease of process %s (%d players)", dead.origin, len(dead.player_ids))
             views = await self._presence.presence_of(dead.player_ids)
             for view in views.values():
                 await self._presence.tell_friends(view)

@@ -123,11 +123,21 @@ class ArenaServer:
         self._addresses: dict[ServerConnection, str] = {}
 
     async def start(self) -> None:
-        settings = self.settings
+        """Open the store's work, then listen; a port that cannot be had
+        (in use, say) releases what was started, so the process ends
+        without its worker tasks pending."""
         await self.store.ping()
         await self.sweeper.sweep()
         await self.hub.start()
         self.sweeper.start()
+        try:
+            await self._listen()
+        except BaseException:
+            await self._stop_parts()
+            raise
+
+    async def _listen(self) -> None:
+        settings = self.settings
         at_accept = screens_at_accept(asyncio.get_running_loop())
         self.listener = screened_listener(
             settings.host, settings.port, self._screen if at_accept else admit_every, self.hub.admission.barred_seconds
@@ -362,6 +372,9 @@ class ArenaServer:
             for handler in stuck:
                 handler.cancel()
             await server.wait_closed()
+        await self._stop_parts()
+
+    async def _stop_parts(self) -> None:
         await self.sweeper.close()
         await self.hub.close()
         if self._own_store:
