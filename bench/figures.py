@@ -147,6 +147,19 @@ def rss_kib(pid: int) -> int:
     raise LookupError("VmRSS")
 
 
+def listening_url(process: subprocess.Popen[str], prefix: str, what: str) -> str:
+    """The URL a child server prints on its first line after ``prefix``
+    once it listens; a child that prints anything else is stopped, and its
+    line is the error (a bench that measured nothing says why)."""
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    if not line.startswith(prefix):
+        process.terminate()
+        wait_or_kill(process)
+        raise RuntimeError(f"{what} did not start: {line!r}")
+    return line.removeprefix(prefix).strip()
+
+
 def wait_or_kill(process: subprocess.Popen[str]) -> None:
     """Waits for a child already told to stop (its stdin closed, or a
     SIGTERM) and kills it after 30 s, so that a wedged child cannot hold

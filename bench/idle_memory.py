@@ -61,7 +61,7 @@ from websockets.typing import Subprotocol  # noqa: E402
 
 from protocol import MSGPACK_SUBPROTOCOL  # noqa: E402
 from server.runtime.progress import ProgressLine  # noqa: E402
-from bench.figures import rss_kib, wait_or_kill  # noqa: E402
+from bench.figures import listening_url, rss_kib, wait_or_kill  # noqa: E402
 
 KINDS = ("arena", "bare")
 WARM_UP = 50
@@ -209,12 +209,7 @@ class Child:
         command += ["--trace"] if trace else []
         environment = {**os.environ, "PYTHONPATH": str(ROOT)}
         self.process = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=environment)
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        if not line.startswith(LISTENING):
-            self.stop()
-            raise RuntimeError(f"{kind} server did not start: {line!r}")
-        self.url = line.removeprefix(LISTENING).strip()
+        self.url = listening_url(self.process, LISTENING, f"{kind} server")
 
     def read(self) -> dict[str, Any]:
         assert self.process.stdin is not None and self.process.stdout is not None

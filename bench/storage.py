@@ -79,7 +79,7 @@ from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from protocol import MSGPACK_SUBPROTOCOL  # noqa: E402
 from protocol import to_client as tc  # noqa: E402
 from server.runtime.progress import ProgressLine  # noqa: E402
-from bench.figures import cpu_seconds, rss_kib, wait_or_kill  # noqa: E402
+from bench.figures import cpu_seconds, listening_url, rss_kib, wait_or_kill  # noqa: E402
 from server.games.room import Room  # noqa: E402
 from server.model.session import Session  # noqa: E402
 from server.model.records import Action, SessionHeader
@@ -214,12 +214,7 @@ class ServerChild:
             command, cwd=ROOT, stdout=subprocess.PIPE, text=True,
             env={**os.environ, **SERVER_ENVIRONMENT, **(environment or {})},
         )
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        if not line.startswith(LISTENING):
-            self.stop()
-            raise RuntimeError(f"arena serve did not start: {line!r}")
-        self.url = line.removeprefix(LISTENING).strip()
+        self.url = listening_url(self.process, LISTENING, "arena serve")
 
     def cpu_seconds(self) -> float:
         return cpu_seconds(self.process.pid)
