@@ -1,6 +1,7 @@
 """Bugs once seen in the browser: an abandoned game ends and leaves Live
 games, the result text stays readable over the celebration, the name
-field shows the name, and a screen reader hears words, not pile codes.
+field shows the name and keeps what is typed in it, and a screen reader
+hears words, not pile codes.
 """
 
 from __future__ import annotations
@@ -96,6 +97,26 @@ async def test_the_name_field_shows_the_name_the_header_plays_as(site: Site) -> 
     name = banner.removeprefix("Playing as ").strip()
     assert name and name != banner
     await page.wait_for_function("name => document.getElementById('player-name').value === name", arg=name)
+
+
+async def test_a_name_being_typed_survives_the_lobby_refreshing_under_it(site: Site) -> None:
+    """The lobby is rebuilt when its lists arrive, which happens just after
+    the page says hello: a name typed then was replaced by the old one, and
+    "Save name" saved the old name."""
+    page = await site.page()
+    await page.fill("#watch-id", "g_half_typed")
+    await page.click("#player-name")
+    await page.fill("#player-name", "")
+    await page.keyboard.type("Annabel")
+    await page.keyboard.press("ArrowLeft")
+    await page.evaluate("window.arena.refreshLobby()")
+    field = await page.evaluate(
+        "(() => { const f = document.activeElement; return [f.id, f.value, f.selectionStart]; })()"
+    )
+    assert field == ["player-name", "Annabel", 6]
+    assert await page.input_value("#watch-id") == "g_half_typed"
+    await page.click("text=Save name")
+    await page.wait_for_function("document.getElementById('connection').textContent.endsWith('Annabel')")
 
 
 async def test_piles_and_cards_are_named_in_words(site: Site) -> None:

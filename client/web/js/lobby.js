@@ -35,6 +35,8 @@ export class Lobby {
     this.races = null;
     this.welcome = null;
     this.raceCode = "";
+    this.nameDraft = null;
+    this.watchDraft = "";
     this.records = new RecordsPanel(actions.request);
     this.leaderboard = new LeaderboardPanel(actions.request, (playerId) => this.records.show(playerId));
   }
@@ -60,11 +62,30 @@ export class Lobby {
     const choosing = offered.length
       ? [this.newGamePanel(), this.racePanel()]
       : [h("section", { class: "panel new-game" }, h("h2", {}, "New game"), h("p", { class: "note", id: "games-loading" }, "Loading the games…"))];
+    const typing = this.fieldBeingTyped();
     this.root.replaceChildren(h("div", { class: "lobby" },
       this.namePanel(), ...choosing, this.actions.friendsPanel(), this.myGamesPanel(), this.livePanel(),
       h("div", { class: "daily-boards" }, this.leaderboard.node, this.actions.friendsBoard()),
       this.dailyLinks(), this.records.node, this.actions.devicesPanel()));
     restoreBusy(this.root);
+    this.resumeTyping(typing);
+  }
+
+  // The lobby is rebuilt whenever its lists change (a live game starts, a
+  // friend comes online); someone typing in one of its fields goes on
+  // typing there, caret and selection where they were.
+  fieldBeingTyped() {
+    const field = document.activeElement;
+    if (!(field instanceof HTMLInputElement) || !field.id || !this.root.contains(field)) return null;
+    return { id: field.id, start: field.selectionStart, end: field.selectionEnd };
+  }
+
+  resumeTyping(typing) {
+    if (typing === null) return;
+    const field = this.root.querySelector(`#${CSS.escape(typing.id)}`);
+    if (!(field instanceof HTMLInputElement)) return;
+    field.focus();
+    if (typing.start !== null && typing.end !== null) field.setSelectionRange(typing.start, typing.end);
   }
 
   // Your daily stats and your leagues have screens of their own.
@@ -74,9 +95,14 @@ export class Lobby {
   }
 
   namePanel() {
-    const input = h("input", { id: "player-name", maxlength: 32, value: this.actions.name(), placeholder: "Your name",
-      "aria-label": "Your name" });
-    const save = () => { const name = input.value.trim(); if (name) this.actions.rename(name); };
+    const input = h("input", { id: "player-name", maxlength: 32, value: this.nameDraft ?? this.actions.name(),
+      placeholder: "Your name", "aria-label": "Your name", oninput: (event) => { this.nameDraft = event.target.value; } });
+    const save = () => {
+      const name = input.value.trim();
+      if (!name) return;
+      this.nameDraft = null;
+      this.actions.rename(name);
+    };
     return h("section", { class: "panel name" },
       h("label", { for: "player-name" }, "Playing as"), input,
       h("button", { type: "button", onclick: save }, "Save name"),
@@ -208,7 +234,8 @@ export class Lobby {
           h("button", { type: "button", dataset: { watch: summary.game_id },
             onclick: () => this.actions.watch(summary.game_id) }, "Watch"))))
         : h("p", { class: "note" }, "Nobody else is playing right now.");
-    const idInput = h("input", { id: "watch-id", placeholder: "Game id (g_…) or race link", "aria-label": "Game id or race link to watch" });
+    const idInput = h("input", { id: "watch-id", value: this.watchDraft, placeholder: "Game id (g_…) or race link",
+      "aria-label": "Game id or race link to watch", oninput: (event) => { this.watchDraft = event.target.value; } });
     return h("section", { class: "panel live" },
       h("h2", {}, "Live games"),
       h("button", { type: "button", class: "refresh", onclick: () => this.actions.refresh() }, "Refresh"),
