@@ -55,7 +55,7 @@ export class LeaveGuard {
    */
   async mayLeave(mirror, action) {
     const app = this.app;
-    if (!mirror || mirror.owner.player_id !== app.playerId() || mirror.status !== "playing") return true;
+    if (!mirror || mirror.owner.player_id !== app.playerId() || !mirror.underWay) return true;
     const race = app.raceOfGame(mirror.gameId) !== null;
     const question = leaveQuestion({ action, rankedDaily: race ? null : mirror.rankedDaily, race,
       underWay: (mirror.counters.moves ?? 0) > 0 });
@@ -70,7 +70,7 @@ export class LeaveGuard {
     const gameId = route?.kind === "play" ? route.gameId
       : route?.kind === "race" ? app.races.get(route.raceId)?.gameOf(app.playerId()) : null;
     const mirror = gameId ? app.mirrors.get(gameId) : null;
-    if (!mirror || mirror.owner.player_id !== app.playerId() || mirror.status !== "playing") return false;
+    if (!mirror || mirror.owner.player_id !== app.playerId() || !mirror.underWay) return false;
     return mirror.rankedDaily !== null || app.raceOfGame(gameId) !== null;
   }
 }

@@ -60,6 +60,16 @@ export class Mirror {
   }
 
   /**
+   * Whether the game is still being played: its status says so and no
+   * `game_over` came (which can come before the diff that ends the game
+   * while that diff waits for a resync).
+   * @returns {boolean}
+   */
+  get underWay() {
+    return this.status === "playing" && this.over === null;
+  }
+
+  /**
    * True while the server offers safe automatic finishing: an offer holds
    * only at the seq it names (the next diff withdraws it).
    * @returns {boolean}

@@ -66,3 +66,11 @@ test("a finish offer holds only at the seq it names", () => {
   mirror.apply(diff(4, []));
   assert.equal(mirror.canFinish(), false);
 });
+
+test("a game is no longer under way once its game_over came, even before the diff that ends it", () => {
+  const mirror = new Mirror(snapshot());
+  assert.equal(mirror.underWay, true);
+  mirror.over = { game_id: "g1", result: "resigned" };
+  assert.equal(mirror.status, "playing");
+  assert.equal(mirror.underWay, false);
+});
