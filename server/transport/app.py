@@ -46,6 +46,7 @@ from protocol import to_client as tc
 from protocol.http_api import API_PREFIX
 from server.net.admission import Denial, SocketPeer
 from server.core import Hub, wall_clock_ms
+from server.transport.heartbeat import Heartbeat
 from server.transport.http_api import HttpApi
 from server.transport.keepalive import screened_by
 from server.transport.listener import LISTEN_BACKLOG, admit_every, host_and_port, screened_listener, screens_at_accept
@@ -79,7 +80,7 @@ class ArenaServer:
     """One server process.  Use ``async with ArenaServer(settings) as server``
     (tests) or ``await run(settings)`` (the CLI).  ``monotonic`` is the
     hub's clock of rate limits and admission, ``clock`` (ms) and
-    ``scheduler`` those of races and spectator delays, ``workers`` the
+    ``scheduler`` those of races, spectator delays and keepalive pings, ``workers`` the
     worker pool of searches and proofs: all injected by tests that advance time or
     hold a search instead of sleeping, so that a timing rule seen through
     real sockets cannot fail on a loaded machine.  ``entropy`` is the hub's
@@ -111,6 +112,7 @@ class ArenaServer:
         )
         self.api = HttpApi.of(self.hub)
         self.sweeper = Sweeper(self.store, settings, self.hub.metrics.registry, self.hub.scheduler)
+        self.heartbeat = Heartbeat(settings.ping_interval, settings.ping_timeout, self.hub.scheduler)
         self._resets = Counter(
             "arena_connections_reset",
             "TCP connections reset as they were accepted (over the TCP flood guard, or cooling down).",
@@ -130,6 +132,7 @@ class ArenaServer:
         await self.sweeper.sweep()
         await self.hub.start()
         self.sweeper.start()
+        self.heartbeat.start()
         try:
             await self._listen()
         except BaseException:
@@ -151,12 +154,11 @@ class ArenaServer:
             subprotocols=[Subprotocol(name) for name in SUBPROTOCOLS],
             select_subprotocol=select_subprotocol,
             process_request=self._process_request,
-            create_connection=screened_by(self._another_request, None if at_accept else self._screen),
+            create_connection=screened_by(self._another_request, None if at_accept else self._screen, self.heartbeat),
             compression="deflate" if settings.compression else None,
             logger=logging.getLogger(WEBSOCKETS_LOGGER),
             max_size=settings.max_frame_bytes,
-            ping_interval=settings.ping_interval,
-            ping_timeout=settings.ping_timeout,
+            ping_interval=None,  # self.heartbeat pings every connection instead of a task per connection
             close_timeout=settings.close_timeout,
             write_limit=settings.write_buffer_bytes,
         )
@@ -375,6 +377,7 @@ class ArenaServer:
         await self._stop_parts()
 
     async def _stop_parts(self) -> None:
+        self.heartbeat.stop()
         await self.sweeper.close()
         await self.hub.close()
         if self._own_store:

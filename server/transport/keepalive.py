@@ -46,6 +46,11 @@ body's headers out of the head before websockets parses it, keeps them
 as ``body``, and drops the body and whatever follows unread.  Such a
 request is its connection's last, and the server may refuse the body
 itself (``server.transport.web.body_refusal``: 413, or 400 on an upgrade).
+
+An open WebSocket joins the server's ``Heartbeat``
+(``server.transport.heartbeat``) where websockets would start its own
+keepalive task, and leaves it as the TCP connection is lost, where
+websockets would cancel that task.
 """
 
 from __future__ import annotations
@@ -61,6 +66,7 @@ from websockets.protocol import State
 from websockets.server import ServerProtocol
 
 from server.net.admission import SocketPeer
+from server.transport.heartbeat import Heartbeat
 from server.transport.listener import reset
 
 KEEP_ALIVE_SECONDS = 5.0
@@ -118,6 +124,8 @@ class KeepAliveConnection(ServerConnection):
     screen_request: ScreenRequest | None = None
     screen_connection: Callable[[SocketPeer], bool] | None = None
     """Whether to serve a connection from this address and port at all."""
+    heartbeat: Heartbeat | None = None
+    """The server's keepalive pings (None: websockets' own, a task per connection)."""
 
     def __init__(self, protocol: ServerProtocol, *args: Any, **kwargs: Any) -> None:
         super().__init__(protocol, *args, **kwargs)
@@ -129,6 +137,17 @@ class KeepAliveConnection(ServerConnection):
         if self.screen_connection is not None and not self.screen_connection(transport.get_extra_info("peername")[:2]):
             reset(transport.get_extra_info("socket"))
             self.transport.abort()
+
+    def start_keepalive(self) -> None:
+        if self.heartbeat is None:
+            super().start_keepalive()
+        else:
+            self.heartbeat.add(self)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        if self.heartbeat is not None:
+            self.heartbeat.discard(self)
 
     def _read_next_request(self) -> None:
         """Parse the next request with ``_parse_request`` (no data of it has come yet)."""
@@ -270,11 +289,13 @@ def _answering(response: Response | None) -> Any:
 
 
 def screened_by(
-    screen_request: ScreenRequest, screen_connection: Callable[[SocketPeer], bool] | None = None
+    screen_request: ScreenRequest,
+    screen_connection: Callable[[SocketPeer], bool] | None = None,
+    heartbeat: Heartbeat | None = None,
 ) -> type[KeepAliveConnection]:
-    """``KeepAliveConnection`` with ``screen_request`` (and ``screen_connection``),
-    for ``serve``'s ``create_connection``."""
-    screens: dict[str, object] = {"screen_request": staticmethod(screen_request)}
+    """``KeepAliveConnection`` with ``screen_request`` (and ``screen_connection``,
+    ``heartbeat``), for ``serve``'s ``create_connection``."""
+    screens: dict[str, object] = {"screen_request": staticmethod(screen_request), "heartbeat": heartbeat}
     if screen_connection is not None:
         screens["screen_connection"] = staticmethod(screen_connection)
     return type("ScreenedKeepAliveConnection", (KeepAliveConnection,), screens)
