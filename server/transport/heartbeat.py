@@ -1,14 +1,15 @@
 """One keepalive for every WebSocket of a server.
 
 websockets pings each connection from a task of its own (its
-``keepalive``: a task, a coroutine and its frame, about 1.2 KB that every
-idle connection keeps for as long as it lives).  ``Heartbeat`` pings
-them all from one timer instead: each connection has a slot on a wheel
-that turns once per ``ping_interval``, a slot every ``SLOT_SECONDS`` or
-so, and each tick pings the connections of one slot.  Connections take
-the slots in turn as they open, so the pings of thousands of connections
-are spread over the interval rather than sent in one loop turn, and a
-connection's first ping comes at most ``ping_interval`` after it opened.
+``keepalive``: a task, a coroutine, its frame and its sleep's timer,
+about 1.7 KB that every idle connection keeps for as long as it lives).
+``Heartbeat`` pings them all from one timer instead: each connection has
+a slot on a wheel that turns once per ``ping_interval``, a slot every
+``SLOT_SECONDS`` or so, and each tick pings the connections of one slot.
+Connections take the slots in turn as they open, so the pings of
+thousands of connections are spread over the interval rather than sent
+in one loop turn, and a connection's first ping comes within
+``ping_interval`` of its opening.
 
 A ping is websockets' own as far as the connection can tell: it waits in
 the connection's ``pending_pings`` as one sent by ``ping()`` would, so
@@ -25,8 +26,9 @@ websockets, no ping is sent while one waits for its pong (a
 ``ping_timeout`` a ping goes out every interval, pong or not.
 
 A timeout is checked at a tick, not at its exact second: the pong is
-awaited ``ping_timeout`` rounded up to whole ticks, at most a tick (a
-quarter of a second) longer than websockets would wait, never shorter.
+awaited ``ping_timeout`` rounded up to whole ticks, at most a tick
+(about a quarter of a second) longer than websockets would wait, never
+shorter.
 The ticks run on the server's ``Scheduler``, so a test moves time on
 instead of waiting for it.
 """
@@ -64,7 +66,6 @@ class Heartbeat:
     keeps nothing and no timer runs."""
 
     def __init__(self, interval: float | None, timeout: float | None, scheduler: Scheduler) -> None:
-        self.interval = interval
         self.timeout = timeout
         self.scheduler = scheduler
         count = max(1, round(interval / SLOT_SECONDS)) if interval is not None else 0
