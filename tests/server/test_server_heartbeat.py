@@ -1,7 +1,7 @@
 """Keepalive pings (``server.transport.heartbeat``) over real sockets, on a
 scheduler the test moves on instead of waiting: a client that never
 answers a ping is closed with 1011 once ``ping_timeout`` has passed and
-not a tick before; one that answers stays open through many intervals,
+not a tick before (on uvloop too, which ``arena serve`` runs); one that answers stays open through many intervals,
 its latency measured as websockets measures it; the connections' pings
 are spread over the interval, each pinged once per interval; without
 ``ping_timeout`` a silent client is pinged every interval and kept."""
@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import deque
+from contextlib import asynccontextmanager
 from typing import AsyncIterator
 
 import pytest
@@ -37,6 +38,7 @@ TIMEOUT_TICKS = 2
 SLOTS = INTERVAL_MS // TICK_MS
 
 
+@asynccontextmanager
 async def serving(ping_timeout: float | None) -> AsyncIterator[tuple[ArenaServer, ManualScheduler]]:
     clock = FakeClock()
     scheduler = ManualScheduler(clock)
@@ -48,13 +50,13 @@ async def serving(ping_timeout: float | None) -> AsyncIterator[tuple[ArenaServer
 
 @pytest.fixture
 async def server() -> AsyncIterator[tuple[ArenaServer, ManualScheduler]]:
-    async for served in serving(ping_timeout=TIMEOUT_TICKS * TICK_MS / 1000):
+    async with serving(ping_timeout=TIMEOUT_TICKS * TICK_MS / 1000) as served:
         yield served
 
 
 @pytest.fixture
 async def unawaited() -> AsyncIterator[tuple[ArenaServer, ManualScheduler]]:
-    async for served in serving(ping_timeout=None):
+    async with serving(ping_timeout=None) as served:
         yield served
 
 
@@ -144,24 +146,40 @@ def is_pong_message(frame: Frame) -> bool:
 async def test_a_client_that_never_answers_a_ping_is_closed_with_1011_once_the_timeout_has_passed(
     server: tuple[ArenaServer, ManualScheduler],
 ) -> None:
-    running, scheduler = server
+    await silent_client_closed(*server)
+
+
+def test_on_uvloop_as_arena_serve_runs_a_silent_client_is_closed_all_the_same() -> None:
+    uvloop = pytest.importorskip("uvloop")
+
+    async def scenario() -> None:
+        async with serving(ping_timeout=TIMEOUT_TICKS * TICK_MS / 1000) as served:
+            await silent_client_closed(*served)
+
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        runner.run(scenario())
+
+
+async def silent_client_closed(running: ArenaServer, scheduler: ManualScheduler) -> None:
     client = await SilentClient.open(running.url)
-    assert is_pong_message(await client.round_trip()), "the handler runs: the connection has joined the heartbeat"
-    connection = served_connection(running)
-    for _ in range(SLOTS):
+    try:
+        assert is_pong_message(await client.round_trip()), "the handler runs: the connection has joined the heartbeat"
+        connection = served_connection(running)
+        for _ in range(SLOTS):
+            tick(scheduler)
+            if connection.pending_pings:
+                break
+        ping = await client.frame()
+        assert (ping.opcode, len(ping.data)) == (Opcode.PING, 4)
+        tick(scheduler, TIMEOUT_TICKS - 1)
+        assert is_pong_message(await client.round_trip()), "still open a tick before the timeout"
         tick(scheduler)
-        if connection.pending_pings:
-            break
-    ping = await client.frame()
-    assert (ping.opcode, len(ping.data)) == (Opcode.PING, 4)
-    tick(scheduler, TIMEOUT_TICKS - 1)
-    assert is_pong_message(await client.round_trip()), "still open a tick before the timeout"
-    tick(scheduler)
-    closing = await client.frame()
-    assert closing.opcode is Opcode.CLOSE
-    assert Close.parse(closing.data) == Close(1011, TIMEOUT_REASON)
-    assert await client.ended()
-    client.close()
+        closing = await client.frame()
+        assert closing.opcode is Opcode.CLOSE
+        assert Close.parse(closing.data) == Close(1011, TIMEOUT_REASON)
+        assert await client.ended()
+    finally:
+        client.close()
 
 
 async def test_a_client_that_answers_stays_open_through_many_intervals(server: tuple[ArenaServer, ManualScheduler]) -> None:
@@ -210,10 +228,12 @@ async def test_without_a_timeout_a_silent_client_is_pinged_every_interval_and_ke
 ) -> None:
     running, scheduler = unawaited
     client = await SilentClient.open(running.url)
-    assert is_pong_message(await client.round_trip())
-    for _ in range(3):
-        tick(scheduler, SLOTS)
-        assert (await client.frame()).opcode is Opcode.PING
-    assert is_pong_message(await client.round_trip())
-    assert len(served_connection(running).pending_pings) == 3, "each ping still awaits its pong, as websockets keeps them"
-    client.close()
+    try:
+        assert is_pong_message(await client.round_trip())
+        for _ in range(3):
+            tick(scheduler, SLOTS)
+            assert (await client.frame()).opcode is Opcode.PING
+        assert is_pong_message(await client.round_trip())
+        assert len(served_connection(running).pending_pings) == 3, "each ping still awaits its pong, as websockets keeps them"
+    finally:
+        client.close()
