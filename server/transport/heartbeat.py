@@ -25,6 +25,12 @@ websockets, no ping is sent while one waits for its pong (a
 ``ping_timeout`` longer than ``ping_interval``), and without
 ``ping_timeout`` a ping goes out every interval, pong or not.
 
+A ping is written at once, behind whatever the connection's buffer
+holds, and its timeout runs from then.  websockets' own waits for that
+buffer to drain below its limit first, so a client that stops reading
+with a full buffer is never timed out by it; here it is, unless the
+write timeout (``write_timeout_seconds``, 1013) closed it first.
+
 A timeout is checked at a tick, not at its exact second: the pong is
 awaited ``ping_timeout`` rounded up to whole ticks, at most a tick
 (about a quarter of a second) longer than websockets would wait, never
@@ -140,11 +146,16 @@ class Heartbeat:
 async def _fail(connection: ServerConnection) -> None:
     """What websockets' keepalive does when a pong is late: fail the
     connection, then wait at most ``close_timeout`` for the TCP connection
-    to close before aborting it."""
+    to close before aborting it.  The wait is bounded here too because
+    websockets first waits for the write buffer to drain, which a client
+    that stopped reading never lets it do."""
     if connection.debug:
         connection.logger.debug("- timed out waiting for keepalive pong")
     try:
-        async with connection.send_context():
-            connection.protocol.fail(CloseCode.INTERNAL_ERROR, TIMEOUT_REASON)
+        async with asyncio.timeout(connection.close_timeout):
+            async with connection.send_context():
+                connection.protocol.fail(CloseCode.INTERNAL_ERROR, TIMEOUT_REASON)
     except ConnectionClosed:
         pass
+    except TimeoutError:
+        connection.transport.abort()

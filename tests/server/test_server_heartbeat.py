@@ -1,18 +1,21 @@
 """Keepalive pings (``server.transport.heartbeat``) over real sockets, on a
 scheduler the test moves on instead of waiting: a client that never
 answers a ping is closed with 1011 once ``ping_timeout`` has passed and
-not a tick before (on uvloop too, which ``arena serve`` runs); one that answers stays open through many intervals,
-its latency measured as websockets measures it; the connections' pings
-are spread over the interval, each pinged once per interval; without
-``ping_timeout`` a silent client is pinged every interval and kept."""
+not a tick before (on uvloop too, which ``arena serve`` runs), and cut
+off ``close_timeout`` later if it stopped reading with a full buffer;
+one that answers stays open through many intervals, its latency measured
+as websockets measures it; the connections' pings are spread over the
+interval, each pinged once per interval; without ``ping_timeout`` a
+silent client is pinged every interval and kept."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import socket
 from collections import deque
 from contextlib import asynccontextmanager
-from typing import AsyncIterator
+from typing import Any, AsyncIterator
 
 import pytest
 from tests.server.arena_clock import FakeClock, ManualScheduler
@@ -36,13 +39,14 @@ TICK_MS = 250
 """``INTERVAL_MS`` over the wheel's four slots (``SLOT_SECONDS``)."""
 TIMEOUT_TICKS = 2
 SLOTS = INTERVAL_MS // TICK_MS
+SMALL_BUFFER = 4096
 
 
 @asynccontextmanager
-async def serving(ping_timeout: float | None) -> AsyncIterator[tuple[ArenaServer, ManualScheduler]]:
+async def serving(ping_timeout: float | None, **changes: Any) -> AsyncIterator[tuple[ArenaServer, ManualScheduler]]:
     clock = FakeClock()
     scheduler = ManualScheduler(clock)
-    settings = make_settings(ping_interval=INTERVAL_MS / 1000, ping_timeout=ping_timeout)
+    settings = make_settings(ping_interval=INTERVAL_MS / 1000, ping_timeout=ping_timeout, **changes)
     async with ArenaServer(settings, store=MemoryStore(), clock=clock, scheduler=scheduler) as running:
         assert running.heartbeat.tick_seconds * 1000 == TICK_MS
         yield running, scheduler
@@ -51,6 +55,15 @@ async def serving(ping_timeout: float | None) -> AsyncIterator[tuple[ArenaServer
 @pytest.fixture
 async def server() -> AsyncIterator[tuple[ArenaServer, ManualScheduler]]:
     async with serving(ping_timeout=TIMEOUT_TICKS * TICK_MS / 1000) as served:
+        yield served
+
+
+@pytest.fixture
+async def unread() -> AsyncIterator[tuple[ArenaServer, ManualScheduler]]:
+    """Small buffers, and no write timeout to close a client that stops reading first."""
+    changes = {"write_timeout_seconds": None, "close_timeout": 0.2, "send_queue": 100_000, "send_overflows": 1_000}
+    changes |= {"kernel_send_buffer_bytes": SMALL_BUFFER, "write_buffer_bytes": SMALL_BUFFER}
+    async with serving(ping_timeout=TIMEOUT_TICKS * TICK_MS / 1000, **changes) as served:
         yield served
 
 
@@ -70,10 +83,17 @@ class SilentClient:
         self.frames: deque[Frame] = deque()
 
     @classmethod
-    async def open(cls, url: str) -> SilentClient:
+    async def open(cls, url: str, receive_buffer: int | None = None) -> SilentClient:
+        """Connected, the handshake done; ``receive_buffer`` bounds the
+        socket's receive buffer (set before connecting, to bound the window)."""
         uri = parse_uri(url)
         protocol = ClientProtocol(uri)
-        client = cls(protocol, *await asyncio.open_connection(uri.host, uri.port))
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if receive_buffer is not None:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+        sock.setblocking(False)
+        await asyncio.get_running_loop().sock_connect(sock, (uri.host, uri.port))
+        client = cls(protocol, *await asyncio.open_connection(sock=sock))
         protocol.send_request(protocol.connect())
         client.writer.write(b"".join(protocol.data_to_send()))
         async with asyncio.timeout(HANG_SECONDS):
@@ -99,11 +119,15 @@ class SilentClient:
                 await self._read()
         return self.frames.popleft()
 
-    async def round_trip(self) -> Frame:
-        """Ask the server for a ``pong`` message and return the first frame
-        after: the answer while the connection is open, else its close frame."""
+    def ask_for_pong(self) -> None:
+        """Ask the server for a ``pong`` message (not a WebSocket pong)."""
         self.protocol.send_text(json.dumps({"type": "ping", "id": 1}).encode())
         self.writer.write(b"".join(self.protocol.data_to_send()))
+
+    async def round_trip(self) -> Frame:
+        """Ask for a ``pong`` message and return the first frame after: the
+        answer while the connection is open, else its close frame."""
+        self.ask_for_pong()
         return await self.frame()
 
     async def ended(self) -> bool:
@@ -178,6 +202,33 @@ async def silent_client_closed(running: ArenaServer, scheduler: ManualScheduler)
         assert closing.opcode is Opcode.CLOSE
         assert Close.parse(closing.data) == Close(1011, TIMEOUT_REASON)
         assert await client.ended()
+    finally:
+        client.close()
+
+
+async def test_a_client_that_stops_reading_with_a_full_buffer_is_cut_off_after_the_timeout(
+    unread: tuple[ArenaServer, ManualScheduler],
+) -> None:
+    running, scheduler = unread
+    client = await SilentClient.open(running.url, receive_buffer=SMALL_BUFFER)
+    try:
+        assert is_pong_message(await client.round_trip())
+        connection = served_connection(running)
+        transport = client.writer.transport
+        assert isinstance(transport, asyncio.Transport)
+        transport.pause_reading()
+        async with asyncio.timeout(HANG_SECONDS):
+            while not connection.paused:
+                for _ in range(100):
+                    client.ask_for_pong()
+                await client.writer.drain()
+                await asyncio.sleep(0.01)
+        tick(scheduler, SLOTS)
+        assert connection.pending_pings, "the ping waits behind the replies the client does not read"
+        tick(scheduler, TIMEOUT_TICKS)
+        async with asyncio.timeout(HANG_SECONDS):
+            await connection.wait_closed()
+        assert connection.protocol.close_sent == Close(1011, TIMEOUT_REASON)
     finally:
         client.close()
 
