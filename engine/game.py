@@ -90,10 +90,12 @@ class Game(Rules):
         return moves
 
     def _snapshot(self) -> Snapshot:
-        return Snapshot(self.position, self.moves, self.score)
+        piles, down, aux = self.position
+        return piles, down, aux, self.moves, self.score
 
     def _restore(self, snap: Snapshot) -> None:
-        self.position, self.moves, self.score = snap
+        piles, down, aux, self.moves, self.score = snap
+        self.position = Position(piles, down, aux)
 
     def _advance(self, move: Move) -> None:
         before = self.position
@@ -265,7 +267,7 @@ class Game(Rules):
         """The positions of this game's undo history, oldest first: the
         boards its player has seen on the way here (hints neither return to
         them nor forget the cards they showed)."""
-        return [snap.position for snap in self._history]
+        return [Position(piles, down, aux) for piles, down, aux, _, _ in self._history]
 
     def _hint_budget_left(self) -> bool:
         return True
