@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import Any, Callable, Iterable
 
 from .cards import CODE
-from .errors import ActionUnavailable, BadNotation, BadOption, IllegalMove
+from .errors import ActionUnavailable, BadNotation, BadOption, EngineError, IllegalMove
 from .moves import LOST, PLAYING, WON, Move, Position, Snapshot
 from .options import Option, format_option
 from .rng import deal_rng
@@ -285,6 +285,17 @@ class Game(Rules):
         solver's question (``engine.solver.auto_finish``).  Only games with
         torn cards finish automatically, so here it never may."""
         raise ActionUnavailable(f"{self.title} has no automatic finishing", code="finish_not_offered")
+
+    def finish_offered(self) -> bool:
+        """Whether ``check_finish`` passes now, without the refusal it
+        raises: a server asks after every action, where building and
+        raising the refusal took longer than the question (a game whose
+        question is cheap answers it here directly)."""
+        try:
+            self.check_finish()
+        except EngineError:
+            return False
+        return True
 
     def hint(self, find: Callable[[Game], Move | None]) -> Move | None:
         """A suggested move, counted as a hint; ``find`` is the search that

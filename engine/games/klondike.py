@@ -311,6 +311,9 @@ class Klondike(Game):
                 code="finish_not_offered",
             )
 
+    def finish_offered(self) -> bool:
+        return self.all_open()
+
     def _lost(self, pos: Position) -> bool:
         """Lost once the cards the player has seen prove that a whole cycle
         of the stock brings no move but drawing and turning the waste over
