@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import Any, Callable, Iterable
 
 from .cards import CODE
-from .errors import ActionUnavailable, BadNotation, BadOption, IllegalMove
+from .errors import ActionUnavailable, BadNotation, BadOption, EngineError, IllegalMove
 from .moves import LOST, PLAYING, WON, Move, Position, Snapshot
 from .options import Option, format_option
 from .rng import deal_rng
@@ -90,10 +90,12 @@ class Game(Rules):
         return moves
 
     def _snapshot(self) -> Snapshot:
-        return Snapshot(self.position, self.moves, self.score)
+        piles, down, aux = self.position
+        return piles, down, aux, self.moves, self.score
 
     def _restore(self, snap: Snapshot) -> None:
-        self.position, self.moves, self.score = snap
+        piles, down, aux, self.moves, self.score = snap
+        self.position = Position(piles, down, aux)
 
     def _advance(self, move: Move) -> None:
         before = self.position
@@ -265,7 +267,7 @@ class Game(Rules):
         """The positions of this game's undo history, oldest first: the
         boards its player has seen on the way here (hints neither return to
         them nor forget the cards they showed)."""
-        return [snap.position for snap in self._history]
+        return [Position(piles, down, aux) for piles, down, aux, _, _ in self._history]
 
     def _hint_budget_left(self) -> bool:
         return True
@@ -283,6 +285,17 @@ class Game(Rules):
         solver's question (``engine.solver.auto_finish``).  Only games with
         torn cards finish automatically, so here it never may."""
         raise ActionUnavailable(f"{self.title} has no automatic finishing", code="finish_not_offered")
+
+    def finish_offered(self) -> bool:
+        """Whether ``check_finish`` passes now, without the refusal it
+        raises: a server asks after every action, where building and
+        raising the refusal took longer than the question (a game whose
+        question is cheap answers it here directly)."""
+        try:
+            self.check_finish()
+        except EngineError:
+            return False
+        return True
 
     def hint(self, find: Callable[[Game], Move | None]) -> Move | None:
         """A suggested move, counted as a hint; ``find`` is the search that

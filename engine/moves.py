@@ -76,9 +76,10 @@ class Position(NamedTuple):
     aux: tuple[int, ...] = ()
 
 
-class Snapshot(NamedTuple):
-    """What undo restores: the position and the counters that belong to it."""
-
-    position: Position
-    moves: int
-    score: int
+Snapshot = tuple[tuple[tuple[int, ...], ...], tuple[int, ...], tuple[int, ...], int, int]
+"""What undo restores: a position's ``piles``, ``down`` and ``aux``, then the
+``moves`` and ``score`` that belong to it.  A plain tuple, not a named
+one: a game keeps one per action, and the garbage collector stops
+tracking an exact tuple of untracked parts (the card tuples) but never a
+tuple subclass, so named ones would stay on every collection's walk as
+long as the game does."""

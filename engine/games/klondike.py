@@ -151,9 +151,10 @@ class Klondike(Game):
         function of those piles alone, so piles equal to the kept ones
         (the same tuples, after a draw, an undo or a redo) give the kept
         answer, and nothing else can.  What is kept is the position asked
-        about, already alive in the game's history, not a key built from
-        it: a new key per search kept more young objects alive for the
-        garbage collector to walk (``bench/action_path.py``'s random play).
+        about, whose piles are already alive in the game's history, not a
+        key built from it: a new key per search kept more young objects
+        alive for the garbage collector to walk (``bench/action_path.py``'s
+        random play).
         The pair is replaced whole, so a search on another thread never
         reads half of one."""
         kept = self._board
@@ -309,6 +310,9 @@ class Klondike(Game):
                 "WordLink finishes by itself once the stock and the waste are empty and every card is face up",
                 code="finish_not_offered",
             )
+
+    def finish_offered(self) -> bool:
+        return self.all_open()
 
     def _lost(self, pos: Position) -> bool:
         """Lost once the cards the player has seen prove that a whole cycle

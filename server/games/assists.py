@@ -166,11 +166,9 @@ class AssistDesk:
             return
         room.finish_checked = session.seq
         previous, room.finish_offer, room.finish_search = room.finish_offer, None, None
-        if assist_refusal(session.header, Assist.FINISH, Facts(self._clock(), session.result)) is not None:
+        if not session.game.finish_offered():
             return
-        try:
-            session.game.check_finish()
-        except EngineError:
+        if assist_refusal(session.header, Assist.FINISH, Facts(self._clock(), session.result)) is not None:
             return
         last = session.log[-1] if session.log else None
         if (

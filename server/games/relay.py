@@ -16,7 +16,8 @@ A message is MessagePack ``[origin, kind, *fields]``: kind ``entry``
 (fields: seq, then the action) for every log, and whatever else a kind of
 log sends beside its entries (a race's ``progress``).  Each process tags
 what it publishes with its ``origin`` and ignores its own messages, since
-it has already applied them.
+it has already applied them: it tells them by their first bytes
+(``comes_from``), without unpacking them.
 
 An entry is published by the store's append itself (``announcement``,
 ``Store.append``), in the same atomic step that writes it: a process
@@ -57,6 +58,20 @@ def unpack(payload: bytes) -> tuple[str, str, list[Any]]:
     return str(origin), str(kind), fields
 
 
+ARRAY_HEADERS = {**{code: 1 for code in range(0x90, 0xA0)}, 0xDC: 3, 0xDD: 5}
+"""The length of a MessagePack array's header by its first byte: fixarray,
+array 16, array 32."""
+
+
+def comes_from(payload: bytes, packed_origin: bytes) -> bool:
+    """Whether ``pack`` made ``payload`` with the origin that packs alone to
+    ``packed_origin``, read from the bytes: a process hears every message it
+    publishes itself, and skips them without unpacking them (a packed
+    string carries its length, so a longer origin cannot match)."""
+    start = ARRAY_HEADERS.get(payload[0]) if payload else None
+    return start is not None and payload.startswith(packed_origin, start)
+
+
 def entry_fields(seq: int, action: Action) -> list[Any]:
     return [seq, *action.to_list()]
 
@@ -72,6 +87,7 @@ class Relay:
     def __init__(self, store: Store, origin: str, prefix: str, on_message: OnMessage, on_resume: OnResume) -> None:
         self._store = store
         self.origin = origin
+        self._packed_origin = msgpack.packb(origin, use_bin_type=True)
         self._prefix = prefix
         self._on_message = on_message
         self._on_resume = on_resume
@@ -96,10 +112,11 @@ class Relay:
     async def _consume(self, key: str, subscription: Subscription) -> None:
         try:
             async for payload in subscription:
+                if comes_from(payload, self._packed_origin):
+                    continue
                 try:
-                    origin, kind, fields = unpack(payload)
-                    if origin != self.origin:
-                        await self._on_message(key, kind, fields)
+                    _, kind, fields = unpack(payload)
+                    await self._on_message(key, kind, fields)
                 except (ValueError, TypeError, KeyError, IndexError, msgpack.ExtraData, msgpack.FormatError) as error:
                     log.warning("ignored a malformed message on %s: %s", self.channel(key), error)
                 except (Refusal, StorageError) as error:

@@ -90,17 +90,14 @@ class Room:
         """The fields a snapshot and a diff share, as of ``at_ms``, as plain
         data (a snapshot's model validates them; a diff is sent as is)."""
         session = self.session
+        started, finished, elapsed, score = session.standing(at_ms)
         return {
             "game_id": self.game_id,
             "status": session.status,
             "counters": session.counters,
-            "score": session.score(at_ms),
+            "score": score,
             "legal": session.legal,
-            "clock": {
-                "started_ms": session.started_ms,
-                "finished_ms": session.finished_ms,
-                "elapsed_ms": session.elapsed_ms(at_ms),
-            },
+            "clock": {"started_ms": started, "finished_ms": finished, "elapsed_ms": elapsed},
         }
 
     def snapshot(self, now_ms: int, request_id: RequestId | None = None) -> tc.Snapshot:

@@ -4,14 +4,14 @@ entries, and what a game's end settles.
 
 They are the server's vocabulary, not the store's: rooms, races, play and
 the fair-play rules read and build them, and ``server.storage.base.Store``
-keeps them (docs/storage.md).  Plain dataclasses, so they import nothing
-of the server.
+keeps them (docs/storage.md).  Plain dataclasses (named tuples for the
+two that every action makes), so they import nothing of the server.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 
 @dataclass
@@ -71,12 +71,13 @@ class SessionHeader:
         return cls(**data)
 
 
-@dataclass(frozen=True)
-class Action:
+class Action(NamedTuple):
     """One entry of a session log: ``kind`` is move, undo, redo, hint,
     restart or resign; ``text`` the move notation (or empty); ``at_ms`` the
-    server's clock when it was accepted.  Frozen: a store and every
-    session may share one entry without copying it."""
+    server's clock when it was accepted.  Immutable: a store and every
+    session may share one entry without copying it.  A named tuple, not a
+    frozen dataclass: every action makes one, and a frozen dataclass's
+    ``__init__`` sets each field through ``object.__setattr__``."""
 
     kind: str
     text: str
@@ -91,12 +92,12 @@ class Action:
         return cls(str(kind), str(text), int(at_ms))
 
 
-@dataclass(frozen=True)
-class Announcement:
+class Announcement(NamedTuple):
     """A message that ``Store.append`` publishes on ``channel`` in the same
     atomic step as the entry it announces, and only if the entry is
     written: so no process can write an entry and die before telling the
-    others (the relay, ``server/games/relay.py``)."""
+    others (the relay, ``server/games/relay.py``).  A named tuple, as
+    ``Action`` is: every action makes one."""
 
     channel: str
     payload: bytes

@@ -23,9 +23,8 @@ the number reveals every face-down card; ``game_over`` reveals it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 import engine
 from engine import LOST, WON, Game
@@ -51,9 +50,10 @@ RESIGNED = "resigned"
 FINAL_RESULTS = ("won", "lost", RESIGNED, ABANDONED)
 
 
-@dataclass(frozen=True)
-class Change:
-    """What one committed action did, in terms a watcher can use."""
+class Change(NamedTuple):
+    """What one committed action did, in terms a watcher can use.  A named
+    tuple: every action makes one, and a frozen dataclass's ``__init__``
+    is several times slower."""
 
     seq: int
     action: Action
@@ -172,7 +172,15 @@ class Session:
         self.counters = game.counters
         self.moves = game.moves
         self.status = self.result or game.status
-        self._score_at_commit = game.score_at(self.elapsed_ms(self.log[-1].at_ms) / 1000 if self.log else 0)
+        self._standing_at: int | None = None
+        if self.log:
+            at_ms = self.log[-1].at_ms
+            started, finished, elapsed = self._clock(at_ms)
+            self._score_at_commit = game.score_at(elapsed / 1000)
+            self._standing = (started, finished, elapsed, self._score_at_commit)
+            self._standing_at = at_ms
+        else:
+            self._score_at_commit = game.score_at(0)
 
     def ends(self, action: Action) -> bool:
         """Whether ``action``, performed and not yet committed, ends the
@@ -211,16 +219,25 @@ class Session:
     def finished_ms(self) -> int | None:
         return self.log[-1].at_ms if self.result is not None and self.log else None
 
+    def _clock(self, now_ms: int) -> tuple[int | None, int | None, int]:
+        start = self.started_ms
+        end = self.finished_ms
+        elapsed = 0 if start is None else max(0, (end if end is not None else now_ms) - start)
+        return start, end, elapsed
+
     def elapsed_ms(self, now_ms: int) -> int:
         """Time on the server's clock, as of ``now_ms`` (stopped at the end)."""
-        start = self.started_ms
-        if start is None:
-            return 0
-        end = self.finished_ms
-        return max(0, (end if end is not None else now_ms) - start)
+        return self._clock(now_ms)[2]
 
     def score(self, now_ms: int) -> int | None:
         """The score shown at ``now_ms`` (WordLink's falls with time)."""
-        if self.pending:
-            return self._score_at_commit
-        return self.game.score_at(self.elapsed_ms(now_ms) / 1000)
+        return self.standing(now_ms)[3]
+
+    def standing(self, now_ms: int) -> tuple[int | None, int | None, int, int | None]:
+        """``started_ms``, ``finished_ms``, ``elapsed_ms`` and ``score`` as of
+        ``now_ms``, together: every action's diff shows them all as of the
+        action's own time, which its commit has already worked them out for."""
+        if now_ms == self._standing_at:
+            return self._standing
+        started, finished, elapsed = self._clock(now_ms)
+        return started, finished, elapsed, self._score_at_commit if self.pending else self.game.score_at(elapsed / 1000)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 from protocol import ErrorCode
 from server.model.fair_play import competes
@@ -72,9 +73,9 @@ class RaceFacts:
 RACE_GONE = RaceFacts(GONE)
 
 
-@dataclass(frozen=True)
-class Facts:
-    """What a decision reads beside the header, gathered by its caller."""
+class Facts(NamedTuple):
+    """What a decision reads beside the header, gathered by its caller.  A
+    named tuple: every action gathers one (the finishing offer's check)."""
 
     now_ms: int
     result: str | None = None

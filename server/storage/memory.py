@@ -25,7 +25,7 @@ from .memory_channels import MemoryChannels
 from .memory_devices import MemoryIdentities
 from .memory_held import DOCUMENT_EXPIRY, INDEX_EXPIRY, SETTING_EXPIRY, held_in, ranked_entries
 from .memory_presence import MemoryPresence
-from .memory_sessions import CREATED_MS, OWNER, STATUS, PackedHeader, PackedLog, pack_entry, pack_header
+from .memory_sessions import CREATED_MS, OWNER, STATUS, PackedHeader, PackedLog, appended, log_length, pack_header
 from .memory_sessions import unpack_header, unpack_log
 from server.runtime.clock import Clock, wall_clock_ms
 from server.model.records import Action, Announcement, DayResult, Finish, GameResult, LeaderEntry, PlayerRecord, Record
@@ -132,18 +132,19 @@ class MemoryStore(MemoryPresence, MemoryIdentities, Store):
         log = self._logs.get(game_id) if self._alive("session", game_id) else None
         if log is None:
             raise KeyError(game_id)
-        if len(log) != expected_length:
-            raise LogConflict(game_id, expected_length, len(log))
-        self._logs[game_id] = log = log + (pack_entry(action),)
+        length = log_length(log)
+        if length != expected_length:
+            raise LogConflict(game_id, expected_length, length)
+        self._logs[game_id] = appended(log, action)
         if ends:
             self._outboxes.add(game_id)
         if announce is not None:
             self._channels.publish(announce.channel, announce.payload)
-        return len(log)
+        return length + 1
 
     async def log_lengths(self, game_ids: list[str]) -> dict[str, int]:
         return {
-            game_id: len(self._logs[game_id])
+            game_id: log_length(self._logs[game_id])
             for game_id in game_ids
             if self._alive("session", game_id) and game_id in self._logs
         }

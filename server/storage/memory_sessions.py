@@ -7,14 +7,20 @@ list) make every full collection walk them, so its pauses grow with the
 games held; a tuple holding only untracked values (scalars, such
 tuples) is untracked by the first collection that finds it so, and costs
 the collector nothing from then on (docs/architecture.md, "Garbage
-collection").  A log's newest entry and the log holding it may take two
-young collections, which are short.  The store builds a
+collection").  A log's newest entry, the chunk holding it and the log
+may take three young collections, which are short.  The store builds a
 ``SessionHeader`` and ``Action`` entries again on every read, which are
 the fresh copies a reader is owed anyway.
 
-A log is one tuple, replaced by a longer one on each append: copying its
-entries (pointers) costs a few microseconds for a long game, and a list
-would be one more tracked object per game.
+A log is a tuple of chunks of ``CHUNK`` entries (the last one may be
+shorter), replaced by a longer one on each append, which copies the last
+chunk and the pointers to the others.  A flat tuple of the entries copied
+the whole log on each append, and each new copy is a young object that
+the next young collection walks whole and untracks entry by entry: that
+grew with the game, to about 10 µs an append at 500 entries and 28 µs at
+2,000, where chunks take 2 µs at any length (appends to 200 logs, with
+the collector at the server's thresholds).  A list would be one more
+tracked object per game.
 """
 
 from __future__ import annotations
@@ -29,7 +35,11 @@ read) and the whole header as JSON (what a read returns), as the other
 stores keep it: all scalars, with no tuple inside, since a tuple is
 untracked only once what it holds already is."""
 PackedEntry = tuple[str, str, int]
-PackedLog = tuple[PackedEntry, ...]
+PackedLog = tuple[tuple[PackedEntry, ...], ...]
+
+CHUNK = 64
+"""Entries per chunk of a log: an append copies at most this many
+entries and one pointer per ``CHUNK`` entries before them."""
 
 OWNER, STATUS, CREATED_MS = 0, 1, 2
 
@@ -51,5 +61,17 @@ def pack_entry(action: Action) -> PackedEntry:
     return (str(action.kind), str(action.text), int(action.at_ms))
 
 
+def appended(log: PackedLog, action: Action) -> PackedLog:
+    """``log`` with ``action`` after its entries."""
+    entry = pack_entry(action)
+    if log and len(log[-1]) < CHUNK:
+        return log[:-1] + (log[-1] + (entry,),)
+    return log + ((entry,),)
+
+
+def log_length(log: PackedLog) -> int:
+    return (len(log) - 1) * CHUNK + len(log[-1]) if log else 0
+
+
 def unpack_log(log: PackedLog) -> list[Action]:
-    return [Action(*entry) for entry in log]
+    return [Action(*entry) for chunk in log for entry in chunk]

@@ -9,7 +9,8 @@ replayable script.  What must hold after every step:
   that belong to it (moves, score), and only raises the undo count;
 - the position notation and the move notation round-trip;
 - no view and no diff ever contains a face-down card;
-- ``apply_diff(old_view, diff(old_view, new_view)) == new_view``.
+- ``apply_diff(old_view, diff(old_view, new_view)) == new_view``;
+- ``finish_offered`` answers as ``check_finish`` does.
 """
 
 from __future__ import annotations
@@ -53,6 +54,14 @@ def visible_codes(data: object) -> set[str]:
     return found
 
 
+def check_finish_passes(game: Game) -> bool:
+    try:
+        game.check_finish()
+    except engine.EngineError:
+        return False
+    return True
+
+
 def assert_hides_face_down(game: Game, data: object) -> None:
     leaked = face_down_codes(game) & visible_codes(data)
     assert not leaked, f"face-down cards visible: {sorted(leaked)}"
@@ -92,6 +101,7 @@ def test_random_play_keeps_every_invariant(game: Game, choices: list[int]) -> No
         else:
             break
         assert game.census(game.position) == census
+        assert game.finish_offered() == check_finish_passes(game)
         new_view = game.view()
         ops = engine.diff(view, new_view)
         assert_hides_face_down(game, new_view)

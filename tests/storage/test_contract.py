@@ -139,6 +139,21 @@ async def test_appends_return_the_new_length_and_keep_their_order(store: Store) 
     assert loaded is not None and loaded[1] == actions
 
 
+async def test_a_long_log_keeps_its_length_and_order_across_every_append(store: Store) -> None:
+    """Long enough for the memory store's chunks (``memory_sessions.CHUNK``)
+    to fill, several times over."""
+    await store.create_session(header("g1"))
+    actions = [move(f"t{number}", number) for number in range(200)]
+    for number, action in enumerate(actions):
+        assert await store.append("g1", number, action) == number + 1
+        assert await store.log_lengths(["g1"]) == {"g1": number + 1}
+        if number in (63, 64, 127, 128):
+            with pytest.raises(LogConflict):
+                await store.append("g1", number, move("stale"))
+    loaded = await store.load_session("g1")
+    assert loaded is not None and loaded[1] == actions
+
+
 async def test_an_append_with_a_stale_length_conflicts_and_changes_nothing(store: Store) -> None:
     await store.create_session(header("g1"))
     await store.append("g1", 0, move("a"))
