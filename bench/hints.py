@@ -1,6 +1,7 @@
 """Following hints alone: how many verified deals does that win?
 
 For each game and variant, the first ``--deals`` deals of its verified pool
+after the first ``--skip`` (default none)
 (``engine/data/<variant>.txt``, so every deal is winnable and the sample is
 the same on every run) are played by asking for a hint and playing it,
 again and again, until the game is won, lost, the hint is None (no move
@@ -21,7 +22,7 @@ costs the worker process that searches it, whatever else the machine
 runs), against the targets of a median under 50 ms and a 95th percentile
 under 1 s.
 
-    python bench/hints.py [--deals 100] [--games klondike-draw3 ...] [--max-moves 1000] [--players hints seeing]
+    python bench/hints.py [--deals 100] [--skip 0] [--games klondike-draw3 ...] [--max-moves 1000] [--players hints seeing]
 
 Progress goes to stderr (``server.runtime.progress.ProgressLine``): per variant,
 the deals done, the share the hints won so far and how the last deal
@@ -59,9 +60,11 @@ PLAYERS = ("hints", "seeing")
 Player = Callable[[engine.Game], "engine.Move | None"]
 
 
-def sample(variant: str, count: int) -> list[int]:
-    """The first ``count`` deal numbers of ``variant``'s verified pool."""
-    return verified_deals(*VARIANTS[variant])[:count]
+def sample(variant: str, count: int, skip: int = 0) -> list[int]:
+    """``count`` deal numbers of ``variant``'s verified pool after its first
+    ``skip``: a sample the hints were not tuned on is measured by skipping
+    the ones they were."""
+    return verified_deals(*VARIANTS[variant])[skip : skip + count]
 
 
 def follow(game: engine.Game, player: Player, max_moves: int) -> tuple[str, list[float]]:
@@ -122,6 +125,7 @@ def run(variant: str, deals: list[int], max_moves: int, players: set[str]) -> di
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=100, help="verified deals per variant (default 100)")
+    parser.add_argument("--skip", type=int, default=0, help="verified deals skipped before the sample (default 0)")
     parser.add_argument("--games", nargs="+", choices=sorted(VARIANTS), default=list(VARIANTS))
     parser.add_argument("--max-moves", type=int, default=1000, help="hints played at most per deal (default 1000)")
     parser.add_argument(
@@ -132,8 +136,9 @@ def main() -> int:
         help="the hint players to run (default both; the certificates and the heuristic always run, they are quick)",
     )
     args = parser.parse_args()
-    rows = [run(variant, sample(variant, args.deals), args.max_moves, set(args.players)) for variant in args.games]
-    print(f"following hints alone, the first {args.deals} verified deals per variant, one core")
+    rows = [run(variant, sample(variant, args.deals, args.skip), args.max_moves, set(args.players)) for variant in args.games]
+    which = f"verified deals {args.skip + 1}-{args.skip + args.deals}" if args.skip else f"first {args.deals} verified deals"
+    print(f"following hints alone, the {which} per variant, one core")
     print(
         f"{'variant':<15}{'verified':>9}{'heuristic':>10}{'hints':>7}{'lost':>6}{'stuck':>7}{'capped':>8}"
         f"{'seeing':>8}{'hints/deal':>12}{'cpu ms':>9}{'p95 ms':>8}{'max ms':>8}"
