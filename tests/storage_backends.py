@@ -57,6 +57,12 @@ class ManualClock:
         return round(self.now * 1000)
 
 
+CONNECT_TIMEOUT_SECONDS = 10.0
+"""How long the contract's Redis stores wait for a connection: a bound
+against a hang, not the server's 2 s, which a test opening thirty
+connections to a Cluster at once overran on a loaded machine."""
+
+
 @dataclass
 class Backend:
     """A store under test and the means to act like a second process.
@@ -80,7 +86,9 @@ class Backend:
     def peer(self) -> Store:
         if self.redis_url is None:
             return self.store
-        peer = RedisStore(self.redis_url, namespace=self.namespace, retention=self.retention)
+        peer = RedisStore(
+            self.redis_url, namespace=self.namespace, retention=self.retention, connect_timeout=CONNECT_TIMEOUT_SECONDS
+        )
         self._peers.append(peer)
         return peer
 
@@ -112,7 +120,7 @@ def open_backend(
             store = SqliteStore(folder / f"{namespace}.db", clock=clock.ms, retention=retention)
         return Backend(name, store, clock=clock, retention=retention)
     server: RedisServer | RedisClusterServers = request.getfixturevalue(REDIS_FIXTURES[name])
-    store = RedisStore(server.url, namespace=namespace, retention=retention)
+    store = RedisStore(server.url, namespace=namespace, retention=retention, connect_timeout=CONNECT_TIMEOUT_SECONDS)
     return Backend(name, store, redis_url=server.url, namespace=namespace, retention=retention)
 
 

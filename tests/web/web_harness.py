@@ -25,6 +25,7 @@ from playwright.async_api import Browser, Page, ViewportSize, async_playwright
 
 from server.transport.app import ArenaServer
 from server.storage.memory import MemoryStore
+from server.runtime.clock import wall_clock_ms
 from server.deals.daily import utc_day
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -96,12 +97,15 @@ async def sign_in(page: Page, name: str) -> None:
 
 
 @asynccontextmanager
-async def open_site(monotonic: Callable[[], float] = time.monotonic, **setting_changes: object) -> AsyncIterator[Site]:
-    """Start the server (with ``setting_changes``, and ``monotonic`` as the
-    clock of its limits per address) and the browser; stop both at the end."""
+async def open_site(
+    monotonic: Callable[[], float] = time.monotonic, clock: Callable[[], int] = wall_clock_ms, **setting_changes: object
+) -> AsyncIterator[Site]:
+    """Start the server (with ``setting_changes``, ``monotonic`` as the
+    clock of its limits per address, and ``clock`` as its games' and days'
+    clock) and the browser; stop both at the end."""
     require_chromium()
     settings = make_settings(**setting_changes)
-    async with ArenaServer(settings, store=MemoryStore(), monotonic=monotonic) as server:
+    async with ArenaServer(settings, store=MemoryStore(), monotonic=monotonic, clock=clock) as server:
         async with async_playwright() as playwright:
             browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
             try:
