@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.source_files import files_under
+
 ROOT = Path(__file__).resolve().parent.parent
 NAMED = re.compile(
     r"(?<![\w/.$-])((?:bench|deploy|docs|examples|tests|client|server|engine|protocol|\.ci)/(?:[\w./-]*\w)?"
@@ -56,7 +58,9 @@ def test_the_sdist_carries_every_path_the_readme_names_and_the_repositorys_docum
     assert {"bench/", "deploy/haproxy.cfg", "Dockerfile", "docs/"} <= named, "the README names these (the reader works)"
     missing = sorted(path for path in named | REPOSITORY_FILES if path.rstrip("/") not in names)
     assert not missing, f"the sdist leaves out what the README names: {missing}"
-    files = [path.relative_to(ROOT) for folder in SHIPPED_FOLDERS for path in (ROOT / folder).rglob("*") if path.is_file()]
+    files = [
+        path.relative_to(ROOT) for folder in SHIPPED_FOLDERS for path in files_under(ROOT / folder, lambda name: local(Path(name)))
+    ]
     left_out = sorted(str(path) for path in files if not local(path) and str(path) not in names)
     assert not left_out, f"files of the repository's folders missing from the sdist: {left_out[:20]}"
     stray = [name for name in names if local(Path(name)) and not name.startswith("solitaire_arena.egg-info")]

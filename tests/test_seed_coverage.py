@@ -16,14 +16,21 @@ from pathlib import Path
 import pytest
 
 from tests.seed_sentences import SEED_OF_GAME, normalize, require_seeds, sentences
+from tests.source_files import files_under
 
 TESTS_DIR = Path(__file__).parent
 
 PENDING: dict[str, str] = {}
 
 
+NOT_TESTS = frozenset({"node_modules", "__pycache__"})
+"""Folders under tests/ that hold no test: npm's tools, which a test
+installs while this one may be reading, and the interpreter's caches."""
+
+
 def _tests_text() -> str:
-    texts = [path.read_text(encoding="utf-8") for path in TESTS_DIR.rglob("*.py") if path.name != Path(__file__).name]
+    sources = files_under(TESTS_DIR, NOT_TESTS.__contains__)
+    texts = [path.read_text(encoding="utf-8") for path in sources if path.suffix == ".py" and path.name != Path(__file__).name]
     return normalize(" ".join(texts))
 
 
