@@ -15,9 +15,10 @@ is told (``on_resume``) and reads the store again.
 A message is MessagePack ``[origin, kind, *fields]``: kind ``entry``
 (fields: seq, then the action) for every log, and whatever else a kind of
 log sends beside its entries (a race's ``progress``).  Each process tags
-what it publishes with its ``origin`` and ignores its own messages, since
-it has already applied them: it tells them by their first bytes
-(``comes_from``), without unpacking them.
+what it publishes with its ``origin`` and subscribes without its own
+messages, since it has already applied them: the store tells them by
+their first bytes (``comes_from``), without unpacking them, and the
+stores of one process drop them before waking the room at all.
 
 An entry is published by the store's append itself (``announcement``,
 ``Store.append``), in the same atomic step that writes it: a process
@@ -103,7 +104,11 @@ class Relay:
         async def resumed() -> None:
             await self._on_resume(key)
 
-        return await self._store.subscribe(self.channel(key), resumed)
+        return await self._store.subscribe(self.channel(key), resumed, self.own)
+
+    def own(self, payload: bytes) -> bool:
+        """Whether this process published ``payload``: it has applied it already."""
+        return comes_from(payload, self._packed_origin)
 
     def follow(self, key: str, subscription: Subscription) -> None:
         """Start passing other processes' messages about ``key`` to ``on_message``."""
@@ -112,8 +117,6 @@ class Relay:
     async def _consume(self, key: str, subscription: Subscription) -> None:
         try:
             async for payload in subscription:
-                if comes_from(payload, self._packed_origin):
-                    continue
                 try:
                     _, kind, fields = unpack(payload)
                     await self._on_message(key, kind, fields)

@@ -2,10 +2,9 @@
 
 Three back ends implement it (``memory``, ``sqlite`` and ``redis``) and
 one contract test suite runs against all, so the server never knows which
-it has.
-All methods are coroutines; a back end that cannot reach its database
-raises ``StorageUnavailable`` and the server answers the client with the
-``storage_unavailable`` error code instead of acknowledging anything.
+it has.  All methods are coroutines; a back end that cannot reach its
+database raises ``StorageUnavailable`` and the server answers the client
+with ``storage_unavailable`` instead of acknowledging anything.
 
 Sessions are logs: a header plus an append-only list of actions.  The
 append is the serialization point between server processes, which is why
@@ -103,6 +102,9 @@ class Held:
 
 OnResume = Callable[[], Awaitable[None]]
 """Called when a subscription is back after its connection was lost."""
+
+Skip = Callable[[bytes], bool]
+"""A subscriber's test for what it does not want (its process's own)."""
 
 
 class Subscription(ABC):
@@ -371,19 +373,17 @@ class Store(PresenceStore, DeviceStore, DayStore, ABC):
     async def publish(self, channel: str, payload: bytes) -> None: ...
 
     @abstractmethod
-    async def subscribe(self, channel: str, on_resume: OnResume | None = None) -> Subscription:
+    async def subscribe(self, channel: str, on_resume: OnResume | None = None, skip: Skip | None = None) -> Subscription:
         """Listen to ``channel``.  Returns once the subscription is in
         place, so anything published afterwards, by any process, is
-        delivered, in publishing order.  A subscription outlives a lost
-        connection (the Redis store reconnects by itself), but messages
-        published while it was down are lost: number what you publish.
-
-        Numbering finds a gap only when a later message comes, so a
-        watcher whose last message was lost would wait for ever: once the
-        subscription is in place again, ``on_resume`` is awaited, inside
-        the iteration, after the messages received before the loss and
-        before any received after it; reload there what the channel
-        follows.  (The memory store never loses messages and never calls it.)"""
+        delivered in publishing order, but for what ``skip`` matches (a
+        store of one process drops that unseen: a room hears no wake-up
+        for its own entries).  Messages published while a connection was
+        lost are lost (the Redis store reconnects by itself): number what
+        you publish.  A gap shows only when a later message comes, so once
+        the subscription is back ``on_resume`` is awaited, inside the
+        iteration, between the messages from before and after the loss:
+        reload there what the channel follows (never, in one process)."""
 
 
 def board_score(time_ms: int, moves: int, finished_ms: int) -> int:

@@ -18,7 +18,7 @@ import copy
 from collections.abc import Mapping, Sized
 from typing import Any
 
-from .base import DEFAULT_RETENTION, SETTLED_MARK_SECONDS, Held, LogConflict, OnResume, Retention, Store
+from .base import DEFAULT_RETENTION, SETTLED_MARK_SECONDS, Held, LogConflict, OnResume, Retention, Skip, Store
 from .base import StoreSize, Subscription
 from .memory_boards import Entry, MemoryBoards
 from .memory_channels import MemoryChannels
@@ -383,5 +383,5 @@ class MemoryStore(MemoryPresence, MemoryIdentities, Store):
     async def publish(self, channel: str, payload: bytes) -> None:
         self._channels.publish(channel, payload)
 
-    async def subscribe(self, channel: str, on_resume: OnResume | None = None) -> Subscription:
-        return self._channels.subscribe(channel)
+    async def subscribe(self, channel: str, on_resume: OnResume | None = None, skip: Skip | None = None) -> Subscription:
+        return self._channels.subscribe(channel, skip)

@@ -1,8 +1,9 @@
 """The memory store's pub/sub: channels of one process.
 
 A message published reaches every subscription of its channel in this
-process, in order, and nothing else; a subscription ends when closed or
-when the store closes.  Kept apart from ``server.storage.memory``, whose
+process, in order, and nothing else, but for a subscription whose
+``skip`` matches it: that one is not woken at all.  A subscription ends
+when closed or when the store closes.  Kept apart from ``server.storage.memory``, whose
 data and expiry it shares nothing with.
 """
 
@@ -11,18 +12,23 @@ from __future__ import annotations
 import asyncio
 from typing import AsyncIterator
 
-from .base import Subscription
+from .base import Skip, Subscription
 
-Listeners = dict[str, set[asyncio.Queue[bytes | None]]]
-"""Each channel's subscriptions, as the queues their messages wait in (None ends one)."""
+Listener = tuple[asyncio.Queue[bytes | None], Skip | None]
+"""A subscription as its channel sees it: the queue its messages wait in
+(None ends it) and the messages it does not want."""
+
+Listeners = dict[str, set[Listener]]
+"""Each channel's subscriptions."""
 
 
 class _MemorySubscription(Subscription):
-    def __init__(self, listeners: Listeners, channel: str) -> None:
+    def __init__(self, listeners: Listeners, channel: str, skip: Skip | None) -> None:
         self._listeners = listeners
         self._channel = channel
         self._queue: asyncio.Queue[bytes | None] = asyncio.Queue()
-        listeners.setdefault(channel, set()).add(self._queue)
+        self._listener: Listener = (self._queue, skip)
+        listeners.setdefault(channel, set()).add(self._listener)
 
     async def _iterate(self) -> AsyncIterator[bytes]:
         while True:
@@ -37,7 +43,7 @@ class _MemorySubscription(Subscription):
     async def close(self) -> None:
         queues = self._listeners.get(self._channel)
         if queues is not None:
-            queues.discard(self._queue)
+            queues.discard(self._listener)
             if not queues:
                 del self._listeners[self._channel]
         self._queue.put_nowait(None)
@@ -49,16 +55,17 @@ class MemoryChannels:
     def __init__(self) -> None:
         self._listeners: Listeners = {}
 
-    def subscribe(self, channel: str) -> Subscription:
-        return _MemorySubscription(self._listeners, channel)
+    def subscribe(self, channel: str, skip: Skip | None = None) -> Subscription:
+        return _MemorySubscription(self._listeners, channel, skip)
 
     def publish(self, channel: str, payload: bytes) -> None:
-        for queue in list(self._listeners.get(channel, ())):
-            queue.put_nowait(payload)
+        for queue, skip in list(self._listeners.get(channel, ())):
+            if skip is None or not skip(payload):
+                queue.put_nowait(payload)
 
     def close(self) -> None:
         """End every subscription."""
         for queues in list(self._listeners.values()):
-            for queue in list(queues):
+            for queue, _ in list(queues):
                 queue.put_nowait(None)
         self._listeners.clear()

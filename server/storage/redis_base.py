@@ -13,7 +13,7 @@ from redis.asyncio.cluster import RedisCluster
 
 from server.runtime.scheduler import Scheduler
 
-from .base import DEFAULT_RETENTION, OnResume, Retention, Store, StoreSize, Subscription
+from .base import DEFAULT_RETENTION, OnResume, Retention, Skip, Store, StoreSize, Subscription
 from .redis_batch import PublishBatcher, ScriptBatcher
 from .redis_errors import guarded
 from .redis_keys import RedisKeys, text
@@ -194,6 +194,6 @@ class RedisBase(Store):
         await self._publish(self._keys.channel(channel), payload)
 
     @guarded
-    async def subscribe(self, channel: str, on_resume: OnResume | None = None) -> Subscription:
-        return await self._hub.subscribe(self._keys.channel(channel), on_resume)
+    async def subscribe(self, channel: str, on_resume: OnResume | None = None, skip: Skip | None = None) -> Subscription:
+        return await self._hub.subscribe(self._keys.channel(channel), on_resume, skip)
 

@@ -33,7 +33,7 @@ from redis.exceptions import ResponseError
 
 from server.runtime.scheduler import LoopScheduler, Scheduler, sleep
 
-from .base import OnResume, StorageUnavailable, Subscription
+from .base import OnResume, Skip, StorageUnavailable, Subscription
 from .redis_errors import REDIS_DOWN, unavailable
 from .redis_pool import RedisClient
 
@@ -59,11 +59,14 @@ channel's master) a MOVED refusal of a subscription."""
 class RedisSubscription(Subscription):
     """Messages of one channel, delivered in the order Redis sent them."""
 
-    def __init__(self, remove: Remover, channel: bytes, queue: ListenerQueue, on_resume: OnResume | None) -> None:
+    def __init__(
+        self, remove: Remover, channel: bytes, queue: ListenerQueue, on_resume: OnResume | None, skip: Skip | None
+    ) -> None:
         self._remove = remove
         self._channel = channel
         self._queue = queue
         self._on_resume = on_resume
+        self._skip = skip
         self._closed = False
 
     async def _iterate(self) -> AsyncIterator[bytes]:
@@ -75,7 +78,8 @@ class RedisSubscription(Subscription):
                 if self._on_resume is not None:
                     await self._on_resume()
                 continue
-            yield payload
+            if self._skip is None or not self._skip(payload):
+                yield payload
 
     def __aiter__(self) -> AsyncIterator[bytes]:
         return self._iterate()
@@ -130,7 +134,7 @@ class PubSubHub:
         self._lock = asyncio.Lock()
         self._closed = False
 
-    async def subscribe(self, channel: bytes, on_resume: OnResume | None = None) -> RedisSubscription:
+    async def subscribe(self, channel: bytes, on_resume: OnResume | None = None, skip: Skip | None = None) -> RedisSubscription:
         """Listen to ``channel``; raises ``StorageUnavailable`` if Redis is down."""
         queue: ListenerQueue = asyncio.Queue()
         async with self._lock:
@@ -139,7 +143,7 @@ class PubSubHub:
             listeners = self._listeners.setdefault(channel, set())
             listeners.add(queue)
             if channel in self._confirmed:
-                return RedisSubscription(self._remove, channel, queue, on_resume)
+                return RedisSubscription(self._remove, channel, queue, on_resume, skip)
             waiter = asyncio.get_running_loop().create_future()
             self._waiters.setdefault(channel, []).append(waiter)
             try:
@@ -159,7 +163,7 @@ class PubSubHub:
             if isinstance(exc, (StorageUnavailable, TimeoutError)):
                 raise unavailable(exc) from exc
             raise
-        return RedisSubscription(self._remove, channel, queue, on_resume)
+        return RedisSubscription(self._remove, channel, queue, on_resume, skip)
 
     def _forget(self, channel: bytes, queue: ListenerQueue, waiter: asyncio.Future[None]) -> None:
         """Undo a subscribe that failed (called with the lock held)."""

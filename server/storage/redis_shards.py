@@ -30,7 +30,7 @@ from redis.exceptions import RedisClusterException
 
 from server.runtime.scheduler import Scheduler
 
-from .base import OnResume, StorageUnavailable
+from .base import OnResume, Skip, StorageUnavailable
 from .redis_errors import REDIS_DOWN, unavailable
 from .redis_pubsub import ListenerQueue, PubSubHub, RedisSubscription
 
@@ -63,7 +63,7 @@ class ShardedPubSub:
         self._moving = asyncio.Lock()
         self._closed = False
 
-    async def subscribe(self, channel: bytes, on_resume: OnResume | None = None) -> RedisSubscription:
+    async def subscribe(self, channel: bytes, on_resume: OnResume | None = None, skip: Skip | None = None) -> RedisSubscription:
         async with self._moving:
             if self._closed:
                 raise StorageUnavailable("the store is closed")
@@ -73,7 +73,7 @@ class ShardedPubSub:
                 raise unavailable(error) from error
             hub = self._carrier.get(channel) or self._master_hub(channel)
             self._carrier[channel] = hub
-        return await hub.subscribe(channel, on_resume)
+        return await hub.subscribe(channel, on_resume, skip)
 
     async def remove(self, channel: bytes, queue: ListenerQueue) -> None:
         hub = self._carrier.get(channel)

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Callable, Concatenate, ParamSpec, TypeVar
 
 from server.runtime.clock import Clock, wall_clock_ms
-from .base import DEFAULT_RETENTION, Held, OnResume, Retention, Store, StoreSize, Subscription
+from .base import DEFAULT_RETENTION, Held, OnResume, Retention, Skip, Store, StoreSize, Subscription
 from .memory_channels import MemoryChannels
 from .sqlite_lock import DatabaseLock
 from .sqlite_presence import SqlitePresence
@@ -305,5 +305,5 @@ class SqliteStore(SqlitePresence, Store):
     async def publish(self, channel: str, payload: bytes) -> None:
         self._channels.publish(channel, payload)
 
-    async def subscribe(self, channel: str, on_resume: OnResume | None = None) -> Subscription:
-        return self._channels.subscribe(channel)
+    async def subscribe(self, channel: str, on_resume: OnResume | None = None, skip: Skip | None = None) -> Subscription:
+        return self._channels.subscribe(channel, skip)

@@ -664,6 +664,22 @@ async def test_every_subscriber_gets_every_message_in_order(backend: Backend) ->
         await subscription.close()
 
 
+async def test_a_subscription_never_yields_what_its_skip_matches(backend: Backend) -> None:
+    """A process subscribes without its own messages (the relay's origin):
+    those never come, the others come in order, from either process."""
+    mine = await backend.store.subscribe("game:g1", skip=lambda payload: payload.startswith(b"mine"))
+    plain = await backend.peer().subscribe("game:g1")
+    payloads = [b"mine 1", b"theirs 1", b"mine 2", b"mine 3", b"theirs 2", b"theirs 3"]
+    for number, payload in enumerate(payloads):
+        await (backend.store if number % 2 else backend.peer()).publish("game:g1", payload)
+    assert [await next_message(mine) for _ in range(3)] == [b"theirs 1", b"theirs 2", b"theirs 3"]
+    assert [await next_message(plain) for _ in payloads] == payloads
+    await backend.store.publish("game:g1", b"theirs 4")
+    assert await next_message(mine) == b"theirs 4"
+    for subscription in (mine, plain):
+        await subscription.close()
+
+
 async def test_an_append_publishes_its_announcement_with_the_entry_and_only_with_it(backend: Backend) -> None:
     """The relay's guarantee: no entry is written without its announcement
     (a process dying right after the append has told the others), and a
