@@ -46,7 +46,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from engine import EngineError
 from engine.game import Position
@@ -72,7 +72,7 @@ from server.model.visibility import Assist, Facts, assist_refusal, check_assist
 log = logging.getLogger("arena.assists")
 
 
-def played_line(log: list[Action]) -> list[str]:
+def played_line(log: Sequence[Action]) -> list[str]:
     """The moves of the line as finally played: what a replay of ``log``
     from the first position would need without undo, redo or restart."""
     line: list[str] = []

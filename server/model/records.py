@@ -11,7 +11,7 @@ two that every action makes), so they import nothing of the server.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, Iterator, NamedTuple, Sequence, overload
 
 
 @dataclass
@@ -90,6 +90,57 @@ class Action(NamedTuple):
     def from_list(cls, data: list[Any]) -> Action:
         kind, text, at_ms = data
         return cls(str(kind), str(text), int(at_ms))
+
+    def plain(self) -> PlainAction:
+        """The fields as an exact tuple of exact ``str`` and ``int``, which
+        the garbage collector stops tracking the first time it meets it.
+        CPython untracks exact tuples only, never a named tuple, and a
+        ``str`` subclass (``ActionKind`` is one) is tracked itself."""
+        return (str(self.kind), str(self.text), int(self.at_ms))
+
+
+PlainAction = tuple[str, str, int]
+
+
+class ActionLog(Sequence[Action]):
+    """A session's log, read as ``Action`` entries and kept as plain
+    tuples (``Action.plain``): to the garbage collector a held game's log
+    is one list however long it grows, where a list of named tuples is
+    one tracked object per action, walked by every full collection for as
+    long as someone watches the game."""
+
+    __slots__ = ("_entries",)
+
+    def __init__(self, entries: Sequence[Action] = ()) -> None:
+        self._entries: list[PlainAction] = [entry.plain() for entry in entries]
+
+    def append(self, action: Action) -> None:
+        self._entries.append(action.plain())
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    @overload
+    def __getitem__(self, index: int) -> Action: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Action]: ...
+
+    def __getitem__(self, index: int | slice) -> Action | list[Action]:
+        if isinstance(index, slice):
+            return [Action._make(entry) for entry in self._entries[index]]
+        return Action._make(self._entries[index])
+
+    def __iter__(self) -> Iterator[Action]:
+        return map(Action._make, self._entries)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ActionLog):
+            return self._entries == other._entries
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    def __repr__(self) -> str:
+        return f"ActionLog({list(self)!r})"
 
 
 class Announcement(NamedTuple):

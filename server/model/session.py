@@ -24,11 +24,11 @@ the number reveals every face-down card; ``game_over`` reveals it.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Sequence
 
 import engine
 from engine import LOST, WON, Game
-from server.model.records import Action, SessionHeader
+from server.model.records import Action, ActionLog, SessionHeader
 
 
 
@@ -83,7 +83,7 @@ class Session:
     def __init__(self, header: SessionHeader, game: Game) -> None:
         self.header = header
         self.game = game
-        self.log: list[Action] = []
+        self.log = ActionLog()
         self.result: str | None = header.status if header.status in FINAL_RESULTS else None
         self.pending = False
         self.automatic_moves = 0
@@ -93,13 +93,13 @@ class Session:
         self._publish_state()
 
     @classmethod
-    def replay(cls, header: SessionHeader, log: list[Action]) -> Session:
+    def replay(cls, header: SessionHeader, log: Sequence[Action]) -> Session:
         """The session as ``log`` leaves it."""
         session = cls(header, build_game(header))
         session.catch_up(log)
         return session
 
-    def catch_up(self, log: list[Action]) -> None:
+    def catch_up(self, log: Sequence[Action]) -> None:
         """Apply the entries of ``log`` past this session's own.  A stored
         log only grows, so a session rebuilt from it earlier is brought up
         to date by replaying the rest, not the whole game again."""

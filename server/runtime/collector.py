@@ -18,7 +18,15 @@ interpreter's 700 allocations: one action allocates a few hundred
 tracked objects (a decoded message, its model, the diff, the frames),
 nearly all gone by the time the action ends, so a young collection every
 action or two would mostly find them still in flight and promote them.
-Every young collection stays a pause of a fraction of a millisecond.
+It also makes the middle collections rarer than the interpreter's every
+10 young ones.  With many players, what a player's last move left alive
+until the next (the pending read, the view and legal moves kept for the
+next diff) is alive at any moment: each middle collection walks it and
+promotes it to the old generation, where it soon dies.  The full
+collections, which walk every connection's long-lived objects (a hundred
+milliseconds and more at a thousand connections), come once enough has
+been promoted, so fewer middle collections make them rarer in
+proportion.
 docs/architecture.md, "Garbage collection", has the figures.
 """
 
@@ -31,11 +39,13 @@ from server.runtime.settings import Settings
 
 log = logging.getLogger("arena.collector")
 
-SERVER_THRESHOLDS = (2_000, 10, 10)
+SERVER_THRESHOLDS = (2_000, 50, 10)
 """``gc.set_threshold``: young collections after 2,000 net allocations of
 tracked objects (the interpreter's 700 came to one or two actions; 5,000
-made young pauses of up to 6 ms on a loaded machine), the older
-generations after 10 of the younger's, as by default."""
+made young pauses of up to 6 ms on a loaded machine), middle ones after 50
+young ones (at a thousand players making a move a second, one every few
+seconds instead of every second, and full collections about five times
+rarer), full ones after 10 middle ones, as by default."""
 
 
 def tune_collector(settings: Settings) -> None:

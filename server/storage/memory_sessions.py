@@ -27,15 +27,14 @@ from __future__ import annotations
 
 import json
 
-from server.model.records import Action, SessionHeader
+from server.model.records import Action, PlainAction, SessionHeader
 
 PackedHeader = tuple[str, str, int, str]
 """A header's owner, status and creation time (what the store's scans
 read) and the whole header as JSON (what a read returns), as the other
 stores keep it: all scalars, with no tuple inside, since a tuple is
 untracked only once what it holds already is."""
-PackedEntry = tuple[str, str, int]
-PackedLog = tuple[tuple[PackedEntry, ...], ...]
+PackedLog = tuple[tuple[PlainAction, ...], ...]
 
 CHUNK = 64
 """Entries per chunk of a log: an append copies at most this many
@@ -54,16 +53,9 @@ def unpack_header(packed: PackedHeader) -> SessionHeader:
     return SessionHeader.from_dict(json.loads(packed[3]))
 
 
-def pack_entry(action: Action) -> PackedEntry:
-    """The entry's fields as exact ``str`` and ``int``: a ``str`` subclass
-    (``ActionKind`` is one) is an object the collector tracks, and would
-    keep the tuple holding it tracked too."""
-    return (str(action.kind), str(action.text), int(action.at_ms))
-
-
 def appended(log: PackedLog, action: Action) -> PackedLog:
     """``log`` with ``action`` after its entries."""
-    entry = pack_entry(action)
+    entry = action.plain()
     if log and len(log[-1]) < CHUNK:
         return log[:-1] + (log[-1] + (entry,),)
     return log + ((entry,),)

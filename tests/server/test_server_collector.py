@@ -1,5 +1,6 @@
 """What keeps the garbage collector's pauses short (server.runtime.collector,
-server.storage.memory_sessions): the games a server holds are data the
+server.storage.memory_sessions, server.model.records.ActionLog): the games
+a server holds, in its store and in its rooms' logs, are data the
 collector does not track, and ``arena serve`` freezes its start-up."""
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ import gc
 from tests.server.arena_servers import ClientFactory, make_settings
 
 from protocol import to_server as ts
+from server.model.records import Action, ActionLog
+from server.model.session import ActionKind
 from server.runtime.collector import SERVER_THRESHOLDS, tune_collector
 from server.storage.memory import MemoryStore
 from server.transport.app import ArenaServer
@@ -34,6 +37,9 @@ async def test_a_game_played_through_a_server_is_held_as_data_the_collector_does
 
     held = (store._headers[started.game_id], store._logs[started.game_id])
     assert not any(gc.is_tracked(value) for value in held), held
+    room_log = server.hub.rooms[started.game_id].session.log
+    assert [entry.kind for entry in room_log] == ["move", "move", "undo", "redo"]
+    assert not any(gc.is_tracked(entry) for entry in room_log._entries)
     loaded = await store.load_session(started.game_id)
     assert loaded is not None
     header, log = loaded
@@ -56,3 +62,15 @@ def test_the_interpreters_collector_is_left_alone_when_the_tuning_is_off() -> No
     defaults = gc.get_threshold()
     tune_collector(make_settings(gc_tuning=False))
     assert (gc.get_freeze_count(), gc.get_threshold()) == (0, defaults)
+
+
+def test_a_session_log_reads_back_what_was_appended_as_actions() -> None:
+    actions = [Action(ActionKind.MOVE, "draw", 5), Action("undo", "", 7), Action(ActionKind.HINT, "t1-t2", 9)]
+    log = ActionLog(actions[:1])
+    for action in actions[1:]:
+        log.append(action)
+    assert len(log) == 3 and list(log) == actions and log == actions
+    assert log[-1] == actions[-1] and log[1:] == actions[1:] and log[5:] == []
+    assert all(type(entry) is Action and type(entry.kind) is str for entry in log)
+    assert log[0].kind == ActionKind.MOVE and log[2].at_ms == 9
+    assert ActionLog(actions) == log and ActionLog(actions[:2]) != log
