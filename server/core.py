@@ -172,6 +172,7 @@ class Hub:
         self.play.on_playing(self.presence.playing)
         self.closing = False
         self._numbers = itertools.count(1)
+        self._closing = self._peer_closing  # shared by every peer: one each costs an idle connection 100 bytes
         self._inflight = 0
         self._idle = asyncio.Event()
         self._idle.set()
@@ -250,15 +251,14 @@ class Hub:
         it ends.  Closing it with 1008 bars the address for the cool-down
         there and then, before the client can reconnect."""
         settings = self.settings
-
-        def closing(code: int) -> None:
-            if code == CLOSE_POLICY_VIOLATION:
-                self.admission.cool_down(address)
-
         limiter = RateLimiter(settings.rate_per_second, settings.rate_burst, settings.rate_strikes, self.monotonic())
-        peer = Peer(next(self._numbers), codec, outlet, limiter, settings.send_queue, address, closing, connection_id)
+        peer = Peer(next(self._numbers), codec, outlet, limiter, settings.send_queue, address, self._closing, connection_id)
         self.peers.add(peer)
         return peer
+
+    def _peer_closing(self, address: str, code: int) -> None:
+        if code == CLOSE_POLICY_VIOLATION:
+            self.admission.cool_down(address)
 
     async def _hello(self, peer: Peer, message: ts.Hello) -> None:
         await self.lobby.hello(peer, message)

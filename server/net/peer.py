@@ -9,8 +9,9 @@ says so and the core replaces the backlog by a fresh snapshot, so a slow
 spectator costs memory up to the bound and never delays anyone else.
 
 A peer also knows the client address it counts under (``server.net.admission``)
-and tells the core's ``on_close`` the code it is closed with, at once, so a
-close for abuse can bar the address before the client sees the close.
+and tells the core's ``on_close`` that address and the code it is closed
+with, at once, so a close for abuse can bar the address before the client
+sees the close.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ class Peer:
         limiter: RateLimiter,
         queue_limit: int,
         address: str,
-        on_close: Callable[[int], None],
+        on_close: Callable[[str, int], None],
         connection_id: str | None = None,
     ) -> None:
         self.number = number
@@ -142,7 +143,7 @@ class Peer:
         if not self.closed:
             self.closed = True
             self._backlog = None
-            self.on_close(code)
+            self.on_close(self.address, code)
             self.outlet.close(code, reason)
 
 

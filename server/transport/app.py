@@ -122,7 +122,7 @@ class ArenaServer:
         self._outlets: set[WebSocketOutlet] = set()
         self._handlers: set[asyncio.Task[None]] = set()
         """Each connection's handler, for a shutdown that must not wait on one for ever."""
-        self._addresses: dict[ServerConnection, str] = {}
+        self._addresses: dict[asyncio.Task[None], str] = {}
 
     async def start(self) -> None:
         """Open the store's work, then listen; a port that cannot be had
@@ -188,13 +188,13 @@ class ArenaServer:
             connection.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
         codec = codec_for(connection.subprotocol)
         outlet = WebSocketOutlet(connection, codec.text, self.settings.write_timeout_seconds)
-        address = self._addresses[connection]
+        handler = asyncio.current_task()
+        assert handler is not None, "websockets runs each connection's handshake and handler in one task"
+        address = self._addresses[handler]
         peer = self.hub.connect(codec, outlet, address, connection.id.hex[:8])
         log.info("%r opened from %s", peer, address, extra=peer.log_fields())
         outlet.start(peer)
         self._outlets.add(outlet)
-        handler = asyncio.current_task()
-        assert handler is not None, "websockets runs each connection's handler as a task"
         self._handlers.add(handler)
         try:
             async for frame in connection:
@@ -310,10 +310,10 @@ class ArenaServer:
         denial = self.hub.admission.open(address)
         if denial is not None:
             return self._refuse(connection, denial)
-        self._addresses[connection] = address
         task = asyncio.current_task()
         assert task is not None, "websockets runs each handshake in a task"
-        task.add_done_callback(lambda _: self._release(connection))
+        self._addresses[task] = address
+        task.add_done_callback(self._release)
         return None
 
     def _address(self, connection: ServerConnection, request: Request) -> str:
@@ -331,8 +331,8 @@ class ArenaServer:
         response.headers["Cache-Control"] = "no-store"
         return response
 
-    def _release(self, connection: ServerConnection) -> None:
-        self.hub.admission.close(self._addresses.pop(connection))
+    def _release(self, task: asyncio.Task[None]) -> None:
+        self.hub.admission.close(self._addresses.pop(task))
 
     def _refuse(self, connection: ServerConnection, denial: Denial) -> Response:
         self.hub.metrics.errors.labels(denial.code.value).inc()

@@ -29,7 +29,10 @@ class WebSocketOutlet:
     connection with 1013: a client that stopped reading holds no more
     than the bounded buffers (``write_buffer_bytes``, the kernel's
     ``kernel_send_buffer_bytes``, ``send_queue``) and is gone after the
-    closing handshake's ``close_timeout``, keepalive pings or not."""
+    closing handshake's ``close_timeout``, keepalive pings or not.
+    Slotted: every connection keeps one."""
+
+    __slots__ = ("connection", "text", "write_timeout", "peer", "_wake", "_writing", "_writer", "_closer", "handling")
 
     def __init__(self, connection: ServerConnection, text: bool, write_timeout: float | None) -> None:
         self.connection = connection
