@@ -59,8 +59,9 @@ def hint_with_confidence(game: Game, budget: int | None = None) -> Hint | None:
     ``determinize.WORLDS`` determinizations of the view (one when the view
     hides nothing), sharing ``budget`` nodes (default: the game's
     ``HINT_BUDGET``, about 200 ms, times ``FULL_VIEW_FACTOR`` for a view
-    that hides nothing), and names the move that most of them start a win
-    with; without one, the heuristic's first move that starts a way to
+    that hides nothing), and follows the win of one of them whose moves up
+    to the next card turned up lead to a win in most of them (``_vote``);
+    without one, the heuristic's first move that starts a way to
     progress (``_lead``), which the following hints walk.  The real game
     contributes only what its player knows besides the board: the
     previous move, which no search starts by taking back, and the boards
@@ -242,26 +243,74 @@ def _continue(plan: Plan, model: Game, here: Visible, allowed: list[Move], certa
 def _vote(
     model: Game, worlds: list[Position], allowed: list[Move], last: Move | None, budget: int | None
 ) -> tuple[Hint | None, Plan | None]:
-    """Of ``allowed``, the move most ``worlds`` (determinizations searched
-    with ``model``'s rules) start a win with (ties: the earliest world's),
-    and the plan it came from; else nothing."""
+    """Of the wins the ``worlds`` (determinizations searched with
+    ``model``'s rules) find starting with an ``allowed`` move, the one whose
+    part played before the view tells the worlds apart (``_committed``)
+    leads to a win in most worlds (``_wins_after``); ties: the one whose
+    first move most worlds start a win with, then the earliest world's.
+    Returns its first move and the plan it came from, or nothing.
+
+    Scored by that part, not by the first move: the line is then followed
+    as a plan until a card turns up, and in WordLink draw 3 that can be
+    dozens of moves through a talon every world knows (which waste card
+    goes where, which cards pass home), each fit for the hidden column
+    cards of the one world the line was found in.  Counting first moves
+    instead (hindsight optimisation) told nothing apart: nearly every
+    move that loses nothing at once wins in nearly every world."""
     if not allowed:
         return None, None
     if budget is None:
         budget = domain_class(model).HINT_BUDGET * (FULL_VIEW_FACTOR if len(worlds) == 1 else 1)
     share = max(budget // len(worlds), 1)
     votes: Counter[Move] = Counter()
-    plans: dict[Move, Plan] = {}
+    lines: list[tuple[Position, tuple[Move, ...]]] = []
     for world in worlds:
         line = _win(model, world, share, last, allowed)
         if line and line[0] in allowed:
             votes[line[0]] += 1
-            plans.setdefault(line[0], Plan(world, line, 0.0))
-    if not votes:
+            lines.append((world, line))
+    if not lines:
         return None, None
-    chosen = max(votes, key=votes.__getitem__)
-    confidence = votes[chosen] / len(worlds)
-    return Hint(chosen, confidence), plans[chosen]._replace(confidence=confidence)
+    scored: dict[tuple[Move, ...], int] = {}
+    best: tuple[tuple[int, int, int], Position, tuple[Move, ...], int] | None = None
+    for order, (world, line) in enumerate(lines):
+        committed = _committed(model, worlds, line)
+        if committed not in scored:
+            scored[committed] = _wins_after(model, worlds, world, committed, share) if len(lines) > 1 else 1
+        rank = (scored[committed], votes[line[0]], -order)
+        if best is None or rank > best[0]:
+            best = (rank, world, line, scored[committed])
+    assert best is not None
+    _, world, line, won = best
+    confidence = won / len(worlds)
+    return Hint(line[0], confidence), Plan(world, line, confidence)
+
+
+def _committed(model: Game, worlds: list[Position], line: tuple[Move, ...]) -> tuple[Move, ...]:
+    """The start of ``line`` that every one of ``worlds`` (which show one
+    board) plays alike: up to and including the first move after which
+    they show different boards (a card turned up), or all of it."""
+    boards = list(worlds)
+    for index, move in enumerate(line):
+        boards = [model.successor(board, move) for board in boards]
+        shown = masked_key(boards[0])
+        if any(masked_key(board) != shown for board in boards[1:]):
+            return line[: index + 1]
+    return line
+
+
+def _wins_after(model: Game, worlds: list[Position], own: Position, moves: tuple[Move, ...], budget: int) -> int:
+    """In how many of ``worlds`` a win is found within ``budget`` nodes
+    after ``moves`` (``own``, whose line they start, counts as won)."""
+    won = 0
+    for world in worlds:
+        if world is own:
+            won += 1
+            continue
+        for move in moves:
+            world = model.successor(world, move)
+        won += model.is_won(world) or solve(model, world, budget, prove=False, after=moves[-1]).result == WON
+    return won
 
 
 def _lead(
