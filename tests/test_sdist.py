@@ -28,9 +28,11 @@ REPOSITORY_FILES = {"CHANGELOG.md", "CONTRIBUTING.md", "SECURITY.md", "LICENSE",
 SHIPPED_FOLDERS = ("bench", "deploy", "docs", "examples", "tests", ".ci")
 LOCAL = (
     ".git", "__pycache__", "*.pyc", "*.egg-info", ".pytest_cache", ".mypy_cache", ".hypothesis", ".benchmarks", ".venv",
-    "build", "dist", "node_modules", "results",
+    "build", "dist", "node_modules", "results", ".install.lock",
 )
-"""What a working tree holds that is nobody else's (caches, builds, results)."""
+"""What a working tree holds that is nobody else's (caches, builds, results,
+and the lock the JavaScript tests take to install their npm tools, which
+appears whenever one of them first runs, in parallel with this test)."""
 
 
 def local(path: Path) -> bool:
