@@ -85,6 +85,7 @@ class Sweeper:
         self._scheduler = scheduler
         self.size: StoreSize | None = None
         self._task: asyncio.Task[None] | None = None
+        self._closing = False
         self._settled = Counter(
             "arena_sweep_settled", "Game ends left open that a sweep settled.", registry=registry
         )
@@ -106,6 +107,7 @@ class Sweeper:
 
     def start(self) -> None:
         """Sweep every ``retention_sweep_seconds`` until ``close``."""
+        self._closing = False
         self._task = asyncio.create_task(self._run(), name="retention sweeper")
 
     async def _run(self) -> None:
@@ -114,9 +116,15 @@ class Sweeper:
         traceback and the sweeps go on: a sweeper that died with it would
         leave game ends unsettled and the store growing for as long as the
         process runs, and nothing would say so.  The same failure sweep
-        after sweep is logged once, not every few seconds."""
+        after sweep is logged once, not every few seconds.
+
+        ``close`` also says so in ``_closing``: a cancellation that lands in
+        a store call can come back as a store error (a Redis client whose
+        read is cut off reports a lost connection), which a sweep survives,
+        so the cancellation alone could leave the loop running and
+        ``close`` waiting on it for ever."""
         logged: tuple[type[BaseException], str] | None = None
-        while True:
+        while not self._closing:
             await sleep(self._scheduler, self._settings.retention_sweep_seconds)
             try:
                 await self.sweep()
@@ -129,6 +137,7 @@ class Sweeper:
                 logged = None
 
     async def close(self) -> None:
+        self._closing = True
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
