@@ -12,8 +12,7 @@ parts, from the outbox up to the games, the races and the people around
 a player (``server.social``), are listed with their jobs in
 ``docs/architecture.md``, "The server's parts".
 
-Decisions made here, kept here because they are about
-connections:
+Decisions made here, kept here because they are about connections:
 - A slow connection whose send queue overflows loses its backlog and gets
   a fresh snapshot of each game it watches (and a ``race`` message of each
   race it follows); after ``send_overflows`` overflows it is closed with 1013.
@@ -86,11 +85,9 @@ class Hub:
         self,
         settings: Settings,
         store: Store,
-        clock: Callable[[], int] = wall_clock_ms,
-        monotonic: Callable[[], float] = time.monotonic,
+        clock: Callable[[], int] = wall_clock_ms, monotonic: Callable[[], float] = time.monotonic,
         scheduler: Scheduler | None = None,
-        workers: WorkerPool | None = None,
-        prover: DealProver | None = None,
+        workers: WorkerPool | None = None, prover: DealProver | None = None,
         entropy: Entropy | None = None,
     ) -> None:
         self.settings = settings
@@ -350,9 +347,9 @@ class Hub:
         self.tables.audit_every(self.scheduler, self.settings.relay_audit_seconds)
 
     async def _watch_epoch(self) -> None:
-        """Check the store's epoch, then whether it takes a write (so a
-        recovery is noticed without anyone asking /healthz), every
-        ``store_epoch_check_seconds``."""
+        """Check the store's epoch and that it takes a write (a recovery is
+        noticed without anyone asking /healthz) until ``closing``: a cancelled
+        store call can come back as a store error, which a check survives."""
         while True:
             try:
                 if await self.epoch.check(self.store):
@@ -361,6 +358,8 @@ class Hub:
             except StorageError as error:
                 log.debug("could not read the store's epoch: %s", error)
             await self.store_health.probe(self.store)
+            if self.closing:
+                return
             await sleep(self.scheduler, self.settings.store_epoch_check_seconds)
 
     async def store_replaced(self) -> None:
@@ -389,6 +388,7 @@ class Hub:
         await self.races.ledgers.close()
         await self.assists.close()
         await self.keeper.close()
+        self.closing = True
         if self._epoch_task is not None:
             self._epoch_task.cancel()
             await asyncio.gather(self._epoch_task, return_exceptions=True)

@@ -85,13 +85,19 @@ class DailyKeeper:
         self.clock = clock
         self.scheduler = scheduler
         self._task: asyncio.Task[None] | None = None
+        self._closing = False
         self._hurried: dict[str, asyncio.Task[DailyRecord]] = {}
         """Today's records being fixed because somebody asked, by label."""
 
     def start(self) -> None:
+        self._closing = False
         self._task = asyncio.create_task(self._run(), name="daily-keeper")
 
     async def _run(self) -> None:
+        """Prepare until ``close``, which says so in ``_closing`` as well as
+        by cancelling: a cancellation that lands in a store call can come
+        back as a store error, which a round survives, and the rounds would
+        go on while ``close`` waited on them."""
         stocked = False
         while True:
             today = utc_day(self.clock())
@@ -100,6 +106,8 @@ class DailyKeeper:
                     await prepare_day(self.book, day, self.clock(), urgency=urgency)
                 except StorageError as error:
                     log.warning("could not prepare the dailies of %s: %s", day, error)
+                if self._closing:
+                    return
                 if not stocked:
                     stocked = True
                     for game_id, options in daily_variants():
@@ -128,6 +136,7 @@ class DailyKeeper:
             log.warning("could not fix the daily deal %s: %s", label, error)
 
     async def close(self) -> None:
+        self._closing = True
         tasks = [task for task in (self._task, *self._hurried.values()) if task is not None]
         for task in tasks:
             task.cancel()

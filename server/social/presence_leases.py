@@ -36,14 +36,20 @@ class PresenceLeases:
         self._scheduler = scheduler
         self._renewed_ms: int | None = None
         self._task: asyncio.Task[None] | None = None
+        self._closing = False
 
     async def start(self) -> None:
         """Take the lease (before any player here is written under it), then keep it."""
         await self.round()
+        self._closing = False
         self._task = asyncio.create_task(self._keep(), name="presence lease")
 
     async def _keep(self) -> None:
-        while True:
+        """Renew until ``close``, which says so in ``_closing`` as well as by
+        cancelling: a cancellation that lands in a store call can come back
+        as a store error, which ``round`` survives, and the loop would go
+        on while ``close`` waited on it."""
+        while not self._closing:
             await sleep(self._scheduler, self._presence.timing.renew_seconds)
             await self.round()
 
@@ -79,6 +85,7 @@ class PresenceLeases:
         a process that shuts down shows its players offline at once."""
         if self._task is None:
             return
+        self._closing = True
         self._task.cancel()
         await asyncio.gather(self._task, return_exceptions=True)
         self._task = None

@@ -22,13 +22,14 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.parser import text_string_to_metric_families
 from redis.asyncio import Redis
 from tests.redis_server import RedisServer
+from tests.storage.outage_on_cancel import CancelledIntoOutage, closes_in_time
 from tests.storage_backends import BACKENDS, Backend, ManualClock, open_backend
 
 from server.transport.app import ArenaServer
 from server.games.retention import Sweeper
 from server.model.records import Action, Finish, GameResult, PlayerRecord, ResultEntry, SessionHeader
 from server.runtime.scheduler import LoopScheduler
-from server.storage import MemoryStore, Retention, StorageUnavailable, Store
+from server.storage import MemoryStore, Retention, Store
 from server.storage.redis import RedisStore
 
 SHORT = Retention(identity_seconds=1)
@@ -402,39 +403,10 @@ async def test_a_sweep_that_raises_a_bug_is_logged_once_and_the_sweeps_go_on(
     assert logged[0].exc_info is not None and "a bug in the sweep" in str(logged[0].exc_info[1])
 
 
-
-class CancelledIntoOutage(MemoryStore):
-    """A store whose client answers a cancelled call with an outage, as a
-    Redis client may when a read is cut off; ``expiring`` is set while
-    ``expire_due`` waits.  Once ``faithful``, a cancellation stays one."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.expiring = asyncio.Event()
-        self.faithful = False
-
-    async def expire_due(self) -> int:
-        self.expiring.set()
-        try:
-            await asyncio.Event().wait()
-        except asyncio.CancelledError:
-            if self.faithful:
-                raise
-            raise StorageUnavailable("connection lost") from None
-        return 0
-
-
 async def test_closing_the_sweeper_ends_it_even_when_the_store_turns_the_cancellation_into_an_outage() -> None:
-    store = CancelledIntoOutage()
+    store = CancelledIntoOutage("expire_due")
     sweeper = Sweeper(store, make_settings(retention_sweep_seconds=0.01), CollectorRegistry(), LoopScheduler())
     sweeper.start()
-    await store.expiring.wait()
+    await store.waiting("expire_due")
     closing = asyncio.create_task(sweeper.close())
-    done, _ = await asyncio.wait({closing}, timeout=10)
-    if not done:
-        store.faithful = True
-        for task in asyncio.all_tasks():
-            if task.get_name() == "retention sweeper":
-                task.cancel()
-        await closing
-    assert done, "close() waited on a sweeper that went on sweeping"
+    assert await closes_in_time(closing, {"retention sweeper"}, store), "close() waited on a sweeper that went on sweeping"
