@@ -348,8 +348,8 @@ class Hub:
 
     async def _watch_epoch(self) -> None:
         """Check the store's epoch and that it takes a write (a recovery is
-        noticed without anyone asking /healthz) until ``closing``: a cancelled
-        store call can come back as a store error, which a check survives."""
+        noticed without anyone asking /healthz) until ``closing``, which a
+        store call cannot lose as it can a cancellation (architecture.md)."""
         while True:
             try:
                 if await self.epoch.check(self.store):

@@ -95,9 +95,8 @@ class DailyKeeper:
 
     async def _run(self) -> None:
         """Prepare until ``close``, which says so in ``_closing`` as well as
-        by cancelling: a cancellation that lands in a store call can come
-        back as a store error, which a round survives, and the rounds would
-        go on while ``close`` waited on them."""
+        by cancelling: a store call can lose the cancellation
+        (docs/architecture.md, "Background loops")."""
         stocked = False
         while True:
             today = utc_day(self.clock())

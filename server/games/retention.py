@@ -118,11 +118,10 @@ class Sweeper:
         process runs, and nothing would say so.  The same failure sweep
         after sweep is logged once, not every few seconds.
 
-        ``close`` also says so in ``_closing``: a cancellation that lands in
-        a store call can come back as a store error (a Redis client whose
-        read is cut off reports a lost connection), which a sweep survives,
-        so the cancellation alone could leave the loop running and
-        ``close`` waiting on it for ever."""
+        ``close`` also says so in ``_closing``: a store call can lose the
+        cancellation (docs/architecture.md, "Background loops"), which
+        alone could leave the loop running and ``close`` waiting on it for
+        ever."""
         logged: tuple[type[BaseException], str] | None = None
         while not self._closing:
             await sleep(self._scheduler, self._settings.retention_sweep_seconds)

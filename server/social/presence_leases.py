@@ -46,9 +46,8 @@ class PresenceLeases:
 
     async def _keep(self) -> None:
         """Renew until ``close``, which says so in ``_closing`` as well as by
-        cancelling: a cancellation that lands in a store call can come back
-        as a store error, which ``round`` survives, and the loop would go
-        on while ``close`` waited on it."""
+        cancelling: a store call can lose the cancellation
+        (docs/architecture.md, "Background loops")."""
         while not self._closing:
             await sleep(self._scheduler, self._presence.timing.renew_seconds)
             await self.round()

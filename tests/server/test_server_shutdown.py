@@ -14,7 +14,7 @@ import pytest
 from tests.server.arena_servers import make_settings
 from tests.server.arena_stores import FaultyStore
 from tests.server.arena_wire import WireClient
-from tests.storage.outage_on_cancel import CancelledIntoOutage, closes_in_time
+from tests.storage.lost_cancellation import LosesCancellation, closes_in_time
 from websockets.exceptions import ConnectionClosed
 
 from protocol import ErrorCode
@@ -161,12 +161,12 @@ async def test_a_request_that_never_ends_does_not_hold_the_shutdown_past_its_gra
     assert await client.closed() == SERVICE_RESTART
 
 
-async def test_the_background_loops_end_even_when_the_store_turns_their_cancellation_into_an_outage() -> None:
+async def test_the_background_loops_end_even_when_their_store_calls_lose_the_cancellation() -> None:
     """The daily keeper, the store-epoch watcher and the presence lease
     each wait in a store call as the server shuts down, and each call
-    answers its cancellation with an outage, which every one of those
-    loops survives by design: the shutdown must end them all the same."""
-    store = CancelledIntoOutage("get_setting")
+    answers as if it had not been cancelled: the shutdown must end them
+    all the same."""
+    store = LosesCancellation("get_setting")
     server = ArenaServer(make_settings(prepare_dailies=True, shutdown_grace_seconds=GRACE_SECONDS), store=store)
     await server.start()
     store.hung.add("renew_presence_lease")

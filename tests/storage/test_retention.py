@@ -22,7 +22,7 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.parser import text_string_to_metric_families
 from redis.asyncio import Redis
 from tests.redis_server import RedisServer
-from tests.storage.outage_on_cancel import CancelledIntoOutage, closes_in_time
+from tests.storage.lost_cancellation import LosesCancellation, closes_in_time
 from tests.storage_backends import BACKENDS, Backend, ManualClock, open_backend
 
 from server.transport.app import ArenaServer
@@ -403,8 +403,8 @@ async def test_a_sweep_that_raises_a_bug_is_logged_once_and_the_sweeps_go_on(
     assert logged[0].exc_info is not None and "a bug in the sweep" in str(logged[0].exc_info[1])
 
 
-async def test_closing_the_sweeper_ends_it_even_when_the_store_turns_the_cancellation_into_an_outage() -> None:
-    store = CancelledIntoOutage("expire_due")
+async def test_closing_the_sweeper_ends_it_even_when_a_store_call_loses_the_cancellation() -> None:
+    store = LosesCancellation("expire_due")
     sweeper = Sweeper(store, make_settings(retention_sweep_seconds=0.01), CollectorRegistry(), LoopScheduler())
     sweeper.start()
     await store.waiting("expire_due")
