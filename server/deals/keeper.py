@@ -159,6 +159,7 @@ class RaceDealStock:
         self.store = book.store
         self._entropy = entropy
         self._filling: dict[str, asyncio.Task[None]] = {}
+        self._closing = False
 
     async def take(self, game_id: str, options: dict[str, Any]) -> ProvenDeal:
         name = stock_name(game_id, variant_label(engine.game_class(game_id), options))
@@ -179,8 +180,11 @@ class RaceDealStock:
         return running
 
     async def _fill(self, name: str, game_id: str, options: dict[str, Any]) -> None:
+        """Prove deals until the stock is full or ``close`` says so in
+        ``_closing``: the store call can lose the cancellation
+        (docs/architecture.md, "Background loops")."""
         try:
-            while await self.store.stock_size(name) < self.book.settings.race_deal_stock:
+            while await self.store.stock_size(name) < self.book.settings.race_deal_stock and not self._closing:
                 proven = await self._prove(game_id, options, Urgency.STOCK)
                 await self.store.stock_push(name, json.dumps(asdict(proven)))
         except (StorageError, NoProvenDeal) as error:
@@ -192,6 +196,7 @@ class RaceDealStock:
         return await self.book.prover.prove(game_id, options, await self.book.secret(), label, urgency)
 
     async def close(self) -> None:
+        self._closing = True
         for task in self._filling.values():
             task.cancel()
         await asyncio.gather(*self._filling.values(), return_exceptions=True)

@@ -8,6 +8,7 @@ from typing import AsyncIterator
 
 import pytest
 from tests.races.arena_races import race_settings
+from tests.storage.lost_cancellation import LosesCancellation
 
 from server.deals.book import DailyBook
 from server.deals.keeper import RaceDealStock, stock_name
@@ -54,3 +55,17 @@ async def test_an_empty_stock_proves_a_deal_on_the_spot(prover: DealProver) -> N
     assert replays_to_win("klondike", {"draw": 1}, deal.seed, deal.line)
     assert await store.stock_size(STOCK) == 0
     await stock.close()
+
+
+async def test_closing_the_stock_proves_no_deal_even_when_the_store_loses_the_cancellation(prover: DealProver) -> None:
+    """The fill waits in the store as the stock closes, and the store call
+    answers as if it had not been cancelled: the fill must stop there, not
+    prove the deals it found missing."""
+    store = LosesCancellation("stock_size")
+    stock = _stock(store, race_settings(race_deal_stock=2), prover)
+    filling = stock.fill_soon(*WORDLINK)
+    await store.waiting("stock_size")
+    await stock.close()
+    assert filling.done()
+    assert await store.stock_size(STOCK) == 0, "no deal proven after the close"
+

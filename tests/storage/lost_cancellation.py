@@ -10,10 +10,6 @@ from collections.abc import Callable
 
 from server.storage import MemoryStore
 
-HANGING = ("expire_due", "get_setting", "renew_presence_lease")
-"""The calls the loops under test make: the sweeper's, the daily
-keeper's and the epoch watcher's, and the presence lease's."""
-
 
 class LosesCancellation(MemoryStore):
     """The calls named in ``hung`` wait until cancelled and then answer as
@@ -55,6 +51,10 @@ class LosesCancellation(MemoryStore):
     async def get_setting(self, name: str) -> str | None:
         await self._hang("get_setting")
         return await super().get_setting(name)
+
+    async def stock_size(self, stock: str) -> int:
+        await self._hang("stock_size")
+        return await super().stock_size(stock)
 
     async def renew_presence_lease(self, origin: str, now_ms: int, lease_ms: int) -> None:
         await self._hang("renew_presence_lease")
