@@ -12,7 +12,8 @@ parts, from the outbox up to the games, the races and the people around
 a player (``server.social``), are listed with their jobs in
 ``docs/architecture.md``, "The server's parts".
 
-Decisions made here, kept here because they are about connections:
+Decisions made here, kept here because they are about
+connections:
 - A slow connection whose send queue overflows loses its backlog and gets
   a fresh snapshot of each game it watches (and a ``race`` message of each
   race it follows); after ``send_overflows`` overflows it is closed with 1013.
@@ -54,7 +55,7 @@ from server.games.replays import Replays
 from server.games.stats import DailyStats
 from server.runtime.clock import wall_clock_ms
 from server.runtime.entropy import Entropy, SystemEntropy
-from server.runtime.scheduler import LoopScheduler, Scheduler, sleep
+from server.runtime.scheduler import BackgroundLoop, LoopScheduler, Scheduler, sleep
 from server.runtime.workers import WorkerPool
 from server.deals.proofs import DealProver
 from server.runtime.settings import Settings
@@ -85,9 +86,11 @@ class Hub:
         self,
         settings: Settings,
         store: Store,
-        clock: Callable[[], int] = wall_clock_ms, monotonic: Callable[[], float] = time.monotonic,
+        clock: Callable[[], int] = wall_clock_ms,
+        monotonic: Callable[[], float] = time.monotonic,
         scheduler: Scheduler | None = None,
-        workers: WorkerPool | None = None, prover: DealProver | None = None,
+        workers: WorkerPool | None = None,
+        prover: DealProver | None = None,
         entropy: Entropy | None = None,
     ) -> None:
         self.settings = settings
@@ -112,7 +115,7 @@ class Hub:
         self.keeper = DailyKeeper(self.dailies, self.race_deals, now, scheduler)
         self.epoch = StoreEpoch(entropy.stream("epoch"))
         self.store_health = StoreHealth(self.metrics.registry)
-        self._epoch_task: asyncio.Task[None] | None = None
+        self._epoch_watch = BackgroundLoop("store epoch")
         self.outbox = Outbox(settings.send_overflows, self.metrics)
         self.tables = GameRooms(settings, store, origin, now, self.metrics)
         self.rooms = self.tables.rooms
@@ -343,13 +346,13 @@ class Hub:
         await self.presence_leases.start()
         if self.settings.prepare_dailies:
             self.keeper.start()
-        self._epoch_task = asyncio.create_task(self._watch_epoch(), name="store epoch")
+        self._epoch_watch.start(self._watch_epoch)
         self.tables.audit_every(self.scheduler, self.settings.relay_audit_seconds)
 
     async def _watch_epoch(self) -> None:
-        """Check the store's epoch and that it takes a write (a recovery is
-        noticed without anyone asking /healthz) until ``closing``, which a
-        store call cannot lose as it can a cancellation (architecture.md)."""
+        """Check the store's epoch, then whether it takes a write (so a
+        recovery is noticed without anyone asking /healthz), every
+        ``store_epoch_check_seconds``."""
         while True:
             try:
                 if await self.epoch.check(self.store):
@@ -358,7 +361,7 @@ class Hub:
             except StorageError as error:
                 log.debug("could not read the store's epoch: %s", error)
             await self.store_health.probe(self.store)
-            if self.closing:
+            if self._epoch_watch.closing:
                 return
             await sleep(self.scheduler, self.settings.store_epoch_check_seconds)
 
@@ -388,10 +391,7 @@ class Hub:
         await self.races.ledgers.close()
         await self.assists.close()
         await self.keeper.close()
-        self.closing = True
-        if self._epoch_task is not None:
-            self._epoch_task.cancel()
-            await asyncio.gather(self._epoch_task, return_exceptions=True)
+        await self._epoch_watch.close()
         await self.race_deals.close()
         await self.workers.close()
         await self.tables.close()

@@ -32,7 +32,7 @@ from server.deals.daily import DailyRecord, daily_label, daily_variants, utc_day
 from server.deals.proofs import NoProvenDeal, ProvenDeal, Urgency
 from server.deals.variants import variant_label
 from server.runtime.entropy import Entropy
-from server.runtime.scheduler import Scheduler, sleep
+from server.runtime.scheduler import BackgroundLoop, Scheduler, sleep
 from server.storage.base import StorageError
 
 log = logging.getLogger("arena.keeper")
@@ -84,19 +84,14 @@ class DailyKeeper:
         self.stock = stock
         self.clock = clock
         self.scheduler = scheduler
-        self._task: asyncio.Task[None] | None = None
-        self._closing = False
+        self._background = BackgroundLoop("daily-keeper")
         self._hurried: dict[str, asyncio.Task[DailyRecord]] = {}
         """Today's records being fixed because somebody asked, by label."""
 
     def start(self) -> None:
-        self._closing = False
-        self._task = asyncio.create_task(self._run(), name="daily-keeper")
+        self._background.start(self._run)
 
     async def _run(self) -> None:
-        """Prepare until ``close``, which says so in ``_closing`` as well as
-        by cancelling: a store call can lose the cancellation
-        (docs/architecture.md, "Background loops")."""
         stocked = False
         while True:
             today = utc_day(self.clock())
@@ -105,7 +100,7 @@ class DailyKeeper:
                     await prepare_day(self.book, day, self.clock(), urgency=urgency)
                 except StorageError as error:
                     log.warning("could not prepare the dailies of %s: %s", day, error)
-                if self._closing:
+                if self._background.closing:
                     return
                 if not stocked:
                     stocked = True
@@ -135,11 +130,10 @@ class DailyKeeper:
             log.warning("could not fix the daily deal %s: %s", label, error)
 
     async def close(self) -> None:
-        self._closing = True
-        tasks = [task for task in (self._task, *self._hurried.values()) if task is not None]
-        for task in tasks:
+        await self._background.close()
+        for task in self._hurried.values():
             task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.gather(*self._hurried.values(), return_exceptions=True)
 
 
 def stock_name(game_id: str, variant: str) -> str:

@@ -23,7 +23,6 @@ figures as current.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Iterator
 
@@ -32,7 +31,7 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from server.games.records import settle_pending
-from server.runtime.scheduler import Scheduler, sleep
+from server.runtime.scheduler import BackgroundLoop, Scheduler, sleep
 from server.runtime.settings import Settings
 from server.storage import Retention, StorageError, Store, StoreSize
 
@@ -84,8 +83,7 @@ class Sweeper:
         self._settings = settings
         self._scheduler = scheduler
         self.size: StoreSize | None = None
-        self._task: asyncio.Task[None] | None = None
-        self._closing = False
+        self._background = BackgroundLoop("retention sweeper")
         self._settled = Counter(
             "arena_sweep_settled", "Game ends left open that a sweep settled.", registry=registry
         )
@@ -107,23 +105,17 @@ class Sweeper:
 
     def start(self) -> None:
         """Sweep every ``retention_sweep_seconds`` until ``close``."""
-        self._closing = False
-        self._task = asyncio.create_task(self._run(), name="retention sweeper")
+        self._background.start(self._run)
 
     async def _run(self) -> None:
-        """Sweep until cancelled.  A sweep that raises what no store should
+        """Sweep until ``close``.  A sweep that raises what no store should
         (a bug, not an outage: ``sweep`` handles those) is logged with its
         traceback and the sweeps go on: a sweeper that died with it would
         leave game ends unsettled and the store growing for as long as the
         process runs, and nothing would say so.  The same failure sweep
-        after sweep is logged once, not every few seconds.
-
-        ``close`` also says so in ``_closing``: a store call can lose the
-        cancellation (docs/architecture.md, "Background loops"), which
-        alone could leave the loop running and ``close`` waiting on it for
-        ever."""
+        after sweep is logged once, not every few seconds."""
         logged: tuple[type[BaseException], str] | None = None
-        while not self._closing:
+        while not self._background.closing:
             await sleep(self._scheduler, self._settings.retention_sweep_seconds)
             try:
                 await self.sweep()
@@ -136,9 +128,4 @@ class Sweeper:
                 logged = None
 
     async def close(self) -> None:
-        self._closing = True
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await self._background.close()

@@ -12,7 +12,7 @@ test moves its clock.
 from __future__ import annotations
 
 import asyncio
-from typing import Callable, Protocol
+from typing import Any, Callable, Coroutine, Protocol
 
 
 class Timer(Protocol):
@@ -47,3 +47,32 @@ async def sleep(scheduler: Scheduler, seconds: float) -> None:
         await woken
     finally:
         timer.cancel()
+
+
+class BackgroundLoop:
+    """One background loop's task, and the flag that stops it.
+
+    ``close`` cancels the task and sets ``closing``, which the loop checks
+    after each round of store calls: a store call can lose the
+    cancellation (docs/architecture.md, "Background loops"), and a loop
+    that survives store errors by design would then go on, with ``close``
+    waiting on it."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._task: asyncio.Task[None] | None = None
+        self.closing = False
+
+    def start(self, loop: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        self.closing = False
+        self._task = asyncio.create_task(loop(), name=self._name)
+
+    async def close(self) -> bool:
+        """Stop the loop and wait for it to end; False if it was not running."""
+        self.closing = True
+        task, self._task = self._task, None
+        if task is None:
+            return False
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        return True

@@ -15,11 +15,10 @@ friends are told they are back.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Callable
 
-from server.runtime.scheduler import Scheduler, sleep
+from server.runtime.scheduler import BackgroundLoop, Scheduler, sleep
 from server.social.presence import Presence
 from server.storage.base import StorageError, Store
 
@@ -35,20 +34,15 @@ class PresenceLeases:
         self._now = now
         self._scheduler = scheduler
         self._renewed_ms: int | None = None
-        self._task: asyncio.Task[None] | None = None
-        self._closing = False
+        self._background = BackgroundLoop("presence lease")
 
     async def start(self) -> None:
         """Take the lease (before any player here is written under it), then keep it."""
         await self.round()
-        self._closing = False
-        self._task = asyncio.create_task(self._keep(), name="presence lease")
+        self._background.start(self._keep)
 
     async def _keep(self) -> None:
-        """Renew until ``close``, which says so in ``_closing`` as well as by
-        cancelling: a store call can lose the cancellation
-        (docs/architecture.md, "Background loops")."""
-        while not self._closing:
+        while not self._background.closing:
             await sleep(self._scheduler, self._presence.timing.renew_seconds)
             await self.round()
 
@@ -82,12 +76,8 @@ class PresenceLeases:
     async def close(self) -> None:
         """Stop renewing, and end the lease now rather than let it run out:
         a process that shuts down shows its players offline at once."""
-        if self._task is None:
+        if not await self._background.close():
             return
-        self._closing = True
-        self._task.cancel()
-        await asyncio.gather(self._task, return_exceptions=True)
-        self._task = None
         try:
             await self._store.renew_presence_lease(self._presence.origin, self._now(), 0)
             await self._reap(self._now())

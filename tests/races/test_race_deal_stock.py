@@ -68,4 +68,3 @@ async def test_closing_the_stock_proves_no_deal_even_when_the_store_loses_the_ca
     await stock.close()
     assert filling.done()
     assert await store.stock_size(STOCK) == 0, "no deal proven after the close"
-

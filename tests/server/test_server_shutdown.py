@@ -176,4 +176,3 @@ async def test_the_background_loops_end_even_when_their_store_calls_lose_the_can
     shutting_down = asyncio.create_task(server.shutdown())
     loops = {"daily-keeper", "store epoch", "presence lease"}
     assert await closes_in_time(shutting_down, loops, store), "the shutdown waited on a loop that went on"
-
