@@ -58,24 +58,23 @@ def something_left(game: Game, seen: list[dict[str, Any]], base: int) -> bool:
     most: Counter[str] = Counter()
     for view in seen:
         most |= shown(view)
-    start = game.position
     boards = {board(game.view())}
-    queue = deque([start])
+    queue = deque([game.position])
+    explorer = engine.new_game(game.id, game.deal, **game.options)
     while queue:
         assert len(boards) < EXPLORED, "the check could not finish"
-        here = engine.new_game(game.id, game.deal, **game.options)
-        here.load_position(queue.popleft())
-        for move in here.legal_moves():
-            after = engine.new_game(game.id, game.deal, **game.options)
-            after.load_position(here.position)
-            after.play(move)
-            view = after.view()
-            if after.counters["foundation"] > base or after.status == engine.WON or shown(view) - most:
+        explorer.load_position(queue.popleft())
+        for move in explorer.legal_moves():
+            explorer.play(move)
+            view = explorer.view()
+            if explorer.counters["foundation"] > base or explorer.status == engine.WON or shown(view) - most:
                 return True
+            after = explorer.position
+            explorer.undo()
             key = board(view)
             if key not in boards:
                 boards.add(key)
-                queue.append(after.position)
+                queue.append(after)
     return False
 
 
