@@ -58,7 +58,7 @@ def hint_with_confidence(game: Game, budget: int | None = None) -> Hint | None:
     determinization still agrees with the view.  Otherwise searches
     ``determinize.WORLDS`` determinizations of the view (one when the view
     hides nothing), sharing ``budget`` nodes (default: the game's
-    ``HINT_BUDGET``, about 200 ms, times ``FULL_VIEW_FACTOR`` for a view
+    ``HINT_BUDGET``, 0.2-0.4 s, times ``FULL_VIEW_FACTOR`` for a view
     that hides nothing), and follows the win of one of them whose moves up
     to the next card turned up lead to a win in most of them (``_vote``);
     without one, the heuristic's first move that starts a way to
