@@ -187,9 +187,10 @@ class KlondikeDomain(Domain):
     """Twice the 200 ms of the calibration, shared among the 8 deals of
     the hidden cards a hint searches.  Following hints alone on the first
     100 verified deals won 38% of draw 3 at 4,000 nodes and 47% at 8,000,
-    57% and 65% of draw 1; on the next 100 at 8,000, 45% and 66%.  The
-    95th-percentile hint takes about 0.2 s of CPU instead of 0.1 s
-    (docs/solver.md, "WordLink: twice the budget")."""
+    57% and 65% of draw 1; on the next 100, 43% and 45% of draw 3, 65%
+    and 66% of draw 1.  The 95th-percentile hint takes about 0.2 s of
+    CPU instead of 0.1 s (docs/solver.md, "WordLink: twice the
+    budget")."""
     FIRST_SEARCH_NODES = 12_500
     """A quarter of the bold share of the old 100,000-node default: with a
     bigger budget a longer first search only put off the restarts (draw-3
