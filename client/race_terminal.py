@@ -188,7 +188,9 @@ class RaceSession:
     def _leave(self) -> None:
         code = invite_text(self.race.code) if self.race.code else self.race.race_id
         again = come_back(f"arena race join {code}", self.client)
-        where = "your clock runs on" if self.race.phase == "running" else "you are still in it"
+        # The board can come before the race's own update says it runs.
+        running = self.board is not None or self.race.phase == "running"
+        where = "your clock runs on" if running else "you are still in it"
         self.console.say(f"left race {self.race.race_id} ({where}); to come back: {again}")
 
     async def _command(self, line: str) -> None:
