@@ -12,8 +12,7 @@ parts, from the outbox up to the games, the races and the people around
 a player (``server.social``), are listed with their jobs in
 ``docs/architecture.md``, "The server's parts".
 
-Decisions made here, kept here because they are about
-connections:
+Decisions made here, kept here because they are about connections:
 - A slow connection whose send queue overflows loses its backlog and gets
   a fresh snapshot of each game it watches (and a ``race`` message of each
   race it follows); after ``send_overflows`` overflows it is closed with 1013.
