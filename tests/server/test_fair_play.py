@@ -10,10 +10,9 @@ it writes, over both codecs; the memory store.
 from __future__ import annotations
 
 import json
-import os
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
+import numpy as np
 import pytest
 from tests.server.arena_clock import FakeClock
 from tests.server.arena_memory import MemoryArena
@@ -22,7 +21,7 @@ from tests.server.arena_wire import RecordingClient
 
 import engine
 from engine.cards import CODE, full_deck
-from engine.rng import MASK64, fnv1a64
+from engine.rng import fnv1a64
 from protocol import ErrorCode
 from protocol import to_server as ts
 from server.deals.daily import daily_variants, RECORD_KIND, DailyRecord
@@ -35,30 +34,37 @@ FACE_UP_POSITIONS = (0, 7, 13, 18, 22, 25, 27)
 """Where WordLink's seven face-up cards lie in the shuffle (row by row, left to right)."""
 
 
-def _face_up_codes(seed_base: int, first: int, last: int) -> dict[tuple[str, ...], int]:
-    """Deal number by the seven face-up cards of WordLink deals
-    ``first..last``: the public shuffle (docs/notation.md), written flat
-    so a million deals take seconds, not minutes."""
-    deck = full_deck()
-    found: dict[tuple[str, ...], int] = {}
-    for deal in range(first, last + 1):
-        state = (seed_base ^ deal) & MASK64
-        cards = list(deck)
-        for i in range(51, 0, -1):
-            bound = i + 1
-            limit = (1 << 64) - ((1 << 64) % bound)
-            while True:
-                state = (state + 0x9E3779B97F4A7C15) & MASK64
-                z = state
-                z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-                z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-                z ^= z >> 31
-                if z < limit:
-                    break
-            j = z % bound
-            cards[i], cards[j] = cards[j], cards[i]
-        found[tuple(CODE[cards[p]] for p in FACE_UP_POSITIONS)] = deal
-    return found
+def _face_up_keys(seed_base: int, count: int) -> "np.ndarray[Any, np.dtype[np.int64]]":
+    """The seven face-up cards of WordLink deals 1 to ``count``, packed in
+    one number per deal (row ``n - 1`` for deal ``n``): the public shuffle
+    (docs/notation.md) run on every deal at once, so a million deals take
+    seconds, as the attacker's own table would."""
+    state = np.uint64(seed_base) ^ np.arange(1, count + 1, dtype=np.uint64)
+    cards = np.tile(np.arange(52, dtype=np.uint8), (count, 1))
+    rows = np.arange(count)
+    for i in range(51, 0, -1):
+        bound = i + 1
+        limit = (1 << 64) - ((1 << 64) % bound)
+        z = np.zeros(count, dtype=np.uint64)
+        drawing = np.ones(count, dtype=bool)
+        while drawing.any():
+            state[drawing] += np.uint64(0x9E3779B97F4A7C15)
+            mixed = state[drawing]
+            mixed = (mixed ^ (mixed >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+            mixed = (mixed ^ (mixed >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+            z[drawing] = mixed ^ (mixed >> np.uint64(31))
+            drawing &= (z >= np.uint64(limit)) if limit < 1 << 64 else False
+        j = (z % np.uint64(bound)).astype(np.intp)
+        taken = cards[rows, j]
+        cards[rows, j] = cards[:, i]
+        cards[:, i] = taken
+    return _pack(cards[:, FACE_UP_POSITIONS])
+
+
+def _pack(face_up: "np.ndarray[Any, Any]") -> "np.ndarray[Any, np.dtype[np.int64]]":
+    """Seven card indices (0-51, in ``full_deck()`` order) as one number per row."""
+    weights = 52 ** np.arange(len(FACE_UP_POSITIONS), dtype=np.int64)
+    return (face_up.astype(np.int64) * weights).sum(axis=-1)
 
 
 def _face_up(view: dict[str, Any]) -> tuple[str, ...]:
@@ -91,18 +97,13 @@ async def test_no_public_table_identifies_a_ranked_deal_from_its_first_board(are
             assert _visible(engine.new_game(game_id, deal, **options).view()) != first, (game_id, deal)
 
     targets = {_face_up(boards[("klondike", str(options))]) for game_id, options in daily_variants() if game_id == "klondike"}
-    base = fnv1a64("klondike")
-    workers = os.cpu_count() or 1
-    step = SCANNED_DEALS // workers + 1
-    with ProcessPoolExecutor(workers) as pool:
-        parts = pool.map(_face_up_codes, [base] * workers, range(1, SCANNED_DEALS + 1, step),
-                         [min(SCANNED_DEALS, start + step - 1) for start in range(1, SCANNED_DEALS + 1, step)])
-        table: dict[tuple[str, ...], int] = {}
-        for part in parts:
-            table.update(part)
-    assert len(table) > SCANNED_DEALS * 0.99, "seven face-up cards tell numbered deals apart"
-    assert table[_face_up(engine.new_game("klondike", 777_777).view())] == 777_777, "the scan finds numbered deals"
-    assert not targets & set(table), "a ranked deal's first board is in the attacker's table"
+    index = {CODE[card]: n for n, card in enumerate(full_deck())}
+    table = _face_up_keys(fnv1a64("klondike"), SCANNED_DEALS)
+    assert len(np.unique(table)) > SCANNED_DEALS * 0.99, "seven face-up cards tell numbered deals apart"
+    numbered = _pack(np.array([index[code] for code in _face_up(engine.new_game("klondike", 777_777).view())]))
+    assert 777_777 in np.flatnonzero(table == numbered) + 1, "the scan finds numbered deals"
+    ranked = _pack(np.array([[index[code] for code in target] for target in targets]))
+    assert not np.isin(ranked, table).any(), "a ranked deal's first board is in the attacker's table"
 
 
 async def test_the_server_does_not_play_a_ranked_attempt_for_you(arena: MemoryArena, subprotocol: str) -> None:
