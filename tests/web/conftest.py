@@ -1,18 +1,43 @@
-"""The browser tests' shared fixture: a real server and Chromium per test
-(``web_harness.open_site``), failing the test on any page error.  A test
-module that needs other server settings (a short race countdown) defines
-its own ``site``."""
+"""The browser tests' shared fixtures: one Chromium per test process, and
+a real server per test on it (``web_harness.open_site``), failing the
+test on any page error.  A test module that needs other server settings
+(a short race countdown) defines its own ``site`` on ``browser``.
+
+Playwright's objects belong to the event loop that made them, so the
+browser tests run in one loop per test process (``loop_scope`` session),
+their own fixtures too; each still gets its own server and fresh browser
+profiles."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
-from tests.web.web_harness import Site, open_site
+import pytest_asyncio
+from pytest_asyncio import is_async_test
+from playwright.async_api import Browser
+from tests.web.web_harness import Site, launched, open_site
+
+HERE = Path(__file__).resolve().parent
 
 
-@pytest.fixture
-async def site() -> AsyncIterator[Site]:
-    async with open_site() as running:
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the browser tests' coroutines in the loop the browser lives in."""
+    in_session_loop = pytest.mark.asyncio(loop_scope="session")
+    for item in items:
+        if is_async_test(item) and HERE in item.path.parents:
+            item.add_marker(in_session_loop, append=False)
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def browser() -> AsyncIterator[Browser]:
+    async with launched() as running:
+        yield running
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def site(browser: Browser) -> AsyncIterator[Site]:
+    async with open_site(browser=browser) as running:
         yield running
         assert not running.page_errors, running.page_errors

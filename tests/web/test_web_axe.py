@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import AsyncIterator
 
 import pytest
-from playwright.async_api import Page, ViewportSize
+import pytest_asyncio
+from playwright.async_api import Browser, Page, ViewportSize
 from tests.races.arena_races import PUBLIC_BOARD_RULES_OFF, pin_daily_deal
 from tests.web.axe import in_scheme, serious_violations
 from tests.web.test_web_races import create_race, join_race, named_page
@@ -28,9 +29,9 @@ BOTH = pytest.mark.parametrize("viewport", VIEWPORTS, ids=lambda size: f"{size['
 GAMES = ("klondike", "broken-deck", "laras-game", "chequers")
 
 
-@pytest.fixture
-async def site() -> AsyncIterator[Site]:
-    async with open_site(race_countdown_seconds=1.0, race_spectator_delay_seconds=1.0, **PUBLIC_BOARD_RULES_OFF) as running:
+@pytest_asyncio.fixture(loop_scope="session")
+async def site(browser: Browser) -> AsyncIterator[Site]:
+    async with open_site(browser=browser, race_countdown_seconds=1.0, race_spectator_delay_seconds=1.0, **PUBLIC_BOARD_RULES_OFF) as running:
         await pin_daily_deal(running.server.store, utc_day(running.server.hub.clock()))
         yield running
         assert not running.page_errors, running.page_errors

@@ -16,7 +16,8 @@ import asyncio
 from typing import AsyncIterator
 
 import pytest
-from playwright.async_api import Dialog, Page, ViewportSize
+import pytest_asyncio
+from playwright.async_api import Browser, Dialog, Page, ViewportSize
 from tests.races.arena_races import WireClient, pin_daily_deal, player
 from tests.web.test_web_races import win_daily_deal
 from tests.web.web_harness import PROVEN_START_MS, Site, TIMEOUT_MS, board_shown, daily_site, resign, sign_in
@@ -31,9 +32,9 @@ WORDLINK_DRAW_1 = "draw=1,scoring=standard"
 BOTH = pytest.mark.parametrize("viewport", VIEWPORTS, ids=lambda size: f"{size['width']}x{size['height']}")
 
 
-@pytest.fixture
-async def site() -> AsyncIterator[Site]:
-    async with daily_site() as running:
+@pytest_asyncio.fixture(loop_scope="session")
+async def site(browser: Browser) -> AsyncIterator[Site]:
+    async with daily_site(browser) as running:
         yield running
 
 

@@ -22,7 +22,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Page, ViewportSize
+import pytest_asyncio
+from playwright.async_api import Browser, Page, ViewportSize
 from tests.npm_tools import npm_tools
 from tests.races.arena_races import DEAL_1_DRAW_1_WIN, WireClient, player
 from tests.server.test_friends import befriend
@@ -46,9 +47,9 @@ CARD_CODE = re.compile(
 CLIPBOARD = ["clipboard-read", "clipboard-write"]
 
 
-@pytest.fixture
-async def site() -> AsyncIterator[Site]:
-    async with daily_site() as running:
+@pytest_asyncio.fixture(loop_scope="session")
+async def site(browser: Browser) -> AsyncIterator[Site]:
+    async with daily_site(browser) as running:
         yield running
 
 

@@ -14,8 +14,9 @@ import logging
 from collections.abc import AsyncIterator
 
 import pytest
-from playwright.async_api import Request
-from tests.web.web_harness import DESKTOP, TIMEOUT_MS, Site, open_site
+import pytest_asyncio
+from playwright.async_api import Browser, Request
+from tests.web.web_harness import DESKTOP, Site, open_site
 
 pytestmark = pytest.mark.browser
 
@@ -23,9 +24,9 @@ FIRST_VISIT_MAX_REQUESTS = 5
 LOBBY = ".tile[data-game]"
 
 
-@pytest.fixture
-async def site() -> AsyncIterator[Site]:
-    async with open_site(access_log=True) as running:
+@pytest_asyncio.fixture(loop_scope="session")
+async def site(browser: Browser) -> AsyncIterator[Site]:
+    async with open_site(browser=browser, access_log=True) as running:
         yield running
         assert not running.page_errors, running.page_errors
 
@@ -40,8 +41,7 @@ def served(caplog: pytest.LogCaptureFixture) -> list[tuple[str, int]]:
 
 
 async def test_a_first_visit_takes_three_requests_and_a_reload_one(site: Site, caplog: pytest.LogCaptureFixture) -> None:
-    context = await site.browser.new_context(viewport=DESKTOP)
-    context.set_default_timeout(TIMEOUT_MS)
+    context = await site.context(viewport=DESKTOP)
     page = await context.new_page()
     page.on("pageerror", lambda error: site.page_errors.append(str(error)))
     requested: list[Request] = []

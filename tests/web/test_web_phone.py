@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any, AsyncIterator
 
 import pytest
-from playwright.async_api import Page, ViewportSize
+import pytest_asyncio
+from playwright.async_api import Browser, Page, ViewportSize
 from tests.web.web_harness import PROVEN_START_MS, Site, cards_settled, open_site, resign, sign_in, start_from_lobby
 
 pytestmark = pytest.mark.browser
@@ -42,9 +43,9 @@ MEASURE = """() => {
 }"""
 
 
-@pytest.fixture
-async def site() -> AsyncIterator[Site]:
-    async with open_site(race_countdown_seconds=1, race_spectator_delay_seconds=1) as running:
+@pytest_asyncio.fixture(loop_scope="session")
+async def site(browser: Browser) -> AsyncIterator[Site]:
+    async with open_site(browser=browser, race_countdown_seconds=1, race_spectator_delay_seconds=1) as running:
         yield running
         assert not running.page_errors, running.page_errors
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import AsyncIterator
 
 import pytest
-from playwright.async_api import Page, ViewportSize
+import pytest_asyncio
+from playwright.async_api import Browser, Page, ViewportSize
 from tests.races.arena_races import PUBLIC_BOARD_RULES_OFF, pin_daily_deal
 from tests.web.test_web_races import create_race, named_page, started_race
 from tests.web.web_harness import Site, open_site, resign
@@ -31,9 +32,10 @@ NO_CLIPBOARD = "Object.defineProperty(navigator, 'clipboard', { value: undefined
 """A browser that offers no clipboard to the page (a page served over plain HTTP)."""
 
 
-@pytest.fixture
-async def site() -> AsyncIterator[Site]:
+@pytest_asyncio.fixture(loop_scope="session")
+async def site(browser: Browser) -> AsyncIterator[Site]:
     async with open_site(
+        browser=browser,
         race_countdown_seconds=1.0, race_spectator_delay_seconds=1.0, race_time_limit_seconds=TIME_LIMIT_SECONDS,
         **PUBLIC_BOARD_RULES_OFF,
     ) as running:

@@ -21,8 +21,9 @@ import re
 from typing import AsyncIterator
 
 import pytest
+import pytest_asyncio
 from tests.races.arena_races import DEAL_1_DRAW_1_WIN, PUBLIC_BOARD_RULES_OFF, WireClient, pin_daily_deal, player
-from playwright.async_api import Page, ViewportSize
+from playwright.async_api import Browser, Page, ViewportSize
 from tests.web.web_harness import DESKTOP, PROVEN_START_MS, Site, open_site, resign, sign_in
 
 from protocol import to_server as ts
@@ -38,9 +39,10 @@ LAGGING_CLOCK = "const realNow = Date.now; Date.now = () => realNow() - 600000;"
 """A page whose clock is ten minutes behind the server's."""
 
 
-@pytest.fixture
-async def site() -> AsyncIterator[Site]:
+@pytest_asyncio.fixture(loop_scope="session")
+async def site(browser: Browser) -> AsyncIterator[Site]:
     async with open_site(
+        browser=browser,
         race_countdown_seconds=COUNTDOWN_SECONDS, race_spectator_delay_seconds=DELAY_SECONDS, **PUBLIC_BOARD_RULES_OFF
     ) as running:
         yield running
@@ -189,13 +191,13 @@ async def test_the_results_table_follows_the_last_resignation_and_a_rematch_gath
     assert "Resigned" in await guest.inner_text("#race-history")
 
 
-@pytest.fixture
-async def timed_site() -> AsyncIterator[tuple[Site, FakeClock]]:
+@pytest_asyncio.fixture(loop_scope="session")
+async def timed_site(browser: Browser) -> AsyncIterator[tuple[Site, FakeClock]]:
     """A site whose games' clock moves only when the test moves it, so a
     game's time is what the test says, however loaded the machine."""
     clock = FakeClock()
     clock.ms = wall_clock_ms()
-    async with open_site(clock=clock, **PUBLIC_BOARD_RULES_OFF) as running:
+    async with open_site(browser=browser, clock=clock, **PUBLIC_BOARD_RULES_OFF) as running:
         yield running, clock
         assert not running.page_errors, running.page_errors
 

@@ -19,8 +19,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
+import pytest_asyncio
+from playwright.async_api import Browser
 from tests.storage_backends import ManualClock
-from tests.web.web_harness import DESKTOP, TIMEOUT_MS, Site, open_site
+from tests.web.web_harness import DESKTOP, Site, open_site
 
 from server.net.admission import SocketPeer
 from server.runtime.settings import Settings
@@ -46,9 +48,9 @@ def clock() -> ManualClock:
     return ManualClock()
 
 
-@pytest.fixture
-async def site(clock: ManualClock) -> AsyncIterator[Site]:
-    async with open_site(monotonic=clock, **DEFAULT_LIMITS) as running:
+@pytest_asyncio.fixture(loop_scope="session")
+async def site(browser: Browser, clock: ManualClock) -> AsyncIterator[Site]:
+    async with open_site(browser=browser, monotonic=clock, **DEFAULT_LIMITS) as running:
         yield running
         assert not running.page_errors, running.page_errors
 
@@ -89,8 +91,7 @@ async def test_ten_reloads_in_a_row_all_load_and_connect_and_ask_for_the_page_al
 async def test_ten_reloads_of_a_page_without_a_cache_all_load_and_connect(site: Site) -> None:
     """The worst honest case: every reload fetches every file again
     (a browser with its cache off, or a household loading at once)."""
-    context = await site.browser.new_context(viewport=DESKTOP)
-    context.set_default_timeout(TIMEOUT_MS)
+    context = await site.context(viewport=DESKTOP)
     page = await context.new_page()
     page.on("pageerror", lambda error: site.page_errors.append(str(error)))
     cdp = await context.new_cdp_session(page)
@@ -105,12 +106,11 @@ async def test_ten_reloads_of_a_page_without_a_cache_all_load_and_connect(site: 
     await context.close()
 
 
-async def test_a_refused_page_says_what_it_waits_for_and_connects_once_let_in(clock: ManualClock) -> None:
-    async with open_site(monotonic=clock, **{**DEFAULT_LIMITS, "connection_burst": 1}) as site:
+async def test_a_refused_page_says_what_it_waits_for_and_connects_once_let_in(browser: Browser, clock: ManualClock) -> None:
+    async with open_site(browser=browser, monotonic=clock, **{**DEFAULT_LIMITS, "connection_burst": 1}) as site:
         first = await site.page()
         await first.wait_for_selector(ONLINE)
-        context = await site.browser.new_context(viewport=DESKTOP)
-        context.set_default_timeout(TIMEOUT_MS)
+        context = await site.context(viewport=DESKTOP)
         refused = await context.new_page()
         await refused.goto(site.base_url)
         banner = refused.locator('#connection[data-state="offline"][data-waiting="refused"]')

@@ -8,12 +8,19 @@ serves ``client/web/`` at ``/`` exactly as in production.  The
 browser is the system's Chromium driven by Playwright: nothing is
 downloaded, and without ``/usr/bin/chromium`` the tests skip (or fail
 under CI, where a missing browser must not pass as green).
+
+The tests share one browser per test process (``launched``, which the
+browser tests' ``conftest`` keeps for their whole run in one event
+loop), and each site closes the browser profiles its pages opened: a
+test still starts from no cookies and no storage, without paying for a
+Playwright driver and a Chromium start (about a second of CPU each).
+The screenshot scripts launch their own.
 """
 
 from __future__ import annotations
 
 import time
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable
@@ -21,7 +28,7 @@ from typing import Any, AsyncIterator, Callable
 from tests.unavailable import unavailable
 from tests.server.arena_servers import make_settings
 from tests.races.arena_races import PUBLIC_BOARD_RULES_OFF, pin_daily_deal
-from playwright.async_api import Browser, Page, ViewportSize, async_playwright
+from playwright.async_api import Browser, BrowserContext, Page, ViewportSize, async_playwright
 
 from server.transport.app import ArenaServer
 from server.storage.memory import MemoryStore
@@ -75,8 +82,7 @@ class Site:
     ) -> Page:
         """A page in a fresh browser profile (its own localStorage, so its
         own player); ``init_script`` runs before the page's own scripts."""
-        context = await self.browser.new_context(viewport=viewport, **context_options)
-        context.set_default_timeout(TIMEOUT_MS)
+        context = await self.context(viewport=viewport, **context_options)
         if init_script is not None:
             await context.add_init_script(init_script)
         page = await context.new_page()
@@ -85,8 +91,17 @@ class Site:
         await page.wait_for_selector('#connection[data-state="online"]')
         return page
 
+    async def context(self, **options: Any) -> BrowserContext:
+        """A fresh browser profile, closed with the site; its waits end
+        at ``TIMEOUT_MS``."""
+        context = await self.browser.new_context(**options)
+        self.contexts.append(context)
+        context.set_default_timeout(TIMEOUT_MS)
+        return context
+
     def __post_init__(self) -> None:
         self.page_errors: list[str] = []
+        self.contexts: list[BrowserContext] = []
 
 
 async def sign_in(page: Page, name: str) -> None:
@@ -97,21 +112,40 @@ async def sign_in(page: Page, name: str) -> None:
 
 
 @asynccontextmanager
+async def launched() -> AsyncIterator[Browser]:
+    """Debian's Chromium under Playwright, closed at the end."""
+    require_chromium()
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            await browser.close()
+
+
+@asynccontextmanager
 async def open_site(
-    monotonic: Callable[[], float] = time.monotonic, clock: Callable[[], int] = wall_clock_ms, **setting_changes: object
+    monotonic: Callable[[], float] = time.monotonic, clock: Callable[[], int] = wall_clock_ms,
+    browser: Browser | None = None, **setting_changes: object,
 ) -> AsyncIterator[Site]:
     """Start the server (with ``setting_changes``, ``monotonic`` as the
     clock of its limits per address, and ``clock`` as its games' and days'
-    clock) and the browser; stop both at the end."""
+    clock) on ``browser`` (None: a browser of its own); stop the server,
+    and close the browser profiles its pages used, at the end."""
     require_chromium()
     settings = make_settings(**setting_changes)
-    async with ArenaServer(settings, store=MemoryStore(), monotonic=monotonic, clock=clock) as server:
-        async with async_playwright() as playwright:
-            browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-            try:
-                yield Site(server, browser)
-            finally:
-                await browser.close()
+    async with AsyncExitStack() as stack:
+        server = await stack.enter_async_context(
+            ArenaServer(settings, store=MemoryStore(), monotonic=monotonic, clock=clock)
+        )
+        if browser is None:
+            browser = await stack.enter_async_context(launched())
+        site = Site(server, browser)
+        try:
+            yield site
+        finally:
+            for context in site.contexts:
+                await context.close()
 
 
 # ------------------------------------------------------------ the board, as a player sees it
@@ -230,11 +264,11 @@ async def drag(page: Page, source: str, target: str) -> None:
 
 
 @asynccontextmanager
-async def daily_site() -> AsyncIterator[Site]:
+async def daily_site(browser: Browser | None = None) -> AsyncIterator[Site]:
     """A site whose day's WordLink deal is pinned (deal 1, whose winning
     line the tests know) and whose public board's rules are off (every
     player here comes from one address); no page may have thrown."""
-    async with open_site(**PUBLIC_BOARD_RULES_OFF) as running:
+    async with open_site(browser=browser, **PUBLIC_BOARD_RULES_OFF) as running:
         await pin_daily_deal(running.server.store, utc_day(running.server.hub.clock()))
         yield running
         assert not running.page_errors, running.page_errors
