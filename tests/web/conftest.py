@@ -26,7 +26,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Run the browser tests' coroutines in the loop the browser lives in."""
     in_session_loop = pytest.mark.asyncio(loop_scope="session")
     for item in items:
-        if is_async_test(item) and HERE in item.path.parents:
+        if is_async_test(item) and HERE in item.path.resolve().parents:
             item.add_marker(in_session_loop, append=False)
 
 
