@@ -21,17 +21,6 @@ from server.runtime.settings import env_name
 
 Made = TypeVar("Made")
 
-TEST_PROCESSES_PER_CORE = 2
-"""``-n auto``'s test processes per core.  The suite waits about as much
-as it computes (servers and browsers starting, processes killed and
-restarted, countdowns): on 2 cores with one process per core the run
-used 1.13 cores on average (``/usr/bin/time -v``) and took 968 s; with
-two per core, 1.40 cores and 842 s."""
-
-
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    return TEST_PROCESSES_PER_CORE * (os.cpu_count() or 1)
-
 
 def _or_skip(make: Callable[[], Made]) -> Made:
     """``make()`` (a stopped server or cluster), or a skip when a Redis
