@@ -107,25 +107,32 @@ async def test_every_shell_command_runs_or_says_why_not(
     daily_arena: RestartableServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Each document's commands in its order, as one reader of it would
-    type them: one kept player per document."""
+    type them: one kept player per document, the documents' readers at
+    the same time (each command is a process that mostly waits on its
+    start and the server)."""
     monkeypatch.setenv("ARENA_SERVER", daily_arena.url)
-    ran = []
-    for doc, command in [(doc, command) for doc in DOCS for command in shell_commands(doc)]:
-        if reason_not_run(command) is not None or "|" in command:
-            continue
-        words = shlex.split(command)
-        if words[:2] == ["curl", "-s"] and len(words) == 3:
-            await fetch_as_curl_would(words[2], daily_arena.url)
+
+    async def read_through(doc: Path) -> list[str]:
+        ran = []
+        for command in shell_commands(doc):
+            if reason_not_run(command) is not None or "|" in command:
+                continue
+            words = shlex.split(command)
+            if words[:2] == ["curl", "-s"] and len(words) == 3:
+                await fetch_as_curl_would(words[2], daily_arena.url)
+                ran.append(command)
+                continue
+            assert words[0] == "arena", f"{doc.name}: a command neither run nor explained: {command}"
+            code, out, err = await run("-m", "server.cli", *words[1:], config_home=tmp_path / doc.stem)
+            refused, _ = REFUSED_HERE.get(command, (None, None))
+            if refused is None:
+                assert code == 0, f"{command}\n{out}\n{err}"
+            else:
+                assert code == 1 and refused in out, f"{command}\n{out}\n{err}"
             ran.append(command)
-            continue
-        assert words[0] == "arena", f"{doc.name}: a command neither run nor explained: {command}"
-        code, out, err = await run("-m", "server.cli", *words[1:], config_home=tmp_path / doc.stem)
-        refused, _ = REFUSED_HERE.get(command, (None, None))
-        if refused is None:
-            assert code == 0, f"{command}\n{out}\n{err}"
-        else:
-            assert code == 1 and refused in out, f"{command}\n{out}\n{err}"
-        ran.append(command)
+        return ran
+
+    ran = [command for commands in await asyncio.gather(*map(read_through, DOCS)) for command in commands]
     assert {"arena play klondike --deal daily --draw 3", "arena leaderboard klondike --draw 3", "arena devices link"} <= set(ran)
     assert any(command.startswith("curl") for command in ran), "the README's HTTP API example ran"
 
