@@ -13,12 +13,19 @@ from __future__ import annotations
 from typing import AsyncIterator
 
 import pytest
-import pytest_asyncio
 from playwright.async_api import Browser, Page, ViewportSize
 from tests.races.arena_races import PUBLIC_BOARD_RULES_OFF, pin_daily_deal
 from tests.web.axe import in_scheme, serious_violations
 from tests.web.test_web_races import create_race, join_race, named_page
-from tests.web.web_harness import PROVEN_START_MS, Site, open_site, resign, start_from_lobby, win_nearly_won
+from tests.web.web_harness import (
+    PROVEN_START_MS,
+    Site,
+    open_site,
+    resign,
+    site_fixture,
+    start_from_lobby,
+    win_nearly_won,
+)
 
 from server.deals.daily import utc_day
 
@@ -29,7 +36,7 @@ BOTH = pytest.mark.parametrize("viewport", VIEWPORTS, ids=lambda size: f"{size['
 GAMES = ("klondike", "broken-deck", "laras-game", "chequers")
 
 
-@pytest_asyncio.fixture(loop_scope="session")
+@site_fixture
 async def site(browser: Browser) -> AsyncIterator[Site]:
     async with open_site(browser=browser, race_countdown_seconds=1.0, race_spectator_delay_seconds=1.0, **PUBLIC_BOARD_RULES_OFF) as running:
         await pin_daily_deal(running.server.store, utc_day(running.server.hub.clock()))

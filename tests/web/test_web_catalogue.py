@@ -8,15 +8,14 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
-import pytest_asyncio
 from playwright.async_api import Browser
 from tests.server.toy_game import TOY, winning_deal
-from tests.web.web_harness import Site, open_site, pile, start_from_lobby, stat
+from tests.web.web_harness import Site, open_site, pile, site_fixture, start_from_lobby, stat
 
 from engine.games import DESCRIPTORS, registered
 
 
-@pytest_asyncio.fixture(loop_scope="session")
+@site_fixture
 async def site(browser: Browser) -> AsyncIterator[Site]:
     with registered(TOY):
         async with open_site(browser=browser) as running:

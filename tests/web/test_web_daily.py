@@ -16,11 +16,19 @@ import asyncio
 from typing import AsyncIterator
 
 import pytest
-import pytest_asyncio
 from playwright.async_api import Browser, Dialog, Page, ViewportSize
 from tests.races.arena_races import WireClient, pin_daily_deal, player
 from tests.web.test_web_races import win_daily_deal
-from tests.web.web_harness import PROVEN_START_MS, Site, TIMEOUT_MS, board_shown, daily_site, resign, sign_in
+from tests.web.web_harness import (
+    PROVEN_START_MS,
+    Site,
+    TIMEOUT_MS,
+    board_shown,
+    daily_site,
+    resign,
+    sign_in,
+    site_fixture,
+)
 
 from server.deals.daily import utc_day
 from server.model.fair_play import board_name
@@ -32,7 +40,7 @@ WORDLINK_DRAW_1 = "draw=1,scoring=standard"
 BOTH = pytest.mark.parametrize("viewport", VIEWPORTS, ids=lambda size: f"{size['width']}x{size['height']}")
 
 
-@pytest_asyncio.fixture(loop_scope="session")
+@site_fixture
 async def site(browser: Browser) -> AsyncIterator[Site]:
     async with daily_site(browser) as running:
         yield running

@@ -22,14 +22,13 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-import pytest_asyncio
 from playwright.async_api import Browser, Page, ViewportSize
 from tests.npm_tools import npm_tools
 from tests.races.arena_races import DEAL_1_DRAW_1_WIN, WireClient, player
 from tests.server.test_friends import befriend
 from tests.web.test_web_friends import named_page, no_overflow, player_id
 from tests.web.test_web_races import win_daily_deal
-from tests.web.web_harness import Site, daily_site
+from tests.web.web_harness import Site, daily_site, site_fixture
 
 from protocol import to_server as ts
 from server.deals.daily import utc_day
@@ -47,7 +46,7 @@ CARD_CODE = re.compile(
 CLIPBOARD = ["clipboard-read", "clipboard-write"]
 
 
-@pytest_asyncio.fixture(loop_scope="session")
+@site_fixture
 async def site(browser: Browser) -> AsyncIterator[Site]:
     async with daily_site(browser) as running:
         yield running

@@ -14,9 +14,8 @@ import logging
 from collections.abc import AsyncIterator
 
 import pytest
-import pytest_asyncio
 from playwright.async_api import Browser, Request
-from tests.web.web_harness import DESKTOP, Site, open_site
+from tests.web.web_harness import DESKTOP, Site, open_site, site_fixture
 
 pytestmark = pytest.mark.browser
 
@@ -24,7 +23,7 @@ FIRST_VISIT_MAX_REQUESTS = 5
 LOBBY = ".tile[data-game]"
 
 
-@pytest_asyncio.fixture(loop_scope="session")
+@site_fixture
 async def site(browser: Browser) -> AsyncIterator[Site]:
     async with open_site(browser=browser, access_log=True) as running:
         yield running

@@ -9,9 +9,17 @@ from __future__ import annotations
 from typing import Any, AsyncIterator
 
 import pytest
-import pytest_asyncio
 from playwright.async_api import Browser, Page, ViewportSize
-from tests.web.web_harness import PROVEN_START_MS, Site, cards_settled, open_site, resign, sign_in, start_from_lobby
+from tests.web.web_harness import (
+    PROVEN_START_MS,
+    Site,
+    cards_settled,
+    open_site,
+    resign,
+    sign_in,
+    site_fixture,
+    start_from_lobby,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -43,7 +51,7 @@ MEASURE = """() => {
 }"""
 
 
-@pytest_asyncio.fixture(loop_scope="session")
+@site_fixture
 async def site(browser: Browser) -> AsyncIterator[Site]:
     async with open_site(browser=browser, race_countdown_seconds=1, race_spectator_delay_seconds=1) as running:
         yield running

@@ -14,11 +14,10 @@ from __future__ import annotations
 from typing import AsyncIterator
 
 import pytest
-import pytest_asyncio
 from playwright.async_api import Browser, Page, ViewportSize
 from tests.races.arena_races import PUBLIC_BOARD_RULES_OFF, pin_daily_deal
 from tests.web.test_web_races import create_race, named_page, started_race
-from tests.web.web_harness import Site, open_site, resign
+from tests.web.web_harness import Site, open_site, resign, site_fixture
 
 from server.deals.daily import utc_day
 
@@ -32,7 +31,7 @@ NO_CLIPBOARD = "Object.defineProperty(navigator, 'clipboard', { value: undefined
 """A browser that offers no clipboard to the page (a page served over plain HTTP)."""
 
 
-@pytest_asyncio.fixture(loop_scope="session")
+@site_fixture
 async def site(browser: Browser) -> AsyncIterator[Site]:
     async with open_site(
         browser=browser,

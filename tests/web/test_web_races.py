@@ -21,10 +21,9 @@ import re
 from typing import AsyncIterator
 
 import pytest
-import pytest_asyncio
 from tests.races.arena_races import DEAL_1_DRAW_1_WIN, PUBLIC_BOARD_RULES_OFF, WireClient, pin_daily_deal, player
 from playwright.async_api import Browser, Page, ViewportSize
-from tests.web.web_harness import DESKTOP, PROVEN_START_MS, Site, open_site, resign, sign_in
+from tests.web.web_harness import DESKTOP, PROVEN_START_MS, Site, open_site, resign, sign_in, site_fixture
 
 from protocol import to_server as ts
 from server.deals.daily import utc_day
@@ -39,7 +38,7 @@ LAGGING_CLOCK = "const realNow = Date.now; Date.now = () => realNow() - 600000;"
 """A page whose clock is ten minutes behind the server's."""
 
 
-@pytest_asyncio.fixture(loop_scope="session")
+@site_fixture
 async def site(browser: Browser) -> AsyncIterator[Site]:
     async with open_site(
         browser=browser,
@@ -191,7 +190,7 @@ async def test_the_results_table_follows_the_last_resignation_and_a_rematch_gath
     assert "Resigned" in await guest.inner_text("#race-history")
 
 
-@pytest_asyncio.fixture(loop_scope="session")
+@site_fixture
 async def timed_site(browser: Browser) -> AsyncIterator[tuple[Site, FakeClock]]:
     """A site whose games' clock moves only when the test moves it, so a
     game's time is what the test says, however loaded the machine."""

@@ -19,10 +19,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
-import pytest_asyncio
 from playwright.async_api import Browser
 from tests.storage_backends import ManualClock
-from tests.web.web_harness import DESKTOP, Site, open_site
+from tests.web.web_harness import DESKTOP, Site, open_site, site_fixture
 
 from server.net.admission import SocketPeer
 from server.runtime.settings import Settings
@@ -48,7 +47,7 @@ def clock() -> ManualClock:
     return ManualClock()
 
 
-@pytest_asyncio.fixture(loop_scope="session")
+@site_fixture
 async def site(browser: Browser, clock: ManualClock) -> AsyncIterator[Site]:
     async with open_site(browser=browser, monotonic=clock, **DEFAULT_LIMITS) as running:
         yield running

@@ -23,11 +23,12 @@ import time
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncIterator, Callable, Final
 
 from tests.unavailable import unavailable
 from tests.server.arena_servers import make_settings
 from tests.races.arena_races import PUBLIC_BOARD_RULES_OFF, pin_daily_deal
+import pytest_asyncio
 from playwright.async_api import Browser, BrowserContext, Page, ViewportSize, async_playwright
 
 from server.transport.app import ArenaServer
@@ -44,6 +45,13 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+BROWSER_LOOP_SCOPE: Final = "session"
+"""The event loop the browser tests, their fixtures and the browser share
+(``tests/web/conftest.py`` marks the tests): Playwright's objects belong
+to the loop that made them."""
+site_fixture = pytest_asyncio.fixture(loop_scope=BROWSER_LOOP_SCOPE)
+"""The decorator of a browser test's async fixture, which must run in
+that loop too."""
 DESKTOP: ViewportSize = {"width": 1100, "height": 820}
 PHONE: ViewportSize = {"width": 375, "height": 740}
 TIMEOUT_MS = 90_000
