@@ -78,6 +78,21 @@ class Game(Rules):
         self._future: list[Snapshot] = []
         self._status_of: tuple[Position, str] | None = None
         self._moves_of: tuple[Position, list[Move]] | None = None
+        self._new_piles: list[tuple[int, ...]] = []
+
+    def _hold_new_piles(self, before: Position) -> None:
+        """Keep the piles an action made (those not in ``before``) in a list
+        the game holds for its whole life, so that the garbage collector
+        can untrack the position's and the next snapshot's tuples at the
+        first young collection that meets them.  That collection untracks
+        the tuples that survive it in the order it finds them reachable,
+        and a pile reachable only through the new tuple of piles would be
+        found after it, leaving that tuple tracked (and then the snapshot
+        made of it) until a middle collection: with many games in play,
+        most of what every middle collection walked.  Held here, the new
+        piles keep their place before the tuple of piles, which is made
+        after them."""
+        self._new_piles[:] = [pile for pile, old in zip(self.position.piles, before.piles) if pile is not old]
 
     def _legal(self, pos: Position) -> list[Move]:
         """``_moves`` with a one-entry cache: status, legal_moves and play
@@ -191,6 +206,7 @@ class Game(Rules):
         self._future.clear()
         self._advance(move)
         self._autoplay()
+        self._hold_new_piles(pos)
         return move
 
     def _autoplay(self) -> None:
