@@ -106,6 +106,12 @@ def serve_measured() -> None:
 # ---------------------------------------------------------------- in the bench's process
 
 
+def start_measured(settings: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
+    """``arena serve`` in a child process, its collections timed, with the
+    benches' settings and ``settings`` beside them."""
+    return _start([sys.executable, "-c", SERVE], {**ARENA_ENVIRONMENT, **(settings or {}), "PYTHONPATH": ROOT})
+
+
 def ask(process: subprocess.Popen[str]) -> dict[str, Any]:
     """The child's figures since it was last asked."""
     assert process.stdout is not None
@@ -138,11 +144,7 @@ async def fill(connections: list[ClientConnection], held: int, log: int) -> list
 async def measure(condition: str, held: int, args: argparse.Namespace) -> dict[str, Any]:
     """One server, filled then played: its figures after each phase."""
     # Every game stays live: a player's next game would abandon its oldest.
-    environment = {
-        **ARENA_ENVIRONMENT, **CONDITIONS[condition],
-        "ARENA_MAX_LIVE_GAMES": str(held + 1), "PYTHONPATH": ROOT,
-    }
-    process, url = _start([sys.executable, "-c", SERVE], environment)
+    process, url = start_measured({**CONDITIONS[condition], "ARENA_MAX_LIVE_GAMES": str(held + 1)})
     try:
         started = ask(process)
         connections = await open_many(url, args.fillers, f"{condition} fillers")

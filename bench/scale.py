@@ -19,7 +19,10 @@ as it would with people).  After ``WARM_UP`` seconds the next
   action at that level;
 - the load generators' CPU, and how busy the whole machine was
   (``/proc/stat``), so that a reader sees when the generators or other
-  work on the machine, not the server, were the limit.
+  work on the machine, not the server, were the limit;
+- the server's garbage collections in the window, per generation (young,
+  middle, full): how many, and the longest on the collector thread's CPU
+  clock, timed with ``gc.callbacks`` (``bench/gc_pauses.py``'s server).
 
 The players live in ``--generators`` processes of their own (two by
 default), so that the generator's event loop is not the server's rival
@@ -57,8 +60,9 @@ from bench.figures import (
     text_table,
     waited_seconds,
 )
+from bench.gc_pauses import ask, start_measured
 from bench.rounds import Plan
-from bench.server import CLIENT_OPTIONS, Progress, close_all, new_game, percentile, raise_open_files, start_arena, stop
+from bench.server import CLIENT_OPTIONS, Progress, close_all, new_game, percentile, raise_open_files, stop
 
 WARM_UP = 2.0
 GRACE = 5.0
@@ -70,8 +74,10 @@ CONNECT_SECONDS = 0.01
 """Rough seconds to connect one player and start its game, for the ETA."""
 COLUMNS = (
     "players", "offered/s", "achieved/s", "p50", "p99", "unanswered", "server CPU", "server waited", "CPU per action",
-    "capacity per core", "generators' CPU", "machine busy", f"p99 ≤ {P99_TARGET_MS:g} ms",
+    "capacity per core", "generators' CPU", "machine busy", "collections young/middle/full",
+    "longest young/middle/full (CPU)", f"p99 ≤ {P99_TARGET_MS:g} ms",
 )
+GENERATIONS = ("0", "1", "2")
 T = TypeVar("T")
 
 
@@ -208,6 +214,8 @@ class Level:
     server_us_per_action: float
     generators_share: float
     machine_busy: float
+    collections: dict[str, Any]
+    """``bench/gc_pauses.py``'s report of the window."""
 
     def verdict(self) -> str:
         if self.p99_ms <= P99_TARGET_MS:
@@ -220,7 +228,10 @@ class Level:
             f"{self.players:,}", number(self.offered), number(self.achieved), milliseconds(self.p50_ms),
             milliseconds(self.p99_ms), f"{self.unanswered:,}", f"{self.server_share:.0%}", f"{self.server_waited:.0%}",
             f"{number(self.server_us_per_action)} µs",
-            f"{number(capacity)}/s", f"{self.generators_share:.0%}", f"{self.machine_busy:.0%}", self.verdict(),
+            f"{number(capacity)}/s", f"{self.generators_share:.0%}", f"{self.machine_busy:.0%}",
+            "/".join(str(self.collections["counts"].get(g, 0)) for g in GENERATIONS),
+            "/".join(f"{self.collections['longest_cpu_ms'].get(g, 0.0):.1f}" for g in GENERATIONS) + " ms",
+            self.verdict(),
         )
 
 
@@ -239,7 +250,7 @@ async def ticking(work: Awaitable[T], planned: float, what: str, progress: Progr
 async def level(players: int, args: argparse.Namespace, generators: list[Generator], plan: Plan) -> Level:
     """One level's figures, on a fresh server: the last level's games and
     connections would otherwise weigh on this one's CPU per action."""
-    arena, url = start_arena()
+    arena, url = start_measured()
     try:
         share = -(-players // len(generators))
         for index, generator in enumerate(generators):
@@ -255,9 +266,11 @@ async def level(players: int, args: argparse.Namespace, generators: list[Generat
         playing = plan.part(planned + 1)
         what = f"s of {players:,} players at {args.scale_rate:g} move/s"
         await ticking(asyncio.sleep(go + WARM_UP - time.perf_counter()), planned, what, playing)
+        ask(arena)  # what the collector did before the window is left out
         before = Readings.take(arena.pid, generators)
         await ticking(asyncio.sleep(args.scale_seconds), planned, what, playing, 0.5 + WARM_UP)
         after = Readings.take(arena.pid, generators)
+        collections = ask(arena)
         moves: list[tuple[float, float]] = [move for report in await asyncio.gather(*(g.report() for g in generators)) for move in report]
         playing(1, 1, f"{players:,} players done")
     finally:
@@ -279,6 +292,7 @@ async def level(players: int, args: argparse.Namespace, generators: list[Generat
         server_us_per_action=server / arrived * 1e6 if arrived else math.inf,
         generators_share=(after.generators - before.generators) / args.scale_seconds,
         machine_busy=busy_share(before.machine, after.machine),
+        collections=collections,
     )
 
 

@@ -92,7 +92,8 @@ def test_tables_line_up_and_the_history_gets_its_header_once(tmp_path: Path) -> 
 
 def test_a_level_of_the_scale_bench_fails_only_when_the_cpu_had_room() -> None:
     def level(p99_ms: float, server_share: float, machine_busy: float) -> Level:
-        return Level(1000, 1000.0, 990.0, 2.0, p99_ms, 0, server_share, 0.1, 250.0, 0.2, machine_busy)
+        collections = {"counts": {"0": 115, "1": 3}, "longest_cpu_ms": {"0": 6.43, "1": 13.8}}
+        return Level(1000, 1000.0, 990.0, 2.0, p99_ms, 0, server_share, 0.1, 250.0, 0.2, machine_busy, collections)
 
     assert level(19.0, 0.99, 1.0).verdict() == "pass"
     assert level(25.0, 0.5, 0.6).verdict() == "FAIL"
@@ -100,3 +101,5 @@ def test_a_level_of_the_scale_bench_fails_only_when_the_cpu_had_room() -> None:
     assert level(25.0, 0.3, 0.95).verdict() == "saturated"
     cells = dict(zip(SCALE_COLUMNS, level(math.inf, 0.3, 0.95).cells()))
     assert (cells["p99"], cells["CPU per action"], cells["capacity per core"]) == (f"> {GRACE:g} s", "250 µs", "4,000/s")
+    assert cells["collections young/middle/full"] == "115/3/0"
+    assert cells["longest young/middle/full (CPU)"] == "6.4/13.8/0.0 ms"
