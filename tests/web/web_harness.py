@@ -232,6 +232,10 @@ async def win_nearly_won(page: Page) -> None:
     # that move is unanswered is not a move of the board shown.
     await wait_for_codes(page, "t1", [])
     await page.click(pile("s"))
+    # Likewise the King of diamonds is sent from the board the draw left,
+    # once it has landed on the waste.
+    await wait_for_codes(page, "w", ["KD"])
+    await cards_settled(page)
     await page.dblclick(top_card("w"))
 
 
