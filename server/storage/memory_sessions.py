@@ -31,9 +31,9 @@ new chunk, reachable only through the new tuple of chunks, comes after
 it: the tuple of chunks of every game appended to outlived its first
 collection and reached the middle generation, where with 20,000 games
 held a middle collection walked 17,600 to 24,100 objects, thousands of
-them these tuples, and took 8.6 to 16.1 ms.  A read decodes each chunk with one
-``json.loads``; reads come at a ``hello``, a resync or a replay, not at
-each action.
+them these tuples, and took 8.6 to 16.1 ms.  A read decodes each chunk
+with one ``json.loads``; reads come at a ``hello``, a resync or a
+replay, not at each action.
 """
 
 from __future__ import annotations
