@@ -148,6 +148,10 @@ class KeepAliveConnection(ServerConnection):
         super().connection_lost(exc)
         if self.heartbeat is not None:
             self.heartbeat.discard(self)
+        # websockets sets the server's subprotocol chooser on the protocol
+        # as a closure over this connection: a reference cycle, which would
+        # keep each closed connection alive until a full collection.
+        vars(self.protocol).pop("select_subprotocol", None)
 
     def _read_next_request(self) -> None:
         """Parse the next request with ``_parse_request`` (no data of it has come yet)."""

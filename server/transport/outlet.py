@@ -135,10 +135,13 @@ class WebSocketOutlet:
                     self._writing = False
 
     async def finish(self) -> None:
-        """Stop writing; wait for a close this outlet started."""
+        """Stop writing; wait for a close this outlet started.  Then let go
+        of the peer, which holds this outlet: without that reference cycle
+        a closed connection is freed at once, not at a full collection."""
         if self._writer is not None:
             self._writer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._writer
         if self._closer is not None:
             await self._closer
+        self.peer = None

@@ -2,13 +2,20 @@
 server.storage.memory_sessions, server.model.records.ActionLog, the
 engine's undo history): the games a server holds, in its store, in its
 rooms' logs and in their engines, are data the collector does not track,
-and ``arena serve`` freezes its start-up."""
+and ``arena serve`` freezes its start-up; and a connection that closes,
+with the game it played, is freed at once, so what a full collection
+walks holds no garbage for it to find."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
+from collections import Counter
+
+import pytest
 
 from tests.server.arena_servers import ClientFactory, make_settings
+from tests.server.arena_wire import WireClient
 
 from engine import new_game
 from protocol import to_server as ts
@@ -78,6 +85,54 @@ def test_each_actions_position_and_snapshot_are_untracked_by_the_first_young_col
         gc.collect(0)
         assert not gc.is_tracked(game.position.piles), count
         assert not any(gc.is_tracked(snapshot) for snapshot in game._history), count
+
+
+async def _play_watch_and_leave(players: int) -> Counter[str]:
+    """The objects left in reference cycles once ``players`` connections
+    played a few moves each, one watching another's game, and closed."""
+    async with ArenaServer(make_settings(), store=MemoryStore()) as server:
+        clients = [await WireClient.open(server.url) for _ in range(players)]
+        games = []
+        for number, client in enumerate(clients):
+            await client.hello(name=f"leaver{number}")
+            started, _ = await client.new_game(deal=number + 1, options={"draw": 1})
+            for _ in range(3):
+                assert (await client.request(ts.Move, game_id=started.game_id, move="draw")).type == "diff"
+            games.append(started.game_id)
+        assert (await clients[0].request(ts.Watch, game_id=games[1])).type == "snapshot"
+        handlers = list(server._handlers)
+        connections = [outlet.connection for outlet in server._outlets]
+        gc.collect()
+        gc.freeze()
+        try:
+            for client in clients:
+                await client.close()
+            await asyncio.gather(*handlers, *(connection.connection_lost_waiter for connection in connections))
+            assert not server.hub.rooms and not server.hub.peers
+            del clients, client, handlers, connections
+        finally:
+            gc.unfreeze()
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        try:
+            gc.collect()
+            return Counter(f"{type(thing).__module__}.{type(thing).__qualname__}" for thing in gc.garbage)
+        finally:
+            gc.set_debug(0)
+            gc.garbage.clear()
+
+
+def test_closed_connections_and_their_games_leave_nothing_in_reference_cycles() -> None:
+    """What a full collection walks is mostly connections (about 150 objects
+    each); it can be rare (``SERVER_THRESHOLDS``) because what the server
+    lets go of is freed by reference counting.  Before the peer let go of
+    its outlet and the connection of websockets' subprotocol chooser, every
+    closed connection waited in two cycles for a full collection.  Run on
+    uvloop, as ``arena serve`` is: asyncio's own socket transport holds
+    itself in a cycle (its read callback) until it is collected."""
+    uvloop = pytest.importorskip("uvloop")
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        left = runner.run(_play_watch_and_leave(6))
+    assert not left, left.most_common(12)
 
 
 def test_a_server_collector_freezes_what_start_up_made_and_sets_the_server_thresholds() -> None:
