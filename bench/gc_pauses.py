@@ -10,7 +10,8 @@ the last one stays held.  Then the fillers keep playing their last games
 for ``--seconds`` (about ``--rate`` draws a second each), and the round
 trip is timed.  Once listening, after the fill and after the play the
 child reports (on ``SIGUSR1``) the longest pause per generation, the
-collections' total time and the tracked objects (those frozen by
+collections' total time, the objects they found unreachable (garbage
+only a collection frees) and the tracked objects (those frozen by
 ``gc.freeze`` apart).  The pauses are timed on the thread's CPU clock
 beside the wall clock: on a shared machine the wall figure also counts
 the time the server waited for a core.
@@ -64,6 +65,8 @@ class Pauses:
     longest: dict[int, float] = field(default_factory=dict)
     longest_cpu: dict[int, float] = field(default_factory=dict)
     counts: dict[int, int] = field(default_factory=dict)
+    found: dict[int, int] = field(default_factory=dict)
+    """Objects the collections found unreachable (garbage only they could free)."""
     total: float = 0.0
     _started: tuple[float, float] = (0.0, 0.0)
 
@@ -76,6 +79,7 @@ class Pauses:
         self.longest[generation] = max(self.longest.get(generation, 0.0), wall)
         self.longest_cpu[generation] = max(self.longest_cpu.get(generation, 0.0), cpu)
         self.counts[generation] = self.counts.get(generation, 0) + 1
+        self.found[generation] = self.found.get(generation, 0) + info["collected"] + info["uncollectable"]
         self.total += wall
 
     def report(self) -> dict[str, Any]:
@@ -84,11 +88,12 @@ class Pauses:
             "longest_ms": {str(g): round(s * 1000, 3) for g, s in sorted(self.longest.items())},
             "longest_cpu_ms": {str(g): round(s * 1000, 3) for g, s in sorted(self.longest_cpu.items())},
             "counts": {str(g): n for g, n in sorted(self.counts.items())},
+            "found": {str(g): n for g, n in sorted(self.found.items())},
             "total_ms": round(self.total * 1000, 1),
             "tracked": len(gc.get_objects()),
             "frozen": gc.get_freeze_count(),
         }
-        self.longest, self.longest_cpu, self.counts, self.total = {}, {}, {}, 0.0
+        self.longest, self.longest_cpu, self.counts, self.found, self.total = {}, {}, {}, {}, 0.0
         return figures
 
 
@@ -173,6 +178,7 @@ def line(condition: str, phase: str, figures: dict[str, Any]) -> str:
     return (
         f"  {condition:8} {phase:5} longest {longest(figures):7.2f} ms CPU ({by_generation}; {counts} runs),"
         f" {longest(figures, 'longest_ms'):7.2f} ms wall  total {figures['total_ms']:7.1f} ms"
+        f"  found {sum(figures['found'].values()):>7,}"
         f"  tracked {figures['tracked']:>9,}  frozen {figures['frozen']:>7,}"
     )
 

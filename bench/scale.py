@@ -22,7 +22,9 @@ as it would with people).  After ``WARM_UP`` seconds the next
   work on the machine, not the server, were the limit;
 - the server's garbage collections in the window, per generation (young,
   middle, full): how many, and the longest on the collector thread's CPU
-  clock, timed with ``gc.callbacks`` (``bench/gc_pauses.py``'s server).
+  clock, timed with ``gc.callbacks`` (``bench/gc_pauses.py``'s server),
+  and the objects they found unreachable: garbage in reference cycles,
+  which only a collection frees.
 
 The players live in ``--generators`` processes of their own (two by
 default), so that the generator's event loop is not the server's rival
@@ -75,7 +77,7 @@ CONNECT_SECONDS = 0.01
 COLUMNS = (
     "players", "offered/s", "achieved/s", "p50", "p99", "unanswered", "server CPU", "server waited", "CPU per action",
     "capacity per core", "generators' CPU", "machine busy", "collections young/middle/full",
-    "longest young/middle/full (CPU)", f"p99 ≤ {P99_TARGET_MS:g} ms",
+    "longest young/middle/full (CPU)", "garbage found young/middle/full", f"p99 ≤ {P99_TARGET_MS:g} ms",
 )
 GENERATIONS = ("0", "1", "2")
 T = TypeVar("T")
@@ -231,6 +233,7 @@ class Level:
             f"{number(capacity)}/s", f"{self.generators_share:.0%}", f"{self.machine_busy:.0%}",
             "/".join(str(self.collections["counts"].get(g, 0)) for g in GENERATIONS),
             "/".join(f"{self.collections['longest_cpu_ms'].get(g, 0.0):.1f}" for g in GENERATIONS) + " ms",
+            "/".join(f"{self.collections['found'].get(g, 0):,}" for g in GENERATIONS),
             self.verdict(),
         )
 

@@ -92,7 +92,7 @@ def test_tables_line_up_and_the_history_gets_its_header_once(tmp_path: Path) -> 
 
 def test_a_level_of_the_scale_bench_fails_only_when_the_cpu_had_room() -> None:
     def level(p99_ms: float, server_share: float, machine_busy: float) -> Level:
-        collections = {"counts": {"0": 115, "1": 3}, "longest_cpu_ms": {"0": 6.43, "1": 13.8}}
+        collections = {"counts": {"0": 115, "1": 3}, "longest_cpu_ms": {"0": 6.43, "1": 13.8}, "found": {"0": 1200, "1": 0}}
         return Level(1000, 1000.0, 990.0, 2.0, p99_ms, 0, server_share, 0.1, 250.0, 0.2, machine_busy, collections)
 
     assert level(19.0, 0.99, 1.0).verdict() == "pass"
@@ -103,3 +103,4 @@ def test_a_level_of_the_scale_bench_fails_only_when_the_cpu_had_room() -> None:
     assert (cells["p99"], cells["CPU per action"], cells["capacity per core"]) == (f"> {GRACE:g} s", "250 µs", "4,000/s")
     assert cells["collections young/middle/full"] == "115/3/0"
     assert cells["longest young/middle/full (CPU)"] == "6.4/13.8/0.0 ms"
+    assert cells["garbage found young/middle/full"] == "1,200/0/0"
