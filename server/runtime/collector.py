@@ -22,11 +22,21 @@ It also makes the middle collections rarer than the interpreter's every
 10 young ones.  With many players, what a player's last move left alive
 until the next (the pending read, the view and legal moves kept for the
 next diff) is alive at any moment: each middle collection walks it and
-promotes it to the old generation, where it soon dies.  The full
-collections, which walk every connection's long-lived objects (a hundred
-milliseconds and more at a thousand connections), come once enough has
-been promoted, so fewer middle collections make them rarer in
-proportion.
+promotes it to the old generation, where it soon dies, freed by its
+reference count.
+
+Full collections walk every connection's long-lived objects (about 150
+a connection: 150 ms at a thousand connections, 600 ms at five
+thousand), and the interpreter starts one after every 10 middle ones
+once a quarter of the old generation is new, which those promotions
+always make true.  Yet they find nothing: the server's work makes no
+garbage in reference cycles (the benches count what each collection
+found: none at five thousand players), and a closed connection and its
+ended games are freed by their reference counts (tests hold it).  So a
+full collection comes after 1,000 middle ones: about an hour at five
+thousand moves a second, several at a thousand, and what a rare cycle
+(an error's traceback) holds waits that long to be freed.
+
 docs/architecture.md, "Garbage collection", has the figures.
 """
 
@@ -39,13 +49,13 @@ from server.runtime.settings import Settings
 
 log = logging.getLogger("arena.collector")
 
-SERVER_THRESHOLDS = (2_000, 50, 10)
+SERVER_THRESHOLDS = (2_000, 50, 1_000)
 """``gc.set_threshold``: young collections after 2,000 net allocations of
 tracked objects (the interpreter's 700 came to one or two actions; 5,000
 made young pauses of up to 6 ms on a loaded machine), middle ones after 50
 young ones (at a thousand players making a move a second, one every few
-seconds instead of every second, and full collections about five times
-rarer), full ones after 10 middle ones, as by default."""
+seconds instead of every second), full ones after 1,000 middle ones
+instead of 10 (see the module docstring)."""
 
 
 def tune_collector(settings: Settings) -> None:
