@@ -82,6 +82,7 @@ import msgpack  # noqa: E402
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from websockets.asyncio.server import ServerConnection, broadcast, serve  # noqa: E402
 
+import engine  # noqa: E402
 from protocol import MSGPACK_SUBPROTOCOL  # noqa: E402
 from server.runtime.progress import ProgressLine  # noqa: E402
 
@@ -217,12 +218,31 @@ async def open_many(url: str, count: int, label: str, progress: Progress | None 
     return connections
 
 
+DRAWS_CHECKED = 30
+"""Draws that show a deal's whole stock three times over (24 cards, three a draw)."""
+
+
+def draws_forever(deal: int) -> bool:
+    """Whether drawing alone keeps this Klondike deal (draw 3) in play.
+    A deal whose stock shows no useful move is lost once it has been seen
+    whole, and the server then refuses every draw: a cheaper reply than
+    the diff a bench measures, which it would count as no answer."""
+    game = engine.new_game("klondike", deal, draw=3)
+    for _ in range(DRAWS_CHECKED):
+        game.play("draw")
+        if game.status != "playing":
+            return False
+    return True
+
+
 async def new_game(connection: ClientConnection, number: int) -> str:
     """Say hello and start a Klondike game (draw 3) where drawing stays legal."""
     await request(connection, {"type": "hello", "id": 1, "name": f"bench-{number}"})
     deal = number * 10
     while True:
         deal += 1
+        if not draws_forever(deal):
+            continue
         message = {"type": "new_game", "id": 2, "game": "klondike", "deal": deal, "options": {"draw": 3}}
         started = await request(connection, message)
         snapshot = msgpack.unpackb(await connection.recv())

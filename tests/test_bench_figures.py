@@ -29,6 +29,7 @@ from bench.figures import (
 )
 from bench.scale import COLUMNS as SCALE_COLUMNS
 from bench.scale import GRACE, Level
+from bench.server import draws_forever
 
 
 def test_the_ratio_is_the_median_of_paired_rounds_not_a_ratio_of_medians() -> None:
@@ -104,3 +105,12 @@ def test_a_level_of_the_scale_bench_fails_only_when_the_cpu_had_room() -> None:
     assert cells["collections young/middle/full"] == "115/3/0"
     assert cells["longest young/middle/full (CPU)"] == "6.4/13.8/0.0 ms"
     assert cells["garbage found young/middle/full"] == "1,200/0/0"
+
+
+def test_the_benches_players_draw_on_deals_that_drawing_alone_never_ends() -> None:
+    """Deal 113's stock shows no useful move, so the game is lost after its
+    first pass and the server refuses every later draw: a player on it sent
+    moves the scale bench counted as never answered, about ten a second at
+    5,000 players."""
+    assert not draws_forever(113)
+    assert draws_forever(112) and draws_forever(114)
