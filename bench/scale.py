@@ -231,11 +231,15 @@ class Level:
             milliseconds(self.p99_ms), f"{self.unanswered:,}", f"{self.server_share:.0%}", f"{self.server_waited:.0%}",
             f"{number(self.server_us_per_action)} µs",
             f"{number(capacity)}/s", f"{self.generators_share:.0%}", f"{self.machine_busy:.0%}",
-            "/".join(str(self.collections["counts"].get(g, 0)) for g in GENERATIONS),
-            "/".join(f"{self.collections['longest_cpu_ms'].get(g, 0.0):.1f}" for g in GENERATIONS) + " ms",
-            "/".join(f"{self.collections['found'].get(g, 0):,}" for g in GENERATIONS),
+            self._per_generation("counts", "{:,}"),
+            self._per_generation("longest_cpu_ms", "{:.1f}") + " ms",
+            self._per_generation("found", "{:,}"),
             self.verdict(),
         )
+
+    def _per_generation(self, figure: str, form: str) -> str:
+        """One of ``collections``' figures as young/middle/full (0 where none ran)."""
+        return "/".join(form.format(self.collections[figure].get(g, 0)) for g in GENERATIONS)
 
 
 async def ticking(work: Awaitable[T], planned: float, what: str, progress: Progress, already: float = 0.0) -> T:
