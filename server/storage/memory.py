@@ -25,8 +25,8 @@ from .memory_channels import MemoryChannels
 from .memory_devices import MemoryIdentities
 from .memory_held import DOCUMENT_EXPIRY, INDEX_EXPIRY, SETTING_EXPIRY, held_in, ranked_entries
 from .memory_presence import MemoryPresence
-from .memory_sessions import CREATED_MS, OWNER, STATUS, PackedHeader, PackedLog, appended, log_length, pack_header
-from .memory_sessions import unpack_header, unpack_log
+from .memory_sessions import CREATED_MS, EMPTY_LOG, OWNER, STATUS, PackedHeader, PackedLog, appended, log_length
+from .memory_sessions import pack_header, unpack_header, unpack_log
 from server.runtime.clock import Clock, wall_clock_ms
 from server.model.records import Action, Announcement, DayResult, Finish, GameResult, LeaderEntry, PlayerRecord, Record
 from server.model.records import SessionHeader
@@ -122,7 +122,7 @@ class MemoryStore(MemoryPresence, MemoryIdentities, Store):
 
     async def create_session(self, header: SessionHeader) -> None:
         self._headers[header.game_id] = pack_header(header)
-        self._logs[header.game_id] = ()
+        self._logs[header.game_id] = EMPTY_LOG
         self._expires.pop(("session", header.game_id), None)
 
     async def append(

@@ -23,7 +23,7 @@ from server.model.records import Action, ActionLog
 from server.model.session import ActionKind
 from server.runtime.collector import SERVER_THRESHOLDS, tune_collector
 from server.storage.memory import MemoryStore
-from server.storage.memory_sessions import CHUNK, PackedLog, appended, log_length, unpack_log
+from server.storage.memory_sessions import CHUNK, EMPTY_LOG, PackedLog, appended, log_length, unpack_log
 from server.transport.app import ArenaServer
 
 
@@ -57,11 +57,11 @@ async def test_a_game_played_through_a_server_is_held_as_data_the_collector_does
 def test_a_log_is_untracked_by_the_first_young_collection_that_meets_it() -> None:
     """A log whose chunks were tuples survived its first young collection
     tracked (its new chunk was found reachable after it) and made the
-    middle collections walk every game appended to; a log of text chunks
-    does not, and reads back every entry, however its text is made."""
+    middle collections walk every game appended to; a log of bytes chunks
+    does not, and reads back every entry, whatever its text."""
     texts = ["t1-f", "draw", "", 'a "quoted",\nline', "\u2028é"]
     actions = [Action("move", texts[number % len(texts)], 1_000 + number) for number in range(2 * CHUNK + 5)]
-    log: PackedLog = ()
+    log: PackedLog = EMPTY_LOG
     for count, action in enumerate(actions, start=1):
         log = appended(log, action)
         gc.collect(0)
