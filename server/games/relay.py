@@ -50,8 +50,14 @@ OnResume = Callable[[str], Awaitable[None]]
 """Called with the key whose subscription came back after an outage."""
 
 
+_pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
+"""Reused, as the codec's (``protocol.codec``): every action packs one
+announcement."""
+
+
 def pack(origin: str, kind: str, fields: list[Any]) -> bytes:
-    return msgpack.packb([origin, kind, *fields], use_bin_type=True)
+    packed: bytes = _pack([origin, kind, *fields])
+    return packed
 
 
 def unpack(payload: bytes) -> tuple[str, str, list[Any]]:

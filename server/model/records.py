@@ -120,6 +120,11 @@ class ActionLog(Sequence[Action]):
     def __len__(self) -> int:
         return len(self._entries)
 
+    def at_ms(self, index: int) -> int:
+        """Entry ``index``'s time, without making its ``Action``: each
+        action reads its own and the first one's, for the clock."""
+        return self._entries[index][2]
+
     @overload
     def __getitem__(self, index: int) -> Action: ...
 

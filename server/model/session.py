@@ -174,7 +174,7 @@ class Session:
         self.status = self.result or game.status
         self._standing_at: int | None = None
         if self.log:
-            at_ms = self.log[-1].at_ms
+            at_ms = self.log.at_ms(-1)
             started, finished, elapsed = self._clock(at_ms)
             self._score_at_commit = game.score_at(elapsed / 1000)
             self._standing = (started, finished, elapsed, self._score_at_commit)
@@ -213,11 +213,11 @@ class Session:
         first action's."""
         if self.header.started_ms is not None:
             return self.header.started_ms
-        return self.log[0].at_ms if self.log else None
+        return self.log.at_ms(0) if self.log else None
 
     @property
     def finished_ms(self) -> int | None:
-        return self.log[-1].at_ms if self.result is not None and self.log else None
+        return self.log.at_ms(-1) if self.result is not None and self.log else None
 
     def _clock(self, now_ms: int) -> tuple[int | None, int | None, int]:
         start = self.started_ms
