@@ -165,11 +165,13 @@ async def arena_child(players: int, trace: bool) -> None:
     settings = Settings.from_env(**ARENA_SETTINGS)
     server = ArenaServer(settings)
     await server.start()
-    tune_collector(settings)
+    heap_watch = tune_collector(settings)
     for number in range(players):
         record = PlayerRecord(f"p_idle{number:08d}", f"idle-{number}", hash_token(token(number)), 0, address="127.0.0.1")
         await server.store.create_player(record)
     await answer_commands(server.url, trace)
+    if heap_watch is not None:
+        heap_watch.cancel()
     await server.shutdown()
 
 

@@ -1,7 +1,8 @@
 """The garbage collector set for a long-running server (``arena serve``).
 
-A full collection walks every object the collector tracks, so its pause
-grows with the heap.  Two things keep it short here:
+A collection walks every object the collector tracks in the generations
+it collects, so its pause grows with what they hold.  Three things keep
+the pauses short here:
 
 - Start-up (some hundred thousand objects: modules, functions, classes,
   the validation models, the deal pools) lives as long as the process
@@ -9,61 +10,120 @@ grows with the heap.  Two things keep it short here:
   and frozen (``gc.freeze``): no later collection walks it again.  Each
   worker process is spawned with a fresh interpreter and is not concerned.
 - What the server keeps per game is kept as untracked data (the memory
-  store's logs and headers, ``server.storage.memory_sessions``), so the
-  heap a full collection walks grows with connections and open rooms,
-  not with the games and log entries held.
+  store's logs and headers, ``server.storage.memory_sessions``), so what
+  a collection walks grows with connections and open rooms, not with the
+  games and log entries held.
+- Only young collections run on their own (``SERVER_THRESHOLDS``), and a
+  full one only once the heap has doubled since the last (``HeapWatch``).
 
-``SERVER_THRESHOLDS`` makes the young collections rarer than the
-interpreter's 700 allocations: one action allocates a few hundred
-tracked objects (a decoded message, its model, the diff, the frames),
-nearly all gone by the time the action ends, so a young collection every
-action or two would mostly find them still in flight and promote them.
-It also makes the middle collections rarer than the interpreter's every
-10 young ones.  With many players, what a player's last move left alive
-until the next (the pending read, the view and legal moves kept for the
-next diff) is alive at any moment: each middle collection walks it and
-promotes it to the old generation, where it soon dies, freed by its
-reference count.
+Young collections come after 2,000 net allocations of tracked objects
+instead of the interpreter's 700: one action allocates a few hundred (a
+decoded message, its model, the diff, the frames), nearly all gone by
+the time the action ends, so a young collection every action or two
+would mostly find them still in flight.  A young collection walks at most
+what was allocated since the last one, whatever the server holds.
 
-Full collections walk every connection's long-lived objects (about 150
-a connection: 150 ms at a thousand connections, 600 ms at five
-thousand), and the interpreter starts one after every 10 middle ones
-once a quarter of the old generation is new, which those promotions
-always make true.  Yet they find nothing: the server's work makes no
-garbage in reference cycles (the benches count what each collection
-found: none at five thousand players), and a closed connection and its
-ended games are freed by their reference counts (tests hold it).  So a
-full collection comes after 1,000 middle ones: about an hour at five
-thousand moves a second, several at a thousand, and what a rare cycle
-(an error's traceback) holds waits that long to be freed.
+The older generations are another matter.  With many players, what each
+player's last move left alive until the next (the pending read, the view
+and legal moves kept for the next diff: about 21 objects a player) is
+alive at any moment, so every middle collection walked it, all of it:
+90 to 110 ms at five thousand players, 26 to 41 ms at a thousand.  And
+every connection's long-lived objects (about 150 a connection) reach the
+old generation, which a full collection walks whole: 600 ms at five
+thousand connections.  Yet neither ever finds anything: the server's
+work makes no garbage in reference cycles (the benches count what each
+collection found: none, in any generation, at five thousand players),
+and a closed connection and its ended games are freed by their reference
+counts (tests hold it).  So the middle and full collections never start
+on their own.  What the young collections miss (a cycle still reachable
+when one ran, or an unforeseen one: an error's traceback, a connection
+on asyncio's own loop, whose transport holds itself in a cycle) waits
+for a full collection, which ``HeapWatch`` starts when the heap has
+doubled since the last, as Go's collector does by default: garbage that
+reference counting cannot free costs at most as much memory again as the
+server holds, and a heap that grows because players arrive is walked
+once per doubling.
 
 docs/architecture.md, "Garbage collection", has the figures.
 """
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
+import sys
+from collections.abc import Callable
 
 from server.runtime.settings import Settings
 
 log = logging.getLogger("arena.collector")
 
-SERVER_THRESHOLDS = (2_000, 50, 1_000)
+NEVER = 1 << 30
+"""A threshold no count reaches: about a billion young collections."""
+
+SERVER_THRESHOLDS = (2_000, NEVER, NEVER)
 """``gc.set_threshold``: young collections after 2,000 net allocations of
 tracked objects (the interpreter's 700 came to one or two actions; 5,000
-made young pauses of up to 6 ms on a loaded machine), middle ones after 50
-young ones (at a thousand players making a move a second, one every few
-seconds instead of every second), full ones after 1,000 middle ones
-instead of 10 (see the module docstring)."""
+made young pauses of up to 6 ms on a loaded machine), and no middle or
+full collection on the interpreter's counts (see the module docstring)."""
+
+HEAP_GROWTH = 2.0
+"""A full collection when the heap reaches this many times its size
+after the last one (or its smallest since, if it shrank)."""
+
+HEAP_CHECK_SECONDS = 2.0
+"""How often ``watch_heap`` reads the heap's size: the read counts the
+interpreter's memory pools, about 1 ms at 600 MB."""
 
 
-def tune_collector(settings: Settings) -> None:
-    """Freeze what start-up made and set ``SERVER_THRESHOLDS``, unless the
-    settings ask for the interpreter's defaults (``gc_tuning`` off)."""
+class HeapWatch:
+    """Decides when a full collection is due, from the interpreter's count
+    of allocated memory blocks: a read that costs no walk of the objects,
+    and counts untracked data too, so what reference counting frees lowers
+    it and garbage that only a collection frees does not."""
+
+    def __init__(
+        self,
+        growth: float = HEAP_GROWTH,
+        blocks: Callable[[], int] = sys.getallocatedblocks,
+        collect: Callable[[], int] = gc.collect,
+    ) -> None:
+        self._growth = growth
+        self._blocks = blocks
+        self._collect = collect
+        self.floor = blocks()
+        """The heap's size after the last full collection, or its smallest since."""
+
+    def check(self) -> bool:
+        """Collect everything if the heap has grown by ``growth`` over
+        ``floor``; whether it did."""
+        now = self._blocks()
+        if now < self.floor * self._growth:
+            self.floor = min(self.floor, now)
+            return False
+        found = self._collect()
+        self.floor = self._blocks()
+        log.debug("garbage collector: the heap grew from %d to %d blocks; a full collection found %d", now, self.floor, found)
+        return True
+
+
+async def watch_heap(watch: HeapWatch, interval: float = HEAP_CHECK_SECONDS) -> None:
+    """Check ``watch`` every ``interval`` seconds, until cancelled."""
+    while True:
+        await asyncio.sleep(interval)
+        watch.check()
+
+
+def tune_collector(settings: Settings) -> asyncio.Task[None] | None:
+    """Freeze what start-up made, set ``SERVER_THRESHOLDS`` and start the
+    heap's watch (the task the caller cancels when the server stops),
+    unless the settings ask for the interpreter's defaults (``gc_tuning``
+    off)."""
     if not settings.gc_tuning:
-        return
+        return None
     gc.collect()
     gc.freeze()
     gc.set_threshold(*SERVER_THRESHOLDS)
     log.debug("garbage collector: %d start-up objects frozen, thresholds %s", gc.get_freeze_count(), SERVER_THRESHOLDS)
+    return asyncio.get_running_loop().create_task(watch_heap(HeapWatch()), name="heap watch")

@@ -9,21 +9,20 @@ stop accepting, let in-flight actions finish, answer every request
 already received and let queued frames go out, then close every
 connection with 1012 (service restart) and a reason.
 
-Decisions: the WebSocket endpoint is ``/ws`` (other paths are HTTP, and
-an upgrade elsewhere gets 404); permessage-deflate is off by default
-(``compression``), because it would compress each broadcast frame once
-per watcher instead of once per codec.  An address over its limits
+Decisions: the WebSocket endpoint is ``/ws`` (other paths are HTTP, and an
+upgrade elsewhere gets 404); permessage-deflate is off by default
+(``compression``), because it would compress each broadcast frame once per
+watcher instead of once per codec.  An address over its limits
 (``server.net.admission``) is refused before any HTTP is read when it is
-over its TCP flood guard or cooling down (``server.transport.listener`` resets the
-TCP connection as it is accepted), except for the first such connection,
-which hears why; that one, and a WebSocket handshake over the WebSocket
-rate or the cap of open connections, is refused at the handshake with
-HTTP 429, a ``Retry-After`` header and an ``error`` message as JSON
+over its TCP flood guard or cooling down (``server.transport.listener``
+resets the TCP connection as it is accepted), except for the first such
+connection, which hears why; that one, and a WebSocket handshake over the
+WebSocket rate or the cap of open connections, is refused at the handshake
+with HTTP 429, a ``Retry-After`` header and an ``error`` message as JSON
 body: no WebSocket is ever opened for it.  ``/admission`` answers, over
-plain HTTP, what a handshake would hear now.  Its
-connection slot is taken at the handshake and given back when the
-handshake task ends, whatever way it ends, so no slot leaks when a
-handshake fails half way.
+plain HTTP, what a handshake would hear now.  Its connection slot is taken
+at the handshake and given back when the handshake task ends, whatever way
+it ends, so no slot leaks when a handshake fails half way.
 """
 
 from __future__ import annotations
@@ -390,10 +389,12 @@ async def run(settings: Settings, stop: asyncio.Event, on_ready: Callable[[Arena
     servers made in process, by tests, leave their process's collector alone."""
     server = ArenaServer(settings)
     await server.start()
-    tune_collector(settings)
+    heap_watch = tune_collector(settings)
     try:
         if on_ready is not None:
             on_ready(server)
         await stop.wait()
     finally:
+        if heap_watch is not None:
+            heap_watch.cancel()
         await server.shutdown()

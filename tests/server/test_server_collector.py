@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import sys
+import weakref
 from collections import Counter
 
 import pytest
@@ -21,7 +23,7 @@ from engine import new_game
 from protocol import to_server as ts
 from server.model.records import Action, ActionLog
 from server.model.session import ActionKind
-from server.runtime.collector import SERVER_THRESHOLDS, tune_collector
+from server.runtime.collector import SERVER_THRESHOLDS, HeapWatch, tune_collector
 from server.storage.memory import MemoryStore
 from server.storage.memory_sessions import CHUNK, EMPTY_LOG, PackedLog, appended, log_length, unpack_log
 from server.transport.app import ArenaServer
@@ -135,21 +137,74 @@ def test_closed_connections_and_their_games_leave_nothing_in_reference_cycles() 
     assert not left, left.most_common(12)
 
 
-def test_a_server_collector_freezes_what_start_up_made_and_sets_the_server_thresholds() -> None:
+async def test_a_server_collector_freezes_what_start_up_made_sets_the_server_thresholds_and_watches_the_heap() -> None:
     defaults = gc.get_threshold()
+    watching = None
     try:
-        tune_collector(make_settings(gc_tuning=True))
+        watching = tune_collector(make_settings(gc_tuning=True))
         assert gc.get_freeze_count() > 0
         assert gc.get_threshold() == SERVER_THRESHOLDS
+        assert watching is not None and not watching.done()
     finally:
+        if watching is not None:
+            watching.cancel()
         gc.unfreeze()
         gc.set_threshold(*defaults)
 
 
 def test_the_interpreters_collector_is_left_alone_when_the_tuning_is_off() -> None:
     defaults = gc.get_threshold()
-    tune_collector(make_settings(gc_tuning=False))
+    assert tune_collector(make_settings(gc_tuning=False)) is None
     assert (gc.get_freeze_count(), gc.get_threshold()) == (0, defaults)
+
+
+def test_a_full_collection_comes_once_the_heap_has_doubled_since_the_last_or_its_smallest_since() -> None:
+    sizes = iter([100, 150, 199, 90, 179, 180, 120, 200, 239, 240, 130])
+    collections: list[int] = []
+
+    def collect() -> int:
+        collections.append(1)
+        return 0
+
+    watch = HeapWatch(blocks=lambda: next(sizes), collect=collect)
+    assert [watch.check() for _ in range(3)] == [False, False, False]
+    assert watch.floor == 90, "the heap shrank: its smallest size is the new floor"
+    assert (watch.check(), watch.check(), collections) == (False, True, [1])
+    assert watch.floor == 120, "the size right after the collection"
+    assert [watch.check() for _ in range(3)] == [False, False, True] and len(collections) == 2
+    assert watch.floor == 130
+
+
+class _Cycle:
+    def __init__(self) -> None:
+        self.me = self
+        self.payload = [[number] for number in range(20)]
+
+
+def test_cycles_that_outlived_a_young_collection_wait_for_the_heap_watch_and_it_frees_them() -> None:
+    """With only young collections, a cycle that was still reachable when
+    one ran is promoted out of their reach: the heap watch's full
+    collection, once the heap has grown enough, is what frees it."""
+    defaults = gc.get_threshold()
+    gc.collect()
+    try:
+        gc.set_threshold(*SERVER_THRESHOLDS)
+        watch = HeapWatch(growth=1.05)
+        assert not watch.check()
+        cycles: list[_Cycle] = []
+        while sys.getallocatedblocks() < watch.floor * 1.1:
+            cycles.extend(_Cycle() for _ in range(1_000))
+        canary = weakref.ref(cycles[0])
+        gc.collect(0)
+        del cycles
+        for _ in range(3):
+            gc.collect(0)
+        assert canary() is not None, "young collections do not reach a promoted cycle"
+        assert watch.check()
+        assert canary() is None
+        assert not watch.check()
+    finally:
+        gc.set_threshold(*defaults)
 
 
 def test_a_session_log_reads_back_what_was_appended_as_actions() -> None:
