@@ -56,7 +56,7 @@ def hint_with_confidence(game: Game, budget: int | None = None) -> Hint | None:
 
     Goes on with the plan the previous hint came from while that plan's
     determinization still agrees with the view.  Otherwise searches
-    ``determinize.WORLDS`` determinizations of the view (one when the view
+    the game's ``HINT_WORLDS`` determinizations of the view (one when the view
     hides nothing), sharing ``budget`` nodes (default: the game's
     ``HINT_BUDGET``, 0.2-0.4 s, times ``FULL_VIEW_FACTOR`` for a view
     that hides nothing), and follows the win of one of them whose moves up
@@ -95,7 +95,7 @@ def _hint(game: Game, budget: int | None, see_hidden: bool) -> Hint | None:
     model = model_game(view)
     reached = game.reached()
     earlier = [faces(pos) for pos in reached]
-    worlds = [game.position] if see_hidden else determinizations(model, view, earlier=earlier)
+    worlds = [game.position] if see_hidden else determinizations(model, view, _worlds(model), earlier)
     planned = _follow_plan(game, model, allowed, certain=len(worlds) == 1)
     if planned is not None:
         return planned
@@ -106,6 +106,10 @@ def _hint(game: Game, budget: int | None, see_hidden: bool) -> Hint | None:
     if plan is not None:
         _PLANS[game] = plan
     return found
+
+
+def _worlds(model: Game) -> int:
+    return domain_class(model).HINT_WORLDS
 
 
 def hint_from_view(view: dict[str, Any], seen: Iterable[dict[str, Any]] = (), budget: int | None = None) -> str | None:
@@ -122,7 +126,7 @@ def hint_from_view(view: dict[str, Any], seen: Iterable[dict[str, Any]] = (), bu
     """
     model = model_game(view)
     earlier = [visible(model, old) for old in seen]
-    worlds = determinizations(model, view, earlier=[old.up for old in earlier])
+    worlds = determinizations(model, view, _worlds(model), [old.up for old in earlier])
     start = worlds[0]
     if model.is_won(start):
         return None

@@ -36,11 +36,12 @@ from ..games.klondike import STOCK, WASTE
 from ..rng import SplitMix64, fnv1a64, shuffled
 
 WORLDS = 8
-"""Determinizations a hint searches when the view hides cards; the hint's
-node budget is shared between them.  Each world's win is a candidate line,
-and each line is scored in every world (``assist._vote``), so more worlds
-give both more lines to choose from and a finer score: on WordLink draw 3
-verified deals 101-150, 8 worlds won 23 where 4 won 20 and 12 won 22."""
+"""Determinizations of one view by default; a hint asks for its game's
+``Domain.HINT_WORLDS``, and the hint's node budget is shared between
+them.  Each world's win is a candidate line, and each line is scored in
+every world (``assist._vote``), so more worlds give both more lines to
+choose from and a finer score: on WordLink draw 3 verified deals 101-150,
+8 worlds won 23 where 4 won 20 and 12 won 22."""
 
 
 class Visible(NamedTuple):

@@ -77,13 +77,17 @@ def order_moves(row: tuple[int, ...], target: list[int]) -> list[Move]:
 class LarasGameDomain(Domain):
     HAS_BOLD = True
     FIRST_SEARCH_NODES = 1_000
-    HINT_BUDGET = 7_000
-    """Nearly twice WordLink's, shared among the 8 orders of the hidden
-    stock a hint searches, each of which must reach a win through the
-    draws of two decks.  Following hints alone won 57% and 51% of two
-    samples of 100 verified deals at 3,500 nodes, 68% and 58% at 7,000,
-    for a 95th-percentile hint of about half a second of CPU
-    (docs/solver.md, "Lara's Game: twice the budget")."""
+    HINT_BUDGET = 14_000
+    """Nearly twice WordLink's, shared among ``HINT_WORLDS`` orders of the
+    hidden stock (875 nodes each), each of which must reach a win through
+    the draws of two decks.  Following hints alone won 57% and 51% of two
+    samples of 100 verified deals with 8 worlds of 437 nodes, 68% and 58%
+    with 8 of 875, 66% of the first with 8 of 1,312, and 70% of the first
+    with 16 of 875, for a 95th-percentile hint of about a second of CPU
+    (docs/solver.md, "Lara's Game: twice the worlds")."""
+    HINT_WORLDS = 16
+    """Twice the default: past 875 nodes a world more nodes bought nothing
+    measurable (66% at 1,312), and twice the worlds won 70%."""
     PROOF_SHARE = 0.1
     """The sound search tries every rearrangement of the row (up to 240
     moves a position), so it exhausts only small positions: a tenth of

@@ -111,6 +111,10 @@ class Domain:
     their calibration, which their own ``HINT_BUDGET`` measures and says
     why."""
 
+    HINT_WORLDS = 8
+    """Determinizations a view-only hint searches when the view hides
+    cards, sharing ``HINT_BUDGET`` (``determinize.determinizations``)."""
+
     def __init__(self, game: Game, bold: bool = False) -> None:
         self.game = game
         self.bold = bold
