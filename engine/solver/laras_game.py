@@ -82,12 +82,13 @@ class LarasGameDomain(Domain):
     hidden stock (875 nodes each), each of which must reach a win through
     the draws of two decks.  Following hints alone won 57% and 51% of two
     samples of 100 verified deals with 8 worlds of 437 nodes, 68% and 58%
-    with 8 of 875, 66% of the first with 8 of 1,312, and 70% of the first
-    with 16 of 875, for a 95th-percentile hint of about a second of CPU
-    (docs/solver.md, "Lara's Game: twice the worlds")."""
+    with 8 of 875, 66% of the first with 8 of 1,312, and 70% and 65% with
+    16 of 875, for a 95th-percentile hint of about a second of CPU (996
+    and 1,038 ms; docs/solver.md, "Lara's Game: twice the worlds")."""
     HINT_WORLDS = 16
     """Twice the default: past 875 nodes a world more nodes bought nothing
-    measurable (66% at 1,312), and twice the worlds won 70%."""
+    measurable (66% at 1,312), and twice the worlds won 135 of the 200
+    deals where 8 won 126."""
     PROOF_SHARE = 0.1
     """The sound search tries every rearrangement of the row (up to 240
     moves a position), so it exhausts only small positions: a tenth of
