@@ -25,6 +25,7 @@ from typing import Callable, Generator, Hashable, Iterator, NamedTuple
 
 from ..game import Game, Move, Position
 from ..rng import SplitMix64
+from .determinize import WORLDS
 
 WON = "won"
 UNWINNABLE = "unwinnable"
@@ -111,7 +112,7 @@ class Domain:
     their calibration, which their own ``HINT_BUDGET`` measures and says
     why."""
 
-    HINT_WORLDS = 8
+    HINT_WORLDS = WORLDS
     """Determinizations a view-only hint searches when the view hides
     cards, sharing ``HINT_BUDGET`` (``determinize.determinizations``)."""
 
