@@ -203,9 +203,11 @@ class JsonCodec(Codec):
 
 
 _pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
-"""One packer for every frame: ``msgpack.packb`` builds a new one per call,
-which was two thirds of packing a diff.  Packing runs no Python code and
-a failed pack empties the packer's buffer, so sharing it is safe."""
+"""One packer for every frame and every relay announcement
+(``server.games.relay.pack``): ``msgpack.packb`` builds a new one per
+call, which was two thirds of packing a diff.  Packing runs no Python
+code and a failed pack empties the packer's buffer, so sharing it is
+safe."""
 
 
 class MsgpackCodec(Codec):

@@ -34,6 +34,7 @@ from typing import Any, Awaitable, Callable
 
 import msgpack
 
+from protocol.codec import MSGPACK
 from server.model.records import Action, Announcement
 from server.model.refusal import Refusal
 from server.storage.base import StorageError, Store, Subscription
@@ -50,14 +51,8 @@ OnResume = Callable[[str], Awaitable[None]]
 """Called with the key whose subscription came back after an outage."""
 
 
-_pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
-"""Reused, as the codec's (``protocol.codec``): every action packs one
-announcement."""
-
-
 def pack(origin: str, kind: str, fields: list[Any]) -> bytes:
-    packed: bytes = _pack([origin, kind, *fields])
-    return packed
+    return MSGPACK.encode_data([origin, kind, *fields])
 
 
 def unpack(payload: bytes) -> tuple[str, str, list[Any]]:
