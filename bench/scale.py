@@ -24,7 +24,10 @@ as it would with people).  After ``WARM_UP`` seconds the next
   middle, full): how many, and the longest on the collector thread's CPU
   clock, timed with ``gc.callbacks`` (``bench/gc_pauses.py``'s server),
   and the objects they found unreachable: garbage in reference cycles,
-  which only a collection frees.
+  which only a collection frees;
+- and the full collections from the server's listening to the window,
+  while the players arrived and the heap grew most: how many, and the
+  longest.
 
 The players live in ``--generators`` processes of their own (two by
 default), so that the generator's event loop is not the server's rival
@@ -77,7 +80,8 @@ CONNECT_SECONDS = 0.01
 COLUMNS = (
     "players", "offered/s", "achieved/s", "p50", "p99", "unanswered", "server CPU", "server waited", "CPU per action",
     "capacity per core", "generators' CPU", "machine busy", "collections young/middle/full",
-    "longest young/middle/full (CPU)", "garbage found young/middle/full", f"p99 ≤ {P99_TARGET_MS:g} ms",
+    "longest young/middle/full (CPU)", "garbage found young/middle/full", "full while arriving (longest CPU)",
+    f"p99 ≤ {P99_TARGET_MS:g} ms",
 )
 GENERATIONS = ("0", "1", "2")
 T = TypeVar("T")
@@ -218,6 +222,9 @@ class Level:
     machine_busy: float
     collections: dict[str, Any]
     """``bench/gc_pauses.py``'s report of the window."""
+    arriving: dict[str, Any]
+    """The same report from the server's listening to the window: the
+    players' arrival, when the heap grows most."""
 
     def verdict(self) -> str:
         if self.p99_ms <= P99_TARGET_MS:
@@ -234,8 +241,13 @@ class Level:
             self._per_generation("counts", "{:,}"),
             self._per_generation("longest_cpu_ms", "{:.1f}") + " ms",
             self._per_generation("found", "{:,}"),
+            self._full_while_arriving(),
             self.verdict(),
         )
+
+    def _full_while_arriving(self) -> str:
+        full = self.arriving["counts"].get("2", 0)
+        return f"{full} ({self.arriving['longest_cpu_ms']['2']:.1f} ms)" if full else "0"
 
     def _per_generation(self, figure: str, form: str) -> str:
         """One of ``collections``' figures as young/middle/full (0 where none ran)."""
@@ -259,6 +271,7 @@ async def level(players: int, args: argparse.Namespace, generators: list[Generat
     connections would otherwise weigh on this one's CPU per action."""
     arena, url = start_measured()
     try:
+        ask(arena)  # start-up's collections (``gc.freeze``'s among them) are not the players'
         share = -(-players // len(generators))
         for index, generator in enumerate(generators):
             first = index * share
@@ -273,7 +286,7 @@ async def level(players: int, args: argparse.Namespace, generators: list[Generat
         playing = plan.part(planned + 1)
         what = f"s of {players:,} players at {args.scale_rate:g} move/s"
         await ticking(asyncio.sleep(go + WARM_UP - time.perf_counter()), planned, what, playing)
-        ask(arena)  # what the collector did before the window is left out
+        arriving = ask(arena)
         before = Readings.take(arena.pid, generators)
         await ticking(asyncio.sleep(args.scale_seconds), planned, what, playing, 0.5 + WARM_UP)
         after = Readings.take(arena.pid, generators)
@@ -300,6 +313,7 @@ async def level(players: int, args: argparse.Namespace, generators: list[Generat
         generators_share=(after.generators - before.generators) / args.scale_seconds,
         machine_busy=busy_share(before.machine, after.machine),
         collections=collections,
+        arriving=arriving,
     )
 
 

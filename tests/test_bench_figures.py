@@ -10,8 +10,11 @@ times anything.
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
+
+import pytest
 
 from bench.figures import (
     COLUMNS,
@@ -27,6 +30,7 @@ from bench.figures import (
     spread,
     text_table,
 )
+from bench.gc_pauses import Pauses
 from bench.scale import COLUMNS as SCALE_COLUMNS
 from bench.scale import GRACE, Level
 from bench.server import draws_forever
@@ -94,7 +98,8 @@ def test_tables_line_up_and_the_history_gets_its_header_once(tmp_path: Path) -> 
 def test_a_level_of_the_scale_bench_fails_only_when_the_cpu_had_room() -> None:
     def level(p99_ms: float, server_share: float, machine_busy: float) -> Level:
         collections = {"counts": {"0": 115, "1": 3}, "longest_cpu_ms": {"0": 6.43, "1": 13.8}, "found": {"0": 1200, "1": 0}}
-        return Level(1000, 1000.0, 990.0, 2.0, p99_ms, 0, server_share, 0.1, 250.0, 0.2, machine_busy, collections)
+        arriving = {"counts": {"0": 40, "2": 2}, "longest_cpu_ms": {"0": 3.1, "2": 176.4}, "found": {}}
+        return Level(1000, 1000.0, 990.0, 2.0, p99_ms, 0, server_share, 0.1, 250.0, 0.2, machine_busy, collections, arriving)
 
     assert level(19.0, 0.99, 1.0).verdict() == "pass"
     assert level(25.0, 0.5, 0.6).verdict() == "FAIL"
@@ -105,6 +110,7 @@ def test_a_level_of_the_scale_bench_fails_only_when_the_cpu_had_room() -> None:
     assert cells["collections young/middle/full"] == "115/3/0"
     assert cells["longest young/middle/full (CPU)"] == "6.4/13.8/0.0 ms"
     assert cells["garbage found young/middle/full"] == "1,200/0/0"
+    assert cells["full while arriving (longest CPU)"] == "2 (176.4 ms)"
 
 
 def test_the_benches_players_draw_on_deals_that_drawing_alone_never_ends() -> None:
@@ -114,3 +120,25 @@ def test_the_benches_players_draw_on_deals_that_drawing_alone_never_ends() -> No
     5,000 players."""
     assert not draws_forever(113)
     assert draws_forever(112) and draws_forever(114)
+
+
+def test_a_report_asked_for_during_a_collection_waits_for_its_end_and_is_not_timed_as_part_of_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A signal's handler may run inside the collector's own callback: the
+    report (counting the tracked objects walks them all) then counted as
+    that collection's pause, a young collection of 116 ms at five thousand
+    players."""
+    pauses = Pauses()
+    stop = {"generation": 0, "collected": 3, "uncollectable": 0}
+    pauses("start", {"generation": 0})
+    pauses.asked(count_objects=True)
+    assert capsys.readouterr().out == "", "no report in the middle of a collection"
+    pauses("stop", stop)
+    report = json.loads(capsys.readouterr().out)
+    assert report["counts"] == {"0": 1} and report["found"] == {"0": 3} and report["tracked"] > 0
+    pauses.asked(count_objects=False)
+    assert json.loads(capsys.readouterr().out)["counts"] == {}, "answered at once outside a collection, counted afresh"
+    pauses("start", {"generation": 0})
+    pauses("stop", stop)
+    assert capsys.readouterr().out == "", "a collection alone reports nothing"
