@@ -165,7 +165,7 @@ async def arena_child(players: int, trace: bool) -> None:
     settings = Settings.from_env(**ARENA_SETTINGS)
     server = ArenaServer(settings)
     await server.start()
-    heap_watch = tune_collector(settings)
+    heap_watch = tune_collector(settings, lambda: len(server.hub.peers) + len(server.hub.rooms))
     for number in range(players):
         record = PlayerRecord(f"p_idle{number:08d}", f"idle-{number}", hash_token(token(number)), 0, address="127.0.0.1")
         await server.store.create_player(record)

@@ -39,10 +39,12 @@ on their own.  What the young collections miss (a cycle still reachable
 when one ran, or an unforeseen one: an error's traceback, a connection
 on asyncio's own loop, whose transport holds itself in a cycle) waits
 for a full collection, which ``HeapWatch`` starts when the heap has
-doubled since the last, as Go's collector does by default: garbage that
-reference counting cannot free costs at most as much memory again as the
-server holds, and a heap that grows because players arrive is walked
-once per doubling.
+doubled since the last, as Go's collector does by default, but measured
+per connection and open room: garbage that reference counting cannot
+free costs at most as much memory again as the server holds for what it
+serves, and a heap that grows because players arrive, which a full
+collection would walk whole (600 ms at five thousand players) to find
+nothing, starts none.
 
 docs/architecture.md, "Garbage collection", has the figures.
 """
@@ -69,8 +71,13 @@ made young pauses of up to 6 ms on a loaded machine), and no middle or
 full collection on the interpreter's counts (see the module docstring)."""
 
 HEAP_GROWTH = 2.0
-"""A full collection when the heap reaches this many times its size
-after the last one (or its smallest since, if it shrank)."""
+"""A full collection when the heap per unit of load reaches this many
+times its size after the last one (or its smallest since, if it shrank)."""
+
+LEAST_LOAD = 100
+"""The load a smaller one counts as: below it the heap is mostly what
+start-up made, its size per connection would swing with each one that
+comes or goes, and a full collection is short anyway."""
 
 HEAP_CHECK_SECONDS = 2.0
 """How often ``watch_heap`` reads the heap's size: the read counts the
@@ -81,30 +88,41 @@ class HeapWatch:
     """Decides when a full collection is due, from the interpreter's count
     of allocated memory blocks: a read that costs no walk of the objects,
     and counts untracked data too, so what reference counting frees lowers
-    it and garbage that only a collection frees does not."""
+    it and garbage that only a collection frees does not.  The count is
+    divided by the server's load (its connections and open rooms, at
+    least ``LEAST_LOAD``): players arriving grow the heap and the load
+    together, garbage grows the heap alone."""
 
     def __init__(
         self,
         growth: float = HEAP_GROWTH,
         blocks: Callable[[], int] = sys.getallocatedblocks,
         collect: Callable[[], int] = gc.collect,
+        load: Callable[[], int] = lambda: 0,
     ) -> None:
         self._growth = growth
         self._blocks = blocks
         self._collect = collect
-        self.floor = blocks()
-        """The heap's size after the last full collection, or its smallest since."""
+        self._load = load
+        self.floor = self._size()
+        """Blocks per unit of load after the last full collection, or the fewest since."""
+
+    def _size(self) -> float:
+        return self._blocks() / max(self._load(), LEAST_LOAD)
 
     def check(self) -> bool:
-        """Collect everything if the heap has grown by ``growth`` over
-        ``floor``; whether it did."""
-        now = self._blocks()
+        """Collect everything if the heap per unit of load has grown by
+        ``growth`` over ``floor``; whether it did."""
+        now = self._size()
         if now < self.floor * self._growth:
             self.floor = min(self.floor, now)
             return False
         found = self._collect()
-        self.floor = self._blocks()
-        log.debug("garbage collector: the heap grew from %d to %d blocks; a full collection found %d", now, self.floor, found)
+        self.floor = self._size()
+        log.debug(
+            "garbage collector: the heap grew from %.0f to %.0f blocks per unit of load; a full collection found %d",
+            now, self.floor, found,
+        )
         return True
 
 
@@ -115,15 +133,15 @@ async def watch_heap(watch: HeapWatch, interval: float = HEAP_CHECK_SECONDS) -> 
         watch.check()
 
 
-def tune_collector(settings: Settings) -> asyncio.Task[None] | None:
+def tune_collector(settings: Settings, load: Callable[[], int] = lambda: 0) -> asyncio.Task[None] | None:
     """Freeze what start-up made, set ``SERVER_THRESHOLDS`` and start the
-    heap's watch (the task the caller cancels when the server stops),
-    unless the settings ask for the interpreter's defaults (``gc_tuning``
-    off)."""
+    heap's watch over ``load`` (the server's connections and open rooms;
+    the task the caller cancels when the server stops), unless the
+    settings ask for the interpreter's defaults (``gc_tuning`` off)."""
     if not settings.gc_tuning:
         return None
     gc.collect()
     gc.freeze()
     gc.set_threshold(*SERVER_THRESHOLDS)
     log.debug("garbage collector: %d start-up objects frozen, thresholds %s", gc.get_freeze_count(), SERVER_THRESHOLDS)
-    return asyncio.get_running_loop().create_task(watch_heap(HeapWatch()), name="heap watch")
+    return asyncio.get_running_loop().create_task(watch_heap(HeapWatch(load=load)), name="heap watch")

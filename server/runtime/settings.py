@@ -307,8 +307,8 @@ class Settings(BaseModel):
     gc_tuning: bool = Field(
         True,
         description="arena serve moves what its start-up made out of the garbage collector's reach (gc.freeze), runs "
-        "only young collections on their own and a full one when the heap has doubled, so that collections stay short "
-        "(off: the interpreter's defaults)",
+        "only young collections on their own and a full one when the heap per connection and open room has doubled, so "
+        "that collections stay short (off: the interpreter's defaults)",
     )
 
     @classmethod

@@ -389,7 +389,7 @@ async def run(settings: Settings, stop: asyncio.Event, on_ready: Callable[[Arena
     servers made in process, by tests, leave their process's collector alone."""
     server = ArenaServer(settings)
     await server.start()
-    heap_watch = tune_collector(settings)
+    heap_watch = tune_collector(settings, lambda: len(server.hub.peers) + len(server.hub.rooms))
     try:
         if on_ready is not None:
             on_ready(server)

@@ -23,7 +23,7 @@ from engine import new_game
 from protocol import to_server as ts
 from server.model.records import Action, ActionLog
 from server.model.session import ActionKind
-from server.runtime.collector import SERVER_THRESHOLDS, HeapWatch, tune_collector
+from server.runtime.collector import LEAST_LOAD, SERVER_THRESHOLDS, HeapWatch, tune_collector
 from server.storage.memory import MemoryStore
 from server.storage.memory_sessions import CHUNK, EMPTY_LOG, PackedLog, appended, log_length, unpack_log
 from server.transport.app import ArenaServer
@@ -168,11 +168,53 @@ def test_a_full_collection_comes_once_the_heap_has_doubled_since_the_last_or_its
 
     watch = HeapWatch(blocks=lambda: next(sizes), collect=collect)
     assert [watch.check() for _ in range(3)] == [False, False, False]
-    assert watch.floor == 90, "the heap shrank: its smallest size is the new floor"
+    assert watch.floor == 90 / LEAST_LOAD, "the heap shrank: its smallest size is the new floor"
     assert (watch.check(), watch.check(), collections) == (False, True, [1])
-    assert watch.floor == 120, "the size right after the collection"
+    assert watch.floor == 120 / LEAST_LOAD, "the size right after the collection"
     assert [watch.check() for _ in range(3)] == [False, False, True] and len(collections) == 2
-    assert watch.floor == 130
+    assert watch.floor == 130 / LEAST_LOAD
+
+
+def test_a_heap_that_grows_with_the_load_starts_no_full_collection_and_garbage_at_a_steady_load_does() -> None:
+    """Players arriving grow the heap with the load: a full collection then
+    walks every connection and finds nothing, so none starts.  The same
+    growth at a steady load is garbage, and starts one."""
+    blocks = [400_000]
+    load = [0]
+    collections: list[int] = []
+
+    def collect() -> int:
+        collections.append(blocks[0])
+        return 0
+
+    watch = HeapWatch(blocks=lambda: blocks[0], collect=collect, load=lambda: load[0])
+    for players in range(100, 10_001, 100):
+        load[0], blocks[0] = players, 400_000 + 300 * players
+        assert not watch.check(), f"{players} players, {blocks[0]} blocks: the heap grew with the load"
+    steady = blocks[0]
+    assert watch.floor == steady / load[0]
+    while blocks[0] < 2 * steady:
+        blocks[0] += 50_000
+        watch.check()
+    assert collections == [blocks[0]], "one collection, once the heap is twice what the load needs"
+
+
+def test_below_the_least_load_the_heap_watch_counts_the_least_load() -> None:
+    """A handful of connections coming and going would halve or double the
+    heap per connection: below ``LEAST_LOAD`` the whole heap counts, as
+    without a load."""
+    collections: list[int] = []
+
+    def collect() -> int:
+        collections.append(1)
+        return 0
+
+    load = [1]
+    watch = HeapWatch(blocks=lambda: 1_000, collect=collect, load=lambda: load[0])
+    for connections in (3, 1, 50, 0, LEAST_LOAD):
+        load[0] = connections
+        assert not watch.check()
+    assert watch.floor == 1_000 / LEAST_LOAD and not collections
 
 
 class _Cycle:
@@ -192,7 +234,7 @@ def test_cycles_that_outlived_a_young_collection_wait_for_the_heap_watch_and_it_
         watch = HeapWatch(growth=1.05)
         assert not watch.check()
         cycles: list[_Cycle] = []
-        while sys.getallocatedblocks() < watch.floor * 1.1:
+        while sys.getallocatedblocks() < watch.floor * LEAST_LOAD * 1.1:
             cycles.extend(_Cycle() for _ in range(1_000))
         canary = weakref.ref(cycles[0])
         gc.collect(0)
