@@ -166,17 +166,45 @@ def _available(piles: tuple[tuple[int, ...], ...]) -> list[tuple[str, int]]:
     return available
 
 
+def plays(pos: Position) -> list[Move]:
+    """The legal moves that play a card to a foundation or an empty pack,
+    in ``_moves``' order (``_available``'s, then ``_wanted``'s): the moves
+    of the search's bold domain, which never draws as a step of its own
+    nor rearranges, so it need not list and skip those."""
+    wanted = _wanted(pos)
+    moves: list[Move] = []
+    for src, card in _available(pos.piles):
+        targets = wanted.get(card & SAME_CARD)
+        if targets:
+            moves += [Move(src, dst) for dst in targets]
+    return moves
+
+
 def twin_move(piles: tuple[tuple[int, ...], ...]) -> Move | None:
     """The AutoPlay rule: a card whose twin is already on the suit's other
     foundation goes to the one foundation left for it (no choice is lost,
-    see the module docstring); the solver plays it as a forced move."""
-    for src, card in _available(piles):
-        suit, rank = SUIT[card], RANK[card]
+    see the module docstring); the solver plays it as a forced move.
+
+    Only a suit whose two foundations hold 13 cards or more between them
+    has such a card (the next card of one is then the twin of a card on
+    the other), so those suits' wanted cards are listed first and each
+    playable card is one look-up: the search asks after every step it
+    takes, and before any suit qualifies no card is looked at."""
+    homes: dict[int, str] = {}
+    for suit in range(4):
         up_height, down_height = len(piles[UP[suit]]), len(piles[DOWN[suit]])
-        if rank == up_height + 1 and rank >= 14 - down_height:
-            return Move(src, UP_NAMES[suit])
-        if rank == 13 - down_height and rank <= up_height:
-            return Move(src, DOWN_NAMES[suit])
+        if up_height + down_height >= 13:
+            if up_height < 13:
+                homes[suit * 16 + up_height + 1] = UP_NAMES[suit]
+            if down_height < 13:
+                homes[suit * 16 + 13 - down_height] = DOWN_NAMES[suit]
+    if homes:
+        for src, cards in zip(PACK_NAMES, piles[PACK_BASE + 1 : STOCK]):
+            if cards and (home := homes.get(cards[-1] & SAME_CARD)) is not None:
+                return Move(src, home)
+        for src, card in zip(SLOT_NAMES, piles[ROW]):
+            if (home := homes.get(card & SAME_CARD)) is not None:
+                return Move(src, home)
     return None
 
 
@@ -231,16 +259,10 @@ class LarasGame(Game):
 
     def _moves(self, pos: Position) -> list[Move]:
         piles = pos.piles
-        wanted = _wanted(pos)
-        moves: list[Move] = []
-        row = piles[ROW]
-        for src, card in _available(piles):
-            targets = wanted.get(card & SAME_CARD)
-            if targets:
-                moves += [Move(src, dst) for dst in targets]
+        moves = plays(pos)
         if piles[STOCK]:
             moves.append(DRAW)
-        moves += REARRANGEMENTS[len(row)]
+        moves += REARRANGEMENTS[len(piles[ROW])]
         return moves
 
     def _apply(self, pos: Position, move: Move) -> Position:
