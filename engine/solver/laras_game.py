@@ -33,24 +33,38 @@ from __future__ import annotations
 from typing import Hashable
 
 from ..cards import RANK, SUIT
-from ..game import Move, Position
+from ..game import Game, Move, Position
 from ..games.laras_game import (
     DOWN,
+    DOWN_NAMES,
     DRAW,
     FOUNDATIONS,
     PACK_BASE,
+    REARRANGEMENTS,
     ROW,
     SAME_CARD,
     SLOT_NAMES,
     STOCK,
     UP,
+    UP_NAMES,
+    plays,
     twin_move,
 )
 from .search import Domain, Step
 
-PACKS = range(PACK_BASE + 1, STOCK)
 FAR = 99
 TOP_CHOICES = 2
+HOMES = frozenset(UP_NAMES + DOWN_NAMES)
+
+
+class Twinless(dict[tuple[int, ...], tuple[int, ...]]):
+    """Piles with each card's deck bit dropped (``card & SAME_CARD``), as
+    the key holds them, made once per pile: a step changes a few piles of
+    23, so nearly every pile a key reads was masked for a key before."""
+
+    def __missing__(self, cards: tuple[int, ...]) -> tuple[int, ...]:
+        masked = self[cards] = tuple([card & SAME_CARD for card in cards])
+        return masked
 
 
 def urgency(pos: Position, card: int) -> int:
@@ -94,13 +108,18 @@ class LarasGameDomain(Domain):
     moves a position), so it exhausts only small positions: a tenth of
     the budget is all it gets."""
 
+    def __init__(self, game: Game, bold: bool = False) -> None:
+        super().__init__(game, bold)
+        self._twinless = Twinless()
+
     def key(self, pos: Position) -> Hashable:
         piles = pos.piles
-        row = tuple(card & SAME_CARD for card in piles[ROW])
+        twinless = self._twinless.__getitem__
+        row = twinless(piles[ROW])
         return (
-            tuple(len(piles[f]) for f in FOUNDATIONS),
-            tuple(tuple(card & SAME_CARD for card in piles[i]) for i in PACKS),
-            tuple(card & SAME_CARD for card in piles[STOCK]),
+            tuple(map(len, piles[: len(FOUNDATIONS)])),
+            tuple(map(twinless, piles[PACK_BASE + 1 : STOCK])),
+            twinless(piles[STOCK]),
             tuple(sorted(row)) if self.bold else row,
             pos.aux,
         )
@@ -110,18 +129,18 @@ class LarasGameDomain(Domain):
         return twin_move(pos.piles)
 
     def steps(self, pos: Position) -> list[Step]:
-        game = self.game
-        ranked: list[tuple[int, int, tuple[Move, ...]]] = []
-        for order, move in enumerate(game.moves_from(pos)):
-            rearranging = move.dst in SLOT_NAMES
-            if move is DRAW or (self.bold and rearranging):
-                continue
-            rank = 2 if rearranging else 0 if game.pile(move.dst) in FOUNDATIONS else 1
-            ranked.append((rank, order, (move,)))
+        """Foundation plays, then pack fillings, then (sound) the
+        rearrangements, then the draws, each in the engine's order."""
+        home: list[tuple[Move, ...]] = []
+        fill: list[tuple[Move, ...]] = []
+        for move in plays(pos):
+            (home if move.dst in HOMES else fill).append((move,))
+        lines = home + fill
+        if not self.bold:
+            lines += [(move,) for move in REARRANGEMENTS[len(pos.piles[ROW])]]
         if pos.piles[STOCK]:
-            ranked.extend((3, variant, moves) for variant, moves in enumerate(self._draws(pos)))
-        ranked.sort()
-        return [self.step(pos, moves) for _, _, moves in ranked]
+            lines += self._draws(pos)
+        return [self.step(pos, moves) for moves in lines]
 
     def _draws(self, pos: Position) -> list[tuple[Move, ...]]:
         """The ``draw`` steps: as the row lies (sound), or (bold) after
