@@ -129,6 +129,9 @@ class LarasGameDomain(Domain):
         return twin_move(pos.piles)
 
     def steps(self, pos: Position) -> list[Step]:
+        return [self.step(pos, moves) for moves in self.lines(pos)]
+
+    def lines(self, pos: Position) -> list[tuple[Move, ...]]:
         """Foundation plays, then pack fillings, then (sound) the
         rearrangements, then the draws, each in the engine's order."""
         home: list[tuple[Move, ...]] = []
@@ -140,7 +143,7 @@ class LarasGameDomain(Domain):
             lines += [(move,) for move in REARRANGEMENTS[len(pos.piles[ROW])]]
         if pos.piles[STOCK]:
             lines += self._draws(pos)
-        return [self.step(pos, moves) for moves in lines]
+        return lines
 
     def _draws(self, pos: Position) -> list[tuple[Move, ...]]:
         """The ``draw`` steps: as the row lies (sound), or (bold) after

@@ -21,7 +21,8 @@ hint must not depend on how busy the machine is).
 from __future__ import annotations
 
 import heapq
-from typing import Callable, Generator, Hashable, Iterator, NamedTuple
+from itertools import repeat
+from typing import Callable, Generator, Hashable, Iterator, NamedTuple, TypeVar
 
 from ..game import Game, Move, Position
 from ..rng import SplitMix64
@@ -136,6 +137,14 @@ class Domain:
         ranked.sort()
         return [self.step(pos, (move,)) for _, _, move in ranked]
 
+    def lines(self, pos: Position) -> list[tuple[Move, ...]] | None:
+        """The moves of ``steps``' steps in their order, where each step is
+        ``step(pos, moves)``, so a depth-first search plays each step only
+        when it comes to it: one that ends on its budget or a win never
+        plays the steps left waiting along its path.  None (the default):
+        the search asks ``steps``."""
+        return None
+
     def forced_move(self, pos: Position) -> Move | None:
         """A move that can be played from ``pos`` without losing anything
         (so the search plays it without branching), or None."""
@@ -182,10 +191,14 @@ class Domain:
         return 0
 
 
-def _jittered(steps: list[Step], rng: SplitMix64) -> list[Step]:
-    """The same steps, each shifted by up to ``JITTER`` places at random:
-    a restart explores a different corner of the tree first, which beats
-    one long search on the deals where the first choice was a bad one."""
+Tried = TypeVar("Tried")
+
+
+def _jittered(steps: list[Tried], rng: SplitMix64) -> list[Tried]:
+    """The same steps (or their ``lines``), each shifted by up to
+    ``JITTER`` places at random: a restart explores a different corner of
+    the tree first, which beats one long search on the deals where the
+    first choice was a bad one."""
     keyed = sorted((index + JITTER * rng.next_u64() / 2**64, index) for index in range(len(steps)))
     return [steps[index] for _, index in keyed]
 
@@ -259,15 +272,21 @@ def _depth_first(
     if domain.won(start):
         return Solution(WON, prefix, 0)
 
-    def expand(steps: list[Step]) -> Iterator[Step]:
-        return iter(_jittered(steps, jitter) if jitter is not None else steps)
+    def order(tried: list[Tried]) -> list[Tried]:
+        return _jittered(tried, jitter) if jitter is not None else tried
+
+    def expand(pos: Position) -> Iterator[Step]:
+        lines = domain.lines(pos)
+        if lines is None:
+            return iter(order(domain.steps(pos)))
+        return map(domain.step, repeat(pos), order(lines))
 
     root_steps = domain.steps(start)
     allowed = root_steps if prefix else [step for step in root_steps if not step.moves[0].undoes(after)]
     complete = len(allowed) == len(root_steps)
     seen = {hash(domain.key(start))}
     path: list[Step] = []
-    frontier = [expand(allowed)]
+    frontier = [iter(order(allowed))]
     nodes = 1
     while frontier:
         step = next(frontier[-1], None)
@@ -289,7 +308,7 @@ def _depth_first(
         if progress is not None and not nodes % PROGRESS_NODES:
             progress(nodes)
         path.append(step)
-        frontier.append(expand(domain.steps(step.position)))
+        frontier.append(expand(step.position))
     return Solution(UNWINNABLE if complete else UNKNOWN, (), nodes)
 
 
