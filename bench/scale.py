@@ -31,7 +31,9 @@ as it would with people).  After ``WARM_UP`` seconds the next
 
 The players live in ``--generators`` processes of their own (two by
 default), so that the generator's event loop is not the server's rival
-for one core and its own delays do not count as the server's.  Send and
+for one core and its own delays do not count as the server's; with
+``--pin`` the server has a core to itself and the generators share the
+others, as a server given its own core would run.  Send and
 receipt times are ``time.perf_counter``, the system's monotonic clock,
 comparable across processes.  The target: p99 under ``P99_TARGET_MS``
 until the CPU is saturated.
@@ -43,6 +45,7 @@ import argparse
 import asyncio
 import math
 import multiprocessing
+import os
 import random
 import sys
 import time
@@ -179,6 +182,29 @@ class Generator:
             self.process.join()
 
 
+# ---------------------------------------------------------------- cores
+
+
+def pin(pid: int, cores: set[int]) -> None:
+    """Keep every thread of process ``pid`` (and what it starts later) on ``cores``."""
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        os.sched_setaffinity(int(task.name), cores)
+
+
+def cores_apart(generators: list[Generator]) -> int | None:
+    """The core kept for the server, the generators pinned to the others
+    (None with one core: nothing pinned).  Without it the scheduler runs a
+    generator on the server's core while the server waits, and a
+    generator's own delay in reading a reply counts in its round trip."""
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < 2:
+        return None
+    for generator in generators:
+        assert generator.process.pid is not None
+        pin(generator.process.pid, set(cores[:-1]))
+    return cores[-1]
+
+
 # ---------------------------------------------------------------- the level
 
 
@@ -266,10 +292,13 @@ async def ticking(work: Awaitable[T], planned: float, what: str, progress: Progr
     return task.result()
 
 
-async def level(players: int, args: argparse.Namespace, generators: list[Generator], plan: Plan) -> Level:
-    """One level's figures, on a fresh server: the last level's games and
-    connections would otherwise weigh on this one's CPU per action."""
+async def level(players: int, args: argparse.Namespace, generators: list[Generator], plan: Plan, server_core: int | None) -> Level:
+    """One level's figures, on a fresh server (on ``server_core`` alone, if
+    given): the last level's games and connections would otherwise weigh
+    on this one's CPU per action."""
     arena, url = start_measured()
+    if server_core is not None:
+        pin(arena.pid, {server_core})
     try:
         ask(arena)  # start-up's collections (``gc.freeze``'s among them) are not the players'
         share = -(-players // len(generators))
@@ -320,8 +349,11 @@ async def level(players: int, args: argparse.Namespace, generators: list[Generat
 async def scale_run(args: argparse.Namespace) -> list[Level]:
     plan = Plan(sum(players * CONNECT_SECONDS + 1.5 + WARM_UP + args.scale_seconds + 1 for players in args.levels))
     generators = [Generator() for _ in range(args.generators)]
+    server_core = cores_apart(generators) if args.pin else None
+    if args.pin:
+        print("one core: nothing pinned" if server_core is None else f"the server pinned to core {server_core}, the generators to the others")
     try:
-        return [await level(players, args, generators, plan) for players in args.levels]
+        return [await level(players, args, generators, plan, server_core) for players in args.levels]
     finally:
         plan.finish()
         for generator in generators:

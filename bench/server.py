@@ -46,7 +46,7 @@ server's cost (``nice`` lengthens that wait on a busy machine).
 (``bench/scale.py``): 100, 1,000 and 5,000 players at one move a second,
 open loop, from load-generator processes of their own:
 
-    nice -n 10 python bench/server.py --scale [--levels 100 1000 5000] [--scale-seconds 10] [--generators 2]
+    nice -n 10 python bench/server.py --scale [--levels 100 1000 5000] [--scale-seconds 10] [--generators 2] [--pin]
 
 ``--gc`` measures the garbage collector's pauses instead, as the games
 the server holds grow (``bench/gc_pauses.py``):
@@ -353,6 +353,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--scale-rate", type=float, default=1.0, help="--scale: moves per second per player")
     parser.add_argument("--scale-seconds", type=float, default=10.0, help="--scale: seconds per level, after 2 s of warm-up")
     parser.add_argument("--generators", type=int, default=2, help="--scale: load-generator processes")
+    parser.add_argument("--pin", action="store_true", help="--scale: the server on a core of its own, the generators on the others")
     parser.add_argument("--gc", action="store_true", help="measure garbage-collection pauses (bench/gc_pauses.py)")
     parser.add_argument("--held", type=int, nargs="+", default=[1000, 20000], help="--gc: games held, one run each")
     parser.add_argument("--log", type=int, default=30, help="--gc: draws in each held game's log")

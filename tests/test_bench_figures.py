@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -32,7 +35,7 @@ from bench.figures import (
 )
 from bench.gc_pauses import Pauses
 from bench.scale import COLUMNS as SCALE_COLUMNS
-from bench.scale import GRACE, Level
+from bench.scale import GRACE, Level, pin
 from bench.server import draws_forever
 
 
@@ -142,3 +145,23 @@ def test_a_report_asked_for_during_a_collection_waits_for_its_end_and_is_not_tim
     pauses("start", {"generation": 0})
     pauses("stop", stop)
     assert capsys.readouterr().out == "", "a collection alone reports nothing"
+
+
+def test_pinning_a_process_keeps_every_thread_it_already_has_on_the_cores_given() -> None:
+    """The scale bench pins the server after it started its threads: the
+    affinity of a process is each thread's own."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import threading, time\n"
+         "for _ in range(2): threading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n"
+         "print('ready', flush=True); time.sleep(60)"],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert child.stdout is not None and child.stdout.readline() == "ready\n"
+        core = max(os.sched_getaffinity(0))
+        pin(child.pid, {core})
+        threads = [int(task.name) for task in Path(f"/proc/{child.pid}/task").iterdir()]
+        assert len(threads) == 3 and all(os.sched_getaffinity(thread) == {core} for thread in threads)
+    finally:
+        child.kill()
+        child.communicate()
