@@ -367,6 +367,7 @@ def scale_main(args: argparse.Namespace) -> None:
         f"players at {args.scale_rate:g} move/s each, open loop, {args.scale_seconds:g} s measured per level after"
         f" {WARM_UP:g} s of warm-up, from {args.generators} generator processes; CPU shares are of one core,"
         " machine busy of all; capacity per core is extrapolated from the server's CPU per action at that level."
+        + (" The server on a core of its own, the generators on the others (--pin)." if args.pin else "")
     )
     print(f"commit {context.commit}, load average {context.load_start:.1f} at the start; {description}")
     levels = asyncio.run(scale_run(args))
