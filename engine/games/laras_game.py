@@ -189,7 +189,9 @@ def twin_move(piles: tuple[tuple[int, ...], ...]) -> Move | None:
     has such a card (the next card of one is then the twin of a card on
     the other), so those suits' wanted cards are listed first and each
     playable card is one look-up: the search asks after every step it
-    takes, and before any suit qualifies no card is looked at."""
+    takes, and before any suit qualifies no card is looked at.  The cards
+    are looked at in ``_available``'s order, written out here: building
+    its list made this check a third slower in late positions."""
     homes: dict[int, str] = {}
     for suit in range(4):
         up_height, down_height = len(piles[UP[suit]]), len(piles[DOWN[suit]])

@@ -97,8 +97,9 @@ class LarasGameDomain(Domain):
     the draws of two decks.  Following hints alone won 57% and 51% of two
     samples of 100 verified deals with 8 worlds of 437 nodes, 68% and 58%
     with 8 of 875, 66% of the first with 8 of 1,312, and 70% and 65% with
-    16 of 875, for a 95th-percentile hint of about a second of CPU (996
-    and 1,038 ms; docs/solver.md, "Lara's Game: twice the worlds")."""
+    16 of 875, for a 95th-percentile hint of 622 and 675 ms of CPU
+    (docs/solver.md, "Lara's Game: twice the worlds" and "the same hints
+    for less CPU")."""
     HINT_WORLDS = 16
     """Twice the default: past 875 nodes a world more nodes bought nothing
     measurable (66% at 1,312), and twice the worlds won 135 of the 200

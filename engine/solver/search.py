@@ -142,7 +142,9 @@ class Domain:
         ``step(pos, moves)``, so a depth-first search plays each step only
         when it comes to it: one that ends on its budget or a win never
         plays the steps left waiting along its path.  None (the default):
-        the search asks ``steps``."""
+        the search asks ``steps``, as it must for a domain that ranks its
+        steps by the positions they reach (Chequers) or lengthens them
+        with the forced moves after them (WordLink)."""
         return None
 
     def forced_move(self, pos: Position) -> Move | None:

@@ -555,6 +555,16 @@ def test_autoplay_plays_a_card_whose_twin_is_on_the_other_foundation() -> None:
     assert game.status == "won"
 
 
+def test_autoplay_plays_a_spread_card_whose_twin_is_on_the_other_foundation() -> None:
+    game = crafted(
+        up={"S": 10}, down={"S": 2}, packs={2: "JS"}, row="QS 5S", stock="AS 2S 3S 4S 6S 7S 8S 9S TS JSb KS", spread=4,
+        autoplay=True,
+    )
+    game.play("p2-us")
+    assert pile(game, "us")[-2:] == ["JS", "QS"], "the Q♠'s twin is on the down foundation"
+    assert pile(game, "r") == ["5S"]
+
+
 def test_autoplay_is_off_unless_chosen() -> None:
     game = crafted(up={"S": 11}, packs={2: "QS", 13: "KS"})
     game.play("p2-us")
