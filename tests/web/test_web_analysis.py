@@ -64,7 +64,9 @@ async def _lost_game(site: Site, viewport: ViewportSize) -> tuple[Page, str]:
 
 
 async def _position(page: Page, text: str) -> None:
-    await page.wait_for_function("text => document.getElementById('replay-position').textContent === text", arg=text)
+    """Wait for the replay to show ``text``; the replay's panel may not be
+    in the page yet when the wait starts (a throw would end the wait)."""
+    await page.wait_for_function("text => document.getElementById('replay-position')?.textContent === text", arg=text)
 
 
 async def _board(page: Page) -> dict[str, Any]:
