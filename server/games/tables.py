@@ -14,10 +14,10 @@ A room converges on the stored log by itself, whatever happened to the
 process that wrote it: each entry comes with its announcement (published
 by the append itself, ``server.games.relay``); a gap in relayed entries
 reloads the room; every ``relay_audit_seconds`` the stored lengths of all the
-live games held here are read in one round trip and a room behind is
-reloaded (so an entry whose announcement was lost reaches the watchers
-here within that period and a round trip, without waiting for a later
-one); and ``current``, which ``watch``, ``resync`` and ``hello`` use,
+live games held here are read, one round trip per ``AUDIT_SLICE`` of
+them, and a room behind is reloaded (so an entry whose announcement was
+lost reaches the watchers here within that period and a few round
+trips, without waiting for a later one); and ``current``, which ``watch``, ``resync`` and ``hello`` use,
 checks the stored length before it answers, so a returning player is
 never given a stale snapshot.
 """
@@ -45,6 +45,11 @@ from server.model.records import Action
 from server.storage.base import StorageError, Store
 
 log = logging.getLogger("arena.core")
+
+AUDIT_SLICE = 250
+"""Live rooms an audit reads the stored lengths of at once, before it lets
+the loop serve others: about half a millisecond's work on the memory
+store, and one pipelined round trip of 500 commands on Redis."""
 
 
 class RoomNews(Protocol):
@@ -82,6 +87,7 @@ class GameRooms(HeldTable[Room]):
         self._news: RoomNews | None = None
         self._audit_timer: Timer | None = None
         self._audit_task: asyncio.Task[None] | None = None
+        self.audit_slice = AUDIT_SLICE
         self._closed = False
 
     def on_ended(self, listener: Callable[[Session], None]) -> None:
@@ -212,13 +218,19 @@ class GameRooms(HeldTable[Room]):
 
     async def audit(self) -> None:
         """Reload every live room held here whose stored log is longer than
-        its session: one read of all their lengths, then a reload each."""
+        its session: one read of the lengths per ``audit_slice`` rooms,
+        then a reload each.  The loop serves others between slices: read
+        and compared in one go, five thousand rooms held it for 12 ms every
+        ``relay_audit_seconds``, the longest stall an action met there."""
         live = [room for room in self.rooms.values() if room.session.result is None]
-        if not live:
-            return
-        stored = await self._store.log_lengths([room.game_id for room in live])
-        for room in live:
-            await self._catch_up(room, stored.get(room.game_id), "audit")
+        for start in range(0, len(live), self.audit_slice):
+            part = live[start : start + self.audit_slice]
+            stored = await self._store.log_lengths([room.game_id for room in part])
+            for room in part:
+                length = stored.get(room.game_id)
+                if length is not None and length > room.session.seq:
+                    await self._catch_up(room, length, "audit")
+            await asyncio.sleep(0)
 
     async def _catch_up(self, room: Room, stored: int | None, cause: str) -> None:
         """Reload ``room`` if the store has more entries than it (``cause``

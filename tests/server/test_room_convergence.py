@@ -24,6 +24,7 @@ from tests.storage_backends import BACKENDS, Backend, open_backend
 
 from protocol import to_server as ts
 from server.model.records import Action
+from server.storage.memory import MemoryStore
 
 AUDIT_SECONDS = 1.0
 
@@ -97,3 +98,45 @@ async def test_hello_on_the_other_process_gets_the_stored_state_and_the_next_mov
         resynced = await spectator.request(ts.Resync, game_id=started.game_id)
         assert resynced.type == "snapshot" and resynced.seq == 2
         assert b.hub.metrics.catch_ups.labels("watch")._value.get() == 1
+
+
+class CountingStore(MemoryStore):
+    """A memory store that notes each read of stored lengths: how many
+    games it was asked about, and how many turns a ticker task had taken
+    on the event loop by then."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.turns = 0
+        self.reads: list[tuple[int, int]] = []
+
+    async def log_lengths(self, game_ids: list[str]) -> dict[str, int]:
+        self.reads.append((len(game_ids), self.turns))
+        return await super().log_lengths(game_ids)
+
+
+async def test_an_audit_reads_the_lengths_a_slice_at_a_time_and_lets_the_loop_run_between_slices() -> None:
+    store = CountingStore()
+    clock = FakeClock()
+    settings = make_settings(relay_audit_seconds=AUDIT_SECONDS)
+    async with MemoryArena(settings, store, clock=clock, scheduler=ManualScheduler(clock)) as arena:
+        for deal in range(5):
+            player = await arena.client()
+            await player.hello()
+            await player.new_game(deal=deal + 1)
+        arena.hub.tables.audit_slice = 2
+
+        async def ticker() -> None:
+            while True:
+                store.turns += 1
+                await asyncio.sleep(0)
+
+        ticking = asyncio.create_task(ticker())
+        try:
+            await arena.hub.tables.audit()
+        finally:
+            ticking.cancel()
+    sizes = [size for size, _ in store.reads]
+    turns = [turn for _, turn in store.reads]
+    assert sizes == [2, 2, 1], "five live games, two a slice"
+    assert turns == sorted(set(turns)), f"the loop ran others between the slices: {store.reads}"
