@@ -41,8 +41,11 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection
 
+from bench.loop_lag import LoopLag
 from bench.server import ARENA_ENVIRONMENT, _start, new_game, open_many, paced_round_trips, percentile, request, stop
+from server.commands import LoopFactory
 from server.runtime.progress import ProgressLine
+from server.runtime.settings import Settings
 
 PAUSE_TARGET_MS = 10.0
 SERVE = "from bench.gc_pauses import serve_measured; serve_measured()"
@@ -73,6 +76,8 @@ class Pauses:
     _asked: bool | None = None
     """A report asked for during a collection, to give once it is timed:
     whether to count the tracked objects."""
+    loop_lag: LoopLag = field(default_factory=LoopLag)
+    """The server's event loop's lag, reported beside the collections."""
 
     def __call__(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":
@@ -118,6 +123,7 @@ class Pauses:
             "total_ms": round(self.total * 1000, 1),
             "tracked": len(gc.get_objects()) if count_objects else None,
             "frozen": gc.get_freeze_count(),
+            "loop_lag": self.loop_lag.report(),
         }
         self.longest, self.longest_cpu, self.counts, self.found, self.total = {}, {}, {}, {}, 0.0
         return figures
@@ -126,11 +132,20 @@ class Pauses:
 def serve_measured() -> None:
     """``arena serve --port 0`` with its collections timed; ``SIGUSR1``
     prints the figures since the last one as a JSON line on stdout, and
-    ``SIGUSR2`` the same with the tracked objects counted."""
+    ``SIGUSR2`` the same with the tracked objects counted.  The event
+    loop the server would choose is probed for lag (``bench.loop_lag``)."""
     from server.cli import main
+    from server.commands import serve
 
     pauses = Pauses()
     gc.callbacks.append(pauses)
+    chosen = serve.event_loop
+
+    def probed(settings: Settings) -> LoopFactory:
+        factory = chosen(settings) or asyncio.new_event_loop
+        return lambda: pauses.loop_lag.attach(factory())
+
+    serve.event_loop = probed
     signal.signal(signal.SIGUSR1, lambda *_: pauses.asked(False))
     signal.signal(signal.SIGUSR2, lambda *_: pauses.asked(True))
     sys.exit(main(["serve", "--port", "0"]))

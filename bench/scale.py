@@ -25,9 +25,13 @@ as it would with people).  After ``WARM_UP`` seconds the next
   clock, timed with ``gc.callbacks`` (``bench/gc_pauses.py``'s server),
   and the objects they found unreachable: garbage in reference cycles,
   which only a collection frees;
-- and the full collections from the server's listening to the window,
+- the full collections from the server's listening to the window,
   while the players arrived and the heap grew most: how many, and the
-  longest.
+  longest;
+- and the lag of the server's event loop and of the generators' in the
+  window (``bench/loop_lag.py``), p99 and longest: a round trip's tail
+  is the server's when its loop lags, and the bench's own when a
+  generator's does.
 
 The players live in ``--generators`` processes of their own (two by
 default), so that the generator's event loop is not the server's rival
@@ -43,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import math
 import multiprocessing
 import os
@@ -69,6 +74,7 @@ from bench.figures import (
     waited_seconds,
 )
 from bench.gc_pauses import ask, start_measured
+from bench.loop_lag import LoopLag
 from bench.rounds import Plan
 from bench.server import CLIENT_OPTIONS, Progress, close_all, new_game, percentile, raise_open_files, stop
 
@@ -84,6 +90,7 @@ COLUMNS = (
     "players", "offered/s", "achieved/s", "p50", "p99", "unanswered", "server CPU", "server waited", "CPU per action",
     "capacity per core", "generators' CPU", "machine busy", "collections young/middle/full",
     "longest young/middle/full (CPU)", "garbage found young/middle/full", "full while arriving (longest CPU)",
+    "server loop lag p99/max", "generators' loop lag p99/max",
     f"p99 ≤ {P99_TARGET_MS:g} ms",
 )
 GENERATIONS = ("0", "1", "2")
@@ -98,11 +105,14 @@ async def player(url: str, number: int) -> tuple[ClientConnection, str]:
     return connection, await new_game(connection, number)
 
 
-async def play(players: list[tuple[ClientConnection, str]], rate: float, go: float, end: float) -> list[tuple[float, float]]:
+async def play(
+    players: list[tuple[ClientConnection, str]], rate: float, go: float, end: float
+) -> tuple[list[tuple[float, float]], dict[str, Any]]:
     """Every player's moves from ``go`` until ``end``, ``rate`` a second on
     a fixed schedule (each player's phase drawn at random): each move's
     send time and round trip (``nan``: unanswered ``GRACE`` seconds after
-    the last send)."""
+    the last send), and this generator's loop lag (``bench.loop_lag``)
+    from the end of the warm-up to its last send."""
     sent: dict[tuple[int, int], float] = {}
     taken: dict[tuple[int, int], float] = {}
 
@@ -124,20 +134,33 @@ async def play(players: list[tuple[ClientConnection, str]], rate: float, go: flo
             await connection.send(msgpack.packb({"type": "move", "id": sequence, "game_id": game_id, "move": "draw"}))
 
     readers = [asyncio.create_task(read(index, connection)) for index, (connection, _) in enumerate(players)]
+    loop = asyncio.get_running_loop()
+    lag = LoopLag()
+    lag.attach(loop)
+    loop.call_later(max(0.0, go + WARM_UP - time.perf_counter()), lag.report)
     await asyncio.gather(*(send(index, connection, game_id) for index, (connection, game_id) in enumerate(players)))
+    lags = lag.report()
+    lag.stop()
     deadline = time.perf_counter() + GRACE
     while len(taken) < len(sent) and time.perf_counter() < deadline:
         await asyncio.sleep(0.05)
     for reader in readers:
         reader.cancel()
-    return [(at, taken.get(key, math.nan)) for key, at in sent.items()]
+    return [(at, taken.get(key, math.nan)) for key, at in sent.items()], lags
 
 
 async def generate(orders: Connection, reports: Connection) -> None:
     """A generator's loop.  An order ``(url, first, count, rate, end)``
     connects players ``first`` to ``first + count - 1`` with a game each
     and reports ``"ready"``; the next order is the start time, and the
-    report is every move's send time and round trip.  ``None`` ends it."""
+    report is every move's send time and round trip, and the loop's lag.
+    ``None`` ends it.
+
+    The generator's own collector is off while it plays: with the
+    interpreter's thresholds, its full collections (2,500 connections
+    each) stalled its loop for up to 240 ms, after which every move that
+    had fallen due meanwhile reached the server at once, a queue of the
+    bench's own making."""
     while (order := await asyncio.to_thread(orders.recv)) is not None:
         url, first, count, rate, seconds = order
         players: list[tuple[ClientConnection, str]] = []
@@ -146,7 +169,14 @@ async def generate(orders: Connection, reports: Connection) -> None:
             players += await asyncio.gather(*(player(url, number) for number in batch))
         reports.send("ready")
         go = await asyncio.to_thread(orders.recv)
-        reports.send(await play(players, rate, go, go + WARM_UP + seconds))
+        gc.collect()
+        gc.freeze()
+        gc.disable()
+        try:
+            reports.send(await play(players, rate, go, go + WARM_UP + seconds))
+        finally:
+            gc.enable()
+            gc.unfreeze()
         await close_all([connection for connection, _ in players])
 
 
@@ -226,6 +256,11 @@ class Readings:
         )
 
 
+def lag_cell(lags: list[dict[str, Any]]) -> str:
+    """The worst of some loops' lags, p99/max."""
+    return f"{max(lag['p99_ms'] for lag in lags):.1f}/{max(lag['max_ms'] for lag in lags):.1f} ms"
+
+
 def milliseconds(value: float) -> str:
     """A round trip; an endless one (a move never answered) waited at least ``GRACE``."""
     return f"> {GRACE:g} s" if value == math.inf else f"{number(value)} ms"
@@ -251,6 +286,8 @@ class Level:
     arriving: dict[str, Any]
     """The same report from the server's listening to the window: the
     players' arrival, when the heap grows most."""
+    generators_lag: list[dict[str, Any]]
+    """Each generator's loop lag in the window (``bench.loop_lag``)."""
 
     def verdict(self) -> str:
         if self.p99_ms <= P99_TARGET_MS:
@@ -268,6 +305,8 @@ class Level:
             self._per_generation("longest_cpu_ms", "{:.1f}") + " ms",
             self._per_generation("found", "{:,}"),
             self._full_while_arriving(),
+            lag_cell([self.collections["loop_lag"]]),
+            lag_cell(self.generators_lag),
             self.verdict(),
         )
 
@@ -320,7 +359,8 @@ async def level(players: int, args: argparse.Namespace, generators: list[Generat
         await ticking(asyncio.sleep(args.scale_seconds), planned, what, playing, 0.5 + WARM_UP)
         after = Readings.take(arena.pid, generators)
         collections = ask(arena)
-        moves: list[tuple[float, float]] = [move for report in await asyncio.gather(*(g.report() for g in generators)) for move in report]
+        reports = await asyncio.gather(*(g.report() for g in generators))
+        moves: list[tuple[float, float]] = [move for report, _ in reports for move in report]
         playing(1, 1, f"{players:,} players done")
     finally:
         stop(arena)
@@ -343,6 +383,7 @@ async def level(players: int, args: argparse.Namespace, generators: list[Generat
         machine_busy=busy_share(before.machine, after.machine),
         collections=collections,
         arriving=arriving,
+        generators_lag=[lags for _, lags in reports],
     )
 
 

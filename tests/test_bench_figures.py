@@ -10,11 +10,13 @@ times anything.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -34,6 +36,7 @@ from bench.figures import (
     text_table,
 )
 from bench.gc_pauses import Pauses
+from bench.loop_lag import LoopLag
 from bench.scale import COLUMNS as SCALE_COLUMNS
 from bench.scale import GRACE, Level, pin
 from bench.server import draws_forever
@@ -101,8 +104,12 @@ def test_tables_line_up_and_the_history_gets_its_header_once(tmp_path: Path) -> 
 def test_a_level_of_the_scale_bench_fails_only_when_the_cpu_had_room() -> None:
     def level(p99_ms: float, server_share: float, machine_busy: float) -> Level:
         collections = {"counts": {"0": 115, "1": 3}, "longest_cpu_ms": {"0": 6.43, "1": 13.8}, "found": {"0": 1200, "1": 0}}
+        collections["loop_lag"] = {"probes": 2000, "p99_ms": 3.21, "max_ms": 12.5}
         arriving = {"counts": {"0": 40, "2": 2}, "longest_cpu_ms": {"0": 3.1, "2": 176.4}, "found": {}}
-        return Level(1000, 1000.0, 990.0, 2.0, p99_ms, 0, server_share, 0.1, 250.0, 0.2, machine_busy, collections, arriving)
+        generators = [{"probes": 1990, "p99_ms": 1.2, "max_ms": 40.0}, {"probes": 1995, "p99_ms": 2.5, "max_ms": 9.0}]
+        return Level(
+            1000, 1000.0, 990.0, 2.0, p99_ms, 0, server_share, 0.1, 250.0, 0.2, machine_busy, collections, arriving, generators
+        )
 
     assert level(19.0, 0.99, 1.0).verdict() == "pass"
     assert level(25.0, 0.5, 0.6).verdict() == "FAIL"
@@ -114,6 +121,22 @@ def test_a_level_of_the_scale_bench_fails_only_when_the_cpu_had_room() -> None:
     assert cells["longest young/middle/full (CPU)"] == "6.4/13.8/0.0 ms"
     assert cells["garbage found young/middle/full"] == "1,200/0/0"
     assert cells["full while arriving (longest CPU)"] == "2 (176.4 ms)"
+    assert cells["server loop lag p99/max"] == "3.2/12.5 ms"
+    assert cells["generators' loop lag p99/max"] == "2.5/40.0 ms", "the worst generator's of each"
+
+
+async def test_a_loop_that_runs_a_long_callback_lags_by_at_least_its_length() -> None:
+    lag = LoopLag()
+    lag.attach(asyncio.get_running_loop())
+    await asyncio.sleep(0.05)
+    calm = lag.report()
+    asyncio.get_running_loop().call_soon(time.sleep, 0.03)
+    await asyncio.sleep(0.05)
+    stalled = lag.report()
+    lag.stop()
+    assert calm["probes"] >= 1 and stalled["probes"] >= 1
+    assert stalled["max_ms"] >= 25.0, f"a 30 ms callback, the probe due at most 5 ms after it began: {stalled}"
+    assert lag.report()["probes"] == 0, "a report starts again"
 
 
 def test_the_benches_players_draw_on_deals_that_drawing_alone_never_ends() -> None:
