@@ -42,6 +42,9 @@ class MemoryStore(MemoryPresence, MemoryIdentities, Store):
         MemoryIdentities.__init__(self, clock, retention.identity_seconds)
         MemoryPresence.__init__(self, lambda: clock() / 1000, retention.identity_seconds)
         self._headers: dict[str, PackedHeader] = {}
+        self._owned: dict[str, dict[str, None]] = {}
+        """Each owner's game ids, in the order made: a player's games are found
+        without a pass over every game stored (``hello`` and each new game ask)."""
         self._logs: dict[str, PackedLog] = {}
         self._expires: dict[tuple[str, str], float] = {}
         self._outboxes: set[str] = set()
@@ -57,7 +60,7 @@ class MemoryStore(MemoryPresence, MemoryIdentities, Store):
         if deadline is not None and deadline <= self._now():
             self._expires.pop((kind, key))
             if kind == "session":
-                self._headers.pop(key, None)
+                self._drop_owned(self._headers.pop(key, None), key)
                 self._logs.pop(key, None)
                 self._outboxes.discard(key)
             elif kind == "board":
@@ -70,6 +73,14 @@ class MemoryStore(MemoryPresence, MemoryIdentities, Store):
                 self._documents.pop((kind.removeprefix(DOCUMENT_EXPIRY), key), None)
             return False
         return True
+
+    def _drop_owned(self, header: PackedHeader | None, game_id: str) -> None:
+        """Take ``game_id`` (of packed ``header``, if any) out of its owner's games."""
+        owner = header[OWNER] if header is not None else ""
+        owned = self._owned.get(owner, {})
+        owned.pop(game_id, None)
+        if not owned:
+            self._owned.pop(owner, None)
 
     async def check_writable(self) -> None:
         """The memory store always takes writes."""
@@ -121,7 +132,9 @@ class MemoryStore(MemoryPresence, MemoryIdentities, Store):
             self._players[player_id].address = address
 
     async def create_session(self, header: SessionHeader) -> None:
+        self._drop_owned(self._headers.get(header.game_id), header.game_id)
         self._headers[header.game_id] = pack_header(header)
+        self._owned.setdefault(str(header.owner), {})[header.game_id] = None
         self._logs[header.game_id] = EMPTY_LOG
         self._expires.pop(("session", header.game_id), None)
 
@@ -162,7 +175,7 @@ class MemoryStore(MemoryPresence, MemoryIdentities, Store):
         return self._newest([key for key, h in self._headers.items() if h[STATUS] == "playing"], limit)
 
     async def sessions_of(self, player_id: str, limit: int = 20) -> list[SessionHeader]:
-        return self._newest([key for key, h in self._headers.items() if h[OWNER] == player_id], limit)
+        return self._newest(list(self._owned.get(player_id, ())), limit)
 
     def _newest(self, keys: list[str], limit: int) -> list[SessionHeader]:
         """The unexpired headers of ``keys``, newest first.  The scans that

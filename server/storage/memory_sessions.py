@@ -40,7 +40,7 @@ replay, not at each action.
 from __future__ import annotations
 
 import json
-from typing import cast
+from typing import Final, cast
 
 import msgpack
 
@@ -60,7 +60,9 @@ CHUNK = 64
 """Entries per chunk of a log: an append copies at most this many
 entries' bytes and one pointer per ``CHUNK`` entries before them."""
 
-OWNER, STATUS, CREATED_MS = 0, 1, 2
+OWNER: Final = 0
+STATUS: Final = 1
+CREATED_MS: Final = 2
 
 _pack_entry = msgpack.Packer(autoreset=True).pack
 

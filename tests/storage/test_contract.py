@@ -252,6 +252,17 @@ async def test_a_finished_session_is_kept_for_replay_then_expires(backend: Backe
     assert await store.load_session("live") == (header("live"), [])
 
 
+async def test_a_player_whose_games_all_expired_lists_none_then_only_the_next(backend: Backend) -> None:
+    store = backend.store
+    for game_id in ("old1", "old2"):
+        await store.create_session(header(game_id, owner="dora"))
+        await store.finish_session(header(game_id, owner="dora", status="won"), keep_seconds=1)
+    await backend.advance(1.2)
+    assert await store.sessions_of("dora") == []
+    await store.create_session(header("new", owner="dora"))
+    assert [h.game_id for h in await store.sessions_of("dora")] == ["new"]
+
+
 async def test_an_action_appended_after_the_finish_expires_with_the_session(backend: Backend) -> None:
     store = backend.store
     await store.create_session(header("g1"))
