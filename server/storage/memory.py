@@ -25,7 +25,7 @@ from .memory_channels import MemoryChannels
 from .memory_devices import MemoryIdentities
 from .memory_held import DOCUMENT_EXPIRY, INDEX_EXPIRY, SETTING_EXPIRY, held_in, ranked_entries
 from .memory_presence import MemoryPresence
-from .memory_sessions import CREATED_MS, EMPTY_LOG, OWNER, STATUS, PackedHeader, PackedLog, appended, log_length
+from .memory_sessions import EMPTY_LOG, PackedHeader, PackedLog, SessionIndex, appended, log_length, newest
 from .memory_sessions import pack_header, unpack_header, unpack_log
 from server.runtime.clock import Clock, wall_clock_ms
 from server.model.records import Action, Announcement, DayResult, Finish, GameResult, LeaderEntry, PlayerRecord, Record
@@ -42,9 +42,7 @@ class MemoryStore(MemoryPresence, MemoryIdentities, Store):
         MemoryIdentities.__init__(self, clock, retention.identity_seconds)
         MemoryPresence.__init__(self, lambda: clock() / 1000, retention.identity_seconds)
         self._headers: dict[str, PackedHeader] = {}
-        self._owned: dict[str, dict[str, None]] = {}
-        """Each owner's game ids, in the order made: a player's games are found
-        without a pass over every game stored (``hello`` and each new game ask)."""
+        self._index = SessionIndex()
         self._logs: dict[str, PackedLog] = {}
         self._expires: dict[tuple[str, str], float] = {}
         self._outboxes: set[str] = set()
@@ -60,7 +58,7 @@ class MemoryStore(MemoryPresence, MemoryIdentities, Store):
         if deadline is not None and deadline <= self._now():
             self._expires.pop((kind, key))
             if kind == "session":
-                self._drop_owned(self._headers.pop(key, None), key)
+                self._index.drop(key, self._headers.pop(key, None))
                 self._logs.pop(key, None)
                 self._outboxes.discard(key)
             elif kind == "board":
@@ -73,14 +71,6 @@ class MemoryStore(MemoryPresence, MemoryIdentities, Store):
                 self._documents.pop((kind.removeprefix(DOCUMENT_EXPIRY), key), None)
             return False
         return True
-
-    def _drop_owned(self, header: PackedHeader | None, game_id: str) -> None:
-        """Take ``game_id`` (of packed ``header``, if any) out of its owner's games."""
-        owner = header[OWNER] if header is not None else ""
-        owned = self._owned.get(owner, {})
-        owned.pop(game_id, None)
-        if not owned:
-            self._owned.pop(owner, None)
 
     async def check_writable(self) -> None:
         """The memory store always takes writes."""
@@ -98,7 +88,7 @@ class MemoryStore(MemoryPresence, MemoryIdentities, Store):
         ]
         return StoreSize(
             keys=sum(len(table) for table in tables),
-            live_games=sum(header[STATUS] == "playing" for header in self._headers.values()),
+            live_games=len(self._index.live),
             open_finishes=len(self._outboxes),
             sessions=len(self._headers),
             identities=len(self._players),
@@ -132,9 +122,9 @@ class MemoryStore(MemoryPresence, MemoryIdentities, Store):
             self._players[player_id].address = address
 
     async def create_session(self, header: SessionHeader) -> None:
-        self._drop_owned(self._headers.get(header.game_id), header.game_id)
-        self._headers[header.game_id] = pack_header(header)
-        self._owned.setdefault(str(header.owner), {})[header.game_id] = None
+        self._index.drop(header.game_id, self._headers.get(header.game_id))
+        packed = self._headers[header.game_id] = pack_header(header)
+        self._index.put(header.game_id, packed)
         self._logs[header.game_id] = EMPTY_LOG
         self._expires.pop(("session", header.game_id), None)
 
@@ -169,22 +159,19 @@ class MemoryStore(MemoryPresence, MemoryIdentities, Store):
 
     async def update_session(self, header: SessionHeader) -> None:
         if header.game_id in self._headers:
-            self._headers[header.game_id] = pack_header(header)
+            packed = self._headers[header.game_id] = pack_header(header)
+            self._index.put(header.game_id, packed)
 
     async def live_sessions(self, limit: int = 100) -> list[SessionHeader]:
-        return self._newest([key for key, h in self._headers.items() if h[STATUS] == "playing"], limit)
+        return self._newest(list(self._index.live), limit)
 
     async def sessions_of(self, player_id: str, limit: int = 20) -> list[SessionHeader]:
-        return self._newest(list(self._owned.get(player_id, ())), limit)
+        return self._newest(list(self._index.owned.get(player_id, ())), limit)
 
     def _newest(self, keys: list[str], limit: int) -> list[SessionHeader]:
-        """The unexpired headers of ``keys``, newest first.  The scans that
-        chose them read the table without copying it (expiry may not drop
-        entries under them), so a scan of every game held makes no object
-        per game for the garbage collector to count."""
-        found = [self._headers[key] for key in keys if self._alive("session", key)]
-        found.sort(key=lambda h: h[CREATED_MS], reverse=True)
-        return [unpack_header(h) for h in found[:limit]]
+        """The unexpired headers of ``keys`` (a copy: expiry may drop them
+        from the index), newest first."""
+        return newest([self._headers[key] for key in keys if self._alive("session", key)], limit)
 
     async def finish_session(self, header: SessionHeader, keep_seconds: int) -> None:
         await self.update_session(header)

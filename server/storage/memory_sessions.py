@@ -39,6 +39,7 @@ replay, not at each action.
 
 from __future__ import annotations
 
+import heapq
 import json
 from typing import Final, cast
 
@@ -97,3 +98,39 @@ def unpack_log(log: PackedLog) -> list[Action]:
     for chunk in log[1:]:
         unpacker.feed(cast(bytes, chunk))
     return [Action(str(kind), str(text), int(at_ms)) for kind, text, at_ms in unpacker]
+
+
+class SessionIndex:
+    """Each owner's games and the games in play, by id, kept beside the
+    memory store's headers: a player's games (which ``hello`` and each
+    new game ask for) and the live games (``list_games``) are then found
+    without a pass over every game stored, finished ones included.  Ids
+    keep the order they came in, as the headers do, so games made in the
+    same millisecond list as a pass over the headers listed them."""
+
+    def __init__(self) -> None:
+        self.owned: dict[str, dict[str, None]] = {}
+        self.live: dict[str, None] = {}
+
+    def put(self, game_id: str, header: PackedHeader) -> None:
+        """``game_id``'s header is now ``header`` (its owner never changes)."""
+        self.owned.setdefault(header[OWNER], {})[game_id] = None
+        if header[STATUS] == "playing":
+            self.live[game_id] = None
+        else:
+            self.live.pop(game_id, None)
+
+    def drop(self, game_id: str, header: PackedHeader | None) -> None:
+        """``game_id`` and its ``header`` (None: there was none) are gone."""
+        self.live.pop(game_id, None)
+        owned = self.owned.get(header[OWNER]) if header is not None else None
+        if header is not None and owned is not None:
+            owned.pop(game_id, None)
+            if not owned:
+                del self.owned[header[OWNER]]
+
+
+def newest(headers: list[PackedHeader], limit: int) -> list[SessionHeader]:
+    """The ``limit`` newest of ``headers``, newest first (of two made in the
+    same millisecond, the one listed first)."""
+    return [unpack_header(h) for h in heapq.nlargest(limit, headers, key=lambda h: h[CREATED_MS])]
