@@ -22,6 +22,7 @@ from .base import DEFAULT_RETENTION, SETTLED_MARK_SECONDS, Held, LogConflict, On
 from .base import StoreSize, Subscription
 from .memory_boards import Entry, MemoryBoards
 from .memory_channels import MemoryChannels
+from .memory_deadlines import Deadlines
 from .memory_devices import MemoryIdentities
 from .memory_held import DOCUMENT_EXPIRY, INDEX_EXPIRY, SETTING_EXPIRY, held_in, ranked_entries
 from .memory_presence import MemoryPresence
@@ -44,7 +45,7 @@ class MemoryStore(MemoryPresence, MemoryIdentities, Store):
         self._headers: dict[str, PackedHeader] = {}
         self._index = SessionIndex()
         self._logs: dict[str, PackedLog] = {}
-        self._expires: dict[tuple[str, str], float] = {}
+        self._expires = Deadlines()
         self._outboxes: set[str] = set()
         self._boards = MemoryBoards()
         self._settings: dict[str, str] = {}
@@ -76,9 +77,9 @@ class MemoryStore(MemoryPresence, MemoryIdentities, Store):
         """The memory store always takes writes."""
 
     async def expire_due(self) -> int:
-        dropped = self._expire_codes() + sum(not self._alive(kind, key) for kind, key in list(self._expires))
+        dropped = self._expire_codes() + sum(not self._alive(kind, key) for kind, key in self._expires.due(self._now()))
         dropped += self._presence_due()
-        return dropped + sum(not self._identity_alive(player_id) for player_id in list(self._renewed))
+        return dropped + self._identities_due()
 
     async def size(self) -> StoreSize:
         tables: list[Sized] = [

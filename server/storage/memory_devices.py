@@ -13,6 +13,7 @@ import copy
 import dataclasses
 
 from .devices_base import Device, DeviceStore, first_device
+from .memory_deadlines import due_in_front, rewritten
 from server.model.records import DayResult, PlayerRecord, Record
 from server.runtime.clock import Clock
 
@@ -39,7 +40,15 @@ class MemoryIdentities(DeviceStore):
         return self._clock() / 1000
 
     def _renew(self, player_id: str) -> None:
-        self._renewed[player_id] = self._now()
+        rewritten(self._renewed, player_id, self._now())
+
+    def _identities_due(self) -> int:
+        """Drop every identity unused too long; how many."""
+        seconds, now = self._identity_seconds, self._now()
+        if seconds is None:
+            return 0
+        due = due_in_front(self._renewed, lambda renewed: renewed + seconds <= now)
+        return sum(not self._identity_alive(player_id) for player_id in due)
 
     def _identity_alive(self, player_id: str) -> bool:
         """False, having dropped all of it, for an identity unused too long."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .memory_deadlines import due_in_front, rewritten
 from .presence import DeadLease, LivePresence, PresenceStore, StoredPresence
 
 
@@ -43,13 +44,18 @@ class MemoryPresence(PresenceStore):
         return kept
 
     def _kept_written(self, player_id: str) -> _Kept:
-        kept = self._kept_of(player_id) or self._kept.setdefault(player_id, _Kept(self._seconds()))
+        kept = self._kept_of(player_id) or _Kept(self._seconds())
         kept.written_s = self._seconds()
+        rewritten(self._kept, player_id, kept)
         return kept
 
     def _presence_due(self) -> int:
         """Drop every player's kept presence past its lifetime; how many."""
-        return sum(self._kept_of(player_id) is None for player_id in list(self._kept))
+        seconds, now = self._kept_seconds, self._seconds()
+        if seconds is None:
+            return 0
+        due = due_in_front(self._kept, lambda kept: kept.written_s + seconds <= now)
+        return sum(self._kept_of(player_id) is None for player_id in due)
 
     async def renew_presence_lease(self, origin: str, now_ms: int, lease_ms: int) -> None:
         self._leases[origin] = (now_ms + lease_ms, now_ms)
