@@ -89,9 +89,15 @@ class HeapWatch:
     of allocated memory blocks: a read that costs no walk of the objects,
     and counts untracked data too, so what reference counting frees lowers
     it and garbage that only a collection frees does not.  The count is
-    divided by the server's load (its connections and open rooms, at
-    least ``LEAST_LOAD``): players arriving grow the heap and the load
-    together, garbage grows the heap alone."""
+    divided by the server's highest load since the last full collection
+    (its connections and open rooms, at least ``LEAST_LOAD``): players
+    arriving grow the heap and the load together, garbage grows the heap
+    alone.  And players leaving lower the load at once, while what their
+    games left in the store stays: divided by the load of the moment, the
+    heap of a server that half its players had just left looked doubled,
+    and a full collection walked the other half's connections to find
+    nothing.  Divided by the peak, the heap they leave is the new floor,
+    and garbage that doubles it starts one."""
 
     def __init__(
         self,
@@ -104,11 +110,14 @@ class HeapWatch:
         self._blocks = blocks
         self._collect = collect
         self._load = load
+        self._peak = 0
+        """The highest load since the last full collection."""
         self.floor = self._size()
         """Blocks per unit of load after the last full collection, or the fewest since."""
 
     def _size(self) -> float:
-        return self._blocks() / max(self._load(), LEAST_LOAD)
+        self._peak = max(self._peak, self._load())
+        return self._blocks() / max(self._peak, LEAST_LOAD)
 
     def check(self) -> bool:
         """Collect everything if the heap per unit of load has grown by
@@ -118,6 +127,7 @@ class HeapWatch:
             self.floor = min(self.floor, now)
             return False
         found = self._collect()
+        self._peak = 0
         self.floor = self._size()
         log.debug(
             "garbage collector: the heap grew from %.0f to %.0f blocks per unit of load; a full collection found %d",

@@ -199,6 +199,34 @@ def test_a_heap_that_grows_with_the_load_starts_no_full_collection_and_garbage_a
     assert collections == [blocks[0]], "one collection, once the heap is twice what the load needs"
 
 
+def test_players_leaving_start_no_full_collection_and_garbage_after_they_left_does() -> None:
+    """Players leave at once and their games stay in the store: divided by
+    the load left, the heap would look many times what the load needs.
+    It is divided by the highest load since the last collection, so only
+    garbage that doubles the heap starts one."""
+    blocks = [400_000]
+    load = [0]
+    collections: list[int] = []
+
+    def collect() -> int:
+        collections.append(blocks[0])
+        return 0
+
+    watch = HeapWatch(blocks=lambda: blocks[0], collect=collect, load=lambda: load[0])
+    for players in range(100, 10_001, 100):
+        load[0], blocks[0] = players, 400_000 + 300 * players
+        watch.check()
+    for players in range(9_900, -1, -100):
+        load[0], blocks[0] = players, 400_000 + 300 * players + 100 * (10_000 - players)
+        assert not watch.check(), f"{players} players left, {blocks[0]} blocks: their games stay in the store"
+    left = blocks[0]
+    while not collections:
+        blocks[0] += 50_000
+        watch.check()
+    assert collections == [2 * left], "one collection, once garbage has doubled the heap they left"
+    assert watch.floor == blocks[0] / LEAST_LOAD, "after it, the load of the moment counts again"
+
+
 def test_below_the_least_load_the_heap_watch_counts_the_least_load() -> None:
     """A handful of connections coming and going would halve or double the
     heap per connection: below ``LEAST_LOAD`` the whole heap counts, as
