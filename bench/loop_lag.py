@@ -64,4 +64,8 @@ class LoopLag:
         """The lags so far, in milliseconds (then starts again): how many
         probes ran, their 99th percentile and the longest."""
         lags, self._lags = self._lags, []
-        return {"probes": len(lags), "p99_ms": round(quantile(lags, 0.99) * 1000, 2), "max_ms": round(max(lags, default=0.0) * 1000, 2)}
+        return {
+            "probes": len(lags),
+            "p99_ms": round(quantile(lags, 0.99) * 1000, 2),
+            "max_ms": round(max(lags, default=0.0) * 1000, 2),
+        }

@@ -13,13 +13,14 @@ hooks given to ``on_release`` (a race game's race may be forgotten with it).
 A room converges on the stored log by itself, whatever happened to the
 process that wrote it: each entry comes with its announcement (published
 by the append itself, ``server.games.relay``); a gap in relayed entries
-reloads the room; every ``relay_audit_seconds`` the stored lengths of all the
-live games held here are read, one round trip per ``AUDIT_SLICE`` of
-them, and a room behind is reloaded (so an entry whose announcement was
-lost reaches the watchers here within that period and a few round
-trips, without waiting for a later one); and ``current``, which ``watch``, ``resync`` and ``hello`` use,
-checks the stored length before it answers, so a returning player is
-never given a stale snapshot.
+reloads the room; every ``relay_audit_seconds`` the stored lengths of
+all the live games held here are read, one round trip per
+``AUDIT_SLICE`` of them, and a room behind is reloaded (so an entry
+whose announcement was lost reaches the watchers here within that
+period and a few round trips, without waiting for a later one); and
+``current``, which ``watch``, ``resync`` and ``hello`` use, checks the
+stored length before it answers, so a returning player is never given a
+stale snapshot.
 """
 
 from __future__ import annotations

@@ -21,7 +21,9 @@ STEPS = st.lists(
 
 
 @given(STEPS)
-def test_the_due_deadlines_are_those_a_pass_over_every_deadline_finds(steps: list[tuple[str, tuple[str, str], int]]) -> None:
+def test_the_due_deadlines_are_those_a_pass_over_every_deadline_finds(
+    steps: list[tuple[str, tuple[str, str], int]],
+) -> None:
     deadlines = Deadlines()
     now = 0
     for step, key, number in steps:
