@@ -18,15 +18,9 @@ import asyncio
 import time
 from typing import Any
 
+from bench.server import percentile
+
 PROBE_SECONDS = 0.005
-
-
-def quantile(values: list[float], share: float) -> float:
-    """The value ``share`` of the way up ``values`` sorted (0 for none)."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
 class LoopLag:
@@ -66,6 +60,6 @@ class LoopLag:
         lags, self._lags = self._lags, []
         return {
             "probes": len(lags),
-            "p99_ms": round(quantile(lags, 0.99) * 1000, 2),
+            "p99_ms": round(percentile(lags, 0.99) * 1000, 2) if lags else 0.0,
             "max_ms": round(max(lags, default=0.0) * 1000, 2),
         }

@@ -113,7 +113,7 @@ class HeapWatch:
         self._peak = 0
         """The highest load since the last full collection."""
         self.floor = self._size()
-        """Blocks per unit of load after the last full collection, or the fewest since."""
+        """Blocks per unit of the peak load after the last full collection, or the fewest since."""
 
     def _size(self) -> float:
         self._peak = max(self._peak, self._load())

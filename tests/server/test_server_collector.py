@@ -175,28 +175,43 @@ def test_a_full_collection_comes_once_the_heap_has_doubled_since_the_last_or_its
     assert watch.floor == 130 / LEAST_LOAD
 
 
+class Heap:
+    """A heap's size and load as a test sets them, watched by a
+    ``HeapWatch`` whose full collections note the size they met."""
+
+    def __init__(self) -> None:
+        self.blocks = 400_000
+        self.load = 0
+        self.collections: list[int] = []
+        self.watch = HeapWatch(blocks=lambda: self.blocks, collect=self._collect, load=lambda: self.load)
+
+    def _collect(self) -> int:
+        self.collections.append(self.blocks)
+        return 0
+
+    def arrive(self, players: int) -> bool:
+        """``players`` connected, 300 blocks each; whether a collection came."""
+        self.load, self.blocks = players, 400_000 + 300 * players
+        return self.watch.check()
+
+    def grow(self) -> None:
+        """50,000 blocks of garbage more, and a check."""
+        self.blocks += 50_000
+        self.watch.check()
+
+
 def test_a_heap_that_grows_with_the_load_starts_no_full_collection_and_garbage_at_a_steady_load_does() -> None:
     """Players arriving grow the heap with the load: a full collection then
     walks every connection and finds nothing, so none starts.  The same
     growth at a steady load is garbage, and starts one."""
-    blocks = [400_000]
-    load = [0]
-    collections: list[int] = []
-
-    def collect() -> int:
-        collections.append(blocks[0])
-        return 0
-
-    watch = HeapWatch(blocks=lambda: blocks[0], collect=collect, load=lambda: load[0])
+    heap = Heap()
     for players in range(100, 10_001, 100):
-        load[0], blocks[0] = players, 400_000 + 300 * players
-        assert not watch.check(), f"{players} players, {blocks[0]} blocks: the heap grew with the load"
-    steady = blocks[0]
-    assert watch.floor == steady / load[0]
-    while blocks[0] < 2 * steady:
-        blocks[0] += 50_000
-        watch.check()
-    assert collections == [blocks[0]], "one collection, once the heap is twice what the load needs"
+        assert not heap.arrive(players), f"{players} players, {heap.blocks} blocks: the heap grew with the load"
+    steady = heap.blocks
+    assert heap.watch.floor == steady / heap.load
+    while heap.blocks < 2 * steady:
+        heap.grow()
+    assert heap.collections == [heap.blocks], "one collection, once the heap is twice what the load needs"
 
 
 def test_players_leaving_start_no_full_collection_and_garbage_after_they_left_does() -> None:
@@ -204,27 +219,17 @@ def test_players_leaving_start_no_full_collection_and_garbage_after_they_left_do
     the load left, the heap would look many times what the load needs.
     It is divided by the highest load since the last collection, so only
     garbage that doubles the heap starts one."""
-    blocks = [400_000]
-    load = [0]
-    collections: list[int] = []
-
-    def collect() -> int:
-        collections.append(blocks[0])
-        return 0
-
-    watch = HeapWatch(blocks=lambda: blocks[0], collect=collect, load=lambda: load[0])
+    heap = Heap()
     for players in range(100, 10_001, 100):
-        load[0], blocks[0] = players, 400_000 + 300 * players
-        watch.check()
+        heap.arrive(players)
     for players in range(9_900, -1, -100):
-        load[0], blocks[0] = players, 400_000 + 300 * players + 100 * (10_000 - players)
-        assert not watch.check(), f"{players} players left, {blocks[0]} blocks: their games stay in the store"
-    left = blocks[0]
-    while not collections:
-        blocks[0] += 50_000
-        watch.check()
-    assert collections == [2 * left], "one collection, once garbage has doubled the heap they left"
-    assert watch.floor == blocks[0] / LEAST_LOAD, "after it, the load of the moment counts again"
+        heap.load, heap.blocks = players, 400_000 + 300 * players + 100 * (10_000 - players)
+        assert not heap.watch.check(), f"{players} players left, {heap.blocks} blocks: their games stay in the store"
+    left = heap.blocks
+    while not heap.collections:
+        heap.grow()
+    assert heap.collections == [2 * left], "one collection, once garbage has doubled the heap they left"
+    assert heap.watch.floor == heap.blocks / LEAST_LOAD, "after it, the load of the moment counts again"
 
 
 def test_below_the_least_load_the_heap_watch_counts_the_least_load() -> None:
