@@ -40,6 +40,7 @@ from server.games.delivery import Delivery
 from server.storage.epoch import StoreEpoch
 from server.games.tables import GameRooms
 from server.deals.keeper import DailyKeeper, RaceDealStock
+from server.games.listing import LiveListing
 from server.games.lobby import Lobby
 from server.runtime.metrics import Gauges, Metrics
 from server.net.outbox import Outbox
@@ -139,8 +140,8 @@ class Hub:
         self.presence = Presence(store, origin, now, scheduler, self.bus, self.outbox)
         self.presence_leases = PresenceLeases(store, self.presence, now, scheduler)
         self.lobby = Lobby(
-            settings, store, now, entropy.stream("lobby"), self.admission, self.keeper.today, self.outbox, self.tables,
-            self.play.live_headers, self.watching.watch_game, self.races.rejoin, self.devices,
+            settings, store, now, entropy.stream("lobby"), self.admission, self.keeper.today, self.outbox,
+            LiveListing(store, self.tables.owner, monotonic, self.delivery.on_changed), self.play.live_headers, self.watching.watch_game, self.races.rejoin, self.devices,
         )
         self.inbox = Inbox(settings, store, now, entropy.stream("inbox"), self.outbox, self.bus)
         self.friends = Friends(settings, store, now, entropy.stream("friends"), self.outbox, self.inbox.tell_friends_event)

@@ -19,7 +19,6 @@ Decisions made here, and why:
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 from typing import Awaitable, Callable, Protocol
 
@@ -32,10 +31,9 @@ from protocol import to_server as ts
 from server.net.admission import Admission
 from server.deals.daily import TodaysRecord, daily_info
 from server.games.leaderboards import leaderboard_page
-from server.games.tables import GameRooms
+from server.games.listing import LiveListing
 from server.net.outbox import Outbox
 from server.net.peer import Peer, require_player
-from server.games.play import SESSION_SCAN_LIMIT
 from server.games.records import records_reply
 from server.model.refusal import Refusal
 from server.games.room import summarize
@@ -112,7 +110,7 @@ class Lobby:
         admission: Admission,
         today_record: TodaysRecord,
         outbox: Outbox,
-        rooms: GameRooms,
+        listing: LiveListing,
         live_headers: Callable[[str], Awaitable[list[SessionHeader]]],
         watch_game: Callable[[Peer, str], Awaitable[None]],
         rejoin_races: Callable[[Peer, str], Awaitable[None]],
@@ -125,7 +123,7 @@ class Lobby:
         self._admission = admission
         self._today_record = today_record
         self._outbox = outbox
-        self._rooms = rooms
+        self._listing = listing
         self._live_headers = live_headers
         self._watch_game = watch_game
         self._rejoin_races = rejoin_races
@@ -208,20 +206,9 @@ class Lobby:
             await self._rejoin_races(peer, player.player_id)
 
     async def list_games(self, peer: Peer, message: ts.ListGames) -> None:
-        headers = await self._store.live_sessions(limit=SESSION_SCAN_LIMIT)
-        chosen = [header for header in headers if message.game in (None, header.game)]
-        if peer.player is not None:
-            viewer = peer.player.player_id
-            listed = list({header.owner for header in chosen} - {viewer})
-            hiding = await asyncio.gather(*(self.hidden_from(owner, viewer) for owner in listed))
-            hidden = {owner for owner, hides in zip(listed, hiding) if hides}
-            chosen = [header for header in chosen if header.owner not in hidden]
-        chosen = chosen[: message.limit]
-        owner_ids = list({header.owner for header in chosen})
-        owners = dict(zip(owner_ids, await asyncio.gather(*(self._rooms.owner(player_id) for player_id in owner_ids))))
-        self._outbox.send(
-            peer, tc.Games(id=message.id, games=[summarize(header, owners[header.owner]) for header in chosen])
-        )
+        viewer = peer.player.player_id if peer.player is not None else None
+        games = await self._listing.page(viewer, message.game, message.limit, self.hidden_from)
+        self._outbox.send(peer, {"id": message.id, "type": "games", "games": games})
 
     async def catalogue(self, peer: Peer, message: ts.Catalogue) -> None:
         self._outbox.send(peer, tc.CatalogueReply(id=message.id, games=[catalogue_game(game) for game in DESCRIPTORS.values()]))

@@ -1,0 +1,115 @@
+"""What each read-only request costs the server, beside a ``ping``.
+
+Every connection may send ``rate_per_second`` messages of any kind, so a
+request that costs the server twenty moves' worth is a lever for anyone
+who wants to slow everyone down: fifty connections asking for it as fast
+as they may would take more than a core.  This bench prices each kind.
+
+An arena server runs in a child process (``--store memory``, or
+``sqlite``: the default store of ``arena serve``, in a new data
+directory) with ``--games`` live games, one per player.  One more
+connection says hello and then sends each kind of request ``--requests``
+times in turn, one at a time, waiting for each answer; that is one
+round, and the rounds (``--rounds``) repeat it.  For each kind the
+server's CPU time per request (``/proc``) and the round trip are
+printed as medians over the rounds, and the CPU time as a ratio to a
+``ping``'s in the same rounds.
+
+    python bench/request_costs.py [--games 300] [--requests 1000] [--rounds 3] [--store memory|sqlite]
+
+Progress (with an ETA) goes to stderr, the figures to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+if not __package__:
+    sys.path.pop(0)
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from websockets.asyncio.client import connect  # noqa: E402
+
+from bench.figures import cpu_seconds  # noqa: E402
+from bench.server import (  # noqa: E402
+    ARENA_ENVIRONMENT, CLIENT_OPTIONS, _start, close_all, new_game, open_many, raise_open_files, request, stop,
+)
+from server.runtime.progress import ProgressLine  # noqa: E402
+
+KINDS: dict[str, dict[str, Any]] = {
+    "ping": {"type": "ping"},
+    "list_games": {"type": "list_games"},
+    "list_games (100)": {"type": "list_games", "limit": 100},
+    "catalogue": {"type": "catalogue"},
+    "daily": {"type": "daily"},
+    "leaderboard": {"type": "leaderboard", "game": "klondike", "options": {"draw": 1}},
+    "records": {"type": "records"},
+    "friends": {"type": "friends"},
+    "leagues": {"type": "leagues"},
+}
+"""The requests priced, each as sent (an ``id`` is added)."""
+
+
+def start(store: str) -> tuple[Any, str]:
+    command = [sys.executable, "-m", "server.cli", "serve", "--port", "0"]
+    if store == "memory":
+        return _start(command, ARENA_ENVIRONMENT)
+    environment = {name: value for name, value in ARENA_ENVIRONMENT.items() if name != "ARENA_REDIS_URL"}
+    return _start([*command, "--data", tempfile.mkdtemp(prefix="arena-bench-")], environment)
+
+
+async def measure(pid: int, url: str, games: int, requests: int, rounds: int) -> dict[str, list[tuple[float, float]]]:
+    """Per kind, per round: the server's CPU seconds and the wall seconds of one request."""
+    players = await open_many(url, games, "players")
+    progress = ProgressLine(every=5.0)
+    for number, connection in enumerate(players):
+        await new_game(connection, number)
+        progress(number + 1, games, "live games started")
+    taken: dict[str, list[tuple[float, float]]] = {kind: [] for kind in KINDS}
+    progress = ProgressLine(every=5.0)
+    async with connect(url, **CLIENT_OPTIONS) as asker:
+        await request(asker, {"type": "hello", "id": 1, "name": "asker"})
+        for round_number in range(rounds):
+            for kind, message in KINDS.items():
+                cpu, wall = cpu_seconds(pid), time.perf_counter()
+                for sequence in range(requests):
+                    reply = await request(asker, {**message, "id": 2 + sequence})
+                    assert reply.get("type") != "error", reply
+                taken[kind].append(((cpu_seconds(pid) - cpu) / requests, (time.perf_counter() - wall) / requests))
+            progress(round_number + 1, rounds, "rounds")
+    await close_all(players)
+    return taken
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=300, help="live games, one per player (default 300)")
+    parser.add_argument("--requests", type=int, default=1000, help="requests of each kind a round (default 1000)")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--store", choices=("memory", "sqlite"), default="memory")
+    args = parser.parse_args(argv)
+    raise_open_files(args.games + 100)
+    process, url = start(args.store)
+    try:
+        taken = asyncio.run(measure(process.pid, url, args.games, args.requests, args.rounds))
+    finally:
+        stop(process)
+    ping = statistics.median(cpu for cpu, _ in taken["ping"])
+    print(f"{args.store} store, {args.games} live games, {args.requests} requests of each kind x {args.rounds} rounds (medians)")
+    print(f"{'request':18} {'server CPU':>12} {'x ping':>7} {'round trip':>12}")
+    for kind, figures in taken.items():
+        cpu = statistics.median(value for value, _ in figures)
+        wall = statistics.median(value for _, value in figures)
+        print(f"{kind:18} {cpu * 1e6:9.0f} µs {cpu / ping:6.1f}x {wall * 1e6:9.0f} µs")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
