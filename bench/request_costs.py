@@ -7,7 +7,9 @@ as they may would take more than a core.  This bench prices each kind.
 
 An arena server runs in a child process (``--store memory``, or
 ``sqlite``: the default store of ``arena serve``, in a new data
-directory) with ``--games`` live games, one per player.  One more
+directory) with ``--games`` live games, one per player, and
+``--attempts`` ranked attempts at today's WordLink (draw 1) in play, of
+``--draws`` draws each (what ``leaderboard`` with ``playing`` lists).  One more
 connection says hello and then sends each kind of request ``--requests``
 times in turn, one at a time, waiting for each answer; that is one
 round, and the rounds (``--rounds``) repeat it.  For each kind the
@@ -35,7 +37,7 @@ if not __package__:
     sys.path.pop(0)
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from websockets.asyncio.client import connect  # noqa: E402
+from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 
 from bench.figures import cpu_seconds  # noqa: E402
 from bench.server import (  # noqa: E402
@@ -50,6 +52,7 @@ KINDS: dict[str, dict[str, Any]] = {
     "catalogue": {"type": "catalogue"},
     "daily": {"type": "daily"},
     "leaderboard": {"type": "leaderboard", "game": "klondike", "options": {"draw": 1}},
+    "leaderboard (playing, 100)": {"type": "leaderboard", "game": "klondike", "options": {"draw": 1}, "playing": True, "limit": 100},
     "records": {"type": "records"},
     "friends": {"type": "friends"},
     "leagues": {"type": "leagues"},
@@ -65,13 +68,28 @@ def start(store: str) -> tuple[Any, str]:
     return _start([*command, "--data", tempfile.mkdtemp(prefix="arena-bench-")], environment)
 
 
-async def measure(pid: int, url: str, games: int, requests: int, rounds: int) -> dict[str, list[tuple[float, float]]]:
+async def daily_attempt(connection: ClientConnection, number: int, draws: int) -> None:
+    """Say hello, start today's ranked WordLink (draw 1) and draw ``draws`` times."""
+    await request(connection, {"type": "hello", "id": 1, "name": f"daily-{number}"})
+    started = await request(connection, {"type": "new_game", "id": 2, "game": "klondike", "deal": "daily", "options": {"draw": 1}})
+    assert started.get("type") == "game_started", started
+    for sequence in range(draws):
+        await request(connection, {"type": "move", "id": 3 + sequence, "game_id": started["game_id"], "move": "draw"})
+
+
+async def measure(
+    pid: int, url: str, games: int, attempts: int, draws: int, requests: int, rounds: int
+) -> dict[str, list[tuple[float, float]]]:
     """Per kind, per round: the server's CPU seconds and the wall seconds of one request."""
-    players = await open_many(url, games, "players")
+    players = await open_many(url, games + attempts, "players")
     progress = ProgressLine(every=5.0)
-    for number, connection in enumerate(players):
+    for number, connection in enumerate(players[:games]):
         await new_game(connection, number)
         progress(number + 1, games, "live games started")
+    progress = ProgressLine(every=5.0)
+    for number, connection in enumerate(players[games:]):
+        await daily_attempt(connection, number, draws)
+        progress(number + 1, attempts, "daily attempts played")
     taken: dict[str, list[tuple[float, float]]] = {kind: [] for kind in KINDS}
     progress = ProgressLine(every=5.0)
     async with connect(url, **CLIENT_OPTIONS) as asker:
@@ -91,23 +109,25 @@ async def measure(pid: int, url: str, games: int, requests: int, rounds: int) ->
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=300, help="live games, one per player (default 300)")
+    parser.add_argument("--attempts", type=int, default=100, help="today's ranked attempts in play (default 100)")
+    parser.add_argument("--draws", type=int, default=100, help="draws played in each attempt (default 100)")
     parser.add_argument("--requests", type=int, default=1000, help="requests of each kind a round (default 1000)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--store", choices=("memory", "sqlite"), default="memory")
     args = parser.parse_args(argv)
-    raise_open_files(args.games + 100)
+    raise_open_files(args.games + args.attempts + 100)
     process, url = start(args.store)
     try:
-        taken = asyncio.run(measure(process.pid, url, args.games, args.requests, args.rounds))
+        taken = asyncio.run(measure(process.pid, url, args.games, args.attempts, args.draws, args.requests, args.rounds))
     finally:
         stop(process)
     ping = statistics.median(cpu for cpu, _ in taken["ping"])
-    print(f"{args.store} store, {args.games} live games, {args.requests} requests of each kind x {args.rounds} rounds (medians)")
-    print(f"{'request':18} {'server CPU':>12} {'x ping':>7} {'round trip':>12}")
+    print(f"{args.store} store, {args.games} live games and {args.attempts} daily attempts of {args.draws} draws, {args.requests} requests of each kind x {args.rounds} rounds (medians)")
+    print(f"{'request':27} {'server CPU':>12} {'x ping':>7} {'round trip':>12}")
     for kind, figures in taken.items():
         cpu = statistics.median(value for value, _ in figures)
         wall = statistics.median(value for _, value in figures)
-        print(f"{kind:18} {cpu * 1e6:9.0f} µs {cpu / ping:6.1f}x {wall * 1e6:9.0f} µs")
+        print(f"{kind:27} {cpu * 1e6:9.0f} µs {cpu / ping:6.1f}x {wall * 1e6:9.0f} µs")
     return 0
 
 

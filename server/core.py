@@ -40,6 +40,7 @@ from server.games.delivery import Delivery
 from server.storage.epoch import StoreEpoch
 from server.games.tables import GameRooms
 from server.deals.keeper import DailyKeeper, RaceDealStock
+from server.games.leaderboards import Leaderboards
 from server.games.listing import LiveListing
 from server.games.lobby import Lobby
 from server.runtime.metrics import Gauges, Metrics
@@ -96,13 +97,11 @@ class Hub:
         self.settings = settings
         self.store = store
         self.clock = clock
-        """The server's clock; the parts read it through ``_now``, so a test
-        may replace it on a running hub."""
+        """The server's clock; the parts read it through ``_now``, so a test may replace it on a running hub."""
         self.monotonic = monotonic
         scheduler = self.scheduler = scheduler or LoopScheduler()
         entropy = self.entropy = entropy or SystemEntropy()
-        """Every random value the parts draw: ids, tokens, codes, nonces,
-        secrets, random deals (``server.runtime.entropy``)."""
+        """Every random value the parts draw: ids, tokens, codes, nonces, secrets, random deals (``server.runtime.entropy``)."""
         now = self._now
         origin = entropy.stream("origin").token_hex(8)
         self.metrics = Metrics(self.gauges)
@@ -139,9 +138,11 @@ class Hub:
         self.devices = Devices(settings, store, now, entropy.stream("devices"), self.outbox, lambda: self.peers, origin)
         self.presence = Presence(store, origin, now, scheduler, self.bus, self.outbox)
         self.presence_leases = PresenceLeases(store, self.presence, now, scheduler)
+        replayed = ReplayedSessions(store)
         self.lobby = Lobby(
             settings, store, now, entropy.stream("lobby"), self.admission, self.keeper.today, self.outbox,
-            LiveListing(store, self.tables.owner, monotonic, self.delivery.on_changed), self.play.live_headers, self.watching.watch_game, self.races.rejoin, self.devices,
+            LiveListing(store, self.tables.owner, monotonic, self.delivery.on_changed), Leaderboards(store, replayed),
+            self.play.live_headers, self.watching.watch_game, self.races.rejoin, self.devices,
         )
         self.inbox = Inbox(settings, store, now, entropy.stream("inbox"), self.outbox, self.bus)
         self.friends = Friends(settings, store, now, entropy.stream("friends"), self.outbox, self.inbox.tell_friends_event)
@@ -149,7 +150,6 @@ class Hub:
             settings, store, now, entropy.stream("challenges"), self.outbox, self.friends.are_friends, self.inbox.notify, self.races.host,
             self.races.join, self._online,
         )
-        replayed = ReplayedSessions(store)
         self.friends_boards = FriendsBoards(store, now, scheduler, self.outbox, self.bus, self.friends, self.delivery.on_changed, replayed)
         self.leagues = Leagues(settings, store, now, entropy.stream("leagues"), self.outbox, self.friends.blocks, replayed)
         self.ghosts = Ghosts(settings, store, now, scheduler, self.outbox, self.bus, self.friends, self.delivery.on_changed, self.tables)

@@ -30,7 +30,7 @@ from protocol import to_client as tc
 from protocol import to_server as ts
 from server.net.admission import Admission
 from server.deals.daily import TodaysRecord, daily_info
-from server.games.leaderboards import leaderboard_page
+from server.games.leaderboards import Leaderboards
 from server.games.listing import LiveListing
 from server.net.outbox import Outbox
 from server.net.peer import Peer, require_player
@@ -111,6 +111,7 @@ class Lobby:
         today_record: TodaysRecord,
         outbox: Outbox,
         listing: LiveListing,
+        leaderboards: Leaderboards,
         live_headers: Callable[[str], Awaitable[list[SessionHeader]]],
         watch_game: Callable[[Peer, str], Awaitable[None]],
         rejoin_races: Callable[[Peer, str], Awaitable[None]],
@@ -124,6 +125,8 @@ class Lobby:
         self._today_record = today_record
         self._outbox = outbox
         self._listing = listing
+        self.leaderboards = leaderboards
+        """Shared with the HTTP API's leaderboards, and what they keep."""
         self._live_headers = live_headers
         self._watch_game = watch_game
         self._rejoin_races = rejoin_races
@@ -238,4 +241,4 @@ class Lobby:
         self._outbox.send(peer, info)
 
     async def leaderboard(self, peer: Peer, message: ts.Leaderboard) -> None:
-        self._outbox.send(peer, await leaderboard_page(self._store, message, peer.player, self._clock()))
+        self._outbox.send(peer, await self.leaderboards.page(message, peer.player, self._clock()))

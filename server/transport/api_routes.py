@@ -33,7 +33,7 @@ from server.deals.daily import TodaysRecord, daily_info, daily_variants, reveals
 from server.deals.proofs import seed_text
 from server.deals.variants import variant_label
 from server.games.facts import GameFacts, RaceFactsOf
-from server.games.leaderboards import leaderboard_page
+from server.games.leaderboards import Leaderboards
 from server.games.records import records_reply
 from server.model.records import PlayerRecord, SessionHeader
 from server.model.visibility import Assist, assist_refusal
@@ -85,13 +85,14 @@ class ApiRoutes:
 
     def __init__(
         self, settings: Settings, store: Store, clock: Callable[[], int], today_record: TodaysRecord,
-        race_facts: RaceFactsOf,
+        race_facts: RaceFactsOf, leaderboards: Leaderboards,
     ) -> None:
         self._settings = settings
         self._store = store
         self._clock = clock
         self._today_record = today_record
         self._facts = GameFacts(settings, clock, race_facts)
+        self._leaderboards = leaderboards
 
     def handlers(self) -> dict[str, Handler]:
         """Each endpoint's answer, by the endpoint's name."""
@@ -132,7 +133,7 @@ class ApiRoutes:
             game=game_cls.id, options=options, date=day.isoformat(), offset=query["offset"], limit=query["limit"],
             bots=query["board"] == "bots", playing=query["playing"],
         )
-        page = await leaderboard_page(self._store, request, None, now)
+        page = await self._leaderboards.page(request, None, now)
         total = page.total or 0
         end = page.offset + len(page.entries)
         closed = now >= reveals_at(day, self._settings)

@@ -152,7 +152,7 @@ class HttpApi:
         """The API of ``hub``'s store and settings, on its clocks (read at
         each request: a test may replace the hub's clock while it runs)."""
         settings = hub.settings
-        routes = ApiRoutes(settings, hub.store, lambda: hub.clock(), hub.keeper.today, hub.races.ledgers.race_facts)
+        routes = ApiRoutes(settings, hub.store, lambda: hub.clock(), hub.keeper.today, hub.races.ledgers.race_facts, hub.lobby.leaderboards)
         return cls(routes.handlers(), settings.api_rate_per_second, settings.api_burst, hub.monotonic)
 
     async def answer(self, connection: ServerConnection, request: Request, address: str) -> Response:
