@@ -9,13 +9,16 @@ An arena server runs in a child process (``--store memory``, or
 ``sqlite``: the default store of ``arena serve``, in a new data
 directory) with ``--games`` live games, one per player, and
 ``--attempts`` ranked attempts at today's WordLink (draw 1) in play, of
-``--draws`` draws each (what ``leaderboard`` with ``playing`` lists).  One more
+``--draws`` draws each (what ``leaderboard`` with ``playing`` lists).
+The asking connection has played and resigned a casual game of
+``--long-game`` actions, whose first and last pages it then replays.  One more
 connection says hello and then sends each kind of request ``--requests``
 times in turn, one at a time, waiting for each answer; that is one
 round, and the rounds (``--rounds``) repeat it.  For each kind the
 server's CPU time per request (``/proc``) and the round trip are
 printed as medians over the rounds, and the CPU time as a ratio to a
-``ping``'s in the same rounds.
+``ping``'s in the same rounds.  The replay budget per address is lifted
+(``PRICED``), so that each page is priced rather than refused.
 
     python bench/request_costs.py [--games 300] [--requests 1000] [--rounds 3] [--store memory|sqlite]
 
@@ -60,12 +63,16 @@ KINDS: dict[str, dict[str, Any]] = {
 """The requests priced, each as sent (an ``id`` is added)."""
 
 
+PRICED = {"ARENA_REPLAY_ACTIONS_PER_SECOND": "1000000000", "ARENA_REPLAY_ACTIONS_BURST": "1000000000"}
+"""The replay budget lifted, so that every page asked for is built and priced."""
+
+
 def start(store: str) -> tuple[Any, str]:
     command = [sys.executable, "-m", "server.cli", "serve", "--port", "0"]
     if store == "memory":
-        return _start(command, ARENA_ENVIRONMENT)
+        return _start(command, {**ARENA_ENVIRONMENT, **PRICED})
     environment = {name: value for name, value in ARENA_ENVIRONMENT.items() if name != "ARENA_REDIS_URL"}
-    return _start([*command, "--data", tempfile.mkdtemp(prefix="arena-bench-")], environment)
+    return _start([*command, "--data", tempfile.mkdtemp(prefix="arena-bench-")], {**environment, **PRICED})
 
 
 async def daily_attempt(connection: ClientConnection, number: int, draws: int) -> None:
@@ -77,8 +84,18 @@ async def daily_attempt(connection: ClientConnection, number: int, draws: int) -
         await request(connection, {"type": "move", "id": 3 + sequence, "game_id": started["game_id"], "move": "draw"})
 
 
+async def long_game(connection: ClientConnection, draws: int) -> str:
+    """Say hello, play a casual WordLink game of ``draws`` draws and resign
+    it: a finished game to replay."""
+    game_id = await new_game(connection, 1_000_000)
+    for sequence in range(draws - 1):
+        await request(connection, {"type": "move", "id": 3 + sequence, "game_id": game_id, "move": "draw"})
+    await request(connection, {"type": "resign", "id": 2, "game_id": game_id})
+    return game_id
+
+
 async def measure(
-    pid: int, url: str, games: int, attempts: int, draws: int, requests: int, rounds: int
+    pid: int, url: str, games: int, attempts: int, draws: int, long_game_actions: int, requests: int, rounds: int
 ) -> dict[str, list[tuple[float, float]]]:
     """Per kind, per round: the server's CPU seconds and the wall seconds of one request."""
     players = await open_many(url, games + attempts, "players")
@@ -90,12 +107,17 @@ async def measure(
     for number, connection in enumerate(players[games:]):
         await daily_attempt(connection, number, draws)
         progress(number + 1, attempts, "daily attempts played")
-    taken: dict[str, list[tuple[float, float]]] = {kind: [] for kind in KINDS}
     progress = ProgressLine(every=5.0)
     async with connect(url, **CLIENT_OPTIONS) as asker:
-        await request(asker, {"type": "hello", "id": 1, "name": "asker"})
+        finished = await long_game(asker, long_game_actions)
+        kinds = {
+            **KINDS,
+            "replay (first page)": {"type": "replay", "game_id": finished, "from_seq": 0},
+            "replay (last page)": {"type": "replay", "game_id": finished, "from_seq": long_game_actions - 10},
+        }
+        taken: dict[str, list[tuple[float, float]]] = {kind: [] for kind in kinds}
         for round_number in range(rounds):
-            for kind, message in KINDS.items():
+            for kind, message in kinds.items():
                 cpu, wall = cpu_seconds(pid), time.perf_counter()
                 for sequence in range(requests):
                     reply = await request(asker, {**message, "id": 2 + sequence})
@@ -111,6 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=300, help="live games, one per player (default 300)")
     parser.add_argument("--attempts", type=int, default=100, help="today's ranked attempts in play (default 100)")
     parser.add_argument("--draws", type=int, default=100, help="draws played in each attempt (default 100)")
+    parser.add_argument("--long-game", type=int, default=2000, help="actions of the finished game replayed (default 2000)")
     parser.add_argument("--requests", type=int, default=1000, help="requests of each kind a round (default 1000)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--store", choices=("memory", "sqlite"), default="memory")
@@ -118,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     raise_open_files(args.games + args.attempts + 100)
     process, url = start(args.store)
     try:
-        taken = asyncio.run(measure(process.pid, url, args.games, args.attempts, args.draws, args.requests, args.rounds))
+        taken = asyncio.run(measure(process.pid, url, args.games, args.attempts, args.draws, args.long_game, args.requests, args.rounds))
     finally:
         stop(process)
     ping = statistics.median(cpu for cpu, _ in taken["ping"])

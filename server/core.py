@@ -193,7 +193,7 @@ class Hub:
             ts.Hint: play.act,
             ts.Finish: play.act,
             ts.Analyse: self.assists.analyse,
-            ts.Replay: Replays(settings, self.tables, self.assists, self.outbox).replay,
+            ts.Replay: Replays(settings, self.tables, self.assists, self.outbox, monotonic).replay,
             ts.Restart: play.act,
             ts.Resign: play.act,
             ts.Watch: self.watching.watch_request,

@@ -22,18 +22,31 @@ Decisions made here, and why:
   from ``from_seq`` on a copy, at that position's time, and never stored:
   once the game is over and its deal public, what any line would show is
   no secret.
-- Nothing is cached: a replay costs one pass of the engine over the log,
-  as loading the game does, and asking for a page is rate limited like
-  any request.
+- A page costs the engine's pass over the log up to its end, so the
+  actions a client address has replayed are counted against a budget of
+  its own (``replay_actions_per_second``, ``replay_actions_burst``):
+  past it a page is refused (``unavailable``, reason ``replay_rate``,
+  with the seconds to wait).  Rate limiting per message alone let one
+  connection asking for the last page of a 2,000-action game twenty
+  times a second take more than half a core.
+- A client reading page after page pays for each page once: the replayed
+  game is kept where a page ended (``CURSORS`` of them, the least lately
+  used forgotten), and the next page from there goes on from it instead
+  of replaying the log from the start.  A page is then ended before an
+  action whose diff might not fit (twice the largest diff of the page so
+  far), so that the game is kept exactly at the page's end.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Iterator
+import math
+from collections import OrderedDict
+from dataclasses import dataclass, replace
+from typing import Callable, Iterator, Sequence
 
 from engine import EngineError
 
+from protocol import ErrorCode
 from protocol import to_client as tc
 from protocol import to_server as ts
 from protocol.codec import Codec
@@ -41,7 +54,8 @@ from server.games.assists import AssistDesk
 from server.games.tables import GameRooms
 from server.net.outbox import Outbox
 from server.net.peer import Peer
-from server.model.refusal import from_engine
+from server.model.refusal import Refusal, from_engine
+from server.net.ratelimit import BucketTable
 from server.games.room import Room
 from server.model.session import ActionKind, Change, Session, build_game
 from server.runtime.settings import Settings
@@ -52,56 +66,123 @@ PAGE_MARGIN_BYTES = 64
 of a page's size does not count."""
 
 
+CURSORS = 64
+"""Replays kept where their last page ended, for their next page."""
+
+
+@dataclass
+class _Cursor:
+    """A finished game replayed as far as ``session.seq``, on its mirror room."""
+
+    session: Session
+    mirror: Room
+
+
 class Replays:
     """Answers ``replay``; see the module docstring."""
 
-    def __init__(self, settings: Settings, rooms: GameRooms, assists: AssistDesk, outbox: Outbox) -> None:
+    def __init__(
+        self, settings: Settings, rooms: GameRooms, assists: AssistDesk, outbox: Outbox, monotonic: Callable[[], float]
+    ) -> None:
         self._settings = settings
         self._rooms = rooms
         self._assists = assists
         self._outbox = outbox
+        self._monotonic = monotonic
+        self._budget = BucketTable(settings.replay_actions_burst, settings.replay_actions_per_second, monotonic())
+        self._cursors: OrderedDict[tuple[str, int], _Cursor] = OrderedDict()
 
     async def replay(self, peer: Peer, message: ts.Replay) -> None:
         room = await self._rooms.room(message.game_id)
         try:
             await self._assists.check_over_and_public(room)
-            reply = replay_page(room, message.from_seq, message.line, peer.codec, self._settings.max_frame_bytes)
-            self._outbox.send(peer, reply.model_copy(update={"id": message.id}))
+            self._check_budget(peer.address, room.game_id)
+            page, played = self._page(room, message.from_seq, message.line, peer.codec)
+            self._budget.spend(peer.address, played, self._monotonic())
+            self._outbox.send(peer, page.model_copy(update={"id": message.id}))
         finally:
             self._rooms.release(room)
 
+    def _check_budget(self, address: str, game_id: str) -> None:
+        wait = self._budget.wait(address, self._monotonic())
+        if wait is not None:
+            settings = self._settings
+            raise Refusal(
+                ErrorCode.UNAVAILABLE,
+                f"replays play at most {settings.replay_actions_per_second:g} actions a second per address "
+                f"({settings.replay_actions_burst} at once); ask again in {math.ceil(wait)} s",
+                reason="replay_rate",
+                game_id=game_id,
+            )
 
-def replay_page(room: Room, from_seq: int, line: list[str], codec: Codec, max_bytes: int) -> tc.ReplayReply:
-    """The page of ``room``'s finished game from ``from_seq``, as large as
-    fits in ``max_bytes`` once encoded with ``codec``; with ``line``, those
-    moves from there instead of the game's own (``Refusal`` if one is not
-    legal where it is played)."""
+    def _page(self, room: Room, from_seq: int, line: list[str], codec: Codec) -> tuple[tc.ReplayReply, int]:
+        """The page and the actions played to make it, from the kept place
+        where the last page of this game ended there, else from the start."""
+        start_seq = min(from_seq, len(room.session.log))
+        cursor = None if line else self._cursors.pop((room.game_id, start_seq), None)
+        if cursor is None:
+            cursor = start_replay(room, start_seq)
+            played = start_seq
+        else:
+            played = 0
+        page, ended = replay_page(room, cursor, line, codec, self._settings.max_frame_bytes)
+        if ended and not line and cursor.session.seq < len(room.session.log):
+            self._cursors[(room.game_id, cursor.session.seq)] = cursor
+            while len(self._cursors) > CURSORS:
+                self._cursors.popitem(last=False)
+        return page, played + len(page.diffs)
+
+
+def start_replay(room: Room, start_seq: int) -> _Cursor:
+    """``room``'s finished game replayed from its deal to ``start_seq``."""
     finished = room.session
-    log = finished.log
-    start_seq = min(from_seq, len(log))
     header = replace(finished.header, status="playing")
     session = Session(header, build_game(header))
-    mirror = Room(session, room.owner)
-    for action in log[:start_seq]:
-        session.apply_committed(action)
-    at_ms = log[start_seq - 1].at_ms if start_seq else header.created_ms
+    session.catch_up(finished.log[:start_seq])
+    return _Cursor(session, Room(session, room.owner))
+
+
+def replay_page(room: Room, cursor: _Cursor, line: list[str], codec: Codec, max_bytes: int) -> tuple[tc.ReplayReply, bool]:
+    """The page of ``room``'s finished game from where ``cursor`` stands, as
+    large as fits in ``max_bytes`` once encoded with ``codec``; with
+    ``line``, those moves from there instead of the game's own
+    (``Refusal`` if one is not legal where it is played).  Also whether
+    the page ended with ``cursor`` exactly at its last diff (it did not
+    when an action's diff overflowed the page: that action is played)."""
+    session, mirror = cursor.session, cursor.mirror
+    log = room.session.log
+    start_seq = session.seq
+    at_ms = log[start_seq - 1].at_ms if start_seq else session.header.created_ms
     page = tc.ReplayReply(
         game_id=room.game_id,
-        result=finished.result,
+        result=room.session.result,
         last_seq=start_seq + len(line) if line else len(log),
         start=mirror.snapshot(at_ms),
         diffs=[],
     )
     size = len(codec.encode(page)) + PAGE_MARGIN_BYTES
+    largest = 0
     diffs: list[dict[str, object]] = []
-    changes = _variation(session, line, at_ms, room.game_id) if line else map(session.apply_committed, log[start_seq:])
+    changes = _variation(session, line, at_ms, room.game_id) if line else _logged(session, log, start_seq)
+    exact = True
     for change in changes:
         diff = mirror.diff(change)
-        size += len(codec.encode_data(diff)) + 1
+        diff_size = len(codec.encode_data(diff)) + 1
+        size += diff_size
         if diffs and size > max_bytes:
+            exact = False
             break
         diffs.append(diff)
-    return tc.ReplayReply.model_validate({**page.model_dump(), "diffs": diffs})
+        largest = max(largest, diff_size)
+        if size + 2 * largest > max_bytes:
+            break
+    return tc.ReplayReply.model_validate({**page.model_dump(), "diffs": diffs}), exact
+
+
+def _logged(session: Session, log: Sequence[Action], start_seq: int) -> Iterator[Change]:
+    """The logged actions from ``start_seq``, each applied when asked for."""
+    for action in log[start_seq:]:
+        yield session.apply_committed(action)
 
 
 def _variation(session: Session, line: list[str], at_ms: int, game_id: str) -> Iterator[Change]:

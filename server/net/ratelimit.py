@@ -75,6 +75,15 @@ class BucketTable:
             return None
         return (1 - bucket.tokens) / self.rate
 
+    def spend(self, key: str, cost: float, now: float) -> None:
+        """Spend ``cost`` of ``key``'s tokens, into debt if it has fewer:
+        for work whose cost is known only once it is done (``wait`` then
+        says when ``key`` may start more)."""
+        self.sweep(now)
+        bucket = self._buckets.setdefault(key, TokenBucket(self.capacity, self.rate, now))
+        bucket.tokens = bucket.level(now) - cost
+        bucket.updated = now
+
     def wait(self, key: str, now: float) -> float | None:
         """In how many seconds ``key`` has a token (None: it has one now),
         spending nothing."""

@@ -197,6 +197,13 @@ class Settings(BaseModel):
         1.0, gt=0, description="hints one player may ask for per second, sustained; beyond, a hint is refused (hint_rate)"
     )
     hint_burst: int = Field(10, ge=1, description="hints one player may ask for at once before hint_rate applies")
+    replay_actions_per_second: float = Field(
+        2_000.0, gt=0,
+        description="actions one client address may have replayed per second, sustained (replay pages); beyond, a page is refused (replay_rate)",
+    )
+    replay_actions_burst: int = Field(
+        20_000, ge=1, description="actions one client address may have replayed at once before replay_actions_per_second applies"
+    )
     hint_planless_nodes: int = Field(
         2_000, ge=1,
         description="solver nodes a hint may search in a game whose last hint found no win (about 0.1 s; the first search has the game's full budget)",

@@ -48,6 +48,8 @@ LIMIT_SETTINGS = (
     "rate_per_second",
     "rate_burst",
     "rate_strikes",
+    "replay_actions_per_second",
+    "replay_actions_burst",
     "send_queue",
     "send_overflows",
     "write_buffer_bytes",
