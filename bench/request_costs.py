@@ -11,7 +11,8 @@ directory) with ``--games`` live games, one per player, and
 ``--attempts`` ranked attempts at today's WordLink (draw 1) in play, of
 ``--draws`` draws each (what ``leaderboard`` with ``playing`` lists).
 The asking connection has played and resigned a casual game of
-``--long-game`` actions, whose first and last pages it then replays.  One more
+``--long-game`` actions, whose first and last pages it then replays, and
+every player of an attempt is its friend (its ``friends_board``).  One more
 connection says hello and then sends each kind of request ``--requests``
 times in turn, one at a time, waiting for each answer; that is one
 round, and the rounds (``--rounds``) repeat it.  For each kind the
@@ -20,7 +21,8 @@ printed as medians over the rounds, and the CPU time as a ratio to a
 ``ping``'s in the same rounds.  The replay budget per address is lifted
 (``PRICED``), so that each page is priced rather than refused.
 
-    python bench/request_costs.py [--games 300] [--requests 1000] [--rounds 3] [--store memory|sqlite]
+    python bench/request_costs.py [--games 300] [--attempts 100] [--draws 100] [--long-game 2000]
+        [--requests 1000] [--rounds 3] [--store memory|sqlite] [--only friends,friends_board]
 
 Progress (with an ETA) goes to stderr, the figures to stdout.
 """
@@ -58,6 +60,8 @@ KINDS: dict[str, dict[str, Any]] = {
     "leaderboard (playing, 100)": {"type": "leaderboard", "game": "klondike", "options": {"draw": 1}, "playing": True, "limit": 100},
     "records": {"type": "records"},
     "friends": {"type": "friends"},
+    "friends_board": {"type": "friends_board", "game": "klondike", "options": {"draw": 1}, "watch": False},
+    "stats": {"type": "stats"},
     "leagues": {"type": "leagues"},
 }
 """The requests priced, each as sent (an ``id`` is added)."""
@@ -75,13 +79,15 @@ def start(store: str) -> tuple[Any, str]:
     return _start([*command, "--data", tempfile.mkdtemp(prefix="arena-bench-")], {**environment, **PRICED})
 
 
-async def daily_attempt(connection: ClientConnection, number: int, draws: int) -> None:
-    """Say hello, start today's ranked WordLink (draw 1) and draw ``draws`` times."""
-    await request(connection, {"type": "hello", "id": 1, "name": f"daily-{number}"})
+async def daily_attempt(connection: ClientConnection, number: int, draws: int) -> str:
+    """Say hello, start today's ranked WordLink (draw 1) and draw ``draws``
+    times; the player's id."""
+    welcome = await request(connection, {"type": "hello", "id": 1, "name": f"daily-{number}"})
     started = await request(connection, {"type": "new_game", "id": 2, "game": "klondike", "deal": "daily", "options": {"draw": 1}})
     assert started.get("type") == "game_started", started
     for sequence in range(draws):
         await request(connection, {"type": "move", "id": 3 + sequence, "game_id": started["game_id"], "move": "draw"})
+    return str(welcome["player_id"])
 
 
 async def long_game(connection: ClientConnection, draws: int) -> str:
@@ -94,8 +100,20 @@ async def long_game(connection: ClientConnection, draws: int) -> str:
     return game_id
 
 
+async def befriend(asker: ClientConnection, others: dict[str, ClientConnection]) -> None:
+    """Make each of ``others`` (by player id; each said hello) a friend of ``asker``."""
+    code = (await request(asker, {"type": "friend_code", "id": 1}))["code"]
+    for player_id, connection in others.items():
+        sent = await request(connection, {"type": "friend_add", "id": 1, "code": code})
+        assert sent.get("state") == "request_sent", sent
+        accepted = await request(asker, {"type": "friend_change", "id": 1, "player_id": player_id, "action": "accept"})
+        assert accepted.get("state") == "friend", accepted
+        await request(connection, {"type": "ping", "id": 2})
+
+
 async def measure(
-    pid: int, url: str, games: int, attempts: int, draws: int, long_game_actions: int, requests: int, rounds: int
+    pid: int, url: str, games: int, attempts: int, draws: int, long_game_actions: int, requests: int, rounds: int,
+    only: set[str],
 ) -> dict[str, list[tuple[float, float]]]:
     """Per kind, per round: the server's CPU seconds and the wall seconds of one request."""
     players = await open_many(url, games + attempts, "players")
@@ -104,17 +122,21 @@ async def measure(
         await new_game(connection, number)
         progress(number + 1, games, "live games started")
     progress = ProgressLine(every=5.0)
+    attempting: dict[str, ClientConnection] = {}
     for number, connection in enumerate(players[games:]):
-        await daily_attempt(connection, number, draws)
+        attempting[await daily_attempt(connection, number, draws)] = connection
         progress(number + 1, attempts, "daily attempts played")
     progress = ProgressLine(every=5.0)
     async with connect(url, **CLIENT_OPTIONS) as asker:
         finished = await long_game(asker, long_game_actions)
+        await befriend(asker, attempting)
         kinds = {
             **KINDS,
             "replay (first page)": {"type": "replay", "game_id": finished, "from_seq": 0},
             "replay (last page)": {"type": "replay", "game_id": finished, "from_seq": long_game_actions - 10},
         }
+        if only:
+            kinds = {kind: message for kind, message in kinds.items() if kind == "ping" or kind.split(" (")[0] in only}
         taken: dict[str, list[tuple[float, float]]] = {kind: [] for kind in kinds}
         for round_number in range(rounds):
             for kind, message in kinds.items():
@@ -137,11 +159,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--requests", type=int, default=1000, help="requests of each kind a round (default 1000)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--store", choices=("memory", "sqlite"), default="memory")
+    parser.add_argument("--only", default="", help="the kinds to price, by type, comma-separated (default: all; ping always)")
     args = parser.parse_args(argv)
     raise_open_files(args.games + args.attempts + 100)
     process, url = start(args.store)
     try:
-        taken = asyncio.run(measure(process.pid, url, args.games, args.attempts, args.draws, args.long_game, args.requests, args.rounds))
+        taken = asyncio.run(measure(process.pid, url, args.games, args.attempts, args.draws, args.long_game, args.requests, args.rounds, set(filter(None, args.only.split(",")))))
     finally:
         stop(process)
     ping = statistics.median(cpu for cpu, _ in taken["ping"])

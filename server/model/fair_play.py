@@ -81,7 +81,7 @@ def counted_actions(session: Session) -> int:
     every move the game made by itself after one (none where automatic
     options are refused, ``check_automatic``; a game stored before that
     refusal still pays for its automatic moves)."""
-    return sum(1 for action in session.log if action.kind in COUNTED_KINDS) + session.automatic_moves
+    return session.log.count(COUNTED_KINDS) + session.automatic_moves
 
 
 def shown_counters(session: Session) -> dict[str, int]:

@@ -11,7 +11,7 @@ two that every action makes), so they import nothing of the server.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterator, NamedTuple, Sequence, overload
+from typing import Any, Iterable, Iterator, NamedTuple, Sequence, overload
 
 
 @dataclass
@@ -109,13 +109,26 @@ class ActionLog(Sequence[Action]):
     one tracked object per action, walked by every full collection for as
     long as someone watches the game."""
 
-    __slots__ = ("_entries",)
+    __slots__ = ("_entries", "_kinds")
 
     def __init__(self, entries: Sequence[Action] = ()) -> None:
-        self._entries: list[PlainAction] = [entry.plain() for entry in entries]
+        self._entries: list[PlainAction] = []
+        self._kinds: dict[str, int] = {}
+        for entry in entries:
+            self.append(entry)
 
     def append(self, action: Action) -> None:
-        self._entries.append(action.plain())
+        plain = action.plain()
+        self._entries.append(plain)
+        kinds = self._kinds
+        kinds[plain[0]] = kinds.get(plain[0], 0) + 1
+
+    def count(self, kinds: Iterable[str]) -> int:
+        """The entries of these kinds, counted as they were appended: a
+        ranked attempt's tie-break (its counted actions) is read for every
+        row of every friends' board, and walking the log for it made each
+        read grow with every action of every friend."""
+        return sum(self._kinds.get(kind, 0) for kind in kinds)
 
     def __len__(self) -> int:
         return len(self._entries)
