@@ -58,6 +58,11 @@ def sqlite_path(url: str) -> Path:
     return Path(path)
 
 
+SCALARS = frozenset({str, int, float, bool, bytes, type(None)})
+"""Values a caller cannot change: arguments made only of these need no
+copy (a deep copy was most of what a read of one document cost)."""
+
+
 class SqliteStore(SqlitePresence, Store):
     """The store in the SQLite database at ``path`` (created, and its
     folder, if missing), held by this process until ``close``.  Raises ``StoreLocked`` when
@@ -91,7 +96,8 @@ class SqliteStore(SqlitePresence, Store):
         arguments are copied first, as the memory store copies what it
         keeps: a caller may change a header while its write waits."""
         identity_seconds = self._identity_seconds
-        args, kwargs = copy.deepcopy((args, kwargs))
+        if not all(type(value) in SCALARS for value in (*args, *kwargs.values())):
+            args, kwargs = copy.deepcopy((args, kwargs))
 
         def job(db: sqlite3.Connection, now: float) -> R:
             return operation(Tables(db, now, identity_seconds), *args, **kwargs)
