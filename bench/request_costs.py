@@ -18,8 +18,8 @@ times in turn, one at a time, waiting for each answer; that is one
 round, and the rounds (``--rounds``) repeat it.  For each kind the
 server's CPU time per request (``/proc``) and the round trip are
 printed as medians over the rounds, and the CPU time as a ratio to a
-``ping``'s in the same rounds.  The replay budget per address is lifted
-(``PRICED``), so that each page is priced rather than refused.
+``ping``'s in the same rounds.  The budgets per address are lifted
+(``PRICED``), so that each request is priced rather than refused.
 
     python bench/request_costs.py [--games 300] [--attempts 100] [--draws 100] [--long-game 2000]
         [--requests 1000] [--rounds 3] [--store memory|sqlite] [--only friends,friends_board]
@@ -67,8 +67,12 @@ KINDS: dict[str, dict[str, Any]] = {
 """The requests priced, each as sent (an ``id`` is added)."""
 
 
-PRICED = {"ARENA_REPLAY_ACTIONS_PER_SECOND": "1000000000", "ARENA_REPLAY_ACTIONS_BURST": "1000000000"}
-"""The replay budget lifted, so that every page asked for is built and priced."""
+PRICED = {
+    "ARENA_REPLAY_ACTIONS_PER_SECOND": "1000000000", "ARENA_REPLAY_ACTIONS_BURST": "1000000000",
+    "ARENA_READS_PER_SECOND": "1000000000", "ARENA_READS_BURST": "1000000000",
+}
+"""The budgets per address (replays, lists and boards) lifted, so that
+every request is answered and priced rather than refused."""
 
 
 def start(store: str) -> tuple[Any, str]:

@@ -222,6 +222,10 @@ class LeagueLookupsLimited(ArenaError):
     """Too many invite codes that named no league this hour; every join by code waits."""
 
 
+class ReadsLimited(ArenaError):
+    """This address asks for lists and boards too fast; wait the seconds the message says."""
+
+
 class LeagueLimit(ArenaError):
     """A leagues limit is reached; ``reason`` is leagues or members."""
 
@@ -250,6 +254,7 @@ ERROR_CLASSES: dict[str, type[ArenaError]] = {
     ErrorCode.RACE_FULL: RaceFull,
     ErrorCode.RACE_STATE: RaceState,
     ErrorCode.RATE_LIMITED: RateLimited,
+    ErrorCode.READS_LIMITED: ReadsLimited,
     ErrorCode.TOO_MANY_CONNECTIONS: TooManyConnections,
     ErrorCode.COOLING_DOWN: CoolingDown,
     ErrorCode.TOO_MANY_IDENTITIES: TooManyIdentities,

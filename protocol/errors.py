@@ -129,6 +129,13 @@ class ErrorCode(DescribedCode):
         "Too many messages: this one was dropped unread (so the error has no id). Keep sending this "
         "fast and the server closes the connection with 1008.",
     )
+    READS_LIMITED = (
+        "reads_limited",
+        "Your address asked for lists and boards (list_games, leaderboard, records, daily, stats, list_races, "
+        "friends, notifications, friends_board, friends_presence, leagues, league_board, league_standings) "
+        "faster than reads_per_second (reads_burst at once). Nothing was done; the message says how many "
+        "seconds to wait.",
+    )
     TOO_MANY_CONNECTIONS = (
         "too_many_connections",
         "Your address already holds connections_per_address open connections, so the WebSocket handshake "

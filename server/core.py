@@ -50,6 +50,7 @@ from server.games.play import Play
 from server.races.clocks import RaceBoards
 from server.races.desk import RaceDesk
 from server.net.ratelimit import RateLimiter, Verdict
+from server.net.read_budget import budget_reads
 from server.model.refusal import Refusal
 from server.games.replayed import ReplayedSessions
 from server.games.replays import Replays
@@ -188,14 +189,12 @@ class Hub:
             ts.NewGame: play.new_game,
             ts.Move: play.act,
             ts.AutoMove: play.act,
-            ts.Undo: play.act,
-            ts.Redo: play.act,
+            ts.Undo: play.act, ts.Redo: play.act,
             ts.Hint: play.act,
             ts.Finish: play.act,
             ts.Analyse: self.assists.analyse,
             ts.Replay: Replays(settings, self.tables, self.assists, self.outbox, monotonic).replay,
-            ts.Restart: play.act,
-            ts.Resign: play.act,
+            ts.Restart: play.act, ts.Resign: play.act,
             ts.Watch: self.watching.watch_request,
             ts.Resync: self.watching.watch_request,
             ts.Unwatch: self.watching.unwatch,
@@ -232,6 +231,7 @@ class Hub:
             ts.RaceGhost: self.ghosts.race, ts.StopGhost: self.ghosts.stop,
         }
         self._handlers.update(self.leagues.handlers())
+        budget_reads(self._handlers, settings, monotonic)
 
     async def _online(self, player_id: str) -> bool:
         """Whether a player is online (or away) on any process, as its

@@ -197,6 +197,11 @@ class Settings(BaseModel):
         1.0, gt=0, description="hints one player may ask for per second, sustained; beyond, a hint is refused (hint_rate)"
     )
     hint_burst: int = Field(10, ge=1, description="hints one player may ask for at once before hint_rate applies")
+    reads_per_second: float = Field(
+        10.0, gt=0,
+        description="lists and boards (leaderboard, friends_board …) one client address may ask for per second, sustained; beyond, reads_limited",
+    )
+    reads_burst: int = Field(60, ge=1, description="lists and boards one client address may ask for at once before reads_per_second applies")
     replay_actions_per_second: float = Field(
         2_000.0, gt=0,
         description="actions one client address may have replayed per second, sustained (replay pages); beyond, a page is refused (replay_rate)",

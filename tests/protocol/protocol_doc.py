@@ -48,6 +48,8 @@ LIMIT_SETTINGS = (
     "rate_per_second",
     "rate_burst",
     "rate_strikes",
+    "reads_per_second",
+    "reads_burst",
     "replay_actions_per_second",
     "replay_actions_burst",
     "send_queue",

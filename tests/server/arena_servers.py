@@ -46,6 +46,7 @@ def make_settings(**changes: Any) -> Settings:
         "connection_burst": 100_000,
         "tcp_connection_burst": 100_000,
         "api_burst": 100_000,
+        "reads_burst": 100_000,
         "prepare_dailies": False,
         "race_deal_stock": 0,
         "daily_secret": "the tests' secret",
