@@ -369,7 +369,7 @@ class ArenaServer:
             await asyncio.wait_for(server.wait_closed(), max(0.0, deadline - loop.time()))
         except TimeoutError:
             stuck = list(self._handlers)
-            log.warning("%d connection handlers still busy after %.1f s: cancelled", len(stuck), grace)
+            log.warning("shutdown grace of %.1f s over, connections still closing: %d requests cancelled", grace, len(stuck))
             for handler in stuck:
                 handler.cancel()
             await server.wait_closed()
