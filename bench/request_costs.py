@@ -11,7 +11,8 @@ directory) with ``--games`` live games, one per player, and
 ``--attempts`` ranked attempts at today's WordLink (draw 1) in play, of
 ``--draws`` draws each (what ``leaderboard`` with ``playing`` lists).
 The asking connection has played and resigned a casual game of
-``--long-game`` actions, whose first and last pages it then replays, and
+``--long-game`` actions, whose first and last pages it then replays, and watches and unwatches
+in turn (each watch of a game nobody watches loads it), and
 every player of an attempt is its friend (its ``friends_board``).  One more
 connection says hello and then sends each kind of request ``--requests``
 times in turn, one at a time, waiting for each answer; that is one
@@ -50,7 +51,7 @@ from bench.server import (  # noqa: E402
 )
 from server.runtime.progress import ProgressLine  # noqa: E402
 
-KINDS: dict[str, dict[str, Any]] = {
+KINDS: dict[str, Any] = {
     "ping": {"type": "ping"},
     "list_games": {"type": "list_games"},
     "list_games (100)": {"type": "list_games", "limit": 100},
@@ -64,7 +65,8 @@ KINDS: dict[str, dict[str, Any]] = {
     "stats": {"type": "stats"},
     "leagues": {"type": "leagues"},
 }
-"""The requests priced, each as sent (an ``id`` is added)."""
+"""The requests priced, each as sent (an ``id`` is added); a list is
+sent in turn and priced as one."""
 
 
 PRICED = {
@@ -138,6 +140,7 @@ async def measure(
             **KINDS,
             "replay (first page)": {"type": "replay", "game_id": finished, "from_seq": 0},
             "replay (last page)": {"type": "replay", "game_id": finished, "from_seq": long_game_actions - 10},
+            "watch (and unwatch)": [{"type": "watch", "game_id": finished}, {"type": "unwatch", "game_id": finished}],
         }
         if only:
             kinds = {kind: message for kind, message in kinds.items() if kind == "ping" or kind.split(" (")[0] in only}
@@ -146,8 +149,9 @@ async def measure(
             for kind, message in kinds.items():
                 cpu, wall = cpu_seconds(pid), time.perf_counter()
                 for sequence in range(requests):
-                    reply = await request(asker, {**message, "id": 2 + sequence})
-                    assert reply.get("type") != "error", reply
+                    for part in message if isinstance(message, list) else [message]:
+                        reply = await request(asker, {**part, "id": 2 + sequence})
+                        assert reply.get("type") != "error", reply
                 taken[kind].append(((cpu_seconds(pid) - cpu) / requests, (time.perf_counter() - wall) / requests))
             progress(round_number + 1, rounds, "rounds")
     await close_all(players)

@@ -52,6 +52,7 @@ from server.races.desk import RaceDesk
 from server.net.ratelimit import RateLimiter, Verdict
 from server.net.read_budget import budget_reads
 from server.model.refusal import Refusal
+from server.games.replay_budget import ReplayBudget
 from server.games.replayed import ReplayedSessions
 from server.games.replays import Replays
 from server.games.stats import DailyStats
@@ -127,7 +128,8 @@ class Hub:
         self.assists = AssistDesk(
             settings, now, monotonic, self.metrics, self.outbox, self.tables, ledgers.race_facts, self.workers
         )
-        self.watching = Watching(settings, now, scheduler, self.outbox, self.tables, ledgers, self.assists)
+        replay_budget = ReplayBudget(settings, monotonic)
+        self.watching = Watching(settings, now, scheduler, self.outbox, self.tables, ledgers, self.assists, replay_budget)
         self.delivery = Delivery(now, self.metrics, self.outbox, self.tables, self.watching, self.races, self.assists)
         self.play = Play(
             settings, store, now, self.dailies, entropy.stream("play"), self.outbox, self.tables, self.watching,
@@ -187,16 +189,14 @@ class Hub:
         self._handlers: dict[type[Any], Callable[[Peer, Any], Awaitable[None]]] = {
             ts.Hello: self._hello,
             ts.NewGame: play.new_game,
-            ts.Move: play.act,
-            ts.AutoMove: play.act,
+            ts.Move: play.act, ts.AutoMove: play.act,
             ts.Undo: play.act, ts.Redo: play.act,
             ts.Hint: play.act,
             ts.Finish: play.act,
             ts.Analyse: self.assists.analyse,
-            ts.Replay: Replays(settings, self.tables, self.assists, self.outbox, monotonic).replay,
+            ts.Replay: Replays(settings, self.tables, self.assists, self.outbox, replay_budget).replay,
             ts.Restart: play.act, ts.Resign: play.act,
-            ts.Watch: self.watching.watch_request,
-            ts.Resync: self.watching.watch_request,
+            ts.Watch: self.watching.watch_request, ts.Resync: self.watching.watch_request,
             ts.Unwatch: self.watching.unwatch,
             ts.ListGames: lobby.list_games,
             ts.Catalogue: lobby.catalogue,

@@ -22,13 +22,10 @@ Decisions made here, and why:
   from ``from_seq`` on a copy, at that position's time, and never stored:
   once the game is over and its deal public, what any line would show is
   no secret.
-- A page costs the engine's pass over the log up to its end, so the
-  actions a client address has replayed are counted against a budget of
-  its own (``replay_actions_per_second``, ``replay_actions_burst``):
-  past it a page is refused (``unavailable``, reason ``replay_rate``,
-  with the seconds to wait).  Rate limiting per message alone let one
-  connection asking for the last page of a 2,000-action game twenty
-  times a second take more than half a core.
+- A page costs the engine's pass over the log up to its end, and a game
+  this process does not hold costs its load besides: both are counted
+  against the asking address's ``ReplayBudget``
+  (``server.games.replay_budget``).
 - A client reading page after page pays for each page once: the replayed
   game is kept where a page ended (``CURSORS`` of them, the least lately
   used forgotten), and the next page from there goes on from it instead
@@ -39,23 +36,21 @@ Decisions made here, and why:
 
 from __future__ import annotations
 
-import math
 from collections import OrderedDict
 from dataclasses import dataclass, replace
-from typing import Callable, Iterator, Sequence
+from typing import Iterator, Sequence
 
 from engine import EngineError
 
-from protocol import ErrorCode
 from protocol import to_client as tc
 from protocol import to_server as ts
 from protocol.codec import Codec
 from server.games.assists import AssistDesk
+from server.games.replay_budget import ReplayBudget
 from server.games.tables import GameRooms
 from server.net.outbox import Outbox
 from server.net.peer import Peer
-from server.model.refusal import Refusal, from_engine
-from server.net.ratelimit import BucketTable
+from server.model.refusal import from_engine
 from server.games.room import Room
 from server.model.session import ActionKind, Change, Session, build_game
 from server.runtime.settings import Settings
@@ -82,38 +77,28 @@ class Replays:
     """Answers ``replay``; see the module docstring."""
 
     def __init__(
-        self, settings: Settings, rooms: GameRooms, assists: AssistDesk, outbox: Outbox, monotonic: Callable[[], float]
+        self, settings: Settings, rooms: GameRooms, assists: AssistDesk, outbox: Outbox, budget: ReplayBudget
     ) -> None:
         self._settings = settings
         self._rooms = rooms
         self._assists = assists
         self._outbox = outbox
-        self._monotonic = monotonic
-        self._budget = BucketTable(settings.replay_actions_burst, settings.replay_actions_per_second, monotonic())
+        self._budget = budget
         self._cursors: OrderedDict[tuple[str, int], _Cursor] = OrderedDict()
 
     async def replay(self, peer: Peer, message: ts.Replay) -> None:
+        self._budget.check(peer.address, message.game_id)
+        held = message.game_id in self._rooms.rooms
         room = await self._rooms.room(message.game_id)
         try:
+            if not held:
+                self._budget.spend(peer.address, len(room.session.log))
             await self._assists.check_over_and_public(room)
-            self._check_budget(peer.address, room.game_id)
             page, played = self._page(room, message.from_seq, message.line, peer.codec)
-            self._budget.spend(peer.address, played, self._monotonic())
+            self._budget.spend(peer.address, played)
             self._outbox.send(peer, page.model_copy(update={"id": message.id}))
         finally:
             self._rooms.release(room)
-
-    def _check_budget(self, address: str, game_id: str) -> None:
-        wait = self._budget.wait(address, self._monotonic())
-        if wait is not None:
-            settings = self._settings
-            raise Refusal(
-                ErrorCode.UNAVAILABLE,
-                f"replays play at most {settings.replay_actions_per_second:g} actions a second per address "
-                f"({settings.replay_actions_burst} at once); ask again in {math.ceil(wait)} s",
-                reason="replay_rate",
-                game_id=game_id,
-            )
 
     def _page(self, room: Room, from_seq: int, line: list[str], codec: Codec) -> tuple[tc.ReplayReply, int]:
         """The page and the actions played to make it, from the kept place

@@ -23,6 +23,7 @@ from server.games.delay import DelayedBoard
 from server.games.facts import GameFacts
 from server.model.fair_play import unlisted
 from server.model.race_phases import FINISHED
+from server.games.replay_budget import ReplayBudget
 from server.games.tables import GameRooms
 from server.net.outbox import Outbox
 from server.net.peer import Peer
@@ -65,8 +66,10 @@ class Watching:
         rooms: GameRooms,
         races: RaceViews,
         assists: AssistDesk,
+        budget: ReplayBudget,
     ) -> None:
         self._settings = settings
+        self._budget = budget
         self._clock = clock
         self._scheduler = scheduler
         self._outbox = outbox
@@ -85,7 +88,14 @@ class Watching:
     # ------------------------------------------------------------ requests
 
     async def watch_request(self, peer: Peer, message: ts.Watch | ts.Resync) -> None:
+        """Watch a game; one this process does not hold is loaded, which the
+        asking address pays for from its ``ReplayBudget``."""
+        held = message.game_id in self._rooms.rooms
+        if not held:
+            self._budget.check(peer.address, message.game_id)
         room = await self._rooms.current(message.game_id)
+        if not held:
+            self._budget.spend(peer.address, len(room.session.log))
         owner = room.session.header.owner
         viewer = None if peer.player is None else peer.player.player_id
         if viewer is not None and viewer != owner and await self.hidden_from(owner, viewer):

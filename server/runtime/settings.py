@@ -204,7 +204,7 @@ class Settings(BaseModel):
     reads_burst: int = Field(60, ge=1, description="lists and boards one client address may ask for at once before reads_per_second applies")
     replay_actions_per_second: float = Field(
         2_000.0, gt=0,
-        description="actions one client address may have replayed per second, sustained (replay pages); beyond, a page is refused (replay_rate)",
+        description="actions one client address may have replayed per second, sustained (replay pages, games loaded to watch); beyond, replay_rate",
     )
     replay_actions_burst: int = Field(
         20_000, ge=1, description="actions one client address may have replayed at once before replay_actions_per_second applies"

@@ -77,3 +77,21 @@ async def test_a_replay_past_the_budget_is_refused_until_the_budget_refills() ->
         assert refused_for_rate(await player.request(ts.Replay, game_id=game_id)), "the debt is not paid yet"
         clock.ms += 1000
         assert (await player.request(ts.Replay, game_id=game_id)).type == "replay"
+
+
+async def test_watching_a_game_this_process_does_not_hold_pays_for_loading_it() -> None:
+    clock = FakeClock()
+    async with budget_arena(clock, burst=GAME_ACTIONS + 10) as arena:
+        player, game_id = await finished_game(arena)
+        await player.request(ts.Unwatch, game_id=game_id)
+        assert game_id not in arena.hub.rooms, "nobody watches the finished game: it is let go"
+        spectator = await arena.client(address="192.0.2.7")
+        for _ in range(2):
+            watched = await spectator.request(ts.Watch, game_id=game_id)
+            assert isinstance(watched, tc.Snapshot) and watched.seq == GAME_ACTIONS
+            await spectator.request(ts.Unwatch, game_id=game_id)
+        refused = await spectator.request(ts.Watch, game_id=game_id)
+        assert isinstance(refused, tc.Error) and refused_for_rate(refused), "two loads of the game spent the budget"
+        held_watch = await player.request(ts.Watch, game_id=game_id)
+        assert isinstance(held_watch, tc.Snapshot), "another address pays for its own"
+        assert isinstance(await spectator.request(ts.Watch, game_id=game_id), tc.Snapshot), "a held game costs nothing"
