@@ -125,10 +125,10 @@ class Hub:
             self.race_deals, self.rooms,
         )
         ledgers = self.races.ledgers
-        self.assists = AssistDesk(
-            settings, now, monotonic, self.metrics, self.outbox, self.tables, ledgers.race_facts, self.workers
-        )
         replay_budget = ReplayBudget(settings, monotonic)
+        self.assists = AssistDesk(
+            settings, now, monotonic, self.metrics, self.outbox, self.tables, ledgers.race_facts, self.workers, replay_budget
+        )
         self.watching = Watching(settings, now, scheduler, self.outbox, self.tables, ledgers, self.assists, replay_budget)
         self.delivery = Delivery(now, self.metrics, self.outbox, self.tables, self.watching, self.races, self.assists)
         self.play = Play(

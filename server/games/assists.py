@@ -55,6 +55,7 @@ from protocol import ErrorCode
 from protocol import to_client as tc
 from protocol import to_server as ts
 from server.games.facts import GameFacts, RaceFactsOf
+from server.games.replay_budget import ReplayBudget
 from server.games.tables import GameRooms
 from server.runtime.metrics import Metrics
 from server.net.outbox import Outbox
@@ -110,6 +111,7 @@ class AssistDesk:
         rooms: GameRooms,
         race_facts: RaceFactsOf,
         workers: WorkerPool,
+        budget: ReplayBudget,
     ) -> None:
         self._settings = settings
         self._clock = clock
@@ -120,6 +122,7 @@ class AssistDesk:
         self._facts = GameFacts(settings, clock, race_facts)
         self._searches: set[asyncio.Task[None]] = set()
         self._workers = workers
+        self._budget = budget
         self._hints = HintSearches(workers)
         self._analyses: set[asyncio.Task[Analysis]] = set()
         self._hint_buckets = BucketTable(settings.hint_burst, settings.hint_rate, monotonic())
@@ -233,9 +236,15 @@ class AssistDesk:
     # ------------------------------------------------------------ analysis
 
     async def analyse(self, peer: Peer, message: ts.Analyse) -> None:
-        """Reply with where the game stopped being winnable (any watcher may ask)."""
+        """Reply with where the game stopped being winnable (any watcher may
+        ask).  A game this process does not hold is loaded, which the asking
+        address pays for from its ``ReplayBudget``."""
+        self._budget.check(peer.address, message.game_id)
+        held = message.game_id in self._rooms.rooms
         room = await self._rooms.room(message.game_id)
         try:
+            if not held:
+                self._budget.spend(peer.address, len(room.session.log))
             await self.check_over_and_public(room)
             line = played_line(room.session.log)
             analysis = room.analysis

@@ -2,9 +2,9 @@
 
 Rebuilding a game from its stored log runs the rules over every action:
 15 ms for a game of 2,000 actions.  A client makes the server do that
-when it asks for a replay page, and when it watches a game this process
-does not hold (a finished game nobody watches is let go, and loaded
-again at the next ``watch``): a loop of ``watch`` and ``unwatch`` on
+when it asks for a replay page, and when it watches or analyses a game
+this process does not hold (a finished game nobody watches is let go,
+and loaded again at the next ``watch``): a loop of ``watch`` and ``unwatch`` on
 one long finished game cost 14 ms a pair, which the message rate alone
 let one connection repeat twenty times a second.  So those actions are
 counted per client address, ``replay_actions_burst`` at once and

@@ -95,3 +95,15 @@ async def test_watching_a_game_this_process_does_not_hold_pays_for_loading_it() 
         held_watch = await player.request(ts.Watch, game_id=game_id)
         assert isinstance(held_watch, tc.Snapshot), "another address pays for its own"
         assert isinstance(await spectator.request(ts.Watch, game_id=game_id), tc.Snapshot), "a held game costs nothing"
+
+
+async def test_analysing_a_game_this_process_does_not_hold_pays_for_loading_it() -> None:
+    clock = FakeClock()
+    settings = make_settings(replay_actions_burst=GAME_ACTIONS - 1, replay_actions_per_second=1.0, analysis_nodes=2_000)
+    async with MemoryArena(settings, clock=clock, monotonic=clock.seconds) as arena:
+        player, game_id = await finished_game(arena)
+        await player.request(ts.Unwatch, game_id=game_id)
+        analyst = await arena.client(address="192.0.2.7")
+        assert isinstance(await analyst.request(ts.Analyse, game_id=game_id), tc.AnalysisReply)
+        refused = await analyst.request(ts.Analyse, game_id=game_id)
+        assert isinstance(refused, tc.Error) and refused_for_rate(refused), "the load put the address in debt"
