@@ -161,6 +161,7 @@ class Play:
             else:
                 unlisted = await self._starts.bars(record, player, peer.address, game_id, now)
         await self.make_room_for(player.player_id)
+        self._watching.free_slot(peer)
         header = new_header(
             game_id, game_cls.id, choice.number, game.options, player.player_id, now, self._clock(), bot=player.bot,
             record=record, ranked=ranked, practice=practice, position=message.position,

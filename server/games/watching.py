@@ -112,15 +112,31 @@ class Watching:
         """Watch a game as ``watch`` does, without a request id."""
         await self.watch(peer, await self._rooms.current(game_id), None)
 
+    def free_slot(self, peer: Peer, game_id: str | None = None) -> None:
+        """Make room in ``peer``'s watch limit for one more game (``game_id``,
+        if known), letting go of the finished games it watches: they send
+        nothing more (but a race's delayed board, which may still be playing
+        one back).  ``Refusal`` if every slot holds a game still running."""
+        limit = self._settings.watch_limit
+        if game_id in peer.watching or len(peer.watching) < limit:
+            return
+        for watched in list(peer.watching):
+            room = self._rooms.rooms.get(watched)
+            if watched not in self._rooms.delayed and (room is None or room.session.result is not None):
+                peer.watching.discard(watched)
+                self.stop_watching(peer, watched)
+        if len(peer.watching) >= limit:
+            raise Refusal(
+                ErrorCode.FORBIDDEN, f"a connection watches at most {limit} games; unwatch one first", game_id=game_id
+            )
+
     async def watch(self, peer: Peer, room: Room, request_id: RequestId | None) -> None:
         settings = self._settings
-        if room.game_id not in peer.watching and len(peer.watching) >= settings.watch_limit:
+        try:
+            self.free_slot(peer, room.game_id)
+        except Refusal:
             self._rooms.release(room)
-            raise Refusal(
-                ErrorCode.FORBIDDEN,
-                f"a connection watches at most {settings.watch_limit} games; unwatch one first",
-                game_id=room.game_id,
-            )
+            raise
         header = room.session.header
         try:
             facts = await self._facts.of(header, room.session.result)
