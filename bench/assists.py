@@ -65,6 +65,7 @@ from bench.server import (  # noqa: E402
     ARENA_ENVIRONMENT,
     CLIENT_OPTIONS,
     _start,
+    known_to,
     close_all,
     new_game,
     open_many,
@@ -98,7 +99,7 @@ def start_server(root: Path) -> tuple[subprocess.Popen[str], str]:
     the URL it prints when listening (``root`` first on its path, before
     this checkout's installed packages)."""
     run = "import sys; sys.path.insert(0, sys.argv.pop(1)); from server.cli import main; sys.exit(main())"
-    environment = dict(ARENA_ENVIRONMENT)
+    environment = known_to(root, ARENA_ENVIRONMENT)
     # (A baseline checkout from before the server's folders keeps its settings
     # module at the top of the server package.)
     places = (root / "server" / "runtime" / "settings.py", root / "server" / "settings.py")
@@ -106,9 +107,6 @@ def start_server(root: Path) -> tuple[subprocess.Popen[str], str]:
     if "hint_rate" in settings:
         # (A checkout from before the hint rate refuses the variables.)
         environment.update(UNLIMITED_HINTS)
-    if "connection_burst" not in settings:
-        # (Nor does one from before the connection rate know its variable.)
-        del environment["ARENA_CONNECTION_BURST"]
     return _start([sys.executable, "-c", run, str(root), "serve", "--port", "0"], environment)
 
 

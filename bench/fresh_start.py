@@ -49,7 +49,7 @@ if not __package__:
 import msgpack  # noqa: E402
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 
-from bench.server import ARENA_ENVIRONMENT, CLIENT_OPTIONS, request, stop  # noqa: E402
+from bench.server import ARENA_ENVIRONMENT, CLIENT_OPTIONS, known_to, request, stop  # noqa: E402
 from server.deals.daily import daily_variants  # noqa: E402
 
 HERE = Path(__file__).resolve().parent.parent
@@ -66,7 +66,7 @@ def launch(root: Path, data: Path) -> tuple[subprocess.Popen[str], float]:
     launched = time.perf_counter()
     process = subprocess.Popen(
         [sys.executable, "-c", run, str(root), "serve", "--port", "0"], stdout=subprocess.PIPE, text=True,
-        env={**os.environ, **ARENA_ENVIRONMENT, "PYTHONPATH": str(root), "XDG_DATA_HOME": str(data)},
+        env={**os.environ, **known_to(root, ARENA_ENVIRONMENT), "PYTHONPATH": str(root), "XDG_DATA_HOME": str(data)},
     )
     return process, launched
 

@@ -121,6 +121,7 @@ ARENA_ENVIRONMENT = {
     "ARENA_TCP_CONNECTION_BURST": "100000",
     "ARENA_TCP_CONNECTION_RATE_PER_SECOND": "100000",
     "ARENA_IDENTITIES_PER_HOUR": "100000",
+    "ARENA_NEW_GAMES_BURST": "1000000",
     # One INFO line per connection opened and closed would bury the figures.
     "ARENA_LOG_LEVEL": "warning",
     # Proving the days' deals in worker processes would take the cores
@@ -131,6 +132,18 @@ ARENA_ENVIRONMENT = {
     "ARENA_REDIS_URL": "none",
 }
 """The arena server's settings in the benches: no limit gets in the way."""
+
+
+def known_to(root: Path, environment: dict[str, str]) -> dict[str, str]:
+    """``environment`` without the ``ARENA_`` variables the checkout at
+    ``root`` has no setting for: a baseline checkout older than a setting
+    refuses its variable."""
+    places = (root / "server" / "runtime" / "settings.py", root / "server" / "settings.py")
+    settings = next(place for place in places if place.exists()).read_text(encoding="utf-8")
+    return {
+        name: value for name, value in environment.items()
+        if not name.startswith("ARENA_") or f"{name.removeprefix('ARENA_').lower()}:" in settings
+    }
 
 
 def start_arena() -> tuple[subprocess.Popen[str], str]:

@@ -226,6 +226,10 @@ class ReadsLimited(ArenaError):
     """This address asks for lists and boards too fast; wait the seconds the message says."""
 
 
+class StartsLimited(ArenaError):
+    """This address starts games and races too fast; wait the seconds the message says."""
+
+
 class LeagueLimit(ArenaError):
     """A leagues limit is reached; ``reason`` is leagues or members."""
 
@@ -255,6 +259,7 @@ ERROR_CLASSES: dict[str, type[ArenaError]] = {
     ErrorCode.RACE_STATE: RaceState,
     ErrorCode.RATE_LIMITED: RateLimited,
     ErrorCode.READS_LIMITED: ReadsLimited,
+    ErrorCode.STARTS_LIMITED: StartsLimited,
     ErrorCode.TOO_MANY_CONNECTIONS: TooManyConnections,
     ErrorCode.COOLING_DOWN: CoolingDown,
     ErrorCode.TOO_MANY_IDENTITIES: TooManyIdentities,

@@ -136,6 +136,11 @@ class ErrorCode(DescribedCode):
         "faster than reads_per_second (reads_burst at once). Nothing was done; the message says how many "
         "seconds to wait.",
     )
+    STARTS_LIMITED = (
+        "starts_limited",
+        "Your address started games and races (new_game, create_race, rematch) faster than new_games_per_minute "
+        "(new_games_burst at once). Nothing was started; the message says how many seconds to wait.",
+    )
     TOO_MANY_CONNECTIONS = (
         "too_many_connections",
         "Your address already holds connections_per_address open connections, so the WebSocket handshake "

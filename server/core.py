@@ -50,7 +50,7 @@ from server.games.play import Play
 from server.races.clocks import RaceBoards
 from server.races.desk import RaceDesk
 from server.net.ratelimit import RateLimiter, Verdict
-from server.net.read_budget import budget_reads
+from server.net.address_budgets import budget_by_address
 from server.model.refusal import Refusal
 from server.games.replay_budget import ReplayBudget
 from server.games.replayed import ReplayedSessions
@@ -231,7 +231,7 @@ class Hub:
             ts.RaceGhost: self.ghosts.race, ts.StopGhost: self.ghosts.stop,
         }
         self._handlers.update(self.leagues.handlers())
-        budget_reads(self._handlers, settings, monotonic)
+        budget_by_address(self._handlers, settings, monotonic)
 
     async def _online(self, player_id: str) -> bool:
         """Whether a player is online (or away) on any process, as its

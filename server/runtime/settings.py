@@ -202,6 +202,10 @@ class Settings(BaseModel):
         description="lists and boards (leaderboard, friends_board …) one client address may ask for per second, sustained; beyond, reads_limited",
     )
     reads_burst: int = Field(60, ge=1, description="lists and boards one client address may ask for at once before reads_per_second applies")
+    new_games_per_minute: float = Field(
+        30.0, gt=0, description="games and races one client address may start per minute, sustained; beyond, starts_limited"
+    )
+    new_games_burst: int = Field(30, ge=1, description="games and races one client address may start at once before new_games_per_minute applies")
     replay_actions_per_second: float = Field(
         2_000.0, gt=0,
         description="actions one client address may have replayed per second, sustained (replay pages, games loaded to watch); beyond, replay_rate",

@@ -50,6 +50,8 @@ LIMIT_SETTINGS = (
     "rate_strikes",
     "reads_per_second",
     "reads_burst",
+    "new_games_per_minute",
+    "new_games_burst",
     "replay_actions_per_second",
     "replay_actions_burst",
     "send_queue",

@@ -47,6 +47,7 @@ def make_settings(**changes: Any) -> Settings:
         "tcp_connection_burst": 100_000,
         "api_burst": 100_000,
         "reads_burst": 100_000,
+        "new_games_burst": 100_000,
         "prepare_dailies": False,
         "race_deal_stock": 0,
         "daily_secret": "the tests' secret",

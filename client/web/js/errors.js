@@ -80,6 +80,7 @@ export const ERROR_SENTENCES = {
   friend_code_unknown: () => "No player has that friend code. Check it with your friend: 8 letters and digits.",
   lookups_limited: WITH_DETAIL("Too many friend codes that named nobody:"),
   reads_limited: WITH_DETAIL("Too many lists and boards asked for from your network:"),
+  starts_limited: WITH_DETAIL("Too many games started from your network:"),
   friend_limit: (message, reason) => FRIEND_LIMIT_REASONS[reason] ?? sentence(message),
   not_friends: () => "You are not friends with that player (or the request was already answered).",
   friend_offline: () => "Your friend is not online right now; challenge them when they are.",
