@@ -16,10 +16,10 @@ request only filters it:
   and listing (``HiddenFrom``), for the owners an asker's page reaches,
   so one connection asking again and again costs one set of lookups a
   window, however often it asks.
-- A game started or ended in this process makes the listing stale at
-  once (``changed``), so its own player sees it come and go; games of
-  other processes, and a block made anywhere, show within
-  ``fresh_seconds``.  Watching a game checks the block anew, so a list a
+- A game started (``new_game``) or ended in this process makes the
+  listing stale at once (``changed``), so its own player sees it come
+  and go; a race's games, games of other processes, and a block made
+  anywhere, show within ``fresh_seconds``.  Watching a game checks the block anew, so a list a
   second old never lets a blocked player in.
 """
 
