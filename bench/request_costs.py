@@ -47,7 +47,7 @@ from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 
 from bench.figures import cpu_seconds  # noqa: E402
 from bench.server import (  # noqa: E402
-    ARENA_ENVIRONMENT, CLIENT_OPTIONS, _start, close_all, new_game, open_many, raise_open_files, request, stop,
+    ARENA_ENVIRONMENT, CLIENT_OPTIONS, _start, close_all, known_to, new_game, open_many, raise_open_files, request, stop,
 )
 from server.runtime.progress import ProgressLine  # noqa: E402
 
@@ -77,12 +77,18 @@ PRICED = {
 every request is answered and priced rather than refused."""
 
 
+ROOT = Path(__file__).resolve().parent.parent
+
+
 def start(store: str) -> tuple[Any, str]:
+    """This checkout's server on ``store``, with only the variables it knows
+    (so that this file, copied into an older checkout, prices that one)."""
     command = [sys.executable, "-m", "server.cli", "serve", "--port", "0"]
+    environment = known_to(ROOT, {**ARENA_ENVIRONMENT, **PRICED})
     if store == "memory":
-        return _start(command, {**ARENA_ENVIRONMENT, **PRICED})
-    environment = {name: value for name, value in ARENA_ENVIRONMENT.items() if name != "ARENA_REDIS_URL"}
-    return _start([*command, "--data", tempfile.mkdtemp(prefix="arena-bench-")], {**environment, **PRICED})
+        return _start(command, environment)
+    del environment["ARENA_REDIS_URL"]
+    return _start([*command, "--data", tempfile.mkdtemp(prefix="arena-bench-")], environment)
 
 
 async def daily_attempt(connection: ClientConnection, number: int, draws: int) -> str:
