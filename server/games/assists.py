@@ -129,13 +129,15 @@ class AssistDesk:
 
     # ------------------------------------------------------------ hints
 
-    async def hint(self, room: Room) -> HintFound:
+    async def hint(self, room: Room, address: str) -> HintFound:
         """The hint (its move "" for none), searched in a worker
         process from the header and log (the caller holds ``room.lock``
         and has checked that a hint may be given; the worker sees the game
-        as it is now).  Refused past the owner's hint rate."""
+        as it is now), taking turns with other client addresses' hints.
+        Refused past the owner's hint rate."""
         self._check_hint_rate(room)
-        return await self._hints.hint(room.session.header, room.session.log, self._settings.hint_planless_nodes)
+        session = room.session
+        return await self._hints.hint(session.header, session.log, self._settings.hint_planless_nodes, asker=address)
 
     def _check_hint_rate(self, room: Room) -> None:
         settings = self._settings

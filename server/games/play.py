@@ -258,7 +258,7 @@ class Play:
                 confidence = None
                 if kind == ActionKind.HINT:
                     check_assist(room.session.header, Assist.HINT, Facts(self._clock(), room.session.result))
-                    text, confidence = await self._find_hint(room)
+                    text, confidence = await self._find_hint(room, peer.address)
                 begun = time.perf_counter()
                 change, suggestion = await self.apply(room, kind, text)
                 if kind == ActionKind.HINT:
@@ -282,7 +282,7 @@ class Play:
             change, _ = await self.apply(room, ActionKind.MOVE, move)
             await self._delivery.deliver(room, change, begun, peer, reply=finished if index == len(moves) - 1 else None)
 
-    async def _find_hint(self, room: Room) -> HintFound:
+    async def _find_hint(self, room: Room, address: str) -> HintFound:
         """The hint (its move "" for none), searched in a worker
         process (``AssistDesk.hint``): the solver spends its node budget
         (about 200 ms) there instead of on the interpreter every other
@@ -293,7 +293,7 @@ class Play:
             room.session.game.check_hint()
         except EngineError as error:
             raise from_engine(error, room.game_id) from None
-        return await self._assists.hint(room)
+        return await self._assists.hint(room, address)
 
     @staticmethod
     def _check_live(room: Room) -> None:

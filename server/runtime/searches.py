@@ -129,21 +129,25 @@ class HintSearches:
         self._sent: OrderedDict[str, int] = OrderedDict()
         """Per game, how many log entries its worker was last sent."""
 
-    async def hint(self, header: SessionHeader, log: Sequence[Action], planless_nodes: int | None = None) -> HintFound:
+    async def hint(
+        self, header: SessionHeader, log: Sequence[Action], planless_nodes: int | None = None, asker: str | None = None
+    ) -> HintFound:
         """The hint for the game of
         ``header`` after ``log`` (``hint_job``, searching at most
         ``planless_nodes`` after a hint that found no win), sending its
         worker only the entries logged since the last hint, or the whole
-        log when the worker no longer holds the rest."""
+        log when the worker no longer holds the rest; ``asker`` takes turns
+        with other askers in the queue (``WorkerPool``)."""
         game_id = header.game_id
         known = self._sent.pop(game_id, 0)
         if known > len(log):
             known = 0
         entries = tuple(log[known:])
         run = self._workers.run
-        answer = await run(Priority.SEARCH, game_id, hint_job, header, known, entries, log[known - 1] if known else None, planless_nodes)
+        last = log[known - 1] if known else None
+        answer = await run(Priority.SEARCH, game_id, hint_job, header, known, entries, last, planless_nodes, asker=asker)
         if answer.value is None:
-            answer = await run(Priority.SEARCH, game_id, hint_job, header, 0, tuple(log), None, planless_nodes)
+            answer = await run(Priority.SEARCH, game_id, hint_job, header, 0, tuple(log), None, planless_nodes, asker=asker)
         self._sent[game_id] = len(log)
         while len(self._sent) > GAMES_KEPT * self._workers.size(Priority.SEARCH.lane):
             self._sent.popitem(last=False)

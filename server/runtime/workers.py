@@ -23,7 +23,9 @@ started in one order (``Priority``), then in the order asked: a hint or
 finishing search a player waits for at the board; a deal proof a player
 waits for; an analysis; today's dailies on a fresh server; tomorrow's;
 the race deals kept in stock.  A job asked again more urgently before it
-started moves up (``WorkerPool.hasten``).
+started moves up (``WorkerPool.hasten``).  Within a priority, askers (a
+hint's client address) take turns: one whose jobs have started more goes
+behind, so many identities of one address queue behind each other.
 
 Life.  A worker starts with the first job of its place in the pool (a
 server nobody asks for a search starts no process) and uses ``spawn``:
@@ -93,9 +95,8 @@ class Priority(IntEnum):
 
 
 class Answer(NamedTuple):
-    """What a job returns: its ``value``, the ``pid`` of the worker that
-    ran it and the seconds the job itself took (the metrics time
-    searches, not queues, and the tests can tell where an answer came from)."""
+    """What a job returns: its ``value``, the ``pid`` of the worker that ran it and the seconds
+    the job itself took (the metrics time searches, not queues; tests tell where an answer came from)."""
 
     value: Any
     pid: int
@@ -107,9 +108,8 @@ class WorkerDied(RuntimeError):
 
 
 def run_job(payload: bytes) -> bytes:
-    """Run the job pickled in ``payload`` (``WorkerPool.submit``) where this
-    is called, and pickle its ``Answer`` or its error.  An error keeps its
-    traceback as a note, since the traceback object cannot cross."""
+    """Run the job pickled in ``payload`` (``WorkerPool.submit``) where this is called, and pickle
+    its ``Answer`` or its error.  An error keeps its traceback as a note (the object cannot cross)."""
     started = time.perf_counter()
     try:
         job, args = pickle.loads(payload)
@@ -244,6 +244,8 @@ class Job:
     answer: asyncio.Future[Answer]
     started: float | None = None
     """When a worker took it (``time.monotonic``); None while it waits."""
+    asker: str | None = None
+    """Whose request it is: waiting jobs of one priority take turns between askers."""
 
 
 @dataclass(eq=False)
@@ -262,6 +264,7 @@ class WorkerPool:
         self._start_worker = start_worker
         self._lanes = {lane: [_Place() for _ in range(sizes.get(lane, 0))] for lane in Lane}
         self._waiting: list[Job] = []
+        self._turns: Counter[tuple[Priority, str | None]] = Counter()  # started, per asker with more waiting
         self._asked = 0
         self._stopping: set[asyncio.Task[None]] = set()
         self.jobs: Counter[str] = Counter()
@@ -280,23 +283,24 @@ class WorkerPool:
     def size(self, lane: Lane) -> int:
         return len(self._lanes[lane])
 
-    def submit(self, priority: Priority, key: str | None, job: Callable[..., Any], *args: Any) -> Job:
+    def submit(self, priority: Priority, key: str | None, job: Callable[..., Any], *args: Any, asker: str | None = None) -> Job:
         """Queue ``job(*args)`` in the lane of ``priority`` (on the worker
-        ``key`` names, if any).  The arguments are pickled here and now, not
-        when a worker is free: the job sees the state at the time it was asked."""
+        ``key`` names, if any), taking turns with other askers' jobs.  The
+        arguments are pickled here and now, not when a worker is free: the
+        job sees the state at the time it was asked."""
         if not self._lanes[priority.lane]:
             raise ValueError(f"the pool has no {priority.lane.value} for a job of priority {priority.name}")
         self._asked += 1
         payload = pickle.dumps((job, args), pickle.HIGHEST_PROTOCOL)
-        queued = Job(priority, self._asked, key, job.__name__, payload, asyncio.get_running_loop().create_future())
+        queued = Job(priority, self._asked, key, job.__name__, payload, asyncio.get_running_loop().create_future(), asker=asker)
         self._waiting.append(queued)
         self._dispatch()
         return queued
 
-    async def run(self, priority: Priority, key: str | None, job: Callable[..., Any], *args: Any) -> Answer:
+    async def run(self, priority: Priority, key: str | None, job: Callable[..., Any], *args: Any, asker: str | None = None) -> Answer:
         """``submit`` and wait for the answer; a caller that stops waiting
         withdraws the job if it has not started yet."""
-        queued = self.submit(priority, key, job, *args)
+        queued = self.submit(priority, key, job, *args, asker=asker)
         try:
             return await asyncio.shield(queued.answer)
         except asyncio.CancelledError:
@@ -312,11 +316,23 @@ class WorkerPool:
             self._dispatch()
 
     def _dispatch(self) -> None:
-        for job in sorted(self._waiting, key=lambda waiting: (waiting.priority, waiting.order)):
+        for job in self._queue():
             place = self._free_place(job)
             if place is not None:
                 self._waiting.remove(job)
                 self._start(place, job)
+
+    def _queue(self) -> list[Job]:
+        """The waiting jobs in the order they may start: by priority, then by how many of its asker's
+        jobs started or wait before it (no asker: 0), then as asked; an asker with none waiting starts afresh."""
+        waiting = {(job.priority, job.asker) for job in self._waiting}
+        self._turns = Counter({key: count for key, count in self._turns.items() if key in waiting})
+        turns, ranked = self._turns.copy(), list[tuple[Priority, int, int, Job]]()
+        for job in sorted(self._waiting, key=lambda waiting: waiting.order):
+            ranked.append((job.priority, turns[job.priority, job.asker] if job.asker is not None else 0, job.order, job))
+            turns[job.priority, job.asker] += 1
+        ranked.sort(key=lambda entry: entry[:3])
+        return [job for *_, job in ranked]
 
     def _free_place(self, job: Job) -> _Place | None:
         places = self._lanes[job.priority.lane]
@@ -326,6 +342,8 @@ class WorkerPool:
         return next((place for place in places if place.job is None), None)
 
     def _start(self, place: _Place, job: Job) -> None:
+        if job.asker is not None:
+            self._turns[job.priority, job.asker] += 1
         if place.worker is not None and not place.worker.alive():
             self._stop(place.worker)
             place.worker = None

@@ -235,11 +235,11 @@ class HeldAnalyses(WorkerPool):
         self.asked = asyncio.Event()
         self.release = asyncio.Event()
 
-    async def run(self, priority: Priority, key: str | None, job: Callable[..., Any], *args: Any) -> Answer:
+    async def run(self, priority: Priority, key: str | None, job: Callable[..., Any], *args: Any, asker: str | None = None) -> Answer:
         if priority is Priority.ANALYSIS:
             self.asked.set()
             await self.release.wait()
-        return await super().run(priority, key, job, *args)
+        return await super().run(priority, key, job, *args, asker=asker)
 
 
 @pytest.fixture

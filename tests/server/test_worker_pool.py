@@ -123,3 +123,22 @@ async def test_a_lane_without_workers_refuses_a_job() -> None:
     pool = WorkerPool({Lane.PROOF: 1}, ThreadWorker)
     with pytest.raises(ValueError, match="search_workers"):
         pool.submit(Priority.SEARCH, "g_1", echo, "hint")
+
+
+async def test_waiting_jobs_of_one_priority_take_turns_between_askers(pool: WorkerPool) -> None:
+    try:
+        first = pool.submit(Priority.SEARCH, None, held, "under way", asker="A")
+        later = [
+            pool.submit(Priority.SEARCH, None, echo, value, asker=asker)
+            for value, asker in (("a1", "A"), ("a2", "A"), ("a3", "A"), ("b1", "B"), ("none", None), ("c1", "C"), ("b2", "B"))
+        ]
+        answered: list[str] = []
+        for job in later:
+            job.answer.add_done_callback(lambda done: answered.append(done.result().value))
+        HELD.set()
+        async with asyncio.timeout(HANG_SECONDS):
+            await asyncio.gather(first.answer, *(job.answer for job in later))
+        assert answered == ["b1", "none", "c1", "a1", "b2", "a2", "a3"], "A's first job had started: the others go first"
+    finally:
+        HELD.set()
+        await pool.close()
