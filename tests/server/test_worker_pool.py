@@ -12,7 +12,7 @@ import threading
 import pytest
 from tests.server.arena_memory import ThreadWorker
 
-from server.runtime.workers import Lane, Priority, WorkerPool
+from server.runtime.workers import Job, Lane, Priority, WorkerPool
 
 HANG_SECONDS = 60.0
 """Bounds a hang only: every wait below ends on an event."""
@@ -57,6 +57,18 @@ async def _answers_in_order(pool: WorkerPool, asked: list[tuple[Priority, str]])
     return answered
 
 
+async def _answered_once_released(first: Job, later: list[Job]) -> list[str]:
+    """Release ``first`` (a ``held`` job under way) and return the values of
+    ``later`` in the order they were answered."""
+    answered: list[str] = []
+    for job in later:
+        job.answer.add_done_callback(lambda done: answered.append(done.result().value))
+    HELD.set()
+    async with asyncio.timeout(HANG_SECONDS):
+        await asyncio.gather(first.answer, *(job.answer for job in later))
+    return answered
+
+
 async def test_waiting_proofs_start_most_urgent_first_then_in_the_order_asked(pool: WorkerPool) -> None:
     asked = [(Priority.STOCK, "stock"), (Priority.AHEAD, "tomorrow"), (Priority.TODAY, "today"), (Priority.PLAYER, "player"),
              (Priority.TODAY, "today again")]
@@ -70,13 +82,7 @@ async def test_a_queued_job_asked_again_more_urgently_moves_up(pool: WorkerPool)
         pool.hasten(later[1], Priority.PLAYER)
         pool.hasten(first, Priority.PLAYER)
         assert (later[1].priority, first.priority) == (Priority.PLAYER, Priority.STOCK), "a job under way keeps its place"
-        answered: list[str] = []
-        for job in later:
-            job.answer.add_done_callback(lambda done: answered.append(done.result().value))
-        HELD.set()
-        async with asyncio.timeout(HANG_SECONDS):
-            await asyncio.gather(first.answer, *(job.answer for job in later))
-        assert answered == ["b", "a"]
+        assert await _answered_once_released(first, later) == ["b", "a"]
     finally:
         HELD.set()
         await pool.close()
@@ -132,12 +138,7 @@ async def test_waiting_jobs_of_one_priority_take_turns_between_askers(pool: Work
             pool.submit(Priority.SEARCH, None, echo, value, asker=asker)
             for value, asker in (("a1", "A"), ("a2", "A"), ("a3", "A"), ("b1", "B"), ("none", None), ("c1", "C"), ("b2", "B"))
         ]
-        answered: list[str] = []
-        for job in later:
-            job.answer.add_done_callback(lambda done: answered.append(done.result().value))
-        HELD.set()
-        async with asyncio.timeout(HANG_SECONDS):
-            await asyncio.gather(first.answer, *(job.answer for job in later))
+        answered = await _answered_once_released(first, later)
         assert answered == ["b1", "none", "c1", "a1", "b2", "a2", "a3"], "A's first job had started: the others go first"
     finally:
         HELD.set()
