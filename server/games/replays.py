@@ -27,9 +27,10 @@ Decisions made here, and why:
   against the asking address's ``ReplayBudget``
   (``server.games.replay_budget``).
 - A client reading page after page pays for each page once: the replayed
-  game is kept where a page ended (``CURSORS`` of them, the least lately
-  used forgotten), and the next page from there goes on from it instead
-  of replaying the log from the start.  A page is then ended before an
+  game is kept where a page ended, with the finished game itself
+  (``CURSORS`` of them, the least lately used forgotten), and the next
+  page from there goes on from it instead of loading the game and
+  replaying the log from the start.  A page is then ended before an
   action whose diff might not fit (twice the largest diff of the page so
   far), so that the game is kept exactly at the page's end.
 """
@@ -67,8 +68,10 @@ CURSORS = 64
 
 @dataclass
 class _Cursor:
-    """A finished game replayed as far as ``session.seq``, on its mirror room."""
+    """A finished game (``finished``, its room as loaded) replayed as far as
+    ``session.seq``, on its mirror room."""
 
+    finished: Room
     session: Session
     mirror: Room
 
@@ -88,28 +91,37 @@ class Replays:
 
     async def replay(self, peer: Peer, message: ts.Replay) -> None:
         self._budget.check(peer.address, message.game_id)
+        cursor = None if message.line else self._cursors.pop((message.game_id, message.from_seq), None)
+        if cursor is not None:
+            await self._send_page(peer, message, cursor.finished, cursor)
+            return
         held = message.game_id in self._rooms.rooms
         room = await self._rooms.room(message.game_id)
         try:
             if not held:
                 self._budget.spend(peer.address, len(room.session.log))
-            await self._assists.check_over_and_public(room)
-            page, played = self._page(room, message.from_seq, message.line, peer.codec)
-            self._budget.spend(peer.address, played)
-            self._outbox.send(peer, page.model_copy(update={"id": message.id}))
+            await self._send_page(peer, message, room, None)
         finally:
             self._rooms.release(room)
 
-    def _page(self, room: Room, from_seq: int, line: list[str], codec: Codec) -> tuple[tc.ReplayReply, int]:
-        """The page and the actions played to make it, from the kept place
-        where the last page of this game ended there, else from the start."""
-        start_seq = min(from_seq, len(room.session.log))
-        cursor = None if line else self._cursors.pop((room.game_id, start_seq), None)
+    async def _send_page(self, peer: Peer, message: ts.Replay, room: Room, cursor: _Cursor | None) -> None:
+        """Send the page from ``cursor`` (a kept place, which brings its game
+        along: a finished game does not change, and the next page of a game
+        nobody watches then costs no load), else from the start."""
+        await self._assists.check_over_and_public(room)
+        page, played = self._page(room, message.from_seq, message.line, peer.codec, cursor)
+        self._budget.spend(peer.address, played)
+        self._outbox.send(peer, page.model_copy(update={"id": message.id}))
+
+    def _page(
+        self, room: Room, from_seq: int, line: list[str], codec: Codec, cursor: _Cursor | None
+    ) -> tuple[tc.ReplayReply, int]:
+        """The page and the actions played to make it, and the place it
+        ended kept for the next."""
+        played = 0
         if cursor is None:
-            cursor = start_replay(room, start_seq)
-            played = start_seq
-        else:
-            played = 0
+            cursor = start_replay(room, min(from_seq, len(room.session.log)))
+            played = cursor.session.seq
         page, ended = replay_page(room, cursor, line, codec, self._settings.max_frame_bytes)
         if ended and not line and cursor.session.seq < len(room.session.log):
             self._cursors[(room.game_id, cursor.session.seq)] = cursor
@@ -124,7 +136,7 @@ def start_replay(room: Room, start_seq: int) -> _Cursor:
     header = replace(finished.header, status="playing")
     session = Session(header, build_game(header))
     session.catch_up(finished.log[:start_seq])
-    return _Cursor(session, Room(session, room.owner))
+    return _Cursor(room, session, Room(session, room.owner))
 
 
 def replay_page(room: Room, cursor: _Cursor, line: list[str], codec: Codec, max_bytes: int) -> tuple[tc.ReplayReply, bool]:

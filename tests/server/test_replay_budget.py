@@ -107,3 +107,15 @@ async def test_analysing_a_game_this_process_does_not_hold_pays_for_loading_it()
         assert isinstance(await analyst.request(ts.Analyse, game_id=game_id), tc.AnalysisReply)
         refused = await analyst.request(ts.Analyse, game_id=game_id)
         assert isinstance(refused, tc.Error) and refused_for_rate(refused), "the load put the address in debt"
+
+
+async def test_reading_a_game_nobody_watches_page_by_page_loads_it_once() -> None:
+    clock = FakeClock()
+    async with budget_arena(clock, burst=2 * GAME_ACTIONS) as arena:
+        player, game_id = await finished_game(arena)
+        await player.request(ts.Unwatch, game_id=game_id)
+        reader = await arena.client(address="192.0.2.7")
+        _, diffs, pages = await _whole_replay(reader, game_id)
+        assert len(pages) > 2 and len(diffs) == GAME_ACTIONS, "one load and each action once: within the budget"
+        assert game_id not in arena.hub.rooms, "nobody holds the game between pages"
+        assert refused_for_rate(await reader.request(ts.Replay, game_id=game_id))
