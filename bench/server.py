@@ -147,7 +147,9 @@ def known_to(root: Path, environment: dict[str, str]) -> dict[str, str]:
 
 
 def start_arena() -> tuple[subprocess.Popen[str], str]:
-    return _start([sys.executable, "-m", "server.cli", "serve", "--port", "0"], ARENA_ENVIRONMENT)
+    """This checkout's arena server (copied into an older checkout, that one's)."""
+    root = Path(__file__).resolve().parent.parent
+    return _start([sys.executable, "-m", "server.cli", "serve", "--port", "0"], known_to(root, ARENA_ENVIRONMENT))
 
 
 def start_baseline(reply_size: int) -> tuple[subprocess.Popen[str], str]:
