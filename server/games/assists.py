@@ -242,11 +242,8 @@ class AssistDesk:
         ask).  A game this process does not hold is loaded, which the asking
         address pays for from its ``ReplayBudget``."""
         self._budget.check(peer.address, message.game_id)
-        held = message.game_id in self._rooms.rooms
-        room = await self._rooms.room(message.game_id)
+        room = await self._budget.load(peer.address, message.game_id, self._rooms.rooms, self._rooms.room)
         try:
-            if not held:
-                self._budget.spend(peer.address, len(room.session.log))
             await self.check_over_and_public(room)
             line = played_line(room.session.log)
             analysis = room.analysis

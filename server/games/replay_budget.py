@@ -18,9 +18,10 @@ comes nowhere near it.
 from __future__ import annotations
 
 import math
-from typing import Callable
+from typing import Awaitable, Callable, Container
 
 from protocol import ErrorCode
+from server.games.room import Room
 from server.model.refusal import Refusal
 from server.net.ratelimit import BucketTable
 from server.runtime.settings import Settings
@@ -51,3 +52,14 @@ class ReplayBudget:
         """Count ``actions`` replayed for ``address`` (into debt if need be:
         the cost is known once the work is done)."""
         self._buckets.spend(address, actions, self._monotonic())
+
+    async def load(self, address: str, game_id: str, held: Container[str], load: Callable[[str], Awaitable[Room]]) -> Room:
+        """``load(game_id)``, which ``address`` pays for when the game is not
+        ``held`` here: refused while the address is over its budget, and
+        charged the game's length once loaded (a held game costs nothing)."""
+        if game_id in held:
+            return await load(game_id)
+        self.check(address, game_id)
+        room = await load(game_id)
+        self.spend(address, len(room.session.log))
+        return room

@@ -95,11 +95,8 @@ class Replays:
         if cursor is not None:
             await self._send_page(peer, message, cursor.finished, cursor)
             return
-        held = message.game_id in self._rooms.rooms
-        room = await self._rooms.room(message.game_id)
+        room = await self._budget.load(peer.address, message.game_id, self._rooms.rooms, self._rooms.room)
         try:
-            if not held:
-                self._budget.spend(peer.address, len(room.session.log))
             await self._send_page(peer, message, room, None)
         finally:
             self._rooms.release(room)

@@ -90,12 +90,7 @@ class Watching:
     async def watch_request(self, peer: Peer, message: ts.Watch | ts.Resync) -> None:
         """Watch a game; one this process does not hold is loaded, which the
         asking address pays for from its ``ReplayBudget``."""
-        held = message.game_id in self._rooms.rooms
-        if not held:
-            self._budget.check(peer.address, message.game_id)
-        room = await self._rooms.current(message.game_id)
-        if not held:
-            self._budget.spend(peer.address, len(room.session.log))
+        room = await self._budget.load(peer.address, message.game_id, self._rooms.rooms, self._rooms.current)
         owner = room.session.header.owner
         viewer = None if peer.player is None else peer.player.player_id
         if viewer is not None and viewer != owner and await self.hidden_from(owner, viewer):
