@@ -10,12 +10,14 @@ from tests.server.arena_clock import FakeClock
 from tests.server.arena_memory import MemoryArena, MemoryClient
 from tests.server.arena_servers import make_settings
 
+from protocol import ErrorCode
 from protocol import friends as pf
 from protocol import to_client as tc
 from protocol import to_server as ts
 from protocol.codec import JSON, MSGPACK
 from server.games.listing import FRESH_SECONDS
 from server.model.records import SessionHeader
+from server.storage.errors import StorageUnavailable
 from server.storage.memory import MemoryStore
 
 
@@ -27,11 +29,16 @@ class CountingStore(MemoryStore):
         super().__init__(clock)
         self.live_reads = 0
         self.gate: asyncio.Event | None = None
+        self.failures = 0
+        """Reads still to fail as an unreachable back end would."""
 
     async def live_sessions(self, limit: int = 100) -> list[SessionHeader]:
         self.live_reads += 1
         if self.gate is not None:
             await self.gate.wait()
+        if self.failures:
+            self.failures -= 1
+            raise StorageUnavailable("the test's store is down")
         return await super().live_sessions(limit)
 
 
@@ -149,3 +156,14 @@ async def test_a_games_reply_is_byte_for_byte_the_games_model_in_both_codecs() -
             frame = asker.raw[-1]
             sent = frame.encode() if isinstance(frame, str) else frame
             assert sent == codec.encode(tc.Games(id=reply.id, games=reply.games))
+
+
+async def test_a_listing_the_store_could_not_give_is_refused_and_read_again_at_the_next_request() -> None:
+    clock = FakeClock()
+    store = CountingStore(clock)
+    async with arena_on(store, clock) as arena:
+        game_id, askers = await one_game_and_askers(arena, 2)
+        store.failures = 1
+        refused = await askers[0].request(ts.ListGames)
+        assert isinstance(refused, tc.Error) and refused.code == ErrorCode.STORAGE_UNAVAILABLE, refused
+        assert await listed(askers[1]) == [game_id], "a failed read is not kept for the window"
