@@ -14,7 +14,10 @@ played follow the wins, counts only (``Leaderboards.still_playing``).
 
 Those attempts are read for every asker at once, at most once per
 ``PLAYING_FRESH_MS`` for each day's board, and replayed only as far as
-their logs grew (``ReplayedSessions``): read and replayed afresh for each
+their logs grew (``ReplayedSessions``).  A ranked daily attempt that
+starts or ends on this server drops what was read (``Delivery.on_changed``),
+so its own player and everyone here see it at once; one started or ended
+on another process shows within that time.  Read and replayed afresh for each
 request, a page of a hundred attempts a hundred draws in cost 80 ms of
 the server's time, which one connection could ask for twenty times a
 second (``python bench/request_costs.py``).
@@ -23,6 +26,7 @@ second (``python bench/request_costs.py``).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 import engine
 from engine import EngineError
@@ -35,6 +39,8 @@ from server.model.records import LeaderEntry, PlayerRecord
 from server.games.replayed import ReplayedSessions
 from server.model.session import Session
 from server.storage.base import Store
+
+OnChanged = Callable[[Callable[[Session], None]], None]
 
 
 PLAYING_SCAN = 200
@@ -94,11 +100,19 @@ def percentile(rank: int, total: int) -> int:
 class Leaderboards:
     """Pages of the days' boards, for ``leaderboard`` and the HTTP API."""
 
-    def __init__(self, store: Store, replayed: ReplayedSessions, fresh_ms: int = PLAYING_FRESH_MS) -> None:
+    def __init__(self, store: Store, replayed: ReplayedSessions, on_changed: OnChanged, fresh_ms: int = PLAYING_FRESH_MS) -> None:
         self._store = store
         self._replayed = replayed
         self._fresh_ms = fresh_ms
         self._playing: dict[tuple[str, str, str], tuple[int, list[Playing]]] = {}
+        on_changed(self.changed)
+
+    def changed(self, session: Session) -> None:
+        """Told of every game started or acted on here: a ranked daily
+        attempt's start or end changes who is still playing."""
+        header = session.header
+        if header.ranked and header.daily is not None and (not session.log or session.result is not None):
+            self._playing.clear()
 
     async def page(self, message: ts.Leaderboard, asker: PlayerRecord | None, now_ms: int) -> tc.LeaderboardPage:
         """A page of a day's board; ``around_me`` centres it on the asker."""

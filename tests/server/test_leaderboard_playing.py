@@ -63,3 +63,19 @@ async def test_attempts_still_played_are_read_once_a_window_and_timed_at_each_re
         later = await playing(asker)
         assert [(row.name, row.actions) for row in later.playing] == [("bob", 0), ("ann", 2)]
         assert store.loads - loads == read + 1, "a window later only the log that grew is loaded"
+
+
+async def test_an_attempt_started_or_ended_here_shows_at_once_within_the_window() -> None:
+    clock = FakeClock()
+    async with MemoryArena(make_settings(), CountingStore(clock), clock=clock) as arena:
+        ann, bob, asker = await player(arena, "ann"), await player(arena, "bob"), await player(arena, "cat")
+        anns, _ = await ann.new_game(deal="daily", **KLONDIKE)
+        first_read = clock.ms
+        assert [row.name for row in (await playing(asker)).playing] == ["ann"]
+
+        await bob.new_game(deal="daily", **KLONDIKE)
+        assert [row.name for row in (await playing(asker)).playing] == ["bob", "ann"], "a start here is seen at once"
+
+        await ann.request(ts.Resign, game_id=anns.game_id)
+        assert [row.name for row in (await playing(asker)).playing] == ["bob"], "an end here is seen at once"
+        assert clock.ms - first_read < PLAYING_FRESH_MS, "all within one window"
