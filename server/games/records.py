@@ -44,13 +44,26 @@ SWEEP_LIMIT = 10_000
 """Open outboxes one sweep settles at most (more wait for the next sweep)."""
 
 
+def kept_seconds(settings: Settings, session: Session) -> int:
+    """How long a finished game stays for replays.  A game whose one
+    action is its end (abandoned for the next, resigned at once) shows
+    nothing worth replaying, and starting games costs nothing but the
+    starts budget, so those go sooner; a race's games and ranked daily
+    attempts stay as long as any, since their races and claims name them."""
+    header = session.header
+    keep = settings.finished_retention_seconds
+    if len(session.log) == 1 and header.race_id is None and not header.ranked:
+        return min(keep, settings.unplayed_retention_seconds)
+    return keep
+
+
 def finish_of(settings: Settings, session: Session) -> Finish:
     """Everything the end of ``session`` (finished, committed) leaves behind."""
     header = session.header
     header.status = session.status
     header.started_ms = session.started_ms
     header.finished_ms = session.finished_ms
-    keep = settings.finished_retention_seconds
+    keep = kept_seconds(settings, session)
     if header.practice:
         return Finish(header, keep)
     finished = session.finished_ms or 0

@@ -12,7 +12,8 @@ thousand messages a second.  Two kinds of request cost too much for that
   after that; past it ``reads_limited``.  A browser's lobby asks for about
   ten at once, and a few a minute after that.
 - Starts: a new game (1.3 to 1.9 ms, and a game the store keeps for
-  ``finished_retention_seconds`` once it is abandoned), a race, a rematch.
+  ``unplayed_retention_seconds`` once it is abandoned unplayed), a race,
+  a rematch.
   ``new_games_burst`` at once, ``new_games_per_minute`` after that; past
   it ``starts_limited``.  A player dealing again and again stays far
   below it.

@@ -77,6 +77,12 @@ class Settings(BaseModel):
     ping_timeout: float | None = Field(20.0, gt=0, description="seconds to wait for a pong before closing")
     close_timeout: float = Field(10.0, gt=0, description="seconds to wait for the client's half of a closing handshake")
     finished_retention_seconds: int = Field(7 * 86400, ge=0, description="how long finished games stay for replays")
+    unplayed_retention_seconds: int = Field(
+        3600,
+        ge=0,
+        description="how long a game that ended before its first action stays for replays, when shorter than "
+        "finished_retention_seconds (a race's games and ranked daily attempts stay as long as any)",
+    )
     identity_retention_seconds: int | None = Field(
         365 * 86400,
         ge=1,

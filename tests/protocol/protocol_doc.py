@@ -65,6 +65,7 @@ LIMIT_SETTINGS = (
     "watch_limit",
     "max_live_games",
     "finished_retention_seconds",
+    "unplayed_retention_seconds",
     "shutdown_grace_seconds",
     "health_timeout_seconds",
     "connections_per_address",
