@@ -41,7 +41,10 @@ async def _winner(day_server: ArenaServer, name: str, clock: FakeClock | None = 
 
 
 async def _resigned(client: RecordingClient, **fields: Any) -> str:
+    """A game resigned after one draw: one resigned before its first
+    action is kept only ``unplayed_retention_seconds``."""
     game_id = (await client.new_game(**fields))[0].game_id
+    await client.request(ts.Move, game_id=game_id, move="draw")
     await client.request(ts.Resign, game_id=game_id)
     return game_id
 
