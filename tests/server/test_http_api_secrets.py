@@ -75,6 +75,7 @@ async def test_no_path_reaches_a_secret_deal_an_unfinished_game_or_a_players_pri
     attempt = (await winner.new_game(deal="daily", options={"draw": 1}))[0].game_id
     await play_line(winner, attempt, DEAL_1_DRAW_1_WIN)
     practice = (await winner.new_game(deal="daily", options={"draw": 1}, practice=True))[0].game_id
+    await winner.request(ts.Move, game_id=practice, move="draw")
     await winner.request(ts.Resign, game_id=practice)
     playing = await player(day_server.url, "bob")
     live = (await playing.new_game(deal="daily", options={"draw": 1}))[0].game_id
@@ -83,6 +84,7 @@ async def test_no_path_reaches_a_secret_deal_an_unfinished_game_or_a_players_pri
     lost = (await loser.new_game(deal="daily", options={"draw": 3}))[0].game_id
     await loser.request(ts.Resign, game_id=lost)
     casual = (await loser.new_game(deal=3))[0].game_id
+    await loser.request(ts.Move, game_id=casual, move="draw")
     await loser.request(ts.Resign, game_id=casual)
     unfinished = (await loser.new_game(deal=4))[0].game_id
     link = await winner.request(ts.LinkDevice)
