@@ -141,7 +141,7 @@ class Hub:
         self.devices = Devices(settings, store, now, entropy.stream("devices"), self.outbox, lambda: self.peers, origin)
         self.presence = Presence(store, origin, now, scheduler, self.bus, self.outbox)
         self.presence_leases = PresenceLeases(store, self.presence, now, scheduler)
-        replayed = ReplayedSessions(store)
+        replayed = ReplayedSessions(store, self.tables.pacing)
         self.lobby = Lobby(
             settings, store, now, entropy.stream("lobby"), self.admission, self.keeper.today, self.outbox,
             LiveListing(store, self.tables.owner, monotonic, self.delivery.on_changed), Leaderboards(store, replayed, self.delivery.on_changed),

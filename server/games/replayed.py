@@ -9,9 +9,10 @@ log only grows, so a session rebuilt once needs, at the next read, only
 the actions appended since; a finished game needs nothing more at all.
 
 A read asks the store for every game's log length in one round trip and
-loads only the logs that grew.  The kept sessions are this process's own
-copies, never shown to a player or written back; the oldest are
-forgotten past ``capacity``.
+loads only the logs that grew, replaying them a chunk at a time so that
+the others are served meanwhile (``server.games.pacing``).  The kept
+sessions are this process's own copies, never shown to a player or
+written back; the oldest are forgotten past ``capacity``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict
 
+from server.games.pacing import Pacing
 from server.model.session import Session
 from server.storage.base import Store
 
@@ -30,8 +32,9 @@ process's readers look at in a day of a busy server's friends' boards."""
 class ReplayedSessions:
     """Stored games as sessions, replaying only what each log gained."""
 
-    def __init__(self, store: Store, capacity: int = CAPACITY) -> None:
+    def __init__(self, store: Store, pacing: Pacing, capacity: int = CAPACITY) -> None:
         self._store = store
+        self._pacing = pacing
         self._capacity = capacity
         self._kept: OrderedDict[str, Session] = OrderedDict()
 
@@ -49,9 +52,9 @@ class ReplayedSessions:
             header, log = found
             kept = self._kept.get(game_id)
             if kept is None or len(kept.log) > len(log) or (kept.log and log[len(kept.log) - 1] != kept.log[-1]):
-                kept = Session.replay(header, log)
+                kept = await self._pacing.replay(header, log)
             else:
-                kept.catch_up(log)
+                await self._pacing.catch_up(kept, log)
             self._keep(game_id, kept)
         found_now: dict[str, Session] = {}
         for game_id in wanted:

@@ -13,6 +13,11 @@ Decisions made here, and why:
   live game, a race still running and a daily deal before its reveal are
   refused with the same codes, its owner included, since a replay of a
   secret deal would show every card that was turned.
+- A page is built a chunk of entries at a time, and the others are
+  served between chunks once a slice of the loop's time is spent
+  (``server.games.pacing``): the first page of a long game took 8 ms.
+  It is sent as the plain data it was built as, the model's very
+  encoding without building 200 ``Diff`` models to encode them again.
 - Pages, not one frame: a page stops before its encoding would exceed
   ``max_frame_bytes``, the largest frame the server accepts (what a
   careful client sizes its own receive limit by); every page holds at
@@ -39,7 +44,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass, replace
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 from engine import EngineError
 
@@ -47,6 +52,7 @@ from protocol import to_client as tc
 from protocol import to_server as ts
 from protocol.codec import Codec
 from server.games.assists import AssistDesk
+from server.games.pacing import Pace, Pacing
 from server.games.replay_budget import ReplayBudget
 from server.games.tables import GameRooms
 from server.net.outbox import Outbox
@@ -106,43 +112,47 @@ class Replays:
         along: a finished game does not change, and the next page of a game
         nobody watches then costs no load), else from the start."""
         await self._assists.check_over_and_public(room)
-        page, played = self._page(room, message.from_seq, message.line, peer.codec, cursor)
+        page, played = await self._page(room, message.from_seq, message.line, peer.codec, cursor)
         self._budget.spend(peer.address, played)
-        self._outbox.send(peer, page.model_copy(update={"id": message.id}))
+        self._outbox.send(peer, page if message.id is None else {"id": message.id, **page})
 
-    def _page(
+    async def _page(
         self, room: Room, from_seq: int, line: list[str], codec: Codec, cursor: _Cursor | None
-    ) -> tuple[tc.ReplayReply, int]:
+    ) -> tuple[dict[str, Any], int]:
         """The page and the actions played to make it, and the place it
         ended kept for the next."""
         played = 0
+        pace = self._rooms.pacing.pace()
         if cursor is None:
-            cursor = start_replay(room, min(from_seq, len(room.session.log)))
+            cursor = await start_replay(self._rooms.pacing, room, min(from_seq, len(room.session.log)), pace)
             played = cursor.session.seq
-        page, ended = replay_page(room, cursor, line, codec, self._settings.max_frame_bytes)
+        page, ended = await replay_page(room, cursor, line, codec, self._settings.max_frame_bytes, pace)
         if ended and not line and cursor.session.seq < len(room.session.log):
             self._cursors[(room.game_id, cursor.session.seq)] = cursor
             while len(self._cursors) > CURSORS:
                 self._cursors.popitem(last=False)
-        return page, played + len(page.diffs)
+        return page, played + len(page["diffs"])
 
 
-def start_replay(room: Room, start_seq: int) -> _Cursor:
+async def start_replay(pacing: Pacing, room: Room, start_seq: int, pace: Pace) -> _Cursor:
     """``room``'s finished game replayed from its deal to ``start_seq``."""
     finished = room.session
     header = replace(finished.header, status="playing")
     session = Session(header, build_game(header))
-    session.catch_up(finished.log[:start_seq])
+    await pacing.catch_up(session, finished.log[:start_seq], pace)
     return _Cursor(room, session, Room(session, room.owner))
 
 
-def replay_page(room: Room, cursor: _Cursor, line: list[str], codec: Codec, max_bytes: int) -> tuple[tc.ReplayReply, bool]:
+async def replay_page(
+    room: Room, cursor: _Cursor, line: list[str], codec: Codec, max_bytes: int, pace: Pace
+) -> tuple[dict[str, Any], bool]:
     """The page of ``room``'s finished game from where ``cursor`` stands, as
-    large as fits in ``max_bytes`` once encoded with ``codec``; with
-    ``line``, those moves from there instead of the game's own
-    (``Refusal`` if one is not legal where it is played).  Also whether
-    the page ended with ``cursor`` exactly at its last diff (it did not
-    when an action's diff overflowed the page: that action is played)."""
+    large as fits in ``max_bytes`` once encoded with ``codec``, as the
+    plain data of a ``ReplayReply`` without its ``id``; with ``line``,
+    those moves from there instead of the game's own (``Refusal`` if one
+    is not legal where it is played).  Also whether the page ended with
+    ``cursor`` exactly at its last diff (it did not when an action's diff
+    overflowed the page: that action is played)."""
     session, mirror = cursor.session, cursor.mirror
     log = room.session.log
     start_seq = session.seq
@@ -153,8 +163,8 @@ def replay_page(room: Room, cursor: _Cursor, line: list[str], codec: Codec, max_
         last_seq=start_seq + len(line) if line else len(log),
         start=mirror.snapshot(at_ms),
         diffs=[],
-    )
-    size = len(codec.encode(page)) + PAGE_MARGIN_BYTES
+    ).model_dump(mode="json")
+    size = len(codec.encode_data(page)) + PAGE_MARGIN_BYTES
     largest = 0
     diffs: list[dict[str, object]] = []
     changes = _variation(session, line, at_ms, room.game_id) if line else _logged(session, log, start_seq)
@@ -170,7 +180,9 @@ def replay_page(room: Room, cursor: _Cursor, line: list[str], codec: Codec, max_
         largest = max(largest, diff_size)
         if size + 2 * largest > max_bytes:
             break
-    return tc.ReplayReply.model_validate({**page.model_dump(), "diffs": diffs}), exact
+        await pace.step()
+    page["diffs"] = diffs
+    return page, exact
 
 
 def _logged(session: Session, log: Sequence[Action], start_seq: int) -> Iterator[Change]:

@@ -9,6 +9,8 @@ hands the room to its ``RoomNews`` (the delivery part), which sends the
 news.  Who still needs a room is read from the room itself (watchers,
 followers, its lock), from the delayed boards held here, and from the
 hooks given to ``on_release`` (a race game's race may be forgotten with it).
+A game is loaded a chunk of its log at a time, letting the event loop
+serve the others between chunks (``server.games.pacing``).
 
 A room converges on the stored log by itself, whatever happened to the
 process that wrote it: each entry comes with its announcement (published
@@ -38,6 +40,7 @@ from server.model.race_phases import LEDGER_STATUS
 from server.games.records import settle
 from server.model.refusal import Refusal
 from server.games.held import HeldTable
+from server.games.pacing import Pacing
 from server.games.room import Room
 from server.runtime.scheduler import Scheduler, Timer
 from server.model.session import Change, Session
@@ -89,6 +92,8 @@ class GameRooms(HeldTable[Room]):
         self._audit_timer: Timer | None = None
         self._audit_task: asyncio.Task[None] | None = None
         self.audit_slice = AUDIT_SLICE
+        self.pacing = Pacing()
+        """How a long log is rebuilt without holding the event loop (``server.games.pacing``)."""
         self._closed = False
 
     def on_ended(self, listener: Callable[[Session], None]) -> None:
@@ -115,7 +120,7 @@ class GameRooms(HeldTable[Room]):
         header, entries = loaded
         if header.status == LEDGER_STATUS:
             raise Refusal(ErrorCode.GAME_NOT_FOUND, f"{key!r} is a race; send watch_race", game_id=key)
-        session = Session.replay(header, entries)
+        session = await self.pacing.replay(header, entries)
         return Room(session, await self.owner(header.owner))
 
     async def loaded(self, room: Room) -> None:

@@ -99,11 +99,12 @@ class Session:
         session.catch_up(log)
         return session
 
-    def catch_up(self, log: Sequence[Action]) -> None:
-        """Apply the entries of ``log`` past this session's own.  A stored
-        log only grows, so a session rebuilt from it earlier is brought up
-        to date by replaying the rest, not the whole game again."""
-        for action in log[len(self.log):]:
+    def catch_up(self, log: Sequence[Action], until: int | None = None) -> None:
+        """Apply the entries of ``log`` past this session's own (up to entry
+        ``until``, if given).  A stored log only grows, so a session rebuilt
+        from it earlier is brought up to date by replaying the rest, not the
+        whole game again."""
+        for action in log[len(self.log):until]:
             if action.kind == ActionKind.HINT:
                 self.game.note_hint(self.game.parse_move(action.text) if action.text else None)
             else:

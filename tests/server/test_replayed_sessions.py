@@ -9,6 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from server.games.pacing import Pacing
 from server.games.replayed import ReplayedSessions
 from server.model.records import Action
 from server.model.session import Session, SessionHeader
@@ -56,7 +57,7 @@ async def play(store: Store, game_id: str, actions: int, picks: list[int]) -> No
 async def test_a_session_brought_up_to_date_is_the_whole_log_replayed(first: int, then: int, picks: list[int]) -> None:
     store = MemoryStore()
     await store.create_session(header("g_1"))
-    replayed = ReplayedSessions(store)
+    replayed = ReplayedSessions(store, Pacing())
     await play(store, "g_1", first, picks)
     await replayed.sessions(["g_1"])
     await play(store, "g_1", then, picks)
@@ -84,7 +85,7 @@ async def test_a_read_loads_only_the_logs_that_grew_and_leaves_out_games_the_sto
         await store.create_session(header(game_id))
         await play(store, game_id, 3, [1])
     store.loaded.clear()
-    replayed = ReplayedSessions(store)
+    replayed = ReplayedSessions(store, Pacing())
     assert set(await replayed.sessions(["g_1", "g_2", "g_missing"])) == {"g_1", "g_2"}
     assert sorted(store.loaded) == ["g_1", "g_2"]
     await play(store, "g_2", 2, [1])
@@ -98,7 +99,7 @@ async def test_only_the_newest_sessions_are_kept_past_the_capacity() -> None:
     store = CountingStore()
     for game_id in ("g_1", "g_2", "g_3"):
         await store.create_session(header(game_id))
-    replayed = ReplayedSessions(store, capacity=2)
+    replayed = ReplayedSessions(store, Pacing(), capacity=2)
     await replayed.sessions(["g_1", "g_2", "g_3"])
     store.loaded.clear()
     await replayed.sessions(["g_2", "g_3"])
