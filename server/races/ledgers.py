@@ -38,6 +38,7 @@ from protocol import ErrorCode
 from protocol import to_client as tc
 from protocol.to_server import RequestId
 from server.games.held import HeldTable
+from server.games.pacing import Pacing
 from server.net.outbox import Outbox
 from server.net.peer import Peer
 from server.races.followers import RaceRoom
@@ -107,6 +108,8 @@ class RaceRooms(HeldTable[RaceRoom]):
         """The games this process holds: a race is kept while one of its games is."""
         self._changes: RaceChanges | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._pacing = Pacing()
+        """Racers' games are rebuilt without holding the event loop (``server.games.pacing``)."""
 
     async def close(self) -> None:
         """Stop every clock, channel and task."""
@@ -223,7 +226,7 @@ class RaceRooms(HeldTable[RaceRoom]):
         sessions: dict[str, Session | None] = {}
         for game_id in state.games:
             loaded = await self._store.load_session(game_id)
-            sessions[game_id] = Session.replay(*loaded) if loaded is not None else None
+            sessions[game_id] = await self._pacing.replay(*loaded) if loaded is not None else None
         return sessions
 
     async def change(
