@@ -70,7 +70,9 @@ class ErrorCode(DescribedCode):
         "result ranks, or a daily race's start while every racer still plays their ranked attempt refused; reason "
         "says why (nothing_to_undo, "
         "nothing_to_redo, undo_limit, hint_limit, assist_disabled, finish_not_offered, halves_unrepaired, "
-        "no_finish_path, game_live, deal_secret, analysis_busy, hint_rate, replay_rate, ranked, ranked_first); a share text refused (attempt_running: your ranked attempt "
+        "no_finish_path, game_live, deal_secret, analysis_busy, hint_rate, replay_rate, ranked, ranked_first; "
+        "worker_stopped: the process searching for a hint, a finish, an analysis or a daily deal stopped during the "
+        "request, killed or out of memory, and nothing changed: try again); a share text refused (attempt_running: your ranked attempt "
         "at that daily is still being played; not_played: you have no ended ranked attempt at it).",
     )
     GAME_NOT_FOUND = (

@@ -28,10 +28,8 @@ import itertools
 import time
 from typing import Any, Awaitable, Callable
 
-from protocol import CODECS, ErrorCode, MalformedMessage
-from protocol import to_client as tc
-from protocol import to_server as ts
-from protocol.codec import Codec
+from protocol import CODECS, Codec, ErrorCode, MalformedMessage
+from protocol import friends as pf, to_client as tc, to_server as ts
 from protocol.to_server import RequestId
 from server.net.admission import Admission
 from server.games.assists import AssistDesk
@@ -59,7 +57,7 @@ from server.games.stats import DailyStats
 from server.runtime.clock import wall_clock_ms
 from server.runtime.entropy import Entropy, SystemEntropy
 from server.runtime.scheduler import BackgroundLoop, LoopScheduler, Scheduler, sleep
-from server.runtime.workers import WorkerPool
+from server.runtime.workers import WorkerDied, WorkerPool
 from server.deals.proofs import DealProver
 from server.runtime.settings import Settings
 from server.storage.health import StoreHealth
@@ -72,7 +70,6 @@ from server.social.presence_leases import PresenceLeases
 from server.social.challenges import Challenges
 from server.social.friends import Friends
 from server.social.inbox import Inbox
-from protocol import friends as pf
 from server.social.friends_board import FriendsBoards
 from server.social.leagues import Leagues
 from server.social.ghosts import Ghosts
@@ -309,6 +306,9 @@ class Hub:
             self.store_health.failed(failure)
             unavailable = Refusal(ErrorCode.STORAGE_UNAVAILABLE, "storage is unavailable, so this was not done; try again shortly")
             error(peer, unavailable, request_id)
+        except WorkerDied:
+            stopped = "the search process stopped during this request (killed, or out of memory); nothing changed, try again"
+            error(peer, Refusal(ErrorCode.UNAVAILABLE, stopped, reason="worker_stopped"), request_id)
         except Exception:
             log.exception("failed to handle a message from %r", peer, extra={**peer.log_fields(), "error_code": "internal_error"})
             error(peer, Refusal(ErrorCode.INTERNAL_ERROR, "the server failed; nothing changed"), request_id)

@@ -4,6 +4,7 @@ per player keeps one client from filling them (``server.runtime.searches``,
 
 from __future__ import annotations
 
+import asyncio
 import os
 import select
 import signal
@@ -287,3 +288,31 @@ def test_a_hint_after_one_that_found_no_win_searches_at_most_the_planless_cap(mo
         third = hint_job(header, 1, (Action("move", second.move, 0),), log[-1], 5)
         assert third and third.move, "a move each time"
         assert budgets == expected, deal
+
+
+async def test_a_worker_killed_during_a_hint_refuses_it_as_worker_stopped_and_the_next_is_searched(
+    pool_server: ArenaServer, player: WireClient
+) -> None:
+    """A search process killed mid-job (out of memory, an operator) is not an
+    internal error: the request is refused with ``unavailable``, reason
+    ``worker_stopped``, the game is unchanged, and the next search runs in
+    a new process.  The worker is stopped (SIGSTOP) before the hint is
+    asked, so it holds the job until it is killed, whatever the machine's speed."""
+    started, _ = await player.new_game(position=NEARLY_WON_KLONDIKE)
+    game_id = started.game_id
+    assert (await player.request(ts.Hint, game_id=game_id)).type == "hint"
+    pool = pool_server.hub.workers
+    (first_pid,) = pool.pids
+    os.kill(first_pid, signal.SIGSTOP)
+    try:
+        asked = asyncio.create_task(player.request(ts.Hint, game_id=game_id))
+        while not any(place.job for places in pool._lanes.values() for place in places):
+            await asyncio.sleep(0)
+    finally:
+        os.kill(first_pid, signal.SIGKILL)
+    refused = await asked
+    assert refused.type == "error" and refused.code == ErrorCode.UNAVAILABLE and refused.reason == "worker_stopped", refused
+    state = await player.request(ts.Resync, game_id=game_id)
+    assert state.type == "snapshot" and state.seq == 1 and state.counters["hints"] == 1, "the refused hint changed nothing"
+    again = await player.request(ts.Hint, game_id=game_id)
+    assert again.type == "hint" and len(pool.pids - {first_pid}) == 1, "searched again, in a new process"

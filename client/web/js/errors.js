@@ -42,6 +42,7 @@ const UNAVAILABLE_REASONS = {
   deal_secret: "This deal is still secret (a daily deal until its day is revealed, a race until it ends).",
   analysis_busy: "The server is busy analysing other games; try again in a minute.",
   hint_rate: "You asked for hints faster than the server allows; wait a few seconds.",
+  worker_stopped: "The server's search stopped before it answered; nothing changed. Try again.",
   attempt_running: "Your ranked attempt at that daily is still being played; its result can be shared once it ends.",
   not_played: "You have no finished ranked attempt at that daily to share.",
 };
