@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from server.model.records import Action, SessionHeader
 from server.model.session import Session, build_game
@@ -33,31 +33,36 @@ CHUNK = 32
 class Pace:
     """One rebuild's turn on the event loop."""
 
-    def __init__(self, slice_seconds: float) -> None:
+    def __init__(self, slice_seconds: float, clock: Callable[[], float]) -> None:
         self._slice = slice_seconds
-        self._until = time.perf_counter() + slice_seconds
+        self._clock = clock
+        self._until = clock() + slice_seconds
 
     async def step(self) -> None:
         """Let every other ready task run if this turn's slice is spent."""
-        if time.perf_counter() >= self._until:
+        if self._clock() >= self._until:
             await asyncio.sleep(0)
-            self._until = time.perf_counter() + self._slice
+            self._until = self._clock() + self._slice
 
 
 class Pacing:
-    """The slice every rebuild is given; tests set ``slice_seconds`` to 0 to
-    see a rebuild give way after each chunk, whatever the machine's speed."""
+    """The slice every rebuild is given, on ``clock``; tests set
+    ``slice_seconds`` to 0 to see a rebuild give way after each chunk, or
+    hand in a clock of their own, whatever the machine's speed."""
 
-    def __init__(self, slice_seconds: float = SLICE_SECONDS) -> None:
+    def __init__(self, slice_seconds: float = SLICE_SECONDS, clock: Callable[[], float] = time.perf_counter) -> None:
         self.slice_seconds = slice_seconds
+        self._clock = clock
 
     def pace(self) -> Pace:
-        return Pace(self.slice_seconds)
+        return Pace(self.slice_seconds, self._clock)
 
-    async def replay(self, header: SessionHeader, log: Sequence[Action]) -> Session:
-        """``Session.replay``, a chunk at a time."""
+    async def replay(self, header: SessionHeader, log: Sequence[Action], pace: Pace | None = None) -> Session:
+        """``Session.replay``, a chunk at a time (on ``pace``, for one piece of
+        work that rebuilds many logs: each short log alone would fit in a
+        slice of its own, and a hundred of them would hold the loop for all)."""
         session = Session(header, build_game(header))
-        await self.catch_up(session, log)
+        await self.catch_up(session, log, pace)
         return session
 
     async def catch_up(self, session: Session, log: Sequence[Action], pace: Pace | None = None) -> None:

@@ -45,6 +45,7 @@ class ReplayedSessions:
         lengths = await self._store.log_lengths(wanted) if wanted else {}
         grown = [game_id for game_id, length in lengths.items() if self._kept_length(game_id) != length]
         loaded = await asyncio.gather(*(self._store.load_session(game_id) for game_id in grown))
+        pace = self._pacing.pace()
         for game_id, found in zip(grown, loaded):
             if found is None:
                 self._kept.pop(game_id, None)
@@ -52,9 +53,9 @@ class ReplayedSessions:
             header, log = found
             kept = self._kept.get(game_id)
             if kept is None or len(kept.log) > len(log) or (kept.log and log[len(kept.log) - 1] != kept.log[-1]):
-                kept = await self._pacing.replay(header, log)
+                kept = await self._pacing.replay(header, log, pace)
             else:
-                await self._pacing.catch_up(kept, log)
+                await self._pacing.catch_up(kept, log, pace)
             self._keep(game_id, kept)
         found_now: dict[str, Session] = {}
         for game_id in wanted:

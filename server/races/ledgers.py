@@ -224,9 +224,10 @@ class RaceRooms(HeldTable[RaceRoom]):
 
     async def sessions(self, state: RaceState) -> dict[str, Session | None]:
         sessions: dict[str, Session | None] = {}
+        pace = self._pacing.pace()
         for game_id in state.games:
             loaded = await self._store.load_session(game_id)
-            sessions[game_id] = await self._pacing.replay(*loaded) if loaded is not None else None
+            sessions[game_id] = await self._pacing.replay(*loaded, pace) if loaded is not None else None
         return sessions
 
     async def change(

@@ -98,3 +98,24 @@ async def test_a_board_reading_stored_attempts_gives_way_and_reads_them_whole() 
         sessions, turns = await turns_while(lambda: replayed.sessions([game_id]))
         assert turns >= (DRAWS + 1) // CHUNK
         assert len(sessions[game_id].log) == DRAWS + 1 and sessions[game_id].status == "resigned"
+
+
+async def test_a_board_of_many_short_attempts_gives_way_across_them_not_per_attempt() -> None:
+    """Each attempt alone fits in a slice; a hundred of them would not, so
+    one read of many logs keeps one pace.  The clock here moves a
+    millisecond each time it is read, and a slice is 2.5 of them."""
+    readings = iter(range(1_000_000))
+    async with MemoryArena(make_settings()) as arena:
+        player = await arena.client()
+        await player.hello(name="ann")
+        games = []
+        for deal in range(1, 11):
+            started, _ = await player.new_game(deal=deal, options={"draw": 3})
+            await player.request(ts.Move, game_id=started.game_id, move="draw")
+            games.append(started.game_id)
+        unpaced = ReplayedSessions(arena.store, Pacing(float("inf")))
+        _, reads_turns = await turns_while(lambda: unpaced.sessions(games))
+        replayed = ReplayedSessions(arena.store, Pacing(0.0025, lambda: next(readings) / 1000))
+        sessions, turns = await turns_while(lambda: replayed.sessions(games))
+        assert sorted(sessions) == sorted(games)
+        assert turns >= reads_turns + 10 // 3, "gave way every few attempts, though none is a chunk long"
