@@ -17,6 +17,7 @@ when the race ends and the watchers become ordinary ones.
 
 from __future__ import annotations
 
+import bisect
 from typing import Any, Callable
 
 from protocol import to_client as tc
@@ -24,18 +25,25 @@ from protocol.to_server import RequestId
 from server.net.peer import Peer
 from server.model.session import Session
 from server.games.room import Room
-from server.model.records import Action
+from server.model.records import Action, ActionLog
+
+
+def released(log: ActionLog, delay_ms: int, now_ms: int) -> int:
+    """How many of ``log``'s first entries are at least ``delay_ms`` old at
+    ``now_ms`` (a log's times never go back)."""
+    return bisect.bisect_right(range(len(log)), now_ms - delay_ms, key=log.at_ms)
 
 
 class DelayedBoard:
-    """The delayed mirror of one live ``room``; see the module docstring."""
+    """The delayed mirror of one live ``room``; see the module docstring.
+    ``mirror`` is the room's session replayed up to the entries
+    ``released`` at the board's opening (``Watching`` replays it paced,
+    ``server.games.pacing``: a race's log may be an hour of play)."""
 
-    def __init__(self, room: Room, delay_ms: int, now_ms: int) -> None:
+    def __init__(self, room: Room, delay_ms: int, mirror: Session) -> None:
         self.room = room
         self.delay_ms = delay_ms
-        log = room.session.log
-        released = sum(1 for action in log if action.at_ms + delay_ms <= now_ms)
-        self.mirror = Room(Session.replay(room.session.header, log[:released]), room.owner)
+        self.mirror = Room(mirror, room.owner)
 
     @property
     def watchers(self) -> set[Peer]:

@@ -19,7 +19,7 @@ from protocol import to_client as tc
 from protocol import to_server as ts
 from protocol.to_server import RequestId
 from server.games.assists import AssistDesk
-from server.games.delay import DelayedBoard
+from server.games.delay import DelayedBoard, released
 from server.games.facts import GameFacts
 from server.model.fair_play import unlisted
 from server.model.race_phases import FINISHED
@@ -160,7 +160,9 @@ class Watching:
                 return
             board = self._rooms.delayed.get(room.game_id)
             if board is None:
-                board = self._rooms.delayed[room.game_id] = DelayedBoard(room, view.delay_ms, now)
+                log = room.session.log
+                mirror = await self._rooms.pacing.replay(room.session.header, log[:released(log, view.delay_ms, now)])
+                board = self._rooms.delayed[room.game_id] = DelayedBoard(room, view.delay_ms, mirror)
             board.watchers.add(peer)
             self._outbox.send(peer, board.snapshot(now, request_id))
             self.advance_delayed(room.game_id)

@@ -11,7 +11,7 @@ from tests.races.arena_races import DEAL_1_DRAW_1_WIN
 import engine
 from protocol import ErrorCode
 from protocol import to_client as tc
-from server.games.delay import DelayedBoard
+from server.games.delay import DelayedBoard, released
 from server.model.ids import CODE_ALPHABET, normalize_code
 from server.runtime.entropy import SystemEntropy
 from server.model.race_phases import COUNTDOWN, EXPIRED, FINISHED, LOBBY, RUNNING
@@ -186,9 +186,20 @@ def _live_room(times: list[int]) -> Room:
     return Room(Session.replay(header, log), ANN)
 
 
+def _delayed(room: Room, delay_ms: int, now_ms: int) -> DelayedBoard:
+    """The board ``watch`` opens at ``now_ms`` (there paced, here at once)."""
+    log = room.session.log
+    return DelayedBoard(room, delay_ms, Session.replay(room.session.header, log[:released(log, delay_ms, now_ms)]))
+
+
+def test_released_counts_the_entries_at_least_the_delay_old() -> None:
+    log = _live_room([T0 + 1000, T0 + 2000, T0 + 3000]).session.log
+    assert [released(log, 1500, now) for now in (T0 + 2499, T0 + 2500, T0 + 3499, T0 + 3500, T0 + 10_000)] == [0, 1, 1, 2, 3]
+
+
 def test_a_delayed_board_shows_only_what_is_older_than_the_delay() -> None:
     room = _live_room([T0 + 1000, T0 + 2000, T0 + 3000])
-    board = DelayedBoard(room, 1500, T0 + 3600)
+    board = _delayed(room, 1500, T0 + 3600)
     snapshot = board.snapshot(T0 + 3600)
     assert snapshot.seq == 2 and snapshot.clock.elapsed_ms == 2100
     early = Session.replay(room.session.header, room.session.log[:2])
@@ -202,7 +213,7 @@ def test_a_delayed_board_shows_only_what_is_older_than_the_delay() -> None:
 
 def test_a_delayed_board_catches_up_at_once_when_the_race_ends() -> None:
     room = _live_room([T0 + 1000, T0 + 2000])
-    board = DelayedBoard(room, 60_000, T0 + 2000)
+    board = _delayed(room, 60_000, T0 + 2000)
     assert board.snapshot(T0 + 2000).seq == 0
     assert [message["seq"] for message in board.drain() if isinstance(message, dict)] == [1, 2]
     assert board.mirror.session.view == room.session.view
@@ -210,7 +221,7 @@ def test_a_delayed_board_catches_up_at_once_when_the_race_ends() -> None:
 
 def test_the_game_in_a_delayed_diff_is_the_live_diff() -> None:
     room = _live_room([T0 + 1000])
-    board = DelayedBoard(room, 10, T0)
+    board = _delayed(room, 10, T0)
     fresh = engine.new_game("klondike", 1, draw=1)
     before = fresh.view()
     fresh.play(DEAL_1_DRAW_1_WIN[0])

@@ -9,6 +9,7 @@ took longer than the delay, or the sleep overran it)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from typing import Any, AsyncIterator
@@ -33,6 +34,7 @@ from tests.races.arena_races import (
 from protocol import JSON_SUBPROTOCOL
 from protocol import to_client as tc
 from protocol import to_server as ts
+from server.games.pacing import CHUNK
 from server.storage.memory import MemoryStore
 
 __all__ = ["memory_arena"]
@@ -119,6 +121,37 @@ async def test_a_late_spectator_sees_the_board_as_it_was_the_delay_ago(stepped_a
     assert (await late.wait_for(lambda m: m.type == "diff" and m.seq == 6)).action.text == DEAL_1_DRAW_1_WIN[5]
     for client in (early, late):
         await client.close()
+
+
+async def test_a_late_spectators_board_is_replayed_giving_way_to_the_others(stepped_arena: SteppedArena) -> None:
+    """The delayed mirror a late spectator opens is the racer's log replayed
+    a chunk at a time (``server.games.pacing``; a race's log may be an hour
+    of play): with a slice of 0 it gives way after each chunk, beside the
+    same board opened unpaced."""
+    server = stepped_arena.server
+    racers, started = await _running(server, "ann", "bob", stepped=stepped_arena)
+    moves = 2 * CHUNK + 1
+    for racer in racers:
+        await play_line(racer, _game(started, racer), DEAL_1_DRAW_1_WIN[:moves])
+    await stepped_arena.step(DELAY_MS)
+
+    async def opened(racer: RecordingClient, slice_seconds: float) -> int:
+        server.hub.tables.pacing.slice_seconds = slice_seconds
+        late = await server.client()
+        turns = 0
+        watching = asyncio.create_task(late.request(ts.Watch, game_id=_game(started, racer)))
+        while not watching.done():
+            await asyncio.sleep(0)
+            turns += 1
+        snapshot = await watching
+        assert snapshot.type == "snapshot" and snapshot.seq == moves
+        live = await racer.request(ts.Resync, game_id=_game(started, racer))
+        assert live.type == "snapshot" and live.view == snapshot.view
+        await late.close()
+        return turns
+
+    unpaced = await opened(racers[0], float("inf"))
+    assert await opened(racers[1], 0) >= unpaced + moves // CHUNK, "the board's replay gave way after its chunks"
 
 
 async def test_racers_see_each_others_progress_but_not_their_cards(memory_arena: MemoryArena) -> None:
