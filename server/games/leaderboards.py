@@ -26,7 +26,6 @@ second (``python bench/request_costs.py``).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 
 import engine
 from engine import EngineError
@@ -36,11 +35,10 @@ from server.deals.daily import ATTEMPT_KIND, daily_key, daily_variant, known_gam
 from server.model.fair_play import CADENCE, NEW_PLAYER, SAME_NETWORK, board_name, counted_actions
 from server.model.refusal import from_engine
 from server.model.records import LeaderEntry, PlayerRecord
+from server.games.listing import OnChanged
 from server.games.replayed import ReplayedSessions
 from server.model.session import Session
 from server.storage.base import Store
-
-OnChanged = Callable[[Callable[[Session], None]], None]
 
 
 PLAYING_SCAN = 200

@@ -13,9 +13,10 @@ Decisions made here, and why:
   live game, a race still running and a daily deal before its reveal are
   refused with the same codes, its owner included, since a replay of a
   secret deal would show every card that was turned.
-- A page is built a chunk of entries at a time, and the others are
-  served between chunks once a slice of the loop's time is spent
-  (``server.games.pacing``): the first page of a long game took 8 ms.
+- A page's prefix is replayed a chunk of entries at a time and its own
+  entries one at a time, and the others are served in between once a
+  slice of the loop's time is spent (``server.games.pacing``): the
+  first page of a long game took 8 ms.
   It is sent as the plain data it was built as, the model's very
   encoding without building 200 ``Diff`` models to encode them again.
 - Pages, not one frame: a page stops before its encoding would exceed
@@ -59,7 +60,7 @@ from server.net.outbox import Outbox
 from server.net.peer import Peer
 from server.model.refusal import from_engine
 from server.games.room import Room
-from server.model.session import ActionKind, Change, Session, build_game
+from server.model.session import ActionKind, Change, Session
 from server.runtime.settings import Settings
 from server.model.records import Action
 
@@ -137,9 +138,7 @@ class Replays:
 async def start_replay(pacing: Pacing, room: Room, start_seq: int, pace: Pace) -> _Cursor:
     """``room``'s finished game replayed from its deal to ``start_seq``."""
     finished = room.session
-    header = replace(finished.header, status="playing")
-    session = Session(header, build_game(header))
-    await pacing.catch_up(session, finished.log[:start_seq], pace)
+    session = await pacing.replay(replace(finished.header, status="playing"), finished.log[:start_seq], pace)
     return _Cursor(room, session, Room(session, room.owner))
 
 

@@ -9,13 +9,13 @@ took longer than the delay, or the sleep overran it)."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import time
 from typing import Any, AsyncIterator
 
 import pytest
 from tests.server.arena_clock import FakeClock, ManualScheduler
+from tests.server.test_pacing import turns_while
 from tests.races.arena_races import (
     DEAL_1_DRAW_1_WIN,
     DELAY_SECONDS,
@@ -138,12 +138,7 @@ async def test_a_late_spectators_board_is_replayed_giving_way_to_the_others(step
     async def opened(racer: RecordingClient, slice_seconds: float) -> int:
         server.hub.tables.pacing.slice_seconds = slice_seconds
         late = await server.client()
-        turns = 0
-        watching = asyncio.create_task(late.request(ts.Watch, game_id=_game(started, racer)))
-        while not watching.done():
-            await asyncio.sleep(0)
-            turns += 1
-        snapshot = await watching
+        snapshot, turns = await turns_while(lambda: late.request(ts.Watch, game_id=_game(started, racer)))
         assert snapshot.type == "snapshot" and snapshot.seq == moves
         live = await racer.request(ts.Resync, game_id=_game(started, racer))
         assert live.type == "snapshot" and live.view == snapshot.view
