@@ -108,7 +108,7 @@ class RaceRooms(HeldTable[RaceRoom]):
         """The games this process holds: a race is kept while one of its games is."""
         self._changes: RaceChanges | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._pacing = Pacing()
+        self.pacing = Pacing()
         """Racers' games are rebuilt without holding the event loop (``server.games.pacing``)."""
 
     async def close(self) -> None:
@@ -224,10 +224,10 @@ class RaceRooms(HeldTable[RaceRoom]):
 
     async def sessions(self, state: RaceState) -> dict[str, Session | None]:
         sessions: dict[str, Session | None] = {}
-        pace = self._pacing.pace()
+        pace = self.pacing.pace()
         for game_id in state.games:
             loaded = await self._store.load_session(game_id)
-            sessions[game_id] = await self._pacing.replay(*loaded, pace) if loaded is not None else None
+            sessions[game_id] = await self.pacing.replay(*loaded, pace) if loaded is not None else None
         return sessions
 
     async def change(

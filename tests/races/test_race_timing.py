@@ -123,11 +123,11 @@ async def test_a_late_spectator_sees_the_board_as_it_was_the_delay_ago(stepped_a
         await client.close()
 
 
-async def test_a_late_spectators_board_is_replayed_giving_way_to_the_others(stepped_arena: SteppedArena) -> None:
-    """The delayed mirror a late spectator opens is the racer's log replayed
-    a chunk at a time (``server.games.pacing``; a race's log may be an hour
-    of play): with a slice of 0 it gives way after each chunk, beside the
-    same board opened unpaced."""
+async def test_a_late_spectators_board_and_the_races_read_of_its_games_give_way_to_the_others(stepped_arena: SteppedArena) -> None:
+    """The delayed mirror a late spectator opens, and the race's own read of
+    its racers' games, replay the logs a chunk at a time
+    (``server.games.pacing``; a race's log may be an hour of play): with a
+    slice of 0 they give way after each chunk, beside the same work unpaced."""
     server = stepped_arena.server
     racers, started = await _running(server, "ann", "bob", stepped=stepped_arena)
     moves = 2 * CHUNK + 1
@@ -147,6 +147,15 @@ async def test_a_late_spectators_board_is_replayed_giving_way_to_the_others(step
 
     unpaced = await opened(racers[0], float("inf"))
     assert await opened(racers[1], 0) >= unpaced + moves // CHUNK, "the board's replay gave way after its chunks"
+
+    ledgers = server.hub.races.ledgers
+    state = (await ledgers.room(started.race.race_id)).state
+    ledgers.pacing.slice_seconds = float("inf")
+    _, reads_turns = await turns_while(lambda: ledgers.sessions(state))
+    ledgers.pacing.slice_seconds = 0
+    sessions, turns = await turns_while(lambda: ledgers.sessions(state))
+    assert all(session is not None and session.seq == moves for session in sessions.values())
+    assert turns >= reads_turns + len(racers) * (moves // CHUNK), "the race's read of its games gave way after their chunks"
 
 
 async def test_racers_see_each_others_progress_but_not_their_cards(memory_arena: MemoryArena) -> None:
