@@ -72,11 +72,15 @@ async def test_loading_a_game_and_building_its_replay_page_give_way_and_change_n
         assert paced_turns >= len(paced.diffs) + (DRAWS + 1) // CHUNK, "paced, after each chunk of the load and each diff"
 
         codec = codec_for(subprotocol)
-        frame = reader.raw[-1]
-        sent = frame.encode() if isinstance(frame, str) else frame
-        assert sent == codec.encode(tc.ReplayReply.model_validate(codec.decode_reply(frame).model_dump())), (
-            "the page sent as plain data is the model's very encoding"
-        )
+        unnumbered_request = codec.encode_data({"type": "replay", "game_id": game_id})
+        await reader.send_raw(unnumbered_request.decode() if codec.text else unnumbered_request)
+        unnumbered = await reader.wait_for(lambda message: message.type == "replay" and message.id is None)
+        assert unnumbered.model_dump() == paced.model_dump(exclude={"id"}), "a request without an id gets the page without one"
+        for frame in reader.raw[-2:]:
+            sent = frame.encode() if isinstance(frame, str) else frame
+            assert sent == codec.encode(tc.ReplayReply.model_validate(codec.decode_reply(frame).model_dump())), (
+                "the page sent as plain data is the model's very encoding, with or without an id"
+            )
 
 
 async def test_a_watch_that_loads_a_long_game_gives_way_and_sees_the_same_game() -> None:
