@@ -70,6 +70,12 @@ async def ranked_attempt(store: Store, key: str, player_id: str) -> str | None:
     return await store.get_setting(_claim_name(key, player_id))
 
 
+async def ranked_attempts(store: Store, key: str, player_ids: list[str]) -> dict[str, str]:
+    """``ranked_attempt`` of each player, in one read: a board's players' attempts, by player."""
+    names = {_claim_name(key, player_id): player_id for player_id in player_ids}
+    return {names[name]: game_id for name, game_id in (await store.get_settings(names)).items()}
+
+
 async def check_practice(store: Store, key: str, player_id: str, day: date) -> None:
     """Refuse practice of a daily deal before its ranked attempt has ended."""
     claimed = await ranked_attempt(store, key, player_id)

@@ -25,7 +25,6 @@ second (``python bench/request_costs.py``).
 
 from __future__ import annotations
 
-import asyncio
 
 import engine
 from engine import EngineError
@@ -177,9 +176,10 @@ class Leaderboards:
                 await store.put_document(ATTEMPT_KIND, game_id, {}, 0)
             elif not session.header.bot and len(playing) < PAGE_LIMIT:
                 playing.append(session)
-        owners = [session.header.owner for session in playing]
-        players = await asyncio.gather(*map(store.get_player, owners))
-        return [
-            (session, owner, player.display_name if player else owner, counted_actions(session), session.counters.get("foundation", 0))
-            for session, owner, player in zip(playing, owners, players)
-        ]
+        players = await store.get_players(session.header.owner for session in playing)
+        found: list[Playing] = []
+        for session in playing:
+            owner = session.header.owner
+            name = players[owner].display_name if owner in players else owner
+            found.append((session, owner, name, counted_actions(session), session.counters.get("foundation", 0)))
+        return found

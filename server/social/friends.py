@@ -75,6 +75,15 @@ class Friends(SocialPart):
         ``owner``'s games, their presence, and cannot challenge them."""
         return _state(await self._records.edge(owner, viewer)) == BLOCKED
 
+    async def mutual_friends(self, player_id: str) -> list[str]:
+        """``friends_of`` less those whose own side no longer says so
+        (``are_friends`` of each, in two reads for all): a friend who just
+        removed or blocked the player, their side written first, is left
+        out before the player's own side is repaired."""
+        listed = await self.friends_of(player_id)
+        theirs = await self._records.edges_to(listed, player_id)
+        return [friend for friend in listed if _state(theirs.get(friend)) in (FRIEND, SENT, RECEIVED)]
+
     async def friends_of(self, player_id: str) -> list[str]:
         """The players the player's own edges call friends: one listing, for
         telling them something of the player (its presence, its daily).  A
@@ -217,21 +226,24 @@ class Friends(SocialPart):
         return 2 * settings.friends_limit + settings.friend_pending_limit + settings.friend_block_limit
 
     async def _entries(self, player_id: str) -> list[pf.FriendEntry]:
-        """Every edge of the player, each checked against the other side and repaired."""
+        """Every edge of the player whose other player is still stored, each
+        checked against the other side and repaired.  The players and the
+        other sides are read for all edges at once."""
         edges = await self._records.edges(player_id, self._edge_limit())
-        checked = await asyncio.gather(*(self._checked(player_id, edge) for edge in edges))
-        return [entry for entry in checked if entry is not None]
-
-    async def _checked(self, player_id: str, edge: dict[str, Any]) -> pf.FriendEntry | None:
-        other, state = str(edge["other"]), str(edge["state"])
-        found = await self._store.get_player(other)
-        if found is None:
-            return None
-        if state != BLOCKED:
-            state = await self._reconciled(player_id, other, state, await self._records.edge(other, player_id))
-            if state == "none":
-                return None
-        return pf.FriendEntry(player_id=other, name=found.display_name, state=state, since_ms=int(edge["since_ms"]))
+        others = [str(edge["other"]) for edge in edges]
+        players = await self._store.get_players(others)
+        theirs = await self._records.edges_to([other for other in others if other in players], player_id)
+        entries = []
+        for other, edge in zip(others, edges):
+            found, state = players.get(other), str(edge["state"])
+            if found is None:
+                continue
+            if state != BLOCKED:
+                state = await self._reconciled(player_id, other, state, theirs.get(other))
+                if state == "none":
+                    continue
+            entries.append(pf.FriendEntry(player_id=other, name=found.display_name, state=state, since_ms=int(edge["since_ms"])))
+        return entries
 
     async def _reconciled(self, me: str, other: str, state: str, theirs: dict[str, Any] | None) -> str:
         """The state of my edge once the pair agrees (see the module docstring)."""

@@ -25,7 +25,7 @@ import engine
 from engine import EngineError, Game
 from protocol import friends_board as pb
 from protocol import to_client as tc
-from server.deals.claims import ranked_attempt
+from server.deals.claims import ranked_attempts
 from server.deals.daily import daily_key, daily_variant, known_game, requested_day
 from server.games.replayed import ReplayedSessions
 from server.model.fair_play import counted_actions, shown_counters
@@ -101,10 +101,11 @@ async def stored_rows(
     """Players' rows on a board, read from the store: their ranked claims
     on the day's deal, read at once, then the claimed games, replaying only
     what each log gained since this process last read it."""
-    attempts = await asyncio.gather(*(ranked_attempt(store, daily_key(*key), owner.player_id) for owner in owners))
-    sessions = await replayed.sessions([attempt for attempt in attempts if attempt is not None])
+    attempts = await ranked_attempts(store, daily_key(*key), [owner.player_id for owner in owners])
+    sessions = await replayed.sessions(list(attempts.values()))
     rows = []
-    for owner, attempt in zip(owners, attempts):
+    for owner in owners:
+        attempt = attempts.get(owner.player_id)
         session = sessions.get(attempt) if attempt is not None else None
         if session is None:
             rows.append(pb.FriendsBoardRow(player=owner, me=owner.player_id == me, state="not_started"))
@@ -127,7 +128,7 @@ class FriendsBoards:
         self._outbox = outbox
         self._bus = bus
         self._friends_of = friends.friends_of
-        self._mutual = friends.are_friends
+        self._mutual_friends = friends.mutual_friends
         self._replayed = replayed
         self._watching: dict[Peer, BoardKey] = {}
         self._last_told: dict[str, int] = {}
@@ -146,7 +147,7 @@ class FriendsBoards:
         game_cls, variant = chosen_variant(message.game, message.options)
         now = self._now()
         key: BoardKey = (game_cls.id, variant, requested_day(message.date, now).isoformat())
-        members = [player.player_id, *await self._friends(player.player_id)]
+        members = [player.player_id, *await self._mutual_friends(player.player_id)]
         rows = await self._rows(key, members, player.player_id, now)
         if message.watch:
             self._watching[peer] = key
@@ -160,16 +161,12 @@ class FriendsBoards:
             ),
         )
 
-    async def _friends(self, player_id: str) -> list[str]:
-        """The friends whose side still says so: a friend who just removed or
-        blocked the player, their side written first, is off the board
-        even before the player's own side is repaired."""
-        listed = await self._friends_of(player_id)
-        kept = await asyncio.gather(*(self._mutual(player_id, friend) for friend in listed))
-        return [friend for friend, mutual in zip(listed, kept) if mutual]
-
     async def _rows(self, key: BoardKey, members: list[str], me: str, now_ms: int) -> list[pb.FriendsBoardRow]:
-        owners = await asyncio.gather(*(self._owner(member) for member in members))
+        players = await self._store.get_players(members)
+        owners = [
+            tc.Owner(player_id=member, name=players[member].display_name if member in players else member)
+            for member in members
+        ]
         return await stored_rows(self._store, self._replayed, key, owners, me, now_ms)
 
     async def _owner(self, player_id: str) -> tc.Owner:

@@ -45,6 +45,7 @@ from .errors import StorageError as StorageError
 from .errors import StorageRefused as StorageRefused
 from .errors import StorageUnavailable as StorageUnavailable
 from .presence import PresenceStore
+from .reads_base import KeyedReads
 
 
 @dataclass(frozen=True)
@@ -117,10 +118,11 @@ class Subscription(ABC):
     async def close(self) -> None: ...
 
 
-class Store(PresenceStore, DeviceStore, DayStore, ABC):
+class Store(PresenceStore, DeviceStore, DayStore, KeyedReads, ABC):
     """The storage API the server uses; see the module docstring (a player's
     devices: ``DeviceStore``; a player's daily results: ``DayStore``;
-    presence: ``.presence``)."""
+    presence: ``.presence``; players, settings and documents by key, one
+    or many: ``KeyedReads``)."""
 
     # ---------------------------------------------------------------- life
 
@@ -159,9 +161,6 @@ class Store(PresenceStore, DeviceStore, DayStore, ABC):
     async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
         """The player of a token (any of its devices'), renewing the identity's
         lifetime: using a token is what keeps an identity (``Retention``)."""
-
-    @abstractmethod
-    async def get_player(self, player_id: str) -> PlayerRecord | None: ...
 
     @abstractmethod
     async def set_display_name(self, player_id: str, name: str) -> None: ...
@@ -308,11 +307,6 @@ class Store(PresenceStore, DeviceStore, DayStore, ABC):
         no longer holds (wiped or replaced since the process read it)."""
 
     @abstractmethod
-    async def get_setting(self, name: str) -> str | None:
-        """The stored value of ``name``, or None, storing nothing (to learn
-        whether a costly default, a proven deal, is needed at all)."""
-
-    @abstractmethod
     async def replace_setting(self, name: str, expected: str, value: str | None, keep_seconds: int) -> bool:
         """Replace ``name``'s value with ``value`` (None: remove it), kept
         ``keep_seconds``, only if it is still ``expected``, atomically;
@@ -340,9 +334,6 @@ class Store(PresenceStore, DeviceStore, DayStore, ABC):
     @abstractmethod
     async def put_document(self, kind: str, key: str, value: dict[str, Any], keep_seconds: int | None = None) -> None:
         """Store a small JSON document (races, daily commitments)."""
-
-    @abstractmethod
-    async def get_document(self, kind: str, key: str) -> dict[str, Any] | None: ...
 
     @abstractmethod
     async def list_documents(self, kind: str, index: str, limit: int = 50) -> list[dict[str, Any]]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import collections
 import copy
 from collections.abc import Mapping, Sized
-from typing import Any
+from typing import Any, Iterable
 
 from .base import DEFAULT_RETENTION, SETTLED_MARK_SECONDS, Held, LogConflict, OnResume, Retention, Skip, Store
 from .base import StoreSize, Subscription
@@ -109,6 +109,9 @@ class MemoryStore(MemoryPresence, MemoryIdentities, Store):
     async def get_player(self, player_id: str) -> PlayerRecord | None:
         player = self._players.get(player_id) if self._identity_alive(player_id) else None
         return copy.copy(player) if player else None
+
+    async def get_players(self, player_ids: Iterable[str]) -> dict[str, PlayerRecord]:
+        return {player_id: player for player_id in player_ids if (player := await self.get_player(player_id))}
 
     async def set_display_name(self, player_id: str, name: str) -> None:
         if player_id in self._players:
@@ -305,6 +308,9 @@ class MemoryStore(MemoryPresence, MemoryIdentities, Store):
     async def get_setting(self, name: str) -> str | None:
         return self._settings.get(name) if self._alive(SETTING_EXPIRY, name) else None
 
+    async def get_settings(self, names: Iterable[str]) -> dict[str, str]:
+        return {name: value for name in names if (value := await self.get_setting(name)) is not None}
+
     async def replace_setting(self, name: str, expected: str, value: str | None, keep_seconds: int) -> bool:
         if await self.get_setting(name) != expected:
             return False
@@ -340,6 +346,9 @@ class MemoryStore(MemoryPresence, MemoryIdentities, Store):
             return None
         value = self._documents.get((kind, key))
         return copy.deepcopy(value) if value is not None else None
+
+    async def get_documents(self, kind: str, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
+        return {key: value for key in keys if (value := await self.get_document(kind, key)) is not None}
 
     async def index_document(self, kind: str, index: str, key: str, score: float) -> None:
         index_expiry = (INDEX_EXPIRY + kind, index)

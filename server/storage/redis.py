@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, cast
+from typing import Any, Iterable, cast
 
 from .base import SETTLED_MARK_SECONDS, AppendRefused, LogConflict, board_score
 from server.model.records import (
@@ -110,6 +110,12 @@ class RedisStore(RedisPresence, RedisDevices):
     @guarded
     async def get_player(self, player_id: str) -> PlayerRecord | None:
         return player_of(player_id, cast(dict[bytes, bytes], await self._redis.hgetall(self._keys.player(player_id))))
+
+    @guarded
+    async def get_players(self, player_ids: Iterable[str]) -> dict[str, PlayerRecord]:
+        wanted = list(dict.fromkeys(player_ids))
+        replies = await self._each("HGETALL", [self._keys.player(player_id) for player_id in wanted])
+        return {player_id: player for player_id, fields in zip(wanted, replies) if (player := player_of(player_id, fields))}
 
     @guarded
     async def set_display_name(self, player_id: str, name: str) -> None:

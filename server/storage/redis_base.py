@@ -140,6 +140,16 @@ class RedisBase(Store):
     async def expire_due(self) -> int:
         return 0
 
+    async def _each(self, command: str, keys: list[str]) -> list[Any]:
+        """``command`` on each of ``keys``, in one pipeline without a
+        transaction (on a cluster, one per node): one round trip for a
+        board's hundred reads instead of a hundred."""
+        if not keys:
+            return []
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for key in keys:
+                pipe.execute_command(command, key)
+            return list(await pipe.execute())
 
     def _lasting(self, key: str) -> list[Command]:
         """The command giving ``key`` an identity's lifetime, if identities expire."""

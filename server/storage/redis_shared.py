@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from functools import partial
-from typing import Any
+from typing import Any, Iterable
 
 from .redis_base import RedisBase
 from .redis_errors import guarded
@@ -55,6 +55,12 @@ class RedisShared(RedisBase):
         return None if value is None else text(value)
 
     @guarded
+    async def get_settings(self, names: Iterable[str]) -> dict[str, str]:
+        wanted = list(dict.fromkeys(names))
+        values = await self._each("GET", [self._keys.setting(name) for name in wanted])
+        return {name: text(value) for name, value in zip(wanted, values) if value is not None}
+
+    @guarded
     async def replace_setting(self, name: str, expected: str, value: str | None, keep_seconds: int) -> bool:
         replaced = await self._replace_setting(keys=[self._keys.setting(name)], args=[expected, value or "", keep_seconds])
         return bool(replaced)
@@ -88,6 +94,12 @@ class RedisShared(RedisBase):
     async def get_document(self, kind: str, key: str) -> dict[str, Any] | None:
         value = await self._redis.get(self._keys.document(kind, key))
         return None if value is None else json.loads(value)
+
+    @guarded
+    async def get_documents(self, kind: str, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
+        wanted = list(dict.fromkeys(keys))
+        values = await self._each("GET", [self._keys.document(kind, key) for key in wanted])
+        return {key: json.loads(value) for key, value in zip(wanted, values) if value is not None}
 
     @guarded
     async def index_document(self, kind: str, index: str, key: str, score: float) -> None:

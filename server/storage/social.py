@@ -44,6 +44,12 @@ class SocialRecords:
         """``owner``'s edge to ``other`` (state, since_ms), or None."""
         return await self._store.get_document(FRIEND, f"{owner}/{other}")
 
+    async def edges_to(self, owners: list[str], other: str) -> dict[str, dict[str, Any]]:
+        """Each owner's edge to ``other``, by owner, in one read (owners
+        without one are left out): the other sides of a player's friends."""
+        found = await self._store.get_documents(FRIEND, [f"{owner}/{other}" for owner in owners])
+        return {owner: edge for owner in owners if (edge := found.get(f"{owner}/{other}")) is not None}
+
     async def put_edge(self, owner: str, other: str, state: str, since_ms: int, keep_seconds: int | None) -> None:
         """Write ``owner``'s side of the pair; ``keep_seconds`` for what expires (a request)."""
         key = f"{owner}/{other}"

@@ -28,7 +28,7 @@ from __future__ import annotations
 import copy
 import sqlite3
 from pathlib import Path
-from typing import Any, Callable, Concatenate, ParamSpec, TypeVar
+from typing import Any, Callable, Concatenate, Iterable, ParamSpec, TypeVar
 
 from server.runtime.clock import Clock, wall_clock_ms
 from .base import DEFAULT_RETENTION, Held, OnResume, Retention, Skip, Store, StoreSize, Subscription
@@ -135,6 +135,9 @@ class SqliteStore(SqlitePresence, Store):
 
     async def get_player(self, player_id: str) -> PlayerRecord | None:
         return await self._run(Tables.get_player, player_id)
+
+    async def get_players(self, player_ids: Iterable[str]) -> dict[str, PlayerRecord]:
+        return await self._run(Tables.get_players, *player_ids)
 
     async def set_display_name(self, player_id: str, name: str) -> None:
         await self._run(Tables.update_player, player_id, "display_name", name)
@@ -267,6 +270,9 @@ class SqliteStore(SqlitePresence, Store):
     async def get_setting(self, name: str) -> str | None:
         return await self._run(Tables.get_setting, name)
 
+    async def get_settings(self, names: Iterable[str]) -> dict[str, str]:
+        return await self._run(Tables.get_settings, *names)
+
     async def replace_setting(self, name: str, expected: str, value: str | None, keep_seconds: int) -> bool:
         return await self._run(Tables.replace_setting, name, expected, value, keep_seconds)
 
@@ -288,6 +294,9 @@ class SqliteStore(SqlitePresence, Store):
 
     async def get_document(self, kind: str, key: str) -> dict[str, Any] | None:
         return await self._run(Tables.get_document, kind, key)
+
+    async def get_documents(self, kind: str, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
+        return await self._run(Tables.get_documents, kind, *keys)
 
     async def list_documents(self, kind: str, index: str, limit: int = 50) -> list[dict[str, Any]]:
         return await self._run(Tables.list_documents, kind, index, limit)

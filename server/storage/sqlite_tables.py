@@ -139,6 +139,10 @@ class Tables(ValueTables):
         )
         return None if row is None else PlayerRecord(player_id, row[0], row[1], row[2], bool(row[3]), row[4])
 
+    def get_players(self, *player_ids: str) -> dict[str, PlayerRecord]:
+        """Each stored player of ``player_ids``, in one job of the store's thread."""
+        return {player_id: player for player_id in player_ids if (player := self.get_player(player_id))}
+
     def update_player(self, player_id: str, column: str, value: str | int) -> None:
         """Change one of ``PLAYER_COLUMNS`` of a stored player (of none, nothing)."""
         if column not in PLAYER_COLUMNS:

@@ -39,6 +39,9 @@ class ValueTables:
         row = self._one(f"SELECT value FROM settings WHERE name = ? AND {ALIVE}", name, self.now)
         return None if row is None else str(row[0])
 
+    def get_settings(self, *names: str) -> dict[str, str]:
+        return {name: value for name in names if (value := self.get_setting(name)) is not None}
+
     def _put_setting(self, name: str, value: str, keep_seconds: float | None) -> None:
         self.db.execute("INSERT OR REPLACE INTO settings VALUES (?, ?, ?)", (name, value, self._expiry(keep_seconds)))
 
@@ -93,6 +96,9 @@ class ValueTables:
     def get_document(self, kind: str, key: str) -> dict[str, Any] | None:
         row = self._one(f"SELECT value FROM documents WHERE kind = ? AND key = ? AND {ALIVE}", kind, key, self.now)
         return None if row is None else dict(json.loads(row[0]))
+
+    def get_documents(self, kind: str, *keys: str) -> dict[str, dict[str, Any]]:
+        return {key: document for key in keys if (document := self.get_document(kind, key)) is not None}
 
     def _index_alive(self, kind: str, index: str) -> bool:
         return self._one(f"SELECT 1 FROM document_indexes WHERE kind = ? AND name = ? AND {ALIVE}",

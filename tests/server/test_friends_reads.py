@@ -1,0 +1,103 @@
+"""A friend list and a friends' board read the store as often with ten
+friends as with two, on the default store (SQLite): their players, the
+friends' sides of each pair and the ranked claims come in one call per
+kind (``server.storage.reads_base``), not one read per friend.  One read
+per friend made a board of a hundred friends cost 8.5 ms of server CPU,
+which any player can ask for ten times a second.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any, AsyncIterator, Iterable
+
+import pytest
+from tests.server.arena_memory import MemoryArena, MemoryClient
+from tests.server.arena_servers import make_settings
+from tests.server.test_friends import befriend, player
+from tests.server.test_friends_board import KLONDIKE, by_name
+
+from protocol import friends as pf
+from protocol import friends_board as pb
+from server.model.records import PlayerRecord
+from server.storage import SqliteStore
+
+
+class CountingStore(SqliteStore):
+    """The SQLite store, counting the reads of players, settings and
+    documents it is asked for: one key at a time, or many in one call."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.reads: Counter[str] = Counter()
+
+    async def get_player(self, player_id: str) -> PlayerRecord | None:
+        self.reads["one"] += 1
+        return await super().get_player(player_id)
+
+    async def get_setting(self, name: str) -> str | None:
+        self.reads["one"] += 1
+        return await super().get_setting(name)
+
+    async def get_document(self, kind: str, key: str) -> dict[str, Any] | None:
+        self.reads["one"] += 1
+        return await super().get_document(kind, key)
+
+    async def get_players(self, player_ids: Iterable[str]) -> dict[str, PlayerRecord]:
+        self.reads["many"] += 1
+        return await super().get_players(player_ids)
+
+    async def get_settings(self, names: Iterable[str]) -> dict[str, str]:
+        self.reads["many"] += 1
+        return await super().get_settings(names)
+
+    async def get_documents(self, kind: str, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
+        self.reads["many"] += 1
+        return await super().get_documents(kind, keys)
+
+
+@pytest.fixture
+async def counted(tmp_path: Path) -> AsyncIterator[MemoryArena]:
+    async with MemoryArena(make_settings(), CountingStore(tmp_path / "arena.db")) as running:
+        yield running
+
+
+async def reads_of(arena: MemoryArena, client: MemoryClient, kind: type[Any], **fields: Any) -> tuple[Any, Counter[str]]:
+    """The reply to one request, and the reads of players, settings and documents it made."""
+    store = arena.store
+    assert isinstance(store, CountingStore)
+    store.reads.clear()
+    reply = await client.request(kind, **fields)
+    return reply, Counter(store.reads)
+
+
+async def start_daily(player: MemoryClient) -> None:
+    """A ranked attempt at today's deal, once the board updates it sends out
+    (which read the store in a task of their own) have reached its player."""
+    await player.request(pb.FriendsBoard, watch=True, **KLONDIKE)
+    await player.new_game(deal="daily", **KLONDIKE)
+    await player.wait_for(lambda message: message.type == "friends_board_update")
+
+
+async def test_a_friend_list_and_a_board_read_the_store_as_often_with_ten_friends_as_with_two(counted: MemoryArena) -> None:
+    ann = await player(counted, "ann")
+    await ann.request(pf.FriendCode)
+    friends = [await player(counted, f"friend{number}") for number in range(10)]
+    for friend in friends[:2]:
+        await befriend(ann, friend)
+        await start_daily(friend)
+    listed, list_reads = await reads_of(counted, ann, pf.Friends)
+    shown, board_reads = await reads_of(counted, ann, pb.FriendsBoard, **KLONDIKE)
+    assert isinstance(listed, pf.FriendList) and len(listed.friends) == 2
+    assert isinstance(shown, pb.FriendsBoardReply) and by_name(shown)["friend1"].state == "playing"
+    for friend in friends[2:]:
+        await befriend(ann, friend)
+        await start_daily(friend)
+    listed, more_list_reads = await reads_of(counted, ann, pf.Friends)
+    shown, more_board_reads = await reads_of(counted, ann, pb.FriendsBoard, **KLONDIKE)
+    assert isinstance(listed, pf.FriendList) and len(listed.friends) == 10
+    assert isinstance(shown, pb.FriendsBoardReply) and len(shown.rows) == 11
+    assert [row.state for row in shown.rows if not row.me] == ["playing"] * 10, [(row.player.name, row.state) for row in shown.rows]
+    assert more_list_reads == list_reads and more_board_reads == board_reads, (list_reads, board_reads)
+    assert list_reads["one"] == 1 and board_reads["one"] == 0, "only the list's friend code is read alone"
