@@ -34,6 +34,7 @@ __all__ = [
     "diff",
     "from_text",
     "game_class",
+    "game_options",
     "new_game",
     "seeded_game",
 ]
@@ -45,6 +46,15 @@ def game_class(game_id: str) -> type[Game]:
         return GAMES[game_id]
     except KeyError:
         raise UnknownGame(f"unknown game {game_id!r}; games are: {', '.join(GAMES)}") from None
+
+
+def game_options(game_id: str, /, **options: Any) -> dict[str, Any]:
+    """The options a game of ``game_id`` is played with when ``options`` are
+    asked for (each checked, the defaults filled in), without dealing one:
+    a board or leaderboard request names its variant by them, and dealing
+    cost it 44 to 146 µs (by game) where checking the options costs 1 or 2.
+    Raises ``UnknownGame`` or ``BadOption``."""
+    return game_class(game_id)._validate_options(options)
 
 
 def new_game(game_id: str, deal: int | None = None, /, **options: Any) -> Game:

@@ -116,7 +116,7 @@ class Leaderboards:
         store = self._store
         game_cls = known_game(message.game)
         try:
-            options = engine.new_game(game_cls.id, game_cls.FIRST_DEAL, **message.options).options
+            options = engine.game_options(game_cls.id, **message.options)
         except EngineError as error:
             raise from_engine(error) from None
         day_board = (game_cls.id, daily_variant(game_cls, options), requested_day(message.date, now_ms).isoformat())

@@ -89,7 +89,7 @@ def chosen_variant(game: str, options: dict[str, Any]) -> tuple[type[Game], str]
     (``bad_option`` for a variant without a daily deal)."""
     game_cls = known_game(game)
     try:
-        chosen = engine.new_game(game_cls.id, game_cls.FIRST_DEAL, **options).options
+        chosen = engine.game_options(game_cls.id, **options)
     except EngineError as error:
         raise from_engine(error) from None
     return game_cls, daily_variant(game_cls, chosen)

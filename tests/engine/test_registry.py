@@ -6,6 +6,7 @@ in all of them, and a game leaves nothing behind when it is removed."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -99,3 +100,16 @@ def test_a_domain_name_that_names_no_domain_is_refused() -> None:
 def test_a_recorded_counter_a_record_already_sums_or_names_twice_is_refused(recorded: tuple[str, ...]) -> None:
     with pytest.raises(ValueError, match="recorded counters must be distinct, non-empty and none of games"):
         GameDescriptor(rules=Mirror, lobby=Lobby(blurb="", cards=52), recorded=recorded)
+
+
+@pytest.mark.parametrize("descriptor", list(DESCRIPTORS.values()), ids=lambda d: d.id)
+def test_a_games_options_are_known_without_dealing_as_a_dealt_game_has_them(descriptor: GameDescriptor) -> None:
+    for options in [{}, *descriptor.daily, *(pool.options for pool in descriptor.pools)]:
+        assert engine.game_options(descriptor.id, **options) == engine.new_game(descriptor.id, 1, **options).options
+    for wrong in ({"no_such_option": 1}, {"deal": 3}):
+        with pytest.raises(engine.BadOption) as dealt:
+            engine.new_game(descriptor.id, 1, **wrong)
+        with pytest.raises(engine.BadOption, match=re.escape(str(dealt.value))):
+            engine.game_options(descriptor.id, **wrong)
+    with pytest.raises(engine.UnknownGame):
+        engine.game_options("no_such_game")
