@@ -36,6 +36,7 @@ from server.net.peer import Peer, require_player
 from server.runtime.scheduler import Scheduler, Timer
 from server.social.bus import PlayerBus
 from server.social.friends import Friends
+from server.social.part import owner_of, owners_of
 from server.storage.base import StorageError, Store, board_score
 
 log = logging.getLogger("arena.social")
@@ -162,16 +163,7 @@ class FriendsBoards:
         )
 
     async def _rows(self, key: BoardKey, members: list[str], me: str, now_ms: int) -> list[pb.FriendsBoardRow]:
-        players = await self._store.get_players(members)
-        owners = [
-            tc.Owner(player_id=member, name=players[member].display_name if member in players else member)
-            for member in members
-        ]
-        return await stored_rows(self._store, self._replayed, key, owners, me, now_ms)
-
-    async def _owner(self, player_id: str) -> tc.Owner:
-        found = await self._store.get_player(player_id)
-        return tc.Owner(player_id=player_id, name=found.display_name if found else player_id)
+        return await stored_rows(self._store, self._replayed, key, await owners_of(self._store, members), me, now_ms)
 
     # ---------------------------------------------------------------- telling
 
@@ -231,7 +223,7 @@ class FriendsBoards:
             game_cls = known_game(header.game)
             update = pb.FriendsBoardUpdate(
                 game=header.game, variant=daily_variant(game_cls, header.options), date=str(header.daily),
-                row=row_of(session, await self._owner(header.owner), False, now), server_time=now,
+                row=row_of(session, await owner_of(self._store, header.owner), False, now), server_time=now,
             )
             await self._bus.tell([header.owner, *await self._friends_of(header.owner)], update)
         except StorageError as error:

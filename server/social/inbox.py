@@ -26,7 +26,7 @@ from server.runtime.entropy import Entropy
 from server.runtime.settings import Settings
 from server.social.bus import PlayerBus
 from server.storage.base import StorageError, Store
-from server.social.part import SocialPart
+from server.social.part import SocialPart, owner_of
 
 DAY = 86400
 log = logging.getLogger("arena.social")
@@ -91,17 +91,13 @@ class Inbox(SocialPart):
     async def _tell_daily(self, session: Session) -> None:
         header = session.header
         try:
-            player = await self._owner(header.owner)
+            player = await owner_of(self._store, header.owner)
             for friend in await self._friends_of(header.owner):
                 await self.notify(
                     friend, "friend_finished_daily", player, game=header.game, result=session.result, moves=session.moves
                 )
         except StorageError as error:
             log.warning("could not tell %s's friends of the daily: %s", header.owner, error)
-
-    async def _owner(self, player_id: str) -> tc.Owner:
-        found = await self._store.get_player(player_id)
-        return tc.Owner(player_id=player_id, name=found.display_name if found else player_id)
 
     async def arrived(self, peer: Peer) -> None:
         """After ``hello``: each unread notification, oldest first."""

@@ -20,11 +20,11 @@ from typing import Any, Callable
 
 from protocol import ErrorCode
 from protocol import leagues as pl
-from protocol import to_client as tc
 from server.deals.daily import day_start_ms, utc_day
 from server.model import league_weeks as scoring
 from server.model.refusal import Refusal
 from server.runtime.settings import Settings
+from server.social.part import owners_of
 from server.storage.base import Store
 from server.storage.leagues import LeagueRecords
 
@@ -99,10 +99,6 @@ class LeagueWeeks:
                   for member, found in zip(present, days)]
         variants = [f"{game}/{variant}" for game, variant in league["variants"]]
         standings = scoring.week_standings(variants, scored, monday, last_day)
-        names = await asyncio.gather(*(self._owner(row.player_id) for row in standings))
+        names = await owners_of(self._store, [row.player_id for row in standings])
         return [pl.StandingRow(player=owner, place=row.place, points=row.points, wins=row.wins, played=row.played)
                 for row, owner in zip(standings, names)]
-
-    async def _owner(self, player_id: str) -> tc.Owner:
-        found = await self._store.get_player(player_id)
-        return tc.Owner(player_id=player_id, name=found.display_name if found else player_id)

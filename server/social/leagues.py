@@ -26,9 +26,7 @@ import asyncio
 from typing import Any, Awaitable, Callable
 
 from protocol import ErrorCode
-from protocol import friends_board as pb
 from protocol import leagues as pl
-from protocol import to_client as tc
 from server.deals.daily import known_game, requested_day
 from server.games.replayed import ReplayedSessions
 from server.model.codes import LEAGUE_CODE
@@ -39,7 +37,7 @@ from server.runtime.entropy import Entropy
 from server.runtime.settings import Settings
 from server.social.friends_board import chosen_variant, ranked_rows, stored_rows
 from server.social.league_weeks import LeagueWeeks
-from server.social.part import FailedLookups, SocialPart
+from server.social.part import FailedLookups, SocialPart, owner_of, owners_of
 from server.storage.base import Store
 from server.storage.leagues import LeagueRecords
 
@@ -144,9 +142,10 @@ class Leagues(SocialPart):
         me = require_player(peer).player_id
         limit = self._settings.leagues_per_player
         mirrors = await self._leagues.leagues_of(me, 2 * limit)
-        found = await asyncio.gather(*(self._leagues.league(str(mirror["league_id"])) for mirror in mirrors))
+        leagues = await self._leagues.leagues([str(mirror["league_id"]) for mirror in mirrors])
         infos = []
-        for mirror, league in zip(mirrors, found):
+        for mirror in mirrors:
+            league = leagues.get(str(mirror["league_id"]))
             if league is None:
                 await self._leagues.drop_member(str(mirror["league_id"]), me)
             elif await self._leagues.member(str(league["league_id"]), me) is not None:
@@ -185,8 +184,8 @@ class Leagues(SocialPart):
         now = self._now()
         key = (game_id, variant, requested_day(message.date, now).isoformat())
         me = require_player(peer).player_id
-        owners = await asyncio.gather(*(self._owner(str(member["player_id"])) for member in members))
-        rows = await stored_rows(self._store, self._replayed, key, list(owners), me, now)
+        owners = await owners_of(self._store, [str(member["player_id"]) for member in members])
+        rows = await stored_rows(self._store, self._replayed, key, owners, me, now)
         self._outbox.send(peer, pl.LeagueBoardReply(
             id=message.id, league_id=message.league_id, name=league["name"], game=game_id, title=known_game(game_id).title,
             variant=variant, date=key[2], rows=ranked_rows(list(rows)), server_time=now,
@@ -209,15 +208,15 @@ class Leagues(SocialPart):
     async def _members(self, league_id: str) -> list[dict[str, Any]]:
         """The members whose both halves exist (``LeagueRecords.member``), earliest joined first."""
         listed = await self._leagues.members(league_id, 2 * self._settings.league_members_limit)
-        whole = await asyncio.gather(*(self._leagues.member(league_id, str(member["player_id"])) for member in listed))
-        return sorted((member for member in whole if member is not None), key=lambda member: int(member["joined_ms"]))
+        whole = await self._leagues.whole_members(league_id, [str(member["player_id"]) for member in listed])
+        return sorted(whole.values(), key=lambda member: int(member["joined_ms"]))
 
     async def _info(self, league: dict[str, Any]) -> pl.LeagueInfo:
         members = await self._members(str(league["league_id"]))
-        owners = await asyncio.gather(*(self._owner(str(member["player_id"])) for member in members))
+        owners = await owners_of(self._store, [str(member["player_id"]) for member in members])
         code = LEAGUE_CODE.shown(str(league["code"]))
         return pl.LeagueInfo(
-            league_id=league["league_id"], name=league["name"], owner=await self._owner(str(league["owner"])),
+            league_id=league["league_id"], name=league["name"], owner=await owner_of(self._store, str(league["owner"])),
             variants=[pl.LeagueVariant(game=game, variant=variant) for game, variant in league["variants"]],
             code=code, link=f"/#league={code}",
             members=[pl.LeagueMember(player=owner, joined_ms=member["joined_ms"]) for owner, member in zip(owners, members)],
@@ -225,10 +224,6 @@ class Leagues(SocialPart):
 
     async def _reply(self, peer: Peer, request_id: Any, league: dict[str, Any]) -> None:
         self._outbox.send(peer, pl.League(id=request_id, league=await self._info(league)))
-
-    async def _owner(self, player_id: str) -> tc.Owner:
-        found = await self._store.get_player(player_id)
-        return tc.Owner(player_id=player_id, name=found.display_name if found else player_id)
 
     def _check_owner(self, peer: Peer, league: dict[str, Any]) -> None:
         if league["owner"] != require_player(peer).player_id:

@@ -32,8 +32,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Awaitable, Callable
 
-from server.model.records import Action, Announcement, BoardEntry, Finish, GameResult, LeaderEntry, PlayerRecord
-from server.model.records import Record, ResultEntry, SessionHeader
+from server.model.records import Action, Announcement, Finish, GameResult, LeaderEntry, PlayerRecord, Record
+from server.model.records import SessionHeader
 
 from .days_base import DayStore
 from .devices_base import DeviceStore

@@ -47,6 +47,11 @@ class LeagueRecords:
         found = await self._store.get_document(LEAGUE, league_id)
         return found or None
 
+    async def leagues(self, league_ids: list[str]) -> dict[str, dict[str, Any]]:
+        """``league`` of each id, by id, in one read (those gone left out)."""
+        found = await self._store.get_documents(LEAGUE, league_ids)
+        return {league_id: league for league_id, league in found.items() if league}
+
     async def put_league(self, league: dict[str, Any]) -> None:
         await self._store.put_document(LEAGUE, str(league["league_id"]), league)
 
@@ -68,6 +73,15 @@ class LeagueRecords:
         """The mirror first, then the member."""
         await self._store.put_document(MEMBERSHIP, f"{player_id}/{league_id}", {}, 0)
         await self._store.put_document(MEMBER, f"{league_id}/{player_id}", {}, 0)
+
+    async def whole_members(self, league_id: str, player_ids: list[str]) -> dict[str, dict[str, Any]]:
+        """``member`` of each player whose both halves exist, by player, in two reads for all."""
+        members = await self._store.get_documents(MEMBER, [f"{league_id}/{player_id}" for player_id in player_ids])
+        mirrors = await self._store.get_documents(MEMBERSHIP, [f"{player_id}/{league_id}" for player_id in player_ids])
+        return {
+            player_id: member for player_id in player_ids
+            if (member := members.get(f"{league_id}/{player_id}")) and mirrors.get(f"{player_id}/{league_id}")
+        }
 
     async def member(self, league_id: str, player_id: str) -> dict[str, Any] | None:
         """The member's ``{player_id, joined_ms}`` while both halves exist."""

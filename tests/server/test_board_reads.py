@@ -1,7 +1,8 @@
-"""A friend list and a friends' board read the store as often with ten
-friends as with two, on the default store (SQLite): their players, the
-friends' sides of each pair and the ranked claims come in one call per
-kind (``server.storage.reads_base``), not one read per friend.  One read
+"""A friend list, a friends' board and a league's listing, board and
+standings read the store as often with ten friends or members as with
+two, on the default store (SQLite): their players, the other sides of
+each pair, the memberships and the ranked claims come in one call per
+kind (``server.storage.reads_base``), not one read per person.  One read
 per friend made a board of a hundred friends cost 8.5 ms of server CPU,
 which any player can ask for ten times a second.
 """
@@ -20,6 +21,7 @@ from tests.server.test_friends_board import KLONDIKE, by_name
 
 from protocol import friends as pf
 from protocol import friends_board as pb
+from protocol import leagues as pl
 from server.model.records import PlayerRecord
 from server.storage import SqliteStore
 
@@ -101,3 +103,38 @@ async def test_a_friend_list_and_a_board_read_the_store_as_often_with_ten_friend
     assert [row.state for row in shown.rows if not row.me] == ["playing"] * 10, [(row.player.name, row.state) for row in shown.rows]
     assert more_list_reads == list_reads and more_board_reads == board_reads, (list_reads, board_reads)
     assert list_reads["one"] == 1 and board_reads["one"] == 0, "only the list's friend code is read alone"
+
+
+async def test_a_league_is_listed_boarded_and_ranked_with_as_many_reads_for_ten_members_as_for_two(
+    counted: MemoryArena,
+) -> None:
+    ann = await player(counted, "ann")
+    members = [await player(counted, f"member{number}") for number in range(9)]
+    created = await ann.request(pl.CreateLeague, name="Lunch", variants=[KLONDIKE])
+    assert isinstance(created, pl.League)
+    league_id, code = created.league.league_id, created.league.code
+
+    async def read_all() -> tuple[list[Counter[str]], list[Any]]:
+        asked = [(pl.Leagues, {}), (pl.LeagueBoard, {"league_id": league_id}), (pl.LeagueStandings, {"league_id": league_id})]
+        replies, reads = [], []
+        for kind, fields in asked:
+            reply, counted_reads = await reads_of(counted, ann, kind, **fields)
+            replies.append(reply)
+            reads.append(counted_reads)
+        return reads, replies
+
+    joined = await members[0].request(pl.JoinLeague, code=code)
+    assert isinstance(joined, pl.League)
+    await start_daily(members[0])
+    few, (listed, shown, ranked) = await read_all()
+    assert isinstance(listed, pl.LeagueList) and len(listed.leagues[0].members) == 2
+    assert isinstance(shown, pl.LeagueBoardReply) and len(shown.rows) == 2
+    assert isinstance(ranked, pl.LeagueStandingsReply)
+    for member in members[1:]:
+        assert isinstance(await member.request(pl.JoinLeague, code=code), pl.League)
+        await start_daily(member)
+    many, (listed, shown, ranked) = await read_all()
+    assert isinstance(listed, pl.LeagueList) and len(listed.leagues[0].members) == 10
+    assert isinstance(shown, pl.LeagueBoardReply) and len(shown.rows) == 10
+    assert [row.state for row in shown.rows if not row.me] == ["playing"] * 9
+    assert many == few, few
