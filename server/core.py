@@ -141,7 +141,7 @@ class Hub:
         replayed = ReplayedSessions(store, self.tables.pacing)
         self.lobby = Lobby(
             settings, store, now, entropy.stream("lobby"), self.admission, self.keeper.today, self.outbox,
-            LiveListing(store, self.tables.owner, monotonic, self.delivery.on_changed), Leaderboards(store, replayed, self.delivery.on_changed),
+            LiveListing(store, monotonic, self.delivery.on_changed), Leaderboards(store, replayed, self.delivery.on_changed),
             self.play.live_headers, self.watching.watch_game, self.races.rejoin, self.devices,
         )
         self.inbox = Inbox(settings, store, now, entropy.stream("inbox"), self.outbox, self.bus)

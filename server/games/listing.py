@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable
+from typing import Any, Callable
 
 from protocol import to_client as tc
+from server.games.owners import owners_of
 from server.games.play import SESSION_SCAN_LIMIT
 from server.games.room import summarize
 from server.games.watching import HiddenFrom
@@ -39,8 +40,6 @@ from server.storage.base import Store
 
 FRESH_SECONDS = 1.0
 """How old a listing may be before a request reads it again."""
-
-OwnerOf = Callable[[str], Awaitable[tc.Owner]]
 
 OnChanged = Callable[[Callable[[Session], None]], None]
 """Registers a listener for every game started or acted on in this process
@@ -71,11 +70,10 @@ class LiveListing:
     """The process's listing of live games; see the module docstring."""
 
     def __init__(
-        self, store: Store, owner_of: OwnerOf, monotonic: Callable[[], float], on_changed: OnChanged,
+        self, store: Store, monotonic: Callable[[], float], on_changed: OnChanged,
         fresh_seconds: float = FRESH_SECONDS,
     ) -> None:
         self._store = store
-        self._owner_of = owner_of
         self._monotonic = monotonic
         self._fresh_seconds = fresh_seconds
         self._generation = 0
@@ -111,7 +109,7 @@ class LiveListing:
         at = self._monotonic()
         headers = await self._store.live_sessions(limit=SESSION_SCAN_LIMIT)
         owner_ids = list({header.owner for header in headers})
-        owners = dict(zip(owner_ids, await asyncio.gather(*map(self._owner_of, owner_ids))))
+        owners = dict(zip(owner_ids, await owners_of(self._store, owner_ids)))
         read = _Read(generation, at, [_listed(header, owners[header.owner]) for header in headers])
         if self._last is None or self._last.generation <= generation:
             self._last = read

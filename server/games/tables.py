@@ -33,13 +33,13 @@ from typing import Callable, Protocol
 
 from engine import EngineError
 from protocol import ErrorCode
-from protocol import to_client as tc
 from server.games.delay import DelayedBoard
 from server.runtime.metrics import Metrics
 from server.model.race_phases import LEDGER_STATUS
 from server.games.records import settle
 from server.model.refusal import Refusal
 from server.games.held import HeldTable
+from server.games.owners import owner_of
 from server.games.pacing import Pacing
 from server.games.room import Room
 from server.runtime.scheduler import Scheduler, Timer
@@ -121,7 +121,7 @@ class GameRooms(HeldTable[Room]):
         if header.status == LEDGER_STATUS:
             raise Refusal(ErrorCode.GAME_NOT_FOUND, f"{key!r} is a race; send watch_race", game_id=key)
         session = await self.pacing.replay(header, entries)
-        return Room(session, await self.owner(header.owner))
+        return Room(session, await owner_of(self._store, header.owner))
 
     async def loaded(self, room: Room) -> None:
         session = room.session
@@ -261,10 +261,6 @@ class GameRooms(HeldTable[Room]):
         await super().close()
 
     # ------------------------------------------------------------ games
-
-    async def owner(self, player_id: str) -> tc.Owner:
-        player = await self._store.get_player(player_id)
-        return tc.Owner(player_id=player_id, name=player.display_name if player else player_id)
 
     async def record(self, session: Session) -> None:
         """Settle a finished game's outbox: its final header, its owner's

@@ -27,6 +27,7 @@ from protocol import friends_board as pb
 from protocol import to_client as tc
 from server.deals.claims import ranked_attempts
 from server.deals.daily import daily_key, daily_variant, known_game, requested_day
+from server.games.owners import owner_of, owners_of
 from server.games.replayed import ReplayedSessions
 from server.model.fair_play import counted_actions, shown_counters
 from server.model.refusal import from_engine
@@ -36,7 +37,6 @@ from server.net.peer import Peer, require_player
 from server.runtime.scheduler import Scheduler, Timer
 from server.social.bus import PlayerBus
 from server.social.friends import Friends
-from server.social.part import owner_of, owners_of
 from server.storage.base import StorageError, Store, board_score
 
 log = logging.getLogger("arena.social")

@@ -51,6 +51,7 @@ from protocol import to_client as tc
 from protocol.parts import Status
 from server.deals.claims import ranked_attempt
 from server.deals.daily import daily_key, daily_variant, known_game
+from server.games.owners import owner_of
 from server.games.tables import GameRooms
 from server.model.fair_play import board_name
 from server.model.records import Action, SessionHeader
@@ -188,7 +189,7 @@ class Ghosts:
         if not message.leader and (ghost_id == player_id or not await self._may_race(player_id, ghost_id)):
             raise _refused("not_raceable", "you can race the ghost of a friend, of a league mate, or of the day's leader")
         points = await self._timeline(day, ghost_id)
-        owner = await self._tables.owner(ghost_id)
+        owner = await owner_of(self._store, ghost_id)
         if peer.closed:
             return
         key = (message.game_id, ghost_id)

@@ -19,6 +19,7 @@ from typing import Any, Awaitable, Callable
 
 from protocol import friends as pf
 from protocol import to_client as tc
+from server.games.owners import owner_of
 from server.net.outbox import Outbox
 from server.model.session import Session
 from server.net.peer import Peer, require_player
@@ -26,7 +27,7 @@ from server.runtime.entropy import Entropy
 from server.runtime.settings import Settings
 from server.social.bus import PlayerBus
 from server.storage.base import StorageError, Store
-from server.social.part import SocialPart, owner_of
+from server.social.part import SocialPart
 
 DAY = 86400
 log = logging.getLogger("arena.social")

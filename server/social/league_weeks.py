@@ -21,10 +21,10 @@ from typing import Any, Callable
 from protocol import ErrorCode
 from protocol import leagues as pl
 from server.deals.daily import day_start_ms, utc_day
+from server.games.owners import owners_of
 from server.model import league_weeks as scoring
 from server.model.refusal import Refusal
 from server.runtime.settings import Settings
-from server.social.part import owners_of
 from server.storage.base import Store
 from server.storage.leagues import LeagueRecords
 

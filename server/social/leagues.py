@@ -28,6 +28,7 @@ from typing import Any, Awaitable, Callable
 from protocol import ErrorCode
 from protocol import leagues as pl
 from server.deals.daily import known_game, requested_day
+from server.games.owners import owner_of, owners_of
 from server.games.replayed import ReplayedSessions
 from server.model.codes import LEAGUE_CODE
 from server.model.refusal import Refusal
@@ -37,7 +38,7 @@ from server.runtime.entropy import Entropy
 from server.runtime.settings import Settings
 from server.social.friends_board import chosen_variant, ranked_rows, stored_rows
 from server.social.league_weeks import LeagueWeeks
-from server.social.part import FailedLookups, SocialPart, owner_of, owners_of
+from server.social.part import FailedLookups, SocialPart
 from server.storage.base import Store
 from server.storage.leagues import LeagueRecords
 

@@ -1,14 +1,13 @@
 """What each social part is built on: the settings, the store's social
-records, the clock, its stream of the entropy and the outbox; players as
-others see them (``owners_of``); and the limit on typed codes that name
-nothing, which friend codes and league invite codes share."""
+records, the clock, its stream of the entropy and the outbox; and the
+limit on typed codes that name nothing, which friend codes and league
+invite codes share."""
 
 from __future__ import annotations
 
 from typing import Callable
 
 from protocol import ErrorCode
-from protocol import to_client as tc
 from server.model.refusal import Refusal
 from server.net.outbox import Outbox
 from server.net.peer import Peer, require_player
@@ -31,20 +30,6 @@ class SocialPart:
 
 
 HOUR = 3600
-
-
-async def owners_of(store: Store, player_ids: list[str]) -> list[tc.Owner]:
-    """Each player as others see them, its id and name (the id again once
-    the identity is gone), in order, in one read of the store however many
-    there are: a board or a league shows a row per member."""
-    players = await store.get_players(player_ids)
-    return [tc.Owner(player_id=player_id, name=players[player_id].display_name if player_id in players else player_id)
-            for player_id in player_ids]
-
-
-async def owner_of(store: Store, player_id: str) -> tc.Owner:
-    """One player as others see them (``owners_of``)."""
-    return (await owners_of(store, [player_id]))[0]
 
 
 class FailedLookups:
