@@ -157,7 +157,7 @@ class Hub:
         self.watching.hidden_from = self.lobby.hidden_from = self.friends.blocks
         self.ghosts.allow(self.leagues.share_a_league)
         self.inbox.use_friends(self.friends.friends_of)
-        self.presence.use_friends(self.friends.friends_of, self.friends.blocks)
+        self.presence.use_friends(self.friends.friends_of, self.friends.blocked)
         self.tables.on_ended(self.inbox.game_ended)
         self.tables.tell(self.delivery)
         self.tables.on_release(ledgers.release_if_idle)

@@ -75,6 +75,12 @@ class Friends(SocialPart):
         ``owner``'s games, their presence, and cannot challenge them."""
         return _state(await self._records.edge(owner, viewer)) == BLOCKED
 
+    async def blocked(self, pairs: list[tuple[str, str]]) -> set[tuple[str, str]]:
+        """The ``(owner, viewer)`` pairs in which ``owner`` blocked ``viewer``
+        (``blocks`` of each pair, in one read): presence asks it of all of a
+        player's friends at every change it tells."""
+        return {pair for pair, edge in (await self._records.edges_between(pairs)).items() if _state(edge) == BLOCKED}
+
     async def mutual_friends(self, player_id: str) -> list[str]:
         """``friends_of`` less those whose own side no longer says so
         (``are_friends`` of each, in two reads for all): a friend who just

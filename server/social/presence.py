@@ -22,10 +22,10 @@ meets:
   So a player flapping between games costs its friends one message per
   window, and a flap that ends where it began costs none.
 - only friends are told, never a player a block hides the player from
-  (``hidden_from``), never a stranger.
+  (``hidden``), never a stranger.
 
 The friend graph is not this module's: it is handed in as two calls
-(``friends_of``, ``hidden_from``), and the games a connection plays come
+(``friends_of``, ``hidden``), and the games a connection plays come
 in through ``playing`` (the Hub wires ``server.games.play.Play``'s hook),
 so nothing here imports the parts that know them.
 """
@@ -51,9 +51,11 @@ log = logging.getLogger("arena.presence")
 
 FriendsOf = Callable[[str], Awaitable[list[str]]]
 """The ids of a player's friends."""
-HiddenFrom = Callable[[str, str], Awaitable[bool]]
-"""``hidden_from(player, viewer)``: a block between the two hides the
-player's presence from the viewer."""
+Hidden = Callable[[list[tuple[str, str]]], Awaitable[set[tuple[str, str]]]]
+"""``hidden(pairs)``: the ``(player, viewer)`` pairs of ``pairs`` in which a
+block hides the player's presence from the viewer, asked for all of a
+player's friends at once (a read per friend was a store call per friend
+at every presence change)."""
 LOBBY: dict[str, Any] = {"kind": "lobby"}
 STORE_SLOTS = 8
 """Presence's store calls under way at once, at most: a storm of presence
@@ -66,8 +68,8 @@ async def no_friends(player_id: str) -> list[str]:
     return []
 
 
-async def never_hidden(player_id: str, viewer_id: str) -> bool:
-    return False
+async def never_hidden(pairs: list[tuple[str, str]]) -> set[tuple[str, str]]:
+    return set()
 
 
 @dataclass(frozen=True)
@@ -135,7 +137,7 @@ class Presence:
 
     def __init__(
         self, store: Store, origin: str, now: Callable[[], int], scheduler: Scheduler, bus: PlayerBus,
-        outbox: Outbox, friends_of: FriendsOf = no_friends, hidden_from: HiddenFrom = never_hidden,
+        outbox: Outbox, friends_of: FriendsOf = no_friends, hidden: Hidden = never_hidden,
         timing: PresenceTiming = PresenceTiming(),
     ) -> None:
         self._store = store
@@ -145,7 +147,7 @@ class Presence:
         self._bus = bus
         self._outbox = outbox
         self._friends_of = friends_of
-        self._hidden_from = hidden_from
+        self._hidden = hidden
         self.timing = timing
         self._connections: dict[Peer, _Connection] = {}
         self._told: dict[str, tuple[int, str]] = {}
@@ -155,11 +157,11 @@ class Presence:
         self._tasks: set[asyncio.Task[None]] = set()
         self._slots = asyncio.Semaphore(STORE_SLOTS)
 
-    def use_friends(self, friends_of: FriendsOf, hidden_from: HiddenFrom) -> None:
+    def use_friends(self, friends_of: FriendsOf, hidden: Hidden) -> None:
         """Take the friend graph's two calls (the Hub wires the graph's part
         once it exists; a test hands in a small relation of its own)."""
         self._friends_of = friends_of
-        self._hidden_from = hidden_from
+        self._hidden = hidden
 
     # ------------------------------------------------------------ connections
 
@@ -240,9 +242,9 @@ class Presence:
             self._bus.tell_here([player_id], await self._friends_view(player_id))
 
     async def _friends_view(self, player_id: str) -> tc.Presences:
-        friends = [
-            friend for friend in await self._friends_of(player_id) if not await self._hidden_from(friend, player_id)
-        ]
+        listed = await self._friends_of(player_id)
+        hidden = await self._hidden([(friend, player_id) for friend in listed])
+        friends = [friend for friend in listed if (friend, player_id) not in hidden]
         stored = await self._store.presence([player_id, *friends], self._now())
         players = [seen_by_friends(friend, stored[friend]) for friend in friends]
         return tc.Presences(players=players, appear_offline=stored[player_id].hidden_seen_ms is not None)
@@ -308,9 +310,9 @@ class Presence:
     async def tell_friends(self, view: tc.PlayerPresence) -> None:
         """Push ``view`` to the player's friends, but not to one it is hidden from."""
         player_id = view.player_id
-        friends = [
-            friend for friend in await self._friends_of(player_id) if not await self._hidden_from(player_id, friend)
-        ]
+        listed = await self._friends_of(player_id)
+        hidden = await self._hidden([(player_id, friend) for friend in listed])
+        friends = [friend for friend in listed if (player_id, friend) not in hidden]
         await self._bus.tell(friends, tc.Presence(**view.model_dump()))
 
     # ------------------------------------------------------------ life

@@ -47,8 +47,13 @@ class SocialRecords:
     async def edges_to(self, owners: list[str], other: str) -> dict[str, dict[str, Any]]:
         """Each owner's edge to ``other``, by owner, in one read (owners
         without one are left out): the other sides of a player's friends."""
-        found = await self._store.get_documents(FRIEND, [f"{owner}/{other}" for owner in owners])
-        return {owner: edge for owner in owners if (edge := found.get(f"{owner}/{other}")) is not None}
+        found = await self.edges_between([(owner, other) for owner in owners])
+        return {owner: edge for (owner, _), edge in found.items()}
+
+    async def edges_between(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:
+        """The edge of each ``(owner, other)`` pair that has one, by pair, in one read."""
+        found = await self._store.get_documents(FRIEND, [f"{owner}/{other}" for owner, other in pairs])
+        return {(owner, other): edge for owner, other in pairs if (edge := found.get(f"{owner}/{other}")) is not None}
 
     async def put_edge(self, owner: str, other: str, state: str, since_ms: int, keep_seconds: int | None) -> None:
         """Write ``owner``'s side of the pair; ``keep_seconds`` for what expires (a request)."""

@@ -29,11 +29,11 @@ def main() -> None:
     async def friends_of(player_id: str) -> list[str]:
         return graph.get(player_id, [])
 
-    async def hidden_from(player_id: str, viewer_id: str) -> bool:
-        return False
+    async def hidden(pairs: list[tuple[str, str]]) -> set[tuple[str, str]]:
+        return set()
 
     def ready(server: ArenaServer) -> None:
-        server.hub.presence.use_friends(friends_of, hidden_from)
+        server.hub.presence.use_friends(friends_of, hidden)
         print(f"arena: listening on {server.url}", flush=True)
 
     settings = Settings.from_env(port=args.port, redis_url=args.redis, prepare_dailies=False)

@@ -4,7 +4,9 @@ two, on the default store (SQLite): their players, the other sides of
 each pair, the memberships and the ranked claims come in one call per
 kind (``server.storage.reads_base``), not one read per person.  One read
 per friend made a board of a hundred friends cost 8.5 ms of server CPU,
-which any player can ask for ten times a second.
+which any player can ask for ten times a second.  Presence asks the
+blocks between a player and all its friends in one read too, and a
+blocker still stays hidden.
 """
 
 from __future__ import annotations
@@ -22,8 +24,11 @@ from tests.server.test_friends_board import KLONDIKE, by_name
 from protocol import friends as pf
 from protocol import friends_board as pb
 from protocol import leagues as pl
+from protocol import to_client as tc
+from protocol import to_server as ts
 from server.model.records import PlayerRecord
 from server.storage import SqliteStore
+from server.storage.social import SocialRecords
 
 
 class CountingStore(SqliteStore):
@@ -138,3 +143,16 @@ async def test_a_league_is_listed_boarded_and_ranked_with_as_many_reads_for_ten_
     assert isinstance(shown, pl.LeagueBoardReply) and len(shown.rows) == 10
     assert [row.state for row in shown.rows if not row.me] == ["playing"] * 9
     assert many == few, few
+
+
+async def test_presence_hides_a_friend_who_blocked_you_before_your_side_is_repaired(counted: MemoryArena) -> None:
+    ann, bob, cat = [await player(counted, name) for name in ("ann", "bob", "cat")]
+    for friend in (bob, cat):
+        await befriend(ann, friend)
+    seen = await ann.request(ts.FriendsPresence)
+    assert isinstance(seen, tc.Presences)
+    assert {presence.player_id for presence in seen.players} == {bob.player_id, cat.player_id}
+    # A block writes the blocker's side first; ann's side still says friend.
+    await SocialRecords(counted.store).put_edge(bob.player_id, ann.player_id, "blocked", 0, None)
+    seen = await ann.request(ts.FriendsPresence)
+    assert isinstance(seen, tc.Presences) and [presence.player_id for presence in seen.players] == [cat.player_id]

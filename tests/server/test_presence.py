@@ -41,8 +41,8 @@ class Friends:
     async def friends_of(self, player_id: str) -> list[str]:
         return sorted(self.graph[player_id])
 
-    async def hidden_from(self, player_id: str, viewer_id: str) -> bool:
-        return frozenset((player_id, viewer_id)) in self.blocks
+    async def hidden(self, pairs: list[tuple[str, str]]) -> set[tuple[str, str]]:
+        return {pair for pair in pairs if frozenset(pair) in self.blocks}
 
 
 class World:
@@ -89,7 +89,7 @@ class SharedStore:
         )
 
     async def connect(self, arena: MemoryArena, player_id: str) -> MemoryClient:
-        arena.hub.presence.use_friends(self.friends.friends_of, self.friends.hidden_from)
+        arena.hub.presence.use_friends(self.friends.friends_of, self.friends.hidden)
         return await World(arena, self.clock, self.scheduler, self.friends).connect(player_id)
 
 
@@ -100,7 +100,7 @@ async def world() -> AsyncIterator[World]:
     friends = Friends()
     store = MemoryStore(clock)
     async with MemoryArena(make_settings(), store, clock=clock, monotonic=clock.seconds, scheduler=scheduler) as arena:
-        arena.hub.presence.use_friends(friends.friends_of, friends.hidden_from)
+        arena.hub.presence.use_friends(friends.friends_of, friends.hidden)
         yield World(arena, clock, scheduler, friends)
 
 
