@@ -14,7 +14,6 @@ as both read the same days.
 
 from __future__ import annotations
 
-import asyncio
 from datetime import date, timedelta
 from typing import Any, Callable
 
@@ -94,9 +93,9 @@ class LeagueWeeks:
         """The standings of the members who had joined by ``last_day``'s end."""
         ends_ms = day_start_ms(last_day + timedelta(days=1))
         present = [member for member in members if int(member["joined_ms"]) < ends_ms]
-        days = await asyncio.gather(*(self._store.days(str(member["player_id"])) for member in present))
-        scored = [scoring.Member(str(member["player_id"]), int(member["joined_ms"]), found)
-                  for member, found in zip(present, days)]
+        days = await self._store.days_of([str(member["player_id"]) for member in present])
+        scored = [scoring.Member(str(member["player_id"]), int(member["joined_ms"]), days[str(member["player_id"])])
+                  for member in present]
         variants = [f"{game}/{variant}" for game, variant in league["variants"]]
         standings = scoring.week_standings(variants, scored, monday, last_day)
         names = await owners_of(self._store, [row.player_id for row in standings])

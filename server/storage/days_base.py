@@ -29,3 +29,9 @@ class DayStore(ABC):
     @abstractmethod
     async def days(self, player_id: str) -> list[DayResult]:
         """Every day the player has, by key (game, variant, then date)."""
+
+    @abstractmethod
+    async def days_of(self, player_ids: list[str]) -> dict[str, list[DayResult]]:
+        """``days`` of each player, by player, in one call (one job on
+        SQLite, one pipeline on Redis): a league's standings score every
+        member's days."""

@@ -254,6 +254,9 @@ class MemoryStore(MemoryPresence, MemoryIdentities, Store):
         self._identity_alive(player_id)
         return [day for _, day in sorted(self._days.get(player_id, {}).items())]
 
+    async def days_of(self, player_ids: list[str]) -> dict[str, list[DayResult]]:
+        return {player_id: await self.days(player_id) for player_id in player_ids}
+
     async def add_vegas(self, player_id: str, amount: int) -> int:
         self._identity_alive(player_id)
         self._renew(player_id)

@@ -338,6 +338,13 @@ class RedisStore(RedisPresence, RedisDevices):
         return [DayResult.from_dict(json.loads(stored[key])) for key in sorted(stored)]
 
     @guarded
+    async def days_of(self, player_ids: list[str]) -> dict[str, list[DayResult]]:
+        wanted = list(dict.fromkeys(player_ids))
+        replies = await self._each("HGETALL", [self._keys.player(player_id, "days") for player_id in wanted])
+        return {player_id: [DayResult.from_dict(json.loads(stored[key])) for key in sorted(stored)]
+                for player_id, stored in zip(wanted, replies)}
+
+    @guarded
     async def vegas(self, player_id: str) -> int:
         return int(await self._redis.get(self._keys.player(player_id, "vegas")) or 0)
 

@@ -241,6 +241,9 @@ class SqliteStore(SqlitePresence, Store):
     async def days(self, player_id: str) -> list[DayResult]:
         return await self._run(Tables.days, player_id)
 
+    async def days_of(self, player_ids: list[str]) -> dict[str, list[DayResult]]:
+        return await self._run(Tables.days_of, *player_ids)
+
     async def vegas(self, player_id: str) -> int:
         return await self._run(Tables.vegas, player_id)
 

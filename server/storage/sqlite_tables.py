@@ -287,6 +287,9 @@ class Tables(ValueTables):
         rows = self.db.execute("SELECT result FROM days WHERE player_id = ? ORDER BY key", (player_id,))
         return [DayResult.from_dict(json.loads(result)) for (result,) in rows]
 
+    def days_of(self, *player_ids: str) -> dict[str, list[DayResult]]:
+        return {player_id: self.days(player_id) for player_id in player_ids}
+
     def add_vegas(self, player_id: str, amount: int) -> int:
         self._renew(player_id)
         self.db.execute("INSERT INTO vegas VALUES (?, ?) ON CONFLICT (player_id) DO UPDATE SET total = total + ?",

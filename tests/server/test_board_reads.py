@@ -26,14 +26,15 @@ from protocol import friends_board as pb
 from protocol import leagues as pl
 from protocol import to_client as tc
 from protocol import to_server as ts
-from server.model.records import PlayerRecord
+from server.model.records import DayResult, PlayerRecord
 from server.storage import SqliteStore
 from server.storage.social import SocialRecords
 
 
 class CountingStore(SqliteStore):
-    """The SQLite store, counting the reads of players, settings and
-    documents it is asked for: one key at a time, or many in one call."""
+    """The SQLite store, counting the reads of players, settings,
+    documents and days it is asked for: one key at a time, or many in one
+    call."""
 
     def __init__(self, path: Path) -> None:
         super().__init__(path)
@@ -50,6 +51,14 @@ class CountingStore(SqliteStore):
     async def get_document(self, kind: str, key: str) -> dict[str, Any] | None:
         self.reads["one"] += 1
         return await super().get_document(kind, key)
+
+    async def days(self, player_id: str) -> list[DayResult]:
+        self.reads["one"] += 1
+        return await super().days(player_id)
+
+    async def days_of(self, player_ids: list[str]) -> dict[str, list[DayResult]]:
+        self.reads["many"] += 1
+        return await super().days_of(player_ids)
 
     async def get_players(self, player_ids: Iterable[str]) -> dict[str, PlayerRecord]:
         self.reads["many"] += 1

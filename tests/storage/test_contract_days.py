@@ -43,6 +43,21 @@ async def test_the_first_day_written_under_a_key_stays_and_days_come_by_key(stor
     assert await store.days("p2") == []
 
 
+async def test_the_days_of_many_players_are_read_together_as_one_by_one(backend: Backend) -> None:
+    store, elsewhere = backend.store, backend.peer()
+    for number in range(12):
+        await store.create_player(PlayerRecord(f"p{number}", f"Player {number}", f"{number:064}", 1_000))
+        for day in (MAY_2, MAY_1)[: number % 3]:
+            assert await store.add_day(f"p{number}", day)
+    asked = ["p5", "p0", "p_unknown", "p5", "p11", "p1"]
+    found = await elsewhere.days_of(asked)
+    assert list(found) == ["p5", "p0", "p_unknown", "p11", "p1"], "once each, in the order asked"
+    for player_id, days in found.items():
+        assert days == await elsewhere.days(player_id)
+    assert found["p5"] == [MAY_1, MAY_2] and found["p1"] == [MAY_2] and found["p_unknown"] == []
+    assert await elsewhere.days_of([]) == {}
+
+
 async def test_an_end_settled_again_or_in_two_processes_at_once_writes_its_day_once(backend: Backend) -> None:
     stores = [backend.store, backend.peer()]
     await stores[0].create_player(ADA)
