@@ -99,7 +99,7 @@ def timeline(header: SessionHeader, log: list[Action]) -> list[Point]:
 
     def point(at_ms: int) -> Point:
         row = row_of(session, owner, False, at_ms)
-        return Point(max(0, at_ms - start), row.cards_home or 0, row.actions or 0, row.result or "playing")
+        return Point(max(0, at_ms - start), row["cards_home"] or 0, row["actions"] or 0, row["result"] or "playing")
 
     points = [point(start)]
     for action in log:

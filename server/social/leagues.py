@@ -36,7 +36,7 @@ from server.net.outbox import Outbox
 from server.net.peer import Peer, require_player
 from server.runtime.entropy import Entropy
 from server.runtime.settings import Settings
-from server.social.friends_board import chosen_variant, ranked_rows, stored_rows
+from server.social.friends_board import chosen_variant, ranked_rows, stored_rows, with_id
 from server.social.league_weeks import LeagueWeeks
 from server.social.part import FailedLookups, SocialPart
 from server.storage.base import Store
@@ -187,10 +187,10 @@ class Leagues(SocialPart):
         me = require_player(peer).player_id
         owners = await owners_of(self._store, [str(member["player_id"]) for member in members])
         rows = await stored_rows(self._store, self._replayed, key, owners, me, now)
-        self._outbox.send(peer, pl.LeagueBoardReply(
-            id=message.id, league_id=message.league_id, name=league["name"], game=game_id, title=known_game(game_id).title,
-            variant=variant, date=key[2], rows=ranked_rows(list(rows)), server_time=now,
-        ))
+        self._outbox.send(peer, with_id(message.id, {
+            "type": "league_board", "league_id": message.league_id, "name": str(league["name"]), "game": game_id,
+            "title": known_game(game_id).title, "variant": variant, "date": key[2], "rows": ranked_rows(rows), "server_time": now,
+        }))
 
     async def standings(self, peer: Peer, message: pl.LeagueStandings) -> None:
         league, members = await self._league_of_member(peer, message.league_id)

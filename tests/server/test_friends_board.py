@@ -16,13 +16,17 @@ from tests.server.arena_memory import MemoryArena, MemoryClient
 from tests.server.arena_servers import make_settings
 from tests.server.test_friends import befriend, player
 
-from protocol import ErrorCode
+from protocol import JSON, JSON_SUBPROTOCOL, MSGPACK, ErrorCode
 from protocol import friends_board as pb
+from protocol import leagues as pl
+from protocol import to_client as tc
 from protocol import to_server as ts
 from server.deals.daily import ATTEMPT_KIND, utc_day
 from server.games.leaderboards import percentile
 from server.model.fair_play import board_name
-from server.social.friends_board import ranked_rows
+from server.model.records import Action, SessionHeader
+from server.model.session import Session
+from server.social.friends_board import not_started, ranked_rows, row_of, with_id
 from server.storage.social import SocialRecords
 
 KLONDIKE: dict[str, Any] = {"game": "klondike", "options": {"draw": 1}}
@@ -81,8 +85,8 @@ async def test_a_board_needs_hello_and_a_daily_variant(arena: MemoryArena) -> No
 
 
 def test_winners_are_placed_by_time_then_actions() -> None:
-    def row(name: str, **fields: Any) -> pb.FriendsBoardRow:
-        return pb.FriendsBoardRow(player={"player_id": name, "name": name}, **fields)
+    def row(name: str, **fields: Any) -> dict[str, Any]:
+        return pb.FriendsBoardRow(player={"player_id": name, "name": name}, **fields).model_dump(mode="json")
 
     rows = ranked_rows([
         row("idle", state="not_started"),
@@ -93,7 +97,7 @@ def test_winners_are_placed_by_time_then_actions() -> None:
         row("fast", state="finished", result="won", time_ms=60_000, actions=50),
         row("new", state="playing", time_ms=1_000, actions=1, cards_home=0),
     ])
-    assert [(row.player.name, row.place) for row in rows] == [
+    assert [(row["player"]["name"], row["place"]) for row in rows] == [
         ("fast", 1), ("tie", 2), ("slow", 3), ("busy", None), ("new", None), ("lost", None), ("idle", None),
     ]
 
@@ -235,3 +239,43 @@ async def test_the_global_board_lists_attempts_still_playing_after_the_wins(aren
     plain = await ann.request(ts.Leaderboard, **KLONDIKE)
     assert plain.type == "leaderboard" and plain.playing == []
     assert "playing" not in json.dumps(plain.model_dump(mode="json", exclude_none=False)), "absent unless asked"
+
+
+def test_rows_and_a_reply_built_as_data_encode_byte_for_byte_as_their_models() -> None:
+    """Boards skip building models (``friends_board.Row``): the rows and the
+    reply must still be, key for key and byte for byte, what the models give."""
+    owner = tc.Owner(player_id="p_ann", name="Ann")
+    header = SessionHeader(game_id="g_1", game="klondike", deal=3, options={"draw": 1}, owner="p_ann", created_ms=1_000)
+    playing = Session.replay(header, [Action("move", "draw", 2_000)])
+    resigned = Session.replay(header, [Action("move", "draw", 2_000), Action("resign", "", 9_000)])
+    built = [row_of(playing, owner, True, 5_000), row_of(resigned, owner, False, 99_000), not_started(owner, False)]
+    for row in built:
+        assert list(row.items()) == list(pb.FriendsBoardRow.model_validate(row).model_dump(mode="json").items())
+    won = {**built[1], "result": "won"}
+    rows = ranked_rows([*built, won])
+    assert rows[0]["place"] == 1 and [row["state"] for row in rows] == ["finished", "playing", "finished", "not_started"]
+    for request_id in (None, 7, "r-1"):
+        data = with_id(request_id, {"type": "friends_board", "game": "klondike", "title": "WordLink", "variant": "v",
+                                    "date": "2026-12-06", "rows": rows, "server_time": 5})
+        for codec in (JSON, MSGPACK):
+            assert codec.encode_data(data) == codec.encode(pb.FriendsBoardReply.model_validate(data))
+
+
+async def test_a_board_sent_as_data_is_byte_for_byte_its_model_in_either_codec(arena: MemoryArena) -> None:
+    ann, bob, cat = await friends(arena, "ann", "bob", "cat")
+    json_ann = await arena.client(JSON_SUBPROTOCOL)
+    await json_ann.hello(token=ann.token)
+    playing, _ = await bob.new_game(deal="daily", **KLONDIKE)
+    await bob.request(ts.Move, game_id=playing.game_id, move="draw")
+    resigned, _ = await cat.new_game(deal="daily", **KLONDIKE)
+    await cat.request(ts.Resign, game_id=resigned.game_id)
+    league = await ann.request(pl.CreateLeague, name="Lunch", variants=[KLONDIKE])
+    assert isinstance(league, pl.League)
+    for member in (bob, cat):
+        assert isinstance(await member.request(pl.JoinLeague, code=league.league.code), pl.League)
+    for client in (ann, json_ann):
+        for kind, fields in ((pb.FriendsBoard, KLONDIKE), (pl.LeagueBoard, {"league_id": league.league.league_id})):
+            reply = await client.request(kind, **fields)
+            frame = client.raw[-1]
+            assert client.codec.encode(reply) == (frame.encode() if isinstance(frame, str) else frame)
+            assert sorted(row.state for row in getattr(reply, "rows")) == ["finished", "not_started", "playing"]
