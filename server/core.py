@@ -16,8 +16,7 @@ Decisions made here, kept here because they are about connections:
 - A slow connection whose send queue overflows loses its backlog and gets
   a fresh snapshot of each game it watches (and a ``race`` message of each
   race it follows); after ``send_overflows`` overflows it is closed with 1013.
-- While the server drains for shutdown every request but ``ping`` is
-  refused (``shutting_down``).
+- While the server drains for shutdown every request but ``ping`` is refused (``shutting_down``).
 """
 
 from __future__ import annotations
@@ -152,7 +151,8 @@ class Hub:
         )
         self.friends_boards = FriendsBoards(store, now, scheduler, self.outbox, self.bus, self.friends, self.delivery.on_changed, replayed)
         self.leagues = Leagues(settings, store, now, entropy.stream("leagues"), self.outbox, self.friends.blocks, replayed)
-        self.ghosts = Ghosts(settings, store, now, scheduler, self.outbox, self.bus, self.friends, self.delivery.on_changed, self.tables)
+        self.ghosts = Ghosts(settings, store, now, scheduler, self.outbox, self.bus, self.friends, self.delivery.on_changed,
+                             self.tables, replay_budget)
         # The edges that point up the stack, wired once everything exists.
         self.watching.hidden_from = self.lobby.hidden_from = self.friends.blocks
         self.ghosts.allow(self.leagues.share_a_league)

@@ -11,6 +11,8 @@ counted per client address, ``replay_actions_burst`` at once and
 ``replay_actions_per_second`` after that, and a request that would
 replay more while the address is over its budget is refused
 (``unavailable``, reason ``replay_rate``, with the seconds to wait).
+A ghost race replays the attempt raced (``server.social.ghosts``) unless
+this process replayed it already, and is paid from the same budget.
 Reading a long game page by page, or watching a few finished games,
 comes nowhere near it.
 """

@@ -214,7 +214,7 @@ class Settings(BaseModel):
     new_games_burst: int = Field(30, ge=1, description="games and races one client address may start at once before new_games_per_minute applies")
     replay_actions_per_second: float = Field(
         2_000.0, gt=0,
-        description="actions one client address may have replayed per second, sustained (replay pages, games loaded to watch); beyond, replay_rate",
+        description="actions one client address may have replayed per second, sustained (replay pages, games loaded to watch, ghosts); beyond, replay_rate",
     )
     replay_actions_burst: int = Field(
         20_000, ge=1, description="actions one client address may have replayed at once before replay_actions_per_second applies"

@@ -52,6 +52,8 @@ from protocol.parts import Status
 from server.deals.claims import ranked_attempt
 from server.deals.daily import daily_key, daily_variant, known_game
 from server.games.owners import owner_of
+from server.games.pacing import CHUNK, Pace
+from server.games.replay_budget import ReplayBudget
 from server.games.tables import GameRooms
 from server.model.fair_play import board_name
 from server.model.records import Action, SessionHeader
@@ -90,9 +92,11 @@ class Point:
     state: Status
 
 
-def timeline(header: SessionHeader, log: list[Action]) -> list[Point]:
+async def timeline(header: SessionHeader, log: list[Action], pace: Pace) -> list[Point]:
     """The counts of a stored attempt after each entry that changed them,
-    at its offset from the attempt's first snapshot."""
+    at its offset from the attempt's first snapshot.  The attempt is
+    replayed a chunk of entries at a time on ``pace`` (``server.games.pacing``):
+    an attempt has no length limit, and 2,000 draws took 40 ms."""
     start = header.started_ms if header.started_ms is not None else log[0].at_ms if log else header.created_ms
     session = Session.replay(replace(header, status="playing"), [])
     owner = tc.Owner(player_id=header.owner, name=header.owner)
@@ -102,11 +106,13 @@ def timeline(header: SessionHeader, log: list[Action]) -> list[Point]:
         return Point(max(0, at_ms - start), row["cards_home"] or 0, row["actions"] or 0, row["result"] or "playing")
 
     points = [point(start)]
-    for action in log:
+    for index, action in enumerate(log, start=1):
         try:
             session.apply_committed(action)
         except EngineError:
             break
+        if index % CHUNK == 0:
+            await pace.step()
         counted = point(action.at_ms)
         if counted.offset_ms < points[-1].offset_ms:
             counted = replace(counted, offset_ms=points[-1].offset_ms)
@@ -157,7 +163,7 @@ class Ghosts:
 
     def __init__(
         self, settings: Settings, store: Store, clock: Callable[[], int], scheduler: Scheduler, outbox: Outbox,
-        bus: PlayerBus, friends: Friends, listen: Listen, tables: GameRooms,
+        bus: PlayerBus, friends: Friends, listen: Listen, tables: GameRooms, replay_budget: ReplayBudget,
     ) -> None:
         self._settings = settings
         self._store = store
@@ -165,6 +171,7 @@ class Ghosts:
         self._scheduler = scheduler
         self._outbox = outbox
         self._tables = tables
+        self._replay_budget = replay_budget
         self._blocks = friends.blocks
         self._raceable: list[Raceable] = [friends.are_friends]
         self._runs: dict[Peer, dict[RunKey, GhostRun]] = {}
@@ -188,7 +195,7 @@ class Ghosts:
         assert ghost_id is not None
         if not message.leader and (ghost_id == player_id or not await self._may_race(player_id, ghost_id)):
             raise _refused("not_raceable", "you can race the ghost of a friend, of a league mate, or of the day's leader")
-        points = await self._timeline(day, ghost_id)
+        points = await self._timeline(day, ghost_id, peer.address, message.game_id)
         owner = await owner_of(self._store, ghost_id)
         if peer.closed:
             return
@@ -241,17 +248,24 @@ class Ghosts:
                 return True
         return False
 
-    async def _timeline(self, day: tuple[str, str, str], ghost_id: str) -> list[Point]:
-        """The ghost's finished attempt at that daily, as counts."""
+    async def _timeline(self, day: tuple[str, str, str], ghost_id: str, address: str, attempt: str) -> list[Point]:
+        """The ghost's finished attempt at that daily, as counts.  Reading
+        one not kept here replays it, which the asker's address pays from its
+        replay budget (``server.games.replay_budget``), as it pays for a game
+        loaded to watch: else identities of one address, each with a long
+        attempt of its own, could have the server replay every one for free
+        (a process keeps ``TIMELINES_KEPT`` timelines, so racing one again is free)."""
         game_id = await ranked_attempt(self._store, daily_key(*day), ghost_id)
         kept = self._timelines.get(game_id) if game_id is not None else None
         if kept is not None:
             self._timelines.move_to_end(str(game_id))
             return kept
+        self._replay_budget.check(address, attempt)
         loaded = await self._store.load_session(game_id) if game_id is not None else None
         if game_id is None or loaded is None or loaded[0].status == "playing":
             raise _refused("not_finished", "that player has no finished attempt at this daily")
-        points = timeline(*loaded)
+        self._replay_budget.spend(address, len(loaded[1]))
+        points = await timeline(*loaded, self._tables.pacing.pace())
         self._timelines[game_id] = points
         if len(self._timelines) > TIMELINES_KEPT:
             self._timelines.popitem(last=False)

@@ -18,6 +18,7 @@ from tests.server.arena_clock import FakeClock, ManualScheduler
 from tests.server.arena_memory import MemoryArena, MemoryClient
 from tests.server.arena_servers import make_settings
 from tests.server.test_friends import befriend, player
+from tests.server.test_pacing import turns_while
 
 from protocol import JSON_SUBPROTOCOL, ErrorCode
 from protocol import ghosts as pg
@@ -25,6 +26,7 @@ from protocol import leagues as pl
 from protocol import to_client as tc
 from protocol import to_server as ts
 from server.deals.daily import utc_day
+from server.games.pacing import CHUNK
 from server.social.friends import BLOCKED
 from server.storage.social import SocialRecords
 
@@ -308,3 +310,42 @@ async def test_a_ghost_is_read_from_the_store_on_any_process(clock: FakeClock, s
             final = await bob.wait_for(lambda m: m.type == "ghost_update" and m.ghost.state == "resigned")
             assert (final.ghost.offset_ms, final.ghost.actions) == (4_000, 1)
             assert [update.ghost.offset_ms for update in ghost_updates(bob)] == [1_500, 4_000]
+
+
+async def test_a_long_ghost_is_replayed_in_chunks_that_let_others_go(clock: FakeClock, scheduler: ManualScheduler) -> None:
+    chunks = 20
+    async with MemoryArena(make_settings(**PUBLIC_BOARD_RULES_OFF), clock=clock, scheduler=scheduler) as arena:
+        await pin_daily_deal(arena.store, utc_day(clock.ms))
+        racer, ann, bob = await players(arena, "racer", "ann", "bob")
+        for friend in (ann, bob):
+            await befriend(racer, friend)
+            await finished_with_draws(friend, clock, [1_000 + n for n in range(chunks * CHUNK)], 90_000)
+        started, _ = await daily(racer)
+        arena.hub.tables.pacing.slice_seconds = 3600
+        unpaced, unpaced_turns = await turns_while(lambda: race(racer, started.game_id, player_id=ann.player_id))
+        arena.hub.tables.pacing.slice_seconds = 0
+        paced, paced_turns = await turns_while(lambda: race(racer, started.game_id, player_id=bob.player_id))
+        assert unpaced.type == paced.type == "ghost", (unpaced, paced)
+        assert paced_turns >= unpaced_turns + chunks, "the attempt's replay gave way after each of its chunks"
+
+
+async def test_ghosts_not_kept_here_are_paid_from_the_addresss_replay_budget(
+    clock: FakeClock, scheduler: ManualScheduler
+) -> None:
+    draws = 60
+    settings = make_settings(ghost_limit=5, replay_actions_burst=draws + 20, replay_actions_per_second=0.001,
+                             **PUBLIC_BOARD_RULES_OFF)
+    async with MemoryArena(settings, clock=clock, scheduler=scheduler) as arena:
+        await pin_daily_deal(arena.store, utc_day(clock.ms))
+        racer, *friends = await players(arena, "racer", "ann", "bob", "cat")
+        for friend in friends:
+            await befriend(racer, friend)
+            await finished_with_draws(friend, clock, [1_000 + 10 * n for n in range(draws)], 9_000)
+        started, _ = await daily(racer)
+        ann, bob, cat = friends
+        assert (await race(racer, started.game_id, player_id=ann.player_id)).type == "ghost", "within the budget"
+        assert (await race(racer, started.game_id, player_id=bob.player_id)).type == "ghost", "into debt, as a watch goes"
+        over = await race(racer, started.game_id, player_id=cat.player_id)
+        assert isinstance(over, tc.Error) and (over.code, over.reason) == (ErrorCode.UNAVAILABLE, "replay_rate"), over
+        again = await race(racer, started.game_id, player_id=ann.player_id)
+        assert again.type == "ghost", "a ghost replayed here already costs nothing"
