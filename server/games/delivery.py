@@ -32,7 +32,7 @@ from server.games.room import Room
 from server.games.tables import GameRooms
 from server.games.watching import Watching
 from server.model.session import Change, Session
-from server.net.outbox import Outbox
+from server.net.outbox import Outbox, with_id
 from server.net.peer import Peer
 from server.runtime.metrics import Metrics
 
@@ -94,7 +94,7 @@ class Delivery:
         started = time.perf_counter()
         shared = room.diff(change)
         if actor is not None:
-            self._outbox.send(actor, shared if request_id is None else {"id": request_id, **shared})
+            self._outbox.send(actor, with_id(request_id, shared))
         self._watching.announce(room, change, diff=shared, skip=actor)
         self._metrics.broadcast.observe(time.perf_counter() - started)
         self._metrics.action(time.perf_counter() - begun)

@@ -32,6 +32,12 @@ Message = tc.Event | dict[str, Any]
 ``diff``, which skips building a model on the hot path)."""
 
 
+def with_id(request_id: RequestId | None, data: dict[str, Any]) -> dict[str, Any]:
+    """A reply built as plain data: its ``id`` first, and none when the
+    request had none, as ``Event`` encodes it."""
+    return data if request_id is None else {"id": request_id, **data}
+
+
 def encode(codec: Codec, message: Message) -> bytes:
     return codec.encode_data(message) if isinstance(message, dict) else codec.encode(message)
 

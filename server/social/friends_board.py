@@ -25,7 +25,6 @@ import engine
 from engine import EngineError, Game
 from protocol import friends_board as pb
 from protocol import to_client as tc
-from protocol.to_server import RequestId
 from server.deals.claims import ranked_attempts
 from server.deals.daily import daily_key, daily_variant, known_game, requested_day
 from server.games.owners import owner_of, owners_of
@@ -33,7 +32,7 @@ from server.games.replayed import ReplayedSessions
 from server.model.fair_play import counted_actions, shown_counters
 from server.model.refusal import from_engine
 from server.model.session import Session
-from server.net.outbox import Outbox
+from server.net.outbox import Outbox, with_id
 from server.net.peer import Peer, require_player
 from server.runtime.scheduler import Scheduler, Timer
 from server.social.bus import PlayerBus
@@ -104,11 +103,6 @@ def ranked_rows(rows: list[Row]) -> list[Row]:
     others = [row for row in rows if row["state"] == "finished" and row["result"] != "won"]
     idle = [row for row in rows if row["state"] == "not_started"]
     return placed + playing + others + idle
-
-
-def with_id(request_id: RequestId | None, data: dict[str, Any]) -> dict[str, Any]:
-    """A reply as plain data: its ``id`` first, and none when the request had none (as ``Event`` encodes it)."""
-    return data if request_id is None else {"id": request_id, **data}
 
 
 def chosen_variant(game: str, options: dict[str, Any]) -> tuple[type[Game], str]:

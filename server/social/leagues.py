@@ -32,11 +32,11 @@ from server.games.owners import owner_of, owners_of
 from server.games.replayed import ReplayedSessions
 from server.model.codes import LEAGUE_CODE
 from server.model.refusal import Refusal
-from server.net.outbox import Outbox
+from server.net.outbox import Outbox, with_id
 from server.net.peer import Peer, require_player
 from server.runtime.entropy import Entropy
 from server.runtime.settings import Settings
-from server.social.friends_board import chosen_variant, ranked_rows, stored_rows, with_id
+from server.social.friends_board import chosen_variant, ranked_rows, stored_rows
 from server.social.league_weeks import LeagueWeeks
 from server.social.part import FailedLookups, SocialPart
 from server.storage.base import Store

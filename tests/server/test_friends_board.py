@@ -26,7 +26,8 @@ from server.games.leaderboards import percentile
 from server.model.fair_play import board_name
 from server.model.records import Action, SessionHeader
 from server.model.session import Session
-from server.social.friends_board import not_started, ranked_rows, row_of, with_id
+from server.net.outbox import with_id
+from server.social.friends_board import not_started, ranked_rows, row_of
 from server.storage.social import SocialRecords
 
 KLONDIKE: dict[str, Any] = {"game": "klondike", "options": {"draw": 1}}
