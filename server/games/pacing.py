@@ -6,8 +6,9 @@ which no other connection was served.  A stored game is rebuilt when it is
 loaded (to watch, replay or analyse it, or to play it on after a restart),
 when a replay page is built, when a friends' or a daily board reads the
 attempts it shows, when a race reads its racers' games, when a
-spectator opens a racer's delayed board, and when a ghost race replays
-the attempt it races; a player who wanted to slow
+spectator opens a racer's delayed board, when a ghost race replays
+the attempt it races, and when the sweep settles the end of a game a
+crashed process left open; a player who wanted to slow
 everyone down had only to play a long game and have it loaded.  So those rebuilds go a chunk of
 entries at a time, and once a slice of the loop's time is spent they let
 every other connection have its turn first (``Pace.step``).  The rebuilt

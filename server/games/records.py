@@ -32,6 +32,7 @@ from engine.games import descriptor_of
 from protocol import to_client as tc
 from protocol.to_server import RequestId
 from server.deals.daily import day_result, leaderboard_entry
+from server.games.pacing import Pacing
 from server.model.session import Session
 from server.runtime.settings import Settings
 from server.model.records import Finish, GameResult, ResultEntry
@@ -91,10 +92,14 @@ async def settle(store: Store, settings: Settings, session: Session) -> None:
     await store.settle_finish(finish_of(settings, session))
 
 
-async def settle_pending(store: Store, settings: Settings) -> int:
+async def settle_pending(store: Store, settings: Settings, pacing: Pacing | None = None) -> int:
     """Settle every open outbox (a process that appended a game's end may
     have died before settling it); the number settled.  A game that fails
-    to settle is logged and left open for the next sweep."""
+    to settle is logged and left open for the next sweep.  Each game is
+    replayed on one ``pacing`` (``server.games.pacing``): the sweep runs on
+    a serving process, and a game has no length limit."""
+    pacing = pacing or Pacing()
+    pace = pacing.pace()
     try:
         open_ones = await store.open_finishes(limit=SWEEP_LIMIT)
     except StorageError as error:
@@ -106,7 +111,7 @@ async def settle_pending(store: Store, settings: Settings) -> int:
             loaded = await store.load_session(game_id)
             if loaded is None:
                 continue
-            session = Session.replay(*loaded)
+            session = await pacing.replay(*loaded, pace)
             if session.result is None:
                 log.warning("the outbox of %s is open but its log does not end the game", game_id)
                 continue
