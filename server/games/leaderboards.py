@@ -35,6 +35,7 @@ from server.model.fair_play import CADENCE, NEW_PLAYER, SAME_NETWORK, board_name
 from server.model.refusal import from_engine
 from server.model.records import LeaderEntry, PlayerRecord
 from server.games.listing import OnChanged
+from server.games.owners import owners_of
 from server.games.replayed import ReplayedSessions
 from server.model.session import Session
 from server.storage.base import Store
@@ -176,10 +177,8 @@ class Leaderboards:
                 await store.put_document(ATTEMPT_KIND, game_id, {}, 0)
             elif not session.header.bot and len(playing) < PAGE_LIMIT:
                 playing.append(session)
-        players = await store.get_players(session.header.owner for session in playing)
-        found: list[Playing] = []
-        for session in playing:
-            owner = session.header.owner
-            name = players[owner].display_name if owner in players else owner
-            found.append((session, owner, name, counted_actions(session), session.counters.get("foundation", 0)))
-        return found
+        owners = await owners_of(store, [session.header.owner for session in playing])
+        return [
+            (session, owner.player_id, owner.name, counted_actions(session), session.counters.get("foundation", 0))
+            for session, owner in zip(playing, owners)
+        ]

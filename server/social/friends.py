@@ -31,6 +31,7 @@ from typing import Any, Awaitable, Callable
 from protocol import ErrorCode
 from protocol import friends as pf
 from protocol import to_client as tc
+from server.games.owners import owner_of
 from server.model.codes import FRIEND_CODE
 from server.model.refusal import Refusal
 from server.net.outbox import Outbox
@@ -173,8 +174,7 @@ class Friends(SocialPart):
                 raise Refusal(ErrorCode.NOT_FRIENDS, "you have not blocked this player")
             await self._records.drop_edge(me, other)
             now_state = "none"
-        found = await self._store.get_player(other)
-        self._reply(peer, message.id, other, found.display_name if found else other, now_state)
+        self._reply(peer, message.id, other, (await owner_of(self._store, other)).name, now_state)
 
     # ---------------------------------------------------------------- inside
 

@@ -34,6 +34,7 @@ from server.deals.proofs import seed_text
 from server.deals.variants import variant_label
 from server.games.facts import GameFacts, RaceFactsOf
 from server.games.leaderboards import Leaderboards
+from server.games.owners import owner_of
 from server.games.records import records_reply
 from server.model.records import PlayerRecord, SessionHeader
 from server.model.visibility import Assist, assist_refusal
@@ -171,9 +172,7 @@ class ApiRoutes:
         exported = None
         if loaded is not None:
             header = loaded[0]
-            player = await self._store.get_player(header.owner)
-            owner = Owner(player_id=header.owner, name=player.display_name if player is not None else header.owner)
-            exported = await self._exported(header, owner)
+            exported = await self._exported(header, await owner_of(self._store, header.owner))
         if exported is None:
             raise ApiRefusal(404, ApiErrorCode.GAME_NOT_FOUND, "no finished game whose deal is public has this id")
         return Answer(exported, FINAL)
