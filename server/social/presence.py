@@ -242,9 +242,7 @@ class Presence:
             self._bus.tell_here([player_id], await self._friends_view(player_id))
 
     async def _friends_view(self, player_id: str) -> tc.Presences:
-        listed = await self._friends_of(player_id)
-        hidden = await self._hidden([(friend, player_id) for friend in listed])
-        friends = [friend for friend in listed if (friend, player_id) not in hidden]
+        friends = await self._friends_unhidden(player_id, lambda friend: (friend, player_id))
         stored = await self._store.presence([player_id, *friends], self._now())
         players = [seen_by_friends(friend, stored[friend]) for friend in friends]
         return tc.Presences(players=players, appear_offline=stored[player_id].hidden_seen_ms is not None)
@@ -310,10 +308,15 @@ class Presence:
     async def tell_friends(self, view: tc.PlayerPresence) -> None:
         """Push ``view`` to the player's friends, but not to one it is hidden from."""
         player_id = view.player_id
-        listed = await self._friends_of(player_id)
-        hidden = await self._hidden([(player_id, friend) for friend in listed])
-        friends = [friend for friend in listed if (player_id, friend) not in hidden]
+        friends = await self._friends_unhidden(player_id, lambda friend: (player_id, friend))
         await self._bus.tell(friends, tc.Presence(**view.model_dump()))
+
+    async def _friends_unhidden(self, player_id: str, pair: Callable[[str], tuple[str, str]]) -> list[str]:
+        """The player's friends but those whose ``pair(friend)``, a
+        ``(player, viewer)`` pair, a block hides, asked in one read."""
+        listed = await self._friends_of(player_id)
+        hidden = await self._hidden([pair(friend) for friend in listed])
+        return [friend for friend in listed if pair(friend) not in hidden]
 
     # ------------------------------------------------------------ life
 
