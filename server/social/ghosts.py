@@ -260,10 +260,10 @@ class Ghosts:
         if kept is not None:
             self._timelines.move_to_end(str(game_id))
             return kept
-        self._replay_budget.check(address, attempt)
         loaded = await self._store.load_session(game_id) if game_id is not None else None
         if game_id is None or loaded is None or loaded[0].status == "playing":
             raise _refused("not_finished", "that player has no finished attempt at this daily")
+        self._replay_budget.check(address, attempt)
         self._replay_budget.spend(address, len(loaded[1]))
         points = await timeline(*loaded, self._tables.pacing.pace())
         self._timelines[game_id] = points
