@@ -334,15 +334,13 @@ class RedisStore(RedisPresence, RedisDevices):
 
     @guarded
     async def days(self, player_id: str) -> list[DayResult]:
-        stored = await self._redis.hgetall(self._keys.player(player_id, "days"))
-        return [DayResult.from_dict(json.loads(stored[key])) for key in sorted(stored)]
+        return _days(cast(dict[bytes, bytes], await self._redis.hgetall(self._keys.player(player_id, "days"))))
 
     @guarded
     async def days_of(self, player_ids: list[str]) -> dict[str, list[DayResult]]:
         wanted = list(dict.fromkeys(player_ids))
         replies = await self._each("HGETALL", [self._keys.player(player_id, "days") for player_id in wanted])
-        return {player_id: [DayResult.from_dict(json.loads(stored[key])) for key in sorted(stored)]
-                for player_id, stored in zip(wanted, replies)}
+        return {player_id: _days(stored) for player_id, stored in zip(wanted, replies)}
 
     @guarded
     async def vegas(self, player_id: str) -> int:
@@ -387,3 +385,8 @@ class RedisStore(RedisPresence, RedisDevices):
                 time_ms, moves, finished_ms = json.loads(detail)
                 entries.append(LeaderEntry(rank, player_id, name, time_ms, moves, finished_ms))
         return entries
+
+
+def _days(stored: dict[bytes, bytes]) -> list[DayResult]:
+    """A player's days from their hash, by key."""
+    return [DayResult.from_dict(json.loads(stored[key])) for key in sorted(stored)]

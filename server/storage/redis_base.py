@@ -186,10 +186,7 @@ class RedisBase(Store):
             if not members:
                 break
             names = [text(member) for member in members]
-            async with self._redis.pipeline(transaction=False) as pipe:
-                for name in names:
-                    pipe.get(value_key(name))
-                values = await pipe.execute()
+            values = await self._each("GET", [value_key(name) for name in names])
             gone = [name for name, value in zip(names, values) if value is None]
             if gone:
                 await self._redis.zrem(index_key, *gone)
