@@ -8,9 +8,9 @@ when a replay page is built, when a friends' or a daily board reads the
 attempts it shows, when a race reads its racers' games, when a
 spectator opens a racer's delayed board, when a ghost race replays
 the attempt it races, and when the sweep settles the end of a game a
-crashed process left open; a player who wanted to slow
-everyone down had only to play a long game and have it loaded.  So those rebuilds go a chunk of
-entries at a time, and once a slice of the loop's time is spent they let
+crashed process left open; a player who wanted to slow everyone down
+had only to play a long game and have it loaded.  So those rebuilds go a
+chunk of entries at a time, and once a slice of the loop's time is spent they let
 every other connection have its turn first (``Pace.step``).  The rebuilt
 session is the same; only the time between its chunks differs, and
 nobody sees it half built: a room is held, a replay page sent and a

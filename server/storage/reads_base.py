@@ -8,10 +8,10 @@ and, on SQLite, a job handed to the store's thread and back: a board of
 a hundred friends took 8.5 ms of the server's CPU on SQLite, 3.1 ms with
 the reads below (``bench/request_costs.py``).  Each of them takes every
 key of one kind in one call: one job on SQLite, one pipeline on Redis (a
-Cluster's split by node), dictionary lookups in memory.  They answer what the single reads
-would, key for key, at the moment of the call: a key without a value (an
-unknown player, an expired identity or document, a dropped edge) is left
-out of the answer.  ``Store`` inherits this, so every back end
+Cluster's split by node), dictionary lookups in memory.  They answer
+what the single reads would, key for key, at the moment of the call: a
+key without a value (an unknown player, an expired identity or document,
+a dropped edge) is left out of the answer.  ``Store`` inherits this, so every back end
 implements it and the contract suite runs it on each.
 """
 
