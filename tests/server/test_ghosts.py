@@ -349,3 +349,9 @@ async def test_ghosts_not_kept_here_are_paid_from_the_addresss_replay_budget(
         assert isinstance(over, tc.Error) and (over.code, over.reason) == (ErrorCode.UNAVAILABLE, "replay_rate"), over
         again = await race(racer, started.game_id, player_id=ann.player_id)
         assert again.type == "ghost", "a ghost replayed here already costs nothing"
+        dan = await player(arena, "dan")
+        await befriend(racer, dan)
+        await daily(dan)
+        assert refused(await race(racer, started.game_id, player_id=dan.player_id), "not_finished"), (
+            "an attempt still played is refused as such, whatever the budget"
+        )
