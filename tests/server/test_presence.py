@@ -9,6 +9,7 @@ moves time.  The friend graph is the test's own small relation
 
 from __future__ import annotations
 
+import gc
 from collections import defaultdict
 from contextlib import asynccontextmanager
 from typing import AsyncIterator
@@ -348,3 +349,27 @@ async def test_a_process_whose_own_lease_lapsed_and_was_reaped_tells_friends_its
         await told(bob, "ann", "online")
         listed = await bob.request(ts.FriendsPresence)
         assert isinstance(listed, tc.Presences) and [friend.state for friend in listed.players] == ["online"]
+
+
+async def test_the_idle_check_makes_no_tracked_object_per_connection() -> None:
+    """Run on every lease renewal over every connection: a tracked object
+    per connection would start young collections inside that one turn of
+    the loop on a busy server (one per 700 of them)."""
+    async with world() as w:
+        clients = [await w.connect(f"player{number}") for number in range(300)]
+        presence = w.arena.hub.presence
+        gc.disable()
+        try:
+            pairs_held = [(number, -number) for number in range(3_000)]
+            # Held, these empty the interpreter's free list of pairs, which
+            # would otherwise hand out pairs the count does not see.
+            before = gc.get_count()[0]
+            presence.idle_check()
+            made = gc.get_count()[0] - before
+            del pairs_held
+        finally:
+            gc.enable()
+        assert made < len(clients) // 10, f"{made} tracked objects made for {len(clients)} connections"
+        w.advance(presence.timing.idle_seconds + 1)
+        presence.idle_check()
+        assert all(connection.idle for connection in presence._connections.values()), "the check still marks them away"
