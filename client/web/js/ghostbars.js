@@ -70,6 +70,8 @@ export class GhostBars {
     this.ghosts = new Map();
     this.candidates = [];
     this.ended = false;
+    /** @type {HTMLElement | null} the share text's box, once the attempt has ended */
+    this.shareBox = null;
     this.list = h("ul", { class: "ghost-bars", id: "ghost-bars", "aria-label": "You and your ghosts" });
     this.picker = h("div", { class: "ghost-picker" });
     this.node = h("section", { class: "ghosts", id: "ghosts", "aria-label": "Ghost race" }, this.picker, this.list);
@@ -147,9 +149,8 @@ export class GhostBars {
     } }, h("label", { class: "choice" }, "Race a ghost", select), h("button", { type: "submit", id: "race-ghost" }, "Race")));
   }
 
-  // The attempt ended: no more choosing; the share text goes on the
-  // result card (which would cover it anywhere else on a phone), above its
-  // buttons, or here when the screen shows no result card.
+  // The attempt ended: no more choosing, and the share text once the
+  // day's variants are known (placeShare).
   finished() {
     this.ended = true;
     this.picker.replaceChildren();
@@ -158,13 +159,29 @@ export class GhostBars {
       const variant = variantOfGame(variants, mirror.game, mirror.view.options);
       if (!variant) return;
       const daily = { game: variant.game, variant: variant.variant, dates: [today, dayBefore(today)] };
-      const box = shareBox(this.app, daily, "result-share");
-      const card = this.screen.result;
-      const buttons = card && !card.hidden ? card.querySelector(".actions") : null;
-      if (buttons) buttons.before(box);
-      else if (card && !card.hidden) card.append(box);
-      else this.picker.replaceChildren(box);
+      this.shareBox = shareBox(this.app, daily, "result-share");
+      this.placeShare();
     }, () => {});
+  }
+
+  // The share text goes on the result card (which would cover it anywhere
+  // else on a phone), above its buttons, or here while the screen shows no
+  // result card.  The game's end and the day's variants (often known
+  // already) come in either order, so a card shown after the text was
+  // placed takes it then (main.js calls this after the screen's gameOver).
+  placeShare() {
+    const box = this.shareBox;
+    if (!box) return;
+    const card = this.screen.result;
+    const shown = card && !card.hidden;
+    const buttons = shown ? card.querySelector(".actions") : null;
+    if (buttons) {
+      if (box.nextElementSibling !== buttons) buttons.before(box);
+    } else if (shown) {
+      if (box.parentNode !== card) card.append(box);
+    } else if (box.parentNode !== this.picker) {
+      this.picker.replaceChildren(box);
+    }
   }
 
   render() {

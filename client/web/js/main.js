@@ -195,6 +195,7 @@ class App {
     this.views.on("error", (error) => this.toast(errorSentence(error)));
     connection.on("game_over", (message) => {
       this.gameScreenFor(message.game_id)?.gameOver(message);
+      this.ghostBars?.placeShare();
     });
     connection.on("race", (message) => {
       this.serverClock.sample(message.server_time);
