@@ -17,20 +17,19 @@ to docs/screenshots/.
 
 from __future__ import annotations
 
-import asyncio
-import json
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, Page, ViewportSize, WebSocketRoute
+from playwright.async_api import Browser, Page, ViewportSize
 from tests.npm_tools import npm_tools
 from tests.races.arena_races import DEAL_1_DRAW_1_WIN, WireClient, player
 from tests.server.test_friends import befriend
 from tests.web.test_web_friends import named_page, no_overflow, player_id
 from tests.web.test_web_races import win_daily_deal
-from tests.web.web_harness import TIMEOUT_MS, Site, daily_site, site_fixture
+from tests.web.routed_socket import routed
+from tests.web.web_harness import Site, daily_site, site_fixture
 
 from protocol import to_server as ts
 from server.deals.daily import utc_day
@@ -203,57 +202,24 @@ async def test_friends_board_ghost_race_share_and_stats(site: Site, viewport: Vi
     await daily_among_friends(site, viewport, tmp_path)
 
 
-class GameOverHeld:
-    """The page's WebSocket, passed through but for its ``game_over``
-    frames, which wait until ``release``: the share text is then placed
-    before the result card shows, as it is when the day's variants are
-    known already and the game's end comes a moment after its last move."""
-
-    def __init__(self) -> None:
-        self.welcomed = asyncio.Event()
-        self.held: list[str | bytes] = []
-        self.route: WebSocketRoute | None = None
-
-    def attach(self, route: WebSocketRoute) -> None:
-        server = route.connect_to_server()
-        self.route = route
-        route.on_message(server.send)
-
-        def from_server(message: str | bytes) -> None:
-            kind = json.loads(message).get("type")
-            if kind == "welcome":
-                self.welcomed.set()
-            if kind == "game_over" and self.route is not None:
-                self.held.append(message)
-                return
-            route.send(message)
-
-        server.on_message(from_server)
-
-    def release(self) -> None:
-        route, self.route = self.route, None
-        assert route is not None and self.held, "no game_over was held"
-        for message in self.held:
-            route.send(message)
-
-
 async def test_the_share_text_goes_on_a_result_card_shown_after_it(site: Site) -> None:
     """On a phone the result card covers the ghost area: the share text
     placed there while the card was not shown yet moves onto the card
     when it shows, above its buttons, and its button copies the text."""
     page = await named_page(site, "Ann", viewport=PHONE, **phone_options(PHONE))
     await page.context.grant_permissions(CLIPBOARD)
-    socket = GameOverHeld()
-    await page.route_web_socket(re.compile(r"/ws$"), socket.attach)
-    await page.evaluate("window.arena.connection.reconnectNow()")
-    await asyncio.wait_for(socket.welcomed.wait(), TIMEOUT_MS / 1000)
-    await page.wait_for_selector('#connection[data-state="online"]')
+    socket = await routed(page)
+    # The share text is placed before the result card shows, as it is when
+    # the day's variants are known already and the game's end comes a
+    # moment after its last move.
+    socket.hold({"game_over"})
     await page.click("#daily-challenge")
     await page.wait_for_selector("#board .pile")
     await play_line(page, DEAL_1_DRAW_1_WIN)
     await page.wait_for_selector(".ghost-picker #result-share-text")
     assert await page.locator(".result").is_hidden(), "the game's end is held back"
 
+    assert socket.held, "the game's end was held back"
     socket.release()
     await page.wait_for_selector(".result:not([hidden]) #result-share-text")
     assert await page.locator(".ghost-picker #result-share-text").count() == 0

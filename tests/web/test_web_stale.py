@@ -1,8 +1,9 @@
 """The web client names the seq of the board it shows in every game action.
 
 Headless Chromium against the real server (``web_harness``).  The page's
-WebSocket goes through Playwright's WebSocket route, which records every
-frame the page sends and can hold back what the server sends: that is how
+WebSocket goes through Playwright's WebSocket route (``routed_socket``),
+which records every frame the page sends and can hold back what the
+server sends: that is how
 a second tab's draw reaches the server before the page hears of it, so
 the page's own click is made on a board that has moved on.
 """
@@ -10,13 +11,11 @@ the page's own click is made on a board that has moved on.
 from __future__ import annotations
 
 import asyncio
-import json
-import re
-from typing import Any
 
 import pytest
 from tests.server.arena_wire import WireClient
-from playwright.async_api import Page, WebSocketRoute
+from playwright.async_api import Page
+from tests.web.routed_socket import RoutedSocket, routed
 from tests.web.web_harness import TIMEOUT_MS, Site
 
 from protocol import to_server as ts
@@ -27,62 +26,16 @@ ACTIONS = {"move", "auto_move", "undo", "redo", "hint", "finish", "restart", "re
 WAIT_SECONDS = TIMEOUT_MS / 1000
 
 
-class RoutedSocket:
-    """The page's WebSocket, passed through: what the page sent (decoded),
-    and a hold that keeps the server's frames, in order, until released."""
-
-    def __init__(self) -> None:
-        self.sent: list[dict[str, Any]] = []
-        self.held: list[str | bytes] | None = None
-        self.welcomed = asyncio.Event()
-        self.refused = asyncio.Event()
-        self.route: WebSocketRoute | None = None
-
-    def attach(self, route: WebSocketRoute) -> None:
-        server = route.connect_to_server()
-        self.route = route
-
-        def from_page(message: str | bytes) -> None:
-            self.sent.append(json.loads(message))
-            server.send(message)
-
-        def from_server(message: str | bytes) -> None:
-            kind = json.loads(message).get("type")
-            if kind == "welcome":
-                self.welcomed.set()
-            if self.held is None:
-                route.send(message)
-                return
-            self.held.append(message)
-            if kind == "error":
-                self.refused.set()
-
-        route.on_message(from_page)
-        server.on_message(from_server)
-
-    def hold(self) -> None:
-        self.held = []
-
-    def release(self) -> None:
-        held, self.held = self.held or [], None
-        assert self.route is not None
-        for message in held:
-            self.route.send(message)
-
-    def actions(self) -> list[tuple[str, int | None]]:
-        """The game actions the page sent: type and seq."""
-        return [(frame["type"], frame.get("seq")) for frame in self.sent if frame["type"] in ACTIONS]
+def _actions(socket: RoutedSocket) -> list[tuple[str, int | None]]:
+    """The game actions the page sent: type and seq."""
+    return [(frame["type"], frame.get("seq")) for frame in socket.sent if frame["type"] in ACTIONS]
 
 
 async def _routed_game(site: Site) -> tuple[Page, RoutedSocket, str]:
     """A page whose socket is routed (it reconnects to take the route),
     showing a new WordLink game of deal 1; the page, the socket, the game id."""
     page = await site.page()
-    socket = RoutedSocket()
-    await page.route_web_socket(re.compile(r"/ws$"), socket.attach)
-    await page.evaluate("window.arena.connection.reconnectNow()")
-    await asyncio.wait_for(socket.welcomed.wait(), WAIT_SECONDS)
-    await page.wait_for_selector('#connection[data-state="online"]')
+    socket = await routed(page)
     await page.evaluate("window.arena.startGame({game: 'klondike', deal: 1})")
     await page.wait_for_function("location.hash.startsWith('#play/')")
     await page.wait_for_selector('#board .pile[data-pile="s"]')
@@ -101,7 +54,7 @@ async def test_every_game_action_names_the_seq_of_the_board_shown(site: Site) ->
     for seq, button in enumerate(("#undo", "#redo", "#hint", "#restart"), start=2):
         await page.click(button)
         await _shown_seq(page, game_id, seq)
-    assert socket.actions() == [("move", 0), ("undo", 1), ("redo", 2), ("hint", 3), ("restart", 4)]
+    assert _actions(socket) == [("move", 0), ("undo", 1), ("redo", 2), ("hint", 3), ("restart", 4)]
 
 
 async def test_a_click_on_a_board_another_tab_moved_on_changes_nothing(site: Site) -> None:
@@ -121,7 +74,7 @@ async def test_a_click_on_a_board_another_tab_moved_on_changes_nothing(site: Sit
         message = page.locator('.message[data-kind="error"]')
         await message.wait_for()
         assert "already moved on" in await message.inner_text()
-        assert socket.actions() == [("move", 0)]
+        assert _actions(socket) == [("move", 0)]
         await _shown_seq(page, game_id, 1)
         assert (await page.inner_text('.stats [data-stat="moves"] dd')).strip() == "1"
         loaded = await site.server.store.load_session(game_id)
